@@ -1,0 +1,77 @@
+"""npjax: run existing NumPy code on JAX. ``import npjax as np``.
+
+NumPy is the specification (values, dtypes, views, in-place mutation, exceptions); JAX is the
+engine. See README.md for what is covered and how policies change placement and execution.
+"""
+
+import jax as _jax
+
+# NumPy's defaults are 64-bit; JAX's are 32-bit unless this process-wide flag is on. npjax
+# turns it on at import (it touches no device). ``npjax.policy(x64=False)`` asks for 32-bit
+# defaults instead.
+_jax.config.update("jax_enable_x64", True)
+
+from numpy import (
+    bool,
+    bool_,
+    byte,
+    cdouble,
+    complex64,
+    complex128,
+    complexfloating,
+    csingle,
+    double,
+    dtype,
+    e,
+    euler_gamma,
+    finfo,
+    float16,
+    float32,
+    float64,
+    floating,
+    generic,
+    half,
+    iinfo,
+    inexact,
+    inf,
+    int8,
+    int16,
+    int32,
+    int64,
+    int_,
+    intc,
+    integer,
+    intp,
+    long,
+    longlong,
+    nan,
+    newaxis,
+    number,
+    pi,
+    short,
+    signedinteger,
+    single,
+    ubyte,
+    uint,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    uintc,
+    uintp,
+    ulong,
+    ulonglong,
+    unsignedinteger,
+    ushort,
+)
+from numpy.exceptions import AxisError, ComplexWarning
+
+from npjax import _operators
+from npjax._creation import *  # noqa: F403
+from npjax._errors import FallbackWarning
+from npjax._ndarray import ndarray
+from npjax._policy import Policy, get_policy, policy, reset_policy, set_policy
+from npjax._ufuncs import UFUNCS as _UFUNCS
+from npjax._ufuncs import ufunc
+
+globals().update(_UFUNCS)

@@ -1,0 +1,181 @@
+"""The one call path: ``@npfunc`` turns a pure-JAX body into a public NumPy-style function.
+
+Parameters carry tags as annotations (``ArrayIn``, ``ArraySeq``, ``ArrayKeep``, ``DTypeIn``,
+``Out``, ``Unsupported(default)``). The decorator reads them once, at import, into a list of
+(position, name, converter); a call converts by position and keyword without binding a
+signature. Then: fallback if registered, run the body (it sees ``jax.Array`` values, never
+npjax arrays unless tagged ``ArrayKeep``), write ``out=`` and wrap results.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+
+from npjax import _dtypes
+from npjax._errors import NpjaxUnsupported, output_casting_error, unsupported
+from npjax._fallback import call_numpy
+from npjax._ndarray import ndarray
+from npjax._normalize import to_jax
+from npjax._policy import Policy, current
+
+
+class Tag:
+    """A parameter tag: how the call path converts one argument."""
+
+    def __init__(self, name: str, convert: Callable[[Any, Policy], Any]) -> None:
+        self.name = name
+        self.convert = convert
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class Unsupported:
+    """Tag of a NumPy parameter npjax accepts only at its default value."""
+
+    def __init__(self, default: Any = None) -> None:
+        self.default = default
+
+    def __repr__(self) -> str:
+        return f"Unsupported({self.default!r})"
+
+
+def _keep(x: Any, policy: Policy) -> ndarray:
+    return x if isinstance(x, ndarray) else ndarray._owner(to_jax(x, policy))
+
+
+def _opt_array(x: Any, policy: Policy) -> Any:
+    return None if x is None else to_jax(x, policy)
+
+
+ArrayIn = Tag("ArrayIn", to_jax)
+OptArrayIn = Tag("OptArrayIn", _opt_array)
+ArraySeq = Tag("ArraySeq", lambda xs, policy: [to_jax(x, policy) for x in xs])
+ArrayKeep = Tag("ArrayKeep", _keep)
+DTypeIn = Tag("DTypeIn", lambda d, policy: _dtypes.canonical_dtype(d))
+Out = Tag("Out", lambda x, policy: x)
+
+
+def wrap(result: Any, scalar: bool = False) -> Any:
+    """Raw JAX results as npjax arrays; 0-d results are NumPy-style scalars when ``scalar``."""
+    if isinstance(result, jax.Array):
+        return ndarray._owner(result, scalar and result.ndim == 0)
+    if isinstance(result, tuple):
+        items = [wrap(r, scalar) for r in result]
+        return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
+    if isinstance(result, list):
+        return [wrap(r, scalar) for r in result]
+    return result
+
+
+def write_out(out: Any, value: jax.Array, casting: str, name: str) -> ndarray:
+    """Store a result into ``out`` (NumPy's shape and casting checks) and return ``out``."""
+    if not isinstance(out, ndarray):
+        raise TypeError(f"npjax.{name}: 'out' must be an npjax array")
+    if tuple(value.shape) != out.shape:
+        try:
+            if np.broadcast_shapes(value.shape, out.shape) != out.shape:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"non-broadcastable output operand with shape {out.shape} "
+                             f"doesn't match the broadcast shape {tuple(value.shape)}") from None
+    if value.dtype != out.dtype and not _dtypes.can_cast(value.dtype, out.dtype, casting):
+        raise output_casting_error(name, casting, value.dtype, out.dtype)
+    out._write(value)
+    return out
+
+
+def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool = False,
+           numpy_fn: Any = None, out_casting: str = "unsafe") -> Any:
+    """Make ``fn`` (parameters tagged by annotation, body in pure JAX) a public function.
+
+    scalar: 0-d results are NumPy-style scalars (reductions and the like).
+    numpy_fn: run this on the host when the body raises ``NpjaxUnsupported``.
+    out_casting: the casting rule for ``out=`` (NumPy functions use "unsafe").
+    """
+    if fn is None:
+        return functools.partial(npfunc, name=name, scalar=scalar, numpy_fn=numpy_fn,
+                                 out_casting=out_casting)
+    public = name or fn.__name__
+    params = list(inspect.signature(fn).parameters.values())
+    annotations = fn.__annotations__
+    by_position, by_name, checks = [], {}, []
+    star_tag = None
+    out_position = None
+    for i, p in enumerate(params):
+        tag = annotations.get(p.name)
+        if p.kind is p.VAR_POSITIONAL:
+            star_tag = tag if isinstance(tag, Tag) else None
+            star_at = i
+            continue
+        if isinstance(tag, Unsupported):
+            checks.append((i if p.kind is not p.KEYWORD_ONLY else None, p.name, tag.default))
+        elif isinstance(tag, Tag):
+            if tag is Out:
+                out_position = i if p.kind is not p.KEYWORD_ONLY else None
+                continue
+            if p.kind is not p.KEYWORD_ONLY:
+                by_position.append((i, tag.convert))
+            by_name[p.name] = tag.convert
+    has_out = "out" in annotations and annotations["out"] is Out
+    numpy_target = numpy_fn
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        policy = current()
+        for pos, pname, default in checks:
+            value = args[pos] if pos is not None and pos < len(args) else kwargs.get(
+                pname, default)
+            if value is not default and not _same(value, default):
+                raise unsupported(public, pname)
+        out = None
+        if has_out:
+            if out_position is not None and out_position < len(args):
+                out = args[out_position]
+                args = args[:out_position] + (None,) + args[out_position + 1:]
+            else:
+                out = kwargs.pop("out", None)
+            if isinstance(out, tuple) and len(out) == 1:
+                out = out[0]
+        raw_args, raw_kwargs = args, dict(kwargs)
+        try:
+            if star_tag is not None:
+                args = tuple(star_tag.convert(a, policy) if i >= star_at else a
+                             for i, a in enumerate(args))
+            if by_position:
+                args = list(args)
+                n = len(args)
+                for pos, convert in by_position:
+                    if pos < n:
+                        args[pos] = convert(args[pos], policy)
+            for key in kwargs.keys() & by_name.keys():
+                kwargs[key] = by_name[key](kwargs[key], policy)
+            result = fn(*args, **kwargs)
+        except NpjaxUnsupported as exc:
+            if numpy_target is None:
+                raise NotImplementedError(f"npjax.{public}: {exc}") from None
+            if out is not None:
+                raw_kwargs["out"] = out
+            return call_numpy(public, numpy_target, tuple(raw_args), raw_kwargs, policy,
+                              str(exc))
+        if out is not None:
+            return write_out(out, result, out_casting, public)
+        return wrap(result, scalar)
+
+    call.__module__ = "npjax"
+    call.__name__ = call.__qualname__ = public
+    call.__wrapped__ = fn
+    return call
+
+
+def _same(value: Any, default: Any) -> bool:
+    try:
+        return bool(value == default)
+    except Exception:  # arrays and odd objects: anything not identical counts as given
+        return False

@@ -1,0 +1,91 @@
+"""Dtypes: NumPy's own dtype objects, NumPy 2 (NEP 50) promotion with NumPy as the oracle.
+
+JAX's promotion lattice is not NumPy's (int16 + float16 is float16 in JAX, float32 in NumPy),
+so npjax asks NumPy which dtype a result has and casts explicitly before calling JAX.
+Python scalars are "weak" (NEP 50): they take the dtype of the array they meet, and a Python
+int that does not fit that dtype raises ``OverflowError`` as in NumPy.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import numpy as np
+
+# Python scalar types stand for themselves in dtype keys: NumPy's resolve_dtypes treats them
+# as weak (NEP 50) abstract dtypes.
+WEAK_TYPES = (bool, int, float, complex)
+
+# The dtypes JAX can hold on a device. Others (strings, objects, datetimes) stay on the host.
+DEVICE_KINDS = frozenset("biufc")
+
+
+def dtype_key(x: Any) -> Any:
+    """The promotion key of an operand: its dtype, or the Python type of a weak scalar."""
+    t = type(x)
+    if t in WEAK_TYPES:
+        return t
+    return x.dtype
+
+
+@functools.lru_cache(maxsize=4096)
+def result_type(*keys: Any) -> np.dtype:
+    """NumPy's result dtype for the given dtypes / weak Python scalar types."""
+    samples = [_weak_sample(k) if k in WEAK_TYPES else np.dtype(k) for k in keys]
+    return np.result_type(*samples)
+
+
+def _weak_sample(t: type) -> Any:
+    return t(0) if t is not bool else False
+
+
+def check_python_int(value: int, dtype: np.dtype, where: str = "npjax") -> None:
+    """Raise OverflowError as NumPy 2 does when a Python int does not fit an integer dtype."""
+    if dtype.kind in "iu" and type(value) is int:
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python integer {value} out of bounds for {dtype}")
+
+
+def default_float(x64: bool) -> np.dtype:
+    return np.dtype(np.float64 if x64 else np.float32)
+
+
+def default_int(x64: bool) -> np.dtype:
+    return np.dtype(np.int64 if x64 else np.int32)
+
+
+def default_complex(x64: bool) -> np.dtype:
+    return np.dtype(np.complex128 if x64 else np.complex64)
+
+
+_NARROW = {
+    np.dtype(np.float64): np.dtype(np.float32),
+    np.dtype(np.int64): np.dtype(np.int32),
+    np.dtype(np.uint64): np.dtype(np.uint32),
+    np.dtype(np.complex128): np.dtype(np.complex64),
+}
+
+
+def narrow_default(dtype: np.dtype, x64: bool) -> np.dtype:
+    """Under ``x64=False``, an inferred 64-bit default becomes its 32-bit twin."""
+    if x64:
+        return dtype
+    return _NARROW.get(dtype, dtype)
+
+
+def canonical_dtype(dtype: Any) -> np.dtype | None:
+    """``dtype=`` argument as a NumPy dtype (``TypeError`` for unknown names, like NumPy)."""
+    if dtype is None:
+        return None
+    return np.dtype(dtype)
+
+
+@functools.lru_cache(maxsize=4096)
+def can_cast(from_: np.dtype, to: np.dtype, casting: str) -> bool:
+    return bool(np.can_cast(from_, to, casting))
+
+
+def is_device_dtype(dtype: np.dtype) -> bool:
+    return dtype.kind in DEVICE_KINDS

@@ -1,0 +1,35 @@
+"""Exceptions and warnings npjax raises, with NumPy's classes wherever NumPy has one."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.exceptions import AxisError, ComplexWarning  # noqa: F401  (re-exported)
+
+try:  # NumPy's own class for a failed output cast (a TypeError subclass); private in NumPy
+    from numpy._core._exceptions import _UFuncOutputCastingError
+except ImportError:  # pragma: no cover - older layouts
+    _UFuncOutputCastingError = None
+
+
+class FallbackWarning(UserWarning):
+    """A call ran on host NumPy instead of JAX (see the ``fallback`` policy)."""
+
+
+class NpjaxUnsupported(Exception):
+    """Raised by an implementation that cannot handle its input; only this triggers fallback."""
+
+
+def output_casting_error(ufunc_name: str, casting: str, from_: np.dtype, to: np.dtype) -> TypeError:
+    """The exception NumPy raises when a ufunc result cannot be cast into ``out``."""
+    np_ufunc = getattr(np, ufunc_name, None)
+    if _UFuncOutputCastingError is not None and isinstance(np_ufunc, np.ufunc):
+        return _UFuncOutputCastingError(np_ufunc, casting, from_, to, 0)
+    return TypeError(
+        f"Cannot cast ufunc {ufunc_name!r} output from {from_!r} to {to!r} "
+        f"with casting rule {casting!r}"
+    )
+
+
+def unsupported(func: str, param: str, detail: str = "") -> NotImplementedError:
+    extra = f": {detail}" if detail else ""
+    return NotImplementedError(f"npjax.{func}: parameter {param!r} is not supported{extra}")

@@ -1,0 +1,67 @@
+"""The only way data enters npjax: ``to_jax`` turns any array-like into a placed ``jax.Array``.
+
+Host data (lists, tuples, NumPy arrays and scalars) gets NumPy's own dtype inference first, so
+``[1, 2]`` is int64 and ``[1.0]`` float64 exactly as in NumPy; then it is put on the policy's
+device with ``jax.device_put``. npjax arrays give their current value (views materialise here).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from npjax import _dtypes
+from npjax._errors import NpjaxUnsupported
+from npjax._ndarray import ndarray
+from npjax._policy import Policy, current
+
+
+@functools.lru_cache(maxsize=64)
+def resolve_device(device: Any) -> Any:
+    """A policy ``device`` value as a ``jax.Device`` (platform names pick the first device)."""
+    if device is None or isinstance(device, jax.Device):
+        return device
+    return jax.devices(device)[0]
+
+
+def place(value: jax.Array, policy: Policy) -> jax.Array:
+    if policy.device is None:
+        return value
+    return jax.device_put(value, resolve_device(policy.device))
+
+
+def as_host(x: Any, policy: Policy, dtype: Any = None) -> np.ndarray:
+    """Host data as a NumPy array with NumPy's dtype inference (narrowed when ``x64=False``)."""
+    host = np.asarray(x, dtype=dtype)
+    if dtype is None and not policy.x64 and not isinstance(x, np.ndarray | np.generic):
+        host = host.astype(_dtypes.narrow_default(host.dtype, False), copy=False)
+    if not _dtypes.is_device_dtype(host.dtype):
+        raise NpjaxUnsupported(f"dtype {host.dtype} lives on the host only")
+    return host
+
+
+def _has_array(seq: Any) -> bool:
+    return any(isinstance(item, ndarray | jax.Array) for item in seq)
+
+
+def to_jax(x: Any, policy: Policy | None = None, dtype: Any = None) -> jax.Array:
+    """Any array-like as a ``jax.Array`` on the policy's device (optionally cast to ``dtype``)."""
+    if policy is None:
+        policy = current()
+    if isinstance(x, ndarray):
+        value = x._read()
+    elif isinstance(x, jax.Array):
+        value = x
+    elif isinstance(x, list | tuple) and _has_array(x):
+        parts = [to_jax(item, policy) for item in x]
+        rtype = _dtypes.result_type(*[p.dtype for p in parts])
+        value = jnp.stack([p.astype(rtype) for p in parts]) if parts else jnp.zeros(0)
+    else:
+        return place(jnp.asarray(as_host(x, policy, dtype)), policy)
+    if dtype is not None and value.dtype != np.dtype(dtype):
+        value = value.astype(dtype)
+    return place(value, policy)

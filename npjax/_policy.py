@@ -1,0 +1,104 @@
+"""Execution policy: where arrays live and how calls run, held in a ContextVar.
+
+The policy is a frozen dataclass, so it is hashable and can be part of compile-cache keys.
+It is stored in a ``contextvars.ContextVar``: each thread and each asyncio task sees its own
+value, and ``with npjax.policy(...)`` restores the previous one on exit. Environment variables
+``NPJAX_<FIELD>`` set the defaults; they are read once, at import.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+import os
+from collections.abc import Iterator
+from typing import Any
+
+_CHOICES = {
+    "mode": ("eager", "lazy"),
+    "fallback": ("warn", "raise", "allow"),
+    "random": ("jax", "numpy"),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Policy:
+    """How npjax places arrays and runs calls.
+
+    device: None (JAX's default device), a platform name ("cpu", "gpu") or a ``jax.Device``.
+    sharding: None (single device); filled in by the sharding issue.
+    mode: "eager" (each call runs at once) or "lazy" (recorded and fused; later issue).
+    fallback: what a call that runs on host NumPy does: "warn", "raise" or "allow".
+    x64: True gives NumPy's 64-bit defaults (float64, int64); False gives 32-bit defaults.
+    random: "jax" (device streams) or "numpy" (bit-exact NumPy streams; later issue).
+    """
+
+    device: Any = None
+    sharding: Any = None
+    mode: str = "eager"
+    fallback: str = "warn"
+    x64: bool = True
+    random: str = "jax"
+
+    def __post_init__(self) -> None:
+        for field, allowed in _CHOICES.items():
+            value = getattr(self, field)
+            if value not in allowed:
+                raise ValueError(f"npjax.policy: {field}={value!r}; expected one of {allowed}")
+        if not isinstance(self.x64, bool):
+            raise TypeError(f"npjax.policy: x64 must be a bool, got {self.x64!r}")
+
+
+def _parse_env(name: str, raw: str) -> Any:
+    if name == "x64":
+        lowered = raw.strip().lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise ValueError(f"NPJAX_X64={raw!r}: expected 1/0/true/false")
+    return raw.strip() or None
+
+
+def _from_environment() -> Policy:
+    fields = {}
+    for field in dataclasses.fields(Policy):
+        raw = os.environ.get("NPJAX_" + field.name.upper())
+        if raw is not None:
+            fields[field.name] = _parse_env(field.name, raw)
+    return Policy(**fields)
+
+
+_DEFAULT = _from_environment()
+_current: contextvars.ContextVar[Policy] = contextvars.ContextVar("npjax_policy", default=_DEFAULT)
+
+current = _current.get  # the one reader used by the call path
+
+
+def get_policy() -> Policy:
+    """Return the policy in force in this thread or task."""
+    return _current.get()
+
+
+def set_policy(**fields: Any) -> Policy:
+    """Change fields of the current policy (for this context and the code it starts)."""
+    new = dataclasses.replace(_current.get(), **fields)
+    _current.set(new)
+    return new
+
+
+def reset_policy() -> Policy:
+    """Return to the defaults (built-in values overridden by ``NPJAX_*`` variables)."""
+    _current.set(_DEFAULT)
+    return _DEFAULT
+
+
+@contextlib.contextmanager
+def policy(**fields: Any) -> Iterator[Policy]:
+    """Context manager: run the block with some policy fields changed."""
+    token = _current.set(dataclasses.replace(_current.get(), **fields))
+    try:
+        yield _current.get()
+    finally:
+        _current.reset(token)

@@ -1,0 +1,179 @@
+"""Lenses: how a view reads from and writes into its root owner's value.
+
+A view holds its root owner and a lens, a tuple of steps. Each step maps a value to a smaller
+or rearranged value (``get``) and can put a changed one back (``set``). Lenses compose by
+concatenation, so a view of a view still points at the root. A whole lens is compiled once per
+*structure* (the static part of its steps): positions of contiguous boxes are runtime values,
+so ``a[i]`` in a loop over ``i`` reuses one compiled kernel.
+
+Pure JAX: this module knows nothing about npjax arrays or policies.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+
+class Step:
+    """One lens step. ``static`` is hashable and decides the compiled code; ``dynamic`` is
+    runtime data (integer positions) passed to the compiled code."""
+
+    __slots__ = ("dynamic", "static")
+    readonly = False
+
+    def __init__(self, static: tuple, dynamic: tuple = ()) -> None:
+        self.static = static
+        self.dynamic = dynamic
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.static))
+
+    def __eq__(self, other: object) -> bool:
+        return type(self) is type(other) and self.static == other.static  # type: ignore[attr-defined]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}{self.static}{self.dynamic or ''}"
+
+    def get(self, x: jax.Array, dyn: tuple) -> jax.Array:
+        raise NotImplementedError
+
+    def set(self, x: jax.Array, dyn: tuple, new: jax.Array) -> jax.Array:
+        raise NotImplementedError
+
+
+class Box(Step):
+    """A contiguous block: ``static`` = block sizes, ``dynamic`` = start of each axis."""
+
+    def get(self, x, dyn):
+        return lax.dynamic_slice(x, dyn, self.static)
+
+    def set(self, x, dyn, new):
+        return lax.dynamic_update_slice(x, new.astype(x.dtype), dyn)
+
+
+class Strided(Step):
+    """Slices with steps: ``static`` = ((start, stop, step), ...) resolved for the shape."""
+
+    def _index(self):
+        return tuple(slice(b, e if e >= 0 else None, s) for b, e, s in self.static)
+
+    def get(self, x, dyn):
+        return x[self._index()]
+
+    def set(self, x, dyn, new):
+        return x.at[self._index()].set(new.astype(x.dtype))
+
+
+class Reshape(Step):
+    """``static`` = (old shape, new shape, order)."""
+
+    def get(self, x, dyn):
+        return jnp.reshape(x, self.static[1], order=self.static[2])
+
+    def set(self, x, dyn, new):
+        return jnp.reshape(new, self.static[0], order=self.static[2])
+
+
+class Transpose(Step):
+    """``static`` = axes permutation."""
+
+    def get(self, x, dyn):
+        return jnp.transpose(x, self.static)
+
+    def set(self, x, dyn, new):
+        inverse = [0] * len(self.static)
+        for i, a in enumerate(self.static):
+            inverse[a] = i
+        return jnp.transpose(new, inverse)
+
+
+class Real(Step):
+    def get(self, x, dyn):
+        return jnp.real(x)
+
+    def set(self, x, dyn, new):
+        return lax.complex(new.astype(jnp.real(x).dtype), jnp.imag(x)).astype(x.dtype)
+
+
+class Imag(Step):
+    def get(self, x, dyn):
+        return jnp.imag(x)
+
+    def set(self, x, dyn, new):
+        return lax.complex(jnp.real(x), new.astype(jnp.real(x).dtype)).astype(x.dtype)
+
+
+class Diagonal(Step):
+    """Read-only, as NumPy's ``diagonal``: ``static`` = (offset, axis1, axis2)."""
+
+    readonly = True
+
+    def get(self, x, dyn):
+        offset, a1, a2 = self.static
+        return jnp.diagonal(x, offset, a1, a2)
+
+
+class BroadcastTo(Step):
+    """Read-only, as NumPy's ``broadcast_to``: ``static`` = target shape."""
+
+    readonly = True
+
+    def get(self, x, dyn):
+        return jnp.broadcast_to(x, self.static)
+
+
+Lens = tuple  # tuple[Step, ...]
+
+
+def dynamic_args(lens: Lens) -> tuple:
+    return tuple(step.dynamic for step in lens)
+
+
+def apply_get(lens: Lens, root: jax.Array, dyns: tuple) -> jax.Array:
+    for step, dyn in zip(lens, dyns):
+        root = step.get(root, dyn)
+    return root
+
+
+def apply_set(lens: Lens, root: jax.Array, dyns: tuple, new: jax.Array) -> jax.Array:
+    """Put ``new`` through the lens into ``root``, returning the new root value."""
+    if not lens:
+        return jnp.broadcast_to(new, root.shape).astype(root.dtype)
+    step, rest = lens[0], lens[1:]
+    inner = step.get(root, dyns[0])
+    return step.set(root, dyns[0], apply_set(rest, inner, dyns[1:], new))
+
+
+@functools.lru_cache(maxsize=2048)
+def getter(lens: Lens):
+    """Compiled ``(root, dyns) -> view value`` for one lens structure."""
+    return jax.jit(functools.partial(apply_get, lens))
+
+
+def read(lens: Lens, root: jax.Array) -> jax.Array:
+    return getter(lens)(root, dynamic_args(lens))
+
+
+def is_readonly(lens: Lens) -> bool:
+    return any(step.readonly for step in lens)
+
+
+def compose(lens: Lens, *steps: Any) -> Lens:
+    """Append steps, merging consecutive reshapes (a reshape of a reshape is one reshape)."""
+    out = list(lens)
+    for step in steps:
+        last = out[-1] if out else None
+        same_order = isinstance(last, Reshape) and last.static[2] == step.static[2]
+        if isinstance(step, Reshape) and same_order:
+            out.pop()
+            old = last.static[0]
+            if old != step.static[1]:
+                out.append(Reshape((old, step.static[1], step.static[2])))
+            continue
+        out.append(step)
+    return tuple(out)

@@ -1,0 +1,95 @@
+"""Run the same code through NumPy and npjax and compare everything NumPy fixes.
+
+``assert_parity(fn, name=...)`` calls ``fn(numpy)`` and ``fn(npjax)``. Both must raise an
+exception of the same family, or both must return results with the same type category (array,
+scalar, Python value), shape, dtype and values (tolerances.py; NaN positions must match).
+A failure message carries the inputs so the case can be rerun.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+import npjax
+from tests.tolerances import tolerance
+
+# Most specific first: AxisError is both a ValueError and an IndexError.
+_FAMILIES = (np.exceptions.AxisError, np.linalg.LinAlgError, IndexError, OverflowError,
+             ZeroDivisionError, FloatingPointError, KeyError, ValueError, TypeError,
+             NotImplementedError, RuntimeError)
+
+
+def family(exc: BaseException) -> type:
+    for cls in _FAMILIES:
+        if isinstance(exc, cls):
+            return cls
+    return type(exc)
+
+
+def _run(fn, xp):
+    try:
+        return fn(xp), None
+    except Exception as exc:  # the exception itself is what is compared
+        return None, exc
+
+
+def assert_parity(fn, *, name: str | None = None, context: Any = "", check_sign_of_zero=False):
+    """Assert ``fn(numpy)`` and ``fn(npjax)`` agree (value, dtype, shape, exception)."""
+    expected, np_exc = _run(fn, np)
+    actual, our_exc = _run(fn, npjax)
+    where = f"\n  case: {context}" if context != "" else ""
+    if np_exc is not None or our_exc is not None:
+        if np_exc is None:
+            raise AssertionError(f"npjax raised {our_exc!r}, NumPy returned {expected!r}{where}"
+                                 ) from our_exc
+        if our_exc is None:
+            raise AssertionError(f"NumPy raised {np_exc!r}, npjax returned {actual!r}{where}")
+        assert family(our_exc) is family(np_exc), (
+            f"NumPy raised {np_exc!r}, npjax raised {our_exc!r}{where}")
+        return None
+    assert_same(actual, expected, name=name, where=where, check_sign_of_zero=check_sign_of_zero)
+    return actual
+
+
+def assert_same(actual, expected, *, name=None, where="", check_sign_of_zero=False):
+    """Compare one npjax result with NumPy's (recursing into tuples and lists)."""
+    if isinstance(expected, tuple | list):
+        assert type(actual) is type(expected) or (
+            isinstance(actual, tuple) and isinstance(expected, tuple)), (
+            f"type {type(actual)} != {type(expected)}{where}")
+        assert len(actual) == len(expected), f"length {len(actual)} != {len(expected)}{where}"
+        for a, e in zip(actual, expected):
+            assert_same(a, e, name=name, where=where, check_sign_of_zero=check_sign_of_zero)
+        return
+    if isinstance(expected, np.ndarray):
+        assert isinstance(actual, npjax.ndarray) and not actual._scalar, (
+            f"NumPy gave an array, npjax gave {type(actual).__name__}"
+            f"{' scalar' if getattr(actual, '_scalar', False) else ''}{where}")
+    elif isinstance(expected, np.generic):
+        assert isinstance(actual, npjax.ndarray) and actual._scalar and actual.ndim == 0, (
+            f"NumPy gave a scalar {expected!r}, npjax gave {actual!r}{where}")
+    else:
+        assert type(actual) is type(expected), (
+            f"NumPy gave {type(expected).__name__} {expected!r}, npjax gave "
+            f"{type(actual).__name__} {actual!r}{where}")
+        if not isinstance(expected, int | float | complex | bool):
+            assert actual == expected, f"{actual!r} != {expected!r}{where}"
+            return
+    got = np.asarray(actual)
+    want = np.asarray(expected)
+    assert got.shape == want.shape, f"shape {got.shape} != {want.shape}{where}"
+    assert got.dtype == want.dtype, f"dtype {got.dtype} != {want.dtype}{where}"
+    tol = tolerance(want.dtype, name)
+    if tol["rtol"] == 0 and tol["atol"] == 0:
+        np.testing.assert_array_equal(got, want, err_msg=where, strict=True)
+    else:
+        np.testing.assert_allclose(got, want, err_msg=where, equal_nan=True, **tol)
+        if want.dtype.kind == "f":
+            finite = np.isfinite(want)
+            assert np.array_equal(np.isinf(got), np.isinf(want)), f"inf positions{where}"
+            if check_sign_of_zero:
+                zeros = finite & (want == 0)
+                assert np.array_equal(np.signbit(got[zeros]), np.signbit(want[zeros])), (
+                    f"sign of zero{where}")
