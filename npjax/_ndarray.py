@@ -460,6 +460,12 @@ class ndarray:
         return self._view((_views.BroadcastTo(shape),), layout, readonly=True)
 
 
+def install_methods(table: dict[str, Any]) -> None:
+    """Attach public functions as ``ndarray`` methods (their first parameter is the array)."""
+    for name, fn in table.items():
+        setattr(ndarray, name, fn)
+
+
 def _set_owner(self: ndarray, value: jax.Array, scalar: bool) -> None:
     self._value = value
     self._base = None
