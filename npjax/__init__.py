@@ -68,6 +68,11 @@ from numpy.exceptions import AxisError, ComplexWarning
 
 from npjax import _operators
 from npjax._creation import *  # noqa: F403
+from npjax._memory import *  # noqa: F403
+from npjax._reductions import *  # noqa: F403
+from npjax._selection import *  # noqa: F403
+from npjax._shape_ops import *  # noqa: F403
+from npjax import _ufunc_methods  # installs ufunc.reduce/accumulate/outer/reduceat/at
 from npjax._errors import FallbackWarning
 from npjax._ndarray import ndarray
 from npjax._policy import Policy, get_policy, policy, reset_policy, set_policy

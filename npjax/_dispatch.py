@@ -104,7 +104,8 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
                                  out_casting=out_casting)
     public = name or fn.__name__
     params = list(inspect.signature(fn).parameters.values())
-    annotations = fn.__annotations__
+    # Evaluated, so modules using ``from __future__ import annotations`` get tag objects too.
+    annotations = inspect.get_annotations(fn, eval_str=True)
     by_position, by_name, checks = [], {}, []
     star_tag = None
     out_position = None

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 # Python scalar types stand for themselves in dtype keys: NumPy's resolve_dtypes treats them
-# as weak (NEP 50) abstract dtypes.
-WEAK_TYPES = (bool, int, float, complex)
+# as weak (NEP 50) abstract dtypes. A Python bool is not weak: it is a NumPy bool.
+WEAK_TYPES = (int, float, complex)
 
 # The dtypes JAX can hold on a device. Others (strings, objects, datetimes) stay on the host.
 DEVICE_KINDS = frozenset("biufc")
@@ -32,12 +32,13 @@ def dtype_key(x: Any) -> Any:
 @functools.lru_cache(maxsize=4096)
 def result_type(*keys: Any) -> np.dtype:
     """NumPy's result dtype for the given dtypes / weak Python scalar types."""
-    samples = [_weak_sample(k) if k in WEAK_TYPES else np.dtype(k) for k in keys]
+    samples = [_weak_sample(k) if isinstance(k, type) and k in WEAK_TYPES else np.dtype(k)
+               for k in keys]
     return np.result_type(*samples)
 
 
 def _weak_sample(t: type) -> Any:
-    return t(0) if t is not bool else False
+    return t(0)
 
 
 def check_python_int(value: int, dtype: np.dtype, where: str = "npjax") -> None:

@@ -1,13 +1,21 @@
 """``a[index]`` and ``a[index] = value`` with NumPy's rules, on immutable JAX values.
 
 Basic indices (ints, slices, ``...``, ``None``) make views: each becomes lens steps (a ``Box``
-with runtime start positions when every step is 1, else a static ``Strided``). Advanced indices
-(integer and boolean arrays) copy. Every index is bounds-checked (``IndexError``, never JAX's
-clamp or drop): Python ints and slices on the host, integer arrays with one device reduction.
+with runtime start positions for ints and unit-step slices, then a static ``Strided`` for
+slices with other steps, then a ``Reshape`` dropping int axes and adding ``None`` axes).
+Advanced indices (integer and boolean arrays) copy. Every index is bounds-checked
+(``IndexError``, never JAX's clamp or drop): Python ints and slices on the host, integer arrays
+with one device reduction.
+
+Values are converted as NumPy converts them: host values (Python scalars, lists, NumPy
+arrays and scalars) by NumPy itself on the host, so ``int_array[0] = 2.9`` stores 2,
+``int8_array[0] = 1000`` raises ``OverflowError`` and NaN into an integer array raises
+``ValueError``; device values are cast by the update kernel.
 
 Writes go through one compiled, buffer-donating update kernel per lens *structure*, so a loop
-``for i in range(n): a[i] = v`` compiles once. Advanced writes use "last write wins" for
-repeated indices, as NumPy does (JAX leaves the order of conflicting scatters unspecified).
+``for i in range(n): a[i] = v`` compiles once, and so does ``a[i]`` read in a loop. Advanced
+writes use "last write wins" for repeated indices, as NumPy does (JAX leaves the order of
+conflicting scatters unspecified).
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from npjax import _views
 from npjax._errors import ComplexWarning
@@ -29,7 +38,8 @@ from npjax._normalize import to_jax
 
 _INDEX_TYPES_MSG = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
                     "integer or boolean arrays are valid indices")
-_ARRAY_TYPES = (ndarray, np.ndarray, jax.Array, list)
+_HOST_SCALARS = (int, float, complex, bool, np.generic)
+_FLOAT64 = np.dtype(np.float64)
 
 
 # --- parsing --------------------------------------------------------------------------------
@@ -52,14 +62,15 @@ def _classify(item: Any) -> str:
     if isinstance(item, int | np.integer):
         return "int"
     if isinstance(item, ndarray | np.ndarray | jax.Array):
+        if item.dtype.kind not in "iub":
+            raise IndexError(_INDEX_TYPES_MSG if item.ndim == 0 else
+                             "arrays used as indices must be of integer (or boolean) type")
         if item.ndim == 0 and item.dtype.kind in "iu":
             return "int"
-        if item.dtype.kind not in "iub":
-            raise IndexError("arrays used as indices must be of integer (or boolean) type")
         return "array"
     if isinstance(item, list | tuple):
         return "array"
-    if hasattr(item, "__index__"):
+    if hasattr(item, "__index__") and not isinstance(item, float | complex):
         return "int"
     raise IndexError(_INDEX_TYPES_MSG)
 
@@ -70,24 +81,27 @@ def _consumed(kind: str, item: Any) -> int:
     if kind == "array":
         dtype = getattr(item, "dtype", None)
         if dtype is None:
-            item = np.asarray(item)
+            item = np.asarray(item)  # ragged lists raise NumPy's ValueError here
             dtype = item.dtype
         return item.ndim if dtype == np.bool_ else 1
     return 0
 
 
-def _expand(index: Any, ndim: int) -> tuple[list, list, bool]:
-    """Index items with ``...`` expanded; their kinds; and whether any is advanced."""
+def _expand(index: Any, ndim: int) -> tuple[list, list, bool, bool]:
+    """Index items with ``...`` expanded; their kinds; whether any is advanced; and whether
+    it is a full integer index (NumPy returns a scalar and writes one element)."""
     items = list(_as_tuple(index))
     kinds = [_classify(it) for it in items]
-    if kinds.count("ellipsis") > 1:
+    n_ellipsis = kinds.count("ellipsis")
+    if n_ellipsis > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     used = sum(_consumed(k, it) for k, it in zip(kinds, items))
     if used > ndim:
         raise IndexError(f"too many indices for array: array is {ndim}-dimensional, "
                          f"but {used} were indexed")
+    single = n_ellipsis == 0 and used == ndim and all(k == "int" for k in kinds)
     fill = ndim - used
-    if "ellipsis" in kinds:
+    if n_ellipsis:
         at = kinds.index("ellipsis")
         items[at:at + 1] = [slice(None)] * fill
         kinds[at:at + 1] = ["slice"] * fill
@@ -95,7 +109,7 @@ def _expand(index: Any, ndim: int) -> tuple[list, list, bool]:
         items += [slice(None)] * fill
         kinds += ["slice"] * fill
     advanced = any(k in ("array", "bool") for k in kinds)
-    return items, kinds, advanced
+    return items, kinds, advanced, single
 
 
 def _check_int(k: Any, axis: int, n: int) -> int:
@@ -105,10 +119,35 @@ def _check_int(k: Any, axis: int, n: int) -> int:
     return k + n if k < 0 else k
 
 
-def _basic_plan(items: list, kinds: list, shape: tuple) -> tuple[tuple, tuple, bool]:
-    """Lens steps for a basic index, the host index for the layout array, and scalar-ness."""
+def _int_positions(index: Any, shape: tuple) -> tuple | None:
+    """Checked positions when ``index`` is a plain full integer index, else None (fast path)."""
+    t = type(index)
+    if t is int:
+        if len(shape) != 1:
+            return None
+        n = shape[0]
+        if not -n <= index < n:
+            raise IndexError(f"index {index} is out of bounds for axis 0 with size {n}")
+        return (index + n if index < 0 else index,)
+    if t is not tuple or len(index) != len(shape):
+        return None
+    out = []
+    for axis, k in enumerate(index):
+        if type(k) is not int:
+            if not isinstance(k, np.integer):
+                return None
+            k = int(k)
+        n = shape[axis]
+        if not -n <= k < n:
+            raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
+        out.append(k + n if k < 0 else k)
+    return tuple(out)
+
+
+def _basic_plan(items: list, kinds: list, shape: tuple) -> tuple[tuple, tuple]:
+    """Lens steps for a basic index and the host index for the layout array."""
     starts, sizes, strided, host, out_shape = [], [], [], [], []
-    contiguous = True
+    any_strided = False
     axis = 0
     for item, kind in zip(items, kinds):
         if kind == "new":
@@ -120,28 +159,33 @@ def _basic_plan(items: list, kinds: list, shape: tuple) -> tuple[tuple, tuple, b
             k = _check_int(item, axis, n)
             starts.append(k)
             sizes.append(1)
-            strided.append((k, k + 1, 1))
+            strided.append((0, 1, 1))
             host.append(k)
         else:
             b, e, s = item.indices(n)
             length = len(range(b, e, s))
-            contiguous = contiguous and s == 1
-            starts.append(b if length else 0)
-            sizes.append(length)
-            strided.append((b, e, s))
-            host.append(slice(b, e if e >= 0 else None, s))
+            if s == 1 or length <= 1:
+                starts.append(b if length else 0)
+                sizes.append(length)
+                strided.append((0, length, 1))
+            else:
+                any_strided = True
+                starts.append(0)
+                sizes.append(n)
+                strided.append((b, e, s))
+            host.append(item)
             out_shape.append(length)
         axis += 1
     steps: list = []
-    if contiguous:
-        if tuple(sizes) != tuple(shape):
-            steps.append(_views.Box(tuple(sizes), tuple(starts)))
-    else:
+    if tuple(sizes) != tuple(shape):
+        steps.append(_views.Box(tuple(sizes), tuple(starts)))
+    if any_strided:
         steps.append(_views.Strided(tuple(strided)))
-    if tuple(out_shape) != tuple(sizes):
-        steps.append(_views.Reshape((tuple(sizes), tuple(out_shape), "C")))
-    scalar = not out_shape and "new" not in kinds
-    return tuple(steps), tuple(host), scalar
+    mid = tuple(e - b if s == 1 else len(range(b, e, s)) for b, e, s in strided)
+    if tuple(out_shape) != mid:
+        steps.append(_views.Reshape((mid, tuple(out_shape), "C")))
+    host.append(Ellipsis)  # so that the layout index is a view even when it selects one item
+    return tuple(steps), tuple(host)
 
 
 # --- advanced indices -----------------------------------------------------------------------
@@ -154,71 +198,128 @@ def _min_max(a: jax.Array) -> tuple[jax.Array, jax.Array]:
 
 def _advanced_parts(items: list, kinds: list, shape: tuple) -> tuple[tuple, list]:
     """A hashable template of the index and the list of (checked) integer index arrays."""
-    template, arrays = [], []
-    axis = 0
-    for item, kind in zip(items, kinds):
-        if kind == "new":
-            template.append(None)
-            continue
-        if kind == "slice":
-            template.append(("s", item.start, item.stop, item.step))
-            axis += 1
-            continue
-        if kind == "bool":
-            template.append(("b", bool(item)))
-            continue
-        if kind == "int":
-            k = _check_int(item, axis, shape[axis])
-            arrays.append(jnp.asarray(k, dtype=np.intp))
-            template.append(("a", len(arrays) - 1))
-            axis += 1
-            continue
-        arr = to_jax(item)
-        if isinstance(item, list | tuple) and arr.size == 0:
-            arr = arr.astype(np.intp)
-        if arr.dtype == np.bool_:
-            n = arr.ndim
-            if arr.shape != tuple(shape[axis:axis + n]):
-                raise IndexError(
-                    f"boolean index did not match indexed array along axis {axis}; size of "
-                    f"axis is {shape[axis] if axis < len(shape) else 0} but size of "
-                    f"corresponding boolean axis is {arr.shape[0] if n else 0}")
-            for part in jnp.nonzero(arr):
-                arrays.append(part)
-                template.append(("a", len(arrays) - 1))
-            axis += n
-            continue
-        if arr.dtype.kind not in "iu":
-            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    template, arrays, checks, empty = _advanced_unchecked(items, kinds, shape)
+    if not empty:
+        _check_bounds(checks, shape)
+    return template, arrays
+
+
+def _check_bounds(checks: list, shape: tuple) -> None:
+    for arr, axis in checks:
         n = shape[axis]
         if arr.size:
             lo, hi = (int(v) for v in _min_max(arr))
             if lo < -n or hi >= n:
                 bad = hi if hi >= n else lo
                 raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
-        arrays.append(arr)
-        template.append(("a", len(arrays) - 1))
-        axis += 1
-    return tuple(template), arrays
 
 
-def _rebuild(template: tuple, arrays: Any) -> tuple:
-    index = []
+def _advanced_unchecked(items: list, kinds: list,
+                        shape: tuple) -> tuple[tuple, list, list, bool]:
+    """The template, the index arrays, the (array, axis) bounds checks still to do, and
+    whether the index arrays broadcast to an empty shape.
+
+    Errors come in NumPy's order: index arrays' types and boolean shapes, then the
+    broadcasting of the index arrays, then ints and slice steps from left to right, then the
+    bounds of integer arrays. NumPy checks no bounds at all when the index arrays broadcast
+    to an empty shape (nothing is selected).
+    """
+    parts: list = []  # per item: (tag, index arrays); tag None for slices and None
+    axis = 0
+    for item, kind in zip(items, kinds):
+        if kind == "bool":
+            parts.append(("b", [np.zeros(1 if item else 0, np.intp)]))
+            continue
+        if kind == "int":
+            parts.append(("int", [np.intp(operator.index(item))]))
+            axis += 1
+            continue
+        if kind != "array":
+            parts.append((None, []))
+            axis += kind == "slice"
+            continue
+        try:
+            arr = to_jax(item)
+        except Exception:  # lists of non-numbers (slices, None, strings)
+            raise IndexError(_INDEX_TYPES_MSG) from None
+        if isinstance(item, list | tuple) and arr.size == 0:
+            arr = arr.astype(np.intp)
+        if arr.dtype.kind not in "iub":
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+        if arr.dtype != np.bool_:
+            parts.append(("iarr", [arr]))
+            axis += 1
+            continue
+        n = arr.ndim
+        if n == 0:
+            parts.append(("b", [np.zeros(1 if bool(arr) else 0, np.intp)]))
+            continue
+        if arr.shape != tuple(shape[axis:axis + n]) and arr.size:  # NumPy: empty masks fit
+            bad = next(i for i in range(n) if axis + i >= len(shape)
+                       or arr.shape[i] != shape[axis + i])
+            size = shape[axis + bad] if axis + bad < len(shape) else 0
+            raise IndexError(
+                f"boolean index did not match indexed array along axis {axis + bad}; "
+                f"size of axis is {size} but size of corresponding boolean axis is "
+                f"{arr.shape[bad]}")
+        parts.append(("mask", list(jnp.nonzero(arr))))
+        axis += n
+    shapes = [np.shape(x) for _, xs in parts for x in xs]
+    try:
+        empty = 0 in np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
+                         "with shapes " + " ".join(str(s) for s in shapes)) from None
+    template, arrays, checks = [], [], []
+    axis = 0
+    for item, kind, (tag, xs) in zip(items, kinds, parts):
+        if kind == "new":
+            template.append(None)
+            continue
+        if kind == "slice":
+            if item.step == 0:
+                raise ValueError("slice step cannot be zero")
+            template.append(("s", item.start, item.stop, item.step))
+            axis += 1
+            continue
+        if tag == "int":  # ints are checked even when nothing is selected
+            xs = [np.intp(_check_int(item, axis, shape[axis]))]
+        if tag == "iarr":
+            checks.append((xs[0], axis))
+        for x in xs:
+            arrays.append(x)
+            template.append(("b" if tag == "b" else "a", len(arrays) - 1))
+            axis += tag != "b"
+    return tuple(template), arrays, checks, empty
+
+
+def _take(template: tuple, x: jax.Array, arrays: Any) -> jax.Array:
+    """``x[index]`` for the index ``template`` describes (traced).
+
+    A 0-d boolean is an advanced index over a new axis of length 1 (NumPy): the axis is
+    inserted and indexed by ``[0]`` (True) or ``[]`` (False), which places the result's axis
+    by NumPy's rules (JAX's own scalar-boolean indexing misplaces it next to ``None``).
+    """
+    index, axis, new_axes = [], 0, []
     for t in template:
         if t is None:
             index.append(None)
-        elif t[0] == "s":
+            continue
+        if t[0] == "s":
             index.append(slice(t[1], t[2], t[3]))
-        elif t[0] == "b":
-            index.append(t[1])
         else:
+            if t[0] == "b":
+                new_axes.append(axis)
             index.append(arrays[t[1]])
-    return tuple(index)
+        axis += 1
+    if new_axes:
+        x = jnp.expand_dims(x, new_axes)
+    return x[tuple(index)]
 
 
 @functools.lru_cache(maxsize=512)
 def _gather(template: tuple):
-    return jax.jit(lambda x, arrays: x[_rebuild(template, arrays)])
+    return jax.jit(functools.partial(_take, template))
 
 
 @functools.lru_cache(maxsize=512)
@@ -226,8 +327,8 @@ def _scatter_last(template: tuple):
     """Compiled ``x[index] = value`` where repeated targets take the last value (NumPy)."""
 
     def scatter(x, arrays, value):
-        ids = jnp.arange(x.size).reshape(x.shape)[_rebuild(template, arrays)]
-        value = jnp.broadcast_to(value, ids.shape).astype(x.dtype).ravel()
+        ids = _take(template, jnp.arange(x.size).reshape(x.shape), arrays)
+        value = _views.fit(value, ids.shape, x.dtype).ravel()
         ids = ids.ravel()
         order = jnp.arange(ids.size)
         winner = jnp.full(x.size, -1, order.dtype).at[ids].max(order)
@@ -239,93 +340,234 @@ def _scatter_last(template: tuple):
 
 @functools.lru_cache(maxsize=1024)
 def _advanced_shape(template: tuple, shape: tuple, array_shapes: tuple) -> tuple:
-    """Result shape of an advanced index, from its structure alone."""
-    arrays = [jax.ShapeDtypeStruct(s, np.intp) for s in array_shapes]
-    x = jax.ShapeDtypeStruct(shape, np.float32)
-    return jax.eval_shape(lambda x, arrs: x[_rebuild(template, arrs)], x, arrays).shape
+    """Result shape of an advanced index, by NumPy's rule: the broadcast index arrays' shape
+    replaces the advanced items when they are adjacent, else it comes first."""
+    adv = np.broadcast_shapes(*[array_shapes[t[1]] for t in template
+                                if t is not None and t[0] != "s"])
+    out: list = []
+    at, last, adjacent, axis = None, None, True, 0
+    for k, t in enumerate(template):
+        if t is None:
+            out.append(1)
+        elif t[0] == "s":
+            out.append(len(range(*slice(t[1], t[2], t[3]).indices(shape[axis]))))
+            axis += 1
+        else:
+            if at is None:
+                at = len(out)
+            elif last != k - 1:
+                adjacent = False
+            last = k
+            axis += t[0] == "a"
+    at = at if adjacent else 0
+    return tuple(out[:at]) + tuple(adv) + tuple(out[at:])
 
 
 def index_ids(template: tuple, arrays: list, shape: tuple) -> jax.Array:
     """Flat positions an index selects (for ``ufunc.at``)."""
     size = int(np.prod(shape, dtype=np.int64))
-    return jnp.arange(size).reshape(shape)[_rebuild(template, arrays)]
+    return _take(template, jnp.arange(size).reshape(shape), arrays)
 
 
-# --- public entry points --------------------------------------------------------------------
+# --- values ---------------------------------------------------------------------------------
 
 
-def getitem(a: ndarray, index: Any) -> ndarray:
-    shape = a.shape
-    items, kinds, advanced = _expand(index, len(shape))
-    if advanced:
-        template, arrays = _advanced_parts(items, kinds, shape)
-        return ndarray._owner(_gather(template)(a._read(), arrays))
-    steps, host, scalar = _basic_plan(items, kinds, shape)
-    if scalar:
-        root = a if a._base is None else a._base
-        lens = _views.compose(a._lens, *steps)
-        return ndarray._owner(_views.read(lens, root._value), True)
-    return a._view(steps, a._layout_array()[host])
-
-
-def _value_shape(value_shape: tuple, target: tuple) -> tuple:
-    """Shape the value takes for the target region (NumPy drops extra leading 1s)."""
+def _value_shape(value_shape: tuple, target: tuple) -> None:
+    """Raise NumPy's ValueError unless a value of ``value_shape`` fits ``target`` (NumPy drops
+    extra leading 1s of the value)."""
     extra = len(value_shape) - len(target)
     if extra > 0 and all(n == 1 for n in value_shape[:extra]):
         value_shape = value_shape[extra:]
-    try:
-        if np.broadcast_shapes(value_shape, target) == target:
-            return value_shape
-    except ValueError:
-        pass
+    if len(value_shape) <= len(target) and all(
+            v in (1, t) for v, t in zip(value_shape[::-1], target[::-1])):
+        return
     raise ValueError(f"could not broadcast input array from shape {value_shape} into shape "
                      f"{target}")
 
 
-def as_value(value: Any, dtype: np.dtype) -> jax.Array:
-    """A value to store into an array of ``dtype``, converted as NumPy's setitem does."""
+def _complex_warning(from_dtype: np.dtype, to_dtype: np.dtype) -> None:
+    if from_dtype.kind == "c" and to_dtype.kind != "c":
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      ComplexWarning, stacklevel=4)
+
+
+def _single_value(value: Any, dtype: np.dtype) -> Any:
+    """The value for one element, converted as NumPy converts it (``arr[i] = value``)."""
+    if type(value) is float and dtype == _FLOAT64:  # exact as it is: skip the host array
+        return value
     if isinstance(value, ndarray | jax.Array):
+        if value.ndim == 0:
+            if np.can_cast(value.dtype, dtype, "safe"):
+                return value._read() if isinstance(value, ndarray) else value
+            if not (isinstance(value, ndarray) and value._scalar):
+                _complex_warning(value.dtype, dtype)
+                return value._read() if isinstance(value, ndarray) else value
+        value = value._host_scalar() if isinstance(value, ndarray) and value._scalar else \
+            np.asarray(value)
+    tmp = np.empty((), dtype)
+    tmp[()] = value
+    return tmp
+
+
+def convert_value(value: Any, dtype: np.dtype, target: tuple, advanced: bool = False) -> Any:
+    """A value to store into a ``target``-shaped region of an array of ``dtype``, converted
+    as NumPy's setitem does: a host ``numpy.ndarray`` or a ``jax.Array`` (cast later)."""
+    if isinstance(value, ndarray) and value._scalar and not advanced and not np.can_cast(
+            value.dtype, dtype, "safe"):
+        value = value._host_scalar()  # a NumPy scalar: NumPy converts it as a Python value
+    if isinstance(value, ndarray | jax.Array):
+        _complex_warning(value.dtype, dtype)
         v = value._read() if isinstance(value, ndarray) else value
-        if v.dtype.kind == "c" and dtype.kind != "c":
-            warnings.warn("Casting complex values to real discards the imaginary part",
-                          ComplexWarning, stacklevel=3)
+    elif isinstance(value, np.ndarray):
+        v = value.astype(dtype, copy=False)
+    elif advanced:
+        v = np.asarray(value, dtype=dtype)
+    elif isinstance(value, _HOST_SCALARS):
+        v = np.empty((), dtype)
+        v[...] = value
+    elif isinstance(value, list | tuple) and any(
+            isinstance(x, ndarray | jax.Array) for x in value):
+        v = to_jax(value)
+        _complex_warning(v.dtype, dtype)
+    else:  # lists and other host objects: NumPy fills the target region itself
+        v = np.empty(target, dtype)
+        v[...] = value
         return v
+    _value_shape(v.shape, target)
+    return v
+
+
+def as_value(value: Any, dtype: np.dtype) -> Any:
+    """A value to store into an array of ``dtype`` as NumPy's fancy assignment converts it
+    (``numpy.asarray(value, dtype)`` on the host; device values are returned as they are)."""
+    if isinstance(value, ndarray | jax.Array):
+        _complex_warning(value.dtype, dtype)
+        return value._read() if isinstance(value, ndarray) else value
     return to_jax(np.asarray(value, dtype=dtype))
 
 
+# --- reading --------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _owner_scalar_reader(ndim: int):
+    ones = (1,) * ndim
+    return jax.jit(lambda x, starts: lax.dynamic_slice(x, starts, ones).reshape(()))
+
+
+def getitem(a: ndarray, index: Any) -> ndarray:
+    shape = a.shape
+    pos = _int_positions(index, shape)
+    if pos is not None:
+        return _read_one(a, pos)
+    items, kinds, advanced, single = _expand(index, len(shape))
+    if advanced:
+        template, arrays, checks, empty = _advanced_unchecked(items, kinds, shape)
+        if empty:  # nothing selected: NumPy checks no bounds
+            target = _advanced_shape(template, shape, tuple(np.shape(x) for x in arrays))
+            return ndarray._owner(jnp.zeros(target, a.dtype))
+        _check_bounds(checks, shape)
+        return ndarray._owner(_gather(template)(a._read(), arrays))
+    steps, host = _basic_plan(items, kinds, shape)
+    if single:
+        return _read_one(a, tuple(_check_int(k, i, n) for i, (k, n) in
+                                  enumerate(zip(items, shape))))
+    return a._view(steps, a._layout_array()[host])
+
+
+def _read_one(a: ndarray, pos: tuple) -> ndarray:
+    """The element at checked positions ``pos``, as a NumPy-style scalar."""
+    if a._base is None:
+        if not pos:
+            return ndarray._owner(a._value, True)
+        return ndarray._owner(_owner_scalar_reader(len(pos))(a._value, pos), True)
+    if not pos:
+        return ndarray._owner(a._read(), True)
+    ones = (1,) * len(pos)
+    lens = _views.compose(a._full_lens(), _views.Box(ones, pos),
+                          _views.Reshape((ones, (), "C")))
+    return ndarray._owner(_views.read(lens, a._base._value), True)
+
+
+# --- writing --------------------------------------------------------------------------------
+
+
 def setitem(a: ndarray, index: Any, value: Any) -> None:
+    if a._scalar:
+        raise TypeError(f"'numpy.{a.dtype.type.__name__}' object does not support item "
+                        "assignment")
     if a._readonly:
         raise ValueError("assignment destination is read-only")
     shape = a.shape
-    items, kinds, advanced = _expand(index, len(shape))
-    v = as_value(value, a.dtype)
+    pos = _int_positions(index, shape)
+    if pos is not None:
+        _write_one(a, pos, value)
+        return
+    items, kinds, advanced, single = _expand(index, len(shape))
+    dtype = a.dtype
     if advanced:
-        template, arrays = _advanced_parts(items, kinds, shape)
-        target_shape = _advanced_shape(template, shape, tuple(x.shape for x in arrays))
-        v = v.reshape(_value_shape(v.shape, target_shape))
+        template, arrays, checks, empty = _advanced_unchecked(items, kinds, shape)
+        target = _advanced_shape(template, shape, tuple(np.shape(x) for x in arrays))
+        v = convert_value(value, dtype, target, advanced=True)  # NumPy: value errors first
+        if empty:
+            return
+        _check_bounds(checks, shape)
         write_through(a, (), _scatter_last(template)(a._read(), arrays, v))
         return
-    steps, host, _ = _basic_plan(items, kinds, shape)
+    steps, host = _basic_plan(items, kinds, shape)
+    if single:
+        _write_one(a, tuple(_check_int(k, i, n) for i, (k, n) in enumerate(zip(items, shape))),
+                   value)
+        return
     target = a._layout_array()[host].shape
-    write_through(a, steps, v.reshape(_value_shape(v.shape, target)))
+    write_through(a, steps, convert_value(value, dtype, target))
+
+
+@functools.lru_cache(maxsize=64)
+def _owner_scalar_writer(ndim: int, donate: bool):
+    ones = (1,) * ndim
+
+    def write(x, starts, v):
+        return lax.dynamic_update_slice(x, _views.fit(v, ones, x.dtype), starts)
+
+    return jax.jit(write, donate_argnums=(0,) if donate else ())
+
+
+def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
+    """``a[pos] = value`` for one element (the hot path of element loops)."""
+    v = _single_value(value, a.dtype)
+    if a._base is None and pos:
+        # Donate the old buffer only when this array made it and nothing else refers to it
+        # (the slot and getrefcount's own argument are the only two references).
+        donate = a._mine and sys.getrefcount(a._value) == 2
+        a._value = _owner_scalar_writer(len(pos), donate)(a._value, pos, v)
+        a._mine = True
+        a._version += 1
+        return
+    write_through(a, (_views.Box((1,) * len(pos), pos),) if pos else (), v)
 
 
 @functools.lru_cache(maxsize=2048)
 def _updater(lens: tuple, donate: bool):
-    return jax.jit(functools.partial(_views.apply_set, lens),
-                   donate_argnums=(0,) if donate else ())
+    def update(root, dyns, new):
+        return _views.apply_set(lens, root, dyns, new)
+
+    return jax.jit(update, donate_argnums=(0,) if donate else ())
 
 
-def write_through(a: ndarray, steps: tuple, new: jax.Array) -> None:
-    """Store ``new`` (broadcastable) at ``a`` seen through ``steps``, updating the root."""
+def write_through(a: ndarray, steps: tuple, new: Any) -> None:
+    """Store ``new`` (broadcastable; a jax.Array or a host array) at ``a`` seen through
+    ``steps``, updating the root."""
+    if a._readonly:
+        raise ValueError("assignment destination is read-only")
     root = a if a._base is None else a._base
-    lens = _views.compose(a._lens, *steps)
-    if not lens and new.shape == root._value.shape and new.dtype == root._value.dtype:
-        root._value = new
+    lens = _views.compose(a._full_lens() if a._base is not None else (), *steps)
+    old = root._value
+    if not lens and getattr(new, "shape", None) == old.shape and new.dtype == old.dtype:
+        root._value = new if isinstance(new, jax.Array) else to_jax(new)
         root._mine = False
     else:
-        # Donate the old buffer only when this array made it and nothing else refers to it
-        # (the slot and getrefcount's own argument are the only two references).
+        del old
         donate = root._mine and sys.getrefcount(root._value) == 2
         root._value = _updater(lens, donate)(root._value, _views.dynamic_args(lens), new)
         root._mine = True

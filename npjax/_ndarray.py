@@ -14,14 +14,42 @@ by ``_methods.py``; this file holds the state and the hand-written parts.
 
 from __future__ import annotations
 
+import builtins
+import functools
 import operator
+import sys
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from npjax import _views
 from npjax._errors import AxisError
+
+
+builtins_type = builtins.type
+# sys.getrefcount(self) inside ndarray.resize when only the caller's name refers to the array.
+_RESIZE_REFS = 3
+
+
+@functools.lru_cache(maxsize=256)
+def _astype_kernel(dtype: np.dtype):
+    return jax.jit(lambda x: x.astype(dtype))
+
+
+@jax.jit
+def _real(x: jax.Array) -> jax.Array:
+    return jnp.real(x)
+
+
+@jax.jit
+def _imag(x: jax.Array) -> jax.Array:
+    return jnp.imag(x)
+
+
+def _astype(value: jax.Array, dtype: np.dtype) -> jax.Array:
+    return _astype_kernel(dtype)(value)
 
 
 class Flags:
@@ -39,7 +67,8 @@ class Flags:
     @writeable.setter
     def writeable(self, value: bool) -> None:
         a = self._array
-        if value and a._base is not None and _views.is_readonly(a._lens):
+        if value and a._base is not None and (_views.is_readonly(a._lens)
+                                              or a._base._readonly):
             raise ValueError("cannot set WRITEABLE flag to True of this array")
         a._readonly = not value
 
@@ -73,7 +102,7 @@ class ndarray:
     """An N-dimensional array that behaves like ``numpy.ndarray`` and computes with JAX."""
 
     __slots__ = ("__weakref__", "_base", "_cache", "_layout", "_lens", "_mine", "_readonly",
-                 "_scalar", "_value", "_version")
+                 "_root_shape", "_scalar", "_value", "_version")
     __array_priority__ = 100.0
 
     # --- construction -------------------------------------------------------------------
@@ -96,17 +125,22 @@ class ndarray:
 
     def _view(self, steps: tuple, layout: np.ndarray, readonly: bool = False) -> ndarray:
         """A view of ``self`` through more lens steps; ``layout`` is NumPy's layout for it."""
+        src = self
+        if src._scalar:  # NumPy scalars are immutable: views see a hidden array copy
+            src = ndarray._owner(src._value)
+            src._layout = self._layout
         view = object.__new__(ndarray)
-        root = self if self._base is None else self._base
+        root = src if src._base is None else src._base
         view._base = root
-        view._lens = _views.compose(self._lens, *steps)
+        view._lens = _views.compose(src._lens, *steps)
+        view._root_shape = root._value.shape if src._base is None else src._root_shape
         view._value = None
         view._layout = layout
         view._cache = None
         view._scalar = False
         view._mine = False
         view._version = 0
-        view._readonly = readonly or self._readonly
+        view._readonly = readonly or src._readonly
         return view
 
     # --- storage: the only two places that touch _value ----------------------------------
@@ -118,16 +152,25 @@ class ndarray:
         cache = self._cache
         if cache is not None and cache[0] == base._version:
             return cache[1]
-        value = _views.read(self._lens, base._value) if self._lens else base._value
+        lens = self._full_lens()
+        if not lens:  # no cache: it would hold the root's buffer and block its donation
+            return base._value
+        value = _views.read(lens, base._value)
         self._cache = (base._version, value)
         return value
+
+    def _full_lens(self) -> tuple:
+        """The lens from the root's current value (the root's shape may have been set since
+        this view was made: ``root.shape = ...`` or ``resize``)."""
+        now = self._base._value.shape
+        if now == self._root_shape:
+            return self._lens
+        return _views.compose((_views.Reshape((now, self._root_shape, "C")),), *self._lens)
 
     def _write(self, new: jax.Array) -> None:
         """Replace this array's value (already of this shape and dtype) everywhere it shows."""
         if self._readonly:
             raise ValueError("assignment destination is read-only")
-        from npjax import _indexing
-
         _indexing.write_through(self, (), new)
 
     def _layout_array(self) -> np.ndarray:
@@ -147,15 +190,22 @@ class ndarray:
 
     @shape.setter
     def shape(self, new: Any) -> None:
-        reshaped = self.reshape(new)
-        if reshaped._base is None or reshaped._base is not (self._base or self):
-            raise AttributeError("Incompatible shape for in-place modification. "
-                                 "Use `.reshape()` to make a copy with the desired shape.")
+        if self._scalar:
+            raise AttributeError("attribute 'shape' of numpy scalars is not writable")
+        new_shape = reshape_target(self.size, new)
+        try:
+            layout = np.reshape(self._layout_array(), new_shape, copy=False)
+        except ValueError:
+            raise AttributeError("Incompatible shape for in-place modification. Use "
+                                 "`.reshape()` to make a copy with the desired shape.") from None
         if self._base is None:
-            self._value = self._value.reshape(reshaped.shape)
-            self._layout = None
+            # Views made before keep their lens: _full_lens maps the new root shape back.
+            self._value = self._value.reshape(new_shape)
+            self._mine = False
+            self._layout = layout
             self._version += 1
         else:
+            reshaped = self.reshape(new_shape)
             self._lens, self._layout, self._cache = reshaped._lens, reshaped._layout, None
 
     @property
@@ -246,35 +296,30 @@ class ndarray:
             return iter([ndarray._owner(v, True) for v in self._read()])
         return (self[i] for i in range(self.shape[0]))
 
-    def _scalar_for_python(self, what: str) -> Any:
-        if self.size != 1:
-            if self.size == 0 and what == "bool":
-                raise ValueError("The truth value of an empty array is ambiguous. "
-                                 "Use `array.size > 0` to check that an array is not empty.")
-            if what == "bool":
-                raise ValueError("The truth value of an array with more than one element is "
-                                 "ambiguous. Use a.any() or a.all()")
-            raise TypeError("only length-1 arrays can be converted to Python scalars")
-        if self.ndim > 0 and what != "bool":
-            raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
-        return np.asarray(self._read()).reshape(())[()]
+    def _for_python(self) -> Any:
+        """What NumPy would hand to Python's conversions: its scalar (for a scalar result)
+        or its array, so ``bool``/``float``/``int``/``complex``/``index`` raise and warn
+        exactly as NumPy's do. Arrays of several elements are not transferred: a two-element
+        stand-in raises the same errors."""
+        if self.size > 1:
+            return np.zeros(2, self.dtype)
+        host = np.asarray(self._read())
+        return host[()] if self._scalar else host
 
     def __bool__(self) -> bool:
-        return bool(self._scalar_for_python("bool"))
+        return bool(self._for_python())
 
     def __float__(self) -> float:
-        return float(self._scalar_for_python("float"))
+        return float(self._for_python())
 
     def __int__(self) -> int:
-        return int(self._scalar_for_python("int"))
+        return int(self._for_python())
 
     def __complex__(self) -> complex:
-        return complex(self._scalar_for_python("complex"))
+        return complex(self._for_python())
 
     def __index__(self) -> int:
-        if self.ndim != 0 or self.dtype.kind not in "iub":
-            raise TypeError("only integer scalar arrays can be converted to a scalar index")
-        return operator.index(self._host_scalar())
+        return operator.index(self._for_python())
 
     def __hash__(self) -> int:
         if self.ndim == 0 and self._scalar:
@@ -296,16 +341,13 @@ class ndarray:
     # --- elements -----------------------------------------------------------------------
 
     def __getitem__(self, index: Any) -> ndarray:
-        from npjax import _indexing
-
         return _indexing.getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        from npjax import _indexing
-
         _indexing.setitem(self, index, value)
 
     def item(self, *args: Any) -> Any:
+        """npjax implementation of ``numpy.ndarray.item``."""
         if not args:
             if self.size != 1:
                 raise ValueError("can only convert an array of size 1 to a Python scalar")
@@ -313,29 +355,161 @@ class ndarray:
         return np.asarray(self._read()).item(*args)
 
     def tolist(self) -> Any:
+        """npjax implementation of ``numpy.ndarray.tolist``."""
         return np.asarray(self._read()).tolist()
 
     def tobytes(self, order: str = "C") -> bytes:
-        return np.asarray(self._read()).tobytes(order)
+        """npjax implementation of ``numpy.ndarray.tobytes`` (order 'K'/'A' follow the
+        NumPy layout of this array)."""
+        return np.asarray(self._read()).tobytes(self._order(order))
 
-    def copy(self, order: str = "K") -> ndarray:
+    def _order(self, order: Any) -> str:
+        """'C' or 'F': NumPy's memory order for ``order`` in {'C','F','A','K',None}."""
+        if order is None:
+            order = "K"
+        if order not in ("C", "F", "A", "K"):
+            raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+        if order in ("A", "K"):
+            flags = self._layout_array().flags
+            return "F" if flags.f_contiguous and not flags.c_contiguous else "C"
+        return order
+
+    def _new_owner(self, value: jax.Array, order: str) -> ndarray:
+        out = ndarray._owner(value, self._scalar)
+        if order == "F" and value.ndim > 1:
+            out._layout = np.empty(value.shape, value.dtype, order="F")
+        return out
+
+    def copy(self, order: str = "C") -> ndarray:
+        """npjax implementation of ``numpy.ndarray.copy``.
+
+        Differences from NumPy: order 'K' gives a C or F layout (never a permuted one).
+        """
         # jax.Array values are immutable, so a copy can share the buffer: the first write to
         # either array makes a new one (writes never donate a buffer another object holds).
-        return ndarray._owner(self._read())
+        return self._new_owner(self._read(), self._order(order))
 
     def to_jax(self) -> jax.Array:
         """The current value as a ``jax.Array`` (no copy)."""
         return self._read()
 
+    def fill(self, value: Any) -> None:
+        """npjax implementation of ``numpy.ndarray.fill`` (NumPy's scalar conversion)."""
+        import jax.numpy as jnp
+
+        one = _indexing._single_value(value, self.dtype)
+        self._write(jnp.broadcast_to(jnp.asarray(one, self.dtype), self.shape))
+
+    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True,
+               copy: bool = True) -> ndarray:
+        """npjax implementation of ``numpy.ndarray.astype``.
+
+        Differences from NumPy: NaN, infinities and out-of-range floats cast to integers
+        give XLA's saturated values (NumPy's are platform-defined, with a RuntimeWarning).
+        """
+        from npjax import _dtypes
+        from npjax._errors import ComplexWarning
+
+        dtype = np.dtype(dtype)
+        if not _dtypes.is_device_dtype(dtype):
+            raise NotImplementedError(f"npjax.ndarray.astype: parameter 'dtype' is not "
+                                      f"supported: {dtype} lives on the host only")
+        if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+            raise ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
+                             "or 'unsafe'")
+        if not np.can_cast(self.dtype, dtype, casting):
+            raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dtype!r} "
+                            f"according to the rule {casting!r}")
+        mem = self._order(order)
+        if not copy and dtype == self.dtype and (
+                order in ("K", "A", None) or self.ndim < 2
+                or self._layout_array().flags[f"{mem}_CONTIGUOUS"]):
+            return self
+        value = self._read()
+        if value.dtype != dtype:
+            if value.dtype.kind == "c" and dtype.kind != "c":
+                import warnings
+
+                warnings.warn("Casting complex values to real discards the imaginary part",
+                              ComplexWarning, stacklevel=2)
+                value = _real(value)
+            value = _astype(value, dtype)
+        return self._new_owner(value, mem)
+
+    def resize(self, *new_shape: Any, refcheck: bool = True) -> None:
+        """npjax implementation of ``numpy.ndarray.resize`` (in place, zero-filled).
+
+        As NumPy, only an array that owns its data can be resized, and with ``refcheck``
+        only when nothing else refers to it. The reference check is NumPy's own rule applied
+        to the Python object: every view holds its root, so a live view (or another name for
+        the array) makes the count too high and ``ValueError`` is raised, as NumPy does.
+        """
+        import jax.numpy as jnp
+
+        if len(new_shape) == 1 and not isinstance(new_shape[0], int | np.integer):
+            new_shape = new_shape[0]
+        if new_shape is None or new_shape == ():
+            return
+        shape = (new_shape,) if isinstance(new_shape, int | np.integer) else tuple(new_shape)
+        shape = tuple(operator.index(n) for n in shape)
+        if any(n < 0 for n in shape):
+            raise ValueError("negative dimensions not allowed")
+        if self._base is not None or self._scalar:
+            raise ValueError("cannot resize this array: it does not own its data")
+        size = int(np.prod(shape, dtype=np.int64))
+        # References: the caller's name, this frame's ``self``, getrefcount's argument.
+        if refcheck and size != self.size and sys.getrefcount(self) > _RESIZE_REFS:
+            raise ValueError("cannot resize an array that references or is referenced\n"
+                             "by another object in this way.\nUse the np.resize function "
+                             "to get a new resized copy or\n set refcheck=False to disable "
+                             "this check")
+        flat = self._value.reshape(-1)
+        if size <= flat.size:
+            flat = flat[:size]
+        else:
+            flat = jnp.concatenate([flat, jnp.zeros(size - flat.size, flat.dtype)])
+        self._value = flat.reshape(shape)
+        self._mine = False
+        self._layout = None
+        self._version += 1
+
+    def setflags(self, write: Any = None, align: Any = None, uic: Any = None) -> None:
+        """npjax implementation of ``numpy.ndarray.setflags`` (only ``write`` has a meaning)."""
+        if uic is not None:
+            raise ValueError("cannot set WRITEBACKIFCOPY flag to True")
+        if write is not None:
+            self.flags.writeable = bool(write)
+
+    def __contains__(self, value: Any) -> bool:
+        import jax.numpy as jnp
+
+        from npjax._normalize import to_jax
+
+        return bool(jnp.any(self._read() == to_jax(value)))
+
     # --- views --------------------------------------------------------------------------
 
     def view(self, dtype: Any = None, type: Any = None) -> ndarray:
-        if type is not None or (dtype is not None and np.dtype(dtype) != self.dtype):
-            raise NotImplementedError("npjax.ndarray.view: reinterpreting the dtype or type "
-                                      "is not supported")
+        """npjax implementation of ``numpy.ndarray.view`` (same dtype only).
+
+        Differences from NumPy: reinterpreting the bytes as another dtype is not supported.
+        """
+        if self._scalar and dtype is None and type is None:  # NumPy scalars: a scalar
+            return ndarray._owner(self._value, True)
+        if isinstance(dtype, builtins_type) and issubclass(dtype, ndarray) and type is None:
+            dtype, type = None, dtype
+        if type is not None and not (isinstance(type, builtins_type)
+                                     and issubclass(type, ndarray)):
+            raise NotImplementedError("npjax.ndarray.view: parameter 'type' is not supported")
+        if dtype is not None and np.dtype(dtype) != self.dtype:
+            raise NotImplementedError("npjax.ndarray.view: parameter 'dtype' is not supported "
+                                      "(reinterpreting the bytes as another dtype)")
         return self._view((), self._layout_array()[...])
 
     def transpose(self, *axes: Any) -> ndarray:
+        """npjax implementation of ``numpy.ndarray.transpose`` (a view)."""
+        if self._scalar and not any(a not in (None, ()) for a in axes):
+            return ndarray._owner(self._value, True)  # NumPy scalars: a scalar
         if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int | np.integer)):
             axes = axes[0]
         ndim = self.ndim
@@ -354,7 +528,7 @@ class ndarray:
 
     @property
     def T(self) -> ndarray:
-        return self.transpose()
+        return self if self._scalar else self.transpose()
 
     @property
     def mT(self) -> ndarray:
@@ -370,6 +544,7 @@ class ndarray:
         return self.transpose(perm)
 
     def reshape(self, *shape: Any, order: str = "C", copy: bool | None = None) -> ndarray:
+        """npjax implementation of ``numpy.ndarray.reshape``: a view where NumPy gives one."""
         if len(shape) == 1 and not isinstance(shape[0], int | np.integer):
             shape = shape[0]
         if order not in ("C", "F", "A"):
@@ -377,30 +552,71 @@ class ndarray:
         if order == "A":
             order = "F" if self.flags.f_contiguous and not self.flags.c_contiguous else "C"
         new_shape = reshape_target(self.size, shape)
+        spec = (shape,) if isinstance(shape, int | np.integer) else tuple(shape)
+        return self._reshape(new_shape, order, copy, False, tuple(map(operator.index, spec)))
+
+    def _reshape(self, new_shape: tuple, order: str, copy: bool | None, own: bool,
+                 spec: tuple | None = None) -> ndarray:
+        """Reshape; a needed copy is an owner when ``own`` (ravel, flatten), else a view of
+        a hidden owner as in NumPy (``base`` set, ``owndata`` False)."""
         layout = None
+        if self._scalar and new_shape == ():
+            return ndarray._owner(self._value, True)  # NumPy scalars: a scalar
         if copy is not True:
             try:
-                layout = np.reshape(self._layout_array(), new_shape, order=order, copy=False)
+                # NumPy's strides differ with the spelling (-1) for empty arrays: pass it on
+                layout = np.reshape(self._layout_array(), spec or new_shape, order=order,
+                                    copy=False)
             except ValueError:
                 if copy is False:
-                    raise
+                    raise ValueError("Unable to avoid creating a copy while reshaping.") \
+                        from None
         if layout is None:
-            return ndarray._owner(_views.Reshape((self.shape, new_shape, order)).get(
-                self._read(), ()))
+            value = _views.Reshape((self.shape, new_shape, order)).get(self._read(), ())
+            out = ndarray._owner(value)
+            if own:
+                return out
+            # NumPy copies in ``order`` and returns a view of the copy: same strides here.
+            out._layout = np.reshape(np.empty(self.shape, self.dtype, order=order), new_shape,
+                                     order=order)
+            return out._view((), out._layout[...])
         if new_shape == self.shape:
             return self._view((), layout)
         return self._view((_views.Reshape((self.shape, new_shape, order)),), layout)
 
     def ravel(self, order: str = "C") -> ndarray:
-        if order == "K":
-            order = "C"
-        return self.reshape(-1, order=order)
+        """npjax implementation of ``numpy.ndarray.ravel``: a view where NumPy gives one
+        (NumPy's own ``ravel`` of the layout decides, and gives the view's strides)."""
+        if order not in ("C", "F", "A", "K"):
+            raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+        source, mem = self, order
+        if order == "K" and self.ndim > 1 and not (self.flags.c_contiguous
+                                                    or self.flags.f_contiguous):
+            # Memory order: axes by decreasing stride size (NumPy keeps negative strides).
+            strides = self.strides
+            source = self.transpose(sorted(range(self.ndim), key=lambda i: -abs(strides[i])))
+            mem = "C"
+        elif order in ("A", "K"):
+            mem = self._order(order)
+        if not _ravel_is_view(self._layout_array(), order):  # NumPy copies: an owner
+            return source._reshape((self.size,), mem, True, True)
+        layout = np.ravel(self._layout_array(), order=order)  # a view: no data is copied
+        if source.shape == (self.size,):
+            return source._view((), layout)
+        return source._view((_views.Reshape((source.shape, (self.size,), mem)),), layout)
 
     def flatten(self, order: str = "C") -> ndarray:
-        return self.reshape(-1, order="F" if order == "F" else "C", copy=True)
+        """npjax implementation of ``numpy.ndarray.flatten`` (always a copy)."""
+        if order not in ("C", "F", "A", "K"):
+            raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+        return self._reshape((self.size,), self._order(order) if order in "AK" else order,
+                             True, True)
 
     def squeeze(self, axis: Any = None) -> ndarray:
         shape = self.shape
+        if not shape and axis is not None and not isinstance(axis, tuple | list):
+            normalize_axis(axis, 1)  # NumPy accepts an int axis 0 or -1 for a 0-d array
+            return self
         if axis is None:
             drop = {i for i, n in enumerate(shape) if n == 1}
         else:
@@ -408,19 +624,23 @@ class ndarray:
             if any(shape[i] != 1 for i in drop):
                 raise ValueError("cannot select an axis to squeeze out which has size "
                                  "not equal to one")
-        new_shape = tuple(n for i, n in enumerate(shape) if i not in drop)
-        return self.reshape(new_shape)
+        if not drop:
+            return self  # NumPy returns the array itself when there is nothing to squeeze
+        layout = self._layout_array().squeeze(tuple(sorted(drop)))
+        return self._view((_views.Reshape((shape, layout.shape, "C")),), layout)
 
     def _expand_dims(self, axis: Any) -> ndarray:
         ndim = self.ndim + len(axis if isinstance(axis, tuple | list) else (axis,))
         axes = set(normalize_axes(axis, ndim))
-        it = iter(self.shape)
-        return self.reshape(tuple(1 if i in axes else next(it) for i in range(ndim)))
+        layout = np.expand_dims(self._layout_array(), tuple(sorted(axes)))
+        return self._view((_views.Reshape((self.shape, layout.shape, "C")),), layout)
 
     @property
     def real(self) -> ndarray:
         if self.dtype.kind != "c":
-            return self._view((), self._layout_array()[...])
+            return self
+        if self._scalar:
+            return ndarray._owner(_real(self._value), True)
         return self._view((_views.Real(()),), self._layout_array().real)
 
     @real.setter
@@ -429,6 +649,8 @@ class ndarray:
 
     @property
     def imag(self) -> ndarray:
+        if self._scalar:
+            return ndarray._owner(_imag(self._value), True)
         if self.dtype.kind != "c":
             import jax.numpy as jnp
 
@@ -460,6 +682,25 @@ class ndarray:
         return self._view((_views.BroadcastTo(shape),), layout, readonly=True)
 
 
+def _ravel_is_view(layout: np.ndarray, order: str) -> bool:
+    """NumPy's ``PyArray_Ravel`` rule, from strides alone (no copy of the layout array)."""
+    flags = layout.flags
+    if order == "C" or (order == "A" and not flags.f_contiguous):
+        return flags.c_contiguous
+    if order in ("F", "A"):
+        return flags.f_contiguous
+    if flags.c_contiguous or flags.f_contiguous:
+        return True
+    stride = layout.itemsize  # order "K": strides sorted by size must form one block
+    for i in sorted(range(layout.ndim), key=lambda i: abs(layout.strides[i])):
+        if layout.shape[i] == 1:
+            continue
+        if layout.strides[i] != stride:
+            return False
+        stride *= layout.shape[i]
+    return True
+
+
 def install_methods(table: dict[str, Any]) -> None:
     """Attach public functions as ``ndarray`` methods (their first parameter is the array)."""
     for name, fn in table.items():
@@ -468,6 +709,7 @@ def install_methods(table: dict[str, Any]) -> None:
 
 def _set_owner(self: ndarray, value: jax.Array, scalar: bool) -> None:
     self._value = value
+    self._root_shape = None
     self._base = None
     self._lens = ()
     self._layout = None
@@ -523,3 +765,6 @@ def reshape_target(size: int, shape: Any) -> tuple[int, ...]:
 
 def _shape_text(shape: tuple) -> str:
     return str(shape)
+
+
+from npjax import _indexing  # noqa: E402  (imports this module: after ndarray exists)

@@ -31,14 +31,24 @@ def resolve_device(device: Any) -> Any:
 def place(value: jax.Array, policy: Policy) -> jax.Array:
     if policy.device is None:
         return value
-    return jax.device_put(value, resolve_device(policy.device))
+    device = resolve_device(policy.device)
+    # device_put to the device an array already lives on returns a *new* Array object that
+    # shares the buffer; that would defeat the refcount check guarding buffer donation.
+    if isinstance(value, jax.Array) and value.sharding.device_set == {device}:
+        return value
+    return jax.device_put(value, device)
 
 
 def as_host(x: Any, policy: Policy, dtype: Any = None) -> np.ndarray:
     """Host data as a NumPy array with NumPy's dtype inference (narrowed when ``x64=False``)."""
     host = np.asarray(x, dtype=dtype)
     if dtype is None and not policy.x64 and not isinstance(x, np.ndarray | np.generic):
-        host = host.astype(_dtypes.narrow_default(host.dtype, False), copy=False)
+        narrow = _dtypes.narrow_default(host.dtype, False)
+        if narrow.kind in "iu" and narrow != host.dtype and host.size:
+            info = np.iinfo(narrow)  # Python ints that do not fit: NumPy's OverflowError
+            if host.min() < info.min or host.max() > info.max:
+                raise OverflowError(f"Python integer out of bounds for {narrow}")
+        host = host.astype(narrow, copy=False)
     if not _dtypes.is_device_dtype(host.dtype):
         raise NpjaxUnsupported(f"dtype {host.dtype} lives on the host only")
     return host
@@ -61,7 +71,11 @@ def to_jax(x: Any, policy: Policy | None = None, dtype: Any = None) -> jax.Array
         rtype = _dtypes.result_type(*[p.dtype for p in parts])
         value = jnp.stack([p.astype(rtype) for p in parts]) if parts else jnp.zeros(0)
     else:
-        return place(jnp.asarray(as_host(x, policy, dtype)), policy)
+        # device_put, not jnp.asarray: the latter compiles a small kernel per shape and dtype.
+        host = as_host(x, policy, dtype)
+        if policy.device is None:
+            return jax.device_put(host)
+        return jax.device_put(host, resolve_device(policy.device))
     if dtype is not None and value.dtype != np.dtype(dtype):
         value = value.astype(dtype)
     return place(value, policy)

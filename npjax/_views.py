@@ -140,10 +140,25 @@ def apply_get(lens: Lens, root: jax.Array, dyns: tuple) -> jax.Array:
     return root
 
 
+def fit(new: jax.Array, shape: tuple, dtype: Any) -> jax.Array:
+    """``new`` cast to ``dtype`` and broadcast to ``shape``, dropping extra leading 1s as
+    NumPy's assignment does (shapes were checked on the host)."""
+    new = jnp.asarray(new)
+    extra = new.ndim - len(shape)
+    if extra > 0:
+        new = new.reshape(new.shape[extra:])
+    if new.dtype != dtype:
+        if jnp.issubdtype(new.dtype, jnp.complexfloating) and not jnp.issubdtype(
+                dtype, jnp.complexfloating):
+            new = jnp.real(new)
+        new = new.astype(dtype)
+    return jnp.broadcast_to(new, shape)
+
+
 def apply_set(lens: Lens, root: jax.Array, dyns: tuple, new: jax.Array) -> jax.Array:
     """Put ``new`` through the lens into ``root``, returning the new root value."""
     if not lens:
-        return jnp.broadcast_to(new, root.shape).astype(root.dtype)
+        return fit(new, root.shape, root.dtype)
     step, rest = lens[0], lens[1:]
     inner = step.get(root, dyns[0])
     return step.set(root, dyns[0], apply_set(rest, inner, dyns[1:], new))
@@ -168,8 +183,8 @@ def compose(lens: Lens, *steps: Any) -> Lens:
     out = list(lens)
     for step in steps:
         last = out[-1] if out else None
-        same_order = isinstance(last, Reshape) and last.static[2] == step.static[2]
-        if isinstance(step, Reshape) and same_order:
+        if (isinstance(step, Reshape) and isinstance(last, Reshape)
+                and last.static[2] == step.static[2]):
             out.pop()
             old = last.static[0]
             if old != step.static[1]:

@@ -70,6 +70,10 @@ def assert_same(actual, expected, *, name=None, where="", check_sign_of_zero=Fal
     elif isinstance(expected, np.generic):
         assert isinstance(actual, npjax.ndarray) and actual._scalar and actual.ndim == 0, (
             f"NumPy gave a scalar {expected!r}, npjax gave {actual!r}{where}")
+    elif isinstance(expected, np.dtype):  # uint64 has two equal dtype classes in NumPy
+        assert isinstance(actual, np.dtype) and actual == expected, (
+            f"dtype {actual!r} != {expected!r}{where}")
+        return
     else:
         assert type(actual) is type(expected), (
             f"NumPy gave {type(expected).__name__} {expected!r}, npjax gave "

@@ -1,0 +1,173 @@
+"""Per-call overhead of npjax against NumPy and raw JAX, on this machine.
+
+(a) a small elementwise op: ``add`` of two 100-element float64 arrays;
+(b) a small reduction: ``sum`` of 100 float64 elements;
+(c) ``a[i] = v`` in a Python loop: 1000 writes into a 1000-element float64 array.
+
+Each is timed with ``timeit`` after a warm-up (compilation excluded), JAX results are waited on
+with ``block_until_ready``, and the best of several repeats is kept. Targets (issue 2): npjax
+per-op time <= 1.5x raw ``jax.numpy`` eager; npjax scalar setitem <= 2x a hand-written donated
+``jax.jit`` update. Results also go to ``benchmarks/results/overhead.json``.
+
+Usage: ``python benchmarks/overhead.py [--quick]`` (``--quick``: fewer repeats).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import timeit
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import npjax
+
+N_SMALL = 100
+N_LOOP = 1000
+TARGET_OP = 1.5
+TARGET_SETITEM = 2.0
+
+
+def best_per_call(fns: dict[str, Callable[[], object]], calls: int, repeat: int,
+                  per: int = 1) -> dict[str, float]:
+    """Best time per unit of work (``per`` units per call) of each function, in µs.
+
+    The repeats are interleaved (one timing of each function per round), so a change in the
+    machine's load during the run affects every candidate alike."""
+    for fn in fns.values():
+        for _ in range(3):
+            fn()  # warm-up: compile, fill caches
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            best[name] = min(best[name], timeit.timeit(fn, number=calls))
+    return {name: t / (calls * per) * 1e6 for name, t in best.items()}
+
+
+def bench_elementwise(calls: int, repeat: int) -> dict[str, float]:
+    a_np, b_np = np.linspace(0.0, 1.0, N_SMALL), np.linspace(1.0, 2.0, N_SMALL)
+    a_j, b_j = jnp.asarray(a_np), jnp.asarray(b_np)
+    a_n, b_n = npjax.asarray(a_np), npjax.asarray(b_np)
+    return best_per_call({
+        "numpy": lambda: np.add(a_np, b_np),
+        "jax.numpy": lambda: jnp.add(a_j, b_j).block_until_ready(),
+        "npjax": lambda: npjax.add(a_n, b_n).to_jax().block_until_ready(),
+        "npjax a+b": lambda: (a_n + b_n).to_jax().block_until_ready(),
+    }, calls, repeat)
+
+
+def bench_reduction(calls: int, repeat: int) -> dict[str, float]:
+    a_np = np.linspace(0.0, 1.0, N_SMALL)
+    a_j = jnp.asarray(a_np)
+    a_n = npjax.asarray(a_np)
+    fns = {
+        "numpy": lambda: np.sum(a_np),
+        "jax.numpy": lambda: jnp.sum(a_j).block_until_ready(),
+    }
+    if hasattr(npjax, "sum"):
+        fns["npjax"] = lambda: npjax.sum(a_n).to_jax().block_until_ready()
+    return best_per_call(fns, calls, repeat)
+
+
+def bench_setitem(repeat: int) -> dict[str, float]:
+    v = 1.5
+
+    def numpy_loop() -> None:
+        a = np.zeros(N_LOOP)
+        for i in range(N_LOOP):
+            a[i] = v
+
+    def jax_eager_loop() -> None:
+        x = jnp.zeros(N_LOOP)
+        for i in range(N_LOOP):
+            x = x.at[i].set(v)
+        x.block_until_ready()
+
+    update = jax.jit(lambda x, i, v: x.at[i].set(v), donate_argnums=0)
+
+    def donated_jit_loop() -> None:
+        x = jnp.zeros(N_LOOP)
+        for i in range(N_LOOP):
+            x = update(x, i, v)
+        x.block_until_ready()
+
+    def npjax_loop() -> None:
+        a = npjax.zeros(N_LOOP)
+        for i in range(N_LOOP):
+            a[i] = v
+        a.to_jax().block_until_ready()
+
+    return best_per_call({
+        "numpy": numpy_loop,
+        "jax eager .at[i].set": jax_eager_loop,
+        "donated jax.jit": donated_jit_loop,
+        "npjax": npjax_loop,
+    }, 1, repeat, per=N_LOOP)
+
+
+def _verdict(ratio: float | None, target: float) -> str:
+    if ratio is None:
+        return "n/a"
+    return "PASS" if ratio <= target else "MISS"
+
+
+def main(argv: list[str]) -> int:
+    quick = "--quick" in argv
+    calls, repeat = (200, 3) if quick else (2000, 7)
+    device = jax.devices()[0]
+    print(f"npjax overhead benchmark: {platform.node()}, {platform.processor() or 'cpu'}, "
+          f"{os.cpu_count()} CPUs; JAX {jax.__version__} on {device.platform} ({device}); "
+          f"NumPy {np.__version__}")
+    print(f"best of {repeat} repeats; compile excluded; JAX results block_until_ready\n")
+
+    results: dict[str, dict] = {
+        "elementwise add (100 x float64)": bench_elementwise(calls, repeat),
+        "reduction sum (100 x float64)": bench_reduction(calls, repeat),
+        f"setitem a[i] = v loop ({N_LOOP} x float64, per write)": bench_setitem(repeat),
+    }
+    for title, row in results.items():
+        print(title)
+        for name, us in row.items():
+            print(f"  {name:<24} {us:10.2f} µs/call")
+        if "npjax" not in row:
+            print("  npjax                    (npjax.sum does not exist yet)")
+        print()
+
+    add, red, setitem = results.values()
+    checks = [
+        ("add: npjax / raw jax.numpy", add["npjax"] / add["jax.numpy"], TARGET_OP),
+        ("sum: npjax / raw jax.numpy",
+         red["npjax"] / red["jax.numpy"] if "npjax" in red else None, TARGET_OP),
+        ("setitem: npjax / donated jax.jit", setitem["npjax"] / setitem["donated jax.jit"],
+         TARGET_SETITEM),
+    ]
+    print("Ratios against targets")
+    summary = []
+    for label, ratio, target in checks:
+        shown = "n/a" if ratio is None else f"{ratio:.2f}x"
+        verdict = _verdict(ratio, target)
+        print(f"  {label:<34} {shown:>7}  (target <= {target}x)  {verdict}")
+        summary.append({"check": label, "ratio": ratio, "target": target, "verdict": verdict})
+    print(f"  (for reference: raw eager .at[i].set / donated jit = "
+          f"{setitem['jax eager .at[i].set'] / setitem['donated jax.jit']:.1f}x)")
+
+    out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, "overhead.json")
+    with open(path, "w") as f:
+        json.dump({"machine": platform.node(), "cpus": os.cpu_count(),
+                   "device": str(device), "platform": device.platform,
+                   "jax": jax.__version__, "numpy": np.__version__,
+                   "calls": calls, "repeat": repeat, "unit": "us_per_call",
+                   "results": results, "ratios": summary}, f, indent=2)
+    print(f"\nwrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

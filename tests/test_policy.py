@@ -1,0 +1,110 @@
+"""Policies: context-scoped, thread- and task-safe, set from the environment once."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import threading
+
+import jax
+import numpy as np
+import pytest
+
+import npjax
+
+
+def test_defaults_and_context_manager():
+    npjax.reset_policy()
+    assert npjax.get_policy() == npjax.Policy()
+    with npjax.policy(fallback="allow", x64=False) as p:
+        assert p.fallback == "allow" and npjax.get_policy().x64 is False
+        with npjax.policy(fallback="raise"):
+            assert npjax.get_policy().fallback == "raise"
+            assert npjax.get_policy().x64 is False
+        assert npjax.get_policy().fallback == "allow"
+    assert npjax.get_policy() == npjax.Policy()
+
+
+def test_set_and_reset():
+    npjax.set_policy(fallback="allow")
+    assert npjax.get_policy().fallback == "allow"
+    npjax.reset_policy()
+    assert npjax.get_policy().fallback == "warn"
+
+
+@pytest.mark.parametrize("field, value", [("mode", "fast"), ("fallback", "never"),
+                                          ("random", "torch")])
+def test_bad_values_raise(field, value):
+    with pytest.raises(ValueError, match=field):
+        npjax.set_policy(**{field: value})
+
+
+def test_unknown_field_raises():
+    with pytest.raises(TypeError):
+        npjax.set_policy(colour="red")
+
+
+def test_policy_is_hashable_for_cache_keys():
+    assert hash(npjax.Policy()) == hash(npjax.Policy())
+
+
+def test_threads_see_their_own_policy():
+    seen = {}
+    barrier = threading.Barrier(2)
+
+    def worker(name, fallback):
+        with npjax.policy(fallback=fallback):
+            barrier.wait()
+            seen[name] = npjax.get_policy().fallback
+
+    threads = [threading.Thread(target=worker, args=("a", "allow")),
+               threading.Thread(target=worker, args=("b", "raise"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == {"a": "allow", "b": "raise"}
+
+
+def test_asyncio_tasks_see_their_own_policy():
+    async def task(fallback):
+        with npjax.policy(fallback=fallback):
+            await asyncio.sleep(0.01)
+            return npjax.get_policy().fallback
+
+    async def main():
+        return await asyncio.gather(task("allow"), task("raise"), task("warn"))
+
+    assert asyncio.run(main()) == ["allow", "raise", "warn"]
+
+
+def test_environment_variables_are_read_at_import():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NPJAX_")}
+    env.update(NPJAX_FALLBACK="allow", NPJAX_X64="0")
+    code = "import npjax; p = npjax.get_policy(); print(p.fallback, p.x64)"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.split()
+    assert out == ["allow", "False"]
+
+
+def test_x64_false_gives_32_bit_defaults():
+    with npjax.policy(x64=False):
+        assert npjax.zeros(3).dtype == np.float32
+        assert npjax.asarray([1, 2]).dtype == np.int32
+        assert npjax.asarray([1.5]).dtype == np.float32
+        assert npjax.arange(3).dtype == np.int32
+        # An explicit dtype is honoured as given.
+        assert npjax.asarray([1.5], dtype=np.float64).dtype == np.float64
+        assert npjax.asarray(np.zeros(2)).dtype == np.float64
+
+
+def test_device_policy_places_arrays():
+    cpu = jax.devices("cpu")[0]
+    with npjax.policy(device="cpu"):
+        a = npjax.asarray([1.0, 2.0])
+        assert a.devices() == {cpu}
+        assert (a + 1).devices() == {cpu}
+    with npjax.policy(device=cpu):
+        assert npjax.zeros(2).devices() == {cpu}
