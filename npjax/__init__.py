@@ -71,7 +71,10 @@ from npjax._creation import *  # noqa: F403
 from npjax._memory import *  # noqa: F403
 from npjax._reductions import *  # noqa: F403
 from npjax._selection import *  # noqa: F403
+from npjax._sorting import *  # noqa: F403
 from npjax._shape_ops import *  # noqa: F403
+from npjax._joining import *  # noqa: F403
+from npjax._rearranging import *  # noqa: F403
 from npjax import _ufunc_methods  # installs ufunc.reduce/accumulate/outer/reduceat/at
 from npjax._errors import FallbackWarning
 from npjax._ndarray import ndarray

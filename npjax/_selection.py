@@ -1,15 +1,12 @@
-"""Sorting, searching and selection (sort, argsort, where, clip, take, choose, unique, ...).
+"""Searching and selection (where, clip, nonzero, take, put, choose, compress, select, ...).
 
-Orderings are NumPy's: NaN sorts last, ``-0.0`` equals ``0.0``, complex numbers sort
-lexicographically with NumPy's NaN classes (``R+Rj < R+nanj < nan+Rj < nan+nanj``). Every
-value is mapped to integer sort keys with exactly that order (``_keys``), so sorting, binary
-search and lexsort share one definition of "less than". Sorts are stable, which makes
-``partition`` / ``argpartition`` (done by a full sort) deterministic.
-
-Functions with data-dependent output shapes (``nonzero``, ``unique``, ``compress``...) read
+Functions with data-dependent output shapes (``nonzero``, ``compress``...) read
 concrete values eagerly, as NumPy does. In-place functions (``put``, ``place``, ``putmask``,
-``put_along_axis``, ``ndarray.sort``...) compute the new value and store it with
+``put_along_axis``...) compute the new value and store it with
 ``ndarray._write`` (through views, ``ValueError`` on read-only arrays).
+
+Sorting, ``searchsorted``, ``unique`` and the set operations are in ``npjax/_sorting.py``; the
+pure-JAX sort keys and kernels in ``npjax/_impl/sorting.py``.
 """
 
 from __future__ import annotations
@@ -17,7 +14,6 @@ from __future__ import annotations
 import functools
 import operator
 import warnings
-from collections import namedtuple
 from collections.abc import Callable
 from typing import Any
 
@@ -28,31 +24,22 @@ from jax import lax
 
 from npjax import _dtypes
 from npjax._dispatch import ArrayIn, Out, npfunc, write_out
-from npjax._errors import AxisError, ComplexWarning, output_casting_error, unsupported
+from npjax._errors import ComplexWarning, output_casting_error, unsupported
+from npjax._impl.sorting import _INT_OF, _bsearch
 from npjax._ndarray import install_methods, ndarray, normalize_axis
 from npjax import _normalize
 from npjax._normalize import to_jax
 from npjax._policy import current
 
 __all__ = [
-    "where", "clip", "sort", "argsort", "partition", "argpartition", "lexsort", "searchsorted",
-    "nonzero", "argwhere", "flatnonzero", "take", "take_along_axis", "put", "put_along_axis",
-    "place", "putmask", "choose", "compress", "extract", "select", "piecewise", "diff",
-    "ediff1d", "unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
-    "isin", "intersect1d", "union1d", "setdiff1d", "setxor1d", "bincount", "digitize",
+    "where", "clip", "nonzero", "argwhere", "flatnonzero", "take", "take_along_axis", "put",
+    "put_along_axis", "place", "putmask", "choose", "compress", "extract", "select", "piecewise",
+    "diff", "ediff1d", "bincount", "digitize",
 ]
 
 _NoValue = np._NoValue
 _INTP = np.dtype(np.intp)
 _MODES = ("raise", "wrap", "clip")
-_SORT_KINDS = {None: None, "quicksort": "quick", "quick": "quick", "q": "quick",
-               "mergesort": "stable", "merge": "stable", "m": "stable", "stable": "stable",
-               "s": "stable", "heapsort": "heap", "heap": "heap", "h": "heap"}
-
-UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices",
-                                                 "counts"])
-UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
-UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -152,128 +139,6 @@ def _fix_indices(idx: jax.Array, n: int, mode: str, axis: int = 0,
                              else "cannot replace elements of an empty array")
         return idx
     return _normal_jit(idx, n, mode) if convert else idx
-
-
-_INT_OF = {2: np.int16, 4: np.int32, 8: np.int64}
-
-
-def _float_key(x: jax.Array) -> jax.Array:
-    """Integers ordered as NumPy orders floats: NaN last, ``-0.0 == 0.0``.
-
-    Pure integer work on the bits: XLA on CPU flushes subnormals to zero in float compares.
-    """
-    itype = _INT_OF[x.dtype.itemsize]
-    top = np.iinfo(itype).max
-    inf_bits = int(np.array(np.inf, x.dtype).view(itype))
-    i = lax.bitcast_convert_type(x, itype)
-    mag = i & top
-    i = jnp.where(mag == 0, 0, jnp.where(mag > inf_bits, top, i)).astype(itype)
-    return i ^ ((i >> (8 * x.dtype.itemsize - 1)) & top)
-
-
-def _nan_bits(x: jax.Array) -> jax.Array:
-    itype = _INT_OF[x.dtype.itemsize]
-    inf_bits = int(np.array(np.inf, x.dtype).view(itype))
-    return (lax.bitcast_convert_type(x, itype) & np.iinfo(itype).max) > inf_bits
-
-
-def _eq(a: jax.Array, b: jax.Array) -> jax.Array:
-    """NumPy's ``a == b`` (NaN unequal, ``-0.0 == 0.0``), exact for subnormals."""
-    kind = a.dtype.kind
-    if kind == "f":
-        return (_float_key(a) == _float_key(b)) & ~_nan_bits(a)
-    if kind == "c":
-        return _eq(jnp.real(a), jnp.real(b)) & _eq(jnp.imag(a), jnp.imag(b))
-    return a == b
-
-
-def _keys(x: jax.Array) -> list[jax.Array]:
-    """Sort keys (most significant first) with NumPy's order for ``x``'s dtype."""
-    kind = x.dtype.kind
-    if kind == "b":
-        return [x.astype(np.uint8)]
-    if kind in "iu":
-        return [x]
-    if kind == "f":
-        return [_float_key(x)]
-    re, im = jnp.real(x), jnp.imag(x)
-    re_nan, im_nan = _nan_bits(re), _nan_bits(im)
-    cls = 2 * re_nan.astype(np.uint8) + im_nan.astype(np.uint8)
-    return [cls, jnp.where(re_nan, 0, _float_key(re)), jnp.where(im_nan, 0, _float_key(im))]
-
-
-@functools.partial(jax.jit, static_argnames=("want",))
-def _sort_last(x: jax.Array, want: str) -> Any:
-    """Stable sort along the last axis: values, indices or both."""
-    keys = _keys(x)
-    iota = lax.broadcasted_iota(_INTP, x.shape, x.ndim - 1)
-    out = lax.sort((*keys, iota), dimension=x.ndim - 1, num_keys=len(keys), is_stable=True)
-    perm = out[-1]
-    if want == "indices":
-        return perm
-    values = jnp.take_along_axis(x, perm, axis=-1)
-    return values if want == "values" else (values, perm)
-
-
-def _along(x: jax.Array, axis: Any, want: str) -> Any:
-    if axis is not None:
-        axis = normalize_axis(axis, x.ndim)
-    if x.size == 0:
-        shape = (0,) if axis is None else x.shape
-        return x.reshape(shape) if want == "values" else jnp.zeros(shape, _INTP)
-    return _sort_axis(x, axis, want)
-
-
-@functools.partial(jax.jit, static_argnames=("axis", "want"))
-def _sort_axis(x: jax.Array, axis: int | None, want: str) -> Any:
-    if axis is None:
-        return _sort_last(x.ravel(), want)
-    last = x.ndim - 1
-    if axis == last:
-        return _sort_last(x, want)
-    return jnp.moveaxis(_sort_last(jnp.moveaxis(x, axis, last), want), last, axis)
-
-
-def _check_sort_args(kind: Any, order: Any, stable: Any) -> None:
-    if order is not None:
-        raise ValueError("Cannot specify order when the array has no fields.")
-    if kind is not None and stable is not None:
-        raise ValueError("`kind` and keyword parameters can't be provided at the same time. "
-                         "Use only one of them.")
-    if kind is not None and (not isinstance(kind, str) or kind.lower() not in _SORT_KINDS):
-        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
-
-
-def _lt(a: list, b: list) -> jax.Array:
-    """Lexicographic ``a < b`` over key lists."""
-    result = a[-1] < b[-1]
-    for x, y in zip(reversed(a[:-1]), reversed(b[:-1])):
-        result = (x < y) | ((x == y) & result)
-    return result
-
-
-@functools.partial(jax.jit, static_argnames=("right", "dtype", "reverse"))
-def _bsearch(a: jax.Array, v: jax.Array, right: bool, dtype: np.dtype | None = None,
-             reverse: bool = False) -> jax.Array:
-    """Insertion points of ``v`` into sorted 1-D ``a`` (NumPy's order), compared in
-    ``dtype``; ``reverse`` searches ``a[::-1]``."""
-    if dtype is not None:
-        a, v = a.astype(dtype), v.astype(dtype)
-    if reverse:
-        a = a[::-1]
-    n = a.shape[0]
-    akeys, vkeys = _keys(a), _keys(v)
-    lo = jnp.zeros(v.shape, _INTP)
-    hi = jnp.full(v.shape, n, _INTP)
-    for _ in range(n.bit_length()):
-        mid = (lo + hi) // 2
-        at = jnp.minimum(mid, n - 1)
-        am = [k[at] for k in akeys]
-        go = ~_lt(vkeys, am) if right else _lt(am, vkeys)
-        active = lo < hi
-        lo = jnp.where(active & go, mid + 1, lo)
-        hi = jnp.where(active & ~go, mid, hi)
-    return lo
 
 
 def _require_ndarray(a: Any, fn: str) -> ndarray:
@@ -393,138 +258,6 @@ def clip(a: Any, a_min: Any = _NoValue, a_max: Any = _NoValue, out: Any = None, 
 def _clip_method(self: ndarray, min: Any = None, max: Any = None, out: Any = None,
                  **kwargs: Any) -> Any:
     return _clip(self, min, max, out, **kwargs)
-
-
-# --- sorting ----------------------------------------------------------------------------------
-
-
-@npfunc
-def sort(a: ArrayIn, axis: Any = -1, kind: Any = None, order: Any = None, *,
-         stable: Any = None) -> jax.Array:
-    """npjax implementation of ``numpy.sort`` (always a stable sort)."""
-    _check_sort_args(kind, order, stable)
-    return _along(a, axis, "values")
-
-
-@npfunc
-def argsort(a: ArrayIn, axis: Any = -1, kind: Any = None, order: Any = None, *,
-            stable: Any = None) -> jax.Array:
-    """npjax implementation of ``numpy.argsort`` (always stable, whatever ``kind``)."""
-    _check_sort_args(kind, order, stable)
-    if a.ndim == 0 and axis is not None:
-        normalize_axis(axis, 1)
-        a = a.reshape(1)
-    return _along(a, axis, "indices")
-
-
-def _check_kth(kth: Any, n: int, empty: bool) -> None:
-    host = np.asarray(kth)
-    if host.dtype.kind == "b":
-        raise ValueError("Booleans unacceptable as partition index")
-    if host.dtype.kind not in "iu":
-        raise TypeError("Partition index must be integer")
-    if empty:  # NumPy returns before checking the range
-        return
-    for k in host.ravel().tolist():
-        if not -n <= k < n:
-            raise ValueError(f"kth(={k}) out of bounds ({n})")
-
-
-def _partition(a: jax.Array, kth: Any, axis: Any, kind: str, order: Any, want: str) -> Any:
-    if kind != "introselect":
-        raise ValueError(f"select kind must be 'introselect' (got {kind!r})")
-    if order is not None:
-        raise ValueError("Cannot specify order when the array has no fields.")
-    if axis is None:
-        a = a.ravel()
-        axis = -1
-    elif a.ndim == 0 and want == "indices":
-        a = a.reshape(1)
-    ax = normalize_axis(axis, a.ndim)
-    _check_kth(kth, a.shape[ax], a.size == 0)
-    return _along(a, ax, want)
-
-
-@npfunc
-def partition(a: ArrayIn, kth: Any, axis: Any = -1, kind: str = "introselect",
-              order: Any = None) -> jax.Array:
-    """npjax implementation of ``numpy.partition``.
-
-    Differences from NumPy: the whole axis is sorted (a valid, deterministic partition).
-    """
-    return _partition(a, kth, axis, kind, order, "values")
-
-
-@npfunc
-def argpartition(a: ArrayIn, kth: Any, axis: Any = -1, kind: str = "introselect",
-                 order: Any = None) -> jax.Array:
-    """npjax implementation of ``numpy.argpartition``.
-
-    Differences from NumPy: the indices fully (stably) sort the axis.
-    """
-    return _partition(a, kth, axis, kind, order, "indices")
-
-
-@npfunc(scalar=True)
-def lexsort(keys: Any, axis: Any = -1) -> jax.Array:
-    """npjax implementation of ``numpy.lexsort`` (the last key is the primary one)."""
-    if isinstance(keys, ndarray | np.ndarray | jax.Array):
-        arr = _jx(keys)
-        if arr.ndim == 0:
-            raise TypeError("need sequence of keys with len > 0 in lexsort")
-        cols = [arr[i] for i in range(arr.shape[0])]
-    else:
-        cols = [_jx(k) for k in keys]
-    if not cols:
-        raise TypeError("need sequence of keys with len > 0 in lexsort")
-    shape = cols[0].shape
-    if any(c.shape != shape for c in cols):
-        raise ValueError("all keys need to be the same shape")
-    axis = operator.index(axis)
-    if len(shape) == 0:
-        if axis not in (0, -1):
-            raise AxisError(axis, 0)
-        return jnp.zeros((), _INTP)
-    ax = normalize_axis(axis, len(shape))
-    return _lexsort(tuple(cols), ax)
-
-
-@functools.partial(jax.jit, static_argnames=("axis",))
-def _lexsort(cols: tuple, axis: int) -> jax.Array:
-    last = cols[0].ndim - 1
-    keys = [k for c in reversed(cols) for k in _keys(jnp.moveaxis(c, axis, last))]
-    iota = lax.broadcasted_iota(_INTP, keys[0].shape, last)
-    perm = lax.sort((*keys, iota), dimension=last, num_keys=len(keys), is_stable=True)[-1]
-    return jnp.moveaxis(perm, last, axis)
-
-
-@npfunc(scalar=True)
-def searchsorted(a: ArrayIn, v: Any, side: str = "left", sorter: Any = None) -> jax.Array:
-    """npjax implementation of ``numpy.searchsorted``.
-
-    Differences from NumPy: out-of-range ``sorter`` entries always raise ``ValueError``.
-    """
-    if side not in ("left", "right") and not (isinstance(side, str) and side[:1].lower() in
-                                               ("l", "r")):
-        raise ValueError(f"search side must be 'left' or 'right' (got {side!r})")
-    right = side[:1].lower() == "r"
-    if a.ndim != 1:
-        raise ValueError("object too deep for desired array" if a.ndim > 1 else
-                         "object of too small depth for desired array")
-    vv = _jx(v)
-    dtype = _dtypes.result_type(a.dtype, vv.dtype)
-    if sorter is not None:
-        s = _jx(sorter)
-        if s.dtype.kind not in "iu":
-            raise TypeError("sorter must only contain integers")
-        if s.ndim != 1 or s.size != a.size:
-            raise ValueError("sorter.size must equal a.size")
-        if s.size:
-            lo, hi = (int(t) for t in _min_max(s))
-            if lo < 0 or hi >= a.size:
-                raise ValueError("Sorter index out of range.")
-        a = _take(a, s, 0)
-    return _bsearch(a, vv, right, dtype)
 
 
 # --- nonzero ----------------------------------------------------------------------------------
@@ -945,242 +678,6 @@ def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> ndarray:
     return ndarray._owner(jnp.concatenate(pieces) if len(pieces) > 1 else d)
 
 
-# --- unique and set operations ----------------------------------------------------------------
-
-
-def _nan_mask(x: jax.Array) -> jax.Array:
-    if x.dtype.kind == "f":
-        return _nan_bits(x)
-    if x.dtype.kind == "c":
-        return _nan_bits(jnp.real(x)) | _nan_bits(jnp.imag(x))
-    return jnp.zeros(x.shape, bool)
-
-
-@functools.partial(jax.jit, static_argnames=("equal_nan",))
-def _unique_core(ar: jax.Array, equal_nan: bool) -> tuple:
-    """Sorted values, the sorting permutation and the first-of-a-run mask (non-empty)."""
-    ar = ar.ravel()
-    values, perm = _sort_last(ar, "both")
-    mask = jnp.concatenate([jnp.ones(1, bool), ~_eq(values[1:], values[:-1])])
-    if equal_nan and ar.dtype.kind in "fc":
-        nan = _nan_mask(values)
-        first = jnp.argmax(nan)
-        mask = jnp.where(nan & nan[-1], jnp.arange(ar.shape[0]) == first, mask)
-    return values, perm, mask
-
-
-def _unique_finish(values: np.ndarray, perm: np.ndarray, mask: np.ndarray,
-                   return_index: bool, return_inverse: bool, return_counts: bool,
-                   inverse_shape: tuple | None, dtype: np.dtype) -> tuple:
-    """NumPy's outputs from the sorted values, permutation and run mask (host arrays)."""
-    where_ = np.flatnonzero(mask)
-    ret = [_device(values[where_], dtype)]
-    if return_index:
-        ret.append(_device(perm[where_]))
-    if return_inverse:
-        inv = np.empty(mask.shape, _INTP)
-        inv[perm] = np.cumsum(mask) - 1
-        ret.append(_device(inv.reshape(inverse_shape) if inverse_shape is not None else inv))
-    if return_counts:
-        ret.append(_device(np.diff(np.append(where_, mask.size))))
-    return tuple(ret)
-
-
-def _unique1d(ar: jax.Array, return_index: bool, return_inverse: bool, return_counts: bool,
-              equal_nan: bool, inverse_shape: tuple | None) -> tuple:
-    if ar.size:
-        values, perm, mask = jax.device_get(_unique_core(ar, equal_nan))
-    else:
-        values, perm, mask = np.zeros(0, ar.dtype), np.zeros(0, _INTP), np.zeros(0, bool)
-    return _unique_finish(values, perm, mask, return_index, return_inverse, return_counts,
-                          inverse_shape, ar.dtype)
-
-
-@jax.jit
-def _unique_rows_core(ar: jax.Array) -> tuple:
-    perm = _lexsort(tuple(ar[:, j] for j in range(ar.shape[1]))[::-1], 0)
-    rows = ar[perm]
-    neq = jnp.any(~_eq(rows[1:], rows[:-1]), axis=1)
-    return rows, perm, jnp.concatenate([jnp.ones(1, bool), neq])
-
-
-def _unique_rows(ar: jax.Array, return_index: bool, return_inverse: bool,
-                 return_counts: bool) -> tuple:
-    """``_unique1d`` over rows of a 2-D array (structured-dtype semantics: NaN != NaN)."""
-    n, m = ar.shape
-    if m == 0 or n == 0:
-        perm = np.arange(n, dtype=_INTP)
-        mask = np.zeros(n, bool)
-        mask[:1] = True
-        rows = np.zeros((n, m), ar.dtype)
-    else:
-        rows, perm, mask = jax.device_get(_unique_rows_core(ar))
-    return _unique_finish(rows, perm, mask, return_index, return_inverse, return_counts, None,
-                          ar.dtype)
-
-
-@npfunc
-def unique(ar: ArrayIn, return_index: bool = False, return_inverse: bool = False,
-           return_counts: bool = False, axis: Any = None, *, equal_nan: bool = True,
-           sorted: bool = True) -> Any:
-    """npjax implementation of ``numpy.unique``.
-
-    Differences from NumPy: ``sorted=False`` still returns sorted values (NumPy's order is
-    then unspecified).
-    """
-    if axis is None or ar.ndim == 1:
-        if axis is not None:
-            normalize_axis(axis, ar.ndim)
-        ret = _unique1d(ar, return_index, return_inverse, return_counts, equal_nan, ar.shape)
-        return ret[0] if len(ret) == 1 else ret
-    ax = normalize_axis(axis, ar.ndim)
-    moved = jnp.moveaxis(ar, ax, 0)
-    orig = moved.shape
-    rows = moved.reshape(orig[0], int(np.prod(orig[1:], dtype=np.int64)))
-    ret = _unique_rows(rows, return_index, return_inverse, return_counts)
-    uniq = jnp.moveaxis(ret[0].reshape((ret[0].shape[0],) + orig[1:]), 0, ax)
-    ret = (uniq,) + ret[1:]
-    return ret[0] if len(ret) == 1 else ret
-
-
-def unique_values(x: Any) -> ndarray:
-    """npjax implementation of ``numpy.unique_values``.
-
-    Differences from NumPy: the values are sorted (NumPy's order is unspecified).
-    """
-    return unique(x, equal_nan=False, sorted=False)
-
-
-def unique_counts(x: Any) -> UniqueCountsResult:
-    """npjax implementation of ``numpy.unique_counts``."""
-    v, c = unique(x, return_counts=True, equal_nan=False)
-    return UniqueCountsResult(v, c)
-
-
-def unique_inverse(x: Any) -> UniqueInverseResult:
-    """npjax implementation of ``numpy.unique_inverse``."""
-    v, inv = unique(x, return_inverse=True, equal_nan=False)
-    return UniqueInverseResult(v, inv)
-
-
-def unique_all(x: Any) -> UniqueAllResult:
-    """npjax implementation of ``numpy.unique_all``."""
-    v, i, inv, c = unique(x, return_index=True, return_inverse=True, return_counts=True,
-                          equal_nan=False)
-    return UniqueAllResult(v, i, inv, c)
-
-
-@functools.partial(jax.jit, static_argnames=("dtype",))
-def _in_table(x: jax.Array, table: jax.Array, dtype: np.dtype) -> jax.Array:
-    """``x == any element of table`` elementwise (NaN never equal), compared in ``dtype``."""
-    x, table = x.astype(dtype), table.astype(dtype)
-    sorted_table = _sort_last(table.ravel(), "values")
-    pos = _bsearch(sorted_table, x.ravel(), False)
-    hit = sorted_table[jnp.minimum(pos, table.size - 1)]
-    return ((pos < table.size) & _eq(hit, x.ravel())).reshape(x.shape)
-
-
-def _in_sorted(x: jax.Array, table: jax.Array) -> jax.Array:
-    if table.size == 0 or x.size == 0:
-        return jnp.zeros(x.shape, bool)
-    return _in_table(x, table, _dtypes.result_type(x.dtype, table.dtype))
-
-
-def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False,
-         *, kind: Any = None) -> ndarray:
-    """npjax implementation of ``numpy.isin``."""
-    e, t = _jx(element), _jx(test_elements)
-    if kind not in (None, "sort", "table"):
-        raise ValueError(f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
-    ints = all(x.dtype.kind in "iub" for x in (e, t))
-    if kind == "table":
-        if not ints:
-            raise ValueError("The 'table' method is only supported for boolean or integer "
-                             "arrays. Please select 'sort' or None for kind.")
-        if t.size:
-            t8 = t.astype(np.uint8) if t.dtype == np.bool_ else t
-            lo, hi = (int(v) for v in _min_max(t8))
-            if hi - lo >= np.iinfo(np.intp).max:
-                raise ValueError("Maximum allowed dimension exceeded")
-            if hi - lo > np.iinfo(t8.dtype).max:
-                raise RuntimeError("You have specified kind='table', but the range of values "
-                                   "in `ar2` or `ar1` exceed the maximum integer of the "
-                                   "datatype. Please set `kind` to None or 'sort'.")
-    found = _in_sorted(e, t)
-    return ndarray._owner(~found if invert else found)
-
-
-def _host_unique(x: Any) -> jax.Array:
-    return _unique1d(_jx(x), False, False, False, True, None)[0]
-
-
-def _concat(a: jax.Array, b: jax.Array) -> jax.Array:
-    dtype = _dtypes.result_type(a.dtype, b.dtype)
-    return jnp.concatenate([a.ravel().astype(dtype), b.ravel().astype(dtype)])
-
-
-@jax.jit
-def _sorted_runs(aux: jax.Array) -> tuple:
-    """Sorted values, permutation and ``sorted[1:] == sorted[:-1]`` (NumPy equality)."""
-    values, perm = _sort_last(aux, "both")
-    return values, perm, _eq(values[1:], values[:-1])
-
-
-def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False,
-                return_indices: bool = False) -> Any:
-    """npjax implementation of ``numpy.intersect1d``."""
-    a1, a2 = _jx(ar1), _jx(ar2)
-    if not assume_unique:
-        if return_indices:
-            a1, ind1 = _unique1d(a1, True, False, False, True, None)
-            a2, ind2 = _unique1d(a2, True, False, False, True, None)
-        else:
-            a1 = _unique1d(a1, False, False, False, True, None)[0]
-            a2 = _unique1d(a2, False, False, False, True, None)[0]
-    else:
-        a1, a2 = a1.ravel(), a2.ravel()
-    aux = _concat(a1, a2)
-    if aux.size:
-        values, order, same = jax.device_get(_sorted_runs(aux))
-    else:
-        values, order, same = np.zeros(0, aux.dtype), np.zeros(0, _INTP), np.zeros(0, bool)
-    sel = np.flatnonzero(same)
-    int1d = ndarray._owner(_device(values[:-1][sel], aux.dtype))
-    if not return_indices:
-        return int1d
-    i1 = order[:-1][sel]
-    i2 = order[1:][sel] - a1.size
-    if not assume_unique:
-        i1, i2 = np.asarray(ind1)[i1], np.asarray(ind2)[i2]
-    return int1d, ndarray._owner(_device(i1)), ndarray._owner(_device(i2))
-
-
-def union1d(ar1: Any, ar2: Any) -> ndarray:
-    """npjax implementation of ``numpy.union1d``."""
-    return ndarray._owner(_host_unique(_concat(_jx(ar1), _jx(ar2))))
-
-
-def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
-    """npjax implementation of ``numpy.setdiff1d``."""
-    if assume_unique:
-        a1, a2 = _jx(ar1).ravel(), _jx(ar2).ravel()
-    else:
-        a1, a2 = _host_unique(ar1), _host_unique(ar2)
-    keep = np.asarray(~_in_sorted(a1, a2))
-    return ndarray._owner(_device(np.asarray(a1)[keep], a1.dtype))
-
-
-def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
-    """npjax implementation of ``numpy.setxor1d``."""
-    a1, a2 = (_jx(ar1), _jx(ar2)) if assume_unique else (_host_unique(ar1), _host_unique(ar2))
-    aux = _concat(a1, a2)
-    if aux.size == 0:
-        return ndarray._owner(aux)
-    values, _, same = jax.device_get(_sorted_runs(aux))
-    flag = np.concatenate([[True], ~same, [True]])
-    return ndarray._owner(_device(values[flag[1:] & flag[:-1]], aux.dtype))
-
-
 # --- counting and binning ---------------------------------------------------------------------
 
 
@@ -1262,29 +759,12 @@ def digitize(x: Any, bins: Any, right: bool = False) -> Any:
 # --- ndarray methods --------------------------------------------------------------------------
 
 
-def _sort_method(self: ndarray, axis: Any = -1, kind: Any = None, order: Any = None, *,
-                 stable: Any = None) -> None:
-    _check_sort_args(kind, order, stable)
-    value = self._read()
-    self._write(_along(value, operator.index(axis), "values"))
-
-
-def _partition_method(self: ndarray, kth: Any, axis: Any = -1, kind: str = "introselect",
-                      order: Any = None) -> None:
-    value = self._read()
-    self._write(_partition(value, kth, operator.index(axis), kind, order, "values"))
-
-
 def _method(fn: Callable) -> Callable:
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
         return fn(self, *args, **kwargs)
     method.__name__ = method.__qualname__ = fn.__name__
     method.__doc__ = fn.__doc__
     return method
-
-
-def _searchsorted_method(self: ndarray, v: Any, side: str = "left", sorter: Any = None) -> Any:
-    return searchsorted(self, v, side, sorter)
 
 
 def _choose_method(self: ndarray, choices: Any, out: Any = None, mode: str = "raise") -> Any:
@@ -1301,11 +781,6 @@ def _take_method(self: ndarray, indices: Any, axis: Any = None, out: Any = None,
 
 
 install_methods({
-    "sort": _sort_method,
-    "argsort": _method(argsort),
-    "partition": _partition_method,
-    "argpartition": _method(argpartition),
-    "searchsorted": _searchsorted_method,
     "nonzero": _method(nonzero),
     "take": _take_method,
     "put": _method(put),

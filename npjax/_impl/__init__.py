@@ -1,0 +1,1 @@
+"""Pure-JAX implementations: jax.Array in, jax.Array out; no npjax types, no policy."""

@@ -1,0 +1,404 @@
+"""Sorting, searching and set operations (sort, argsort, partition, lexsort, searchsorted,
+unique, isin, intersect1d, ...).
+
+Orderings are NumPy's: NaN sorts last, ``-0.0`` equals ``0.0``, complex numbers sort
+lexicographically with NumPy's NaN classes (``R+Rj < R+nanj < nan+Rj < nan+nanj``). Every
+value is mapped to integer sort keys with exactly that order (``_keys``), so sorting, binary
+search and lexsort share one definition of "less than". Sorts are stable, which makes
+``partition`` / ``argpartition`` (done by a full sort) deterministic.
+
+Functions with data-dependent output shapes (``unique``...) read concrete values eagerly, as
+NumPy does. ``ndarray.sort`` / ``ndarray.partition`` compute the new value and store it with
+``ndarray._write`` (through views, ``ValueError`` on read-only arrays).
+
+The pure-JAX sort keys and kernels are in ``npjax/_impl/sorting.py`` and
+``npjax/_impl/setops.py``; shared argument helpers come from ``npjax/_selection.py``.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections import namedtuple
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from npjax import _dtypes
+from npjax._dispatch import ArrayIn, npfunc
+from npjax._errors import AxisError
+from npjax._impl.setops import (_concat, _in_sorted, _sorted_runs, _unique_core,
+                                _unique_rows_core)
+from npjax._impl.sorting import _bsearch, _lexsort, _sort_axis
+from npjax._ndarray import install_methods, ndarray, normalize_axis
+from npjax._selection import _device, _jx, _method, _min_max, _take
+
+__all__ = [
+    "sort", "argsort", "partition", "argpartition", "lexsort", "searchsorted", "unique",
+    "unique_values", "unique_counts", "unique_inverse", "unique_all", "isin", "intersect1d",
+    "union1d", "setdiff1d", "setxor1d",
+]
+
+_INTP = np.dtype(np.intp)
+_SORT_KINDS = {None: None, "quicksort": "quick", "quick": "quick", "q": "quick",
+               "mergesort": "stable", "merge": "stable", "m": "stable", "stable": "stable",
+               "s": "stable", "heapsort": "heap", "heap": "heap", "h": "heap"}
+
+UniqueAllResult = namedtuple("UniqueAllResult", ["values", "indices", "inverse_indices",
+                                                 "counts"])
+UniqueCountsResult = namedtuple("UniqueCountsResult", ["values", "counts"])
+UniqueInverseResult = namedtuple("UniqueInverseResult", ["values", "inverse_indices"])
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def _along(x: jax.Array, axis: Any, want: str) -> Any:
+    if axis is not None:
+        axis = normalize_axis(axis, x.ndim)
+    if x.size == 0:
+        shape = (0,) if axis is None else x.shape
+        return x.reshape(shape) if want == "values" else jnp.zeros(shape, _INTP)
+    return _sort_axis(x, axis, want)
+
+
+def _check_sort_args(kind: Any, order: Any, stable: Any) -> None:
+    if order is not None:
+        raise ValueError("Cannot specify order when the array has no fields.")
+    if kind is not None and stable is not None:
+        raise ValueError("`kind` and keyword parameters can't be provided at the same time. "
+                         "Use only one of them.")
+    if kind is not None and (not isinstance(kind, str) or kind.lower() not in _SORT_KINDS):
+        raise ValueError(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
+
+
+# --- sorting ----------------------------------------------------------------------------------
+
+
+@npfunc
+def sort(a: ArrayIn, axis: Any = -1, kind: Any = None, order: Any = None, *,
+         stable: Any = None) -> jax.Array:
+    """npjax implementation of ``numpy.sort`` (always a stable sort)."""
+    _check_sort_args(kind, order, stable)
+    return _along(a, axis, "values")
+
+
+@npfunc
+def argsort(a: ArrayIn, axis: Any = -1, kind: Any = None, order: Any = None, *,
+            stable: Any = None) -> jax.Array:
+    """npjax implementation of ``numpy.argsort`` (always stable, whatever ``kind``)."""
+    _check_sort_args(kind, order, stable)
+    if a.ndim == 0 and axis is not None:
+        normalize_axis(axis, 1)
+        a = a.reshape(1)
+    return _along(a, axis, "indices")
+
+
+def _check_kth(kth: Any, n: int, empty: bool) -> None:
+    host = np.asarray(kth)
+    if host.dtype.kind == "b":
+        raise ValueError("Booleans unacceptable as partition index")
+    if host.dtype.kind not in "iu":
+        raise TypeError("Partition index must be integer")
+    if empty:  # NumPy returns before checking the range
+        return
+    for k in host.ravel().tolist():
+        if not -n <= k < n:
+            raise ValueError(f"kth(={k}) out of bounds ({n})")
+
+
+def _partition(a: jax.Array, kth: Any, axis: Any, kind: str, order: Any, want: str) -> Any:
+    if kind != "introselect":
+        raise ValueError(f"select kind must be 'introselect' (got {kind!r})")
+    if order is not None:
+        raise ValueError("Cannot specify order when the array has no fields.")
+    if axis is None:
+        a = a.ravel()
+        axis = -1
+    elif a.ndim == 0 and want == "indices":
+        a = a.reshape(1)
+    ax = normalize_axis(axis, a.ndim)
+    _check_kth(kth, a.shape[ax], a.size == 0)
+    return _along(a, ax, want)
+
+
+@npfunc
+def partition(a: ArrayIn, kth: Any, axis: Any = -1, kind: str = "introselect",
+              order: Any = None) -> jax.Array:
+    """npjax implementation of ``numpy.partition``.
+
+    Differences from NumPy: the whole axis is sorted (a valid, deterministic partition).
+    """
+    return _partition(a, kth, axis, kind, order, "values")
+
+
+@npfunc
+def argpartition(a: ArrayIn, kth: Any, axis: Any = -1, kind: str = "introselect",
+                 order: Any = None) -> jax.Array:
+    """npjax implementation of ``numpy.argpartition``.
+
+    Differences from NumPy: the indices fully (stably) sort the axis.
+    """
+    return _partition(a, kth, axis, kind, order, "indices")
+
+
+@npfunc(scalar=True)
+def lexsort(keys: Any, axis: Any = -1) -> jax.Array:
+    """npjax implementation of ``numpy.lexsort`` (the last key is the primary one)."""
+    if isinstance(keys, ndarray | np.ndarray | jax.Array):
+        arr = _jx(keys)
+        if arr.ndim == 0:
+            raise TypeError("need sequence of keys with len > 0 in lexsort")
+        cols = [arr[i] for i in range(arr.shape[0])]
+    else:
+        cols = [_jx(k) for k in keys]
+    if not cols:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    shape = cols[0].shape
+    if any(c.shape != shape for c in cols):
+        raise ValueError("all keys need to be the same shape")
+    axis = operator.index(axis)
+    if len(shape) == 0:
+        if axis not in (0, -1):
+            raise AxisError(axis, 0)
+        return jnp.zeros((), _INTP)
+    ax = normalize_axis(axis, len(shape))
+    return _lexsort(tuple(cols), ax)
+
+
+@npfunc(scalar=True)
+def searchsorted(a: ArrayIn, v: Any, side: str = "left", sorter: Any = None) -> jax.Array:
+    """npjax implementation of ``numpy.searchsorted``.
+
+    Differences from NumPy: out-of-range ``sorter`` entries always raise ``ValueError``.
+    """
+    if side not in ("left", "right") and not (isinstance(side, str) and side[:1].lower() in
+                                               ("l", "r")):
+        raise ValueError(f"search side must be 'left' or 'right' (got {side!r})")
+    right = side[:1].lower() == "r"
+    if a.ndim != 1:
+        raise ValueError("object too deep for desired array" if a.ndim > 1 else
+                         "object of too small depth for desired array")
+    vv = _jx(v)
+    dtype = _dtypes.result_type(a.dtype, vv.dtype)
+    if sorter is not None:
+        s = _jx(sorter)
+        if s.dtype.kind not in "iu":
+            raise TypeError("sorter must only contain integers")
+        if s.ndim != 1 or s.size != a.size:
+            raise ValueError("sorter.size must equal a.size")
+        if s.size:
+            lo, hi = (int(t) for t in _min_max(s))
+            if lo < 0 or hi >= a.size:
+                raise ValueError("Sorter index out of range.")
+        a = _take(a, s, 0)
+    return _bsearch(a, vv, right, dtype)
+
+
+# --- unique and set operations ----------------------------------------------------------------
+
+
+def _unique_finish(values: np.ndarray, perm: np.ndarray, mask: np.ndarray,
+                   return_index: bool, return_inverse: bool, return_counts: bool,
+                   inverse_shape: tuple | None, dtype: np.dtype) -> tuple:
+    """NumPy's outputs from the sorted values, permutation and run mask (host arrays)."""
+    where_ = np.flatnonzero(mask)
+    ret = [_device(values[where_], dtype)]
+    if return_index:
+        ret.append(_device(perm[where_]))
+    if return_inverse:
+        inv = np.empty(mask.shape, _INTP)
+        inv[perm] = np.cumsum(mask) - 1
+        ret.append(_device(inv.reshape(inverse_shape) if inverse_shape is not None else inv))
+    if return_counts:
+        ret.append(_device(np.diff(np.append(where_, mask.size))))
+    return tuple(ret)
+
+
+def _unique1d(ar: jax.Array, return_index: bool, return_inverse: bool, return_counts: bool,
+              equal_nan: bool, inverse_shape: tuple | None) -> tuple:
+    if ar.size:
+        values, perm, mask = jax.device_get(_unique_core(ar, equal_nan))
+    else:
+        values, perm, mask = np.zeros(0, ar.dtype), np.zeros(0, _INTP), np.zeros(0, bool)
+    return _unique_finish(values, perm, mask, return_index, return_inverse, return_counts,
+                          inverse_shape, ar.dtype)
+
+
+def _unique_rows(ar: jax.Array, return_index: bool, return_inverse: bool,
+                 return_counts: bool) -> tuple:
+    """``_unique1d`` over rows of a 2-D array (structured-dtype semantics: NaN != NaN)."""
+    n, m = ar.shape
+    if m == 0 or n == 0:
+        perm = np.arange(n, dtype=_INTP)
+        mask = np.zeros(n, bool)
+        mask[:1] = True
+        rows = np.zeros((n, m), ar.dtype)
+    else:
+        rows, perm, mask = jax.device_get(_unique_rows_core(ar))
+    return _unique_finish(rows, perm, mask, return_index, return_inverse, return_counts, None,
+                          ar.dtype)
+
+
+@npfunc
+def unique(ar: ArrayIn, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis: Any = None, *, equal_nan: bool = True,
+           sorted: bool = True) -> Any:
+    """npjax implementation of ``numpy.unique``.
+
+    Differences from NumPy: ``sorted=False`` still returns sorted values (NumPy's order is
+    then unspecified).
+    """
+    if axis is None or ar.ndim == 1:
+        if axis is not None:
+            normalize_axis(axis, ar.ndim)
+        ret = _unique1d(ar, return_index, return_inverse, return_counts, equal_nan, ar.shape)
+        return ret[0] if len(ret) == 1 else ret
+    ax = normalize_axis(axis, ar.ndim)
+    moved = jnp.moveaxis(ar, ax, 0)
+    orig = moved.shape
+    rows = moved.reshape(orig[0], int(np.prod(orig[1:], dtype=np.int64)))
+    ret = _unique_rows(rows, return_index, return_inverse, return_counts)
+    uniq = jnp.moveaxis(ret[0].reshape((ret[0].shape[0],) + orig[1:]), 0, ax)
+    ret = (uniq,) + ret[1:]
+    return ret[0] if len(ret) == 1 else ret
+
+
+def unique_values(x: Any) -> ndarray:
+    """npjax implementation of ``numpy.unique_values``.
+
+    Differences from NumPy: the values are sorted (NumPy's order is unspecified).
+    """
+    return unique(x, equal_nan=False, sorted=False)
+
+
+def unique_counts(x: Any) -> UniqueCountsResult:
+    """npjax implementation of ``numpy.unique_counts``."""
+    v, c = unique(x, return_counts=True, equal_nan=False)
+    return UniqueCountsResult(v, c)
+
+
+def unique_inverse(x: Any) -> UniqueInverseResult:
+    """npjax implementation of ``numpy.unique_inverse``."""
+    v, inv = unique(x, return_inverse=True, equal_nan=False)
+    return UniqueInverseResult(v, inv)
+
+
+def unique_all(x: Any) -> UniqueAllResult:
+    """npjax implementation of ``numpy.unique_all``."""
+    v, i, inv, c = unique(x, return_index=True, return_inverse=True, return_counts=True,
+                          equal_nan=False)
+    return UniqueAllResult(v, i, inv, c)
+
+
+def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False,
+         *, kind: Any = None) -> ndarray:
+    """npjax implementation of ``numpy.isin``."""
+    e, t = _jx(element), _jx(test_elements)
+    if kind not in (None, "sort", "table"):
+        raise ValueError(f"Invalid kind: '{kind}'. Please use None, 'sort' or 'table'.")
+    ints = all(x.dtype.kind in "iub" for x in (e, t))
+    if kind == "table":
+        if not ints:
+            raise ValueError("The 'table' method is only supported for boolean or integer "
+                             "arrays. Please select 'sort' or None for kind.")
+        if t.size:
+            t8 = t.astype(np.uint8) if t.dtype == np.bool_ else t
+            lo, hi = (int(v) for v in _min_max(t8))
+            if hi - lo >= np.iinfo(np.intp).max:
+                raise ValueError("Maximum allowed dimension exceeded")
+            if hi - lo > np.iinfo(t8.dtype).max:
+                raise RuntimeError("You have specified kind='table', but the range of values "
+                                   "in `ar2` or `ar1` exceed the maximum integer of the "
+                                   "datatype. Please set `kind` to None or 'sort'.")
+    found = _in_sorted(e, t)
+    return ndarray._owner(~found if invert else found)
+
+
+def _host_unique(x: Any) -> jax.Array:
+    return _unique1d(_jx(x), False, False, False, True, None)[0]
+
+
+def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False,
+                return_indices: bool = False) -> Any:
+    """npjax implementation of ``numpy.intersect1d``."""
+    a1, a2 = _jx(ar1), _jx(ar2)
+    if not assume_unique:
+        if return_indices:
+            a1, ind1 = _unique1d(a1, True, False, False, True, None)
+            a2, ind2 = _unique1d(a2, True, False, False, True, None)
+        else:
+            a1 = _unique1d(a1, False, False, False, True, None)[0]
+            a2 = _unique1d(a2, False, False, False, True, None)[0]
+    else:
+        a1, a2 = a1.ravel(), a2.ravel()
+    aux = _concat(a1, a2)
+    if aux.size:
+        values, order, same = jax.device_get(_sorted_runs(aux))
+    else:
+        values, order, same = np.zeros(0, aux.dtype), np.zeros(0, _INTP), np.zeros(0, bool)
+    sel = np.flatnonzero(same)
+    int1d = ndarray._owner(_device(values[:-1][sel], aux.dtype))
+    if not return_indices:
+        return int1d
+    i1 = order[:-1][sel]
+    i2 = order[1:][sel] - a1.size
+    if not assume_unique:
+        i1, i2 = np.asarray(ind1)[i1], np.asarray(ind2)[i2]
+    return int1d, ndarray._owner(_device(i1)), ndarray._owner(_device(i2))
+
+
+def union1d(ar1: Any, ar2: Any) -> ndarray:
+    """npjax implementation of ``numpy.union1d``."""
+    return ndarray._owner(_host_unique(_concat(_jx(ar1), _jx(ar2))))
+
+
+def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
+    """npjax implementation of ``numpy.setdiff1d``."""
+    if assume_unique:
+        a1, a2 = _jx(ar1).ravel(), _jx(ar2).ravel()
+    else:
+        a1, a2 = _host_unique(ar1), _host_unique(ar2)
+    keep = np.asarray(~_in_sorted(a1, a2))
+    return ndarray._owner(_device(np.asarray(a1)[keep], a1.dtype))
+
+
+def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
+    """npjax implementation of ``numpy.setxor1d``."""
+    a1, a2 = (_jx(ar1), _jx(ar2)) if assume_unique else (_host_unique(ar1), _host_unique(ar2))
+    aux = _concat(a1, a2)
+    if aux.size == 0:
+        return ndarray._owner(aux)
+    values, _, same = jax.device_get(_sorted_runs(aux))
+    flag = np.concatenate([[True], ~same, [True]])
+    return ndarray._owner(_device(values[flag[1:] & flag[:-1]], aux.dtype))
+
+
+# --- ndarray methods --------------------------------------------------------------------------
+
+
+def _sort_method(self: ndarray, axis: Any = -1, kind: Any = None, order: Any = None, *,
+                 stable: Any = None) -> None:
+    _check_sort_args(kind, order, stable)
+    value = self._read()
+    self._write(_along(value, operator.index(axis), "values"))
+
+
+def _partition_method(self: ndarray, kth: Any, axis: Any = -1, kind: str = "introselect",
+                      order: Any = None) -> None:
+    value = self._read()
+    self._write(_partition(value, kth, operator.index(axis), kind, order, "values"))
+
+
+def _searchsorted_method(self: ndarray, v: Any, side: str = "left", sorter: Any = None) -> Any:
+    return searchsorted(self, v, side, sorter)
+
+
+install_methods({
+    "sort": _sort_method,
+    "argsort": _method(argsort),
+    "partition": _partition_method,
+    "argpartition": _method(argpartition),
+    "searchsorted": _searchsorted_method,
+})
