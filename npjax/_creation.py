@@ -252,11 +252,8 @@ def copy(a: Any, order: str = "K", subok: bool = False) -> ndarray:
 
 
 def _host_fill(fill: Any, dtype: np.dtype) -> np.ndarray:
-    """``fill`` converted as NumPy's ``copyto(..., casting='unsafe')`` converts it."""
-    if type(fill) is int:
-        _dtypes.check_python_int(fill, dtype)
-    host = np.asarray(fill)
-    return host if host.dtype == dtype else host.astype(dtype)
+    """``fill`` converted as NumPy's ``full`` converts it (its own errors included)."""
+    return np.full(np.shape(fill), fill, dtype)
 
 
 def _filled(name: str, shape: Any, fill: Any, dtype: np.dtype) -> ndarray:
@@ -272,15 +269,14 @@ def _filled(name: str, shape: Any, fill: Any, dtype: np.dtype) -> ndarray:
         raise ValueError(f"could not broadcast input array from shape {value.shape} into "
                          f"shape {shape}")
     if isinstance(value, np.ndarray) and value.ndim == 0:
-        # the value's bytes key a cached kernel (exact: -0.0 and each nan stay themselves)
-        return ndarray._owner(place(_full_kernel(shape, dtype, value.tobytes())(), policy))
+        # the value is a runtime argument: one compiled kernel per shape and dtype
+        return ndarray._owner(place(_full_kernel(shape, dtype)(value), policy))
     return ndarray._owner(place(jnp.broadcast_to(jnp.asarray(value, dtype), shape), policy))
 
 
 @functools.lru_cache(maxsize=512)
-def _full_kernel(shape: tuple, dtype: np.dtype, raw: bytes) -> Any:
-    value = np.frombuffer(raw, dtype).reshape(())
-    return jax.jit(lambda: jnp.full(shape, value, dtype))
+def _full_kernel(shape: tuple, dtype: np.dtype) -> Any:
+    return jax.jit(lambda value: jnp.full(shape, value, dtype))
 
 
 def _default_dtype(dtype: np.dtype | None, name: str) -> np.dtype:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax.numpy as jnp
+
 from npjax._ndarray import ndarray
 from npjax._ufuncs import UFUNCS
 
@@ -35,6 +37,17 @@ def _reflected(uf):
     return op
 
 
+def _equality(uf, const: bool):
+    """``==``/``!=``: None and strings compare elementwise as unequal objects (NumPy)."""
+    def op(self, other):
+        if other is None or isinstance(other, str | bytes):
+            if self._scalar and other is None:
+                return const
+            return ndarray._owner(jnp.full(self.shape, const), self.ndim == 0)
+        return uf(self, other)
+    return op
+
+
 def _inplace(uf):
     def op(self, other):
         if self._scalar:
@@ -47,6 +60,28 @@ def _unary(uf):
     def op(self):
         return uf(self)
     return op
+
+
+# ``complex_array ** python_scalar``: NumPy's operator takes a fast path for these exponents
+# (np.power itself does not), which differs at non-finite values.
+_FAST_POWER = {2: "square", 0.5: "sqrt", -1: "reciprocal"}
+
+
+def _power_ufunc(self: ndarray, other: Any) -> tuple[Any, tuple]:
+    """The ufunc and operands NumPy's ``**``/``**=`` use for ``self ** other``."""
+    if type(other) in (int, float) and self.dtype.kind == "c" and other in _FAST_POWER:
+        return UFUNCS[_FAST_POWER[other]], (self,)
+    return UFUNCS["power"], (self, other)
+
+
+def _pow(self, other):
+    uf, operands = _power_ufunc(self, other)
+    return uf(*operands)
+
+
+def _ipow(self, other):
+    uf, operands = _power_ufunc(self, other)
+    return uf(*operands) if self._scalar else uf(*operands, out=self)
 
 
 def _divmod(self: ndarray, other: Any) -> Any:
@@ -65,13 +100,18 @@ def install() -> None:
             op.__name__ = f"__{prefix}{short}__"
             setattr(ndarray, op.__name__, op)
     for short, name in COMPARISON.items():
-        op = _forward(UFUNCS[name])
+        if short in ("eq", "ne"):
+            op = _equality(UFUNCS[name], short == "ne")
+        else:
+            op = _forward(UFUNCS[name])
         op.__name__ = f"__{short}__"
         setattr(ndarray, op.__name__, op)
     for short, name in UNARY.items():
         op = _unary(UFUNCS[name])
         op.__name__ = f"__{short}__"
         setattr(ndarray, op.__name__, op)
+    ndarray.__pow__ = _pow
+    ndarray.__ipow__ = _ipow
     ndarray.__divmod__ = _divmod
     ndarray.__rdivmod__ = _rdivmod
 

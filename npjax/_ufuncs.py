@@ -6,6 +6,16 @@ result dtypes are NumPy's exactly; the computation is a cached ``jax.jit`` kerne
 (ufunc, loop dtypes) that casts the inputs to the loop dtypes, calls ``jax.numpy`` and casts
 the outputs. ``reduce``/``accumulate``/``outer``/``reduceat``/``at`` live in
 ``_ufunc_methods.py`` and are attached to the class there.
+
+Differences from NumPy:
+- No floating-point warnings: NumPy warns (RuntimeWarning "divide by zero encountered", ...)
+  where npjax computes the same value silently; ``numpy.errstate`` is not consulted. Integer
+  division and remainder by zero give 0 as in NumPy. (errstate support is a later issue.)
+- Complex functions: branch cuts (signed zeros) match NumPy; non-finite parts match on the
+  tested edge set, other inf/nan combinations may follow XLA rather than C99 Annex G.
+- XLA's CPU backend flushes subnormal results to zero (NumPy keeps them).
+- The fast path (npjax array operands, no keywords) caches one compiled kernel per operand
+  dtypes on the ufunc object.
 """
 
 from __future__ import annotations
@@ -17,6 +27,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from npjax import _dtypes
 from npjax._dispatch import write_out
@@ -28,8 +39,381 @@ from npjax._policy import current
 
 _WEAK = _dtypes.WEAK_TYPES
 
-# NumPy name -> JAX function, where ``jax.numpy.<name>`` is not the right one.
-_IMPL_OVERRIDES: dict[str, Callable] = {}
+# NumPy name -> JAX function, where ``jax.numpy.<name>`` is not the right one. Each gets its
+# inputs already cast to the loop dtypes.
+
+
+def _int_safe(fn: Callable, zero_value: Callable) -> Callable:
+    """Integer loops: NumPy gives 0 where the divisor is 0 (JAX gives -1 or garbage)."""
+
+    def impl(x, y):
+        if x.dtype.kind not in "iub":
+            return fn(x, y)
+        x, y = jnp.broadcast_arrays(x, y)
+        zero = y == 0
+        res = fn(x, jnp.where(zero, jnp.ones_like(y), y))
+        if isinstance(res, tuple):
+            return tuple(jnp.where(zero, jnp.zeros_like(r), r) for r in res)
+        return jnp.where(zero, zero_value(x), res)
+
+    return impl
+
+
+def _zeros(x):
+    return jnp.zeros_like(x)
+
+
+def _fmod(x, y):
+    if x.dtype.kind in "iu":
+        return _int_safe(lax.rem, _zeros)(x, y)
+    return jnp.fmod(x, y)
+
+
+def _shift(name: str) -> Callable:
+    def impl(x, y):
+        bits = x.dtype.itemsize * 8
+        big = (y >= bits) | (y < 0) if y.dtype.kind == "i" else y >= bits
+        safe = jnp.where(big, jnp.zeros_like(y), y)
+        if name == "left_shift":
+            return jnp.where(big, jnp.zeros_like(x), jnp.left_shift(x, safe))
+        fill = jnp.where(x < 0, -jnp.ones_like(x), jnp.zeros_like(x)) if x.dtype.kind == "i" \
+            else jnp.zeros_like(x)
+        return jnp.where(big, fill, jnp.right_shift(x, safe))
+
+    return impl
+
+
+def _sign(x):
+    if x.dtype.kind == "c":  # NumPy 2: x / |x|; one infinite part gives its unit direction
+        mag = jnp.abs(x)
+        res = jnp.where(mag == 0, jnp.zeros_like(x), x / jnp.where(mag == 0, 1, mag))
+        re_inf, im_inf = jnp.isinf(x.real), jnp.isinf(x.imag)
+        zero = jnp.zeros_like(x.real)
+        res = jnp.where(re_inf & ~im_inf & ~jnp.isnan(x.imag),
+                        lax.complex(jnp.sign(x.real), zero), res)
+        res = jnp.where(im_inf & ~re_inf & ~jnp.isnan(x.real),
+                        lax.complex(zero, jnp.sign(x.imag)), res)
+        nan = jnp.full_like(x.real, jnp.nan)
+        return jnp.where(re_inf & im_inf, lax.complex(nan, nan), res)
+    return jnp.sign(x)
+
+
+def _cmul(a, b):
+    """Complex product by the textbook formula (NumPy's loops use it)."""
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+    return lax.complex(ar * br - ai * bi, ar * bi + ai * br)
+
+
+def _cdiv(a, b):
+    """Complex quotient by Smith's method, as NumPy's complex divide loop computes it."""
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+    abr, abi = jnp.abs(br), jnp.abs(bi)
+    big_r = abr >= abi
+    both_zero = (abr == 0) & (abi == 0)
+    rat1 = bi / jnp.where(big_r & ~both_zero, br, 1)
+    scl1 = 1 / (br + bi * rat1)
+    r1 = lax.complex((ar + ai * rat1) * scl1, (ai - ar * rat1) * scl1)
+    r0 = lax.complex(ar / abr, ai / abi)
+    rat2 = br / jnp.where(big_r, 1, bi)
+    scl2 = 1 / (bi + br * rat2)
+    r2 = lax.complex((ar * rat2 + ai) * scl2, (ai * rat2 - ar) * scl2)
+    return jnp.where(big_r, jnp.where(both_zero, r0, r1), r2)
+
+
+def _operands(x, y):
+    """Broadcast operands behind an optimization barrier: XLA's CPU backend otherwise turns
+    ``x / broadcast(y)`` into ``x * (1 / y)``, which is not correctly rounded (and gives
+    inf * 0 = nan for inf / huge)."""
+    return lax.optimization_barrier(tuple(jnp.broadcast_arrays(x, y)))
+
+
+def _divide(x, y):
+    x, y = _operands(x, y)
+    if x.dtype.kind != "c":
+        return jnp.true_divide(x, y)
+    return _cdiv(x, y)
+
+
+def _float_divmod(a, b):
+    """NumPy's npy_divmod for floats: (floor quotient, remainder), exact at the extremes."""
+    a, b = _operands(a, b)
+    mod = jnp.fmod(a, b)
+    div = (a - mod) / b
+    fix = (mod != 0) & ((b < 0) != (mod < 0))
+    mod = jnp.where(mod != 0, jnp.where(fix, mod + b, mod), jnp.copysign(jnp.zeros_like(b), b))
+    div = jnp.where(fix, div - 1, div)
+    floordiv = jnp.floor(div)
+    floordiv = jnp.where(div - floordiv > 0.5, floordiv + 1, floordiv)
+    floordiv = jnp.where(div != 0, floordiv, jnp.copysign(jnp.zeros_like(div), a / b))
+    zero = b == 0
+    return jnp.where(zero, a / b, floordiv), jnp.where(zero, jnp.fmod(a, b), mod)
+
+
+def _floor_divide(x, y):
+    if x.dtype.kind == "f":
+        return _float_divmod(x, y)[0]
+    return _int_safe(jnp.floor_divide, _zeros)(x, y)
+
+
+def _remainder(x, y):
+    if x.dtype.kind == "f":
+        return _float_divmod(x, y)[1]
+    return _int_safe(jnp.remainder, _zeros)(x, y)
+
+
+def _divmod(x, y):
+    if x.dtype.kind == "f":
+        return _float_divmod(x, y)
+    return _int_safe(jnp.divmod, _zeros)(x, y)
+
+
+def _cpow(a, b):
+    """NumPy's complex power: special zeros, small integer exponents by multiplication."""
+    a, b = jnp.broadcast_arrays(a, b)
+    br, bi, ar, ai = b.real, b.imag, a.real, a.imag
+    one = jnp.ones_like(a)
+    nan = jnp.full_like(ar, jnp.nan)
+    t = _cmul(b, jnp.log(a))  # C's cpow: cexp(b * clog(a)); cexp(-inf + iy) is 0 in C99
+    general = jnp.where(t.real == -jnp.inf, jnp.zeros_like(a), jnp.exp(t))
+    n = jnp.where((bi == 0) & (jnp.abs(br) < 100), br, 0.0)
+    is_int = (bi == 0) & (br == jnp.trunc(br)) & (jnp.abs(br) < 100)
+    k = jnp.abs(n).astype(np.int32)
+    aa, p = one, a
+    for bit in range(7):
+        aa = jnp.where(((k >> bit) & 1) == 1, _cmul(aa, p), aa)
+        p = _cmul(p, p)
+    aa = jnp.where(br < 0, _cdiv(one, aa), aa)
+    sq = _cmul(a, a)
+    pos = br > 0  # n = 1, 2, 3 are special-cased for positive n only
+    aa = jnp.where(pos & (k == 1), a, aa)
+    aa = jnp.where(pos & (k == 2), sq, aa)
+    aa = jnp.where(pos & (k == 3), _cmul(a, sq), aa)
+    res = jnp.where(is_int, aa, general)
+    zero_a = (ar == 0) & (ai == 0)
+    res = jnp.where(zero_a, jnp.where(br > 0, jnp.zeros_like(a), lax.complex(nan, nan)), res)
+    return jnp.where((br == 0) & (bi == 0), one, res)
+
+
+def _exp2(x):
+    if x.dtype.kind != "c":
+        return jnp.exp2(x)
+    ln2 = np.log(2.0)
+    return jnp.exp(lax.complex(x.real * ln2, x.imag * ln2))
+
+
+def _expm1(x):
+    if x.dtype.kind != "c":
+        return jnp.expm1(x)
+    xr, xi = x.real, x.imag
+    a = jnp.sin(xi / 2)
+    return lax.complex(jnp.expm1(xr) * jnp.cos(xi) - 2 * a * a, jnp.exp(xr) * jnp.sin(xi))
+
+
+def _absolute(x):
+    if x.dtype.kind == "c":  # C99 hypot: an infinite part makes the magnitude inf
+        inf = jnp.isinf(x.real) | jnp.isinf(x.imag)
+        return jnp.where(inf, jnp.inf, jnp.abs(x)).astype(x.real.dtype)
+    return jnp.abs(x)
+
+
+def _int_power(x, y):
+    """Integer power by square-and-multiply in the loop dtype (wraps like NumPy's loop)."""
+    if x.dtype.kind == "c":
+        return _cpow(x, y)
+    if x.dtype.kind == "f":
+        res = jnp.power(x, y)
+        if y.size == 1 and x.dtype.itemsize >= 4:
+            # NumPy's float32/64 loop takes sqrt for a scalar exponent 0.5 (so (-inf)**0.5
+            # is nan and (-0.0)**0.5 is -0.0, not C pow's inf and 0.0).
+            res = jnp.where(y.reshape(()) == 0.5, jnp.sqrt(x), res)
+        return res
+    if x.dtype.kind not in "iu":
+        return jnp.power(x, y)
+    x, y = jnp.broadcast_arrays(x, y)
+
+    def step(_, state):
+        result, base, e = state
+        result = jnp.where((e & 1) == 1, result * base, result)
+        return result, base * base, e >> 1
+
+    bits = x.dtype.itemsize * 8
+    result, _, _ = lax.fori_loop(0, bits, step, (jnp.ones_like(x), x, y))
+    return result
+
+
+def _complex_reciprocal(x):
+    """NumPy's complex reciprocal loop (Smith's method): infinities give nan+nanj there."""
+    xr, xi = x.real, x.imag
+    real_big = jnp.abs(xi) <= jnp.abs(xr)
+    r1 = xi / xr
+    d1 = xr + xi * r1
+    r2 = xr / xi
+    d2 = xr * r2 + xi
+    return jnp.where(real_big, lax.complex(1 / d1, -r1 / d1), lax.complex(r2 / d2, -1 / d2))
+
+
+def _int_reciprocal(x):
+    if x.dtype.kind == "c":
+        return _complex_reciprocal(x)
+    if x.dtype.kind not in "iub":
+        return jnp.reciprocal(x)
+    zero = x == 0
+    # NumPy computes (type)(1.0 / x): x86 turns inf into INT_MIN for 32/64-bit ints and the
+    # narrower ones keep its low bits (0).
+    at_zero = np.iinfo(x.dtype).min if x.dtype.kind == "i" and x.dtype.itemsize >= 4 else 0
+    return jnp.where(zero, jnp.full_like(x, at_zero), lax.div(jnp.ones_like(x),
+                                                      jnp.where(zero, jnp.ones_like(x), x)))
+
+
+def _modf(x):
+    frac, whole = jnp.modf(x)
+    if x.dtype.kind == "f":
+        frac = jnp.where(jnp.isinf(x), jnp.copysign(jnp.zeros_like(x), x), frac)
+    return frac, whole
+
+
+def _cnan(x):
+    return jnp.isnan(x.real) | jnp.isnan(x.imag)
+
+
+def _cge(x, y):
+    """NumPy's complex ordering: lexicographic, false with a NaN part."""
+    xr, xi, yr, yi = x.real, x.imag, y.real, y.imag
+    return ((xr > yr) & ~jnp.isnan(xi) & ~jnp.isnan(yi)) | ((xr == yr) & (xi >= yi))
+
+
+def _extreme(name: str) -> Callable:
+    real = getattr(jnp, name)
+    is_max = name in ("maximum", "fmax")
+    propagate = name in ("maximum", "minimum")
+
+    def impl(x, y):
+        if x.dtype.kind != "c":
+            return real(x, y)
+        x, y = jnp.broadcast_arrays(x, y)
+        pick_x = _cge(x, y) if is_max else _cge(y, x)
+        pick_x = pick_x | (_cnan(x) if propagate else _cnan(y))
+        return jnp.where(pick_x, x, y)
+
+    return impl
+
+
+def _truth(x):
+    return x if x.dtype == np.bool_ else x != 0
+
+
+def _logical(fn: Callable) -> Callable:
+    return lambda *xs: fn(*[_truth(x) for x in xs])
+
+
+def _conj_symmetric(fn: Callable) -> Callable:
+    """f(conj z) = conj f(z): evaluate on the upper half plane so that a signed-zero
+    imaginary part picks NumPy's (C99) side of the branch cut."""
+
+    def impl(z):
+        if z.dtype.kind != "c":
+            return fn(z)
+        w = fn(lax.complex(z.real, jnp.abs(z.imag)))
+        return jnp.where(jnp.signbit(z.imag), jnp.conj(w), w)
+
+    return impl
+
+
+def _arcsinh(z):
+    """asinh is odd: for x < 0 (also -0.0), asinh(x + iy) = -asinh(|x| - iy)."""
+    if z.dtype.kind != "c":
+        return jnp.arcsinh(z)
+    neg = jnp.signbit(z.real)
+    w = _conj_symmetric(jnp.arcsinh)(lax.complex(jnp.abs(z.real),
+                                                 jnp.where(neg, -z.imag, z.imag)))
+    return jnp.where(neg, -w, w)
+
+
+def _as_unsigned_abs(x):
+    """|x| in the unsigned twin dtype, wrapping like C's ``(unsigned)(x < 0 ? -x : x)``."""
+    if x.dtype.kind == "u":
+        return x
+    u = np.dtype(f"uint{x.dtype.itemsize * 8}")
+    return lax.bitcast_convert_type(jnp.where(x < 0, -x, x), u)
+
+
+def _gcd_unsigned(a, b):
+    """Euclid with a fixed number of steps (enough for the bit width; no data-dependent loop)."""
+    def step(_, state):
+        a, b = state
+        nz = b != 0
+        return jnp.where(nz, b, a), jnp.where(nz, a % jnp.where(nz, b, 1), b)
+
+    steps = a.dtype.itemsize * 8 * 3 // 2 + 2
+    return lax.fori_loop(0, steps, step, (a, b))[0]
+
+
+def _gcd(x, y):
+    x, y = jnp.broadcast_arrays(x, y)
+    g = _gcd_unsigned(_as_unsigned_abs(x), _as_unsigned_abs(y))
+    return g if x.dtype.kind == "u" else lax.bitcast_convert_type(g, x.dtype)
+
+
+def _lcm(x, y):
+    x, y = jnp.broadcast_arrays(x, y)
+    a, b = _as_unsigned_abs(x), _as_unsigned_abs(y)
+    g = _gcd_unsigned(a, b)
+    res = jnp.where(g == 0, jnp.zeros_like(a), a // jnp.where(g == 0, 1, g) * b)
+    return res if x.dtype.kind == "u" else lax.bitcast_convert_type(res, x.dtype)
+
+
+def _float_power(x, y):
+    return _cpow(x, y) if x.dtype.kind == "c" else jnp.float_power(x, y)
+
+
+def _spacing(x):
+    return jnp.where(jnp.isinf(x), jnp.full_like(x, jnp.nan), jnp.spacing(x))
+
+
+_IMPL_OVERRIDES: dict[str, Callable] = {
+    "spacing": _spacing,
+    "float_power": _float_power,
+    "divide": _divide,
+    "exp2": _exp2,
+    "expm1": _expm1,
+    "gcd": _gcd,
+    "lcm": _lcm,
+    "sqrt": _conj_symmetric(jnp.sqrt),
+    "arcsin": _conj_symmetric(jnp.arcsin),
+    "arccos": _conj_symmetric(jnp.arccos),
+    "arccosh": _conj_symmetric(jnp.arccosh),
+    "arcsinh": _arcsinh,
+    "power": _int_power,
+    "reciprocal": _int_reciprocal,
+    "modf": _modf,
+    "maximum": _extreme("maximum"),
+    "minimum": _extreme("minimum"),
+    "fmax": _extreme("fmax"),
+    "fmin": _extreme("fmin"),
+    "logical_and": _logical(jnp.logical_and),
+    "logical_or": _logical(jnp.logical_or),
+    "logical_xor": _logical(jnp.logical_xor),
+    "logical_not": _logical(jnp.logical_not),
+    "floor_divide": _floor_divide,
+    "remainder": _remainder,
+    "divmod": _divmod,
+    "fmod": _fmod,
+    "left_shift": _shift("left_shift"),
+    "right_shift": _shift("right_shift"),
+    "sign": _sign,
+    "absolute": _absolute,
+}
+
+# A comparison with a Python int outside the integer loop dtype's range is decided by the
+# side the int lies on: (ufunc, int above the range) -> (ufunc, replacement) with the int
+# replaced by the range's end (NumPy 2 compares exactly).
+_CMP_ABOVE = {"less": "less_equal", "less_equal": "less_equal", "not_equal": "less_equal",
+              "greater": "greater", "greater_equal": "greater", "equal": "greater"}
+_CMP_BELOW = {"less": "less", "less_equal": "less", "equal": "less",
+              "greater": "greater_equal", "greater_equal": "greater_equal",
+              "not_equal": "greater_equal"}
+_CMP_SWAP = {"less": "greater", "less_equal": "greater_equal", "greater": "less",
+             "greater_equal": "less_equal", "equal": "equal", "not_equal": "not_equal"}
 
 # Ufuncs that run on host NumPy (no JAX equivalent for their dtypes).
 _HOST_ONLY = {"isnat"}
@@ -47,6 +431,7 @@ class ufunc:
         self.__qualname__ = self.__name__
         self._np = np_ufunc
         self._impl = _IMPL_OVERRIDES.get(self.__name__) or getattr(jnp, self.__name__, None)
+        self._fast: dict[tuple, Callable] = {}  # operand dtypes -> compiled kernel
         self.nin = np_ufunc.nin
         self.nout = np_ufunc.nout
         self.nargs = np_ufunc.nargs
@@ -59,12 +444,39 @@ class ufunc:
     def __repr__(self) -> str:
         return f"<ufunc '{self.__name__}'>"
 
-    def __call__(self, *args: Any, out: Any = None, where: Any = True,
-                 casting: str = "same_kind", order: str = "K", dtype: Any = None,
-                 subok: bool = True, signature: Any = None, **extra: Any) -> Any:
+    def _body(self, loops: tuple) -> Callable:
+        """Un-jitted body for loop dtypes ``(loop_in, loop_out)`` (for the ufunc methods)."""
+        return _make_body(self.__name__, tuple(loops[0]), tuple(loops[1]))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # Fast path: npjax array operands, no keywords, loop already seen (one dict lookup
+        # keyed by the operand dtypes). Anything else takes the full path below.
+        if not kwargs and len(args) == self.nin and current().device is None:
+            vals = [a._read() if type(a) is ndarray else a for a in args
+                    if type(a) is ndarray or type(a) is float]
+            try:
+                kernel = self._fast.get(tuple(float if type(v) is float else v.dtype
+                                              for v in vals))
+            except AttributeError:
+                kernel = None
+            if kernel is not None and len(vals) == self.nin:
+                try:
+                    results = kernel(*vals)
+                except (TypeError, IndexError):
+                    pass  # shape errors: the full path raises NumPy's exception
+                else:
+                    if self.nout == 1:
+                        r = results[0]
+                        return ndarray._owner(r, r.ndim == 0)
+                    return tuple(ndarray._owner(r, r.ndim == 0) for r in results)
+        return self._call(*args, **kwargs)
+
+    def _call(self, *args: Any, out: Any = None, where: Any = True,
+              casting: str = "same_kind", order: str = "K", dtype: Any = None,
+              subok: bool = True, signature: Any = None, **extra: Any) -> Any:
         nin = self.nin
         if len(args) != nin:
-            if len(args) > nin and out is None:
+            if nin < len(args) <= self.nargs and out is None:
                 args, out = args[:nin], args[nin:]
             else:
                 raise TypeError(f"{self.__name__}() takes from {nin} to {self.nargs} "
@@ -74,6 +486,8 @@ class ufunc:
         if signature is not None:
             raise unsupported(self.__name__, "signature")
         if self._impl is None:
+            if self.__name__ == "isnat":
+                _check_isnat(args[0])
             return call_numpy(self.__name__, self._np, args,
                               {"out": out, "where": where, "casting": casting,
                                "dtype": dtype}, current(), "no JAX implementation")
@@ -82,16 +496,41 @@ class ufunc:
         try:
             vals = [a if type(a) in _WEAK else to_jax(a, policy) for a in args]
         except NpjaxUnsupported as exc:
+            if self.__name__ in ("equal", "not_equal") and any(a is None for a in args):
+                return _compare_none(self, args, out)
+            if any(a is None or isinstance(a, str | bytes) for a in args) and any(
+                    isinstance(a, ndarray) for a in args):
+                raise TypeError(f"ufunc '{self.__name__}' did not contain a loop with "
+                                "signature matching types") from None
             return call_numpy(self.__name__, self._np, args,
                               {"out": out, "where": where, "casting": casting,
                                "dtype": dtype}, policy, str(exc))
+        if self.signature is not None:
+            _check_core_dims(self.__name__, vals)
         keys = tuple(type(v) if type(v) in _WEAK else v.dtype for v in vals)
         loop_in, loop_out = _resolve(self._np, keys, _dtypes.canonical_dtype(dtype), casting)
         for i, v in enumerate(vals):
             if type(v) is int:
-                vals[i] = _weak_int(v, loop_in[i], self.__name__)
+                dt = loop_in[i]
+                if dt.kind in "iu" and self.__name__ in _COMPARISONS:
+                    info = _iinfo(dt)
+                    if not info.min <= v <= info.max:
+                        return self._compare_out_of_range(i, args, out, where, casting,
+                                                          dtype, v > info.max, info)
+                vals[i] = _weak_int(v, dt, self.__name__)
+        if outs is not None:  # NumPy checks the output cast before computing anything
+            for o, dt in zip(outs, loop_out):
+                if o is not None and dt != o.dtype and not _dtypes.can_cast(dt, o.dtype,
+                                                                            casting):
+                    raise output_casting_error(self.__name__, casting, dt, o.dtype)
+        if self.__name__ == "power" and loop_in[1].kind == "i" and all(
+                getattr(v, "size", 1) for v in vals):
+            _check_power(vals[1])
         if where is True:
-            results = _kernel(self.__name__, loop_in, loop_out, False, False)(*vals)
+            try:
+                results = _kernel(self.__name__, loop_in, loop_out, False, False)(*vals)
+            except (TypeError, IndexError) as exc:  # types resolved: this is a shape error
+                raise _shape_error(self, vals, exc) from None
         else:
             mask = to_jax(where, policy)
             if mask.dtype != np.bool_:
@@ -99,21 +538,98 @@ class ufunc:
                                 f"{mask.dtype}') to dtype('bool') according to the rule 'safe'")
             olds = [o._read() if o is not None else None for o in outs] if outs else []
             has_old = bool(olds) and all(o is not None for o in olds)
-            results = _kernel(self.__name__, loop_in, loop_out, True, has_old)(
-                *vals, mask, *(olds if has_old else ()))
+            try:
+                results = _kernel(self.__name__, loop_in, loop_out, True, has_old)(
+                    *vals, mask, *(olds if has_old else ()))
+            except TypeError as exc:
+                raise _shape_error(self, [*vals, mask, *(olds if has_old else ())],
+                                   exc) from None
         if outs is None:
+            if (where is True and dtype is None and casting == "same_kind"
+                    and self.signature is None and self.__name__ != "power"
+                    and all(type(a) is ndarray or type(a) is float for a in args)):
+                self._fast[keys] = _kernel(self.__name__, loop_in, loop_out, False, False)
             if self.nout == 1:
                 return ndarray._owner(results[0], results[0].ndim == 0)
             return tuple(ndarray._owner(r, r.ndim == 0) for r in results)
         written = []
-        for r, o, dt in zip(results, outs, loop_out):
+        for r, o in zip(results, outs):
             if o is None:
                 written.append(ndarray._owner(r, r.ndim == 0))
                 continue
-            if dt != o.dtype and not _dtypes.can_cast(dt, o.dtype, casting):
-                raise output_casting_error(self.__name__, casting, dt, o.dtype)
             written.append(write_out(o, r, "unsafe", self.__name__))
         return written[0] if self.nout == 1 else tuple(written)
+
+
+def _compare_out_of_range(self: ufunc, i: int, args: tuple, out: Any, where: Any,
+                          casting: str, dtype: Any, above: bool, info: Any) -> Any:
+    name = self.__name__
+    if i == 0:
+        name = _CMP_SWAP[name]
+        args = (args[1], args[0])
+    new = (_CMP_ABOVE if above else _CMP_BELOW)[name]
+    end = int(info.max if above else info.min)
+    return UFUNCS[new](args[0], end, out=out, where=where, casting=casting, dtype=dtype)
+
+
+ufunc._compare_out_of_range = _compare_out_of_range
+
+
+@functools.lru_cache(maxsize=64)
+def _iinfo(dt: np.dtype) -> Any:
+    return np.iinfo(dt)
+
+
+def _check_power(exponent: Any) -> None:
+    """NumPy refuses negative integer exponents for integer loops (ValueError)."""
+    if isinstance(exponent, np.generic | int):
+        bad = exponent < 0
+    elif exponent.size == 0:
+        return
+    else:
+        bad = bool(jnp.any(exponent < 0)) if exponent.dtype.kind == "i" else False
+    if bad:
+        raise ValueError("Integers to negative integer powers are not allowed.")
+
+
+# gufuncs: the fewest dimensions each operand needs for its core signature.
+_CORE_NDIM = {"matmul": (1, 1), "vecdot": (1, 1), "matvec": (2, 1), "vecmat": (1, 2)}
+
+
+def _check_core_dims(name: str, vals: list) -> None:
+    for i, (v, need) in enumerate(zip(vals, _CORE_NDIM[name])):
+        ndim = np.ndim(v)
+        if ndim < need:
+            raise ValueError(f"{name}: Input operand {i} does not have enough dimensions "
+                             f"(has {ndim}, gufunc core with signature "
+                             f"{UFUNCS[name].signature} requires {need})")
+
+
+def _check_isnat(x: Any) -> None:
+    """isnat is defined for datetimes only (host arrays); numbers raise NumPy's TypeError."""
+    if isinstance(x, ndarray) or np.asarray(x).dtype.kind not in "mM":
+        raise TypeError("ufunc 'isnat' is only defined for np.datetime64 and np.timedelta64.")
+
+
+def _compare_none(uf: ufunc, args: tuple, out: Any) -> Any:
+    """``x == None`` compares as objects in NumPy: elementwise False (True for !=)."""
+    shapes = [np.shape(a) if not isinstance(a, ndarray) else a.shape for a in args]
+    shape = np.broadcast_shapes(*shapes)
+    value = jnp.full(shape, uf.__name__ == "not_equal")
+    if out is not None:
+        return write_out(out[0] if isinstance(out, tuple) else out, value, "unsafe",
+                         uf.__name__)
+    return ndarray._owner(value, not shape and all(not isinstance(a, ndarray) or a._scalar
+                                                  for a in args))
+
+
+def _shape_error(uf: ufunc, vals: list, exc: Exception) -> ValueError:
+    """NumPy's ValueError for operands whose shapes do not fit (JAX raises TypeError)."""
+    shapes = " ".join(str(tuple(np.shape(v))) for v in vals)
+    if uf.signature is not None:
+        return ValueError(f"{uf.__name__}: operand shapes {shapes} do not match the core "
+                          f"signature {uf.signature} ({exc})")
+    return ValueError(f"operands could not be broadcast together with shapes {shapes} ")
 
 
 def _as_out_tuple(out: Any, nout: int) -> tuple | None:
@@ -139,6 +655,13 @@ def _resolve(np_ufunc: np.ufunc, keys: tuple, dtype: np.dtype | None,
     nin, nout = np_ufunc.nin, np_ufunc.nout
     sig = None if dtype is None else (None,) * nin + (dtype,) * nout
     kwargs = {} if sig is None else {"signature": sig}
+    if casting in ("no", "equiv") and any(isinstance(k, type) for k in keys):
+        # resolve_dtypes crashes (segfault) on weak Python scalars with casting='equiv' once
+        # JAX is imported: ask the ufunc itself on 0-d samples for its verdict instead.
+        samples = [k(0) if isinstance(k, type) else np.zeros((), k) for k in keys]
+        with np.errstate(all="ignore"):
+            np_ufunc(*samples, casting=casting, **({} if dtype is None else {"dtype": dtype}))
+        casting = "unsafe"
     resolved = np_ufunc.resolve_dtypes(keys + (None,) * nout, casting=casting, **kwargs)
     return tuple(resolved[:nin]), tuple(resolved[nin:])
 
@@ -150,25 +673,56 @@ def _weak_int(value: int, dtype: np.dtype, name: str) -> Any:
         return dtype.type(value)
     if dtype.kind == "b":
         return np.bool_(value)
-    return value
+    return dtype.type(value)  # beyond int64 JAX cannot take a Python int
+
+
+# Ufuncs whose float16 loop must stay in float16 (they look at the float16 bit pattern).
+_NO_UPCAST = {"nextafter", "spacing"}
+
+
+def _make_body(name: str, loop_in: tuple, loop_out: tuple) -> Callable:
+    """The pure-JAX body of one ufunc loop: cast inputs to ``loop_in``, compute, cast out.
+
+    float16 loops compute in float32 and round once, as NumPy's float16 loops do.
+    """
+    impl = UFUNCS[name]._impl
+    f16 = np.dtype(np.float16)
+    up = name not in _NO_UPCAST and any(dt == f16 for dt in loop_in)
+    compute = tuple(np.dtype(np.float32) if up and dt == f16 else dt for dt in loop_in)
+    if name == "power" and loop_in[0] == f16:
+        impl = jnp.power  # NumPy's float16 loop has no sqrt fast path
+
+    def body(*xs):
+        ins = [_cast_in(x, dt) for x, dt in zip(xs, loop_in)]
+        if up:  # operands take float16 values first, then the loop computes in float32
+            ins = [x.astype(dt) if x.dtype != dt else x for x, dt in zip(ins, compute)]
+        res = impl(*ins)
+        res = res if isinstance(res, tuple) else (res,)
+        return tuple(jnp.asarray(r).astype(dt) for r, dt in zip(res, loop_out))
+
+    return body
+
+
+def _cast_in(x: Any, dt: np.dtype) -> jax.Array:
+    x = jnp.asarray(x)
+    if dt == np.bool_ and x.dtype != np.bool_:  # truth value (complex: either part)
+        return x != 0
+    return x.astype(dt)
 
 
 @functools.lru_cache(maxsize=8192)
 def _kernel(name: str, loop_in: tuple, loop_out: tuple, with_where: bool,
             has_old: bool) -> Callable:
-    impl = UFUNCS[name]._impl
+    body = _make_body(name, loop_in, loop_out)
     nin = len(loop_in)
+    if not with_where:
+        return jax.jit(body)
 
     def kernel(*xs):
-        ins = [jnp.asarray(x, dtype=dt) for x, dt in zip(xs[:nin], loop_in)]
-        res = impl(*ins)
-        res = res if isinstance(res, tuple) else (res,)
-        res = tuple(jnp.asarray(r).astype(dt) for r, dt in zip(res, loop_out))
-        if with_where:
-            mask = xs[nin]
-            olds = xs[nin + 1:] if has_old else [jnp.zeros_like(r) for r in res]
-            res = tuple(jnp.where(mask, r, o) for r, o in zip(res, olds))
-        return res
+        res = body(*xs[:nin])
+        mask = xs[nin]
+        olds = xs[nin + 1:] if has_old else [jnp.zeros_like(r) for r in res]
+        return tuple(jnp.where(mask, r, o) for r, o in zip(res, olds))
 
     return jax.jit(kernel)
 
