@@ -219,8 +219,8 @@ def _advanced_unchecked(items: list, kinds: list,
     """The template, the index arrays, the (array, axis) bounds checks still to do, and
     whether the index arrays broadcast to an empty shape.
 
-    Errors come in NumPy's order: index arrays' types and boolean shapes, then the
-    broadcasting of the index arrays, then ints and slice steps from left to right, then the
+    Errors come in NumPy's order: from left to right, index arrays' types, boolean shapes,
+    ints' bounds and zero slice steps; then the broadcasting of the index arrays; then the
     bounds of integer arrays. NumPy checks no bounds at all when the index arrays broadcast
     to an empty shape (nothing is selected).
     """
@@ -230,10 +230,12 @@ def _advanced_unchecked(items: list, kinds: list,
         if kind == "bool":
             parts.append(("b", [np.zeros(1 if item else 0, np.intp)]))
             continue
-        if kind == "int":
-            parts.append(("int", [np.intp(operator.index(item))]))
+        if kind == "int":  # checked even when nothing is selected
+            parts.append(("int", [np.intp(_check_int(item, axis, shape[axis]))]))
             axis += 1
             continue
+        if kind == "slice" and item.step == 0:
+            raise ValueError("slice step cannot be zero")
         if kind != "array":
             parts.append((None, []))
             axis += kind == "slice"
@@ -254,9 +256,10 @@ def _advanced_unchecked(items: list, kinds: list,
         if n == 0:
             parts.append(("b", [np.zeros(1 if bool(arr) else 0, np.intp)]))
             continue
-        if arr.shape != tuple(shape[axis:axis + n]) and arr.size:  # NumPy: empty masks fit
-            bad = next(i for i in range(n) if axis + i >= len(shape)
-                       or arr.shape[i] != shape[axis + i])
+        # NumPy: each mask axis must match, except that a mask axis of length 0 fits any
+        bad = next((i for i in range(n) if arr.shape[i] and (
+            axis + i >= len(shape) or arr.shape[i] != shape[axis + i])), None)
+        if bad is not None:
             size = shape[axis + bad] if axis + bad < len(shape) else 0
             raise IndexError(
                 f"boolean index did not match indexed array along axis {axis + bad}; "
@@ -277,13 +280,9 @@ def _advanced_unchecked(items: list, kinds: list,
             template.append(None)
             continue
         if kind == "slice":
-            if item.step == 0:
-                raise ValueError("slice step cannot be zero")
             template.append(("s", item.start, item.stop, item.step))
             axis += 1
             continue
-        if tag == "int":  # ints are checked even when nothing is selected
-            xs = [np.intp(_check_int(item, axis, shape[axis]))]
         if tag == "iarr":
             checks.append((xs[0], axis))
         for x in xs:

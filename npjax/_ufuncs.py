@@ -663,7 +663,10 @@ def _resolve(np_ufunc: np.ufunc, keys: tuple, dtype: np.dtype | None,
             np_ufunc(*samples, casting=casting, **({} if dtype is None else {"dtype": dtype}))
         casting = "unsafe"
     resolved = np_ufunc.resolve_dtypes(keys + (None,) * nout, casting=casting, **kwargs)
-    return tuple(resolved[:nin]), tuple(resolved[nin:])
+    # NumPy has two equal uint64/int64 dtype classes (ulonglong, ulong); JAX accepts scalars
+    # of only one of them, so name each dtype by its canonical instance.
+    resolved = tuple(np.dtype(d.str) if d.kind in "iu" else d for d in resolved)
+    return resolved[:nin], resolved[nin:]
 
 
 def _weak_int(value: int, dtype: np.dtype, name: str) -> Any:
