@@ -666,12 +666,7 @@ class ndarray:
         self.imag[...] = value
 
     def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> ndarray:
-        ndim = self.ndim
-        if ndim < 2:
-            raise ValueError("diag requires an array of at least two dimensions")
-        a1, a2 = normalize_axis(axis1, ndim), normalize_axis(axis2, ndim)
-        if a1 == a2:
-            raise ValueError("axis1 and axis2 cannot be the same")
+        a1, a2 = diagonal_axes(self.ndim, axis1, axis2)
         layout = self._layout_array().diagonal(offset, a1, a2)
         return self._view((_views.Diagonal((int(offset), a1, a2)),), layout, readonly=True)
 
@@ -731,6 +726,16 @@ def normalize_axis(axis: int, ndim: int) -> int:
     if not -ndim <= axis < ndim:
         raise AxisError(axis, ndim)
     return axis % ndim if ndim else 0
+
+
+def diagonal_axes(ndim: int, axis1: int, axis2: int) -> tuple[int, int]:
+    """The two axes of a diagonal (``diagonal``, ``trace``), with NumPy's errors."""
+    if ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    a1, a2 = normalize_axis(axis1, ndim), normalize_axis(axis2, ndim)
+    if a1 == a2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    return a1, a2
 
 
 def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:

@@ -19,7 +19,8 @@ from jax import lax
 from npjax import _dtypes
 from npjax._dispatch import ArrayIn, DTypeIn, npfunc, write_out
 from npjax._errors import ComplexWarning, unsupported
-from npjax._ndarray import install_methods, ndarray, normalize_axes, normalize_axis
+from npjax._ndarray import (diagonal_axes, install_methods, ndarray, normalize_axes,
+                           normalize_axis)
 from npjax._normalize import to_jax
 
 __all__ = [
@@ -480,12 +481,7 @@ def _trace_dtype(dtype: np.dtype, requested: np.dtype | None) -> np.dtype:
 def trace(a: ArrayIn, offset: int = 0, axis1: int = 0, axis2: int = 1,
           dtype: DTypeIn = None, out: Any = None) -> Any:
     """npjax implementation of ``numpy.trace``."""
-    ndim = a.ndim
-    if ndim < 2:
-        raise ValueError("diag requires an array of at least two dimensions")
-    a1, a2 = normalize_axis(axis1, ndim), normalize_axis(axis2, ndim)
-    if a1 == a2:
-        raise ValueError("axis1 and axis2 cannot be the same")
+    a1, a2 = diagonal_axes(a.ndim, axis1, axis2)
     rtype = _trace_dtype(a.dtype, dtype)
     result = jnp.trace(a.astype(rtype), operator.index(offset), a1, a2, dtype=rtype)
     if out is not None:

@@ -309,12 +309,7 @@ def accumulate(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None,
     loop_dt = _reduce_loop_dtype(name, x.dtype, result_dt, dtype)
     _check_power(name, loop_dt, x, ax, False)
     res = _accumulate_kernel(name, loop_dt, ax)(x)
-    if res.dtype != result_dt:
-        res = res.astype(result_dt)
-    if out is not None:
-        out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-        return write_out(out, res, "unsafe", name)
-    return ndarray._owner(res)
+    return _finish(res, result_dt, out, name)
 
 
 # --- outer -----------------------------------------------------------------------------------
@@ -393,12 +388,7 @@ def reduceat(self: ufunc, array: Any, indices: Any, axis: Any = 0, dtype: Any = 
         res = jnp.zeros(x.shape[:ax] + (0,) + x.shape[ax + 1:], result_dt)
     else:
         res = _reduceat_kernel(name, loop_dt, ax)(x, jnp.asarray(idx), jnp.asarray(ends))
-    if res.dtype != result_dt:
-        res = res.astype(result_dt)
-    if out is not None:
-        out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-        return write_out(out, res, "unsafe", name)
-    return ndarray._owner(res)
+    return _finish(res, result_dt, out, name)
 
 
 # --- at --------------------------------------------------------------------------------------
@@ -495,3 +485,13 @@ def install() -> None:
 
 
 install()
+
+
+def _finish(res: Any, result_dt: np.dtype, out: Any, name: str) -> Any:
+    """Cast to NumPy's result dtype; write ``out`` (returned itself) or wrap a new array."""
+    if res.dtype != result_dt:
+        res = res.astype(result_dt)
+    if out is not None:
+        out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+        return write_out(out, res, "unsafe", name)
+    return ndarray._owner(res)
