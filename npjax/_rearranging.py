@@ -514,12 +514,7 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
                             f"according to the rule {casting!r}")
         _warn_complex([value.dtype], dst.dtype)
     target = dst.shape
-    try:
-        if np.broadcast_shapes(value.shape, target) != target:
-            raise ValueError
-    except ValueError:
-        raise ValueError(f"could not broadcast input array from shape {value.shape} into "
-                         f"shape {target}") from None
+    _check_fits(value.shape, target, "input array")
     if dst._readonly:
         raise ValueError("assignment destination is read-only")
     if where is True:
@@ -529,16 +524,21 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
     if mask.dtype != np.bool_ and not _dtypes.can_cast(mask.dtype, np.dtype(bool), "safe"):
         raise TypeError(f"Cannot cast array data from {mask.dtype!r} to dtype('bool') "
                         "according to the rule 'safe'")
-    try:
-        if np.broadcast_shapes(mask.shape, target) != target:
-            raise ValueError
-    except ValueError:
-        raise ValueError(f"could not broadcast where mask from shape {mask.shape} into "
-                         f"shape {target}") from None
+    _check_fits(mask.shape, target, "where mask")
     dst._write(jnp.where(mask, value.astype(dst.dtype), dst._read()))
 
 
 copyto.__module__ = "npjax"
+
+
+def _check_fits(shape: tuple, target: tuple, what: str) -> None:
+    """NumPy's ValueError when ``shape`` does not broadcast to exactly ``target``."""
+    try:
+        fits = np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"could not broadcast {what} from shape {shape} into shape {target}")
 
 
 # --- ndarray methods NumPy has and _ndarray.py does not define -------------------------------

@@ -222,12 +222,15 @@ operand = st.one_of(
     st.sampled_from([0, 1, -1, 2.5, -0.0, 1j, 300, np.nan]))
 
 
+def _on(xp, v):
+    """A Hypothesis NumPy array as an ``xp`` array; other values unchanged."""
+    return xp.asarray(v) if isinstance(v, np.ndarray) else v
+
+
 @given(arrays(np.bool_, small), operand, operand)
 def test_where_three(cond, x, y):
     def run(xp):
-        xx = xp.asarray(x) if isinstance(x, np.ndarray) else x
-        yy = xp.asarray(y) if isinstance(y, np.ndarray) else y
-        return xp.where(xp.asarray(cond), xx, yy)
+        return xp.where(xp.asarray(cond), _on(xp, x), _on(xp, y))
 
     assert_parity(run, context=(cond, x, y))
 
@@ -250,9 +253,7 @@ bound = st.one_of(st.none(), st.sampled_from([0, -1, 1, 2, 1.5, -1000, 1000, np.
 @given(arrays(st.sampled_from(REAL), small), bound, bound)
 def test_clip(a, lo, hi):
     def run(xp):
-        low = xp.asarray(lo) if isinstance(lo, np.ndarray) else lo
-        high = xp.asarray(hi) if isinstance(hi, np.ndarray) else hi
-        return xp.clip(xp.asarray(a), low, high)
+        return xp.clip(xp.asarray(a), _on(xp, lo), _on(xp, hi))
 
     assert_parity(run, context=(a, lo, hi))
     assert_parity(lambda xp: xp.asarray(a).clip(min=lo if not isinstance(lo, np.ndarray)
