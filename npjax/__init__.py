@@ -75,10 +75,23 @@ from npjax._sorting import *  # noqa: F403
 from npjax._shape_ops import *  # noqa: F403
 from npjax._joining import *  # noqa: F403
 from npjax._rearranging import *  # noqa: F403
+from npjax._products import *  # noqa: F403
+from npjax._signal import *  # noqa: F403
+from npjax._polynomial import *  # noqa: F403
+from npjax._statistics import *  # noqa: F403
+from npjax._calculus import *  # noqa: F403
+from npjax._elementwise_misc import *  # noqa: F403
+from npjax._bits import *  # noqa: F403
+from npjax._index_tricks import *  # noqa: F403
+from npjax._functional import *  # noqa: F403
+from npjax._errstate import *  # noqa: F403
+from npjax._jit import *  # noqa: F403
+from npjax import fft, linalg, random
 from npjax import _ufunc_methods  # installs ufunc.reduce/accumulate/outer/reduceat/at
 from npjax._errors import FallbackWarning
 from npjax._ndarray import ndarray
 from npjax._policy import Policy, get_policy, policy, reset_policy, set_policy
+from npjax._stats import reset_stats, stats
 from npjax._ufuncs import UFUNCS as _UFUNCS
 from npjax._ufuncs import ufunc
 

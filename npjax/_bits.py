@@ -1,0 +1,3 @@
+"""Bit packing: packbits, unpackbits."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""Differences, gradients, integration and interpolation: gradient, trapezoid, interp, unwrap."""
+
+__all__: list[str] = []

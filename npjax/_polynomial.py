@@ -1,0 +1,3 @@
+"""The legacy polynomial functions: poly, polyval, polyfit, roots, poly1d, ..."""
+
+__all__: list[str] = []

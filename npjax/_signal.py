@@ -1,0 +1,3 @@
+"""Signal helpers: convolve, correlate, window functions, sinc, i0."""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""Histograms, bincount-like counting, cov and corrcoef."""
+
+__all__: list[str] = []
