@@ -11,61 +11,6 @@ import jax as _jax
 # defaults instead.
 _jax.config.update("jax_enable_x64", True)
 
-from numpy import (
-    bool,
-    bool_,
-    byte,
-    cdouble,
-    complex64,
-    complex128,
-    complexfloating,
-    csingle,
-    double,
-    dtype,
-    e,
-    euler_gamma,
-    finfo,
-    float16,
-    float32,
-    float64,
-    floating,
-    generic,
-    half,
-    iinfo,
-    inexact,
-    inf,
-    int8,
-    int16,
-    int32,
-    int64,
-    int_,
-    intc,
-    integer,
-    intp,
-    long,
-    longlong,
-    nan,
-    newaxis,
-    number,
-    pi,
-    short,
-    signedinteger,
-    single,
-    ubyte,
-    uint,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-    uintc,
-    uintp,
-    ulong,
-    ulonglong,
-    unsignedinteger,
-    ushort,
-)
-from numpy.exceptions import AxisError, ComplexWarning
-
 from npjax import _operators
 from npjax._creation import *  # noqa: F403
 from npjax._memory import *  # noqa: F403
@@ -85,8 +30,12 @@ from npjax._bits import *  # noqa: F403
 from npjax._index_tricks import *  # noqa: F403
 from npjax._functional import *  # noqa: F403
 from npjax._errstate import *  # noqa: F403
+from npjax._dtype_functions import *  # noqa: F403
+from npjax._io import *  # noqa: F403
+from npjax._interop import *  # noqa: F403
+from npjax._sharding import *  # noqa: F403
 from npjax._jit import *  # noqa: F403
-from npjax import fft, linalg, random
+from npjax import distributed, fft, linalg, random
 from npjax import _ufunc_methods  # installs ufunc.reduce/accumulate/outer/reduceat/at
 from npjax._errors import FallbackWarning
 from npjax._ndarray import ndarray
@@ -96,3 +45,26 @@ from npjax._ufuncs import UFUNCS as _UFUNCS
 from npjax._ufuncs import ufunc
 
 globals().update(_UFUNCS)
+
+# Every other public NumPy name: NumPy's own data-free objects, host functions, declared
+# fallbacks (npjax/_registry.py says which is which).
+from npjax import _registry
+
+_registry.install(globals())
+for _sub in (fft, linalg, random):
+    _registry.install(vars(_sub), "numpy." + _sub.__name__.rpartition(".")[2])
+del _sub
+
+__array_api_version__ = "2024.12"
+_EXTRAS = ["FallbackWarning", "Policy", "policy", "get_policy", "set_policy", "reset_policy",
+           "stats", "reset_stats", "jit", "asnumpy", "from_jax"]
+__all__ = sorted({n for n in globals() if not n.startswith("_") and n in dir(__import__(
+    "numpy"))} | {n for n in _EXTRAS if n in globals()})
+
+
+def __getattr__(name: str):
+    return _registry.lazy_fallback("numpy", name)
+
+
+def __dir__() -> list[str]:
+    return __all__

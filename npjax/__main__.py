@@ -1,4 +1,5 @@
-"""Command line: ``python -m npjax run [--compare] SCRIPT [ARGS...]``, ``coverage``, ``bench``."""
+"""Command line: ``python -m npjax run [OPTIONS] SCRIPT [ARGS...]`` (or ``-m MODULE``),
+``coverage``, ``bench``."""
 
 from __future__ import annotations
 
@@ -18,34 +19,67 @@ def _parser() -> argparse.ArgumentParser:
         "run", help="run an unmodified NumPy script with npjax as its numpy",
         description="Run SCRIPT as `python SCRIPT ARGS...` would, with the script's own "
                     "`import numpy` resolved to npjax (installed libraries keep NumPy).")
+    run.add_argument("-m", dest="module", metavar="MODULE", default=None,
+                     help="run library module MODULE as a script (as `python -m MODULE`); "
+                          "the current folder's code gets npjax")
+    run.add_argument("--mode", choices=("eager", "lazy"), default=None,
+                     help="policy mode: eager (each call runs at once) or lazy")
+    run.add_argument("--device", default=None,
+                     help="where arrays live: a platform name (cpu, gpu, tpu)")
+    run.add_argument("--sharding", choices=("auto",), default=None,
+                     help="spread arrays over the devices (auto)")
+    run.add_argument("--fallback", choices=("warn", "raise", "allow"), default=None,
+                     help="what a call that runs on host NumPy does (default: warn)")
+    run.add_argument("--random", choices=("jax", "numpy"), default=None,
+                     help="random streams: jax (fast, device) or numpy (NumPy's numbers)")
+    run.add_argument("--x64", action=argparse.BooleanOptionalAction, default=None,
+                     help="NumPy's 64-bit defaults (float64/int64; the default) or 32-bit")
+    run.add_argument("--report", action=argparse.BooleanOptionalAction, default=True,
+                     help="print the report (calls, fallbacks, transfers, compiles, "
+                          "advice) to stderr at exit (default: on)")
+    run.add_argument("--report-json", metavar="FILE", default=None,
+                     help="also write the report's data (npjax.stats()) as JSON to FILE")
     run.add_argument("--compare", action="store_true",
-                     help="also run the script under NumPy; compare printed output and times "
-                          "(exit status 0 when they match, 1 when not)")
+                     help="also run the script under NumPy; compare printed output, saved "
+                          ".npy/.npz/.txt/.csv files and times (exit status 0 when they "
+                          "match, 1 when not)")
     run.add_argument("--rtol", type=float, default=1e-9,
-                     help="relative tolerance for printed floats under --compare (1e-9)")
+                     help="relative tolerance for floats under --compare (1e-9)")
     run.add_argument("--atol", type=float, default=1e-12,
-                     help="absolute tolerance for printed floats under --compare (1e-12)")
-    run.add_argument("script", metavar="SCRIPT", help="the Python file to run")
+                     help="absolute tolerance for floats under --compare (1e-12)")
+    run.add_argument("script", metavar="SCRIPT", nargs="?", default=None,
+                     help="the Python file to run (not with -m)")
     run.add_argument("args", metavar="ARGS", nargs=argparse.REMAINDER,
                      help="arguments passed to the script as sys.argv[1:]")
 
-    sub.add_parser("coverage", help="which NumPy names npjax covers (not implemented yet)")
-    bench = sub.add_parser("bench", help="run the benchmarks (so far: benchmarks/overhead.py)")
+    coverage = sub.add_parser("coverage", help="how npjax provides each public NumPy name")
+    coverage.add_argument("--markdown", action="store_true", help="print Markdown")
+    coverage.add_argument("--write", metavar="PATH", help="write the Markdown table to PATH")
+    bench = sub.add_parser("bench", help="run the benchmark suite (benchmarks/suite.py)")
     bench.add_argument("--quick", action="store_true", help="fewer repeats")
+    bench.add_argument("--size", choices=("small", "large"), default="small",
+                       help="problem size preset (small)")
+    bench.add_argument("--only", default="", help="comma-separated kernel names")
+    bench.add_argument("--overhead", action="store_true",
+                       help="run the per-call overhead benchmark (benchmarks/overhead.py)")
     return parser
 
 
-def _bench(args: Sequence[str]) -> int:
+def _bench(options: argparse.Namespace) -> int:
     here = os.path.dirname(os.path.abspath(__file__))
-    script = os.path.join(os.path.dirname(here), "benchmarks", "overhead.py")
+    name = "overhead.py" if options.overhead else "suite.py"
+    script = os.path.join(os.path.dirname(here), "benchmarks", name)
     if not os.path.isfile(script):
-        print("npjax bench: not implemented yet: see issue 6 (the benchmark suite); "
-              "benchmarks/overhead.py is only in a source checkout", file=sys.stderr)
+        print(f"npjax bench: benchmarks/{name} is only in a source checkout", file=sys.stderr)
         return 2
-    print("npjax bench: only the per-call overhead benchmark exists so far (the suite is "
-          "issue 6); running benchmarks/overhead.py", file=sys.stderr)
+    args = ["--quick"] if options.quick else []
+    if not options.overhead:
+        args += ["--size", options.size] + (["--only", options.only] if options.only else [])
     sys.argv[:] = [script, *args]
-    runpy.run_path(script, run_name="__main__")
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
     return 0
 
 
@@ -53,15 +87,48 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m npjax``; returns the exit status."""
     options = _parser().parse_args(argv)
     if options.command == "coverage":
-        print("npjax coverage: not implemented yet: see issue 3", file=sys.stderr)
-        return 2
+        from npjax import _coverage
+
+        text = _coverage.render(markdown=options.markdown or bool(options.write))
+        if options.write:
+            with open(options.write, "w", encoding="utf-8") as f:
+                f.write(text)
+        else:
+            print(text, end="")
+        return 0
     if options.command == "bench":
-        return _bench(["--quick"] if options.quick else [])
+        return _bench(options)
+    return _run(options)
+
+
+_POLICY_FLAGS = ("mode", "device", "sharding", "fallback", "random", "x64")
+
+
+def _run(options: argparse.Namespace) -> int:
     from npjax import _runner
 
+    args = list(options.args)
+    if options.module is not None:
+        if options.script is not None:  # `run -m mod a b`: the first ARG landed in SCRIPT
+            args.insert(0, options.script)
+        target, module = options.module, True
+    elif options.script is None:
+        print("python -m npjax run: error: give SCRIPT or -m MODULE", file=sys.stderr)
+        return 2
+    else:
+        target, module = options.script, False
+    policy = {k: getattr(options, k) for k in _POLICY_FLAGS if getattr(options, k) is not None}
     if options.compare:
-        return _runner.compare(options.script, options.args, options.rtol, options.atol)
-    return _runner.run_script(options.script, options.args)
+        flags = []
+        for key, value in policy.items():
+            if key == "x64":
+                flags.append("--x64" if value else "--no-x64")
+            else:
+                flags += [f"--{key}", str(value)]
+        return _runner.compare(target, args, options.rtol, options.atol, module=module,
+                               options=flags, report=options.report)
+    return _runner.run_script(target, args, module=module, policy=policy,
+                              report=options.report, report_json=options.report_json)
 
 
 if __name__ == "__main__":

@@ -22,12 +22,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _dtypes
-from npjax._dispatch import ArrayIn, DTypeIn, Unsupported, npfunc
-from npjax._errors import ComplexWarning, NpjaxUnsupported, unsupported
+from npjax import _dtypes, _sharding, _stats
+from npjax._dispatch import ArrayIn, DeviceIn, DTypeIn, Unsupported, npfunc, with_device
+from npjax._errors import ComplexWarning, HostOnly, unsupported
 from npjax._ndarray import ndarray, normalize_axis
 from npjax._normalize import as_host, place, resolve_device, to_jax
 from npjax._policy import Policy, current
+from npjax._fallback import to_host
 
 __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
            "asarray_chkfinite", "copy", "zeros", "ones", "empty", "full", "zeros_like",
@@ -83,7 +84,7 @@ def _check_size(shape: tuple[int, ...], dtype: np.dtype) -> None:
 def _device_dtype(dtype: np.dtype, name: str) -> np.dtype:
     """``dtype`` unchanged when JAX can hold it; NotImplementedError naming it otherwise."""
     if not _dtypes.is_device_dtype(dtype):
-        raise unsupported(name, "dtype", f"{dtype} lives on the host only (not yet in npjax)")
+        raise HostOnly(f"dtype {dtype} lives on the host only")
     return dtype
 
 
@@ -132,8 +133,11 @@ def _narrow(dtype: np.dtype, policy: Policy) -> np.dtype:
 
 
 def _host_to_array(host: np.ndarray, name: str, policy: Policy | None = None) -> ndarray:
-    """A host NumPy result as a new npjax array on the policy's device."""
-    _device_dtype(host.dtype, name)
+    """A host NumPy result as a new npjax array on the policy's device (host-only dtypes stay
+    the NumPy array)."""
+    if not _dtypes.is_device_dtype(host.dtype):
+        _stats.host_only[name] += 1
+        return host
     return ndarray._owner(to_jax(host, policy or current()))
 
 
@@ -155,14 +159,26 @@ def _copy_flag(copy: Any) -> bool | None:
 
 
 def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
-          subok: bool = False, ndmin: int = 0, like: Any = None) -> ndarray:
+          subok: bool = False, ndmin: int = 0, ndmax: int = 0, like: Any = None) -> ndarray:
     """npjax implementation of ``numpy.array``: a new array on the policy's device.
 
     Differences from NumPy: ``copy=False`` on host data (NumPy arrays, lists, scalars) raises
     ValueError because device memory can never alias host memory; ``order`` changes no layout
-    (npjax owners are C-ordered); host-only dtypes (str, object, datetime) raise
-    NotImplementedError.
+    (npjax owners are C-ordered). Host-only dtypes (str, bytes, datetime64, object,
+    structured) give NumPy's own array, as NumPy would.
     """
+    if ndmax:  # NumPy decides how deep nested sequences go (deeper ones become objects)
+        object = np.array(to_host(object), dtype, ndmax=ndmax)
+    try:
+        return _array(object, dtype, copy, order, subok, ndmin, like)
+    except HostOnly:
+        _stats.host_only["array"] += 1
+        return np.array(to_host(object), dtype, copy=copy, order=order, subok=subok,
+                        ndmin=ndmin)
+
+
+def _array(object: Any, dtype: Any, copy: Any, order: Any, subok: bool, ndmin: int,
+           like: Any) -> ndarray:
     if like is not None:
         raise unsupported("array", "like")
     _check_order(order)
@@ -191,28 +207,23 @@ def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
     else:
         if copy is False:
             raise ValueError(_NO_COPY)
-        try:
-            value = to_jax(object, policy, dtype)
-        except NpjaxUnsupported as exc:
-            raise unsupported("array", "dtype", str(exc)) from None
+        value = to_jax(object, policy, dtype)
     if value.ndim < ndmin:
         value = value.reshape((1,) * (ndmin - value.ndim) + value.shape)
     return ndarray._owner(value)
 
 
+@with_device
 def asarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
             copy: Any = None, like: Any = None) -> ndarray:
     """npjax implementation of ``numpy.asarray``: ``a`` itself when it already fits."""
-    if device is not None:
-        raise unsupported("asarray", "device")
     return array(a, dtype, copy=copy, order=order, like=like)
 
 
+@with_device
 def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
                copy: Any = None, like: Any = None) -> ndarray:
     """npjax implementation of ``numpy.asanyarray`` (npjax has no subclasses: ``asarray``)."""
-    if device is not None:
-        raise unsupported("asanyarray", "device")
     return array(a, dtype, copy=copy, order=order, like=like)
 
 
@@ -270,13 +281,16 @@ def _filled(name: str, shape: Any, fill: Any, dtype: np.dtype) -> ndarray:
                          f"shape {shape}")
     if isinstance(value, np.ndarray) and value.ndim == 0:
         # the value is a runtime argument: one compiled kernel per shape and dtype
+        if policy.sharding is not None:  # made in place on every device (no move)
+            kernel = _full_kernel(shape, dtype, _sharding.target(shape, policy))
+            return ndarray._owner(kernel(value))
         return ndarray._owner(place(_full_kernel(shape, dtype)(value), policy))
     return ndarray._owner(place(jnp.broadcast_to(jnp.asarray(value, dtype), shape), policy))
 
 
 @functools.lru_cache(maxsize=512)
-def _full_kernel(shape: tuple, dtype: np.dtype) -> Any:
-    return jax.jit(lambda value: jnp.full(shape, value, dtype))
+def _full_kernel(shape: tuple, dtype: np.dtype, sharding: Any = None) -> Any:
+    return jax.jit(lambda value: jnp.full(shape, value, dtype), out_shardings=sharding)
 
 
 def _default_dtype(dtype: np.dtype | None, name: str) -> np.dtype:
@@ -287,7 +301,7 @@ def _default_dtype(dtype: np.dtype | None, name: str) -> np.dtype:
 
 @npfunc
 def zeros(shape: Any, dtype: DTypeIn = None, order: Any = "C", *,
-          device: Unsupported(None) = None, like: Unsupported(None) = None) -> ndarray:
+          device: DeviceIn = None, like: Unsupported(None) = None) -> ndarray:
     """npjax implementation of ``numpy.zeros`` (``order`` is accepted, not a layout)."""
     _check_order(order, "CF")
     return _filled("zeros", shape, 0, _default_dtype(dtype, "zeros"))
@@ -295,7 +309,7 @@ def zeros(shape: Any, dtype: DTypeIn = None, order: Any = "C", *,
 
 @npfunc
 def ones(shape: Any, dtype: DTypeIn = None, order: Any = "C", *,
-         device: Unsupported(None) = None, like: Unsupported(None) = None) -> ndarray:
+         device: DeviceIn = None, like: Unsupported(None) = None) -> ndarray:
     """npjax implementation of ``numpy.ones`` (``order`` is accepted, not a layout)."""
     _check_order(order, "CF")
     return _filled("ones", shape, 1, _default_dtype(dtype, "ones"))
@@ -303,7 +317,7 @@ def ones(shape: Any, dtype: DTypeIn = None, order: Any = "C", *,
 
 @npfunc
 def empty(shape: Any, dtype: DTypeIn = None, order: Any = "C", *,
-          device: Unsupported(None) = None, like: Unsupported(None) = None) -> ndarray:
+          device: DeviceIn = None, like: Unsupported(None) = None) -> ndarray:
     """npjax implementation of ``numpy.empty``.
 
     Differences from NumPy: the contents are zeros (JAX has no uninitialised memory).
@@ -320,7 +334,7 @@ def _fill_dtype(fill_value: Any) -> np.dtype:
 
 @npfunc
 def full(shape: Any, fill_value: Any, dtype: DTypeIn = None, order: Any = "C", *,
-         device: Unsupported(None) = None, like: Unsupported(None) = None) -> ndarray:
+         device: DeviceIn = None, like: Unsupported(None) = None) -> ndarray:
     """npjax implementation of ``numpy.full`` (``order`` is accepted, not a layout)."""
     _check_order(order, "CF")
     return _filled("full", shape, fill_value,
@@ -339,7 +353,7 @@ def _like(a: Any, dtype: np.dtype | None, order: Any, shape: Any) -> tuple:
 
 @npfunc
 def zeros_like(a: Any, dtype: DTypeIn = None, order: Any = "K", subok: bool = True,
-               shape: Any = None, *, device: Unsupported(None) = None) -> ndarray:
+               shape: Any = None, *, device: DeviceIn = None) -> ndarray:
     """npjax implementation of ``numpy.zeros_like``."""
     shape, dtype = _like(a, dtype, order, shape)
     return _filled("zeros_like", shape, 0, dtype)
@@ -347,7 +361,7 @@ def zeros_like(a: Any, dtype: DTypeIn = None, order: Any = "K", subok: bool = Tr
 
 @npfunc
 def ones_like(a: Any, dtype: DTypeIn = None, order: Any = "K", subok: bool = True,
-              shape: Any = None, *, device: Unsupported(None) = None) -> ndarray:
+              shape: Any = None, *, device: DeviceIn = None) -> ndarray:
     """npjax implementation of ``numpy.ones_like``."""
     shape, dtype = _like(a, dtype, order, shape)
     return _filled("ones_like", shape, 1, dtype)
@@ -355,7 +369,7 @@ def ones_like(a: Any, dtype: DTypeIn = None, order: Any = "K", subok: bool = Tru
 
 @npfunc
 def empty_like(prototype: Any, dtype: DTypeIn = None, order: Any = "K", subok: bool = True,
-               shape: Any = None, *, device: Unsupported(None) = None) -> ndarray:
+               shape: Any = None, *, device: DeviceIn = None) -> ndarray:
     """npjax implementation of ``numpy.empty_like``.
 
     Differences from NumPy: the contents are zeros.
@@ -367,7 +381,7 @@ def empty_like(prototype: Any, dtype: DTypeIn = None, order: Any = "K", subok: b
 @npfunc
 def full_like(a: Any, fill_value: Any, dtype: DTypeIn = None, order: Any = "K",
               subok: bool = True, shape: Any = None, *,
-              device: Unsupported(None) = None) -> ndarray:
+              device: DeviceIn = None) -> ndarray:
     """npjax implementation of ``numpy.full_like``."""
     shape, dtype = _like(a, dtype, order, shape)
     return _filled("full_like", shape, fill_value, dtype)
@@ -398,6 +412,7 @@ def _arange_on_device(start: Any, stop: Any, step: Any, dtype: np.dtype | None,
     return (iota * by + first).astype(out)
 
 
+@with_device
 def arange(*args: Any, **kwargs: Any) -> ndarray:
     """npjax implementation of ``numpy.arange([start,] stop[, step,], dtype=None)``.
 
@@ -405,9 +420,9 @@ def arange(*args: Any, **kwargs: Any) -> ndarray:
     the host, then placed. Under ``x64=False`` the default dtype is NumPy's with an explicit
     32-bit dtype (``numpy.arange(..., dtype=float32)``).
     """
-    for param in ("device", "like"):
-        if kwargs.pop(param, None) is not None:
-            raise unsupported("arange", param)
+    if kwargs.pop("like", None) is not None:
+        raise unsupported("arange", "like")
+    kwargs.pop("device", None)  # honoured by @with_device
     policy = current()
     args = [_host_copy(v) for v in args]
     kwargs = {k: _host_copy(v) for k, v in kwargs.items()}
@@ -420,7 +435,7 @@ def arange(*args: Any, **kwargs: Any) -> ndarray:
         fast = _arange_on_device(given.get("start"), given.get("stop"), given.get("step"),
                                  dtype, policy)
         if fast is not None:
-            return ndarray._owner(fast)
+            return ndarray._owner(place(fast, policy))
     host = np.arange(*args, **kwargs)
     if dtype is None and not policy.x64:
         narrow = _narrow(host.dtype, policy)
@@ -484,7 +499,7 @@ def _linspace_finish(endpoint: bool, axis: int, dtype: np.dtype | None) -> Any:
 @npfunc
 def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
              retstep: bool = False, dtype: DTypeIn = None, axis: Any = 0, *,
-             device: Unsupported(None) = None) -> Any:
+             device: DeviceIn = None) -> Any:
     """npjax implementation of ``numpy.linspace``: NumPy's algorithm, operation by operation
     (two compiled kernels, split so that no FMA changes a bit)."""
     num = operator.index(num)
@@ -511,7 +526,10 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
     y, step = _linspace_scale(num, dt, len(shape), div > 0)(start_d, stop_d,
                                                             np.asarray(max(div, 1), dt))
     axis = normalize_axis(axis, len(shape) + 1) if axis != 0 else 0
-    out = ndarray._owner(_linspace_finish(endpoint, axis, dtype)(y, start_d, stop_d))
+    result = _linspace_finish(endpoint, axis, dtype)(y, start_d, stop_d)
+    if policy.sharding is not None:  # split like any new array (the inputs are replicated)
+        result = _sharding.place_new(result, policy)
+    out = ndarray._owner(result)
     if not retstep:
         return out
     if div <= 0:
@@ -615,14 +633,14 @@ def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
 
 @npfunc
 def eye(N: Any, M: Any = None, k: Any = 0, dtype: DTypeIn = None, order: Any = "C", *,
-        device: Unsupported(None) = None, like: Unsupported(None) = None) -> ndarray:
+        device: DeviceIn = None, like: Unsupported(None) = None) -> ndarray:
     """npjax implementation of ``numpy.eye`` (default dtype float64; float32 if x64=False)."""
     _check_order(order, "CF")
     dtype = _default_dtype(dtype, "eye")
     shape = _shape((N, N if M is None else M))
     _check_size(shape, dtype)
     if k >= shape[1]:  # NumPy returns before checking that k is an integer
-        return jnp.zeros(shape, dtype, device=_device(current()))
+        return place(jnp.zeros(shape, dtype, device=_device(current())), current())
     return place(_eye_kernel(shape[0], shape[1], operator.index(k), dtype)(), current())
 
 

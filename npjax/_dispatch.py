@@ -17,12 +17,13 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax import _dtypes
-from npjax._errors import NpjaxUnsupported, output_casting_error, unsupported
+from npjax import _dtypes, _stats
+from npjax._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._fallback import call_numpy
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
 from npjax._policy import Policy, current
+from npjax._policy import policy as using_policy
 
 
 class Tag:
@@ -60,6 +61,7 @@ ArraySeq = Tag("ArraySeq", lambda xs, policy: [to_jax(x, policy) for x in xs])
 ArrayKeep = Tag("ArrayKeep", _keep)
 DTypeIn = Tag("DTypeIn", lambda d, policy: _dtypes.canonical_dtype(d))
 Out = Tag("Out", lambda x, policy: x)
+DeviceIn = Tag("DeviceIn", lambda x, policy: x)
 
 
 def wrap(result: Any, scalar: bool = False) -> Any:
@@ -89,6 +91,11 @@ def write_out(out: Any, value: jax.Array, casting: str, name: str) -> ndarray:
         raise output_casting_error(name, casting, value.dtype, out.dtype)
     out._write(value)
     return out
+
+
+# Results larger than this are waited for inside the call, so that an allocation the device
+# cannot make raises MemoryError at the call (JAX dispatches asynchronously).
+_SYNC_BYTES = 1 << 30
 
 
 def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool = False,
@@ -121,6 +128,8 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
             if tag is Out:
                 out_position = i if p.kind is not p.KEYWORD_ONLY else None
                 continue
+            if tag is DeviceIn:  # keyword-only in NumPy; handled around the call below
+                continue
             if p.kind is not p.KEYWORD_ONLY:
                 by_position.append((i, tag.convert))
             by_name[p.name] = tag.convert
@@ -129,6 +138,7 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
+        _stats.calls[public] += 1
         policy = current()
         for pos, pname, default in checks:
             value = args[pos] if pos is not None and pos < len(args) else kwargs.get(
@@ -158,21 +168,47 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
             for key in kwargs.keys() & by_name.keys():
                 kwargs[key] = by_name[key](kwargs[key], policy)
             result = fn(*args, **kwargs)
+            if isinstance(result, jax.Array) and result.nbytes > _SYNC_BYTES:
+                result.block_until_ready()  # a failed allocation surfaces here, not later
+        except jax.errors.JaxRuntimeError as exc:
+            if "RESOURCE_EXHAUSTED" in str(exc):  # NumPy: MemoryError for too large arrays
+                raise MemoryError(f"npjax.{public}: {exc}") from None
+            raise
         except NpjaxUnsupported as exc:
-            if numpy_target is None:
+            quiet = isinstance(exc, HostOnly)
+            target = numpy_target or (getattr(np, public, None) if quiet else None)
+            if target is None:
                 raise NotImplementedError(f"npjax.{public}: {exc}") from None
             if out is not None:
                 raw_kwargs["out"] = out
-            return call_numpy(public, numpy_target, tuple(raw_args), raw_kwargs, policy,
-                              str(exc))
+            return call_numpy(public, target, tuple(raw_args), raw_kwargs, policy, str(exc),
+                              quiet)
         if out is not None:
             return write_out(out, result, out_casting, public)
         return wrap(result, scalar)
 
+    if annotations.get("device") is DeviceIn:
+        call = with_device(call)
     call.__module__ = "npjax"
     call.__name__ = call.__qualname__ = public
     call.__wrapped__ = fn
     return call
+
+
+def with_device(call: Callable) -> Callable:
+    """Honour a ``device=`` keyword (NumPy's "cpu", or a ``jax.Device`` such as ``x.device``,
+    as the Array API passes it) by running the call under that device policy."""
+
+    @functools.wraps(call)
+    def placed(*args: Any, **kwargs: Any) -> Any:
+        device = kwargs.get("device")
+        if device is None:
+            return call(*args, **kwargs)
+        kwargs["device"] = None
+        with using_policy(device=device):
+            return call(*args, **kwargs)
+
+    return placed
 
 
 def _same(value: Any, default: Any) -> bool:

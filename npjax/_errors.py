@@ -19,6 +19,11 @@ class NpjaxUnsupported(Exception):
     """Raised by an implementation that cannot handle its input; only this triggers fallback."""
 
 
+class HostOnly(NpjaxUnsupported):
+    """Data of a dtype with no device form (str, bytes, datetime64, object, structured): it
+    stays a NumPy array and NumPy's own function handles it, quietly."""
+
+
 def output_casting_error(ufunc_name: str, casting: str, from_: np.dtype, to: np.dtype) -> TypeError:
     """The exception NumPy raises when a ufunc result cannot be cast into ``out``."""
     np_ufunc = getattr(np, ufunc_name, None)

@@ -1,3 +1,399 @@
-"""Floating-point error state: errstate, seterr, geterr, seterrcall, geterrcall."""
+"""Floating-point error state: errstate, seterr, geterr, seterrcall, geterrcall.
 
-__all__: list[str] = []
+npjax has no error state of its own: these names *are* NumPy's (``npjax.errstate is
+numpy.errstate``), so ``with np.errstate(...)`` from either library controls both, per thread
+and per asyncio task as in NumPy. npjax ufuncs (and the operators, which are ufunc calls)
+honour it as NumPy's loops do: for each of divide / over / under / invalid, "ignore" is
+silent, "warn" warns ``RuntimeWarning: divide by zero encountered in divide`` at the user's
+line, "raise" raises ``FloatingPointError``, "call" calls the ``seterrcall`` function with
+(kind, flags), "print" writes to stderr and "log" calls ``.write`` on the ``seterrcall``
+object. NumPy's default is warn for divide/over/invalid and ignore for under.
+
+How the flags are found. XLA has no floating-point status flags, so npjax infers them from
+the values, after the kernel, at the operation (so warnings and errors appear where NumPy
+raises them; nothing is deferred):
+
+1. Screen (every float ufunc call whose categories are not all "ignore"): are all float
+   outputs finite (and, when "under" is not ignored, none tiny)? The answer needs the result
+   on the host: on the CPU backend the result buffer is read in place (no copy), costing
+   about 1.5 µs for a small array (``np.isfinite(h).all()``; a dot product for large ones);
+   on an accelerator a small reduction kernel runs and one boolean is transferred (a device
+   sync per float ufunc call). Ufuncs with integer or boolean outputs (comparisons, bitwise,
+   integer arithmetic) pay nothing, except integer ``//``, ``%``, ``divmod``, ``fmod`` and
+   ``reciprocal``, which look at the divisor (free for a Python-scalar divisor).
+2. Only when the screen finds a non-finite output, the flags are computed from inputs and
+   outputs: invalid = a NaN output where no input is NaN; divide = an infinite output from
+   finite inputs at a pole of the function (x/0, log(0), log1p(-1), arctanh(±1), 0**-n);
+   overflow = any other infinite output from finite inputs; underflow = a zero or subnormal
+   output from nonzero finite inputs of multiply/divide/exp/exp2/power/square/ldexp. Integer
+   division by zero gives 0 and "divide by zero"; ``MIN // -1`` gives MIN and "overflow".
+   ``np.errstate(all="ignore")`` skips both steps.
+
+Differences from NumPy:
+- Underflow is inferred (an exactly representable subnormal product is flagged, which NumPy
+  does not); XLA on CPU flushes subnormals to zero anyway.
+- Not covered: reductions (``sum`` overflowing to inf), ``astype`` of NaN to integers, casts
+  into a narrower ``out=`` dtype, NumPy-scalar integer overflow (``np.int8(127) + 1`` warns in
+  NumPy): these compute NumPy's values without the warning.
+- gufuncs (``matmul``...) decide per call, not per element: invalid when an output is NaN and
+  no input is; overflow when an output is infinite and every input finite.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import sys
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+errstate = np.errstate
+seterr = np.seterr
+geterr = np.geterr
+seterrcall = np.seterrcall
+geterrcall = np.geterrcall
+
+__all__: list[str] = ["errstate", "geterr", "geterrcall", "seterr", "seterrcall"]
+
+try:  # NumPy's context variable: one ``get`` per call instead of building a dict
+    from numpy._core._ufunc_config import _extobj_contextvar, _get_extobj_dict
+except ImportError:  # pragma: no cover - other NumPy layouts
+    _extobj_contextvar = None
+
+_cache: tuple = (None, None)  # (NumPy's extobj, its state as a dict); replaced atomically
+
+
+def state() -> dict:
+    """The error state in force here: divide/over/under/invalid modes and ``call``."""
+    global _cache
+    if _extobj_contextvar is None:  # pragma: no cover
+        return {**np.geterr(), "call": np.geterrcall()}
+    obj = _extobj_contextvar.get()
+    cached = _cache
+    if cached[0] is obj:
+        return cached[1]
+    d = _get_extobj_dict()
+    _cache = (obj, d)
+    return d
+
+
+_KINDS = (("divide", 1, "divide by zero"), ("over", 2, "overflow"),
+          ("under", 4, "underflow"), ("invalid", 8, "invalid value"))
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _stacklevel() -> int:
+    """The warnings stacklevel of the first caller outside npjax (NumPy warns at that line)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def report(flags: int, name: str, st: dict | None = None) -> None:
+    """Act on ``flags`` (NumPy's bits: divide 1, over 2, under 4, invalid 8) for ``name``."""
+    st = state() if st is None else st
+    for key, bit, text in _KINDS:
+        if not flags & bit:
+            continue
+        mode = st[key]
+        if mode == "ignore":
+            continue
+        msg = f"{text} encountered in {name}"
+        if mode == "warn":
+            warnings.warn(msg, RuntimeWarning, stacklevel=_stacklevel())
+        elif mode == "raise":
+            raise FloatingPointError(msg)
+        elif mode == "call":
+            func = st.get("call")
+            if func is None:
+                raise NameError(f"python callback specified for {text} (in  {name}) but no "
+                                "function found.")
+            func(text, flags)
+        elif mode == "print":
+            print(f"Warning: {msg}", file=sys.stderr)
+        elif mode == "log":
+            log = st.get("call")
+            if log is None:
+                raise NameError(f"log specified for {text} (in {name}) but no object with "
+                                "write method found.")
+            log.write(f"Warning: {msg}\n")
+
+
+# --- the rules --------------------------------------------------------------------------
+
+_INT_DIV = frozenset({"floor_divide", "remainder", "divmod", "fmod"})
+_GUFUNCS = frozenset({"matmul", "vecdot", "matvec", "vecmat"})
+_UNDER = frozenset({"multiply", "divide", "true_divide", "exp", "exp2", "power",
+                    "float_power", "square", "ldexp"})
+
+
+def _pole(xp: Any, name: str, vals: list) -> Any:
+    """Where an infinite result from finite inputs is a division by zero (not an overflow)."""
+    if name in ("divide", "true_divide", "floor_divide", "divmod"):
+        return vals[1] == 0
+    if name in ("reciprocal", "log", "log2", "log10"):
+        return vals[0] == 0
+    if name == "log1p":
+        return vals[0] == -1
+    if name == "arctanh":
+        return xp.abs(vals[0]) == 1
+    if name == "arctan" and _kind(vals[0]) == "c":
+        return (vals[0] == 1j) | (vals[0] == -1j)
+    if name in ("power", "float_power"):
+        return (vals[0] == 0) & (xp.real(vals[1]) < 0)
+    return False
+
+
+_CMP = frozenset({"less", "less_equal", "greater", "greater_equal"})
+
+
+def _extra_invalid(xp: Any, name: str, vals: list) -> Any:
+    """Invalid flags NumPy's loops raise with a NaN operand (ordered comparisons inside)."""
+    if name in ("logaddexp", "logaddexp2"):
+        return xp.isnan(vals[0]) | xp.isnan(vals[1])
+    if not any(_kind(v) == "c" for v in vals):
+        return False
+    if name in _CMP:  # lexicographic order: real parts, then imaginary parts if equal
+        xr, yr = xp.real(vals[0]), xp.real(vals[1])
+        return (xp.isnan(xr) | xp.isnan(yr)
+                | ((xr == yr) & (xp.isnan(xp.imag(vals[0])) | xp.isnan(xp.imag(vals[1])))))
+    if name == "divide" or name == "true_divide":  # Smith's method compares |yr| and |yi|
+        x, y = vals
+        return xp.isnan(y) | ((y == 0) & ((xp.real(x) == 0) | (xp.imag(x) == 0)))
+    if name == "reciprocal":
+        return xp.isnan(vals[0])
+    if name in ("power", "float_power"):
+        return xp.isnan(vals[1])
+    if name == "multiply":  # inf * 0 in one of the four real products
+        x, y = vals
+        parts_x, parts_y = (xp.real(x), xp.imag(x)), (xp.real(y), xp.imag(y))
+        bad = False
+        for p in parts_x:
+            for q in parts_y:
+                bad = bad | (xp.isinf(p) & (q == 0)) | ((p == 0) & xp.isinf(q))
+        return bad
+    return False
+
+
+def _nonzero_exact(name: str, vals: list) -> Any:
+    """Where a tiny result of ``name`` is an underflow (the exact result is not zero)."""
+    if name in ("multiply",):
+        return (vals[0] != 0) & (vals[1] != 0)
+    if name in ("divide", "true_divide", "power", "float_power", "square", "ldexp"):
+        return vals[0] != 0
+    return True
+
+
+def _kind(v: Any) -> str:
+    dt = getattr(v, "dtype", None)
+    return np.asarray(v).dtype.kind if dt is None else dt.kind
+
+
+def _float_flags(xp: Any, name: str, under: bool, vals: list, outs: list, mask: Any) -> Any:
+    """NumPy's flag bits for a float ufunc call, from its inputs and outputs (traceable)."""
+    floats = [v for v in vals if _kind(v) in "fc"]
+    outs = [o for o in outs if o.dtype.kind in "fc"]
+    if name in _GUFUNCS:  # core dimensions: decide for the whole call
+        nan_in = any(xp.any(xp.isnan(v)) for v in floats)
+        fin_in = all(xp.all(xp.isfinite(v)) for v in floats)
+        inv = any(xp.any(xp.isnan(o)) for o in outs) & ~nan_in
+        over = any(xp.any(xp.isinf(o)) for o in outs) & fin_in
+        return xp.where(over, 2, 0) + xp.where(inv, 8, 0)
+    nan_in, fin_in = False, True
+    for v in floats:
+        spacing = name == "spacing" and v.dtype != np.float16  # spacing(inf): no flag
+        nan_in = nan_in | (~xp.isfinite(v) if spacing else xp.isnan(v))
+    for v in (vals[:1] if name == "nextafter" else floats):
+        fin_in = fin_in & xp.isfinite(v)
+    pole = _pole(xp, name, vals)
+    inv = _extra_invalid(xp, name, vals)
+    div = over = und = False
+    for o in outs:
+        inv = inv | (xp.isnan(o) & ~nan_in)
+        new_inf = xp.isinf(o) & fin_in
+        div = div | (new_inf & pole)
+        over = over | (new_inf & ~pole)
+        if name in ("floor_divide", "divmod"):  # NumPy's npy_divmod: inf - inf inside
+            inv = inv | (new_inf & ~pole)
+        if under and name in _UNDER:
+            tiny = np.finfo(o.dtype).tiny
+            und = und | ((xp.abs(o) < tiny) & fin_in & _nonzero_exact(name, vals))
+    bits = 0
+    for flag, bit in ((div, 1), (over, 2), (und, 4), (inv, 8)):
+        if flag is not False:
+            bits = bits + xp.where(xp.any(flag & mask), bit, 0)
+    return bits
+
+
+def _int_flags(xp: Any, name: str, low: int | None, vals: list, mask: Any) -> Any:
+    """Integer ``//``, ``%``, ``divmod``, ``fmod`` (divisor 0; MIN // -1) and ``reciprocal``
+    (1 / 0: divide and invalid, as NumPy's cast of inf)."""
+    if name == "reciprocal":
+        return xp.where(xp.any((vals[0] == 0) & mask), 9, 0)
+    x, y = vals
+    bits = xp.where(xp.any((y == 0) & mask), 1, 0)
+    if low is not None:  # signed floor division: MIN // -1 overflows
+        bits = bits + xp.where(xp.any((x == low) & (y == -1) & mask), 2, 0)
+    return bits
+
+
+@functools.lru_cache(maxsize=1024)
+def _device_flags(name: str, kind: str, under: bool, low: int | None) -> Callable:
+    if kind == "int":
+        return jax.jit(lambda vals, outs, mask: _int_flags(jnp, name, low, vals, mask))
+    return jax.jit(lambda vals, outs, mask: _float_flags(jnp, name, under, vals, outs, mask))
+
+
+_all_cpu: bool | None = None
+
+
+def on_host(x: Any) -> bool:
+    """Whether ``x`` can be read on the host without a transfer (CPU backend or host data)."""
+    global _all_cpu
+    if not isinstance(x, jax.Array):
+        return True
+    if _all_cpu is None:
+        _all_cpu = all(d.platform == "cpu" for d in jax.devices())
+    if _all_cpu:  # a global array over several processes (npjax.distributed) is not
+        return x.is_fully_addressable  # readable here: checked on the devices instead
+    return all(d.platform == "cpu" for d in x.devices())
+
+
+@jax.jit
+def _device_finite(x: jax.Array) -> jax.Array:
+    return jnp.all(jnp.isfinite(x))
+
+
+@functools.lru_cache(maxsize=64)
+def _device_no_tiny(tiny: float) -> Callable:
+    return jax.jit(lambda x: jnp.all((jnp.abs(x) >= tiny) | ~jnp.isfinite(x)))
+
+
+def _all_finite(r: jax.Array) -> bool:
+    if not on_host(r):
+        return bool(_device_finite(r))
+    h = np.asarray(r)  # the CPU buffer itself, no copy
+    if h.size > 4096 and h.dtype.kind == "f" and h.dtype.itemsize >= 4:
+        with np.errstate(all="ignore"):  # inf or NaN anywhere makes the dot non-finite
+            return math.isfinite(h.ravel().dot(h.ravel()))  # (false alarms go to step 2)
+    return bool(np.isfinite(h).all())
+
+
+def _no_tiny(r: jax.Array) -> bool:
+    tiny = float(np.finfo(r.dtype).tiny)
+    if not on_host(r):
+        return bool(_device_no_tiny(tiny)(r))
+    h = np.asarray(r)
+    with np.errstate(all="ignore"):
+        return bool(((np.abs(h) >= tiny) | ~np.isfinite(h)).all())
+
+
+def _host(v: Any) -> Any:
+    return np.asarray(v) if isinstance(v, jax.Array) else v
+
+
+def _flags(name: str, kind: str, under: bool, vals: list, outs: list, mask: Any,
+           low: int | None = None) -> int:
+    if all(on_host(v) for v in (*vals, *outs, mask)):
+        hv, ho, hm = [_host(v) for v in vals], [_host(o) for o in outs], _host(mask)
+        with np.errstate(all="ignore"):
+            if kind == "int":
+                return int(_int_flags(np, name, low, hv, hm))
+            return int(_float_flags(np, name, under, hv, ho, hm))
+    return int(_device_flags(name, kind, under, low)(list(vals), list(outs), mask))
+
+
+def _traced(outs: Any, st: dict, flags: Callable | None) -> bool:
+    """Under ``npjax.jit`` (traced results): record a device-side check that is True when the
+    call could warn or raise; the jitted call then reruns eagerly, with NumPy's reports.
+    Float calls (``flags`` None) check only what every flag needs first, as ``check_float``
+    does: a non-finite output (or, when underflow is reported, a tiny one)."""
+    from npjax import _indexing
+
+    if not any(isinstance(o, jax.core.Tracer) for o in outs):
+        return False
+    if _indexing.TRACE is None:  # traced by plain jax.jit: no place to report, no check
+        return True
+    if flags is not None:
+        active = sum(bit for key, bit, _ in _KINDS if st[key] != "ignore")
+        _indexing.TRACE.check((flags() & active) != 0)
+        return True
+    under = st["under"] != "ignore"
+    for o in outs:
+        if o.dtype.kind not in "fc" or not o.size:
+            continue
+        # x * 0 is NaN exactly where x is not finite; a float sum vectorises (any() of a
+        # boolean mask compiles to a slow reduction on XLA's CPU backend)
+        zero = jnp.sum(o * 0)
+        bad = ~jnp.isfinite(zero)
+        if under:
+            tiny = float(np.finfo(o.dtype).tiny)
+            bad = bad | jnp.any((jnp.abs(o) < tiny) & (o != 0))
+        _indexing.TRACE.check(bad)
+    return True
+
+
+def _is_host_scalar(v: Any) -> bool:
+    return isinstance(v, int | float | complex | np.generic)
+
+
+@functools.lru_cache(maxsize=8192)
+def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
+    """The error-state check after a call of ufunc ``name`` with these loop dtypes, or None
+    when such a call cannot raise a floating-point flag. ``check(vals, outs, mask=True)``
+    takes the operands (as given to the kernel) and the results; it warns, raises or calls
+    as the error state says."""
+    int_kind = bool(loop_in) and all(dt.kind in "iub" for dt in loop_in)
+    if int_kind and (name in _INT_DIV or name == "reciprocal"):
+        keys = ("divide", "invalid") if name == "reciprocal" else ("divide", "over")
+        low = (int(np.iinfo(loop_in[0]).min) if name in ("floor_divide", "divmod")
+               and loop_in[0].kind == "i" else None)
+
+        def check_int(vals: list, outs: tuple, mask: Any = True) -> None:
+            st = state()
+            if st[keys[0]] == "ignore" and st[keys[1]] == "ignore":
+                return
+            d = vals[-1]
+            if _is_host_scalar(d) and d != 0 and (d != -1 or name == "reciprocal"):
+                return
+            if mask is True and getattr(outs[0], "size", 1) == 0:
+                return
+            if _traced(outs, st, lambda: _int_flags(jnp, name, low, list(vals), mask)):
+                return
+            flags = _flags(name, "int", False, vals, outs, mask, low)
+            if flags:
+                report(flags, name, st)
+
+        return check_int
+    if not any(dt.kind in "fc" for dt in loop_out) and not (
+            name in _CMP and loop_in[0].kind == "c"):
+        return None
+    kinds = ("divide", "over", "invalid")
+
+    def check_float(vals: list, outs: tuple, mask: Any = True) -> None:
+        st = state()
+        under = st["under"] != "ignore"
+        if not under and all(st[k] == "ignore" for k in kinds):
+            return
+        if _traced(outs, st, None):
+            return
+        hit = name in _CMP  # complex comparisons: flags come from NaN operands
+        for o in outs:
+            if o.dtype.kind in "fc" and o.size and (
+                    not _all_finite(o) or (under and not _no_tiny(o))):
+                hit = True
+                break
+        if not hit:
+            return
+        flags = _flags(name, "float", under, vals, outs, mask)
+        if flags:
+            report(flags, name, st)
+
+    return check_float

@@ -24,6 +24,7 @@ import functools
 import operator
 import sys
 import warnings
+import weakref
 from typing import Any
 
 import jax
@@ -33,6 +34,7 @@ from jax import lax
 
 from npjax import _views
 from npjax._errors import ComplexWarning
+from npjax._errstate import on_host
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
 
@@ -40,6 +42,9 @@ _INDEX_TYPES_MSG = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxi
                     "integer or boolean arrays are valid indices")
 _HOST_SCALARS = (int, float, complex, bool, np.generic)
 _FLOAT64 = np.dtype(np.float64)
+# While npjax.jit traces a function: its ``_jit._Trace`` (device-side checks, writes to arrays
+# that existed before the trace); None otherwise.
+TRACE: Any = None
 
 
 # --- parsing --------------------------------------------------------------------------------
@@ -204,11 +209,43 @@ def _advanced_parts(items: list, kinds: list, shape: tuple) -> tuple[tuple, list
     return template, arrays
 
 
+# (min, max) of recently checked index arrays, by id, with a weak reference to confirm the
+# identity: a jax.Array never changes, so a loop reusing one index array checks it once.
+_BOUNDS_CACHE: dict[int, tuple] = {}
+
+
+def _remember_bounds(arr: Any, lo: int, hi: int) -> None:
+    if len(_BOUNDS_CACHE) >= 64:
+        _BOUNDS_CACHE.clear()  # (atomic: safe with other threads indexing)
+    _BOUNDS_CACHE[id(arr)] = (weakref.ref(arr), lo, hi)
+
+
+def _host_min_max(arr: Any) -> tuple[int, int]:
+    """(min, max) of a concrete index array: cached per array; read in place on the host
+    where the buffer is host memory (CPU backend: no copy, no kernel), else one fused
+    reduction and one transfer."""
+    hit = _BOUNDS_CACHE.get(id(arr))
+    if hit is not None and hit[0]() is arr:
+        return hit[1], hit[2]
+    if on_host(arr):
+        h = np.asarray(arr)
+        lo, hi = int(h.min()), int(h.max())
+    else:
+        lo, hi = (int(v) for v in jax.device_get(_min_max(arr)))
+    if isinstance(arr, jax.Array):
+        _remember_bounds(arr, lo, hi)
+    return lo, hi
+
+
 def _check_bounds(checks: list, shape: tuple) -> None:
     for arr, axis in checks:
         n = shape[axis]
         if arr.size:
-            lo, hi = (int(v) for v in _min_max(arr))
+            if TRACE is not None and isinstance(arr, jax.core.Tracer):
+                lo, hi = _min_max(arr)
+                TRACE.check((lo < -n) | (hi >= n))  # npjax.jit: checked after the call
+                continue
+            lo, hi = _host_min_max(arr)
             if lo < -n or hi >= n:
                 bad = hi if hi >= n else lo
                 raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
@@ -249,6 +286,8 @@ def _advanced_unchecked(items: list, kinds: list,
         if arr.dtype.kind not in "iub":
             raise IndexError("arrays used as indices must be of integer (or boolean) type")
         if arr.dtype != np.bool_:
+            if isinstance(item, np.ndarray) and item.size:  # host data: bounds from it, so
+                _remember_bounds(arr, int(item.min()), int(item.max()))  # no wait on arr
             parts.append(("iarr", [arr]))
             axis += 1
             continue
@@ -401,6 +440,8 @@ def _single_value(value: Any, dtype: np.dtype) -> Any:
             if not (isinstance(value, ndarray) and value._scalar):
                 _complex_warning(value.dtype, dtype)
                 return value._read() if isinstance(value, ndarray) else value
+            if TRACE is not None and isinstance(value._read(), jax.core.Tracer):
+                return _traced_scalar(value._read(), dtype)
         value = value._host_scalar() if isinstance(value, ndarray) and value._scalar else \
             np.asarray(value)
     tmp = np.empty((), dtype)
@@ -408,11 +449,35 @@ def _single_value(value: Any, dtype: np.dtype) -> Any:
     return tmp
 
 
+def _traced_scalar(v: jax.Array, dtype: np.dtype) -> jax.Array:
+    """npjax.jit: a traced NumPy scalar stored into an array of ``dtype``. NumPy converts it
+    on the host (as a Python value); here it is cast on the device, and a device-side check
+    (conservative) sends the call to eager NumPy semantics when the two could differ."""
+    bad = jnp.zeros((), bool)
+    if v.dtype.kind == "c" and dtype.kind != "c":
+        bad = v.imag != 0  # NumPy warns (ComplexWarning)
+        v = jnp.real(v)
+    src = np.dtype(v.dtype)
+    if dtype.kind in "iu" and src.kind == "f":
+        info = np.iinfo(dtype)
+        t = jnp.trunc(v)
+        bad = bad | ~jnp.isfinite(v) | (t < float(info.min)) | (t >= float(info.max + 1))
+    elif dtype.kind in "iu" and src.kind in "iu" and not np.can_cast(src, dtype):
+        info, sinfo = np.iinfo(dtype), np.iinfo(src)
+        bad = bad | (v < max(info.min, sinfo.min)) | (v > min(info.max, sinfo.max))
+    elif dtype.kind in "fc" and src.kind in "fc":
+        bad = bad | (jnp.isfinite(v) & ~jnp.isfinite(v.astype(dtype)))  # NumPy warns
+    TRACE.check(bad)
+    return v
+
+
 def convert_value(value: Any, dtype: np.dtype, target: tuple, advanced: bool = False) -> Any:
     """A value to store into a ``target``-shaped region of an array of ``dtype``, converted
     as NumPy's setitem does: a host ``numpy.ndarray`` or a ``jax.Array`` (cast later)."""
     if isinstance(value, ndarray) and value._scalar and not advanced and not np.can_cast(
             value.dtype, dtype, "safe"):
+        if TRACE is not None and isinstance(value._read(), jax.core.Tracer):
+            return _traced_scalar(value._read(), dtype)
         value = value._host_scalar()  # a NumPy scalar: NumPy converts it as a Python value
     if isinstance(value, ndarray | jax.Array):
         _complex_warning(value.dtype, dtype)
@@ -491,6 +556,26 @@ def _read_one(a: ndarray, pos: tuple) -> ndarray:
 # --- writing --------------------------------------------------------------------------------
 
 
+def _check_mask_value(index: Any, ndim: int, value: Any) -> None:
+    """NumPy's full-mask assignment (the index is one boolean array of the array's ndim)
+    takes a 0-d or 1-d value only (TypeError otherwise)."""
+    items = _as_tuple(index)
+    if len(items) != 1:
+        return
+    mask = items[0]
+    if not isinstance(mask, ndarray | np.ndarray | jax.Array) or mask.dtype != np.bool_ \
+            or mask.ndim != ndim:
+        return
+    try:
+        value_ndim = value.ndim if isinstance(value, ndarray | np.ndarray | jax.Array) \
+            else np.ndim(value)
+    except ValueError:  # ragged: NumPy's own conversion error comes later
+        return
+    if value_ndim > 1:
+        raise TypeError("NumPy boolean array indexing assignment requires a 0 or "
+                        f"1-dimensional input, input has {value_ndim} dimensions")
+
+
 def setitem(a: ndarray, index: Any, value: Any) -> None:
     if a._scalar:
         raise TypeError(f"'numpy.{a.dtype.type.__name__}' object does not support item "
@@ -506,6 +591,7 @@ def setitem(a: ndarray, index: Any, value: Any) -> None:
     dtype = a.dtype
     if advanced:
         template, arrays, checks, empty = _advanced_unchecked(items, kinds, shape)
+        _check_mask_value(index, len(shape), value)
         target = _advanced_shape(template, shape, tuple(np.shape(x) for x in arrays))
         v = convert_value(value, dtype, target, advanced=True)  # NumPy: value errors first
         if empty:
@@ -536,6 +622,8 @@ def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
     """``a[pos] = value`` for one element (the hot path of element loops)."""
     v = _single_value(value, a.dtype)
     if a._base is None and pos:
+        if TRACE is not None:
+            TRACE.note_write(a)
         # Donate the old buffer only when this array made it and nothing else refers to it
         # (the slot and getrefcount's own argument are the only two references).
         donate = a._mine and sys.getrefcount(a._value) == 2
@@ -560,6 +648,8 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
     if a._readonly:
         raise ValueError("assignment destination is read-only")
     root = a if a._base is None else a._base
+    if TRACE is not None:
+        TRACE.note_write(root)
     lens = _views.compose(a._full_lens() if a._base is not None else (), *steps)
     old = root._value
     if not lens and getattr(new, "shape", None) == old.shape and new.dtype == old.dtype:

@@ -1,3 +1,555 @@
-"""npjax.jit: compile NumPy-style functions with mutation (to be filled by the jit work)."""
+"""``npjax.jit``: compile a whole NumPy-style function, with NumPy's in-place semantics.
 
-__all__: list[str] = []
+How it works (functionalisation). The arguments are walked once per call: every npjax array
+is replaced by its *root owner* (views of one base share one input, so aliasing is kept), host
+NumPy arrays and ``jax.Array`` values are inputs too, everything else is static (part of the
+cache key). Inside one ``jax.jit`` trace each input becomes a fresh npjax owner holding a
+tracer, and every view argument is rebuilt on it with the same lens, so ``a[i] = v``,
+``a += b``, ``out=`` and writes through views simply rebind tracers, exactly as they rebind
+device buffers in eager mode. The compiled function returns the results and the final value of
+every input root whose value changed; after the call these are written back into the caller's
+arrays (and host NumPy arrays), so the caller's arrays and all their views see what NumPy would
+have left there.
+
+Rules:
+- Python scalars, strings, tuples, NumPy scalars and dtypes are static: a new value retraces
+  (one compiled program per value, cached). ``static_argnums``/``static_argnames`` add more.
+- Python loops and branches on static values unroll at trace time.
+- Value-dependent Python control flow (``if x.sum() > 0``, ``float(x)``, ``int(x)``) and
+  data-dependent shapes (``a[a > 0]`` as a value, ``nonzero``) cannot be traced: the call raises
+  ``npjax.JitError`` naming the user's file and line; with ``fallback="eager"`` that call (and
+  later calls with the same cache key) runs eagerly instead. Host-NumPy fallback functions
+  raise the same way.
+- Bounds of integer index arrays, and other value checks NumPy makes (a NumPy scalar that does
+  not fit the array it is stored into), are checked on the device: when one fails, the call is
+  run again eagerly, which raises NumPy's exception at NumPy's point (with NumPy's partial
+  writes). Calls with such checks wait for the device at the end of each call.
+- Arrays captured from an enclosing scope (globals, closures) are constants, read when the
+  function is traced: pass arrays that change as arguments. Writing to a captured array raises
+  ``JitError``.
+- Returned views of arguments come back as views of the caller's arrays; other returned views
+  come back as views of new arrays. A view of a host NumPy argument comes back as a copy.
+- When a call raises while tracing, the arguments are left unchanged (NumPy would have kept
+  the writes made before the failing line).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import traceback
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from npjax import _errstate, _indexing
+from npjax._ndarray import ndarray
+from npjax._policy import current
+
+__all__ = ["JitError", "jit"]
+
+_Tracer = jax.core.Tracer
+_TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                 jax.errors.TracerIntegerConversionError,
+                 jax.errors.NonConcreteBooleanIndexError)
+_LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, np))
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_STATIC_SCALARS = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis))
+
+
+class JitError(RuntimeError):
+    """A function compiled by ``npjax.jit`` needs a value that only exists at run time."""
+
+
+class _Unhashable(TypeError):
+    pass
+
+
+# --- tracing state -----------------------------------------------------------------------
+
+
+class _Trace:
+    """What one trace collects: device-side checks and writes to pre-existing arrays."""
+
+    def __init__(self) -> None:
+        self.checks: list[jax.Array] = []
+        self.writes: list[tuple[Any, Any]] = []
+        self._seen: set[int] = set()
+
+    def check(self, bad: jax.Array) -> None:
+        """Record a traced boolean that is True when eager NumPy would have raised."""
+        self.checks.append(jnp.asarray(bad, bool).reshape(()))
+
+    def note_write(self, root: ndarray) -> None:
+        """Called before a write to ``root``: remember concrete (pre-trace) values."""
+        if isinstance(root._value, _Tracer) or id(root) in self._seen:
+            return
+        self._seen.add(id(root))
+        self.writes.append((weakref.ref(root), root._value))
+
+
+# --- argument walking --------------------------------------------------------------------
+
+
+def _static_key(x: Any) -> Any:
+    """A hashable key for a static value that tells apart 1, 1.0, True, -0.0 and nan."""
+    t = type(x)
+    if t is float or t is complex or isinstance(x, np.generic):
+        return (t, repr(x))
+    if t in _STATIC_SCALARS:
+        return (t, x)
+    try:
+        hash(x)
+    except TypeError:
+        raise _Unhashable(f"an argument of type {t.__name__} is neither an array nor "
+                          "hashable, so it cannot be static") from None
+    return (t, x)
+
+
+def _layout_key(layout: np.ndarray | None) -> Any:
+    """The part of an owner's layout that can change the traced code (None: C order)."""
+    if layout is None or layout.flags.c_contiguous:
+        return None
+    return layout.strides
+
+
+class _Inputs:
+    """Inputs of one call: distinct roots (by identity), lens positions and the key."""
+
+    __slots__ = ("dyns", "objs", "root_ids", "roots")
+
+    def __init__(self) -> None:
+        self.roots: list[Any] = []  # ndarray root owners, np.ndarray, jax.Array
+        self.root_ids: dict[int, int] = {}
+        self.dyns: list[int] = []
+        self.objs: list[Any] = []  # every array argument, in walk order
+
+    def root(self, obj: Any) -> int:
+        k = self.root_ids.get(id(obj))
+        if k is None:
+            k = self.root_ids[id(obj)] = len(self.roots)
+            self.roots.append(obj)
+        return k
+
+    def walk(self, x: Any) -> Any:
+        t = type(x)
+        if t is ndarray or isinstance(x, ndarray):
+            self.objs.append(x)
+            base = x._base
+            if base is None:
+                k = self.root(x)
+                return ("A", k, x._value.shape, x._value.dtype, x._scalar, x._readonly,
+                        _layout_key(x._layout))
+            k = self.root(base)
+            steps = []
+            for step in x._lens:
+                steps.append((step, len(step.dynamic)))
+                self.dyns.extend(step.dynamic)
+            vl = x._layout
+            return ("V", k, base._value.shape, base._value.dtype, base._scalar,
+                    base._readonly, _layout_key(base._layout), tuple(steps),
+                    x._root_shape, vl.shape, vl.strides, x._readonly)
+        if t is tuple or t is list:
+            return (t, tuple(self.walk(v) for v in x))
+        if t is dict:
+            return (dict, tuple((k, self.walk(x[k])) for k in x))
+        if isinstance(x, jax.Array):
+            self.objs.append(x)
+            return ("J", self.root(x), x.shape, x.dtype, x.weak_type)
+        if t is np.ndarray:
+            self.objs.append(x)
+            if not jax.dtypes.issubdtype(x.dtype, np.number) and x.dtype != np.bool_:
+                raise _Unhashable(f"a host array of dtype {x.dtype} cannot be traced")
+            return ("H", self.root(x), x.shape, x.dtype, x.flags.writeable)
+        if isinstance(x, tuple) and hasattr(x, "_fields"):
+            return (t, tuple(self.walk(v) for v in x))
+        return ("S", _static_key(x))
+
+
+class _Rebuild:
+    """Inside the trace: the arguments with arrays replaced by owners holding tracers."""
+
+    def __init__(self, inputs_spec: tuple, roots: list, root_vals: Sequence, dyns: Any) -> None:
+        self.wrappers: dict[int, ndarray] = {}  # root index -> wrapper owner
+        self.roots = roots
+        self.root_vals = root_vals
+        self.dyns = dyns
+        self.dyn_at = 0
+        self.arg_of: dict[int, Any] = {}  # id(wrapper object) -> caller's object
+        self.objs: list[Any] = []
+
+    def owner(self, k: int, scalar: bool, readonly: bool) -> ndarray:
+        w = self.wrappers.get(k)
+        if w is None:
+            root = self.roots[k]
+            w = ndarray._owner(self.root_vals[k], scalar)
+            if isinstance(root, ndarray):
+                w._layout = root._layout
+            w._readonly = readonly
+            self.wrappers[k] = w
+        return w
+
+    def build(self, spec: Any, x: Any) -> Any:
+        kind = spec[0]
+        if kind == "A":
+            w = self.owner(spec[1], spec[4], spec[5])
+            self.arg_of[id(w)] = x
+            return w
+        if kind == "V":
+            w = self.owner(spec[1], spec[4], spec[5])
+            lens = []
+            for step in x._lens:
+                n = len(step.dynamic)
+                dyn = tuple(self.dyns[self.dyn_at + i] for i in range(n))
+                self.dyn_at += n
+                lens.append(type(step)(step.static, dyn))
+            v = object.__new__(ndarray)
+            v._base, v._lens, v._root_shape, v._value = w, tuple(lens), x._root_shape, None
+            v._layout, v._cache, v._scalar, v._mine = x._layout, None, False, False
+            v._version, v._readonly = 0, x._readonly
+            self.arg_of[id(v)] = x
+            return v
+        if kind == "J":
+            return self.root_vals[spec[1]]
+        if kind == "H":
+            w = self.owner(spec[1], False, not spec[4])
+            self.arg_of[id(w)] = x
+            return w
+        if kind == "S":
+            return x
+        t, items = spec
+        if t is dict:
+            return {k: self.build(s, x[k]) for k, s in items}
+        vals = [self.build(s, v) for s, v in zip(items, x)]
+        if t is tuple or t is list:
+            return t(vals)
+        return t(*vals)  # namedtuple
+
+
+def _dyn_leaf(value: Any, leaves: list) -> Any:
+    if isinstance(value, _Tracer | jax.Array):
+        leaves.append(value)
+        return ("leaf", len(leaves) - 1)
+    return ("int", int(value))
+
+
+class _Outputs:
+    """Inside the trace: the result as a spec plus a list of array leaves."""
+
+    def __init__(self, rebuild: _Rebuild) -> None:
+        self.rb = rebuild
+        self.leaves: list[Any] = []
+        self.out_roots: dict[int, int] = {}  # id(internal root) -> leaf index
+        self.keep: list[Any] = []  # internal roots, alive until the trace ends
+        self.wrapper_root: dict[int, int] = {id(w): k for k, w in rebuild.wrappers.items()}
+
+    def leaf(self, value: Any) -> int:
+        self.leaves.append(value)
+        return len(self.leaves) - 1
+
+    def lens_spec(self, r: ndarray) -> tuple:
+        steps = tuple((type(s), s.static, tuple(_dyn_leaf(d, self.leaves) for d in s.dynamic))
+                      for s in r._lens)
+        return (steps, r._root_shape, r._layout, r._readonly)
+
+    def walk(self, x: Any) -> Any:
+        if isinstance(x, ndarray):
+            if id(x) in self.rb.arg_of:
+                return ("arg", self.rb.arg_of[id(x)])
+            root = x if x._base is None else x._base
+            k = self.wrapper_root.get(id(root))
+            if k is not None and isinstance(self.rb.roots[k], ndarray):
+                # a new view of an argument (an owner argument itself is in arg_of)
+                return ("argview", k, self.lens_spec(x))
+            if k is not None:  # a view of a host NumPy argument: a copy
+                return ("copy", self.leaf(x._read()), x._readonly)
+            j = self.out_roots.get(id(root))
+            if j is None:
+                j = self.out_roots[id(root)] = self.leaf(root._value)
+                self.keep.append(root)
+            layout = root._layout if root._layout is not None and \
+                root._layout.shape == root._value.shape else None
+            if x._base is None:
+                return ("own", j, root._scalar, layout, root._readonly)
+            return ("view", j, root._scalar, layout, self.lens_spec(x))
+        if isinstance(x, jax.Array):
+            return ("jax", self.leaf(x))
+        t = type(x)
+        if t is tuple or t is list:
+            return (t, tuple(self.walk(v) for v in x))
+        if t is dict:
+            return (dict, tuple((k, self.walk(v)) for k, v in x.items()))
+        if isinstance(x, tuple) and hasattr(x, "_fields"):
+            return (t, tuple(self.walk(v) for v in x))
+        if t is np.ndarray:
+            return ("host", x.copy())
+        return ("const", x)
+
+
+def _unpack_dyn(spec: tuple, leaves: Sequence) -> tuple:
+    return tuple(int(leaves[d[1]]) if d[0] == "leaf" else d[1] for d in spec)
+
+
+def _make_view(root: ndarray, lens_spec: tuple, leaves: Sequence) -> ndarray:
+    steps, root_shape, layout, readonly = lens_spec
+    v = object.__new__(ndarray)
+    v._base = root
+    v._lens = tuple(cls(static, _unpack_dyn(dyn, leaves)) for cls, static, dyn in steps)
+    v._root_shape, v._value, v._layout, v._cache = root_shape, None, layout, None
+    v._scalar, v._mine, v._version, v._readonly = False, False, 0, readonly
+    return v
+
+
+def _build_result(spec: Any, leaves: Sequence, made: dict) -> Any:
+    kind = spec[0]
+    if kind == "arg":
+        return spec[1]
+    if kind == "own" or kind == "view":
+        root = made.get(spec[1])
+        if root is None:
+            root = made[spec[1]] = ndarray._owner(leaves[spec[1]], spec[2])
+            root._layout = spec[3]
+        if kind == "own":
+            root._readonly = spec[4]
+            return root
+        return _make_view(root, spec[4], leaves)
+    if kind == "copy":
+        out = ndarray._owner(leaves[spec[1]])
+        out._readonly = spec[2]
+        return out
+    if kind == "argview":
+        return _make_view(made["roots"][spec[1]], spec[2], leaves)
+    if kind == "jax":
+        return leaves[spec[1]]
+    if kind == "host":
+        return spec[1].copy()
+    if kind == "const":
+        return spec[1]
+    t, items = spec
+    if t is dict:
+        return {k: _build_result(s, leaves, made) for k, s in items}
+    vals = [_build_result(s, leaves, made) for s in items]
+    if t is tuple or t is list:
+        return t(vals)
+    return t(*vals)
+
+
+# --- errors ------------------------------------------------------------------------------
+
+
+def _user_site(exc: BaseException, fn: Callable) -> str:
+    """``file:line`` of the innermost frame of user code in the traceback."""
+    site = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        name = frame.filename
+        if name.startswith(_LIBRARY_DIRS) or name.startswith(_OWN_DIR) or name.startswith("<"):
+            continue
+        site = f"{name}:{frame.lineno}"
+    if site is None:
+        code = getattr(fn, "__code__", None)
+        site = f"{code.co_filename}:{code.co_firstlineno}" if code else "<unknown>"
+    return site
+
+
+def _jit_error(exc: BaseException, fn: Callable) -> JitError:
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return JitError(
+        f"npjax.jit({getattr(fn, '__qualname__', fn)!s}): {_user_site(exc, fn)}: this line "
+        "needs a value that is only known when the function runs (value-dependent Python "
+        "control flow such as `if x.sum() > 0`, float()/int()/bool()/print of an array, a "
+        "data-dependent shape such as `a[a > 0]`, or a function that runs on host NumPy). "
+        "Rewrite it with npjax.where, make the value static (static_argnums), or use "
+        f"npjax.jit(fn, fallback='eager'). [{type(exc).__name__}: {first}]")
+
+
+# --- the compiled function ---------------------------------------------------------------
+
+
+class _Entry:
+    """One compiled program (per cache key) and what its trace learnt."""
+
+    __slots__ = ("compiled", "eager", "holder", "meta")
+
+    def __init__(self) -> None:
+        self.compiled: Any = None
+        self.eager = False
+        self.meta: Any = None
+        self.holder: Any = None  # this call's (args, kwargs, roots) while it runs
+
+
+class Jitted:
+    """A NumPy-style function compiled with ``npjax.jit`` (call it like the function)."""
+
+    def __init__(self, fn: Callable, static_argnums: Sequence[int], static_argnames:
+                 Sequence[str], fallback: str) -> None:
+        if fallback not in ("raise", "eager"):
+            raise ValueError(f"npjax.jit: fallback={fallback!r}; expected 'raise' or 'eager'")
+        self._fn = fn
+        self._static_argnums = frozenset(static_argnums)
+        self._static_argnames = frozenset(static_argnames)
+        self._fallback = fallback
+        self._cache: dict[Any, _Entry] = {}
+        functools.update_wrapper(self, fn)
+
+    def __repr__(self) -> str:
+        return f"<npjax.jit of {getattr(self._fn, '__qualname__', self._fn)!r}>"
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else functools.partial(self, obj)
+
+    def clear_cache(self) -> None:
+        """Forget every compiled program."""
+        self._cache.clear()
+
+    def _cache_size(self) -> int:
+        return len(self._cache)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        inputs = _Inputs()
+        try:
+            arg_specs = tuple(("S", _static_key(a)) if i in self._static_argnums
+                              else inputs.walk(a) for i, a in enumerate(args))
+            kw_specs = tuple((k, ("S", _static_key(v)) if k in self._static_argnames
+                              else inputs.walk(v)) for k, v in kwargs.items())
+        except _Unhashable as exc:
+            raise TypeError(f"npjax.jit({self.__qualname__}): {exc}; pass arrays, "
+                            "Python scalars or hashable values, or mark it static") from None
+        st = _errstate.state()  # the error state decides which device checks are traced
+        key = (arg_specs, kw_specs, current(), st["divide"], st["over"], st["under"],
+               st["invalid"])
+        entry = self._cache.get(key)
+        if entry is None:
+            entry = self._cache[key] = _Entry()
+        if entry.eager:
+            return self._fn(*args, **kwargs)
+        roots = inputs.roots
+        root_vals = [r._value if type(r) is ndarray or isinstance(r, ndarray) else r
+                     for r in roots]
+        for i, v in enumerate(root_vals):
+            if isinstance(v, np.ndarray):
+                root_vals[i] = jnp.asarray(v)
+        dyns = np.asarray(inputs.dyns, np.int64) if inputs.dyns else None
+        first = entry.compiled is None
+        if first:
+            entry.compiled = jax.jit(self._traced_fn(entry, arg_specs, kw_specs))
+        entry.holder = (args, kwargs, roots)
+        try:
+            outs, written, flags = entry.compiled(root_vals, dyns)
+        except _TRACE_ERRORS as exc:
+            if first:
+                entry.compiled = None
+            if self._fallback == "eager":
+                entry.compiled = None
+                entry.eager = True
+                return self._fn(*args, **kwargs)
+            raise _jit_error(exc, self._fn) from None
+        except BaseException:
+            if first:
+                entry.compiled = None
+            raise
+        finally:
+            entry.holder = None
+        if flags is not None and bool(np.any(np.asarray(flags))):
+            # A device-side check failed: eager NumPy semantics raise at the failing line.
+            return self._fn(*args, **kwargs)
+        meta = entry.meta
+        for k, new in zip(meta["written"], written):
+            root = roots[k]
+            if isinstance(root, np.ndarray):
+                root[...] = np.asarray(new)
+                continue
+            root._value = new
+            root._mine = True
+            root._version += 1
+            if meta["layouts"][k] is not _SAME:
+                root._layout = meta["layouts"][k]
+        made = {"roots": roots}
+        return _build_result(meta["result"], outs, made)
+
+    def _traced_fn(self, entry: _Entry, arg_specs: tuple, kw_specs: tuple) -> Callable:
+        fn = self._fn
+
+        def traced(root_vals, dyns):
+            # jax.jit traces once per entry (the key fixes shapes, dtypes, statics and
+            # structure), with the arguments of the call that is running.
+            args, kwargs, roots = entry.holder
+            rb = _Rebuild(arg_specs, roots, root_vals, dyns)
+            new_args = [rb.build(s, a) if i not in self._static_argnums else a
+                        for i, (s, a) in enumerate(zip(arg_specs, args))]
+            new_kwargs = {k: (rb.build(s, kwargs[k]) if k not in self._static_argnames
+                              else kwargs[k]) for k, s in kw_specs}
+            for k in range(len(roots)):  # host arrays and unused roots still get a wrapper
+                if isinstance(roots[k], np.ndarray) and k not in rb.wrappers:
+                    rb.owner(k, False, not roots[k].flags.writeable)
+            trace = _Trace()
+            previous = _indexing.TRACE
+            _indexing.TRACE = trace
+            try:
+                result = fn(*new_args, **new_kwargs)
+            finally:
+                _indexing.TRACE = previous
+            del new_args, new_kwargs
+            outs = _Outputs(rb)
+            result_spec = outs.walk(result)
+            written, written_vals, layouts = [], [], {}
+            for k, w in rb.wrappers.items():
+                if w._value is not root_vals[k]:
+                    written.append(k)
+                    written_vals.append(w._value)
+                    root = roots[k]
+                    same = isinstance(root, np.ndarray) or w._layout is root._layout or (
+                        root._layout is None and _layout_key(w._layout) is None
+                        and w._value.shape == root._value.shape)
+                    layouts[k] = _SAME if same else w._layout
+            _check_external_writes(trace, outs, rb, fn)
+            entry.meta = {"result": result_spec, "written": tuple(written),
+                          "layouts": layouts}
+            flags = jnp.stack(trace.checks) if trace.checks else None
+            return outs.leaves, written_vals, flags
+
+        return traced
+
+
+_SAME = object()
+
+
+def _check_external_writes(trace: _Trace, outs: _Outputs, rb: _Rebuild, fn: Callable) -> None:
+    internal = set(outs.out_roots) | {id(w) for w in rb.wrappers.values()}
+    del outs
+    bad = []
+    for ref, old in trace.writes:
+        root = ref()
+        if root is None or id(root) in internal:
+            continue
+        bad.append((root, old))
+    for root, old in bad:  # undo: no tracer may leak into a captured array
+        root._value = old
+        root._version += 1
+    if bad:
+        raise JitError(f"npjax.jit({getattr(fn, '__qualname__', fn)!s}): the function writes "
+                       "to an array that is not one of its arguments (captured from an "
+                       "enclosing scope); pass that array as an argument")
+
+
+def jit(fn: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (), fallback: str = "raise") -> Any:
+    """Compile a NumPy-style function written against npjax (see the module docstring).
+
+    static_argnums / static_argnames: further arguments whose value is part of the cache key.
+    fallback: "raise" (a call that cannot be traced raises ``npjax.JitError`` naming the
+    line) or "eager" (such a call runs eagerly; later calls with the same key too).
+    Usable as ``@npjax.jit`` or ``@npjax.jit(static_argnums=...)``.
+    """
+    if isinstance(static_argnums, int):
+        static_argnums = (static_argnums,)
+    if isinstance(static_argnames, str):
+        static_argnames = (static_argnames,)
+    if fn is None:
+        return functools.partial(jit, static_argnums=static_argnums,
+                                 static_argnames=static_argnames, fallback=fallback)
+    return Jitted(fn, static_argnums, static_argnames, fallback)
+

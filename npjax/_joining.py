@@ -18,7 +18,7 @@ import numpy as np
 
 from npjax import _dtypes
 from npjax._dispatch import ArrayIn, ArrayKeep, ArraySeq, DTypeIn, npfunc, write_out
-from npjax._errors import NpjaxUnsupported
+from npjax._errors import HostOnly
 from npjax._ndarray import ndarray, normalize_axis
 from npjax._normalize import to_jax
 from npjax._rearranging import _CASTINGS, _warn_complex
@@ -56,7 +56,7 @@ def _join_target(dtypes: list, dtype: Any, out: Any, casting: str, name: str) ->
             raise TypeError(f"Cannot cast array data from {np.dtype(d)!r} to {target!r} "
                             f"according to the rule {casting!r}")
     if not _dtypes.is_device_dtype(target):
-        raise NpjaxUnsupported(f"dtype {target} lives on the host only")
+        raise HostOnly(f"dtype {target} lives on the host only")
     _warn_complex(dtypes, target)
     return target
 

@@ -24,7 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _views
+from npjax import _stats, _views
 from npjax._errors import AxisError
 
 
@@ -259,29 +259,29 @@ class ndarray:
         if copy is False:
             raise ValueError("npjax.ndarray.__array__: a host copy is always needed "
                              "(copy=False is impossible for device arrays)")
-        host = np.array(self._read())
+        host = np.array(_stats.fetch(self._read()))
         if dtype is not None:
             host = host.astype(dtype, copy=False)
         return host
 
     def _host_scalar(self) -> Any:
         """The NumPy scalar this 0-d array stands for."""
-        return np.asarray(self._read())[()]
+        return _stats.fetch(self._read())[()]
 
     def __repr__(self) -> str:
         if self._scalar:
             return repr(self._host_scalar())
-        return repr(np.asarray(self._read()))
+        return repr(_stats.fetch(self._read()))
 
     def __str__(self) -> str:
         if self._scalar:
             return str(self._host_scalar())
-        return str(np.asarray(self._read()))
+        return str(_stats.fetch(self._read()))
 
     def __format__(self, spec: str) -> str:
         if self.ndim == 0:
             return format(self._host_scalar(), spec)
-        return format(np.asarray(self._read()), spec)
+        return format(_stats.fetch(self._read()), spec)
 
     def __len__(self) -> int:
         shape = self.shape
@@ -303,7 +303,7 @@ class ndarray:
         stand-in raises the same errors."""
         if self.size > 1:
             return np.zeros(2, self.dtype)
-        host = np.asarray(self._read())
+        host = _stats.fetch(self._read())
         return host[()] if self._scalar else host
 
     def __bool__(self) -> bool:
@@ -327,7 +327,7 @@ class ndarray:
         raise TypeError("unhashable type: 'numpy.ndarray'")
 
     def __reduce__(self):
-        return (_from_host, (np.asarray(self._read()), self._scalar))
+        return (_from_host, (_stats.fetch(self._read()), self._scalar))
 
     def __copy__(self) -> ndarray:
         return self.copy()
@@ -344,6 +344,7 @@ class ndarray:
         return _indexing.getitem(self, index)
 
     def __setitem__(self, index: Any, value: Any) -> None:
+        _stats.record_scalar_write(index)
         _indexing.setitem(self, index, value)
 
     def item(self, *args: Any) -> Any:
@@ -351,17 +352,17 @@ class ndarray:
         if not args:
             if self.size != 1:
                 raise ValueError("can only convert an array of size 1 to a Python scalar")
-            return np.asarray(self._read()).item()
-        return np.asarray(self._read()).item(*args)
+            return _stats.fetch(self._read()).item()
+        return _stats.fetch(self._read()).item(*args)
 
     def tolist(self) -> Any:
         """npjax implementation of ``numpy.ndarray.tolist``."""
-        return np.asarray(self._read()).tolist()
+        return _stats.fetch(self._read()).tolist()
 
     def tobytes(self, order: str = "C") -> bytes:
         """npjax implementation of ``numpy.ndarray.tobytes`` (order 'K'/'A' follow the
         NumPy layout of this array)."""
-        return np.asarray(self._read()).tobytes(self._order(order))
+        return _stats.fetch(self._read()).tobytes(self._order(order))
 
     def _order(self, order: Any) -> str:
         """'C' or 'F': NumPy's memory order for ``order`` in {'C','F','A','K',None}."""
@@ -510,10 +511,11 @@ class ndarray:
         """npjax implementation of ``numpy.ndarray.transpose`` (a view)."""
         if self._scalar and not any(a not in (None, ()) for a in axes):
             return ndarray._owner(self._value, True)  # NumPy scalars: a scalar
-        if len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int | np.integer)):
+        given = len(axes) == 1 and (axes[0] is None or not isinstance(axes[0], int | np.integer))
+        if given:
             axes = axes[0]
         ndim = self.ndim
-        if axes is None or axes == ():
+        if axes is None or (axes == () and not given):  # an explicit () must match ndim
             perm = tuple(range(ndim))[::-1]
         else:
             if len(axes) != ndim:
@@ -752,17 +754,15 @@ def reshape_target(size: int, shape: Any) -> tuple[int, ...]:
     """The shape ``reshape`` produces, with NumPy's errors for bad requests."""
     shape = (shape,) if isinstance(shape, int | np.integer) else tuple(shape)
     shape = tuple(operator.index(n) for n in shape)
-    unknown = [i for i, n in enumerate(shape) if n == -1]
+    unknown = [i for i, n in enumerate(shape) if n < 0]  # NumPy: any negative is unknown
     if len(unknown) > 1:
         raise ValueError("can only specify one unknown dimension")
-    if any(n < -1 for n in shape):
-        raise ValueError("negative dimensions not allowed")
-    known = int(np.prod([n for n in shape if n != -1], dtype=np.int64))
+    known = int(np.prod([n for n in shape if n >= 0], dtype=np.int64))
     if unknown:
         if known == 0 or size % known:
             raise ValueError(f"cannot reshape array of size {size} into shape "
                              f"{_shape_text(shape)}")
-        shape = tuple(size // known if n == -1 else n for n in shape)
+        shape = tuple(size // known if n < 0 else n for n in shape)
     elif known != size:
         raise ValueError(f"cannot reshape array of size {size} into shape {_shape_text(shape)}")
     return shape

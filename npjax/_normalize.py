@@ -14,8 +14,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _dtypes
-from npjax._errors import NpjaxUnsupported
+from npjax import _dtypes, _sharding, _stats
+from npjax._errors import HostOnly
 from npjax._ndarray import ndarray
 from npjax._policy import Policy, current
 
@@ -29,13 +29,18 @@ def resolve_device(device: Any) -> Any:
 
 
 def place(value: jax.Array, policy: Policy) -> jax.Array:
+    """``value`` on the policy's device(s); a move between devices is counted."""
+    if policy.sharding is not None:
+        return _sharding.place(value, policy)
     if policy.device is None:
         return value
     device = resolve_device(policy.device)
     # device_put to the device an array already lives on returns a *new* Array object that
     # shares the buffer; that would defeat the refcount check guarding buffer donation.
-    if isinstance(value, jax.Array) and value.sharding.device_set == {device}:
-        return value
+    if isinstance(value, jax.Array):
+        if isinstance(value, jax.core.Tracer) or value.sharding.device_set == {device}:
+            return value
+        _stats.record_transfer("device_to_device", value.nbytes)
     return jax.device_put(value, device)
 
 
@@ -50,7 +55,7 @@ def as_host(x: Any, policy: Policy, dtype: Any = None) -> np.ndarray:
                 raise OverflowError(f"Python integer out of bounds for {narrow}")
         host = host.astype(narrow, copy=False)
     if not _dtypes.is_device_dtype(host.dtype):
-        raise NpjaxUnsupported(f"dtype {host.dtype} lives on the host only")
+        raise HostOnly(f"dtype {host.dtype} lives on the host only")
     return host
 
 
@@ -73,6 +78,9 @@ def to_jax(x: Any, policy: Policy | None = None, dtype: Any = None) -> jax.Array
     else:
         # device_put, not jnp.asarray: the latter compiles a small kernel per shape and dtype.
         host = as_host(x, policy, dtype)
+        _stats.record_transfer("host_to_device", host.nbytes)
+        if policy.sharding is not None:
+            return _sharding.put_host(host, policy)
         if policy.device is None:
             return jax.device_put(host)
         return jax.device_put(host, resolve_device(policy.device))

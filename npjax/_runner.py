@@ -15,9 +15,19 @@ redirected (it bypasses ``__import__``); a NumPy submodule that npjax does not p
 ``KeyboardInterrupt`` exits with status 130 instead of by SIGINT; child processes started with
 ``multiprocessing``'s spawn method re-import the script under plain NumPy.
 
+``-m MODULE`` runs a module as ``python -m MODULE`` does; code under the current folder gets npjax.
+Policy options (``--mode``, ``--device``, ``--sharding``, ``--fallback``, ``--random``,
+``--x64``) are set with ``npjax.set_policy`` before the script starts; like any context-variable
+setting they hold in the main thread (threads the script starts see the default policy).
+
+At exit (also after ``sys.exit`` or an uncaught exception) the report of ``npjax.stats()`` is
+printed to stderr (``--no-report`` turns it off; ``--report-json FILE`` writes its data).
+
 ``--compare`` runs the script twice in subprocesses (under npjax and under NumPy), compares the
-printed lines (numbers parsed out and compared with a relative tolerance) and reports the time
-each run spent in the script (interpreter start-up and the import of NumPy/JAX excluded).
+printed lines (numbers parsed out and compared with a relative tolerance), the .npy/.npz/.txt/
+.csv/.dat files each run wrote (found by modification time under the current folder and the
+script's folder, three levels deep) and reports the time each run spent in the script
+(interpreter start-up and the import of NumPy/JAX excluded), then npjax's report.
 """
 
 from __future__ import annotations
@@ -25,10 +35,13 @@ from __future__ import annotations
 import builtins
 import importlib
 import importlib.machinery
+import importlib.util
 import json
 import math
 import os
 import re
+import runpy
+import shutil
 import site
 import subprocess
 import sys
@@ -157,7 +170,7 @@ def _trim_traceback(tb: types.TracebackType | None) -> types.TracebackType | Non
     """The traceback without this module's frames (the script's own frames remain)."""
     frames = []
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename != __file__:
+        if tb.tb_frame.f_code.co_filename not in (__file__, runpy.__file__):
             frames.append(tb)
         tb = tb.tb_next
     trimmed = None
@@ -166,52 +179,101 @@ def _trim_traceback(tb: types.TracebackType | None) -> types.TracebackType | Non
     return trimmed
 
 
-def run_script(path: str, args: Sequence[str], engine: str = "npjax") -> int:
+def _policy_error(exc: Exception) -> int:
+    print(f"npjax run: {exc}", file=sys.stderr)
+    return 2
+
+
+def run_script(path: str, args: Sequence[str], engine: str = "npjax", *,
+               module: bool = False, policy: dict[str, Any] | None = None,
+               report: bool = False, report_json: str | None = None) -> int:
     """Run ``path`` as ``__main__`` with ``sys.argv = [path, *args]``; return the exit status.
 
     ``engine="npjax"`` redirects the script's ``numpy`` imports to npjax; ``"numpy"`` runs it
-    unchanged (the baseline of ``--compare``). ``SystemExit`` raised by the script propagates.
+    unchanged (the baseline of ``--compare``). ``SystemExit`` raised by the script propagates
+    (after the report). ``module=True`` runs ``path`` as a module name, as ``python -m``
+    does. ``policy``: fields for ``npjax.set_policy`` (npjax engine only). ``report`` prints
+    the report of ``npjax.stats()`` to stderr at exit; ``report_json`` writes it as JSON.
     """
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
-    try:
-        with open(path, "rb") as f:
-            source = f.read()
-    except OSError as exc:
-        print(f"{os.path.basename(sys.executable)}: can't open file "
-              f"{os.path.abspath(path)!r}: [Errno {exc.errno}] {exc.strerror}", file=sys.stderr)
-        return 2
-    abspath = os.path.abspath(path)
-    try:
-        code = compile(source, abspath, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as exc:  # as Python reports a script that cannot compile
-        exc.__traceback__ = None
-        sys.excepthook(type(exc), exc, None)
-        return 1
+    code = None
+    if module:
+        root = os.getcwd()
+        abspath = None
+        sys.path[0] = root
+        top = path.partition(".")[0]  # a top-level lookup imports nothing (no numpy yet)
+        try:
+            found = importlib.util.find_spec(top)
+        except (ImportError, ValueError):
+            found = None
+        if found is None:
+            print(f"{sys.executable}: No module named {top}", file=sys.stderr)
+            return 1
+    else:
+        try:
+            with open(path, "rb") as f:
+                source = f.read()
+        except OSError as exc:
+            print(f"{os.path.basename(sys.executable)}: can't open file "
+                  f"{os.path.abspath(path)!r}: [Errno {exc.errno}] {exc.strerror}",
+                  file=sys.stderr)
+            return 2
+        abspath = os.path.abspath(path)
+        root = os.path.dirname(abspath)
+        try:
+            code = compile(source, abspath, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as exc:  # as Python reports a script that cannot compile
+            exc.__traceback__ = None
+            sys.excepthook(type(exc), exc, None)
+            return 1
 
     import numpy  # noqa: F401  (imported before the clock starts, in both engines)
 
     hook = None
+    stats_module = None
     if engine == "npjax":
-        import npjax  # noqa: F401
+        import npjax
+        from npjax import _stats
 
-        hook = ImportHook(_UserCode(os.path.dirname(abspath)))
+        if policy:
+            try:
+                if policy.get("device") is not None:  # an unknown platform: fail up front
+                    from npjax._normalize import resolve_device
 
-    main = types.ModuleType("__main__")
-    main.__dict__.update(__file__=abspath, __builtins__=builtins, __cached__=None,
-                         __loader__=importlib.machinery.SourceFileLoader("__main__", abspath),
-                         __spec__=None, __package__=None)
-    sys.modules["__main__"] = main
-    sys.argv[:] = [path, *args]
-    sys.path[0] = os.path.dirname(abspath)
+                    resolve_device(policy["device"])
+                npjax.set_policy(**policy)
+            except (TypeError, ValueError, RuntimeError) as exc:
+                return _policy_error(exc)
+        hook = ImportHook(_UserCode(root))
+        stats_module = _stats
+
+    if module:
+        sys.argv[:] = [path, *args]
+        sys.path[0] = root
+    else:
+        main = types.ModuleType("__main__")
+        main.__dict__.update(__file__=abspath, __builtins__=builtins, __cached__=None,
+                             __loader__=importlib.machinery.SourceFileLoader("__main__",
+                                                                             abspath),
+                             __spec__=None, __package__=None)
+        sys.modules["__main__"] = main
+        sys.argv[:] = [path, *args]
+        sys.path[0] = root
 
     timing_file = os.environ.pop(TIMING_ENV, None)
     status = 0
+    if stats_module is not None:
+        stats_module.user_code = hook.is_user
+        stats_module.reset_stats()
     start = time.perf_counter()
     if hook is not None:
         hook.install()
     try:
-        exec(code, main.__dict__)
+        if module:
+            runpy.run_module(path, run_name="__main__", alter_sys=True)
+        else:
+            exec(code, main.__dict__)
     except SystemExit:
         raise
     except BaseException as exc:  # reported as Python reports it, then exit status 1
@@ -221,10 +283,35 @@ def run_script(path: str, args: Sequence[str], engine: str = "npjax") -> int:
     finally:
         if hook is not None:
             hook.uninstall()
+        elapsed = time.perf_counter() - start
         if timing_file:
             with open(timing_file, "w") as f:
-                json.dump({"seconds": time.perf_counter() - start}, f)
+                json.dump({"seconds": elapsed}, f)
+        if stats_module is not None:
+            _finish_report(stats_module, path, report, report_json)
     return status
+
+
+def _finish_report(stats_module: Any, script: str, report: bool,
+                   report_json: str | None) -> None:
+    """Print the report to stderr and/or write it as JSON (the script has finished)."""
+    if not (report or report_json):
+        return
+    from npjax import _report
+
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):  # a closed stdout: the report goes to stderr anyway
+        pass
+    data = stats_module.stats()
+    data["script"] = script
+    data["advice"] = _report.advice(data)
+    if report_json:
+        with open(report_json, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1)
+    if report:
+        print(_report.format_report(data, title=f"npjax report: {script}"), end="",
+              file=sys.stderr)
 
 
 # --- --compare: run under both and compare printed output -------------------------------------
@@ -284,20 +371,60 @@ import importlib.util, sys
 spec = importlib.util.spec_from_file_location("_npjax_runner", sys.argv[1])
 runner = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(runner)
-sys.exit(runner.run_script(sys.argv[2], sys.argv[3:], "numpy"))
+module = sys.argv[2] == "-m"
+sys.exit(runner.run_script(sys.argv[3], sys.argv[4:], "numpy", module=module))
 """
 
+# Files a script saves with np.save / np.savez / np.savetxt (and similar text tables).
+SAVED_SUFFIXES = (".npy", ".npz", ".txt", ".csv", ".dat")
+_SKIP_DIRS = {"__pycache__", "site-packages", "dist-packages", "node_modules"}
+_MAX_DEPTH = 3
+_MAX_FILES = 20000
 
-def _child(engine: str, script: str, args: Sequence[str]) -> tuple[int, str, str, float, float]:
+
+def _snapshot(roots: Sequence[str]) -> dict[str, tuple[int, int]]:
+    """(mtime_ns, size) of the saved-array files under ``roots`` (a few levels deep, hidden
+    and package folders skipped, at most _MAX_FILES entries looked at)."""
+    found: dict[str, tuple[int, int]] = {}
+    seen = 0
+    for root in dict.fromkeys(os.path.realpath(r) for r in roots):
+        base_depth = root.rstrip(os.sep).count(os.sep)
+        for folder, dirs, files in os.walk(root):
+            depth = folder.rstrip(os.sep).count(os.sep) - base_depth
+            dirs[:] = [] if depth >= _MAX_DEPTH else [
+                d for d in dirs if not d.startswith(".") and d not in _SKIP_DIRS]
+            for name in files:
+                seen += 1
+                if seen > _MAX_FILES:
+                    return found
+                if name.endswith(SAVED_SUFFIXES):
+                    path = os.path.join(folder, name)
+                    try:
+                        st = os.stat(path)
+                    except OSError:
+                        continue
+                    found[path] = (st.st_mtime_ns, st.st_size)
+    return found
+
+
+def _written(before: dict[str, tuple[int, int]],
+             after: dict[str, tuple[int, int]]) -> list[str]:
+    return sorted(p for p, sig in after.items() if before.get(p) != sig)
+
+
+def _child(engine: str, script: str, args: Sequence[str], module: bool = False,
+           options: Sequence[str] = ()) -> tuple[int, str, str, float, float]:
     """Run the script in a subprocess; (exit status, stdout, stderr, script s, process s)."""
     fd, timing = tempfile.mkstemp(prefix="npjax-run-", suffix=".json")
     os.close(fd)
     env = dict(os.environ, **{TIMING_ENV: timing})
     env.setdefault("PYTHONIOENCODING", "utf-8")
+    target = ["-m", script] if module else [script]
     if engine == "npjax":
-        command = [sys.executable, "-m", "npjax", "run", script, *args]
+        command = [sys.executable, "-m", "npjax", "run", *options, *target, *args]
     else:  # plain NumPy: load this file alone, so the baseline process never imports JAX
-        command = [sys.executable, "-c", _NUMPY_CHILD, __file__, script, *args]
+        command = [sys.executable, "-c", _NUMPY_CHILD, __file__,
+                   "-m" if module else "-f", script, *args]
     start = time.perf_counter()
     try:
         done = subprocess.run(command, env=env, capture_output=True, text=True,
@@ -318,11 +445,134 @@ def _tail(text: str, n: int = 15) -> list[str]:
     return (["..."] if len(lines) > n else []) + lines[-n:]
 
 
+def _load_arrays(path: str) -> dict[str, Any]:
+    """The arrays in a .npy (key '') or .npz (its keys) file, loaded with real NumPy."""
+    import numpy
+
+    with numpy.load(path, allow_pickle=False) as loaded:
+        return {k: loaded[k] for k in loaded.files}
+
+
+def _load_npy(path: str) -> dict[str, Any]:
+    import numpy
+
+    return {"": numpy.load(path, allow_pickle=False)}
+
+
+def compare_arrays(ours: Any, theirs: Any, rtol: float, atol: float) -> tuple[str, str]:
+    """(status, detail) for two NumPy arrays: 'identical', 'match within tolerance' or
+    'DIFFER'; integers, booleans and strings must be equal, floats close (NaN == NaN)."""
+    import numpy
+
+    desc = f"{theirs.dtype} {theirs.shape}"
+    if ours.shape != theirs.shape or ours.dtype != theirs.dtype:
+        return "DIFFER", f"npjax {ours.dtype} {ours.shape}, NumPy {desc}"
+    if numpy.array_equal(ours, theirs, equal_nan=ours.dtype.kind in "fc"):
+        return "identical", desc
+    if ours.dtype.kind not in "fc":
+        bad = int(numpy.count_nonzero(ours != theirs))
+        return "DIFFER", f"{desc}: {bad} elements differ"
+    close = numpy.isclose(ours, theirs, rtol=rtol, atol=atol, equal_nan=True)
+    with numpy.errstate(all="ignore"):
+        diff = numpy.abs(ours.astype(complex if ours.dtype.kind == "c" else float)
+                         - theirs)
+        finite = numpy.isfinite(diff)
+        worst = float(diff[finite].max()) if finite.any() else math.nan
+    if close.all():
+        return "match within tolerance", f"{desc}: max abs diff {worst:.3g}"
+    return "DIFFER", (f"{desc}: {int(close.size - close.sum())} elements differ beyond "
+                      f"rtol={rtol:g}, atol={atol:g} (max abs diff {worst:.3g})")
+
+
+def compare_saved(ours_dir: str, ours: Sequence[str], theirs: Sequence[str], rtol: float,
+                  atol: float) -> list[tuple[str, str, str]]:
+    """(status, name, detail) per saved file: npjax's copies (under ``ours_dir``, by
+    relative name ``ours``) against the files NumPy's run wrote (absolute ``theirs``)."""
+    theirs_by_name = {_display(p): p for p in theirs}
+    rows = []
+    for name in sorted(set(ours) | set(theirs_by_name)):
+        if name not in theirs_by_name:
+            rows.append(("DIFFER", name, "written only under npjax"))
+            continue
+        if name not in ours:
+            rows.append(("DIFFER", name, "written only under NumPy"))
+            continue
+        mine, base = os.path.join(ours_dir, str(ours.index(name))), theirs_by_name[name]
+        if name.endswith((".npy", ".npz")):
+            load = _load_npy if name.endswith(".npy") else _load_arrays
+            try:
+                a, b = load(mine), load(base)
+            except (OSError, ValueError) as exc:
+                rows.append(("DIFFER", name, f"cannot load: {exc}"))
+                continue
+            if sorted(a) != sorted(b):
+                rows.append(("DIFFER", name, f"arrays {sorted(a)} vs {sorted(b)}"))
+                continue
+            for key in sorted(a):
+                status, detail = compare_arrays(a[key], b[key], rtol, atol)
+                rows.append((status, f"{name}[{key}]" if key else name, detail))
+        else:
+            with open(mine, encoding="utf-8", errors="replace") as f:
+                text_a = f.read()
+            with open(base, encoding="utf-8", errors="replace") as f:
+                text_b = f.read()
+            lines = compare_lines(text_a, text_b, rtol, atol)
+            bad = [i + 1 for i, (st, _, _) in enumerate(lines) if st == "DIFFER"]
+            if bad:
+                rows.append(("DIFFER", name, f"{len(bad)} of {len(lines)} lines differ "
+                                             f"(first: line {bad[0]})"))
+            else:
+                worst = ("identical" if all(st == "identical" for st, _, _ in lines)
+                         else "match within tolerance")
+                rows.append((worst, name, f"{len(lines)} lines"))
+    return rows
+
+
+def _display(path: str) -> str:
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
 def compare(script: str, args: Sequence[str], rtol: float = 1e-9, atol: float = 1e-12,
-            max_lines: int = 60) -> int:
-    """Run ``script`` under npjax and under NumPy, print the comparison; 0 if outputs match."""
-    ours = _child("npjax", script, args)
-    theirs = _child("numpy", script, args)
+            max_lines: int = 60, *, module: bool = False, options: Sequence[str] = (),
+            report: bool = True) -> int:
+    """Run ``script`` under npjax and under NumPy, print the comparison; 0 if outputs match.
+
+    Compared: the exit status, the printed lines, and the .npy/.npz/.txt/.csv/.dat files the
+    runs wrote (found by modification time under the current folder and the script's folder;
+    npjax's are copied aside before NumPy's run overwrites them). ``options`` are passed to
+    the npjax run (policy flags); ``report`` prints npjax's report after the comparison.
+    """
+    roots = [os.getcwd()] if module else [os.getcwd(), os.path.dirname(os.path.abspath(script))]
+    keep = tempfile.mkdtemp(prefix="npjax-compare-")
+    try:
+        fd, report_file = tempfile.mkstemp(prefix="npjax-report-", suffix=".json",
+                                           dir=keep)
+        os.close(fd)
+        before = _snapshot(roots)
+        ours = _child("npjax", script, args, module,
+                      [*options, "--no-report", "--report-json", report_file])
+        ours_saved = [_display(p) for p in _written(before, _snapshot(roots))]
+        for i, name in enumerate(ours_saved):
+            shutil.copyfile(name, os.path.join(keep, str(i)))
+        before = _snapshot(roots)
+        theirs = _child("numpy", script, args, module)
+        theirs_saved = _written(before, _snapshot(roots))
+        saved = compare_saved(keep, ours_saved, theirs_saved, rtol, atol)
+        try:
+            with open(report_file, encoding="utf-8") as f:
+                report_data = json.load(f)
+        except (OSError, ValueError):
+            report_data = None
+    finally:
+        shutil.rmtree(keep, ignore_errors=True)
+    return _print_comparison(script, args, ours, theirs, saved, report_data if report else None,
+                             rtol, atol, max_lines)
+
+
+def _print_comparison(script: str, args: Sequence[str], ours: tuple, theirs: tuple,
+                      saved: list[tuple[str, str, str]], report_data: dict | None,
+                      rtol: float, atol: float, max_lines: int) -> int:
     out = sys.stdout
     print(f"npjax run --compare {script} {' '.join(args)}".rstrip(), file=out)
     width = 22
@@ -350,12 +600,26 @@ def compare(script: str, args: Sequence[str], rtol: float = 1e-9, atol: float = 
             print(f"  {'':<{width}} | NumPy: {'<missing>' if b is None else b}", file=out)
     if hidden:
         print(f"  ... and {hidden} more identical lines after line {max_lines}", file=out)
+    saved_counts = {"identical": 0, "match within tolerance": 0, "DIFFER": 0}
+    if saved:
+        print(f"Saved files ({len(saved)} arrays/tables; floats compared with rtol={rtol:g}, "
+              f"atol={atol:g}):", file=out)
+        for status, name, detail in saved:
+            saved_counts[status] += 1
+            print(f"  {status:<{width}} | {name}  ({detail})", file=out)
     same_exit = ours[0] == theirs[0]
-    ok = counts["DIFFER"] == 0 and same_exit
+    ok = counts["DIFFER"] == 0 and saved_counts["DIFFER"] == 0 and same_exit
     summary = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
+    if saved:
+        summary += "; saved: " + ", ".join(f"{n} {k}" for k, n in saved_counts.items() if n)
     if not same_exit:
         summary += f"; exit status differs (npjax {ours[0]}, NumPy {theirs[0]})"
     ratio = ours[3] / theirs[3] if theirs[3] > 0 else math.nan
+    if report_data is not None:
+        from npjax import _report
+
+        print(_report.format_report(report_data, title=f"npjax report: {script}"), end="",
+              file=out)
     print(f"Time in script: npjax {ours[3]:.3f} s, NumPy {theirs[3]:.3f} s "
           f"(npjax/NumPy = {ratio:.2f}x; npjax's includes JAX compilation)", file=out)
     print(f"Result: {'MATCH' if ok else 'DIFFER'} ({summary or 'no output'})", file=out)

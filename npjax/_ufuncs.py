@@ -8,9 +8,9 @@ the outputs. ``reduce``/``accumulate``/``outer``/``reduceat``/``at`` live in
 ``_ufunc_methods.py`` and are attached to the class there.
 
 Differences from NumPy:
-- No floating-point warnings: NumPy warns (RuntimeWarning "divide by zero encountered", ...)
-  where npjax computes the same value silently; ``numpy.errstate`` is not consulted. Integer
-  division and remainder by zero give 0 as in NumPy. (errstate support is a later issue.)
+- Floating-point errors (divide/over/under/invalid) follow ``numpy.errstate`` but are
+  inferred from the values after the kernel (``_errstate.py``: rules, cost, limits).
+  Integer division and remainder by zero give 0 with NumPy's "divide by zero" warning.
 - Complex functions: branch cuts (signed zeros) match NumPy; non-finite parts match on the
   tested edge set, other inf/nan combinations may follow XLA rather than C99 Annex G.
 - XLA's CPU backend flushes subnormal results to zero (NumPy keeps them).
@@ -29,9 +29,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _dtypes
+from npjax import _dtypes, _errstate, _stats
 from npjax._dispatch import write_out
-from npjax._errors import NpjaxUnsupported, output_casting_error, unsupported
+from npjax._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._fallback import call_numpy
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
@@ -370,7 +370,14 @@ def _spacing(x):
     return jnp.where(jnp.isinf(x), jnp.full_like(x, jnp.nan), jnp.spacing(x))
 
 
+_HIGHEST = jax.lax.Precision.HIGHEST  # full float32 products on GPUs too (no TF32)
+
 _IMPL_OVERRIDES: dict[str, Callable] = {
+    "matmul": lambda a, b: jnp.matmul(a, b, precision=_HIGHEST),
+    "vecdot": lambda a, b: jnp.vecdot(a, b, precision=_HIGHEST),
+    "matvec": lambda a, b: jnp.matmul(a, b[..., None], precision=_HIGHEST)[..., 0],
+    "vecmat": lambda a, b: jnp.matmul(jnp.conj(a)[..., None, :], b,
+                                      precision=_HIGHEST)[..., 0, :],
     "spacing": _spacing,
     "float_power": _float_power,
     "divide": _divide,
@@ -449,22 +456,26 @@ class ufunc:
         return _make_body(self.__name__, tuple(loops[0]), tuple(loops[1]))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        _stats.calls[self.__name__] += 1
         # Fast path: npjax array operands, no keywords, loop already seen (one dict lookup
         # keyed by the operand dtypes). Anything else takes the full path below.
         if not kwargs and len(args) == self.nin and current().device is None:
             vals = [a._read() if type(a) is ndarray else a for a in args
                     if type(a) is ndarray or type(a) is float]
             try:
-                kernel = self._fast.get(tuple(float if type(v) is float else v.dtype
-                                              for v in vals))
+                entry = self._fast.get(tuple(float if type(v) is float else v.dtype
+                                             for v in vals))
             except AttributeError:
-                kernel = None
-            if kernel is not None and len(vals) == self.nin:
+                entry = None
+            if entry is not None and len(vals) == self.nin:
+                kernel, check = entry
                 try:
                     results = kernel(*vals)
                 except (TypeError, IndexError):
                     pass  # shape errors: the full path raises NumPy's exception
                 else:
+                    if check is not None:  # floating-point error state (_errstate.py)
+                        check(vals, results)
                     if self.nout == 1:
                         r = results[0]
                         return ndarray._owner(r, r.ndim == 0)
@@ -504,7 +515,7 @@ class ufunc:
                                 "signature matching types") from None
             return call_numpy(self.__name__, self._np, args,
                               {"out": out, "where": where, "casting": casting,
-                               "dtype": dtype}, policy, str(exc))
+                               "dtype": dtype}, policy, str(exc), isinstance(exc, HostOnly))
         if self.signature is not None:
             _check_core_dims(self.__name__, vals)
         keys = tuple(type(v) if type(v) in _WEAK else v.dtype for v in vals)
@@ -544,11 +555,15 @@ class ufunc:
             except TypeError as exc:
                 raise _shape_error(self, [*vals, mask, *(olds if has_old else ())],
                                    exc) from None
+        check = _errstate.checker(self.__name__, loop_in, loop_out)
         if outs is None:
+            if check is not None:
+                check(vals, results, True if where is True else mask)
             if (where is True and dtype is None and casting == "same_kind"
                     and self.signature is None and self.__name__ != "power"
                     and all(type(a) is ndarray or type(a) is float for a in args)):
-                self._fast[keys] = _kernel(self.__name__, loop_in, loop_out, False, False)
+                self._fast[keys] = (_kernel(self.__name__, loop_in, loop_out, False, False),
+                                    check)
             if self.nout == 1:
                 return ndarray._owner(results[0], results[0].ndim == 0)
             return tuple(ndarray._owner(r, r.ndim == 0) for r in results)
@@ -558,6 +573,8 @@ class ufunc:
                 written.append(ndarray._owner(r, r.ndim == 0))
                 continue
             written.append(write_out(o, r, "unsafe", self.__name__))
+        if check is not None:  # after the write, as NumPy (its loop has filled ``out``)
+            check(vals, results, True if where is True else mask)
         return written[0] if self.nout == 1 else tuple(written)
 
 
@@ -586,8 +603,17 @@ def _check_power(exponent: Any) -> None:
         bad = exponent < 0
     elif exponent.size == 0:
         return
+    elif exponent.dtype.kind != "i":
+        return
     else:
-        bad = bool(jnp.any(exponent < 0)) if exponent.dtype.kind == "i" else False
+        bad = jnp.any(exponent < 0)
+        if isinstance(bad, jax.core.Tracer):
+            from npjax import _indexing
+
+            if _indexing.TRACE is not None:  # npjax.jit: checked on the device
+                _indexing.TRACE.check(bad)
+                return
+        bad = bool(bad)
     if bad:
         raise ValueError("Integers to negative integer powers are not allowed.")
 

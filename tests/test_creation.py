@@ -478,18 +478,37 @@ def test_results_are_arrays_not_scalars_and_writeable():
 
 
 @pytest.mark.parametrize("code", [
-    "npjax.zeros(3, dtype=str)", "npjax.empty(2, dtype=object)", "npjax.ones(2, dtype='U3')",
-    "npjax.full(2, 'a')", "npjax.zeros(3, dtype='M8[s]')", "npjax.array(['a', 'b'])",
-    "npjax.array([1, 2**70])", "npjax.array([1], dtype=object)", "npjax.asarray(None)",
-    "npjax.zeros_like(['a'])", "npjax.eye(2, dtype=str)", "npjax.indices((2,), dtype='U1')",
-    "npjax.linspace(0, 1, 3, dtype='U3')", "npjax.fromiter(['a'], dtype='U1')",
-    "npjax.mgrid[0:10**20:10**19]",
-    "npjax.zeros(2, like=np.ones(1))", "npjax.zeros(2, device='cpu')",
-    "npjax.array([1], like=np.ones(1))", "npjax.asarray([1], device='cpu')",
-    "npjax.arange(3, device='cpu')", "npjax.arange(3, like=np.ones(1))",
-    "npjax.eye(2, like=np.ones(1))", "npjax.linspace(0, 1, device='cpu')",
-    "npjax.full_like([1], 2, device='cpu')", "npjax.fromfunction(lambda i: i, (2,), "
-    "like=np.ones(1))",
+    "xp.zeros(3, dtype=str)", "xp.empty(2, dtype=object)", "xp.ones(2, dtype='U3')",
+    "xp.full(2, 'a')", "xp.zeros(3, dtype='M8[s]')", "xp.array(['a', 'b'])",
+    "xp.array([1, 2**70])", "xp.array([1], dtype=object)", "xp.asarray(None)",
+    "xp.zeros_like(['a'])", "xp.eye(2, dtype=str)", "xp.indices((2,), dtype='U1')",
+    "xp.fromiter(['a'], dtype='U1')", "xp.mgrid[0:10**20:10**19]",
+])
+def test_host_only_dtypes_give_numpy_arrays(code):
+    """Host-only data (str, object, datetime, Python ints beyond int64) is NumPy's own array."""
+    try:
+        expected = eval(code, {"xp": np})
+    except Exception as exc:  # NumPy refuses: npjax must refuse alike
+        with pytest.raises(type(exc)):
+            eval(code, {"xp": npjax})
+        return
+    got = eval(code, {"xp": npjax})
+    assert type(got) is np.ndarray and got.dtype == expected.dtype
+    assert got.shape == expected.shape and got.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("code", [
+    "xp.zeros(2, device='cpu')", "xp.asarray([1], device='cpu')", "xp.arange(3, device='cpu')",
+    "xp.linspace(0, 1, device='cpu')", "xp.full_like([1], 2, device='cpu')",
+])
+def test_device_cpu_is_honoured(code):
+    assert_parity(lambda xp: eval(code, {"xp": xp}), context=code)
+
+
+@pytest.mark.parametrize("code", [
+    "npjax.zeros(2, like=np.ones(1))", "npjax.array([1], like=np.ones(1))",
+    "npjax.arange(3, like=np.ones(1))", "npjax.eye(2, like=np.ones(1))",
+    "npjax.fromfunction(lambda i: i, (2,), like=np.ones(1))",
 ])
 def test_not_implemented(code):
     with pytest.raises(NotImplementedError):

@@ -1,8 +1,10 @@
-"""Each script in examples/ prints the same output under npjax as under NumPy
-(``python -m npjax run --compare``: identical lines, or numbers within rtol 1e-9)."""
+"""Each script in examples/ gives the same results under npjax as under NumPy
+(``python -m npjax run --compare``: printed lines identical or numbers within rtol 1e-9, and
+the arrays it saves with np.save/np.savez/np.savetxt equal or within the same tolerance)."""
 
 from __future__ import annotations
 
+import functools
 import pathlib
 
 import pytest
@@ -12,21 +14,39 @@ from npjax import _runner
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 
-# What each example needs from npjax beyond creation, ufuncs and indexing (functions, then
-# ndarray methods). An example whose needs are not all there yet is a strict xfail: it starts
-# to count (and must pass) as soon as the other parts of npjax land.
+# What each example needs from npjax beyond creation, ufuncs and indexing (functions, dotted
+# for submodules, then ndarray methods). An example whose needs are not all there is a strict
+# xfail: it starts to count (and must pass) as soon as the other parts of npjax land.
 NEEDS = {
     "heat_equation.py": ((), ()),
     "kmeans.py": (("stack", "concatenate"), ("copy", "sum", "argmin", "min", "astype")),
     "nbody.py": (("stack",), ("sum", "max")),
+    "mandelbrot.py": (("linspace", "where", "bincount", "log1p", "save"),
+                      ("sum", "mean", "ravel")),
+    "linear_regression.py": (("vander", "linalg.lstsq", "savez", "savetxt", "linspace"),
+                             ("sum", "mean", "max")),
+    "option_pricing.py": (("random.default_rng", "cumsum", "maximum", "cov"),
+                          ("mean", "std")),
 }
 # Shorter runs than the scripts' defaults keep this file quick; same code paths.
-ARGS = {"heat_equation.py": ["100"], "nbody.py": ["40"]}
+ARGS = {"heat_equation.py": ["100"], "nbody.py": ["40"], "mandelbrot.py": ["40", "30"],
+        "linear_regression.py": ["60"], "option_pricing.py": ["2000"]}
+# Policy flags for the npjax run: NumPy's own random streams, so the numbers can match.
+OPTIONS = {"option_pricing.py": ["--random", "numpy"]}
+# Files each example must save (and --compare must find and compare).
+SAVED = {"mandelbrot.py": ["mandelbrot_counts.npy"],
+         "linear_regression.py": ["regression.npz[coef]", "regression.npz[design]",
+                                  "regression.npz[fitted]", "regression_coef.txt"]}
+
+
+def _has(name: str) -> bool:
+    return functools.reduce(lambda obj, part: getattr(obj, part, None), name.split("."),
+                            npjax) is not None
 
 
 def _missing(name: str) -> list[str]:
     functions, methods = NEEDS[name]
-    return ([f for f in functions if not hasattr(npjax, f)]
+    return ([f for f in functions if not _has(f)]
             + [f"ndarray.{m}" for m in methods if not hasattr(npjax.ndarray, m)])
 
 
@@ -41,10 +61,21 @@ def test_every_example_is_listed():
     assert sorted(p.name for p in EXAMPLES.glob("*.py")) == sorted(NEEDS)
 
 
+def test_examples_are_plain_numpy():
+    for path in EXAMPLES.glob("*.py"):
+        text = path.read_text()
+        assert "import numpy as np" in text and "npjax" not in text, path.name
+
+
 @pytest.mark.parametrize("name", [_param(name) for name in sorted(NEEDS)])
-def test_example_matches_numpy(name, capsys):
-    status = _runner.compare(str(EXAMPLES / name), ARGS.get(name, []))
+def test_example_matches_numpy(name, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the files the example saves land here
+    status = _runner.compare(str(EXAMPLES / name), ARGS.get(name, []),
+                             options=OPTIONS.get(name, []))
     out = capsys.readouterr().out
     assert "Result: MATCH" in out, out
     assert status == 0
-    assert "exit status 0" in out
+    assert out.count("exit status 0") == 2
+    assert "=== npjax report" in out and "Wall time:" in out
+    for saved in SAVED.get(name, []):
+        assert f"| {saved}  (" in out, out

@@ -111,7 +111,8 @@ def test_traceback_shows_only_the_script(tree):
     script, env = tree
     done = _run("run", script, "raise", env=env)
     assert done.returncode == 1
-    err = done.stderr
+    err, report = done.stderr.split("=== npjax report: ")  # the report follows the traceback
+    assert "Wall time:" in report
     assert err.startswith("Traceback (most recent call last):")
     assert f'File "{script}", line' in err and "in inner" in err
     assert err.rstrip().endswith("ValueError: boom from script")
@@ -128,8 +129,13 @@ def test_missing_script_syntax_error_and_placeholders(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.rstrip().endswith("SyntaxError: '(' was never closed")
     assert f'File "{bad}", line 1' in err and "Traceback" not in err
-    assert main(["coverage"]) == 2
-    assert "not implemented yet: see issue 3" in capsys.readouterr().err
+    assert main(["run"]) == 2
+    assert "give SCRIPT or -m MODULE" in capsys.readouterr().err
+    # A policy value the library rejects: a clear message and status 2, nothing runs.
+    good = tmp_path / "good.py"
+    good.write_text("print('never runs')\n")
+    assert _runner.run_script(str(good), [], policy={"mode": "sideways"}) == 2
+    assert "npjax run: npjax.policy: mode='sideways'" in capsys.readouterr().err
 
 
 def test_compare_reports_match(tmp_path):
@@ -186,3 +192,200 @@ def test_user_code_decision(tmp_path):
     assert not is_user(str(tmp_path.parent / "other.py"))
     assert not is_user(_runner.__file__)
     assert not is_user(None)
+
+
+def test_module_mode(tmp_path):
+    _write(tmp_path / "tool" / "__init__.py", "")
+    _write(tmp_path / "tool" / "cli.py", """\
+        import sys
+        import numpy as np
+        from numpy.linalg import norm
+        print("np", np.__name__, type(np.ones(2)).__module__)
+        print("name", __name__)
+        print("argv", sys.argv[1:], sys.argv[0].endswith("cli.py"))
+        print("norm", norm(np.array([3.0, 4.0])))
+        sys.exit(3)
+        """)
+    done = _run("run", "--no-report", "-m", "tool.cli", "a", "--b", cwd=tmp_path)
+    assert done.returncode == 3, done.stderr
+    out = _lines(done.stdout)
+    assert out["np"] == "npjax npjax._ndarray"
+    assert out["name"] == "__main__"
+    assert out["argv"] == "['a', '--b'] True"
+    assert out["norm"] == "5.0"
+    assert "npjax report" not in done.stderr
+
+
+# A NumPy function that npjax runs on host NumPy (a fallback) today: the first of these that
+# is still a fallback, with a call that uses it. (np.emath's results are complex or real
+# depending on the data, so it stays on the host; update this table if that changes.)
+FALLBACK_CANDIDATES = {
+    "emath.sqrt": "np.emath.sqrt(np.array([-4.0, 4.0]))",
+    "emath.log": "np.emath.log(np.array([-1.0, 1.0]))",
+    "emath.arcsin": "np.emath.arcsin(np.array([2.0, 0.5]))",
+}
+
+
+def _fallback_name() -> str:
+    import functools
+
+    import npjax
+
+    for name in FALLBACK_CANDIDATES:
+        fn = functools.reduce(lambda obj, part: getattr(obj, part, None), name.split("."),
+                              npjax)
+        if getattr(fn, "_npjax_fallback", False):
+            return name
+    pytest.fail("none of FALLBACK_CANDIDATES is a fallback any more: add one that is")
+
+
+REPORT_SCRIPT = """\
+    import numpy as np
+
+    a = np.zeros(120)
+    for i in range(120):
+        a[i] = i * 0.5
+    total = 0.0
+    for i in range(80):
+        total += float(a[i])
+    r = {call}
+    print("total", total, a.sum())
+"""
+
+
+def test_report_fallback_writes_and_transfers(tmp_path):
+    import json
+
+    name = _fallback_name()
+    script = _write(tmp_path / "slow.py", REPORT_SCRIPT.format(call=FALLBACK_CANDIDATES[name]))
+    data_file = tmp_path / "report.json"
+    done = _run("run", "--fallback", "warn", "--report-json", str(data_file), script,
+                cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "total 1580.0 3570.0\n", done.stdout
+    err = done.stderr
+    assert "FallbackWarning" in err
+    assert err.index("FallbackWarning") < err.index("=== npjax report: ")
+    assert "Wall time:" in err and "npjax calls:" in err
+    assert "Fallbacks to host NumPy: 1 call(s)" in err
+    assert "slow.py:9" in err  # the fallback's site, relative to the current folder
+    assert "scalar writes (a[i] = v) at slow.py:5" in err
+    assert "wrap the function in npjax.jit" in err
+    assert "80 small device -> host transfers at slow.py:8" in err
+    assert f"np.{name} ran on host NumPy 1 time(s) at slow.py:9" in err
+    assert "Compiles:" in err and "Waiting on device results:" in err
+
+    data = json.loads(data_file.read_text())
+    assert data["script"] == script
+    assert data["fallbacks"] == {name: 1}
+    assert data["fallback_sites"] == [{"function": name, "site": f"{script}:9", "count": 1}]
+    assert data["scalar_writes"] == [{"site": f"{script}:5", "count": 120}]
+    assert data["calls"]["zeros"] == 1 and data["calls"]["sum"] == 1
+    d2h = {e["site"]: e for e in data["transfer_sites"] if e["direction"] == "device_to_host"}
+    assert d2h[f"{script}:8"]["count"] == 80 and d2h[f"{script}:8"]["bytes"] == 640
+    assert data["transfers"]["device_to_host"]["count"] >= 81
+    assert data["compiles"]["count"] >= 1 and data["compiles"]["seconds"] > 0
+    assert data["device_wait"]["count"] >= 81
+    assert len(data["advice"]) == 3
+    assert data["wall_s"] > 0
+
+
+def test_policy_flags_reach_the_script(tmp_path):
+    script = _write(tmp_path / "policy.py", """\
+        import numpy as np
+        p = np.get_policy()
+        print(p.mode, p.fallback, p.random, p.x64, np.ones(2).dtype)
+        """)
+    done = _run("run", "--no-report", "--fallback", "allow", "--random", "numpy", "--no-x64",
+                "--mode", "eager", script)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "eager allow numpy False float32\n"
+    assert done.stderr == ""
+
+
+def test_compare_saved_arrays(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    script = _write(tmp_path / "saver.py", """\
+        import numpy as np
+        shift = 0 if type(np.zeros(1)).__module__ == "numpy" else 1
+        np.save("same.npy", np.arange(4.0) / 3)
+        np.savez("pair.npz", a=np.arange(3), b=np.arange(3) + shift)
+        np.savetxt("table.txt", np.eye(2) * (1 + shift))
+        np.save("sub/deep.npy", np.ones(2)) if False else None
+        print("done")
+        """)
+    assert _runner.compare(script, []) == 1
+    out = capsys.readouterr().out
+    assert "| same.npy  (float64 (4,))" in out and "identical              | same.npy" in out
+    assert "identical              | pair.npz[a]" in out
+    assert "DIFFER                 | pair.npz[b]  (int64 (3,): 3 elements differ)" in out
+    assert "DIFFER                 | table.txt  (2 of 2 lines differ" in out
+    assert "Result: DIFFER (1 identical; saved: 2 identical, 2 DIFFER)" in out
+
+
+@pytest.mark.parametrize(("ours", "theirs", "status"), [
+    ([1.0, 2.0], [1.0, 2.0], "identical"),
+    ([1.0, float("nan")], [1.0, float("nan")], "identical"),
+    ([1.0, 2.0 + 1e-15], [1.0, 2.0], "match within tolerance"),
+    ([1.0, 2.1], [1.0, 2.0], "DIFFER"),
+    ([1, 2], [1, 3], "DIFFER"),
+    ([1.0, 2.0], [1.0, 2.0, 3.0], "DIFFER"),
+])
+def test_compare_arrays(ours, theirs, status):
+    import numpy
+
+    assert _runner.compare_arrays(numpy.array(ours), numpy.array(theirs), 1e-9, 1e-12)[0] \
+        == status
+
+
+def test_compare_arrays_dtype_differs():
+    import numpy
+
+    status, detail = _runner.compare_arrays(numpy.zeros(2, numpy.float32), numpy.zeros(2),
+                                            1e-9, 1e-12)
+    assert status == "DIFFER" and "float32" in detail and "float64" in detail
+
+
+def test_stats_in_process():
+    import npjax
+
+    npjax.reset_stats()
+    x = npjax.asarray([1.0, 2.0, 3.0]); line = sys._getframe().f_lineno  # noqa: E702
+    y = npjax.sin(x) + x
+    npjax.sum(y)
+    float(y[0])
+    s = npjax.stats()
+    assert s["calls"]["sin"] == 1 and s["calls"]["add"] == 1 and s["calls"]["sum"] == 1
+    sites = {(e["direction"], e["site"]): e for e in s["transfer_sites"]}
+    assert sites[("host_to_device", f"{__file__}:{line}")]["bytes"] == 24
+    assert sites[("device_to_host", f"{__file__}:{line + 3}")]["count"] == 1
+    assert s["transfers"]["device_to_host"] == {"count": 1, "bytes": 8}
+    npjax.reset_stats()
+    s = npjax.stats()
+    assert s["calls"] == {} and s["transfer_sites"] == [] and s["compiles"]["count"] == 0
+    assert s["transfers"]["host_to_device"] == {"count": 0, "bytes": 0}
+
+
+def test_report_text_from_data():
+    from npjax import _report
+
+    data = {"wall_s": 2.0, "calls": {"add": 5, "sum": 1},
+            "fallback_sites": [{"function": "histogram", "site": "/x/s.py:3", "count": 2}],
+            "transfers": {"host_to_device": {"count": 1, "bytes": 2048},
+                          "device_to_host": {"count": 0, "bytes": 0}},
+            "transfer_sites": [{"direction": "host_to_device", "site": "/x/s.py:4",
+                                "count": 60, "bytes": 2048}],
+            "scalar_writes": [{"site": "/x/s.py:9", "count": 10}],
+            "device_wait": {"count": 0, "seconds": 0.0},
+            "compiles": {"count": 60, "seconds": 1.5, "backend_s": 1.0, "trace_s": 0.2,
+                         "lower_s": 0.3, "by_function": {"jit(body)": 60}, "cache": {}}}
+    text = _report.format_report(data)
+    assert "Wall time: 2.000 s" in text
+    assert "  add           5" in text
+    assert "histogram      2  /x/s.py:3" in text
+    assert "host -> device      1  2.0 KiB" in text
+    assert "persistent compilation cache: not used" in text
+    tips = _report.advice(data)
+    assert len(tips) == 3  # 60 uploads at one line, the fallback, compiles > 50% of wall time
+    assert tips[0].startswith("60 host -> device transfers at /x/s.py:4")
+    assert tips[2].startswith("JAX compiled 60 times (1.50 s, 75% of the wall time)")

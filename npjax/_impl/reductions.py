@@ -455,7 +455,11 @@ def _k_minmax(axes, keepdims, is_max, ignore_nan, x, mask, init):
             allnan = ~jnp.any(seen, axis=axes, keepdims=keepdims)
             r = jnp.where(allnan, jnp.asarray(np.nan, x.dtype), r)
         return r
-    return red(x, axis=axes, where=mask, keepdims=keepdims, **kw)
+    r = red(x, axis=axes, where=mask, keepdims=keepdims, **kw)
+    if x.dtype.kind == "f":  # XLA's cross-device max/min on CPU drops NaN: NumPy keeps it
+        nan = jnp.isnan(x) if mask is None else jnp.isnan(x) & mask
+        r = jnp.where(jnp.any(nan, axis=axes, keepdims=keepdims), jnp.asarray(np.nan, x.dtype), r)
+    return r
 
 
 def _k_minmax_plain(axes, keepdims, is_max, ignore_nan, x):

@@ -1,0 +1,298 @@
+"""The npjax benchmark suite: NumPy vs npjax eager vs npjax.jit vs hand-written jax.jit.
+
+Run ``python -m npjax bench [--quick] [--size small|large] [--only k1,k2]`` (or this file).
+Every kernel in ``benchmarks/kernels`` is run by every variant in the same process,
+interleaved (one call of each variant per round), on fresh copies of the same inputs; the
+median of the rounds is reported, and the first call (trace + compile for the jitted
+variants) separately. Every result is checked against NumPy's (``allclose`` with rtol 1e-7
+and an absolute tolerance of 1e-9 times the largest magnitude of NumPy's result). Writes
+``benchmarks/results/bench_<size>.json``, ``bench_<size>.png`` (speed-up over NumPy) and
+``bench_<size>.md`` (the table).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+from typing import Any
+
+import numpy
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if os.path.dirname(HERE) not in sys.path:
+    sys.path.insert(0, os.path.dirname(HERE))
+
+import jax  # noqa: E402
+
+import npjax  # noqa: E402
+from benchmarks import kernels as kernel_pkg  # noqa: E402
+
+VARIANTS = ("numpy", "npjax_eager", "npjax_jit", "jax_hand")
+RTOL = 1e-7
+
+
+def _block(x: Any) -> Any:
+    if isinstance(x, npjax.ndarray):
+        jax.block_until_ready(x._read())
+    elif isinstance(x, jax.Array):
+        jax.block_until_ready(x)
+    elif isinstance(x, tuple | list):
+        for v in x:
+            _block(v)
+    return x
+
+
+def _host(x: Any) -> numpy.ndarray:
+    return numpy.asarray(x)
+
+
+def _fresh(host_args: tuple, convert: Any) -> list:
+    return [convert(a.copy()) if isinstance(a, numpy.ndarray) else a for a in host_args]
+
+
+class Runner:
+    """The four ways of running one kernel; ``call(variant)`` runs one timed call."""
+
+    def __init__(self, mod: Any, size: str) -> None:
+        self.mod = mod
+        params = mod.SIZES[size]
+        self.params = params
+        self.host_args = mod.setup(numpy.random.default_rng(0), **params)
+        statics = tuple(s + 1 for s in mod.STATIC)
+        self.jitted = npjax.jit(mod.kernel, static_argnums=(0, *statics))
+
+    def prepare(self, variant: str) -> list:
+        if variant == "numpy":
+            return _fresh(self.host_args, lambda a: a)
+        if variant == "jax_hand":
+            return _fresh(self.host_args, lambda a: _block(jax.device_put(a)))
+        return _fresh(self.host_args, lambda a: _block(npjax.asarray(a)))
+
+    def call(self, variant: str, args: list) -> tuple[float, Any]:
+        mod = self.mod
+        t0 = time.perf_counter()
+        if variant == "numpy":
+            out = mod.kernel(numpy, *args)
+        elif variant == "npjax_eager":
+            out = _block(mod.kernel(npjax, *args))
+        elif variant == "npjax_jit":
+            out = _block(self.jitted(npjax, *args))
+        else:
+            out = _block(mod.reference(*args))
+        return time.perf_counter() - t0, out
+
+
+def _check(got: Any, want: numpy.ndarray) -> tuple[bool, float]:
+    got = _host(got)
+    if got.shape != want.shape:
+        return False, math.inf
+    scale = float(numpy.max(numpy.abs(want))) if want.size else 0.0
+    atol = 1e-9 * max(scale, 1e-300)
+    ok = bool(numpy.allclose(got, want, rtol=RTOL, atol=atol))
+    with numpy.errstate(all="ignore"):
+        err = numpy.abs(got.astype(numpy.float64) - want) / numpy.maximum(numpy.abs(want), atol)
+    return ok, float(numpy.max(err)) if err.size else 0.0
+
+
+def run_kernel(mod: Any, size: str, repeats: int, log: Any) -> dict:
+    runner = Runner(mod, size)
+    record: dict[str, Any] = {"name": mod.NAME, "kind": mod.KIND, "params": runner.params,
+                              "times": {}, "check": {}}
+    expected = None
+    firsts: dict[str, float] = {}
+    for variant in VARIANTS:  # first calls: compile time of the jitted variants
+        args = runner.prepare(variant)
+        try:
+            t, out = runner.call(variant, args)
+        except Exception as exc:  # recorded, the suite goes on
+            record["check"][variant] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            log(f"    {variant:12s} FAILED: {type(exc).__name__}: {str(exc)[:200]}")
+            continue
+        firsts[variant] = t
+        if variant == "numpy":
+            expected = _host(out).astype(numpy.float64) if _host(out).dtype.kind in "fc" \
+                else _host(out)
+            record["check"][variant] = {"ok": True, "max_rel_err": 0.0}
+        else:
+            ok, err = _check(out, expected)
+            record["check"][variant] = {"ok": ok, "max_rel_err": err}
+    samples: dict[str, list[float]] = {v: [] for v in firsts}
+    for _ in range(repeats):  # interleaved rounds
+        for variant in firsts:
+            args = runner.prepare(variant)
+            t, _ = runner.call(variant, args)
+            samples[variant].append(t)
+    for variant, ts in samples.items():
+        record["times"][variant] = {"median_s": statistics.median(ts), "first_s": firsts[variant],
+                                    "samples_s": ts}
+    return record
+
+
+def _machine() -> dict:
+    devices = jax.devices()
+    return {"node": platform.node(), "processor": platform.processor() or platform.machine(),
+            "cpu_count": os.cpu_count(), "platform": platform.platform(),
+            "python": platform.python_version(), "numpy": numpy.__version__,
+            "jax": jax.__version__, "jax_backend": jax.default_backend(),
+            "devices": [str(d) for d in devices],
+            "device_kind": getattr(devices[0], "device_kind", "?")}
+
+
+def _geomean(xs: list[float]) -> float:
+    xs = [x for x in xs if x > 0 and math.isfinite(x)]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else math.nan
+
+
+def summarize(records: list[dict]) -> dict:
+    def ratio(rec: dict, a: str, b: str, field: str = "median_s") -> float:
+        t = rec["times"]
+        if a not in t or b not in t:
+            return math.nan
+        return t[a][field] / t[b][field]
+
+    per = {}
+    for rec in records:
+        per[rec["name"]] = {
+            "jit_over_hand": ratio(rec, "npjax_jit", "jax_hand"),
+            "jit_compile_over_hand": ratio(rec, "npjax_jit", "jax_hand", "first_s"),
+            "numpy_over_jit": ratio(rec, "numpy", "npjax_jit"),
+            "eager_over_jit": ratio(rec, "npjax_eager", "npjax_jit"),
+            "numpy_over_eager": ratio(rec, "numpy", "npjax_eager"),
+            "all_match_numpy": all(c.get("ok") for c in rec["check"].values()),
+        }
+    vals = list(per.values())
+    return {
+        "per_kernel": per,
+        "geomean_jit_over_hand": _geomean([v["jit_over_hand"] for v in vals]),
+        "geomean_jit_compile_over_hand": _geomean([v["jit_compile_over_hand"] for v in vals]),
+        "geomean_numpy_over_jit": _geomean([v["numpy_over_jit"] for v in vals]),
+        "geomean_numpy_over_eager": _geomean([v["numpy_over_eager"] for v in vals]),
+        "kernels_jit_slower_than_2x_hand": [k for k, v in per.items()
+                                            if v["jit_over_hand"] > 2],
+        "kernels_compile_slower_than_2x_hand": [k for k, v in per.items()
+                                                if v["jit_compile_over_hand"] > 2],
+        "kernels_not_matching_numpy": [k for k, v in per.items() if not v["all_match_numpy"]],
+    }
+
+
+def _ms(rec: dict, variant: str, field: str = "median_s") -> str:
+    t = rec["times"].get(variant)
+    return f"{t[field] * 1e3:.2f}" if t else "fail"
+
+
+def table(records: list[dict], summary: dict, machine: dict, size: str) -> str:
+    lines = [f"Machine: {machine['node']} ({machine['processor']}, {machine['cpu_count']} CPUs, "
+             f"JAX backend {machine['jax_backend']}: {machine['device_kind']}); size preset "
+             f"`{size}`; NumPy {machine['numpy']}, JAX {machine['jax']}.", "",
+             "| kernel | NumPy ms | npjax eager ms | npjax.jit ms | hand jax.jit ms | "
+             "jit / hand | jit 1st call s | hand 1st call s | matches NumPy |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for rec in records:
+        per = summary["per_kernel"][rec["name"]]
+        bad = [v for v, c in rec["check"].items() if not c.get("ok")]
+        lines.append(
+            f"| {rec['name']} | {_ms(rec, 'numpy')} | {_ms(rec, 'npjax_eager')} | "
+            f"{_ms(rec, 'npjax_jit')} | {_ms(rec, 'jax_hand')} | {per['jit_over_hand']:.2f} | "
+            f"{_first(rec, 'npjax_jit')} | {_first(rec, 'jax_hand')} | "
+            f"{'yes' if not bad else 'NO: ' + ', '.join(bad)} |")
+    lines += ["", f"Geometric mean npjax.jit / hand jax.jit: "
+              f"{summary['geomean_jit_over_hand']:.2f}; first call (compile): "
+              f"{summary['geomean_jit_compile_over_hand']:.2f}; speed-up of npjax.jit over "
+              f"NumPy: {summary['geomean_numpy_over_jit']:.2f}; of eager npjax over NumPy: "
+              f"{summary['geomean_numpy_over_eager']:.2f}."]
+    return "\n".join(lines) + "\n"
+
+
+def _first(rec: dict, variant: str) -> str:
+    t = rec["times"].get(variant)
+    return f"{t['first_s']:.2f}" if t else "fail"
+
+
+def chart(records: list[dict], path: str, title: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [r["name"] for r in records]
+    shown = [v for v in VARIANTS if v != "numpy"]
+    fig, ax = plt.subplots(figsize=(max(8, len(names) * 0.8), 4.5))
+    width = 0.8 / len(shown)
+    for i, variant in enumerate(shown):
+        ys = []
+        for rec in records:
+            t = rec["times"]
+            ys.append(t["numpy"]["median_s"] / t[variant]["median_s"]
+                      if variant in t and "numpy" in t else 0.0)
+        ax.bar([j + (i - (len(shown) - 1) / 2) * width for j in range(len(names))], ys,
+               width, label=variant)
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(names)), names, rotation=45, ha="right")
+    ax.set_ylabel("speed-up over NumPy (median)")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m npjax bench",
+                                     description="npjax benchmark suite")
+    parser.add_argument("--quick", action="store_true", help="3 rounds instead of 7")
+    parser.add_argument("--size", choices=("small", "large"), default="small")
+    parser.add_argument("--only", default="", help="comma-separated kernel names")
+    parser.add_argument("--repeats", type=int, default=None)
+    parser.add_argument("--out", default=os.path.join(HERE, "results"))
+    options = parser.parse_args(argv)
+    repeats = options.repeats or (3 if options.quick else 7)
+    mods = kernel_pkg.load_all()
+    if options.only:
+        wanted = set(options.only.split(","))
+        mods = [m for m in mods if m.NAME in wanted]
+    npjax.set_policy(fallback="raise")  # a host NumPy fallback would not be a fair timing
+    machine = _machine()
+
+    def log(msg: str) -> None:
+        print(msg, flush=True)
+
+    log(f"npjax bench: {len(mods)} kernels, size {options.size}, {repeats} rounds, "
+        f"{machine['node']} / {machine['jax_backend']} ({machine['device_kind']})")
+    records = []
+    for i, mod in enumerate(mods, 1):
+        log(f"[{i}/{len(mods)}] {mod.NAME} {mod.SIZES[options.size]}")
+        t0 = time.perf_counter()
+        rec = run_kernel(mod, options.size, repeats, log)
+        records.append(rec)
+        parts = [f"{v}={rec['times'][v]['median_s'] * 1e3:.2f}ms" for v in rec["times"]]
+        bad = [v for v, c in rec["check"].items() if not c.get("ok")]
+        log(f"    {' '.join(parts)}  ({time.perf_counter() - t0:.1f}s)"
+            + (f"  MISMATCH/FAIL: {bad}" if bad else "  all match NumPy"))
+    summary = summarize(records)
+    os.makedirs(options.out, exist_ok=True)
+    stem = os.path.join(options.out, f"bench_{options.size}")
+    data = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+            "machine": machine, "size": options.size, "repeats": repeats, "rtol": RTOL,
+            "kernels": records, "summary": summary}
+    with open(stem + ".json", "w") as f:
+        json.dump(data, f, indent=1, default=str)
+    text = table(records, summary, machine, options.size)
+    with open(stem + ".md", "w") as f:
+        f.write(text)
+    chart(records, stem + ".png", f"npjax bench ({options.size}) on {machine['node']} "
+                                  f"[{machine['jax_backend']}]")
+    log(text)
+    log(f"wrote {stem}.json, {stem}.md, {stem}.png")
+    return 0 if not summary["kernels_not_matching_numpy"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,192 @@
+"""Pure-JAX linear-algebra kernels behind ``npjax.linalg``.
+
+Every kernel takes operands already cast to the compute dtype (float64 or complex128: NumPy's
+``linalg`` computes every float type in double precision and casts the result back) and
+returns the values plus, where NumPy can raise ``LinAlgError``, a boolean flag that the
+wrapper reads on the host (one device-to-host transfer per call). Kernels are ``jax.jit``
+functions; static parameters are keyword-only and part of jit's cache key.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+_HI = lax.Precision.HIGHEST
+
+
+def _mT(a: jax.Array) -> jax.Array:
+    return jnp.swapaxes(a, -1, -2)
+
+
+def _mH(a: jax.Array) -> jax.Array:
+    return jnp.conj(_mT(a)) if jnp.iscomplexobj(a) else _mT(a)
+
+
+def _diag(a: jax.Array) -> jax.Array:
+    return jnp.diagonal(a, axis1=-2, axis2=-1)
+
+
+def _mm(a: jax.Array, b: jax.Array) -> jax.Array:
+    return jnp.matmul(a, b, precision=_HI)
+
+
+def _hermitian(a: jax.Array, lower: bool) -> jax.Array:
+    """The Hermitian matrix LAPACK sees when it reads only one triangle of ``a`` (the
+    diagonal's imaginary part is ignored, as LAPACK's Hermitian routines do)."""
+    if not lower:
+        a = _mH(a)
+    low = jnp.tril(a, -1)
+    d = _diag(a)
+    if jnp.iscomplexobj(a):
+        d = d.real.astype(a.dtype)
+    n = a.shape[-1]
+    eye = jnp.eye(n, dtype=bool)
+    return low + _mH(low) + jnp.where(eye, d[..., None, :], jnp.zeros((), a.dtype))
+
+
+def _lu_solve(lu: jax.Array, perm: jax.Array, b: jax.Array) -> jax.Array:
+    """Solve with a factor ``a[perm] = L U`` for a stack of right-hand-side matrices ``b``."""
+    b = jnp.take_along_axis(b, perm[..., :, None], axis=-2)
+    x = lax.linalg.triangular_solve(lu, b, left_side=True, lower=True, unit_diagonal=True)
+    return lax.linalg.triangular_solve(lu, x, left_side=True, lower=False)
+
+
+@jax.jit
+def inv(a: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Inverse by LU (as LAPACK gesv with an identity); flags: an exactly zero pivot, per
+    matrix and anywhere."""
+    lu, _, perm = lax.linalg.lu(a)
+    singular = jnp.any(_diag(lu) == 0, axis=-1)
+    eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
+    return _lu_solve(lu, perm, eye), singular, jnp.any(singular)
+
+
+@jax.jit
+def solve(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """``a x = b`` for ``b`` a stack of matrices with the same batch shape as ``a``."""
+    lu, _, perm = lax.linalg.lu(a)
+    singular = jnp.any(_diag(lu) == 0)
+    return _lu_solve(lu, perm, b), singular
+
+
+@jax.jit
+def slogdet(a: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """(sign, log|det|) as NumPy's LU-based loop: singular gives (0, -inf)."""
+    n = a.shape[-1]
+    lu, piv, _ = lax.linalg.lu(a)
+    d = _diag(lu)
+    swaps = jnp.sum(piv != jnp.arange(n, dtype=piv.dtype), axis=-1)
+    parity = jnp.where(swaps % 2 == 1, -1.0, 1.0).astype(a.real.dtype)
+    absd = jnp.abs(d)
+    if jnp.iscomplexobj(a):
+        unit = d / jnp.where(absd == 0, 1, absd).astype(a.dtype)
+        sign = parity.astype(a.dtype) * jnp.prod(unit, axis=-1)
+    else:
+        sign = parity * jnp.prod(jnp.where(d < 0, -1.0, 1.0).astype(a.dtype), axis=-1)
+    logdet = jnp.sum(jnp.log(absd), axis=-1)
+    singular = jnp.any(d == 0, axis=-1)
+    sign = jnp.where(singular, jnp.zeros((), sign.dtype), sign)
+    logdet = jnp.where(singular, -jnp.inf, logdet)
+    return sign, logdet
+
+
+@jax.jit
+def det(a: jax.Array) -> jax.Array:
+    """NumPy computes det as sign * exp(log|det|)."""
+    sign, logdet = slogdet(a)
+    return sign * jnp.exp(logdet).astype(sign.dtype)
+
+
+@functools.partial(jax.jit, static_argnames=("upper",))
+def cholesky(a: jax.Array, *, upper: bool) -> tuple[jax.Array, jax.Array]:
+    """Cholesky factor from one triangle; flag: not positive definite (JAX gives NaN)."""
+    low = lax.linalg.cholesky(_hermitian(a, not upper), symmetrize_input=False)
+    low = jnp.tril(low)
+    failed = jnp.any(jnp.isnan(low))
+    return (_mH(low) if upper else low), failed
+
+
+@functools.partial(jax.jit, static_argnames=("mode",))
+def qr(a: jax.Array, *, mode: str) -> tuple[jax.Array, ...]:
+    if mode == "raw":
+        from jax._src.lax.linalg import geqrf
+
+        h, tau = geqrf(a)
+        return h, tau
+    if mode == "r":
+        return (jnp.linalg.qr(a, mode="r"),)
+    q, r = jnp.linalg.qr(a, mode=mode)
+    return q, r
+
+
+@jax.jit
+def eig(a: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
+    """Eigen-decomposition; flags: input not finite, all eigenvalues real."""
+    finite = jnp.all(jnp.isfinite(a))
+    w, v = jnp.linalg.eig(jnp.where(finite, a, jnp.zeros((), a.dtype)))
+    return w, v, finite, jnp.all(w.imag == 0)
+
+
+@jax.jit
+def eigvals(a: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+    finite = jnp.all(jnp.isfinite(a))
+    w = jnp.linalg.eigvals(jnp.where(finite, a, jnp.zeros((), a.dtype)))
+    return w, finite, jnp.all(w.imag == 0)
+
+
+@functools.partial(jax.jit, static_argnames=("lower", "vectors"))
+def eigh(a: jax.Array, *, lower: bool, vectors: bool) -> tuple[jax.Array, ...]:
+    w, v = jnp.linalg.eigh(_hermitian(a, lower), symmetrize_input=False)
+    return (w, v) if vectors else (w,)
+
+
+@functools.partial(jax.jit, static_argnames=("full_matrices", "compute_uv"))
+def svd(a: jax.Array, *, full_matrices: bool, compute_uv: bool) -> tuple[jax.Array, ...]:
+    """SVD; last item: the input holds NaN (LAPACK's gesdd refuses it: NumPy raises)."""
+    bad = jnp.any(jnp.isnan(a))
+    if compute_uv:
+        u, s, vh = jnp.linalg.svd(a, full_matrices=full_matrices, compute_uv=True)
+        return u, s, vh, bad
+    return jnp.linalg.svd(a, compute_uv=False), bad
+
+
+@jax.jit
+def svd_hermitian(a: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """NumPy's ``svd(hermitian=True)``: from eigh, sorted by decreasing |eigenvalue|."""
+    s, u = eigh(a, lower=True, vectors=True)
+    sgn = jnp.copysign(1.0, s)
+    s = jnp.abs(s)
+    idx = jnp.flip(jnp.argsort(s, axis=-1, stable=True), axis=-1)
+    sgn = jnp.take_along_axis(sgn, idx, axis=-1)
+    s = jnp.take_along_axis(s, idx, axis=-1)
+    u = jnp.take_along_axis(u, idx[..., None, :], axis=-1)
+    vt = jnp.conj(_mT(u * sgn[..., None, :].astype(u.dtype)))
+    return u, s, vt
+
+
+@jax.jit
+def svdvals_hermitian(a: jax.Array) -> jax.Array:
+    (w,) = eigh(a, lower=True, vectors=False)
+    return jnp.flip(jnp.sort(jnp.abs(w), axis=-1), axis=-1)
+
+
+@jax.jit
+def lstsq(a: jax.Array, b: jax.Array, rcond: jax.Array) -> tuple[jax.Array, ...]:
+    """Least squares by SVD as LAPACK gelsd: singular values <= rcond * s_max count as zero
+    (rcond < 0: machine precision). Returns x, residuals, rank, s, input-has-NaN."""
+    bad = jnp.any(jnp.isnan(a))
+    u, s, vh = jnp.linalg.svd(a, full_matrices=False)
+    eps = jnp.finfo(s.dtype).eps
+    rcond = jnp.where(rcond < 0, eps, rcond)
+    smax = s[..., :1] if s.shape[-1] else jnp.zeros((1,), s.dtype)
+    keep = s > rcond * smax
+    rank = jnp.sum(keep, axis=-1).astype(jnp.int32)
+    inv_s = jnp.where(keep, 1 / jnp.where(keep, s, 1), 0).astype(a.dtype)
+    x = _mm(_mH(vh), inv_s[:, None] * _mm(_mH(u), b))
+    r = b - _mm(a, x)
+    resid = jnp.sum((jnp.conj(r) * r).real, axis=-2)
+    return x, resid, rank, s, bad

@@ -1,0 +1,136 @@
+"""npjax arrays among other libraries: NumPy's dispatch protocols, DLPack, the Array API, JAX
+pytrees, and explicit conversions.
+
+- ``numpy.add(x, 1)``, ``numpy.sum(x)``, ``numpy.linalg.inv(x)``, ``numpy_array + x`` on npjax
+  arrays run npjax's function of the same name (``__array_ufunc__``, ``__array_function__``):
+  they stay on the device and return npjax arrays. npjax's fallbacks announce themselves as
+  usual. NumPy functions npjax takes as they are (data-free helpers) run NumPy's own code,
+  which reads the array through ``__array__`` (a host copy).
+- A NumPy array passed as ``out=`` to a NumPy ufunc gets the result copied into it.
+- ``jax.jit``/``jax.grad``/``jax.vmap`` accept npjax arrays: the class is a pytree whose one
+  leaf is the current value (a view contributes its materialised value; the function gets a
+  fresh owner, so writes inside a JAX transform never reach the caller's array).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from npjax._ndarray import install_methods, ndarray
+from npjax._ufuncs import UFUNCS
+
+__all__ = ["asnumpy", "from_dlpack", "from_jax"]
+
+_NAMESPACES = {"numpy": "npjax", "numpy.linalg": "npjax.linalg", "numpy.fft": "npjax.fft"}
+_targets: dict[Any, Any] = {}
+
+
+def _target(func: Any) -> Any:
+    """npjax's function for NumPy's ``func`` (cached; ``None`` when npjax has no such name)."""
+    try:
+        return _targets[func]
+    except KeyError:
+        pass
+    import importlib
+
+    module = _NAMESPACES.get(getattr(func, "__module__", ""), None)
+    found = None
+    if module is not None:
+        found = getattr(importlib.import_module(module), func.__name__, None)
+    _targets[func] = found
+    return found
+
+
+def _array_function(self: ndarray, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+    target = _target(func)
+    if target is None or target is func:  # npjax uses NumPy's own: run it without dispatch
+        return func._implementation(*args, **kwargs)
+    return target(*args, **kwargs)
+
+
+def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any
+                 ) -> Any:
+    ours = UFUNCS.get(ufunc.__name__)
+    if ours is None:
+        return NotImplemented
+    fn = ours if method == "__call__" else getattr(ours, method, None)
+    if fn is None:
+        return NotImplemented
+    out = kwargs.pop("out", None)
+    outs = out if isinstance(out, tuple) else (out,) if out is not None else ()
+    host_outs = [o for o in outs if isinstance(o, np.ndarray)]
+    if not host_outs:
+        if out is not None:
+            kwargs["out"] = out
+        return fn(*inputs, **kwargs)
+    if len(outs) != 1:
+        raise NotImplementedError("npjax: several NumPy arrays as 'out' of one ufunc")
+    result = fn(*inputs, **kwargs)
+    np.copyto(outs[0], np.asarray(result), casting=kwargs.get("casting", "same_kind"))
+    return outs[0]
+
+
+def _dlpack(self: ndarray, **kwargs: Any) -> Any:
+    return self._read().__dlpack__(**kwargs)
+
+
+def _dlpack_device(self: ndarray) -> tuple:
+    return self._read().__dlpack_device__()
+
+
+def _array_namespace(self: ndarray, api_version: str | None = None) -> Any:
+    import npjax
+
+    if api_version is not None and api_version not in _API_VERSIONS:
+        raise ValueError(f"npjax: unsupported Array API version {api_version!r}")
+    return npjax
+
+
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+
+
+def _to_jax(self: ndarray) -> jax.Array:
+    """The current value as an immutable ``jax.Array`` (no copy)."""
+    return self._read()
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: Any = None) -> ndarray:
+    """npjax implementation of ``numpy.from_dlpack``: a new npjax array from any DLPack
+    producer (a copy on the device; npjax never writes into the producer's memory)."""
+    if device is not None:
+        from npjax._errors import unsupported
+
+        raise unsupported("from_dlpack", "device")
+    return ndarray._owner(jnp.from_dlpack(x, copy=copy))
+
+
+def asnumpy(x: Any) -> np.ndarray:
+    """A host NumPy copy of ``x`` (npjax arrays, JAX arrays, anything array-like)."""
+    return np.asarray(x)
+
+
+def from_jax(a: jax.Array) -> ndarray:
+    """An npjax array holding the ``jax.Array`` ``a`` (no copy; ``a`` itself stays as it is)."""
+    if not isinstance(a, jax.Array):
+        raise TypeError(f"npjax.from_jax: expected a jax.Array, got {type(a).__name__}")
+    return ndarray._owner(a)
+
+
+def _flatten(x: ndarray) -> tuple:
+    return (x._read(),), x._scalar
+
+
+def _unflatten(scalar: bool, children: tuple) -> ndarray:
+    return ndarray._owner(children[0], scalar)
+
+
+jax.tree_util.register_pytree_node(ndarray, _flatten, _unflatten)
+install_methods({
+    "__array_function__": _array_function, "__array_ufunc__": _array_ufunc,
+    "__dlpack__": _dlpack, "__dlpack_device__": _dlpack_device,
+    "__array_namespace__": _array_namespace, "to_jax": _to_jax,
+})

@@ -1,0 +1,181 @@
+"""One record per public NumPy name: how npjax provides it.
+
+Statuses:
+- ``native``: an npjax implementation (computes on JAX, or is pure Python logic of npjax's own).
+- ``host``: an npjax function whose work is host-side by nature (files, text, calendars): NumPy's
+  own function on host copies of npjax arrays, results placed back. Not announced.
+- ``numpy``: NumPy's own object, used as it is because it touches no array data (scalar types,
+  constants, exceptions, dtype questions, the printing options).
+- ``fallback``: runs on host NumPy, announced by the ``fallback`` policy (warning by default).
+- ``excluded``: NumPy's own object, not adapted to npjax arrays; the reason says why.
+
+Names are classified by the tables below; ``install`` fills a module's namespace with every name
+that the npjax modules do not define. A name NumPy gains later and no table lists still resolves
+(``__getattr__``, as a fallback) and ``tests/test_registry.py`` fails until it is classified.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from npjax._fallback import fallback_function, host_function
+
+MODULES = ("numpy", "numpy.linalg", "numpy.fft", "numpy.random")
+
+
+class Record(NamedTuple):
+    module: str
+    name: str
+    status: str
+    reason: str
+
+
+# NumPy's own objects that need no adaptation (besides the automatic classes below: scalar
+# types, exceptions and warnings, and non-callable constants).
+NUMPY_OBJECTS = {
+    "finfo", "iinfo", "dtype", "issubdtype", "isdtype", "promote_types", "typename",
+    "mintypecode", "format_float_positional", "format_float_scientific", "base_repr",
+    "binary_repr", "get_printoptions", "set_printoptions", "printoptions", "getbufsize",
+    "setbufsize", "busdaycalendar", "datetime_data", "info", "iterable", "ndindex",
+    "dtypes", "exceptions", "typing", "char", "strings", "testing",
+    "errstate", "seterr", "geterr", "seterrcall", "geterrcall", "common_type",
+}
+
+HOST = {
+    "save": "writes a file", "savez": "writes a file", "savez_compressed": "writes a file",
+    "savetxt": "writes a file", "load": "reads a file", "loadtxt": "reads a file",
+    "genfromtxt": "reads a file", "fromfile": "reads a file", "fromregex": "reads a file",
+    "array2string": "text", "array_repr": "text", "array_str": "text",
+    "datetime_as_string": "datetime64 is host-only", "busday_count": "datetime64 is host-only",
+    "busday_offset": "datetime64 is host-only", "is_busday": "datetime64 is host-only",
+}
+
+FALLBACK: dict[str, str] = {}
+
+EXCLUDED = {
+    "show_config": "describes NumPy's own build", "show_runtime": "describes NumPy's runtime",
+    "get_include": "C headers of NumPy", "test": "runs NumPy's own test suite",
+    "f2py": "Fortran wrapper generator", "ctypeslib": "ctypes views of host memory",
+    "core": "NumPy's private implementation package",
+    "lib": "NumPy's implementation package (its public functions are in the main namespace)",
+    "ma": "masked arrays are NumPy arrays (a subclass npjax does not mirror)",
+    "rec": "record arrays are structured host data",
+    "polynomial": "the Polynomial classes run on NumPy arrays (legacy poly* functions are "
+                  "native)",
+    "matrix": "np.matrix is a NumPy subclass (discouraged by NumPy itself)",
+    "asmatrix": "np.matrix is a NumPy subclass", "bmat": "np.matrix is a NumPy subclass",
+    "memmap": "memory-mapped host files", "recarray": "structured host data",
+    "record": "structured host data",
+    "linalg.test": "runs NumPy's own test suite", "fft.test": "runs NumPy's own test suite",
+    "random.test": "runs NumPy's own test suite",
+    "random.bit_generator":
+        "NumPy's implementation module (the bit generator classes are in numpy.random)",
+}
+
+# Modules whose functions run on host NumPy, announced (each callable is a fallback).
+FALLBACK_MODULES = {"emath": "complex-valued results depend on the data (host NumPy)"}
+
+
+def _auto_numpy(obj: Any) -> bool:
+    """Scalar types, dtype classes, exceptions, warnings and plain constants."""
+    if isinstance(obj, type):
+        return issubclass(obj, np.generic | np.dtype | BaseException)
+    return not callable(obj) and not isinstance(obj, types.ModuleType)
+
+
+def _numpy_module(module: str) -> types.ModuleType:
+    return __import__(module, fromlist=["_"])
+
+
+def public_names(module: str) -> list[str]:
+    """NumPy's public names in ``module`` (every attribute not starting with ``_``)."""
+    return sorted(n for n in dir(_numpy_module(module)) if not n.startswith("_"))
+
+
+def _key(module: str, name: str) -> str:
+    """The table key of a name: bare for ``numpy``, ``"linalg.inv"`` for submodules."""
+    return name if module == "numpy" else f"{module[6:]}.{name}"
+
+
+def classify(module: str, name: str, ours: Any) -> Record:
+    """The record of one NumPy name given npjax's object for it (``None`` when absent)."""
+    theirs = getattr(_numpy_module(module), name)
+    if ours is None:
+        return Record(module, name, "missing", "no npjax object")
+    if getattr(ours, "_npjax_fallback", False):
+        return Record(module, name, "fallback",
+                      FALLBACK_MODULES.get(name) or getattr(ours, "_npjax_reason", ""))
+    if getattr(ours, "_npjax_host", False):
+        return Record(module, name, "host", HOST.get(name, ""))
+    if ours is theirs:
+        if _key(module, name) in EXCLUDED:
+            return Record(module, name, "excluded", EXCLUDED[_key(module, name)])
+        if _key(module, name) in NUMPY_OBJECTS or _auto_numpy(theirs) or (
+                module != "numpy" and isinstance(theirs, type)):
+            return Record(module, name, "numpy", "touches no array data")
+        return Record(module, name, "missing", "NumPy's object re-exported without a reason")
+    return Record(module, name, "native", "")
+
+
+def install(namespace: dict[str, Any], module: str = "numpy") -> None:
+    """Give ``namespace`` (npjax's module dict) every NumPy name it lacks, per the tables."""
+    source = _numpy_module(module)
+    for name in public_names(module):
+        if name in namespace:
+            continue
+        obj = getattr(source, name)
+        qualified = _key(module, name)
+        if qualified in FALLBACK_MODULES:
+            namespace[name] = _fallback_module(name, obj)
+        elif qualified in HOST:
+            namespace[name] = host_function(qualified, obj)
+        elif (qualified in NUMPY_OBJECTS or qualified in EXCLUDED or _auto_numpy(obj)
+              or isinstance(obj, type | types.ModuleType)):
+            namespace[name] = obj
+        elif callable(obj):
+            namespace[name] = fallback_function(qualified, obj)
+        else:
+            namespace[name] = obj
+
+
+def _fallback_module(name: str, source: types.ModuleType) -> types.ModuleType:
+    module = types.ModuleType(f"npjax.{name}", f"numpy.{name} run on host NumPy (fallback).")
+    for attr in getattr(source, "__all__", [n for n in dir(source) if not n.startswith("_")]):
+        obj = getattr(source, attr)
+        module.__dict__[attr] = (fallback_function(f"{name}.{attr}", obj, FALLBACK_MODULES[name])
+                                 if callable(obj) and not isinstance(obj, type) else obj)
+    module.__all__ = list(getattr(source, "__all__", []))
+    module._npjax_fallback = True
+    return module
+
+
+def lazy_fallback(module: str, name: str) -> Any:
+    """A name NumPy has and no table lists (e.g. new in a later NumPy): a fallback."""
+    source = _numpy_module(module)
+    if name.startswith("_") or not hasattr(source, name):
+        raise AttributeError(f"module 'npjax' has no attribute {name!r}")
+    obj = getattr(source, name)
+    if callable(obj) and not isinstance(obj, type):
+        return fallback_function(name, obj, "not yet classified by npjax")
+    return obj
+
+
+@functools.cache
+def records() -> tuple[Record, ...]:
+    """Every record, for the coverage report and the tests."""
+    import importlib
+
+    out = []
+    for module in MODULES:
+        ours = importlib.import_module("npjax" + module[5:])
+        namespace = vars(ours)
+        for name in public_names(module):
+            if name in namespace and namespace[name] is None:  # newaxis, whose value is None
+                out.append(Record(module, name, "numpy", "touches no array data"))
+            else:
+                out.append(classify(module, name, namespace.get(name)))
+    return tuple(out)

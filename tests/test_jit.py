@@ -1,0 +1,307 @@
+"""npjax.jit: jitted vs eager npjax vs NumPy, including mutation of arguments and views."""
+
+from __future__ import annotations
+
+import inspect
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import npjax
+from tests._parity import assert_same, family
+from tests.strategies import arrays
+
+
+def _args(xp, host_args):
+    return [xp.asarray(a) if isinstance(a, np.ndarray) else a for a in host_args]
+
+
+_JITTED: dict = {}
+
+
+def _outcome(run, xp, args):
+    try:
+        with np.errstate(all="ignore"):  # npjax does not give NumPy's float warnings
+            return run(xp, *args), None
+    except Exception as exc:  # compared with NumPy's exception below
+        return None, exc
+
+
+def check_kernel(kernel, *host_args, static=(), calls=2):
+    """Run ``kernel(xp, *args)`` with NumPy, eager npjax and npjax.jit (twice, so the cached
+    program runs too): same results and the same final state of every array argument."""
+    key = (kernel.__code__, static)
+    jitted = _JITTED.get(key)
+    if jitted is None:  # one per kernel: Hypothesis examples reuse its compiled programs
+        jitted = _JITTED[key] = npjax.jit(kernel, static_argnums=(0, *[i + 1 for i in static]))
+    for _ in range(calls):
+        np_args = _args(np, [a.copy() if isinstance(a, np.ndarray) else a for a in host_args])
+        expected, np_exc = _outcome(kernel, np, np_args)
+        for run in (kernel, jitted):
+            args = _args(npjax, host_args)
+            actual, exc = _outcome(run, npjax, args)
+            if np_exc is not None:
+                assert exc is not None and family(exc) is family(np_exc), (exc, np_exc)
+            else:
+                assert exc is None, exc
+                assert_same(actual, expected)
+            for got, want in zip(args, np_args):
+                if isinstance(want, np.ndarray):
+                    assert_same(got, want)
+    return jitted
+
+
+def loop_rows(xp, a, b, n):
+    for i in range(n):
+        a[i] = a[i] * 2 + b[i]
+    a += b
+    return a.sum()
+
+
+def stencil(xp, u, steps):
+    for _ in range(steps):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    return u
+
+
+def with_out(xp, a, b, out):
+    xp.multiply(a, b, out=out)
+    xp.add(out, 1, out=out)
+    return out
+
+
+def through_views(xp, a):
+    v = a[::2]
+    v *= 10
+    t = a.reshape(2, 3).T
+    t[0] = -1
+    return a[1:4]
+
+
+def aliasing(xp, a, v):
+    v += 1  # v is a view of a
+    return a.sum() + v.sum()
+
+
+def returned_view(xp, a):
+    a[0] = 5
+    return a[1:], a.T, (a + 1)[::2]
+
+
+def scalar_writes(xp, a, b):
+    a[0] = b[1]  # a NumPy scalar into an array of another dtype
+    a[1:2] = b[0]
+    return a
+
+
+def fancy(xp, a, idx):
+    a[0] = 7
+    a[idx] = 0
+    return a[idx]
+
+
+def test_loop_writes_and_inplace():
+    check_kernel(loop_rows, np.arange(5.0), np.ones(5), 3, static=(2,))
+
+
+def test_stencil_2d():
+    u = np.zeros((4, 4))
+    u[0] = 1.0
+    check_kernel(stencil, u, 3, static=(1,))
+
+
+def test_out_parameter():
+    check_kernel(with_out, np.arange(3.0), np.arange(3.0), np.zeros(3))
+
+
+def test_writes_through_views():
+    check_kernel(through_views, np.arange(6.0))
+
+
+def test_aliasing_arguments():
+    a = npjax.arange(4.0)
+    f = npjax.jit(aliasing, static_argnums=0)
+    r = f(npjax, a, a[::2])
+    host = np.arange(4.0)
+    expected = aliasing(np, host, host[::2])
+    assert_same(r, expected)
+    assert_same(a, host)
+
+
+def test_returned_views_are_views_of_the_caller_array():
+    a = npjax.arange(4.0)
+    f = npjax.jit(returned_view, static_argnums=0)
+    v, t, c = f(npjax, a)
+    assert v.base is a and t.base is a
+    v[0] = 42.0  # writes through to the caller's array, as in NumPy
+    assert float(a[1]) == 42.0
+    assert c.base is not a
+    host = np.arange(4.0)
+    hv, ht, hc = returned_view(np, host)
+    hv[0] = 42.0
+    assert_same(a, host)
+    assert_same(c, hc)
+
+
+def test_returns_the_argument_itself():
+    a = npjax.zeros(3)
+
+    @npjax.jit
+    def f(x):
+        x[1] = 2.0
+        return x
+
+    assert f(a) is a
+    assert_same(a, np.array([0.0, 2.0, 0.0]))
+
+
+@pytest.mark.parametrize("b", [[-7.5, 2.5], [1e300, 2.5], [np.nan, 1.0]])
+def test_numpy_scalar_stores_keep_numpy_checks(b):
+    check_kernel(scalar_writes, np.zeros(3, np.int64), np.array(b), calls=1)
+
+
+def test_fancy_index_out_of_bounds_raises_index_error():
+    check_kernel(fancy, np.arange(4.0), np.array([1, 3]))
+    check_kernel(fancy, np.arange(4.0), np.array([1, -5]), calls=1)
+    check_kernel(fancy, np.arange(4.0), np.array([4]), calls=1)
+
+
+def test_negative_integer_power_raises():
+    check_kernel(lambda xp, a, b: a ** b, np.arange(3), np.array([1, -1, 2]), calls=1)
+
+
+def test_static_arguments_retrace():
+    f = npjax.jit(loop_rows, static_argnums=0)
+    a, b = npjax.arange(5.0), npjax.ones(5)
+    f(npjax, a, b, 2)
+    f(npjax, a, b, 2)
+    assert f._cache_size() == 1
+    f(npjax, a, b, 3)
+    assert f._cache_size() == 2
+    f(npjax, npjax.arange(6.0), npjax.ones(6), 3)  # a new shape: a new program
+    assert f._cache_size() == 3
+    host_a, host_b = np.arange(5.0), np.ones(5)
+    for n in (2, 2, 3):
+        loop_rows(np, host_a, host_b, n)
+    assert_same(a, host_a)
+
+
+def test_views_with_other_offsets_share_a_program():
+    @npjax.jit
+    def f(row):
+        row *= 2
+
+    a = npjax.arange(12.0).reshape(3, 4)
+    for i in range(3):
+        f(a[i, 1:])
+    assert f._cache_size() == 1
+    host = np.arange(12.0).reshape(3, 4)
+    host[:, 1:] *= 2
+    assert_same(a, host)
+
+
+def test_static_argnames_and_keywords():
+    @npjax.jit(static_argnames="k")
+    def f(x, *, k, y):
+        return x * k + y
+
+    assert_same(f(npjax.arange(3.0), k=2, y=npjax.ones(3)), np.arange(3.0) * 2 + 1)
+
+
+def _value_branch(x):
+    if x.sum() > 0:  # the line the error must name
+        return x
+    return -x
+
+
+def test_value_dependent_branch_names_the_line():
+    line = inspect.getsourcelines(_value_branch)[1] + 1
+    f = npjax.jit(_value_branch)
+    with pytest.raises(npjax.JitError, match=rf"test_jit\.py:{line}:"):
+        f(npjax.arange(3.0))
+
+
+def test_data_dependent_shape_raises_jit_error():
+    f = npjax.jit(lambda x: x[x > 1])
+    with pytest.raises(npjax.JitError):
+        f(npjax.arange(3.0))
+
+
+def test_fallback_eager():
+    f = npjax.jit(_value_branch, fallback="eager")
+    a = npjax.arange(3.0)
+    assert_same(f(a), np.arange(3.0))
+    assert_same(f(-a), np.arange(3.0))
+    g = npjax.jit(lambda x: x[x > 1], fallback="eager")
+    assert_same(g(a), np.array([2.0]))
+    assert_same(g(a), np.array([2.0]))
+
+
+def test_writing_a_captured_array_raises():
+    captured = npjax.zeros(3)
+
+    @npjax.jit
+    def f(x):
+        captured[0] = x[0]
+        return x
+
+    with pytest.raises(npjax.JitError, match="not one of its arguments"):
+        f(npjax.ones(2))
+    assert_same(captured, np.zeros(3))  # unchanged, and no tracer leaked into it
+    captured[1] = 1.0
+
+
+def test_new_arrays_inside_and_host_arguments():
+    @npjax.jit
+    def f(x, h):
+        b = npjax.zeros(3)
+        b[0] = x[0]
+        h *= 2  # a host NumPy argument: written back, as NumPy would have mutated it
+        return b, b[1:], x.sum(), jnp.float64(1.5) * h
+
+    h = np.arange(3.0)
+    b, v, s, j = f(npjax.ones(3), h)
+    np.testing.assert_array_equal(h, np.arange(3.0) * 2)
+    assert_same(b, np.array([1.0, 0.0, 0.0]))
+    assert v.base is b
+    assert_same(s, np.float64(3.0))
+    assert isinstance(j, jax.Array)
+
+
+def test_jax_array_arguments_and_bad_arguments():
+    f = npjax.jit(lambda x, y: npjax.add(x, y))
+    assert_same(f(jnp.arange(3.0), npjax.ones(3)), np.arange(3.0) + 1)
+    with pytest.raises(TypeError, match="cannot be static"):
+        f({1, 2} and [set()], 1)
+
+
+def test_readonly_view_argument():
+    f = npjax.jit(lambda x: x.__setitem__(0, 1.0))
+    b = npjax.broadcast_to(npjax.ones(1), (3,))
+    with pytest.raises(ValueError, match="read-only"):
+        f(b)
+
+
+@given(arrays(np.float64, (4, 3)), st.integers(0, 3))
+def test_random_stencil_parity(host, i):
+    def k(xp, a, i):
+        a[i] = a[i] + a[(i + 1) % 4]
+        a[:, 1:] -= a[:, :-1]
+        return a.sum(axis=0)
+
+    check_kernel(k, host, i, static=(1,), calls=1)
+
+
+def test_float_error_state_under_jit():
+    f = npjax.jit(lambda a: a / 0)
+    with pytest.warns(RuntimeWarning, match="divide by zero"):
+        f(npjax.ones(2))
+    with np.errstate(all="ignore"):
+        assert_same(f(npjax.ones(2)), np.full(2, np.inf))
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
+        f(npjax.ones(2))
+    assert_same(f(npjax.zeros(0)), np.zeros(0))

@@ -1,0 +1,123 @@
+"""The registry: every public NumPy name resolves in npjax and has exactly one honest status.
+
+NumPy's namespace is read here, at test time, so a name added by a newer NumPy fails a test
+until the registry classifies it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+import types
+import warnings
+
+import pytest
+
+import npjax
+from npjax import _coverage, _registry
+
+RECORDS = _registry.records()
+NATIVE = [r for r in RECORDS if r.status == "native"]
+
+
+def _ours(record):
+    return getattr(importlib.import_module("npjax" + record.module[5:]), record.name)
+
+
+def _theirs(record):
+    return getattr(importlib.import_module(record.module), record.name)
+
+
+@pytest.mark.parametrize("module", _registry.MODULES)
+def test_every_public_numpy_name_resolves(module):
+    ours = importlib.import_module("npjax" + module[5:])
+    names = [n for n in dir(importlib.import_module(module)) if not n.startswith("_")]
+    unresolved = [n for n in names if not hasattr(ours, n)]
+    assert unresolved == []
+
+
+def test_no_name_is_missing_or_unclassified():
+    missing = [f"{r.module}.{r.name}: {r.reason}" for r in RECORDS if r.status == "missing"]
+    assert missing == []
+
+
+def test_registry_lists_numpy_namespace_exactly():
+    listed = {(r.module, r.name) for r in RECORDS}
+    for module in _registry.MODULES:
+        for name in _registry.public_names(module):
+            assert (module, name) in listed
+
+
+def test_native_records_are_npjax_objects():
+    for r in NATIVE:
+        ours, theirs = _ours(r), _theirs(r)
+        assert ours is not theirs, r
+        assert not getattr(ours, "_npjax_fallback", False), r
+        module = (ours.__name__ if isinstance(ours, types.ModuleType)
+                  else getattr(ours, "__module__", None) or type(ours).__module__)
+        assert module is None or module.startswith("npjax") or isinstance(
+            ours, npjax.ufunc), (r, module)
+
+
+def test_tables_name_real_numpy_names_and_are_not_stale():
+    for table in (_registry.HOST, _registry.FALLBACK, _registry.EXCLUDED,
+                  _registry.FALLBACK_MODULES, _registry.NUMPY_OBJECTS):
+        for key in table:
+            sub, _, name = key.rpartition(".")
+            module = "numpy." + sub if sub else "numpy"
+            assert hasattr(importlib.import_module(module), name), key
+            record = next(r for r in RECORDS if r.module == module and r.name == name)
+            assert record.status != "native", f"{key} is native now: drop its table entry"
+
+
+def test_native_calls_never_reach_numpy():
+    """Probe every native function with small float arrays under fallback='raise': whatever
+    the call does (result or a NumPy-like error), it must not be a host NumPy run."""
+    x = npjax.asarray([[1.0, 2.0], [3.0, 4.0]])
+    probed = 0
+    for r in NATIVE:
+        fn = _ours(r)
+        if not callable(fn) or isinstance(fn, type) or not inspect.isroutine(fn) and not \
+                isinstance(fn, npjax.ufunc):
+            continue
+        for args in ((x,), (x, x)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                try:
+                    fn(*args)
+                except NotImplementedError as exc:
+                    assert "would run on host NumPy" not in str(exc), (r, exc)
+                except Exception:  # a NumPy-style error for a nonsense call is fine here
+                    pass
+        probed += 1
+    assert probed > 200
+    assert npjax.stats()["fallbacks"] == {}
+
+
+def test_dunder_all_and_dir():
+    assert set(npjax.__all__) >= {r.name for r in RECORDS if r.module == "numpy"}
+    assert {"policy", "stats", "FallbackWarning"} <= set(npjax.__all__)
+    assert dir(npjax) == npjax.__all__
+
+
+def test_unlisted_numpy_name_would_resolve_as_fallback():
+    fn = _registry.lazy_fallback("numpy", "sum")
+    assert getattr(fn, "_npjax_fallback", False)
+    with pytest.raises(AttributeError):
+        _registry.lazy_fallback("numpy", "no_such_name")
+    with pytest.raises(AttributeError):
+        npjax.no_such_name  # noqa: B018
+
+
+def test_coverage_docs_are_current():
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "docs", "coverage.md")
+    with open(path, encoding="utf-8") as f:
+        committed = f.read()
+    assert committed == _coverage.render(markdown=True), (
+        "docs/coverage.md is stale: run python -m npjax coverage --write docs/coverage.md")
+
+
+def test_coverage_targets():
+    summary = _coverage.summary()
+    assert summary["resolved"] == summary["total"]
