@@ -410,11 +410,12 @@ def index_ids(template: tuple, arrays: list, shape: tuple) -> jax.Array:
 # --- values ---------------------------------------------------------------------------------
 
 
-def _value_shape(value_shape: tuple, target: tuple) -> None:
+def _value_shape(value_shape: tuple, target: tuple, empty_advanced: bool = False) -> None:
     """Raise NumPy's ValueError unless a value of ``value_shape`` fits ``target`` (NumPy drops
-    extra leading 1s of the value)."""
+    extra leading 1s of the value; any extra leading dims when an advanced index selects
+    nothing)."""
     extra = len(value_shape) - len(target)
-    if extra > 0 and all(n == 1 for n in value_shape[:extra]):
+    if extra > 0 and (empty_advanced or all(n == 1 for n in value_shape[:extra])):
         value_shape = value_shape[extra:]
     if len(value_shape) <= len(target) and all(
             v in (1, t) for v, t in zip(value_shape[::-1], target[::-1])):
@@ -497,7 +498,7 @@ def convert_value(value: Any, dtype: np.dtype, target: tuple, advanced: bool = F
         v = np.empty(target, dtype)
         v[...] = value
         return v
-    _value_shape(v.shape, target)
+    _value_shape(v.shape, target, advanced and 0 in target)
     return v
 
 

@@ -520,9 +520,13 @@ class ndarray:
         else:
             if len(axes) != ndim:
                 raise ValueError("axes don't match array")
-            perm = tuple(normalize_axis(operator.index(a), ndim) for a in axes)
-            if len(set(perm)) != ndim:
-                raise ValueError("repeated axis in transpose")
+            perm = []
+            for a in axes:  # NumPy: left to right, a repeat is found before a later bad axis
+                ax = normalize_axis(operator.index(a), ndim)
+                if ax in perm:
+                    raise ValueError("repeated axis in transpose")
+                perm.append(ax)
+            perm = tuple(perm)
         layout = self._layout_array().transpose(perm)
         if perm == tuple(range(ndim)):
             return self._view((), layout)

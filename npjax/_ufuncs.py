@@ -516,19 +516,20 @@ class ufunc:
             return call_numpy(self.__name__, self._np, args,
                               {"out": out, "where": where, "casting": casting,
                                "dtype": dtype}, policy, str(exc), isinstance(exc, HostOnly))
-        if self.signature is not None:
-            _check_core_dims(self.__name__, vals)
         keys = tuple(type(v) if type(v) in _WEAK else v.dtype for v in vals)
         loop_in, loop_out = _resolve(self._np, keys, _dtypes.canonical_dtype(dtype), casting)
         for i, v in enumerate(vals):
             if type(v) is int:
                 dt = loop_in[i]
-                if dt.kind in "iu" and self.__name__ in _COMPARISONS:
+                if dt.kind in "iu" and self.__name__ in _COMPARISONS and getattr(
+                        keys[1 - i], "kind", "i") != "b":  # bool == 2**63: OverflowError
                     info = _iinfo(dt)
                     if not info.min <= v <= info.max:
                         return self._compare_out_of_range(i, args, out, where, casting,
                                                           dtype, v > info.max, info)
                 vals[i] = _weak_int(v, dt, self.__name__)
+        if self.signature is not None:  # after the Python ints' OverflowError, as NumPy
+            _check_core_dims(self.__name__, vals)
         if outs is not None:  # NumPy checks the output cast before computing anything
             for o, dt in zip(outs, loop_out):
                 if o is not None and dt != o.dtype and not _dtypes.can_cast(dt, o.dtype,
@@ -701,6 +702,8 @@ def _weak_int(value: int, dtype: np.dtype, name: str) -> Any:
         _dtypes.check_python_int(value, dtype, name)
         return dtype.type(value)
     if dtype.kind == "b":
+        if not -(2**63) <= value < 2**63:  # NumPy converts the int to a C long first
+            raise OverflowError("Python int too large to convert to C long")
         return np.bool_(value)
     return dtype.type(value)  # beyond int64 JAX cannot take a Python int
 
@@ -725,6 +728,9 @@ def _make_body(name: str, loop_in: tuple, loop_out: tuple) -> Callable:
         ins = [_cast_in(x, dt) for x, dt in zip(xs, loop_in)]
         if up:  # operands take float16 values first, then the loop computes in float32
             ins = [x.astype(dt) if x.dtype != dt else x for x, dt in zip(ins, compute)]
+        if any(jnp.asarray(x).dtype == np.bool_ and dt.kind in "fc" for x, dt in zip(xs, loop_in)):
+            # XLA rewrites x * convert(bool) as a select (inf * False gives 0, not NumPy's nan)
+            ins = list(lax.optimization_barrier(tuple(ins)))
         res = impl(*ins)
         res = res if isinstance(res, tuple) else (res,)
         return tuple(jnp.asarray(r).astype(dt) for r, dt in zip(res, loop_out))

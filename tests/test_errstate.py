@@ -238,8 +238,11 @@ REAL = [np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.float16)]
 
 
 def _flag_set(fn, xp) -> tuple:
+    """The flags reported to the callback. Underflow is ignored here, but NumPy's callback
+    argument still carries its bit (4) from inside other loops (logaddexp's exp), which npjax
+    infers only for the functions listed in _errstate: that bit is left out of the compare."""
     result, _, _, calls, _ = observe(fn, xp, all="call", under="ignore")
-    return result, {f for _, f in calls}
+    return result, {f & ~4 for _, f in calls}
 
 
 @given(data=st.data(), name=st.sampled_from(BINARY), dtype=st.sampled_from(REAL))
