@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._creation import _astype
 from npjax import _dtypes, _indexing
 from npjax._errors import unsupported
 from npjax._ndarray import ndarray, normalize_axis
@@ -36,13 +37,8 @@ def _api():
 
 
 def _cast(v: jax.Array, dtype: np.dtype) -> jax.Array:
-    if v.dtype == dtype:
-        return v
-    if v.dtype.kind == "c" and dtype.kind != "c":
-        v = jnp.real(v)
-    if dtype.kind == "b":
-        return v != 0
-    return v.astype(dtype)
+    """NumPy's silent cast of values being stored (as ``a[...] = v`` casts)."""
+    return _astype(v, np.dtype(dtype), warn=False)
 
 
 @functools.lru_cache(maxsize=256)

@@ -20,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._creation import _astype
 from npjax import _indexing
 from npjax._dispatch import wrap
 from npjax._errors import unsupported
@@ -408,13 +409,8 @@ def _slice_setter(shape: tuple, start: int, step: int, n: int) -> Any:
 
 
 def _cast(v: jax.Array, dtype: np.dtype) -> jax.Array:
-    if v.dtype == dtype:
-        return v
-    if v.dtype.kind == "c" and dtype.kind != "c":
-        v = jnp.real(v)
-    if dtype.kind == "b":
-        return v != 0
-    return v.astype(dtype)
+    """NumPy's silent cast of values being stored (as ``a[...] = v`` casts)."""
+    return _astype(v, np.dtype(dtype), warn=False)
 
 
 def _get_flat(self: ndarray) -> flatiter:
