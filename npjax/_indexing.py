@@ -31,6 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
+from jax.sharding import SingleDeviceSharding
 
 from npjax import _views
 from npjax._errors import ComplexWarning
@@ -361,7 +362,7 @@ def _gather(template: tuple):
 
 
 @functools.lru_cache(maxsize=512)
-def _scatter_last(template: tuple):
+def _scatter_last(template: tuple, sharding: Any = None):
     """Compiled ``x[index] = value`` where repeated targets take the last value (NumPy)."""
 
     def scatter(x, arrays, value):
@@ -373,7 +374,7 @@ def _scatter_last(template: tuple):
         ids = jnp.where(winner[ids] == order, ids, x.size)
         return x.ravel().at[ids].set(value, mode="drop").reshape(x.shape)
 
-    return jax.jit(scatter)
+    return jax.jit(scatter, out_shardings=sharding)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -598,7 +599,9 @@ def setitem(a: ndarray, index: Any, value: Any) -> None:
         if empty:
             return
         _check_bounds(checks, shape)
-        write_through(a, (), _scatter_last(template)(a._read(), arrays, v))
+        current = a._read()
+        scatter = _scatter_last(template, _multi_device_sharding(current))
+        write_through(a, (), scatter(current, arrays, v))
         return
     steps, host = _basic_plan(items, kinds, shape)
     if single:
@@ -636,11 +639,20 @@ def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
 
 
 @functools.lru_cache(maxsize=2048)
-def _updater(lens: tuple, donate: bool):
+def _updater(lens: tuple, donate: bool, sharding: Any = None):
+    """The update kernel of one lens structure; a root spread over several devices keeps its
+    sharding (XLA would otherwise replicate the result of a scatter)."""
     def update(root, dyns, new):
         return _views.apply_set(lens, root, dyns, new)
 
-    return jax.jit(update, donate_argnums=(0,) if donate else ())
+    return jax.jit(update, donate_argnums=(0,) if donate else (), out_shardings=sharding)
+
+
+def _multi_device_sharding(value: Any) -> Any:
+    if isinstance(value, jax.core.Tracer):
+        return None
+    sharding = value.sharding
+    return None if isinstance(sharding, SingleDeviceSharding) else sharding
 
 
 def write_through(a: ndarray, steps: tuple, new: Any) -> None:
@@ -659,7 +671,8 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
     else:
         del old
         donate = root._mine and sys.getrefcount(root._value) == 2
-        root._value = _updater(lens, donate)(root._value, _views.dynamic_args(lens), new)
+        keep = None if TRACE is not None else _multi_device_sharding(root._value)
+        root._value = _updater(lens, donate, keep)(root._value, _views.dynamic_args(lens), new)
         root._mine = True
     root._version += 1
     if root._layout is not None and root._layout.shape != root._value.shape:

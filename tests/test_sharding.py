@@ -312,8 +312,6 @@ def child_results():
 # Known wrong results or placements on several devices, kept visible (strict: a fix turns them
 # into failures to be removed from here). See README "Several devices, several hosts".
 KNOWN = {
-    "write_keeps_sharding": "fancy/boolean/reshaped-view writes come back replicated (the "
-                            "update kernels in npjax/_indexing.py set no out_shardings)",
 }
 
 
