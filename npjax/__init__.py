@@ -28,6 +28,7 @@ from npjax._calculus import *  # noqa: F403
 from npjax._elementwise_misc import *  # noqa: F403
 from npjax._bits import *  # noqa: F403
 from npjax._index_tricks import *  # noqa: F403
+from npjax._iterators import *  # noqa: F403
 from npjax._functional import *  # noqa: F403
 from npjax._errstate import *  # noqa: F403
 from npjax._dtype_functions import *  # noqa: F403

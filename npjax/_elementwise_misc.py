@@ -193,8 +193,7 @@ def isrealobj(x: Any) -> bool:
     return not iscomplexobj(x)
 
 
-def isneginf(x: Any, out: Any = None) -> Any:
-    """npjax implementation of ``numpy.isneginf``."""
+def _signed_inf(x: Any, out: Any, negative: bool) -> Any:
     is_inf = _U["isinf"](x)
     try:
         signbit = _U["signbit"](x)
@@ -202,19 +201,18 @@ def isneginf(x: Any, out: Any = None) -> Any:
         dtype = _asarray(x).dtype
         raise TypeError(f"This operation is not supported for {dtype} values "
                         "because it would be ambiguous.") from e
-    return _U["logical_and"](is_inf, signbit, out=out)
+    return _U["logical_and"](is_inf, signbit if negative else _U["logical_not"](signbit),
+                             out=out)
+
+
+def isneginf(x: Any, out: Any = None) -> Any:
+    """npjax implementation of ``numpy.isneginf``."""
+    return _signed_inf(x, out, True)
 
 
 def isposinf(x: Any, out: Any = None) -> Any:
     """npjax implementation of ``numpy.isposinf``."""
-    is_inf = _U["isinf"](x)
-    try:
-        signbit = _U["logical_not"](_U["signbit"](x))
-    except TypeError as e:
-        dtype = _asarray(x).dtype
-        raise TypeError(f"This operation is not supported for {dtype} values "
-                        "because it would be ambiguous.") from e
-    return _U["logical_and"](is_inf, signbit, out=out)
+    return _signed_inf(x, out, False)
 
 
 def fix(x: Any, out: Any = None) -> Any:

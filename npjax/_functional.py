@@ -36,11 +36,6 @@ def _api():
     return npjax
 
 
-def _cast(v: jax.Array, dtype: np.dtype) -> jax.Array:
-    """NumPy's silent cast of values being stored (as ``a[...] = v`` casts)."""
-    return _astype(v, np.dtype(dtype), warn=False)
-
-
 @functools.lru_cache(maxsize=256)
 def _put_kernel(shape: tuple, dtype: np.dtype) -> Any:
     def put(buff, i, v):
@@ -57,7 +52,7 @@ def _stack_results(results: list, dtype: np.dtype, shape: tuple) -> jax.Array:
         if isinstance(v, np.ndarray):
             v = np.broadcast_to(v.astype(dtype, copy=False), shape)
         else:
-            v = jnp.broadcast_to(_cast(v, dtype), shape)
+            v = jnp.broadcast_to(_astype(v, np.dtype(dtype), warn=False), shape)
         values.append(v)
     if all(isinstance(v, np.ndarray) for v in values):  # host values: one transfer
         return to_jax(np.stack(values) if values else np.zeros((0,) + shape, dtype))
