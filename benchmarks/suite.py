@@ -1,4 +1,4 @@
-"""The npjax benchmark suite: NumPy vs npjax eager vs npjax.jit vs hand-written jax.jit.
+"""The npjax benchmark suite: NumPy vs npjax eager, lazy and jit vs hand-written jax.jit.
 
 Run ``python -m npjax bench [--quick] [--size small|large] [--only k1,k2]`` (or this file).
 Every kernel in ``benchmarks/kernels`` is run by every variant in the same process,
@@ -34,8 +34,10 @@ import jax  # noqa: E402
 import npjax  # noqa: E402
 from benchmarks import kernels as kernel_pkg  # noqa: E402
 
-VARIANTS = ("numpy", "npjax_eager", "npjax_jit", "jax_hand")
+VARIANTS = ("numpy", "npjax_eager", "npjax_lazy", "npjax_jit", "jax_hand")
 RTOL = 1e-7
+# Kernel kinds for which the issue sets the lazy-mode target (within 1.5x of npjax.jit).
+FUSABLE = ("elementwise", "stencil")
 
 
 def _block(x: Any) -> Any:
@@ -58,7 +60,7 @@ def _fresh(host_args: tuple, convert: Any) -> list:
 
 
 class Runner:
-    """The four ways of running one kernel; ``call(variant)`` runs one timed call."""
+    """The five ways of running one kernel; ``call(variant)`` runs one timed call."""
 
     def __init__(self, mod: Any, size: str) -> None:
         self.mod = mod
@@ -82,6 +84,10 @@ class Runner:
             out = mod.kernel(numpy, *args)
         elif variant == "npjax_eager":
             out = _block(mod.kernel(npjax, *args))
+        elif variant == "npjax_lazy":
+            with npjax.policy(mode="lazy"):
+                out = mod.kernel(npjax, *args)
+            out = _block(out)  # reading the result runs the recorded program
         elif variant == "npjax_jit":
             out = _block(self.jitted(npjax, *args))
         else:
@@ -164,16 +170,29 @@ def summarize(records: list[dict]) -> dict:
             "jit_compile_over_hand": ratio(rec, "npjax_jit", "jax_hand", "first_s"),
             "numpy_over_jit": ratio(rec, "numpy", "npjax_jit"),
             "eager_over_jit": ratio(rec, "npjax_eager", "npjax_jit"),
+            "lazy_over_jit": ratio(rec, "npjax_lazy", "npjax_jit"),
+            "eager_over_lazy": ratio(rec, "npjax_eager", "npjax_lazy"),
+            "kind": rec["kind"],
             "numpy_over_eager": ratio(rec, "numpy", "npjax_eager"),
             "all_match_numpy": all(c.get("ok") for c in rec["check"].values()),
         }
     vals = list(per.values())
+
+    def numpy_over(rec: dict, variant: str) -> float:
+        return ratio(rec, "numpy", variant)
+
     return {
         "per_kernel": per,
         "geomean_jit_over_hand": _geomean([v["jit_over_hand"] for v in vals]),
         "geomean_jit_compile_over_hand": _geomean([v["jit_compile_over_hand"] for v in vals]),
         "geomean_numpy_over_jit": _geomean([v["numpy_over_jit"] for v in vals]),
         "geomean_numpy_over_eager": _geomean([v["numpy_over_eager"] for v in vals]),
+        "geomean_numpy_over_lazy": _geomean([numpy_over(r, "npjax_lazy") for r in records]),
+        "geomean_lazy_over_jit_fusable": _geomean([v["lazy_over_jit"] for v in vals
+                                                   if v["kind"] in FUSABLE]),
+        "kernels_lazy_slower_than_1_5x_jit": [k for k, v in per.items()
+                                              if v["kind"] in FUSABLE
+                                              and not v["lazy_over_jit"] <= 1.5],
         "kernels_jit_slower_than_2x_hand": [k for k, v in per.items()
                                             if v["jit_over_hand"] > 2],
         "kernels_compile_slower_than_2x_hand": [k for k, v in per.items()
@@ -191,22 +210,28 @@ def table(records: list[dict], summary: dict, machine: dict, size: str) -> str:
     lines = [f"Machine: {machine['node']} ({machine['processor']}, {machine['cpu_count']} CPUs, "
              f"JAX backend {machine['jax_backend']}: {machine['device_kind']}); size preset "
              f"`{size}`; NumPy {machine['numpy']}, JAX {machine['jax']}.", "",
-             "| kernel | NumPy ms | npjax eager ms | npjax.jit ms | hand jax.jit ms | "
-             "jit / hand | jit 1st call s | hand 1st call s | matches NumPy |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "| kernel | kind | NumPy ms | npjax eager ms | npjax lazy ms | npjax.jit ms | "
+             "hand jax.jit ms | lazy / jit | jit / hand | lazy 1st call s | jit 1st call s | "
+             "hand 1st call s | matches NumPy |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for rec in records:
         per = summary["per_kernel"][rec["name"]]
         bad = [v for v, c in rec["check"].items() if not c.get("ok")]
         lines.append(
-            f"| {rec['name']} | {_ms(rec, 'numpy')} | {_ms(rec, 'npjax_eager')} | "
-            f"{_ms(rec, 'npjax_jit')} | {_ms(rec, 'jax_hand')} | {per['jit_over_hand']:.2f} | "
-            f"{_first(rec, 'npjax_jit')} | {_first(rec, 'jax_hand')} | "
+            f"| {rec['name']} | {rec['kind']} | {_ms(rec, 'numpy')} | "
+            f"{_ms(rec, 'npjax_eager')} | {_ms(rec, 'npjax_lazy')} | {_ms(rec, 'npjax_jit')} | "
+            f"{_ms(rec, 'jax_hand')} | {per['lazy_over_jit']:.2f} | {per['jit_over_hand']:.2f} | "
+            f"{_first(rec, 'npjax_lazy')} | {_first(rec, 'npjax_jit')} | "
+            f"{_first(rec, 'jax_hand')} | "
             f"{'yes' if not bad else 'NO: ' + ', '.join(bad)} |")
     lines += ["", f"Geometric mean npjax.jit / hand jax.jit: "
               f"{summary['geomean_jit_over_hand']:.2f}; first call (compile): "
               f"{summary['geomean_jit_compile_over_hand']:.2f}; speed-up of npjax.jit over "
-              f"NumPy: {summary['geomean_numpy_over_jit']:.2f}; of eager npjax over NumPy: "
-              f"{summary['geomean_numpy_over_eager']:.2f}."]
+              f"NumPy: {summary['geomean_numpy_over_jit']:.2f}; of lazy npjax over NumPy: "
+              f"{summary['geomean_numpy_over_lazy']:.2f}; of eager npjax over NumPy: "
+              f"{summary['geomean_numpy_over_eager']:.2f}. Lazy / npjax.jit on the "
+              f"elementwise and stencil kernels (geometric mean): "
+              f"{summary['geomean_lazy_over_jit_fusable']:.2f}."]
     return "\n".join(lines) + "\n"
 
 
@@ -261,13 +286,22 @@ def main(argv: list[str] | None = None) -> int:
     npjax.set_policy(fallback="raise")  # a host NumPy fallback would not be a fair timing
     machine = _machine()
 
+    try:  # a progress bar when tqdm is installed (``pip install -e ".[bench]"``)
+        from tqdm import tqdm
+    except ImportError:
+        tqdm = None
+
     def log(msg: str) -> None:
-        print(msg, flush=True)
+        if tqdm is not None:
+            tqdm.write(msg)
+        else:
+            print(msg, flush=True)
 
     log(f"npjax bench: {len(mods)} kernels, size {options.size}, {repeats} rounds, "
         f"{machine['node']} / {machine['jax_backend']} ({machine['device_kind']})")
     records = []
-    for i, mod in enumerate(mods, 1):
+    progress = tqdm(mods, desc="kernels", unit="kernel") if tqdm is not None else mods
+    for i, mod in enumerate(progress, 1):
         log(f"[{i}/{len(mods)}] {mod.NAME} {mod.SIZES[options.size]}")
         t0 = time.perf_counter()
         rec = run_kernel(mod, options.size, repeats, log)

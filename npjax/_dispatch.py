@@ -20,8 +20,9 @@ import numpy as np
 from npjax import _dtypes, _stats
 from npjax._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._fallback import call_numpy
+from npjax._lazy import Lazy
 from npjax._ndarray import ndarray
-from npjax._normalize import to_jax
+from npjax._normalize import to_jax, to_jax_lazy
 from npjax._policy import Policy, current
 from npjax._policy import policy as using_policy
 
@@ -55,6 +56,10 @@ def _opt_array(x: Any, policy: Policy) -> Any:
     return None if x is None else to_jax(x, policy)
 
 
+def _opt_array_lazy(x: Any, policy: Policy) -> Any:
+    return None if x is None else to_jax_lazy(x, policy)
+
+
 ArrayIn = Tag("ArrayIn", to_jax)
 OptArrayIn = Tag("OptArrayIn", _opt_array)
 ArraySeq = Tag("ArraySeq", lambda xs, policy: [to_jax(x, policy) for x in xs])
@@ -66,7 +71,7 @@ DeviceIn = Tag("DeviceIn", lambda x, policy: x)
 
 def wrap(result: Any, scalar: bool = False) -> Any:
     """Raw JAX results as npjax arrays; 0-d results are NumPy-style scalars when ``scalar``."""
-    if isinstance(result, jax.Array):
+    if isinstance(result, jax.Array) or type(result) is Lazy:
         return ndarray._owner(result, scalar and result.ndim == 0)
     if isinstance(result, tuple):
         items = [wrap(r, scalar) for r in result]
@@ -92,6 +97,8 @@ def write_out(out: Any, value: jax.Array, casting: str, name: str) -> ndarray:
     out._write(value)
     return out
 
+
+_NOT_RUN = object()
 
 # Results larger than this are waited for inside the call, so that an allocation the device
 # cannot make raises MemoryError at the call (JAX dispatches asynchronously).
@@ -135,6 +142,27 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
             by_name[p.name] = tag.convert
     has_out = "out" in annotations and annotations["out"] is Out
     numpy_target = numpy_fn
+    # Lazy mode: array operands may stay pending (the body's ``_lazy.Kernel`` calls are
+    # recorded); a body that needs their values fails on them and runs again on values.
+    lazy_of = {to_jax: to_jax_lazy, _opt_array: _opt_array_lazy}
+    lazy_position = [(pos, lazy_of.get(convert, convert)) for pos, convert in by_position]
+    lazy_name = {key: lazy_of.get(convert, convert) for key, convert in by_name.items()}
+    can_defer = star_tag is None and any(c in lazy_of for _, c in by_position)
+
+    def convert_and_run(args: Any, kwargs: dict, policy: Policy, positions: list,
+                        names: dict) -> Any:
+        if star_tag is not None:
+            args = tuple(star_tag.convert(a, policy) if i >= star_at else a
+                         for i, a in enumerate(args))
+        if positions:
+            args = list(args)
+            n = len(args)
+            for pos, convert in positions:
+                if pos < n:
+                    args[pos] = convert(args[pos], policy)
+        for key in kwargs.keys() & names.keys():
+            kwargs[key] = names[key](kwargs[key], policy)
+        return fn(*args, **kwargs)
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -156,18 +184,15 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
                 out = out[0]
         raw_args, raw_kwargs = args, dict(kwargs)
         try:
-            if star_tag is not None:
-                args = tuple(star_tag.convert(a, policy) if i >= star_at else a
-                             for i, a in enumerate(args))
-            if by_position:
-                args = list(args)
-                n = len(args)
-                for pos, convert in by_position:
-                    if pos < n:
-                        args[pos] = convert(args[pos], policy)
-            for key in kwargs.keys() & by_name.keys():
-                kwargs[key] = by_name[key](kwargs[key], policy)
-            result = fn(*args, **kwargs)
+            result = _NOT_RUN
+            if can_defer and policy.mode == "lazy":
+                try:
+                    result = convert_and_run(args, dict(kwargs), policy, lazy_position,
+                                             lazy_name)
+                except Exception:
+                    result = _NOT_RUN
+            if result is _NOT_RUN:
+                result = convert_and_run(args, kwargs, policy, by_position, by_name)
             if isinstance(result, jax.Array) and result.nbytes > _SYNC_BYTES:
                 result.block_until_ready()  # a failed allocation surfaces here, not later
         except jax.errors.JaxRuntimeError as exc:

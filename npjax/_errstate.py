@@ -348,19 +348,44 @@ def _traced(outs: Any, st: dict, flags: Callable | None) -> bool:
         active = sum(bit for key, bit, _ in _KINDS if st[key] != "ignore")
         _indexing.TRACE.check((flags() & active) != 0)
         return True
-    under = st["under"] != "ignore"
-    for o in outs:
-        if o.dtype.kind not in "fc" or not o.size:
-            continue
-        # x * 0 is NaN exactly where x is not finite; a float sum vectorises (any() of a
-        # boolean mask compiles to a slow reduction on XLA's CPU backend)
-        zero = jnp.sum(o * 0)
-        bad = ~jnp.isfinite(zero)
-        if under:
-            tiny = float(np.finfo(o.dtype).tiny)
-            bad = bad | jnp.any((jnp.abs(o) < tiny) & (o != 0))
-        _indexing.TRACE.check(bad)
+    _indexing.TRACE.watch.add(outs, st["under"] != "ignore")
     return True
+
+
+class FiniteWatch:
+    """Traced float results gathered into one check: is any of them not finite (or tiny,
+    when underflow is reported)? ``x * 0`` is NaN exactly where ``x`` is not finite, and
+    NaN survives sums, so results of one shape are summed elementwise into one accumulator:
+    XLA fuses that sum into the loops that compute the results, and only one reduction per
+    shape is left (a reduction per result would stop the fusion of elementwise chains)."""
+
+    def __init__(self) -> None:
+        self._sums: dict = {}
+        self._tiny: list = []
+
+    def add(self, outs: Any, under: bool = False) -> None:
+        for o in outs:
+            if o.dtype.kind not in "fc" or not o.size:
+                continue
+            zero = o * 0
+            if zero.dtype.kind == "c":
+                zero = jnp.real(zero) + jnp.imag(zero)
+            zero = zero.astype(np.float32)
+            acc = self._sums.get(o.shape)
+            self._sums[o.shape] = zero if acc is None else acc + zero
+            if under:
+                tiny = float(np.finfo(o.dtype).tiny)
+                self._tiny.append(jnp.any((jnp.abs(o) < tiny) & (o != 0)))
+
+    def flag(self) -> Any:
+        """The traced boolean (None when nothing was added)."""
+        parts = [~jnp.isfinite(jnp.sum(acc)) for acc in self._sums.values()] + self._tiny
+        if not parts:
+            return None
+        bad = parts[0]
+        for p in parts[1:]:
+            bad = bad | p
+        return bad
 
 
 def _is_host_scalar(v: Any) -> bool:

@@ -24,6 +24,7 @@ from npjax import _dtypes, _indexing
 from npjax._errors import unsupported
 from npjax._ndarray import ndarray, normalize_axis
 from npjax._normalize import to_jax
+from npjax._views import settled
 
 __all__ = ["apply_along_axis", "apply_over_axes", "vectorize", "frompyfunc"]
 
@@ -39,7 +40,7 @@ def _api():
 @functools.lru_cache(maxsize=256)
 def _put_kernel(shape: tuple, dtype: np.dtype) -> Any:
     def put(buff, i, v):
-        return lax.dynamic_update_index_in_dim(buff, v.astype(dtype)[None], i, 0)
+        return settled(lax.dynamic_update_index_in_dim(buff, v.astype(dtype)[None], i, 0))
 
     return jax.jit(put, donate_argnums=(0,))
 

@@ -34,8 +34,11 @@ from jax import lax
 from jax.sharding import SingleDeviceSharding
 
 from npjax import _views
+from npjax._views import settled
 from npjax._errors import ComplexWarning
 from npjax._errstate import on_host
+from npjax._lazy import Kernel, Lazy
+from npjax._lazy import is_on as _lazy_on
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
 
@@ -372,7 +375,7 @@ def _scatter_last(template: tuple, sharding: Any = None):
         order = jnp.arange(ids.size)
         winner = jnp.full(x.size, -1, order.dtype).at[ids].max(order)
         ids = jnp.where(winner[ids] == order, ids, x.size)
-        return x.ravel().at[ids].set(value, mode="drop").reshape(x.shape)
+        return settled(x.ravel().at[ids].set(value, mode="drop").reshape(x.shape))
 
     return jax.jit(scatter, out_shardings=sharding)
 
@@ -438,10 +441,10 @@ def _single_value(value: Any, dtype: np.dtype) -> Any:
     if isinstance(value, ndarray | jax.Array):
         if value.ndim == 0:
             if np.can_cast(value.dtype, dtype, "safe"):
-                return value._read() if isinstance(value, ndarray) else value
+                return value._read_lazy() if isinstance(value, ndarray) else value
             if not (isinstance(value, ndarray) and value._scalar):
                 _complex_warning(value.dtype, dtype)
-                return value._read() if isinstance(value, ndarray) else value
+                return value._read_lazy() if isinstance(value, ndarray) else value
             if TRACE is not None and isinstance(value._read(), jax.core.Tracer):
                 return _traced_scalar(value._read(), dtype)
         value = value._host_scalar() if isinstance(value, ndarray) and value._scalar else \
@@ -483,7 +486,10 @@ def convert_value(value: Any, dtype: np.dtype, target: tuple, advanced: bool = F
         value = value._host_scalar()  # a NumPy scalar: NumPy converts it as a Python value
     if isinstance(value, ndarray | jax.Array):
         _complex_warning(value.dtype, dtype)
-        v = value._read() if isinstance(value, ndarray) else value
+        if isinstance(value, ndarray):  # basic writes are recorded in lazy mode
+            v = value._read() if advanced else value._read_lazy()
+        else:
+            v = value
     elif isinstance(value, np.ndarray):
         v = value.astype(dtype, copy=False)
     elif advanced:
@@ -518,7 +524,7 @@ def as_value(value: Any, dtype: np.dtype) -> Any:
 @functools.lru_cache(maxsize=64)
 def _owner_scalar_reader(ndim: int):
     ones = (1,) * ndim
-    return jax.jit(lambda x, starts: lax.dynamic_slice(x, starts, ones).reshape(()))
+    return Kernel(jax.jit(lambda x, starts: lax.dynamic_slice(x, starts, ones).reshape(())))
 
 
 def getitem(a: ndarray, index: Any) -> ndarray:
@@ -545,14 +551,15 @@ def _read_one(a: ndarray, pos: tuple) -> ndarray:
     """The element at checked positions ``pos``, as a NumPy-style scalar."""
     if a._base is None:
         if not pos:
-            return ndarray._owner(a._value, True)
-        return ndarray._owner(_owner_scalar_reader(len(pos))(a._value, pos), True)
+            return ndarray._owner(a._read_lazy(), True)
+        return ndarray._owner(_owner_scalar_reader(len(pos))(a._read_lazy(), pos), True)
     if not pos:
-        return ndarray._owner(a._read(), True)
+        return ndarray._owner(a._read_lazy(), True)
     ones = (1,) * len(pos)
     lens = _views.compose(a._full_lens(), _views.Box(ones, pos),
                           _views.Reshape((ones, (), "C")))
-    return ndarray._owner(_views.read(lens, a._base._value), True)
+    return ndarray._owner(Kernel(_views.getter(lens))(a._base._read_lazy(),
+                                                      _views.dynamic_args(lens)), True)
 
 
 # --- writing --------------------------------------------------------------------------------
@@ -617,9 +624,9 @@ def _owner_scalar_writer(ndim: int, donate: bool):
     ones = (1,) * ndim
 
     def write(x, starts, v):
-        return lax.dynamic_update_slice(x, _views.fit(v, ones, x.dtype), starts)
+        return settled(lax.dynamic_update_slice(x, _views.fit(v, ones, x.dtype), starts))
 
-    return jax.jit(write, donate_argnums=(0,) if donate else ())
+    return Kernel(jax.jit(write, donate_argnums=(0,) if donate else ()))
 
 
 def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
@@ -629,8 +636,12 @@ def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
         if TRACE is not None:
             TRACE.note_write(a)
         # Donate the old buffer only when this array made it and nothing else refers to it
-        # (the slot and getrefcount's own argument are the only two references).
-        donate = a._mine and sys.getrefcount(a._value) == 2
+        # (the slot and getrefcount's own argument are the only two references); never in
+        # lazy mode (recorded calls hold their operands).
+        lazy = _lazy_on()
+        if not lazy:
+            a._read()  # a value left by lazy mode: computed now
+        donate = not lazy and a._mine and sys.getrefcount(a._value) == 2
         a._value = _owner_scalar_writer(len(pos), donate)(a._value, pos, v)
         a._mine = True
         a._version += 1
@@ -643,13 +654,14 @@ def _updater(lens: tuple, donate: bool, sharding: Any = None):
     """The update kernel of one lens structure; a root spread over several devices keeps its
     sharding (XLA would otherwise replicate the result of a scatter)."""
     def update(root, dyns, new):
-        return _views.apply_set(lens, root, dyns, new)
+        return settled(_views.apply_set(lens, root, dyns, new))
 
-    return jax.jit(update, donate_argnums=(0,) if donate else (), out_shardings=sharding)
+    return Kernel(jax.jit(update, donate_argnums=(0,) if donate else (),
+                          out_shardings=sharding))
 
 
 def _multi_device_sharding(value: Any) -> Any:
-    if isinstance(value, jax.core.Tracer):
+    if isinstance(value, jax.core.Tracer | Lazy):
         return None
     sharding = value.sharding
     return None if isinstance(sharding, SingleDeviceSharding) else sharding
@@ -664,13 +676,14 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
     if TRACE is not None:
         TRACE.note_write(root)
     lens = _views.compose(a._full_lens() if a._base is not None else (), *steps)
-    old = root._value
+    lazy = _lazy_on()
+    old = root._read_lazy() if lazy else root._read()
     if not lens and getattr(new, "shape", None) == old.shape and new.dtype == old.dtype:
-        root._value = new if isinstance(new, jax.Array) else to_jax(new)
+        root._value = new if isinstance(new, jax.Array | Lazy) else to_jax(new)
         root._mine = False
     else:
         del old
-        donate = root._mine and sys.getrefcount(root._value) == 2
+        donate = not lazy and root._mine and sys.getrefcount(root._value) == 2
         keep = None if TRACE is not None else _multi_device_sharding(root._value)
         root._value = _updater(lens, donate, keep)(root._value, _views.dynamic_args(lens), new)
         root._mine = True

@@ -22,6 +22,7 @@ from npjax._errors import unsupported
 from npjax._ndarray import install_methods, ndarray
 from npjax._index_tricks import _api
 from npjax._normalize import to_jax
+from npjax._views import settled
 
 __all__ = ["ndenumerate", "nditer", "flatiter", "broadcast"]
 
@@ -223,7 +224,7 @@ class flatiter:
 def _slice_setter(shape: tuple, start: int, step: int, n: int) -> Any:
     def update(x, v):
         ids = start + step * jnp.arange(n, dtype=_INTP)
-        return x.reshape(-1).at[ids].set(v, unique_indices=True).reshape(shape)
+        return settled(x.reshape(-1).at[ids].set(v, unique_indices=True).reshape(shape))
 
     return jax.jit(update)
 

@@ -48,7 +48,7 @@ import numpy as np
 
 from npjax import _errstate, _indexing
 from npjax._ndarray import ndarray
-from npjax._policy import current
+from npjax._policy import current, policy
 
 __all__ = ["JitError", "jit"]
 
@@ -77,6 +77,7 @@ class _Trace:
 
     def __init__(self) -> None:
         self.checks: list[jax.Array] = []
+        self.watch = _errstate.FiniteWatch()  # float results of ufuncs (error state)
         self.writes: list[tuple[Any, Any]] = []
         self._seen: set[int] = set()
 
@@ -408,6 +409,11 @@ class Jitted:
     def _cache_size(self) -> int:
         return len(self._cache)
 
+    def _eager(self, args: tuple, kwargs: dict) -> Any:
+        """Run the function eagerly (even under lazy mode: NumPy's errors at their line)."""
+        with policy(mode="eager"):
+            return self._fn(*args, **kwargs)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         inputs = _Inputs()
         try:
@@ -425,9 +431,9 @@ class Jitted:
         if entry is None:
             entry = self._cache[key] = _Entry()
         if entry.eager:
-            return self._fn(*args, **kwargs)
+            return self._eager(args, kwargs)
         roots = inputs.roots
-        root_vals = [r._value if type(r) is ndarray or isinstance(r, ndarray) else r
+        root_vals = [r._read() if type(r) is ndarray or isinstance(r, ndarray) else r
                      for r in roots]
         for i, v in enumerate(root_vals):
             if isinstance(v, np.ndarray):
@@ -445,7 +451,7 @@ class Jitted:
             if self._fallback == "eager":
                 entry.compiled = None
                 entry.eager = True
-                return self._fn(*args, **kwargs)
+                return self._eager(args, kwargs)
             raise _jit_error(exc, self._fn) from None
         except BaseException:
             if first:
@@ -455,7 +461,7 @@ class Jitted:
             entry.holder = None
         if flags is not None and bool(np.any(np.asarray(flags))):
             # A device-side check failed: eager NumPy semantics raise at the failing line.
-            return self._fn(*args, **kwargs)
+            return self._eager(args, kwargs)
         meta = entry.meta
         for k, new in zip(meta["written"], written):
             root = roots[k]
@@ -508,6 +514,9 @@ class Jitted:
             _check_external_writes(trace, outs, rb, fn)
             entry.meta = {"result": result_spec, "written": tuple(written),
                           "layouts": layouts}
+            finite = trace.watch.flag()
+            if finite is not None:
+                trace.check(finite)
             flags = jnp.stack(trace.checks) if trace.checks else None
             return outs.leaves, written_vals, flags
 

@@ -26,6 +26,8 @@ import numpy as np
 
 from npjax import _stats, _views
 from npjax._errors import AxisError
+from npjax._lazy import Kernel, Lazy, concrete_if_done
+from npjax._policy import current
 
 
 builtins_type = builtins.type
@@ -35,17 +37,11 @@ _RESIZE_REFS = 3
 
 @functools.lru_cache(maxsize=256)
 def _astype_kernel(dtype: np.dtype):
-    return jax.jit(lambda x: x.astype(dtype))
+    return Kernel(jax.jit(lambda x: x.astype(dtype)))
 
 
-@jax.jit
-def _real(x: jax.Array) -> jax.Array:
-    return jnp.real(x)
-
-
-@jax.jit
-def _imag(x: jax.Array) -> jax.Array:
-    return jnp.imag(x)
+_real = Kernel(jax.jit(jnp.real))
+_imag = Kernel(jax.jit(jnp.imag))
 
 
 def _astype(value: jax.Array, dtype: np.dtype) -> jax.Array:
@@ -146,16 +142,44 @@ class ndarray:
     # --- storage: the only two places that touch _value ----------------------------------
 
     def _read(self) -> jax.Array:
+        """The current value as a ``jax.Array`` (pending lazy work is computed first)."""
         base = self._base
         if base is None:
-            return self._value
+            value = self._value
+            if type(value) is Lazy:
+                value = self._value = value.get()
+            return value
         cache = self._cache
         if cache is not None and cache[0] == base._version:
-            return cache[1]
+            value = cache[1]
+            return value if type(value) is not Lazy else value.get()
         lens = self._full_lens()
+        root = base._read()
         if not lens:  # no cache: it would hold the root's buffer and block its donation
-            return base._value
-        value = _views.read(lens, base._value)
+            return root
+        value = _views.getter(lens)(root, _views.dynamic_args(lens))
+        self._cache = (base._version, value)
+        return value
+
+    def _read_lazy(self) -> Any:
+        """The current value; in lazy mode possibly a pending ``_lazy.Lazy`` (view reads are
+        then recorded too). Only code whose kernels are ``_lazy.Kernel`` may call this."""
+        if current().mode != "lazy":
+            return self._read()
+        base = self._base
+        if base is None:
+            value = self._value
+            if type(value) is Lazy and value.value is not None:
+                value = self._value = value.value
+            return value
+        cache = self._cache
+        if cache is not None and cache[0] == base._version:
+            return concrete_if_done(cache[1])
+        lens = self._full_lens()
+        root = base._read_lazy()
+        if not lens:
+            return root
+        value = Kernel(_views.getter(lens))(root, _views.dynamic_args(lens))
         self._cache = (base._version, value)
         return value
 
@@ -426,7 +450,7 @@ class ndarray:
                 order in ("K", "A", None) or self.ndim < 2
                 or self._layout_array().flags[f"{mem}_CONTIGUOUS"]):
             return self
-        value = self._read()
+        value = self._read_lazy()
         if value.dtype != dtype:
             if value.dtype.kind == "c" and dtype.kind != "c":
                 import warnings

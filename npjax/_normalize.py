@@ -63,6 +63,14 @@ def _has_array(seq: Any) -> bool:
     return any(isinstance(item, ndarray | jax.Array) for item in seq)
 
 
+def to_jax_lazy(x: Any, policy: Policy) -> Any:
+    """``to_jax`` for code whose kernels are ``_lazy.Kernel``: in lazy mode an npjax array's
+    pending value is returned as it is (a ``_lazy.Lazy``)."""
+    if isinstance(x, ndarray) and policy.device is None and policy.sharding is None:
+        return x._read_lazy()
+    return to_jax(x, policy)
+
+
 def to_jax(x: Any, policy: Policy | None = None, dtype: Any = None) -> jax.Array:
     """Any array-like as a ``jax.Array`` on the policy's device (optionally cast to ``dtype``)."""
     if policy is None:

@@ -32,11 +32,13 @@ import numpy as np
 from npjax import _dtypes
 from npjax._dispatch import ArrayIn, DTypeIn, npfunc, write_out
 from npjax._errors import output_casting_error
+from npjax._lazy import Kernel
 from npjax._impl.quantiles import (
     _DISCRETE, _METHODS, _k_median, _k_nanmedian, _k_quantile, _k_quantile_weighted,
 )
+from npjax._impl import reductions as _raw
 from npjax._impl.reductions import (
-    _BOOL, _F16, _F32, _F64, _INTP, _jit, _jit_plain, _k_accumulate, _k_allnan, _k_anyall,
+    _BOOL, _F16, _F32, _F64, _INTP, _k_accumulate, _k_allnan, _k_anyall,
     _k_arg, _k_average, _k_count_nonzero, _k_fold, _k_fold_plain, _k_mean, _k_minmax,
     _k_minmax_plain, _k_nanmean, _k_nanvar, _k_ptp, _k_var,
 )
@@ -78,7 +80,13 @@ def _q_sample(q: Any) -> Any:
     return value(0.5 if value is float else 0) if kind == "weak" else np.zeros(1, value)
 
 
-# (the compiled-kernel cache, ``_jit``/``_jit_plain``, lives in ``npjax._impl.reductions``)
+# The compiled-kernel cache lives in ``npjax._impl.reductions``; lazy mode records its kernels.
+def _jit(core: Any, static: tuple) -> Kernel:
+    return Kernel(_raw._jit(core, static))
+
+
+def _jit_plain(core: Any, static: tuple) -> Kernel:
+    return Kernel(_raw._jit_plain(core, static))
 
 
 # --- argument handling -----------------------------------------------------------------------

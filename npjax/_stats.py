@@ -35,6 +35,8 @@ compiles: dict[str, float] = {"count": 0, "backend_s": 0.0, "traces": 0, "trace_
                               "lowerings": 0, "lower_s": 0.0}
 compiled: collections.Counter = collections.Counter()  # function name -> backend compiles
 cache_events: collections.Counter = collections.Counter()  # persistent compilation cache
+# lazy mode: calls recorded, flushes, calls executed and values kept by flushes, programs
+lazy: collections.Counter = collections.Counter()
 _clock = [time.perf_counter()]
 
 # Set by the runner: is this file name the user's own code? (None: any file outside npjax)
@@ -167,7 +169,8 @@ def stats() -> dict[str, Any]:
     Keys: ``wall_s``; ``calls`` (public name -> count); ``fallbacks`` and ``fallback_sites``;
     ``transfers`` (per direction: count, bytes) and ``transfer_sites``; ``scalar_writes``
     (``a[i] = v`` per user line); ``device_wait`` (count, seconds); ``compiles`` (count,
-    seconds, by_function, cache events, trace/lowering parts).
+    seconds, by_function, cache events, trace/lowering parts); ``lazy`` (calls recorded,
+    flushes, calls executed by flushes, values they kept, programs compiled).
     """
     compile_s = compiles["backend_s"] + compiles["trace_s"] + compiles["lower_s"]
     sites = sorted(transfer_sites.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[0]))
@@ -195,6 +198,8 @@ def stats() -> dict[str, Any]:
             "by_function": dict(compiled.most_common()),
             "cache": dict(cache_events),
         },
+        "lazy": {key: lazy[key] for key in ("recorded", "flushes", "executed", "outputs",
+                                            "programs")},
     }
 
 
@@ -213,4 +218,5 @@ def reset_stats() -> None:
         compiles[key] = 0
     compiled.clear()
     cache_events.clear()
+    lazy.clear()
     _clock[0] = time.perf_counter()

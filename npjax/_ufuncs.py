@@ -29,12 +29,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _dtypes, _errstate, _stats
+from npjax import _dtypes, _errstate, _lazy, _stats
 from npjax._dispatch import write_out
 from npjax._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._fallback import call_numpy
+from npjax._lazy import Kernel, Lazy, concrete
 from npjax._ndarray import ndarray
-from npjax._normalize import to_jax
+from npjax._normalize import to_jax, to_jax_lazy
 from npjax._policy import current
 
 _WEAK = _dtypes.WEAK_TYPES
@@ -459,9 +460,11 @@ class ufunc:
         _stats.calls[self.__name__] += 1
         # Fast path: npjax array operands, no keywords, loop already seen (one dict lookup
         # keyed by the operand dtypes). Anything else takes the full path below.
-        if not kwargs and len(args) == self.nin and current().device is None:
-            vals = [a._read() if type(a) is ndarray else a for a in args
-                    if type(a) is ndarray or type(a) is float]
+        policy = current()
+        if not kwargs and len(args) == self.nin and policy.device is None:
+            lazy = policy.mode == "lazy"
+            vals = [(a._read_lazy() if lazy else a._read()) if type(a) is ndarray else a
+                    for a in args if type(a) is ndarray or type(a) is float]
             try:
                 entry = self._fast.get(tuple(float if type(v) is float else v.dtype
                                              for v in vals))
@@ -475,7 +478,7 @@ class ufunc:
                     pass  # shape errors: the full path raises NumPy's exception
                 else:
                     if check is not None:  # floating-point error state (_errstate.py)
-                        check(vals, results)
+                        _run_check(check, vals, results, True, lazy)
                     if self.nout == 1:
                         r = results[0]
                         return ndarray._owner(r, r.ndim == 0)
@@ -504,8 +507,10 @@ class ufunc:
                                "dtype": dtype}, current(), "no JAX implementation")
         policy = current()
         outs = _as_out_tuple(out, self.nout)
+        lazy = policy.mode == "lazy"
+        read = to_jax_lazy if lazy else to_jax
         try:
-            vals = [a if type(a) in _WEAK else to_jax(a, policy) for a in args]
+            vals = [a if type(a) in _WEAK else read(a, policy) for a in args]
         except NpjaxUnsupported as exc:
             if self.__name__ in ("equal", "not_equal") and any(a is None for a in args):
                 return _compare_none(self, args, out)
@@ -559,7 +564,7 @@ class ufunc:
         check = _errstate.checker(self.__name__, loop_in, loop_out)
         if outs is None:
             if check is not None:
-                check(vals, results, True if where is True else mask)
+                _run_check(check, vals, results, True if where is True else mask, lazy)
             if (where is True and dtype is None and casting == "same_kind"
                     and self.signature is None and self.__name__ != "power"
                     and all(type(a) is ndarray or type(a) is float for a in args)):
@@ -575,7 +580,7 @@ class ufunc:
                 continue
             written.append(write_out(o, r, "unsafe", self.__name__))
         if check is not None:  # after the write, as NumPy (its loop has filled ``out``)
-            check(vals, results, True if where is True else mask)
+            _run_check(check, vals, results, True if where is True else mask, lazy)
         return written[0] if self.nout == 1 else tuple(written)
 
 
@@ -593,6 +598,18 @@ def _compare_out_of_range(self: ufunc, i: int, args: tuple, out: Any, where: Any
 ufunc._compare_out_of_range = _compare_out_of_range
 
 
+def _run_check(check: Callable, vals: list, results: tuple, mask: Any, lazy: bool) -> None:
+    """The floating-point error-state check of one call; in lazy mode float checks go with
+    the recorded call (made when its program runs), others need the values now."""
+    if lazy and type(results[0]) is Lazy:
+        if mask is True and check.__name__ == "check_float":
+            _lazy.defer_check(results, check, _errstate.state())
+            return
+        vals = [concrete(v) for v in vals]
+        results = tuple(concrete(r) for r in results)
+    check(vals, results, mask)
+
+
 @functools.lru_cache(maxsize=64)
 def _iinfo(dt: np.dtype) -> Any:
     return np.iinfo(dt)
@@ -600,6 +617,7 @@ def _iinfo(dt: np.dtype) -> Any:
 
 def _check_power(exponent: Any) -> None:
     """NumPy refuses negative integer exponents for integer loops (ValueError)."""
+    exponent = concrete(exponent)
     if isinstance(exponent, np.generic | int):
         bad = exponent < 0
     elif exponent.size == 0:
@@ -751,7 +769,7 @@ def _kernel(name: str, loop_in: tuple, loop_out: tuple, with_where: bool,
     body = _make_body(name, loop_in, loop_out)
     nin = len(loop_in)
     if not with_where:
-        return jax.jit(body)
+        return Kernel(jax.jit(body))
 
     def kernel(*xs):
         res = body(*xs[:nin])
@@ -759,7 +777,7 @@ def _kernel(name: str, loop_in: tuple, loop_out: tuple, with_where: bool,
         olds = xs[nin + 1:] if has_old else [jnp.zeros_like(r) for r in res]
         return tuple(jnp.where(mask, r, o) for r, o in zip(res, olds))
 
-    return jax.jit(kernel)
+    return Kernel(jax.jit(kernel))
 
 
 NAMES = tuple(sorted(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc)))

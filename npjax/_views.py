@@ -155,6 +155,18 @@ def fit(new: jax.Array, shape: tuple, dtype: Any) -> jax.Array:
     return jnp.broadcast_to(new, shape)
 
 
+def settled(x: jax.Array) -> jax.Array:
+    """End of an update kernel: the new value behind an optimisation barrier.
+
+    When an update is inlined into a larger program (npjax.jit, lazy mode) and its result has
+    several users, XLA's CPU backend can duplicate the in-place dynamic-update-slice fusion
+    into each user; the copies then update one shared buffer in turn, and a later copy reads
+    what an earlier one wrote (``v = a[::2]; v += 1; a[1:] = a[:-1] * .5`` returned with a
+    reshaped view of ``a`` gave a wrong element). The barrier gives the update one user.
+    """
+    return lax.optimization_barrier(x)
+
+
 def apply_set(lens: Lens, root: jax.Array, dyns: tuple, new: jax.Array) -> jax.Array:
     """Put ``new`` through the lens into ``root``, returning the new root value."""
     if not lens:

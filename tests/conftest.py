@@ -24,11 +24,32 @@ settings.register_profile("thorough", max_examples=500, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+def pytest_addoption(parser):
+    parser.addoption("--npjax-mode", default="eager", choices=("eager", "lazy"),
+                     help="run every test under this npjax execution mode")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "eager_only: the test checks eager-mode timing (when a "
+                            "warning or error appears, buffer donation); lazy mode documents "
+                            "its own and tests it in test_lazy.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--npjax-mode") != "lazy":
+        return
+    skip = pytest.mark.skip(reason="eager-mode timing; lazy mode's own is in test_lazy.py")
+    for item in items:
+        if item.get_closest_marker("eager_only"):
+            item.add_marker(skip)
+
+
 @pytest.fixture(autouse=True)
-def _policy_for_tests():
-    """Every test starts from the defaults with fallback='raise' (fallback tests opt out)."""
+def _policy_for_tests(request):
+    """Every test starts from the defaults with fallback='raise' (fallback tests opt out),
+    in the execution mode given by ``--npjax-mode``."""
     npjax.reset_policy()
-    npjax.set_policy(fallback="raise")
+    npjax.set_policy(fallback="raise", mode=request.config.getoption("--npjax-mode"))
     yield
     npjax.reset_policy()
 

@@ -19,6 +19,8 @@ import npjax
 from tests._parity import assert_same
 from tests.strategies import arrays, shapes
 
+pytestmark = pytest.mark.eager_only  # warnings at the operation; lazy: test_lazy.py
+
 MODES = ["ignore", "warn", "raise", "call", "log"]
 I64 = np.iinfo(np.int64)
 I8 = np.iinfo(np.int8)

@@ -367,6 +367,7 @@ def test_index_order_of_advanced_dims():
 # --- hot loops: compile once, donate safely ---------------------------------------------------
 
 
+@pytest.mark.eager_only
 def test_scalar_write_loop_donates_old_buffer():
     a = npjax.zeros(8)
     a[0] = 1.0  # first write: the initial buffer came from outside the write path

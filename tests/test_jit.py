@@ -305,3 +305,22 @@ def test_float_error_state_under_jit():
     with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
         f(npjax.ones(2))
     assert_same(f(npjax.zeros(0)), np.zeros(0))
+
+
+def test_updates_whose_results_have_several_users():
+    # XLA's CPU backend duplicated an in-place update into each user of its result; the
+    # copies then shared one buffer (a wrong element here before the update kernels ended
+    # in an optimisation barrier).
+    def h(xp, a):
+        v = a[::2]
+        v += 1
+        a[1:] = a[:-1] * 0.5
+        b = a.reshape(-1, 1).T
+        b[0, :2] = -3.0
+        return v, a, b.sum(axis=1)
+
+    f = npjax.jit(h, static_argnums=0)
+    got = f(npjax, npjax.asarray(np.zeros(3)))
+    want = h(np, np.zeros(3))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(np.asarray(g), w)

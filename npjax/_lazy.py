@@ -1,0 +1,344 @@
+"""Lazy mode (``policy(mode="lazy")``): record kernel calls, run them later as one program.
+
+Every compiled kernel of the eager path (ufunc loops, reductions, view reads, writes through
+views, element reads and writes, casts) is a ``Kernel``. Under lazy mode, calling one does
+not run it: it records a ``Call`` and returns ``Lazy`` placeholders that know their shape and
+dtype (from ``jax.eval_shape``, cached by kernel and operand types), so npjax arrays can hold
+them and Python code can ask for shapes as usual. Nothing else changes: NumPy's checks, result
+types and errors still happen at the call, in Python.
+
+A value is computed when something needs it: ``ndarray._read()`` (printing, ``float``,
+``bool``, ``__array__``, a host transfer, a fallback, any function without a lazy path), or
+when more than ``BOUND`` calls are pending. Then *all* pending work that is still referenced
+from outside the graph (held by an array, a view cache or a local variable; found by reference
+counts, so dead temporaries are never materialised) is computed by one ``jax.jit`` program.
+Programs are cached by structure (the sequence of kernels and how their operands connect), so
+a loop body that flushes at the same place each time compiles once.
+
+Floating-point error state (``errstate``): a checked ufunc call records its check; the program
+also returns one flag that is set when any checked result is not finite (or tiny, when
+underflow is reported). Only then are the calls of that program replayed one by one with the
+error state each call was recorded under, which gives NumPy's warnings or ``FloatingPointError``
+- at the line that needed the value, not at the operation's line.
+
+Values are never changed in place in lazy mode (no buffer donation), and lazy mode is per
+thread like the rest of the policy; pending graphs are process-wide.
+"""
+
+from __future__ import annotations
+
+import sys
+import weakref
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+
+from npjax import _stats
+from npjax._errstate import FiniteWatch
+from npjax._policy import current
+
+# Pending calls before the next recorded call flushes (bounds compile time and memory).
+BOUND = 2000
+
+_Tracer = jax.core.Tracer
+_SCALARS = (int, float, complex, bool)
+
+_calls: list = []          # weak references to the Calls recorded since the last flush
+_shapes: dict = {}         # (kernel, treedef, operand types) -> (output treedef, output avals)
+_programs: dict = {}       # program structure -> compiled program
+_seq = 0
+
+
+class Call:
+    """One recorded kernel call: its operands (leaves of ``treedef``) and, weakly, outputs."""
+
+    __slots__ = ("__weakref__", "check", "kernel", "leaves", "outs", "seq", "treedef")
+
+    def __init__(self, kernel: Kernel, treedef: Any, leaves: list) -> None:
+        global _seq
+        _seq += 1
+        self.seq = _seq
+        self.kernel = kernel
+        self.treedef = treedef
+        self.leaves = leaves
+        self.outs: list = []
+        self.check: Any = None  # (checker, errstate dict, mask given) for checked ufuncs
+
+
+class Lazy:
+    """A value a recorded call will produce: shape and dtype now, the array when asked."""
+
+    __slots__ = ("__weakref__", "aval", "call", "index", "value")
+
+    def __init__(self, aval: Any, call: Call, index: int) -> None:
+        self.aval = aval
+        self.call = call
+        self.index = index
+        self.value: Any = None
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: int(np.prod(self.aval.shape, dtype=np.int64)))
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def get(self) -> jax.Array:
+        """The computed value (computing every pending value still in use, if needed)."""
+        if self.value is None:
+            flush(self)
+        return self.value
+
+    def __getattr__(self, name: str) -> Any:  # any other use needs the value
+        return getattr(self.get(), name)
+
+    def __repr__(self) -> str:
+        state = "pending" if self.value is None else "computed"
+        return f"Lazy({state}, shape={self.shape}, dtype={self.dtype})"
+
+
+def _forward(name: str) -> Callable:
+    def method(self: Lazy, *args: Any) -> Any:
+        return getattr(self.get(), name)(*args)
+
+    method.__name__ = name
+    return method
+
+
+for _name in ("__array__", "__bool__", "__float__", "__int__", "__complex__", "__index__",
+              "__len__", "__iter__", "__getitem__", "__format__"):
+    setattr(Lazy, _name, _forward(_name))
+
+
+def concrete(x: Any) -> Any:
+    """``x`` with a lazy value replaced by the computed array."""
+    return x.get() if type(x) is Lazy else x
+
+
+def concrete_if_done(x: Any) -> Any:
+    """``x`` with a computed lazy value replaced by its array (pending ones stay)."""
+    return x.value if type(x) is Lazy and x.value is not None else x
+
+
+def is_on() -> bool:
+    """Whether calls made now are recorded."""
+    return current().mode == "lazy"
+
+
+def pending() -> int:
+    return len(_calls)
+
+
+class Kernel:
+    """A compiled kernel of the eager path that lazy mode can record instead of running.
+
+    ``fn`` is a ``jax.jit`` function of arrays (and pytrees of them); it must not donate
+    buffers when called while lazy mode is on.
+    """
+
+    __slots__ = ("__weakref__", "fn")
+
+    def __init__(self, fn: Callable) -> None:
+        self.fn = fn
+
+    def __hash__(self) -> int:
+        return hash(self.fn)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Kernel and other.fn is self.fn
+
+    def __call__(self, *args: Any) -> Any:
+        if current().mode == "lazy":
+            return record(self, args)
+        try:
+            return self.fn(*args)
+        except TypeError:  # a value recorded in lazy mode reached an eager call
+            if not _has_lazy(args):
+                raise
+        return self.fn(*jax.tree.map(concrete, args))
+
+    def __repr__(self) -> str:
+        return f"Kernel({getattr(self.fn, '__name__', self.fn)!r})"
+
+
+def kernel(fn: Callable) -> Kernel:
+    return Kernel(fn)
+
+
+def _has_lazy(args: tuple) -> bool:
+    return any(type(leaf) is Lazy for leaf in jax.tree.leaves(args))
+
+
+def _type_key(x: Any) -> Any:
+    t = type(x)
+    if t is Lazy:
+        x = x.value if x.value is not None else x
+        return (x.shape, x.dtype, x.weak_type)
+    if t in _SCALARS:
+        return t
+    if isinstance(x, np.generic):
+        return x.dtype
+    return (x.shape, x.dtype, getattr(x, "weak_type", False))
+
+
+def _abstract(x: Any) -> Any:
+    if type(x) in _SCALARS:
+        return x
+    if isinstance(x, np.generic):
+        return jax.ShapeDtypeStruct((), x.dtype)
+    return jax.ShapeDtypeStruct(x.shape, x.dtype, weak_type=getattr(x, "weak_type", False))
+
+
+def record(k: Kernel, args: tuple) -> Any:
+    """Record ``k(*args)``: placeholders for its outputs (same structure as ``k``'s)."""
+    leaves, treedef = jax.tree.flatten(args)
+    for i, leaf in enumerate(leaves):
+        if type(leaf) is Lazy:
+            if leaf.value is not None:
+                leaves[i] = leaf.value
+        elif isinstance(leaf, _Tracer):  # inside a trace (npjax.jit, jax.jit): just run it
+            return k.fn(*jax.tree.map(concrete, args))
+    key = (k, treedef, tuple(_type_key(x) for x in leaves))
+    info = _shapes.get(key)
+    if info is None:
+        def run(*xs):
+            return k.fn(*jax.tree.unflatten(treedef, xs))
+
+        out = jax.eval_shape(run, *[_abstract(x) for x in leaves])
+        out_leaves, out_tree = jax.tree.flatten(out)
+        info = _shapes[key] = (out_tree, out_leaves)
+    if len(_calls) >= BOUND:
+        flush()
+    call = Call(k, treedef, leaves)
+    outs = [Lazy(aval, call, i) for i, aval in enumerate(info[1])]
+    call.outs = [weakref.ref(z) for z in outs]
+    _calls.append(weakref.ref(call))
+    _stats.lazy["recorded"] += 1
+    return jax.tree.unflatten(info[0], outs)
+
+
+def defer_check(results: Any, check: Callable, st: dict) -> None:
+    """Attach an error-state check to the call that produced ``results`` (lazy values)."""
+    first = results[0] if isinstance(results, tuple | list) else results
+    first.call.check = (check, st)
+
+
+# --- running ---------------------------------------------------------------------------
+
+
+def flush(*wanted: Lazy) -> None:
+    """Compute ``wanted`` and every pending value still referenced outside the graph."""
+    global _calls
+    refs, _calls = _calls, []
+    try:
+        outputs = _outputs(refs, wanted)
+        if outputs:
+            _run(outputs)
+    except BaseException:
+        _calls = refs + _calls  # nothing is lost: what was pending stays pending
+        raise
+
+
+def _outputs(refs: list, wanted: tuple) -> list:
+    calls = [c for c in (r() for r in refs) if c is not None and c.leaves is not None]
+    inside = Counter()
+    for c in calls:
+        for leaf in c.leaves:
+            if type(leaf) is Lazy:
+                inside[id(leaf)] += 1
+    outputs = [z for z in wanted if z.value is None]
+    chosen = {id(z) for z in outputs}
+    for c in calls:
+        for ref in c.outs:
+            z = ref()
+            # references: ``z``, getrefcount's argument, and operands of pending calls
+            if z is not None and z.value is None and id(z) not in chosen and (
+                    sys.getrefcount(z) - 2 > inside[id(z)]):
+                outputs.append(z)
+            del z
+    return outputs
+
+
+def _run(outputs: list) -> None:
+    # the calls the outputs need, in recording order
+    needed: dict = {}
+    stack = [z.call for z in outputs]
+    while stack:
+        c = stack.pop()
+        if id(c) in needed:
+            continue
+        needed[id(c)] = c
+        stack.extend(leaf.call for leaf in c.leaves if type(leaf) is Lazy and leaf.value is None)
+    program = sorted(needed.values(), key=lambda c: c.seq)
+    position = {id(c): i for i, c in enumerate(program)}
+    inputs: list = []
+    input_at: dict = {}
+    spec = []
+    for c in program:
+        refs = []
+        for leaf in c.leaves:
+            if type(leaf) is Lazy:
+                if leaf.value is None:
+                    refs.append((position[id(leaf.call)], leaf.index))
+                    continue
+                leaf = leaf.value
+            at = input_at.get(id(leaf))
+            if at is None:
+                at = input_at[id(leaf)] = len(inputs)
+                inputs.append(leaf)
+            refs.append(at)
+        check = None
+        if c.check is not None:
+            check = c.check[1]["under"] != "ignore"
+        spec.append((c.kernel, c.treedef, tuple(refs), check))
+    out_refs = tuple((position[id(z.call)], z.index) for z in outputs)
+    key = (tuple(spec), out_refs)
+    compiled = _programs.get(key)
+    if compiled is None:
+        compiled = _programs[key] = jax.jit(_program(spec, out_refs))
+        _stats.lazy["programs"] += 1
+    _stats.lazy["flushes"] += 1
+    _stats.lazy["executed"] += len(program)
+    _stats.lazy["outputs"] += len(outputs)
+    values, suspect = compiled(*inputs)
+    for z, v in zip(outputs, values):
+        z.value = v
+        z.call = None
+    checks = [c.check for c in program]
+    for c in program:  # free the operands: every value still wanted has been computed
+        c.leaves = None
+    if suspect is not None and bool(suspect):
+        _replay_checks(checks, spec, inputs)
+
+
+def _program(spec: list, out_refs: tuple) -> Callable:
+    def program(*inputs):
+        results: list = []
+        watch = FiniteWatch()
+        for k, treedef, refs, check in spec:
+            leaves = [inputs[r] if type(r) is int else results[r[0]][r[1]] for r in refs]
+            outs = jax.tree.leaves(k.fn(*jax.tree.unflatten(treedef, leaves)))
+            results.append(outs)
+            if check is not None:
+                watch.add(outs, check)
+        suspect = watch.flag()
+        return [results[i][j] for i, j in out_refs], suspect
+
+    return program
+
+
+def _replay_checks(checks: list, spec: list, inputs: list) -> None:
+    """Run the calls one by one and make each recorded error-state check on its values."""
+    results: list = []
+    for recorded, (k, treedef, refs, _) in zip(checks, spec):
+        leaves = [inputs[r] if type(r) is int else results[r[0]][r[1]] for r in refs]
+        out = k.fn(*jax.tree.unflatten(treedef, leaves))
+        outs = jax.tree.leaves(out)
+        results.append(outs)
+        if recorded is not None:
+            check, st = recorded
+            with np.errstate(divide=st["divide"], over=st["over"], under=st["under"],
+                             invalid=st["invalid"], call=st.get("call")):
+                check(list(leaves), tuple(outs))

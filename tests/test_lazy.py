@@ -1,0 +1,239 @@
+"""Lazy mode: recorded calls run as one compiled program when a value is needed.
+
+Values, dtypes, shapes and exceptions must be NumPy's (and eager npjax's, bit for bit); the
+rest checks what lazy mode adds: when programs run, that they are reused, that dead
+temporaries are not kept, and that floating-point warnings come when the value is read.
+The whole parity suite also runs under lazy mode with ``pytest --npjax-mode=lazy``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import npjax
+from npjax import _lazy
+from tests._parity import assert_parity
+
+LAZY = dict(mode="lazy")
+
+
+def _lazy_counts() -> dict:
+    return npjax.stats()["lazy"]
+
+
+def test_chain_records_then_runs_once():
+    x = np.random.default_rng(0).random(1000)
+    a = npjax.asarray(x)
+    npjax.reset_stats()
+    with npjax.policy(**LAZY):
+        s = npjax.sqrt(a * a + 2 * a + 1).sum()
+        assert _lazy_counts()["flushes"] == 0
+        assert _lazy_counts()["recorded"] >= 5
+        assert s.shape == () and s.dtype == np.float64  # known without running anything
+        value = float(s)
+    assert _lazy_counts()["flushes"] == 1
+    assert value == float(np.sqrt(x * x + 2 * x + 1).sum())
+
+
+def _jacobi(xp, u, steps):
+    total = 0.0
+    for _ in range(steps):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+        total += float(u.sum())  # a read every iteration: one flush per iteration
+    return u, total
+
+
+def test_loop_body_compiles_once():
+    u0 = np.random.default_rng(1).random((12, 12))
+    want = _jacobi(np, u0.copy(), 6)
+    u = npjax.asarray(u0)
+    npjax.reset_stats()
+    with npjax.policy(**LAZY):
+        got = _jacobi(npjax, u, 6)
+    counts = _lazy_counts()
+    assert counts["flushes"] == 6
+    assert counts["programs"] <= 2  # the first iteration's program may differ (no cache yet)
+    np.testing.assert_array_equal(np.asarray(got[0]), want[0])
+    assert got[1] == want[1]
+
+
+def test_dead_temporaries_are_not_kept():
+    a = npjax.asarray(np.arange(6.0))
+    with npjax.policy(**LAZY):
+        t = a * 2
+        y = t + 1
+        del t
+        npjax.reset_stats()
+        y._read()
+    assert _lazy_counts()["outputs"] == 1
+    with npjax.policy(**LAZY):
+        t = a * 2
+        y = t + 1
+        npjax.reset_stats()
+        y._read()
+    assert _lazy_counts()["outputs"] == 2  # t is still referenced: computed too
+    np.testing.assert_array_equal(np.asarray(t), np.arange(6.0) * 2)
+
+
+def _script(xp, x):
+    """NumPy-style code with views, in-place operators, out= and element loops."""
+    a = x.copy()
+    v = a[::2]
+    v += 1
+    a[1:] = a[:-1] * 0.5  # overlapping: NumPy reads before it writes
+    b = a.reshape(-1, 1).T
+    b[0, :2] = -3.0
+    c = xp.empty_like(a)
+    xp.multiply(a, a, out=c)
+    for i in range(min(3, a.shape[0])):
+        c[i] = a[i] + c[-1 - i]
+    m = xp.maximum(c, 0.0).mean()
+    return a, c, b.sum(axis=1), m, x
+
+
+@given(st.lists(st.floats(-1e3, 1e3), min_size=1, max_size=12))
+def test_script_matches_numpy(values):
+    x = np.array(values)
+    with npjax.policy(**LAZY):
+        assert_parity(lambda xp: _script(xp, xp.asarray(x)))
+
+
+_OPS = [
+    lambda xp, a, b: a + b, lambda xp, a, b: a * b - b, lambda xp, a, b: xp.sqrt(xp.abs(a)),
+    lambda xp, a, b: xp.where(a > b, a, b), lambda xp, a, b: a[::-1] / (b + 2.0),
+    lambda xp, a, b: xp.exp(-a * a), lambda xp, a, b: (a - a.mean()) * b.max(),
+    lambda xp, a, b: xp.cumsum(a) + b, lambda xp, a, b: a.astype(np.float32) * 2,
+    lambda xp, a, b: xp.minimum(a, 1.0) ** 2,
+]
+
+
+@given(st.lists(st.integers(0, len(_OPS) - 1), min_size=1, max_size=8),
+       st.lists(st.sampled_from([0.0, -0.0, 1.5, -2.25, 1e300, np.inf, -np.inf, np.nan, 3.0]),
+                min_size=4, max_size=4))
+def test_lazy_equals_eager_bit_for_bit(ops, values):
+    def run(xp):
+        a = xp.asarray(np.array(values))
+        b = xp.asarray(np.array(values[::-1]))
+        for k in ops:
+            a, b = _OPS[k](xp, a, b).astype(np.float64), a
+        return a
+
+    with np.errstate(all="ignore"):
+        eager = np.asarray(run(npjax))
+        with npjax.policy(**LAZY):
+            lazy = np.asarray(run(npjax))
+        expected = run(np)
+    np.testing.assert_array_equal(lazy, eager)
+    numbers = ~np.isnan(eager)  # the sign of a NaN is not specified (NumPy's differs too)
+    np.testing.assert_array_equal(np.signbit(lazy[numbers]), np.signbit(eager[numbers]))
+    np.testing.assert_allclose(lazy, expected, rtol=1e-12)
+
+
+def test_floating_point_warnings_come_when_the_value_is_read():
+    a = npjax.asarray(np.array([0.0, 1.0]))
+    with npjax.policy(**LAZY):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            y = 1 / a  # recorded: nothing is computed, nothing warns yet
+            z = npjax.log(a - 1)
+        with pytest.warns(RuntimeWarning) as caught:
+            values = np.asarray(y), np.asarray(z)
+    texts = sorted(str(w.message) for w in caught)
+    assert texts == ["divide by zero encountered in divide", "divide by zero encountered in log",
+                     "invalid value encountered in log"]
+    np.testing.assert_array_equal(values[0], [np.inf, 1.0])
+
+
+def test_error_state_of_the_recording_applies():
+    a = npjax.asarray(np.array([0.0, 1.0]))
+    with npjax.policy(**LAZY):
+        with np.errstate(divide="ignore"):
+            y = 1 / a
+        with np.errstate(divide="raise"):
+            z = 2 / a
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(FloatingPointError, match="divide by zero"):
+                float(z.sum())
+        assert np.asarray(y)[0] == np.inf  # ignored when recorded: silent when read
+
+
+def test_bound_flushes_long_graphs(monkeypatch):
+    monkeypatch.setattr(_lazy, "BOUND", 10)
+    u0 = np.random.default_rng(2).random((8, 8))
+    u = npjax.asarray(u0)
+    npjax.reset_stats()
+    with npjax.policy(**LAZY):
+        for _ in range(20):
+            u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    flushes = _lazy_counts()["flushes"]
+    result = np.asarray(u)
+    for _ in range(20):
+        u0[1:-1, 1:-1] = 0.25 * (u0[:-2, 1:-1] + u0[2:, 1:-1] + u0[1:-1, :-2] + u0[1:-1, 2:])
+    assert flushes >= 10
+    np.testing.assert_array_equal(result, u0)
+
+
+def test_values_recorded_in_lazy_mode_work_after_it():
+    with npjax.policy(**LAZY):
+        a = npjax.arange(5.0) * 2
+        v = a[1:3]
+        v[...] = -1
+    assert a.tolist() == [0.0, -1.0, -1.0, 6.0, 8.0]
+    a[0] = 7  # eager write on a value computed by a lazy program
+    assert a.tolist() == [7.0, -1.0, -1.0, 6.0, 8.0]
+
+
+def test_errors_are_raised_at_the_call():
+    a = npjax.asarray(np.arange(4.0))
+    with npjax.policy(**LAZY):
+        with pytest.raises(ValueError):
+            a + npjax.ones(3)
+        with pytest.raises(IndexError):
+            a[4] = 1.0
+        with pytest.raises(np.exceptions.AxisError):
+            (a * 2).sum(axis=1)
+
+
+def test_functions_without_a_lazy_path_get_values():
+    x = np.random.default_rng(3).random((4, 4)) + np.eye(4)
+    with npjax.policy(**LAZY):
+        a = npjax.asarray(x) * 2
+        inv = npjax.linalg.inv(a)  # runs on computed values
+        s = npjax.sort(a, axis=0)
+        nz = npjax.nonzero(a > 1)  # a data-dependent shape
+    np.testing.assert_allclose(np.asarray(inv), np.linalg.inv(x * 2), rtol=1e-10)
+    np.testing.assert_array_equal(np.asarray(s), np.sort(x * 2, axis=0))
+    for got, want in zip(nz, np.nonzero(x * 2 > 1)):
+        np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_jit_functions_called_in_lazy_mode():
+    def step(u):
+        u[1:] += u[:-1]
+        return u.sum()
+
+    f = npjax.jit(step)
+    x = np.arange(5.0)
+    with npjax.policy(**LAZY):
+        a = npjax.asarray(x) + 1
+        s = f(a)
+    x = x + 1
+    want = step(x)
+    assert float(s) == float(want)
+    np.testing.assert_array_equal(np.asarray(a), x)
+
+
+def test_runner_lazy_mode_matches_numpy():
+    done = subprocess.run([sys.executable, "-m", "npjax", "run", "--mode", "lazy", "--compare",
+                           "--no-report", "examples/heat_equation.py"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "MATCH" in done.stdout + done.stderr
