@@ -189,8 +189,9 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
                 try:
                     result = convert_and_run(args, dict(kwargs), policy, lazy_position,
                                              lazy_name)
-                except Exception:
-                    result = _NOT_RUN
+                except Exception:  # the run below gives the real error, if any
+                    with using_policy(mode="eager"):  # on computed values, nothing recorded
+                        result = convert_and_run(args, kwargs, policy, by_position, by_name)
             if result is _NOT_RUN:
                 result = convert_and_run(args, kwargs, policy, by_position, by_name)
             if isinstance(result, jax.Array) and result.nbytes > _SYNC_BYTES:

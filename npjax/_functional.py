@@ -22,6 +22,7 @@ from jax import lax
 from npjax._creation import _astype
 from npjax import _dtypes, _indexing
 from npjax._errors import unsupported
+from npjax._lazy import concrete
 from npjax._ndarray import ndarray, normalize_axis
 from npjax._normalize import to_jax
 from npjax._views import settled
@@ -49,7 +50,7 @@ def _stack_results(results: list, dtype: np.dtype, shape: tuple) -> jax.Array:
     """Results of ``shape`` (each converted as ``buff[i] = r`` converts it) stacked."""
     values = []
     for r in results:
-        v = _indexing.convert_value(r, dtype, shape)
+        v = concrete(_indexing.convert_value(r, dtype, shape))
         if isinstance(v, np.ndarray):
             v = np.broadcast_to(v.astype(dtype, copy=False), shape)
         else:

@@ -46,7 +46,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _errstate, _indexing
+from npjax import _errstate, _indexing, _lazy
 from npjax._ndarray import ndarray
 from npjax._policy import current, policy
 
@@ -444,7 +444,7 @@ class Jitted:
             entry.compiled = jax.jit(self._traced_fn(entry, arg_specs, kw_specs))
         entry.holder = (args, kwargs, roots)
         try:
-            outs, written, flags = entry.compiled(root_vals, dyns)
+            outs, written, flags = entry.compiled(root_vals, dyns, _lazy._neg_zero())
         except _TRACE_ERRORS as exc:
             if first:
                 entry.compiled = None
@@ -479,7 +479,7 @@ class Jitted:
     def _traced_fn(self, entry: _Entry, arg_specs: tuple, kw_specs: tuple) -> Callable:
         fn = self._fn
 
-        def traced(root_vals, dyns):
+        def traced(root_vals, dyns, neg_zero):
             # jax.jit traces once per entry (the key fixes shapes, dtypes, statics and
             # structure), with the arguments of the call that is running.
             args, kwargs, roots = entry.holder
@@ -492,12 +492,12 @@ class Jitted:
                 if isinstance(roots[k], np.ndarray) and k not in rb.wrappers:
                     rb.owner(k, False, not roots[k].flags.writeable)
             trace = _Trace()
-            previous = _indexing.TRACE
-            _indexing.TRACE = trace
+            previous, previous_zero = _indexing.TRACE, _lazy.NEG_ZERO
+            _indexing.TRACE, _lazy.NEG_ZERO = trace, neg_zero
             try:
                 result = fn(*new_args, **new_kwargs)
             finally:
-                _indexing.TRACE = previous
+                _indexing.TRACE, _lazy.NEG_ZERO = previous, previous_zero
             del new_args, new_kwargs
             outs = _Outputs(rb)
             result_spec = outs.walk(result)

@@ -27,6 +27,8 @@ thread like the rest of the policy; pending graphs are process-wide.
 
 from __future__ import annotations
 
+import functools
+import os
 import sys
 import weakref
 from collections import Counter
@@ -34,14 +36,16 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from npjax import _stats
 from npjax._errstate import FiniteWatch
 from npjax._policy import current
 
-# Pending calls before the next recorded call flushes (bounds compile time and memory).
-BOUND = 2000
+# Pending calls after which a graph is cut and run (bounds compile time and memory).
+BOUND = 1000
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 _Tracer = jax.core.Tracer
 _SCALARS = (int, float, complex, bool)
@@ -50,6 +54,7 @@ _calls: list = []          # weak references to the Calls recorded since the las
 _shapes: dict = {}         # (kernel, treedef, operand types) -> (output treedef, output avals)
 _programs: dict = {}       # program structure -> compiled program
 _seq = 0
+_segment: Any = None       # (kernel, program point) of the first call of the pending graph
 
 
 class Call:
@@ -138,10 +143,11 @@ class Kernel:
     buffers when called while lazy mode is on.
     """
 
-    __slots__ = ("__weakref__", "fn")
+    __slots__ = ("__weakref__", "fn", "products")
 
-    def __init__(self, fn: Callable) -> None:
+    def __init__(self, fn: Callable, products: bool = False) -> None:
         self.fn = fn
+        self.products = products  # its float results are products (see ``round_products``)
 
     def __hash__(self) -> int:
         return hash(self.fn)
@@ -153,18 +159,39 @@ class Kernel:
         if current().mode == "lazy":
             return record(self, args)
         try:
-            return self.fn(*args)
+            out = self.fn(*args)
         except TypeError:  # a value recorded in lazy mode reached an eager call
             if not _has_lazy(args):
                 raise
-        return self.fn(*jax.tree.map(concrete, args))
+            out = self.fn(*jax.tree.map(concrete, args))
+        if self.products and NEG_ZERO is not None:  # traced by npjax.jit
+            out = round_products(out, NEG_ZERO)
+        return out
 
     def __repr__(self) -> str:
         return f"Kernel({getattr(self.fn, '__name__', self.fn)!r})"
 
 
-def kernel(fn: Callable) -> Kernel:
-    return Kernel(fn)
+# While npjax.jit traces a function: a traced -0.0 (see ``round_products``); None otherwise.
+NEG_ZERO: Any = None
+
+
+def round_products(out: Any, neg_zero: Any) -> Any:
+    """Products rounded as eager code rounds them, inside a larger compiled program.
+
+    XLA's CPU backend contracts a multiplication followed by an addition into one fused
+    multiply-add (exact product, one rounding), which eager NumPy and eager npjax never do;
+    on cancellations the results differ (``r - (r / 127) * 127`` gives -128 instead of 0).
+    Adding a -0.0 that XLA cannot see (a program input) turns the product into ``fma(a, b,
+    -0.0)``: the correctly rounded product, sign of zero kept, and nothing left to contract
+    with the addition that uses it (openxla/xla#41579).
+    """
+    def rounded(x: Any) -> Any:
+        if x.dtype.kind not in "fc":
+            return x
+        return x + neg_zero.astype(x.dtype)
+
+    return jax.tree.map(rounded, out)
 
 
 def _has_lazy(args: tuple) -> bool:
@@ -209,14 +236,35 @@ def record(k: Kernel, args: tuple) -> Any:
         out = jax.eval_shape(run, *[_abstract(x) for x in leaves])
         out_leaves, out_tree = jax.tree.flatten(out)
         info = _shapes[key] = (out_tree, out_leaves)
-    if len(_calls) >= BOUND:
-        flush()
+    global _segment
+    n = len(_calls)
+    if n == 0 or n >= BOUND:  # where a long graph is cut (see ``_program_point``)
+        point = (k, _program_point())
+        if n == 0:
+            _segment = point
+        elif point == _segment or n >= 2 * BOUND:
+            flush()
+            _segment = point
     call = Call(k, treedef, leaves)
     outs = [Lazy(aval, call, i) for i, aval in enumerate(info[1])]
     call.outs = [weakref.ref(z) for z in outs]
     _calls.append(weakref.ref(call))
     _stats.lazy["recorded"] += 1
     return jax.tree.unflatten(info[0], outs)
+
+
+def _program_point() -> tuple:
+    """The user's code position (code object, bytecode offset) that made this call.
+
+    A graph longer than ``BOUND`` is cut where the call that began it is made again (same
+    kernel, same place in the user's code): in a loop, every cut then falls at the same point
+    of the body, every later graph has the same structure, and one compiled program serves
+    them all. A graph of ``2 * BOUND`` calls is cut wherever it is.
+    """
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_OWN_DIR):
+        frame = frame.f_back
+    return (None, -1) if frame is None else (frame.f_code, frame.f_lasti)
 
 
 def defer_check(results: Any, check: Callable, st: dict) -> None:
@@ -284,9 +332,11 @@ def _run(outputs: list) -> None:
                     refs.append((position[id(leaf.call)], leaf.index))
                     continue
                 leaf = leaf.value
-            at = input_at.get(id(leaf))
+            # one input per distinct Python int (view positions repeat), else per object
+            ident = (int, leaf) if type(leaf) is int else id(leaf)
+            at = input_at.get(ident)
             if at is None:
-                at = input_at[id(leaf)] = len(inputs)
+                at = input_at[ident] = len(inputs)
                 inputs.append(leaf)
             refs.append(at)
         check = None
@@ -302,7 +352,7 @@ def _run(outputs: list) -> None:
     _stats.lazy["flushes"] += 1
     _stats.lazy["executed"] += len(program)
     _stats.lazy["outputs"] += len(outputs)
-    values, suspect = compiled(*inputs)
+    values, suspect = compiled(_neg_zero(), *inputs)
     for z, v in zip(outputs, values):
         z.value = v
         z.call = None
@@ -313,13 +363,20 @@ def _run(outputs: list) -> None:
         _replay_checks(checks, spec, inputs)
 
 
+@functools.lru_cache(maxsize=1)
+def _neg_zero() -> jax.Array:
+    return jnp.asarray(-0.0, np.float64)
+
+
 def _program(spec: list, out_refs: tuple) -> Callable:
-    def program(*inputs):
+    def program(neg_zero, *inputs):
         results: list = []
         watch = FiniteWatch()
         for k, treedef, refs, check in spec:
             leaves = [inputs[r] if type(r) is int else results[r[0]][r[1]] for r in refs]
             outs = jax.tree.leaves(k.fn(*jax.tree.unflatten(treedef, leaves)))
+            if k.products:
+                outs = round_products(outs, neg_zero)
             results.append(outs)
             if check is not None:
                 watch.add(outs, check)

@@ -31,7 +31,7 @@ class Policy:
     split over a 1-D mesh of all devices, smaller ones replicated), a ``jax.sharding.Sharding``
     or a ``PartitionSpec`` (over ``npjax.mesh()``); see ``npjax/_sharding.py``.
     shard_threshold: the element count from which arrays are sharded (``sharding`` not None).
-    mode: "eager" (each call runs at once) or "lazy" (recorded and fused; later issue).
+    mode: "eager" (each call runs at once) or "lazy" (recorded, run fused when needed: _lazy.py).
     fallback: what a call that runs on host NumPy does: "warn", "raise" or "allow".
     x64: True gives NumPy's 64-bit defaults (float64, int64); False gives 32-bit defaults.
     random: "jax" (device streams) or "numpy" (bit-exact NumPy streams; later issue).

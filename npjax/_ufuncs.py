@@ -768,8 +768,9 @@ def _kernel(name: str, loop_in: tuple, loop_out: tuple, with_where: bool,
             has_old: bool) -> Callable:
     body = _make_body(name, loop_in, loop_out)
     nin = len(loop_in)
+    products = name in _PRODUCTS and any(dt.kind in "fc" for dt in loop_out)
     if not with_where:
-        return Kernel(jax.jit(body))
+        return Kernel(jax.jit(body), products)
 
     def kernel(*xs):
         res = body(*xs[:nin])
@@ -777,8 +778,11 @@ def _kernel(name: str, loop_in: tuple, loop_out: tuple, with_where: bool,
         olds = xs[nin + 1:] if has_old else [jnp.zeros_like(r) for r in res]
         return tuple(jnp.where(mask, r, o) for r, o in zip(res, olds))
 
-    return Kernel(jax.jit(kernel))
+    return Kernel(jax.jit(kernel), products)
 
+
+# Ufuncs whose results are floating-point products (see ``_lazy.round_products``).
+_PRODUCTS = {"multiply", "square", "power", "float_power"}
 
 NAMES = tuple(sorted(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc)))
 UFUNCS: dict[str, ufunc] = {}

@@ -173,11 +173,12 @@ def test_bound_flushes_long_graphs(monkeypatch):
     with npjax.policy(**LAZY):
         for _ in range(20):
             u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
-    flushes = _lazy_counts()["flushes"]
+    flushes, programs = _lazy_counts()["flushes"], _lazy_counts()["programs"]
     result = np.asarray(u)
     for _ in range(20):
         u0[1:-1, 1:-1] = 0.25 * (u0[:-2, 1:-1] + u0[2:, 1:-1] + u0[1:-1, :-2] + u0[1:-1, 2:])
     assert flushes >= 10
+    assert programs <= 2  # every cut falls at the same point of the loop body
     np.testing.assert_array_equal(result, u0)
 
 
