@@ -60,7 +60,8 @@ _segment: Any = None       # (kernel, program point) of the first call of the pe
 class Call:
     """One recorded kernel call: its operands (leaves of ``treedef``) and, weakly, outputs."""
 
-    __slots__ = ("__weakref__", "check", "kernel", "leaves", "outs", "seq", "treedef")
+    __slots__ = ("__weakref__", "check", "empty", "kernel", "leaves", "outs", "seq",
+                 "treedef")
 
     def __init__(self, kernel: Kernel, treedef: Any, leaves: list) -> None:
         global _seq
@@ -70,7 +71,8 @@ class Call:
         self.treedef = treedef
         self.leaves = leaves
         self.outs: list = []
-        self.check: Any = None  # (checker, errstate dict, mask given) for checked ufuncs
+        self.check: Any = None  # (checker, errstate dict) for checked ufuncs
+        self.empty = False  # an output has no elements
 
 
 class Lazy:
@@ -143,11 +145,14 @@ class Kernel:
     buffers when called while lazy mode is on.
     """
 
-    __slots__ = ("__weakref__", "fn", "products")
+    __slots__ = ("__weakref__", "fn", "products", "propagates")
 
     def __init__(self, fn: Callable, products: bool = False) -> None:
         self.fn = fn
         self.products = products  # its float results are products (see ``round_products``)
+        # every element of each float operand shows in the result, and a non-finite operand
+        # element gives a non-finite result (elementwise ufuncs like add, sqrt)
+        self.propagates = False
 
     def __hash__(self) -> int:
         return hash(self.fn)
@@ -247,6 +252,7 @@ def record(k: Kernel, args: tuple) -> Any:
             _segment = point
     call = Call(k, treedef, leaves)
     outs = [Lazy(aval, call, i) for i, aval in enumerate(info[1])]
+    call.empty = any(0 in aval.shape for aval in info[1])
     call.outs = [weakref.ref(z) for z in outs]
     _calls.append(weakref.ref(call))
     _stats.lazy["recorded"] += 1
@@ -291,11 +297,7 @@ def flush(*wanted: Lazy) -> None:
 
 def _outputs(refs: list, wanted: tuple) -> list:
     calls = [c for c in (r() for r in refs) if c is not None and c.leaves is not None]
-    inside = Counter()
-    for c in calls:
-        for leaf in c.leaves:
-            if type(leaf) is Lazy:
-                inside[id(leaf)] += 1
+    inside = _operand_counts(calls)
     outputs = [z for z in wanted if z.value is None]
     chosen = {id(z) for z in outputs}
     for c in calls:
@@ -307,6 +309,17 @@ def _outputs(refs: list, wanted: tuple) -> list:
                 outputs.append(z)
             del z
     return outputs
+
+
+def _operand_counts(calls: list) -> Counter:
+    """How often each pending value is an operand of these calls (a function of its own, so
+    that no loop variable is left holding a value while references are counted)."""
+    inside: Counter = Counter()
+    for c in calls:
+        for leaf in c.leaves:
+            if type(leaf) is Lazy:
+                inside[id(leaf)] += 1
+    return inside
 
 
 def _run(outputs: list) -> None:
@@ -344,6 +357,7 @@ def _run(outputs: list) -> None:
             check = c.check[1]["under"] != "ignore"
         spec.append((c.kernel, c.treedef, tuple(refs), check))
     out_refs = tuple((position[id(z.call)], z.index) for z in outputs)
+    spec = _covered_checks(spec, out_refs, [c.empty for c in program])
     key = (tuple(spec), out_refs)
     compiled = _programs.get(key)
     if compiled is None:
@@ -366,6 +380,31 @@ def _run(outputs: list) -> None:
 @functools.lru_cache(maxsize=1)
 def _neg_zero() -> jax.Array:
     return jnp.asarray(-0.0, np.float64)
+
+
+def _covered_checks(spec: list, out_refs: tuple, empty: list) -> list:
+    """Drop the finite-check of a result when every use of it is a checked, propagating call
+    (its non-finite elements would show there) and it is not a program output: then it
+    need not be kept in memory for the check, and XLA can fuse it into its users.
+
+    Only the flag is affected: when it is set, every recorded check is made on replay.
+    """
+    users: dict = {}
+    for i, (_, _, refs, _) in enumerate(spec):
+        for r in refs:
+            if type(r) is tuple:
+                users.setdefault(r[0], []).append(i)
+    kept = {i for i, _ in out_refs}
+    out = list(spec)
+    for i in range(len(spec) - 1, -1, -1):
+        k, treedef, refs, check = spec[i]
+        if check is None or check or i in kept:  # (underflow: tiny values do not propagate)
+            continue
+        uses = users.get(i)
+        if uses and all(spec[j][0].propagates and spec[j][3] is False and not empty[j]
+                        for j in uses):
+            out[i] = (k, treedef, refs, None)
+    return out
 
 
 def _program(spec: list, out_refs: tuple) -> Callable:

@@ -603,7 +603,9 @@ def _run_check(check: Callable, vals: list, results: tuple, mask: Any, lazy: boo
     the recorded call (made when its program runs), others need the values now."""
     if lazy and type(results[0]) is Lazy:
         if mask is True and check.__name__ == "check_float":
-            _lazy.defer_check(results, check, _errstate.state())
+            st = _errstate.state()
+            if any(st[key] != "ignore" for key in ("divide", "over", "under", "invalid")):
+                _lazy.defer_check(results, check, st)
             return
         vals = [concrete(v) for v in vals]
         results = tuple(concrete(r) for r in results)
@@ -770,7 +772,9 @@ def _kernel(name: str, loop_in: tuple, loop_out: tuple, with_where: bool,
     nin = len(loop_in)
     products = name in _PRODUCTS and any(dt.kind in "fc" for dt in loop_out)
     if not with_where:
-        return Kernel(jax.jit(body), products)
+        k = Kernel(jax.jit(body), products)
+        k.propagates = name in _PROPAGATING and all(dt.kind in "fc" for dt in loop_in)
+        return k
 
     def kernel(*xs):
         res = body(*xs[:nin])
@@ -783,6 +787,10 @@ def _kernel(name: str, loop_in: tuple, loop_out: tuple, with_where: bool,
 
 # Ufuncs whose results are floating-point products (see ``_lazy.round_products``).
 _PRODUCTS = {"multiply", "square", "power", "float_power"}
+# Ufuncs whose result is not finite wherever an operand is not (inf * 0 is nan, sqrt(-inf)
+# is nan, log(-inf) is nan, ...): lazy mode need not check their operands (``_lazy``).
+_PROPAGATING = {"add", "subtract", "multiply", "negative", "positive", "absolute", "sqrt",
+                "square", "log", "conjugate"}
 
 NAMES = tuple(sorted(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc)))
 UFUNCS: dict[str, ufunc] = {}

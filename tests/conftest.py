@@ -21,6 +21,8 @@ _COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow,
 settings.register_profile("ci", max_examples=30, derandomize=True, **_COMMON)
 settings.register_profile("dev", max_examples=10, **_COMMON)
 settings.register_profile("thorough", max_examples=500, **_COMMON)
+# The parity suite rerun under lazy mode inside CI (tests/test_lazy.py): fewer examples.
+settings.register_profile("lazy-ci", max_examples=8, derandomize=True, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 

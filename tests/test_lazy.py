@@ -8,6 +8,7 @@ The whole parity suite also runs under lazy mode with ``pytest --npjax-mode=lazy
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import warnings
@@ -238,3 +239,37 @@ def test_runner_lazy_mode_matches_numpy():
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "MATCH" in done.stdout + done.stderr
+
+
+# The core parity suites, rerun under lazy mode (the whole suite: ``--npjax-mode=lazy``).
+LAZY_SUITES = ["tests/test_views.py", "tests/test_indexing.py", "tests/test_operators.py",
+               "tests/test_reductions.py", "tests/test_scalars.py", "tests/test_smoke_parity.py"]
+
+
+def test_core_parity_suites_pass_under_lazy_mode():
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NPJAX_", "PYTEST_"))}
+    env["HYPOTHESIS_PROFILE"] = "lazy-ci"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", "--npjax-mode=lazy", *LAZY_SUITES],
+                          capture_output=True, text=True, timeout=1500, env=env)
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
+
+
+@pytest.mark.parametrize("expression", [
+    lambda xp, x: (1 / x) + 1,               # the divide's result shows in the add's
+    lambda xp, x: xp.exp(-(1 / x)) * 2,      # exp(-inf) is 0: the divide is checked itself
+    lambda xp, x: (1 / x)[1:] + 1,           # the inf is sliced away: checked itself
+    lambda xp, x: xp.sqrt(xp.log(x) - 1),    # log(0) and sqrt(-inf): both reported
+])
+def test_warnings_of_fused_intermediates_match_numpy(expression):
+    x = np.array([0.0, 1.0, 2.0])
+    with warnings.catch_warnings(record=True) as want:
+        warnings.simplefilter("always")
+        expected = expression(np, x)
+    a = npjax.asarray(x)
+    with npjax.policy(**LAZY):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            result = np.asarray(expression(npjax, a))
+    assert sorted(str(w.message) for w in got) == sorted(str(w.message) for w in want)
+    np.testing.assert_allclose(result, expected, rtol=1e-15)  # XLA's exp: within an ulp
