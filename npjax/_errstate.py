@@ -333,7 +333,7 @@ def _flags(name: str, kind: str, under: bool, vals: list, outs: list, mask: Any,
     return int(_device_flags(name, kind, under, low)(list(vals), list(outs), mask))
 
 
-def _traced(outs: Any, st: dict, flags: Callable | None) -> bool:
+def _traced(outs: Any, st: dict, flags: Callable | None, operands: Any = None) -> bool:
     """Under ``npjax.jit`` (traced results): record a device-side check that is True when the
     call could warn or raise; the jitted call then reruns eagerly, with NumPy's reports.
     Float calls (``flags`` None) check only what every flag needs first, as ``check_float``
@@ -348,8 +348,15 @@ def _traced(outs: Any, st: dict, flags: Callable | None) -> bool:
         active = sum(bit for key, bit, _ in _KINDS if st[key] != "ignore")
         _indexing.TRACE.check((flags() & active) != 0)
         return True
-    _indexing.TRACE.watch.add(outs, st["under"] != "ignore")
+    _indexing.TRACE.watch.add(outs, st["under"] != "ignore", operands)
     return True
+
+
+# Ufuncs whose result is not finite wherever an operand is not (inf * 0 is nan, sqrt(-inf)
+# is nan, log(-inf) is nan, ...), for float loops: a check of their result covers their
+# operands (``FiniteWatch``).
+PROPAGATING = frozenset({"add", "subtract", "multiply", "negative", "positive", "absolute",
+                         "sqrt", "square", "log", "conjugate"})
 
 
 class FiniteWatch:
@@ -360,26 +367,37 @@ class FiniteWatch:
     shape is left (a reduction per result would stop the fusion of elementwise chains)."""
 
     def __init__(self) -> None:
-        self._sums: dict = {}
+        self._results: list = []
+        self._covered: set = set()
         self._tiny: list = []
 
-    def add(self, outs: Any, under: bool = False) -> None:
-        for o in outs:
-            if o.dtype.kind not in "fc" or not o.size:
+    def add(self, outs: Any, under: bool = False, operands: Any = None) -> None:
+        """Watch ``outs``. ``operands``: those of a call of a PROPAGATING ufunc that gave
+        ``outs`` (non-finite where an operand is, every operand element used): they need no
+        check of their own, ``outs`` shows theirs (this is what lets XLA fuse the chain)."""
+        outs = [o for o in outs if o.dtype.kind in "fc"]
+        self._results.extend(outs)
+        if operands is not None and not under and all(o.size for o in outs):
+            self._covered.update(id(v) for v in operands)
+        if under:
+            for o in outs:
+                if o.size:
+                    tiny = float(np.finfo(o.dtype).tiny)
+                    self._tiny.append(jnp.any((jnp.abs(o) < tiny) & (o != 0)))
+
+    def flag(self) -> Any:
+        """The traced boolean (None when nothing was added)."""
+        sums: dict = {}
+        for o in self._results:
+            if id(o) in self._covered or not o.size:
                 continue
             zero = o * 0
             if zero.dtype.kind == "c":
                 zero = jnp.real(zero) + jnp.imag(zero)
             zero = zero.astype(np.float32)
-            acc = self._sums.get(o.shape)
-            self._sums[o.shape] = zero if acc is None else acc + zero
-            if under:
-                tiny = float(np.finfo(o.dtype).tiny)
-                self._tiny.append(jnp.any((jnp.abs(o) < tiny) & (o != 0)))
-
-    def flag(self) -> Any:
-        """The traced boolean (None when nothing was added)."""
-        parts = [~jnp.isfinite(jnp.sum(acc)) for acc in self._sums.values()] + self._tiny
+            acc = sums.get(o.shape)
+            sums[o.shape] = zero if acc is None else acc + zero
+        parts = [~jnp.isfinite(jnp.sum(acc)) for acc in sums.values()] + self._tiny
         if not parts:
             return None
         bad = parts[0]
@@ -424,6 +442,7 @@ def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
             name in _CMP and loop_in[0].kind == "c"):
         return None
     floats = [i for i, dt in enumerate(loop_out) if dt.kind in "fc"]
+    covers = name in PROPAGATING and all(dt.kind in "fc" for dt in loop_in)
     compare = name in _CMP  # complex comparisons: flags come from NaN operands
 
     def check_float(vals: list, outs: tuple, mask: Any = True) -> None:
@@ -436,7 +455,7 @@ def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
             _remember_quiet(st)
             return
         if isinstance(outs[0], _Tracer):
-            _traced(outs, st, None)
+            _traced(outs, st, None, vals if covers and mask is True else None)
             return
         hit = compare
         for i in floats:

@@ -352,12 +352,11 @@ def _run(outputs: list) -> None:
                 at = input_at[ident] = len(inputs)
                 inputs.append(leaf)
             refs.append(at)
-        check = None
+        check = None  # else (underflow reported, a check of the result covers the operands)
         if c.check is not None:
-            check = c.check[1]["under"] != "ignore"
+            check = (c.check[1]["under"] != "ignore", c.kernel.propagates and not c.empty)
         spec.append((c.kernel, c.treedef, tuple(refs), check))
     out_refs = tuple((position[id(z.call)], z.index) for z in outputs)
-    spec = _covered_checks(spec, out_refs, [c.empty for c in program])
     key = (tuple(spec), out_refs)
     compiled = _programs.get(key)
     if compiled is None:
@@ -375,6 +374,11 @@ def _run(outputs: list) -> None:
         c.leaves = None
     if suspect is not None and bool(suspect):
         _replay_checks(checks, spec, inputs)
+
+
+@functools.lru_cache(maxsize=1)
+def _neg_zero() -> jax.Array:
+    return jnp.asarray(-0.0, np.float64)
 
 
 @functools.lru_cache(maxsize=1)
@@ -418,7 +422,7 @@ def _program(spec: list, out_refs: tuple) -> Callable:
                 outs = round_products(outs, neg_zero)
             results.append(outs)
             if check is not None:
-                watch.add(outs, check)
+                watch.add(outs, check[0], leaves if check[1] else None)
         suspect = watch.flag()
         return [results[i][j] for i, j in out_refs], suspect
 

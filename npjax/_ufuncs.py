@@ -773,7 +773,7 @@ def _kernel(name: str, loop_in: tuple, loop_out: tuple, with_where: bool,
     products = name in _PRODUCTS and any(dt.kind in "fc" for dt in loop_out)
     if not with_where:
         k = Kernel(jax.jit(body), products)
-        k.propagates = name in _PROPAGATING and all(dt.kind in "fc" for dt in loop_in)
+        k.propagates = name in _errstate.PROPAGATING and all(dt.kind in "fc" for dt in loop_in)
         return k
 
     def kernel(*xs):
@@ -787,10 +787,7 @@ def _kernel(name: str, loop_in: tuple, loop_out: tuple, with_where: bool,
 
 # Ufuncs whose results are floating-point products (see ``_lazy.round_products``).
 _PRODUCTS = {"multiply", "square", "power", "float_power"}
-# Ufuncs whose result is not finite wherever an operand is not (inf * 0 is nan, sqrt(-inf)
-# is nan, log(-inf) is nan, ...): lazy mode need not check their operands (``_lazy``).
-_PROPAGATING = {"add", "subtract", "multiply", "negative", "positive", "absolute", "sqrt",
-                "square", "log", "conjugate"}
+
 
 NAMES = tuple(sorted(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc)))
 UFUNCS: dict[str, ufunc] = {}
