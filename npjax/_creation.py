@@ -255,7 +255,7 @@ def copy(a: Any, order: str = "K", subok: bool = False) -> ndarray:
     """npjax implementation of ``numpy.copy``: always a new owner."""
     _check_order(order)
     if isinstance(a, ndarray):
-        return ndarray._owner(a._read())
+        return ndarray._owner(a._read_lazy())
     return array(a, copy=True, order=order)
 
 

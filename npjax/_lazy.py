@@ -134,10 +134,6 @@ def is_on() -> bool:
     return current().mode == "lazy"
 
 
-def pending() -> int:
-    return len(_calls)
-
-
 class Kernel:
     """A compiled kernel of the eager path that lazy mode can record instead of running.
 
@@ -163,6 +159,10 @@ class Kernel:
     def __call__(self, *args: Any) -> Any:
         if current().mode == "lazy":
             return record(self, args)
+        return self.now(args)
+
+    def now(self, args: tuple) -> Any:
+        """Run the kernel now."""
         try:
             out = self.fn(*args)
         except TypeError:  # a value recorded in lazy mode reached an eager call
@@ -231,7 +231,7 @@ def record(k: Kernel, args: tuple) -> Any:
             if leaf.value is not None:
                 leaves[i] = leaf.value
         elif isinstance(leaf, _Tracer):  # inside a trace (npjax.jit, jax.jit): just run it
-            return k.fn(*jax.tree.map(concrete, args))
+            return k.now(args)
     key = (k, treedef, tuple(_type_key(x) for x in leaves))
     info = _shapes.get(key)
     if info is None:

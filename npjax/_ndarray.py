@@ -412,7 +412,7 @@ class ndarray:
         """
         # jax.Array values are immutable, so a copy can share the buffer: the first write to
         # either array makes a new one (writes never donate a buffer another object holds).
-        return self._new_owner(self._read(), self._order(order))
+        return self._new_owner(self._read_lazy(), self._order(order))
 
     def to_jax(self) -> jax.Array:
         """The current value as a ``jax.Array`` (no copy)."""

@@ -26,9 +26,10 @@ from npjax import _dtypes
 from npjax._dispatch import ArrayIn, Out, npfunc, write_out
 from npjax._errors import ComplexWarning, output_casting_error, unsupported
 from npjax._impl.sorting import _INT_OF, _bsearch
+from npjax._lazy import Kernel
 from npjax._ndarray import install_methods, ndarray, normalize_axis
 from npjax import _normalize
-from npjax._normalize import to_jax
+from npjax._normalize import to_jax, to_jax_lazy
 from npjax._policy import current
 
 __all__ = [
@@ -177,15 +178,18 @@ def where(condition: Any, x: Any = _NoValue, y: Any = _NoValue) -> Any:
         return nonzero(condition)
     if x is _NoValue or y is _NoValue:
         raise ValueError("either both or neither of x and y should be given")
-    cond = _jx(condition)
-    xv, yv = _weak_or_array(x), _weak_or_array(y)
+    policy = current()
+    read = to_jax_lazy if policy.mode == "lazy" else to_jax  # recorded in lazy mode
+    cond = read(condition, policy)
+    xv, yv = (v if type(v) in _dtypes.WEAK_TYPES else read(v, policy) for v in (x, y))
     dtype = _dtypes.result_type(_key(xv), _key(yv))
-    return ndarray._owner(_where(cond, _cast(xv, dtype), _cast(yv, dtype), dtype))
+    return ndarray._owner(_where(dtype)(cond, _cast(xv, dtype), _cast(yv, dtype)))
 
 
-@functools.partial(jax.jit, static_argnames=("dtype",))
-def _where(cond: jax.Array, x: jax.Array, y: jax.Array, dtype: np.dtype) -> jax.Array:
-    return jnp.where(cond.astype(bool), x.astype(dtype), y.astype(dtype))
+@functools.lru_cache(maxsize=256)
+def _where(dtype: np.dtype) -> Kernel:
+    return Kernel(jax.jit(lambda cond, x, y: jnp.where(cond.astype(bool), x.astype(dtype),
+                                                       y.astype(dtype))))
 
 
 _UMATH_CLIP = np._core.umath.clip
