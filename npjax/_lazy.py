@@ -78,10 +78,11 @@ class Call:
 class Lazy:
     """A value a recorded call will produce: shape and dtype now, the array when asked."""
 
-    __slots__ = ("__weakref__", "aval", "call", "index", "value")
+    __slots__ = ("__weakref__", "aval", "call", "index", "key", "value")
 
     def __init__(self, aval: Any, call: Call, index: int) -> None:
         self.aval = aval
+        self.key = (aval.shape, aval.dtype, aval.weak_type)  # as ``record`` keys operands
         self.call = call
         self.index = index
         self.value: Any = None
@@ -203,18 +204,6 @@ def _has_lazy(args: tuple) -> bool:
     return any(type(leaf) is Lazy for leaf in jax.tree.leaves(args))
 
 
-def _type_key(x: Any) -> Any:
-    t = type(x)
-    if t is Lazy:
-        x = x.value if x.value is not None else x
-        return (x.shape, x.dtype, x.weak_type)
-    if t in _SCALARS:
-        return t
-    if isinstance(x, np.generic):
-        return x.dtype
-    return (x.shape, x.dtype, getattr(x, "weak_type", False))
-
-
 def _abstract(x: Any) -> Any:
     if type(x) in _SCALARS:
         return x
@@ -226,13 +215,24 @@ def _abstract(x: Any) -> Any:
 def record(k: Kernel, args: tuple) -> Any:
     """Record ``k(*args)``: placeholders for its outputs (same structure as ``k``'s)."""
     leaves, treedef = jax.tree.flatten(args)
+    types = []
     for i, leaf in enumerate(leaves):
-        if type(leaf) is Lazy:
-            if leaf.value is not None:
-                leaves[i] = leaf.value
+        t = type(leaf)
+        if t is Lazy:
+            if leaf.value is None:
+                types.append(leaf.key)
+                continue
+            leaves[i] = leaf = leaf.value
+            t = type(leaf)
+        if t in _SCALARS:
+            types.append(t)
+        elif isinstance(leaf, np.generic):
+            types.append(leaf.dtype)
         elif isinstance(leaf, _Tracer):  # inside a trace (npjax.jit, jax.jit): just run it
             return k.now(args)
-    key = (k, treedef, tuple(_type_key(x) for x in leaves))
+        else:
+            types.append((leaf.shape, leaf.dtype, getattr(leaf, "weak_type", False)))
+    key = (k, treedef, tuple(types))
     info = _shapes.get(key)
     if info is None:
         def run(*xs):
