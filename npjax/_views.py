@@ -182,10 +182,6 @@ def getter(lens: Lens):
     return jax.jit(functools.partial(apply_get, lens))
 
 
-def read(lens: Lens, root: jax.Array) -> jax.Array:
-    return getter(lens)(root, dynamic_args(lens))
-
-
 def is_readonly(lens: Lens) -> bool:
     return any(step.readonly for step in lens)
 
