@@ -21,8 +21,9 @@ underflow is reported). Only then are the calls of that program replayed one by 
 error state each call was recorded under, which gives NumPy's warnings or ``FloatingPointError``
 - at the line that needed the value, not at the operation's line.
 
-Values are never changed in place in lazy mode (no buffer donation), and lazy mode is per
-thread like the rest of the policy; pending graphs are process-wide.
+Values are never changed in place in lazy mode (no buffer donation). The mode is per thread
+like the rest of the policy, but the pending graph is process-wide: record from one thread at a
+time. A computation whose result is never used is never run (nor checked).
 """
 
 from __future__ import annotations
@@ -379,36 +380,6 @@ def _run(outputs: list) -> None:
 @functools.lru_cache(maxsize=1)
 def _neg_zero() -> jax.Array:
     return jnp.asarray(-0.0, np.float64)
-
-
-@functools.lru_cache(maxsize=1)
-def _neg_zero() -> jax.Array:
-    return jnp.asarray(-0.0, np.float64)
-
-
-def _covered_checks(spec: list, out_refs: tuple, empty: list) -> list:
-    """Drop the finite-check of a result when every use of it is a checked, propagating call
-    (its non-finite elements would show there) and it is not a program output: then it
-    need not be kept in memory for the check, and XLA can fuse it into its users.
-
-    Only the flag is affected: when it is set, every recorded check is made on replay.
-    """
-    users: dict = {}
-    for i, (_, _, refs, _) in enumerate(spec):
-        for r in refs:
-            if type(r) is tuple:
-                users.setdefault(r[0], []).append(i)
-    kept = {i for i, _ in out_refs}
-    out = list(spec)
-    for i in range(len(spec) - 1, -1, -1):
-        k, treedef, refs, check = spec[i]
-        if check is None or check or i in kept:  # (underflow: tiny values do not propagate)
-            continue
-        uses = users.get(i)
-        if uses and all(spec[j][0].propagates and spec[j][3] is False and not empty[j]
-                        for j in uses):
-            out[i] = (k, treedef, refs, None)
-    return out
 
 
 def _program(spec: list, out_refs: tuple) -> Callable:
