@@ -246,12 +246,13 @@ LAZY_SUITES = ["tests/test_views.py", "tests/test_indexing.py", "tests/test_oper
                "tests/test_reductions.py", "tests/test_scalars.py", "tests/test_smoke_parity.py"]
 
 
-def test_core_parity_suites_pass_under_lazy_mode():
+@pytest.mark.parametrize("suite", LAZY_SUITES)
+def test_core_parity_suites_pass_under_lazy_mode(suite):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NPJAX_", "PYTEST_"))}
     env["HYPOTHESIS_PROFILE"] = "lazy-ci"
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", "--npjax-mode=lazy", *LAZY_SUITES],
-                          capture_output=True, text=True, timeout=1500, env=env)
+                           "-p", "no:xdist", "--npjax-mode=lazy", suite],
+                          capture_output=True, text=True, timeout=900, env=env)
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
 
 
