@@ -98,8 +98,6 @@ def write_out(out: Any, value: jax.Array, casting: str, name: str) -> ndarray:
     return out
 
 
-_NOT_RUN = object()
-
 # Results larger than this are waited for inside the call, so that an allocation the device
 # cannot make raises MemoryError at the call (JAX dispatches asynchronously).
 _SYNC_BYTES = 1 << 30
@@ -184,7 +182,6 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
                 out = out[0]
         raw_args, raw_kwargs = args, dict(kwargs)
         try:
-            result = _NOT_RUN
             if can_defer and policy.mode == "lazy":
                 try:
                     result = convert_and_run(args, dict(kwargs), policy, lazy_position,
@@ -192,7 +189,7 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
                 except Exception:  # the run below gives the real error, if any
                     with using_policy(mode="eager"):  # on computed values, nothing recorded
                         result = convert_and_run(args, kwargs, policy, by_position, by_name)
-            if result is _NOT_RUN:
+            else:
                 result = convert_and_run(args, kwargs, policy, by_position, by_name)
             if isinstance(result, jax.Array) and result.nbytes > _SYNC_BYTES:
                 result.block_until_ready()  # a failed allocation surfaces here, not later
