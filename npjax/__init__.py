@@ -38,6 +38,7 @@ from npjax._sharding import *  # noqa: F403
 from npjax._jit import *  # noqa: F403
 from npjax import distributed, fft, linalg, random
 from npjax import _ufunc_methods  # installs ufunc.reduce/accumulate/outer/reduceat/at
+from npjax._array_api_info import __array_namespace_info__
 from npjax._errors import FallbackWarning
 from npjax._ndarray import ndarray
 from npjax._policy import Policy, get_policy, policy, reset_policy, set_policy
@@ -55,8 +56,14 @@ _registry.install(globals())
 for _sub in (fft, linalg, random):
     _registry.install(vars(_sub), "numpy." + _sub.__name__.rpartition(".")[2])
 del _sub
+# After install (npjax.lib.scimath is npjax.emath); by module name, since install has bound
+# ``lib`` to NumPy's and ``from npjax import lib`` would return that.
+lib = __import__("importlib").import_module("npjax.lib")
 
 __array_api_version__ = "2024.12"
+# NumPy scripts print and compare ``np.__version__``: npjax answers as the NumPy it follows
+# (npjax's own version is the installed distribution's, ``importlib.metadata.version``).
+__version__ = __import__("numpy").__version__
 _EXTRAS = ["FallbackWarning", "Policy", "policy", "get_policy", "set_policy", "reset_policy",
            "stats", "reset_stats", "jit", "asnumpy", "from_jax"]
 __all__ = sorted({n for n in globals() if not n.startswith("_") and n in dir(__import__(

@@ -25,7 +25,8 @@ from npjax._ufuncs import UFUNCS
 
 __all__ = ["asnumpy", "from_dlpack", "from_jax"]
 
-_NAMESPACES = {"numpy": "npjax", "numpy.linalg": "npjax.linalg", "numpy.fft": "npjax.fft"}
+_NAMESPACES = {"numpy": "npjax", "numpy.linalg": "npjax.linalg", "numpy.fft": "npjax.fft",
+               "numpy.lib.stride_tricks": "npjax.lib.stride_tricks"}
 _targets: dict[Any, Any] = {}
 
 

@@ -24,7 +24,8 @@ import numpy as np
 
 from npjax._fallback import fallback_function, host_function
 
-MODULES = ("numpy", "numpy.linalg", "numpy.fft", "numpy.random")
+MODULES = ("numpy", "numpy.linalg", "numpy.fft", "numpy.random", "numpy.lib",
+           "numpy.lib.stride_tricks")
 
 
 class Record(NamedTuple):
@@ -43,6 +44,7 @@ NUMPY_OBJECTS = {
     "setbufsize", "busdaycalendar", "datetime_data", "info", "iterable", "ndindex",
     "dtypes", "exceptions", "typing", "char", "strings", "testing",
     "errstate", "seterr", "geterr", "seterrcall", "geterrcall", "common_type",
+    "lib.add_docstring", "lib.add_newdoc", "lib.mixins",
 }
 
 HOST = {
@@ -61,7 +63,6 @@ EXCLUDED = {
     "get_include": "C headers of NumPy", "test": "runs NumPy's own test suite",
     "f2py": "Fortran wrapper generator", "ctypeslib": "ctypes views of host memory",
     "core": "NumPy's private implementation package",
-    "lib": "NumPy's implementation package (its public functions are in the main namespace)",
     "ma": "masked arrays are NumPy arrays (a subclass npjax does not mirror)",
     "rec": "record arrays are structured host data",
     "polynomial": "the Polynomial classes run on NumPy arrays (legacy poly* functions are "
@@ -72,6 +73,13 @@ EXCLUDED = {
     "record": "structured host data",
     "linalg.test": "runs NumPy's own test suite", "fft.test": "runs NumPy's own test suite",
     "random.test": "runs NumPy's own test suite",
+    "lib.test": "runs NumPy's own test suite",
+    "lib.array_utils": "axis helpers take no array data; byte_bounds reports host memory "
+                       "addresses, which npjax arrays do not have",
+    "lib.format": "the .npy format's low-level readers and writers work on host files and "
+                  "NumPy arrays (np.save and np.load are npjax host functions)",
+    "lib.introspect": "describes NumPy's own SIMD dispatch",
+    "lib.npyio": "DataSource and NpzFile read host files into NumPy arrays",
     "random.bit_generator":
         "NumPy's implementation module (the bit generator classes are in numpy.random)",
 }
@@ -150,6 +158,7 @@ def _fallback_module(name: str, source: types.ModuleType) -> types.ModuleType:
                                  if callable(obj) and not isinstance(obj, type) else obj)
     module.__all__ = list(getattr(source, "__all__", []))
     module._npjax_fallback = True
+    module._npjax_reason = FALLBACK_MODULES[name]
     return module
 
 
