@@ -115,6 +115,10 @@ def _npjax_module(name: str) -> types.ModuleType:
     except ModuleNotFoundError as exc:
         if exc.name is not None and not target.startswith(exc.name):
             raise  # a genuine missing dependency inside npjax: do not hide it
+        parent, _, last = target.rpartition(".")
+        found = getattr(importlib.import_module(parent), last, None) if parent else None
+        if isinstance(found, types.ModuleType):  # a module npjax re-exports (numpy.lib.format)
+            return found
         raise ModuleNotFoundError(
             f"npjax run: the script imports '{name}', which npjax does not provide yet "
             f"(run the script with plain python to use NumPy)", name=name) from None
@@ -316,8 +320,17 @@ def _finish_report(stats_module: Any, script: str, report: bool,
 
 # --- --compare: run under both and compare printed output -------------------------------------
 
+# A number may end a sentence ("error 1e-08."): a full stop after it counts as text unless a
+# digit follows (``1.2.3`` stays text).
 _NUMBER = re.compile(
-    r"(?<![\w.])[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf)(?![\w.])")
+    r"(?<![\w.])[-+]?(?:(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf)(?!\w|\.\d)")
+# Default tolerances (``rtol=None``): float64 results to rtol 1e-9; numbers printed with at
+# most 9 significant digits (the most float32 needs, and NumPy's array printing precision) may
+# be float32 and are compared to two float32 ulps instead, so a last-digit float32 difference
+# is a match.
+RTOL = 1e-9
+SHORT_DIGITS = 9
+SHORT_RTOL = 2.0 ** -22
 
 
 def _split(line: str) -> tuple[str, list[str]]:
@@ -331,11 +344,20 @@ def _is_int(token: str) -> bool:
     return not any(c in token for c in ".eEni")
 
 
-def _close(a: str, b: str, rtol: float, atol: float) -> bool:
+def _digits(token: str) -> int:
+    """Significant digits of a printed number ("0.0012500" has 5)."""
+    mantissa = token.lstrip("+-").partition("e")[0].partition("E")[0]
+    return len(mantissa.replace(".", "").lstrip("0")) or 1
+
+
+def _close(a: str, b: str, rtol: float | None, atol: float) -> bool:
     if _is_int(a) != _is_int(b):
         return False
     if _is_int(a):
         return int(a) == int(b)
+    if rtol is None:
+        short = max(_digits(a), _digits(b)) <= SHORT_DIGITS
+        rtol = SHORT_RTOL if short else RTOL
     x, y = float(a), float(b)
     if math.isnan(x) or math.isnan(y):
         return math.isnan(x) and math.isnan(y)
@@ -344,10 +366,11 @@ def _close(a: str, b: str, rtol: float, atol: float) -> bool:
     return abs(x - y) <= atol + rtol * max(abs(x), abs(y))
 
 
-def compare_lines(ours: str, theirs: str, rtol: float = 1e-9,
+def compare_lines(ours: str, theirs: str, rtol: float | None = None,
                   atol: float = 1e-12) -> list[tuple[str, str | None, str | None]]:
     """Per line: (status, npjax line, NumPy line); status is 'identical', 'match within
-    tolerance' or 'DIFFER' (a missing line is None)."""
+    tolerance' or 'DIFFER' (a missing line is None). ``rtol=None``: by printed digits (RTOL,
+    or SHORT_RTOL for numbers with at most SHORT_DIGITS significant digits)."""
     a_lines, b_lines = ours.splitlines(), theirs.splitlines()
     result = []
     for i in range(max(len(a_lines), len(b_lines))):
@@ -459,9 +482,18 @@ def _load_npy(path: str) -> dict[str, Any]:
     return {"": numpy.load(path, allow_pickle=False)}
 
 
-def compare_arrays(ours: Any, theirs: Any, rtol: float, atol: float) -> tuple[str, str]:
+def _dtype_rtol(dtype: Any) -> float:
+    """The default relative tolerance for a float dtype: RTOL, or two ulps when wider."""
+    import numpy
+
+    return max(RTOL, 2 * float(numpy.finfo(dtype).eps))
+
+
+def compare_arrays(ours: Any, theirs: Any, rtol: float | None, atol: float
+                   ) -> tuple[str, str]:
     """(status, detail) for two NumPy arrays: 'identical', 'match within tolerance' or
-    'DIFFER'; integers, booleans and strings must be equal, floats close (NaN == NaN)."""
+    'DIFFER'; integers, booleans and strings must be equal, floats close (NaN == NaN).
+    ``rtol=None``: by dtype (two ulps of float32/float16, RTOL for float64)."""
     import numpy
 
     desc = f"{theirs.dtype} {theirs.shape}"
@@ -472,6 +504,8 @@ def compare_arrays(ours: Any, theirs: Any, rtol: float, atol: float) -> tuple[st
     if ours.dtype.kind not in "fc":
         bad = int(numpy.count_nonzero(ours != theirs))
         return "DIFFER", f"{desc}: {bad} elements differ"
+    if rtol is None:
+        rtol = _dtype_rtol(ours.dtype)
     close = numpy.isclose(ours, theirs, rtol=rtol, atol=atol, equal_nan=True)
     with numpy.errstate(all="ignore"):
         diff = numpy.abs(ours.astype(complex if ours.dtype.kind == "c" else float)
@@ -484,8 +518,8 @@ def compare_arrays(ours: Any, theirs: Any, rtol: float, atol: float) -> tuple[st
                       f"rtol={rtol:g}, atol={atol:g} (max abs diff {worst:.3g})")
 
 
-def compare_saved(ours_dir: str, ours: Sequence[str], theirs: Sequence[str], rtol: float,
-                  atol: float) -> list[tuple[str, str, str]]:
+def compare_saved(ours_dir: str, ours: Sequence[str], theirs: Sequence[str],
+                  rtol: float | None, atol: float) -> list[tuple[str, str, str]]:
     """(status, name, detail) per saved file: npjax's copies (under ``ours_dir``, by
     relative name ``ours``) against the files NumPy's run wrote (absolute ``theirs``)."""
     theirs_by_name = {_display(p): p for p in theirs}
@@ -533,15 +567,17 @@ def _display(path: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-def compare(script: str, args: Sequence[str], rtol: float = 1e-9, atol: float = 1e-12,
+def compare(script: str, args: Sequence[str], rtol: float | None = None, atol: float = 1e-12,
             max_lines: int = 60, *, module: bool = False, options: Sequence[str] = (),
-            report: bool = True) -> int:
+            report: bool = True, report_json: str | None = None) -> int:
     """Run ``script`` under npjax and under NumPy, print the comparison; 0 if outputs match.
 
     Compared: the exit status, the printed lines, and the .npy/.npz/.txt/.csv/.dat files the
     runs wrote (found by modification time under the current folder and the script's folder;
     npjax's are copied aside before NumPy's run overwrites them). ``options`` are passed to
-    the npjax run (policy flags); ``report`` prints npjax's report after the comparison.
+    the npjax run (policy flags); ``report`` prints npjax's report after the comparison;
+    ``report_json`` receives its data as JSON. ``rtol=None``: tolerances by printed digits
+    and by dtype (``compare_lines``, ``compare_arrays``).
     """
     roots = [os.getcwd()] if module else [os.getcwd(), os.path.dirname(os.path.abspath(script))]
     keep = tempfile.mkdtemp(prefix="npjax-compare-")
@@ -564,6 +600,8 @@ def compare(script: str, args: Sequence[str], rtol: float = 1e-9, atol: float = 
                 report_data = json.load(f)
         except (OSError, ValueError):
             report_data = None
+        if report_json and report_data is not None:
+            shutil.copyfile(report_file, report_json)
     finally:
         shutil.rmtree(keep, ignore_errors=True)
     return _print_comparison(script, args, ours, theirs, saved, report_data if report else None,
@@ -572,7 +610,7 @@ def compare(script: str, args: Sequence[str], rtol: float = 1e-9, atol: float = 
 
 def _print_comparison(script: str, args: Sequence[str], ours: tuple, theirs: tuple,
                       saved: list[tuple[str, str, str]], report_data: dict | None,
-                      rtol: float, atol: float, max_lines: int) -> int:
+                      rtol: float | None, atol: float, max_lines: int) -> int:
     out = sys.stdout
     print(f"npjax run --compare {script} {' '.join(args)}".rstrip(), file=out)
     width = 22
@@ -584,7 +622,9 @@ def _print_comparison(script: str, args: Sequence[str], ours: tuple, theirs: tup
             for line in _tail(err):
                 print(f"    {line}", file=out)
     rows = compare_lines(ours[1], theirs[1], rtol, atol)
-    print(f"Printed output ({len(rows)} lines; numbers compared with rtol={rtol:g}, "
+    tolerance = (f"rtol={rtol:g}" if rtol is not None else
+                 f"rtol={RTOL:g} ({SHORT_RTOL:.2g} with <= {SHORT_DIGITS} digits)")
+    print(f"Printed output ({len(rows)} lines; numbers compared with {tolerance}, "
           f"atol={atol:g}):", file=out)
     counts = {"identical": 0, "match within tolerance": 0, "DIFFER": 0}
     hidden = 0
@@ -602,7 +642,8 @@ def _print_comparison(script: str, args: Sequence[str], ours: tuple, theirs: tup
         print(f"  ... and {hidden} more identical lines after line {max_lines}", file=out)
     saved_counts = {"identical": 0, "match within tolerance": 0, "DIFFER": 0}
     if saved:
-        print(f"Saved files ({len(saved)} arrays/tables; floats compared with rtol={rtol:g}, "
+        by = f"rtol={rtol:g}" if rtol is not None else "rtol by dtype"
+        print(f"Saved files ({len(saved)} arrays/tables; floats compared with {by}, "
               f"atol={atol:g}):", file=out)
         for status, name, detail in saved:
             saved_counts[status] += 1

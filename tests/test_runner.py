@@ -174,9 +174,22 @@ def test_compare_reports_differ(tmp_path, capsys):
     ("np.float64(1.0)", "1.0", "DIFFER"),
     ("nan", "inf", "DIFFER"),
     ("[1. 2.]", "[1. 2. 3.]", "DIFFER"),
+    ("error 1e-08.", "error 1.0000000000001e-08.", "match within tolerance"),
+    ("ends 2.5.", "ends 2.5000000000001.", "match within tolerance"),
+    ("error 1e-08.", "error 2e-08.", "DIFFER"),
+    ("version 1.2.3", "version 1.2.4", "DIFFER"),
+    ("f32 0.1", "f32 0.099999994", "match within tolerance"),
+    ("[0.33333334 1.2345679 ]", "[0.33333331 1.2345678 ]", "match within tolerance"),
+    ("f32 1.0000001e-20", "f32 1e-20", "match within tolerance"),
+    ("f32 0.1234", "f32 0.1235", "DIFFER"),
+    ("f64 0.30000000000000004", "f64 0.30000001", "DIFFER"),
 ])
 def test_compare_lines(ours, theirs, status):
     assert _runner.compare_lines(ours, theirs) == [(status, ours, theirs)]
+
+
+def test_compare_lines_explicit_rtol_ignores_digits():
+    assert _runner.compare_lines("f32 0.1", "f32 0.099999994", rtol=1e-9)[0][0] == "DIFFER"
 
 
 def test_compare_lines_missing_line():
@@ -336,6 +349,50 @@ def test_compare_arrays(ours, theirs, status):
 
     assert _runner.compare_arrays(numpy.array(ours), numpy.array(theirs), 1e-9, 1e-12)[0] \
         == status
+
+
+def test_compare_arrays_tolerance_by_dtype():
+    import numpy
+
+    a = numpy.array([0.1, 1.0, 3.0], numpy.float32)
+    b = numpy.nextafter(a, numpy.float32(2))
+    assert _runner.compare_arrays(a, b, None, 1e-12)[0] == "match within tolerance"
+    assert _runner.compare_arrays(a, b, 1e-9, 1e-12)[0] == "DIFFER"
+    x = numpy.array([0.1, 1.0])
+    assert _runner.compare_arrays(x, x * (1 + 1e-7), None, 1e-12)[0] == "DIFFER"
+
+
+def test_compare_writes_report_json(tmp_path):
+    script = _write(tmp_path / "small.py", """\
+        import numpy as np
+        print("mean", np.arange(4.0).mean())
+        """)
+    report = tmp_path / "report.json"
+    done = _run("run", "--compare", "--report-json", str(report), script)
+    assert done.returncode == 0, done.stdout + done.stderr
+    import json
+
+    data = json.loads(report.read_text())
+    assert data["script"] == script and "calls" in data
+
+
+def test_numpy_lib_imports_resolve_to_npjax(tmp_path):
+    script = _write(tmp_path / "windows.py", """\
+        import numpy as np
+        import numpy.lib.stride_tricks
+        import numpy.lib.format
+        from numpy.lib.stride_tricks import sliding_window_view
+        from numpy.lib import stride_tricks, NumpyVersion
+        v = sliding_window_view(np.arange(5), 3)
+        print(type(v).__module__, numpy.lib.stride_tricks.as_strided.__module__,
+              stride_tricks.__name__, numpy.lib.format.__name__)
+        print(np.__version__ == __import__("importlib").import_module("numpy").__version__,
+              NumpyVersion(np.__version__) >= "2.0.0", v.sum())
+        """)
+    done = _run("run", "--no-report", script)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == ("npjax._ndarray npjax npjax.lib.stride_tricks numpy.lib.format\n"
+                           "True True 18\n")
 
 
 def test_compare_arrays_dtype_differs():
