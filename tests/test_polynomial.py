@@ -79,8 +79,9 @@ def test_roots_cases(p):
     assert_parity(lambda xp: xp.roots(p), name="roots", context=(p,))
 
 
-@given(p=coeffs(), x=st.one_of(hnp.arrays(st.sampled_from(DTYPES), hnp.array_shapes(
-    min_dims=0, max_dims=2, max_side=3), elements=st.integers(0, 3)),
+@given(p=coeffs(), x=st.one_of(st.sampled_from(DTYPES).flatmap(lambda d: hnp.arrays(
+    d, hnp.array_shapes(min_dims=0, max_dims=2, max_side=3),
+    elements=st.integers(0, 1 if d == np.bool_ else 3))),  # a bool holds 0 and 1 only
     st.sampled_from([2, 2.5, -1, np.float32(1.5), 1j])))
 def test_polyval(p, x):
     assert_parity(lambda xp: xp.polyval(xp.asarray(p), x if np.isscalar(x) else xp.asarray(x)),
