@@ -41,7 +41,8 @@ from npjax import _ufunc_methods  # installs ufunc.reduce/accumulate/outer/reduc
 from npjax._array_api_info import __array_namespace_info__
 from npjax._errors import FallbackWarning
 from npjax._ndarray import ndarray
-from npjax._policy import Policy, get_policy, policy, reset_policy, set_policy
+from npjax._context import get_policy, policy, reset_policy, set_policy
+from npjax._policy import Policy
 from npjax._stats import reset_stats, stats
 from npjax._ufuncs import UFUNCS as _UFUNCS
 from npjax._ufuncs import ufunc

@@ -12,7 +12,7 @@ import numpy as np
 
 from npjax._ndarray import ndarray, normalize_axis
 from npjax._normalize import to_jax
-from npjax._policy import current
+from npjax._context import current
 
 __all__ = ["packbits", "unpackbits"]
 

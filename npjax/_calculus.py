@@ -20,7 +20,7 @@ import numpy as np
 from npjax import _ufuncs
 from npjax._ndarray import ndarray, normalize_axes
 from npjax._normalize import to_jax
-from npjax._policy import current
+from npjax._context import current
 
 __all__ = ["gradient", "trapezoid", "interp", "unwrap"]
 

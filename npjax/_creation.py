@@ -27,7 +27,8 @@ from npjax._dispatch import ArrayIn, DeviceIn, DTypeIn, Unsupported, npfunc, wit
 from npjax._errors import ComplexWarning, HostOnly, unsupported
 from npjax._ndarray import ndarray, normalize_axis
 from npjax._normalize import as_host, place, resolve_device, to_jax
-from npjax._policy import Policy, current
+from npjax._context import current
+from npjax._policy import Policy
 from npjax._fallback import to_host
 
 __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",

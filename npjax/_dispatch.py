@@ -23,8 +23,9 @@ from npjax._fallback import call_numpy
 from npjax._lazy import Lazy
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax, to_jax_lazy
-from npjax._policy import Policy, current
-from npjax._policy import policy as using_policy
+from npjax._context import current
+from npjax._policy import Policy
+from npjax._context import policy as using_policy
 
 
 class Tag:

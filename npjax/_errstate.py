@@ -340,15 +340,16 @@ def _traced(outs: Any, st: dict, flags: Callable | None, operands: Any = None) -
     does: a non-finite output (or, when underflow is reported, a tiny one)."""
     if not isinstance(outs[0], _Tracer):  # outputs are all traced or none is
         return False
-    from npjax import _indexing
+    from npjax._context import trace
 
-    if _indexing.TRACE is None:  # traced by plain jax.jit: no place to report, no check
+    tr = trace()
+    if tr is None:  # traced by plain jax.jit: no place to report, no check
         return True
     if flags is not None:
         active = sum(bit for key, bit, _ in _KINDS if st[key] != "ignore")
-        _indexing.TRACE.check((flags() & active) != 0)
+        tr.check((flags() & active) != 0)
         return True
-    _indexing.TRACE.watch.add(outs, st["under"] != "ignore", operands)
+    tr.watch.add(outs, st["under"] != "ignore", operands)
     return True
 
 

@@ -21,7 +21,8 @@ import numpy as np
 from npjax import _stats
 from npjax._errors import FallbackWarning
 from npjax._ndarray import ndarray
-from npjax._policy import Policy, current
+from npjax._context import current
+from npjax._policy import Policy
 
 
 # NumPy functions that write into a positional argument (position of the destination).

@@ -35,6 +35,7 @@ from jax.sharding import SingleDeviceSharding
 
 from npjax import _views
 from npjax._views import settled
+from npjax._context import trace
 from npjax._errors import ComplexWarning
 from npjax._errstate import on_host
 from npjax._lazy import Kernel, Lazy
@@ -46,9 +47,6 @@ _INDEX_TYPES_MSG = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxi
                     "integer or boolean arrays are valid indices")
 _HOST_SCALARS = (int, float, complex, bool, np.generic)
 _FLOAT64 = np.dtype(np.float64)
-# While npjax.jit traces a function: its ``_jit._Trace`` (device-side checks, writes to arrays
-# that existed before the trace); None otherwise.
-TRACE: Any = None
 
 
 # --- parsing --------------------------------------------------------------------------------
@@ -245,9 +243,10 @@ def _check_bounds(checks: list, shape: tuple) -> None:
     for arr, axis in checks:
         n = shape[axis]
         if arr.size:
-            if TRACE is not None and isinstance(arr, jax.core.Tracer):
+            tr = trace()
+            if tr is not None and isinstance(arr, jax.core.Tracer):
                 lo, hi = _min_max(arr)
-                TRACE.check((lo < -n) | (hi >= n))  # npjax.jit: checked after the call
+                tr.check((lo < -n) | (hi >= n))  # npjax.jit: checked after the call
                 continue
             lo, hi = _host_min_max(arr)
             if lo < -n or hi >= n:
@@ -445,7 +444,7 @@ def _single_value(value: Any, dtype: np.dtype) -> Any:
             if not (isinstance(value, ndarray) and value._scalar):
                 _complex_warning(value.dtype, dtype)
                 return value._read_lazy() if isinstance(value, ndarray) else value
-            if TRACE is not None and isinstance(value._read(), jax.core.Tracer):
+            if trace() is not None and isinstance(value._read(), jax.core.Tracer):
                 return _traced_scalar(value._read(), dtype)
         value = value._host_scalar() if isinstance(value, ndarray) and value._scalar else \
             np.asarray(value)
@@ -472,7 +471,7 @@ def _traced_scalar(v: jax.Array, dtype: np.dtype) -> jax.Array:
         bad = bad | (v < max(info.min, sinfo.min)) | (v > min(info.max, sinfo.max))
     elif dtype.kind in "fc" and src.kind in "fc":
         bad = bad | (jnp.isfinite(v) & ~jnp.isfinite(v.astype(dtype)))  # NumPy warns
-    TRACE.check(bad)
+    trace().check(bad)
     return v
 
 
@@ -481,7 +480,7 @@ def convert_value(value: Any, dtype: np.dtype, target: tuple, advanced: bool = F
     as NumPy's setitem does: a host ``numpy.ndarray`` or a ``jax.Array`` (cast later)."""
     if isinstance(value, ndarray) and value._scalar and not advanced and not np.can_cast(
             value.dtype, dtype, "safe"):
-        if TRACE is not None and isinstance(value._read(), jax.core.Tracer):
+        if trace() is not None and isinstance(value._read(), jax.core.Tracer):
             return _traced_scalar(value._read(), dtype)
         value = value._host_scalar()  # a NumPy scalar: NumPy converts it as a Python value
     if isinstance(value, ndarray | jax.Array):
@@ -615,8 +614,20 @@ def setitem(a: ndarray, index: Any, value: Any) -> None:
         _write_one(a, tuple(_check_int(k, i, n) for i, (k, n) in enumerate(zip(items, shape))),
                    value)
         return
+    if type(value) is ndarray and value._base is not None and _is_same_view(a, steps, value):
+        return  # ``a[k] = a[k]``, the store of ``a[k] += v``: nothing changes
     target = a._layout_array()[host].shape
     write_through(a, steps, convert_value(value, dtype, target))
+
+
+def _is_same_view(a: ndarray, steps: tuple, value: ndarray) -> bool:
+    """Whether ``value`` is a view of exactly the elements ``a`` seen through ``steps``."""
+    root = a if a._base is None else a._base
+    if value._base is not root:
+        return False
+    lens = _views.compose(a._full_lens() if a._base is not None else (), *steps)
+    other = value._full_lens()  # steps compare by structure; positions are dynamic
+    return other == lens and _views.dynamic_args(other) == _views.dynamic_args(lens)
 
 
 @functools.lru_cache(maxsize=64)
@@ -633,8 +644,9 @@ def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
     """``a[pos] = value`` for one element (the hot path of element loops)."""
     v = _single_value(value, a.dtype)
     if a._base is None and pos:
-        if TRACE is not None:
-            TRACE.note_write(a)
+        tr = trace()
+        if tr is not None:
+            tr.note_write(a)
         # Donate the old buffer only when this array made it and nothing else refers to it
         # (the slot and getrefcount's own argument are the only two references); never in
         # lazy mode (recorded calls hold their operands).
@@ -673,8 +685,9 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
     if a._readonly:
         raise ValueError("assignment destination is read-only")
     root = a if a._base is None else a._base
-    if TRACE is not None:
-        TRACE.note_write(root)
+    tr = trace()
+    if tr is not None:
+        tr.note_write(root)
     lens = _views.compose(a._full_lens() if a._base is not None else (), *steps)
     lazy = _lazy_on()
     old = root._read_lazy() if lazy else root._read()
@@ -684,7 +697,7 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
     else:
         del old
         donate = not lazy and root._mine and sys.getrefcount(root._value) == 2
-        keep = None if TRACE is not None else _multi_device_sharding(root._value)
+        keep = None if tr is not None else _multi_device_sharding(root._value)
         root._value = _updater(lens, donate, keep)(root._value, _views.dynamic_args(lens), new)
         root._mine = True
     root._version += 1

@@ -46,9 +46,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _errstate, _indexing, _lazy
+from npjax import _context, _errstate, _lazy
 from npjax._ndarray import ndarray
-from npjax._policy import current, policy
+from npjax._context import current, policy
 
 __all__ = ["JitError", "jit"]
 
@@ -75,7 +75,8 @@ class _Unhashable(TypeError):
 class _Trace:
     """What one trace collects: device-side checks and writes to pre-existing arrays."""
 
-    def __init__(self) -> None:
+    def __init__(self, neg_zero: jax.Array) -> None:
+        self.neg_zero = neg_zero  # a traced -0.0 that rounds products (``_lazy.round_products``)
         self.checks: list[jax.Array] = []
         self.watch = _errstate.FiniteWatch()  # float results of ufuncs (error state)
         self.writes: list[tuple[Any, Any]] = []
@@ -373,13 +374,12 @@ def _jit_error(exc: BaseException, fn: Callable) -> JitError:
 class _Entry:
     """One compiled program (per cache key) and what its trace learnt."""
 
-    __slots__ = ("compiled", "eager", "holder", "meta")
+    __slots__ = ("compiled", "eager", "meta")
 
     def __init__(self) -> None:
         self.compiled: Any = None
         self.eager = False
         self.meta: Any = None
-        self.holder: Any = None  # this call's (args, kwargs, roots) while it runs
 
 
 class Jitted:
@@ -442,9 +442,9 @@ class Jitted:
         first = entry.compiled is None
         if first:
             entry.compiled = jax.jit(self._traced_fn(entry, arg_specs, kw_specs))
-        entry.holder = (args, kwargs, roots)
+        token = _context.replace(calling=(args, kwargs, roots))  # read by a trace, if any
         try:
-            outs, written, flags = entry.compiled(root_vals, dyns, _lazy._neg_zero())
+            outs, written, flags = entry.compiled(root_vals, dyns, _lazy.neg_zero())
         except _TRACE_ERRORS as exc:
             if first:
                 entry.compiled = None
@@ -458,7 +458,7 @@ class Jitted:
                 entry.compiled = None
             raise
         finally:
-            entry.holder = None
+            _context.restore(token)
         if flags is not None and bool(np.any(np.asarray(flags))):
             # A device-side check failed: eager NumPy semantics raise at the failing line.
             return self._eager(args, kwargs)
@@ -482,7 +482,7 @@ class Jitted:
         def traced(root_vals, dyns, neg_zero):
             # jax.jit traces once per entry (the key fixes shapes, dtypes, statics and
             # structure), with the arguments of the call that is running.
-            args, kwargs, roots = entry.holder
+            args, kwargs, roots = _context.get().calling
             rb = _Rebuild(arg_specs, roots, root_vals, dyns)
             new_args = [rb.build(s, a) if i not in self._static_argnums else a
                         for i, (s, a) in enumerate(zip(arg_specs, args))]
@@ -491,13 +491,9 @@ class Jitted:
             for k in range(len(roots)):  # host arrays and unused roots still get a wrapper
                 if isinstance(roots[k], np.ndarray) and k not in rb.wrappers:
                     rb.owner(k, False, not roots[k].flags.writeable)
-            trace = _Trace()
-            previous, previous_zero = _indexing.TRACE, _lazy.NEG_ZERO
-            _indexing.TRACE, _lazy.NEG_ZERO = trace, neg_zero
-            try:
+            trace = _Trace(neg_zero)
+            with _context.using(trace=trace, calling=None):
                 result = fn(*new_args, **new_kwargs)
-            finally:
-                _indexing.TRACE, _lazy.NEG_ZERO = previous, previous_zero
             del new_args, new_kwargs
             outs = _Outputs(rb)
             result_spec = outs.walk(result)

@@ -42,7 +42,7 @@ import numpy as np
 
 from npjax import _stats
 from npjax._errstate import FiniteWatch
-from npjax._policy import current
+from npjax._context import current, trace
 
 # Pending calls after which a graph is cut and run (bounds compile time and memory).
 BOUND = 1000
@@ -171,16 +171,14 @@ class Kernel:
             if not _has_lazy(args):
                 raise
             out = self.fn(*jax.tree.map(concrete, args))
-        if self.products and NEG_ZERO is not None:  # traced by npjax.jit
-            out = round_products(out, NEG_ZERO)
+        if self.products:
+            tr = trace()
+            if tr is not None:  # traced by npjax.jit
+                out = round_products(out, tr.neg_zero)
         return out
 
     def __repr__(self) -> str:
         return f"Kernel({getattr(self.fn, '__name__', self.fn)!r})"
-
-
-# While npjax.jit traces a function: a traced -0.0 (see ``round_products``); None otherwise.
-NEG_ZERO: Any = None
 
 
 def round_products(out: Any, neg_zero: Any) -> Any:
@@ -366,7 +364,7 @@ def _run(outputs: list) -> None:
     _stats.lazy["flushes"] += 1
     _stats.lazy["executed"] += len(program)
     _stats.lazy["outputs"] += len(outputs)
-    values, suspect = compiled(_neg_zero(), *inputs)
+    values, suspect = compiled(neg_zero(), *inputs)
     for z, v in zip(outputs, values):
         z.value = v
         z.call = None
@@ -378,7 +376,7 @@ def _run(outputs: list) -> None:
 
 
 @functools.lru_cache(maxsize=1)
-def _neg_zero() -> jax.Array:
+def neg_zero() -> jax.Array:
     return jnp.asarray(-0.0, np.float64)
 
 

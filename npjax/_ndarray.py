@@ -27,7 +27,7 @@ import numpy as np
 from npjax import _stats, _views
 from npjax._errors import AxisError
 from npjax._lazy import Kernel, Lazy, concrete_if_done
-from npjax._policy import current
+from npjax._context import current
 
 
 builtins_type = builtins.type

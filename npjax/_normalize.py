@@ -17,7 +17,8 @@ import numpy as np
 from npjax import _dtypes, _sharding, _stats
 from npjax._errors import HostOnly
 from npjax._ndarray import ndarray
-from npjax._policy import Policy, current
+from npjax._context import current
+from npjax._policy import Policy
 
 
 @functools.lru_cache(maxsize=64)

@@ -1,18 +1,15 @@
-"""Execution policy: where arrays live and how calls run, held in a ContextVar.
+"""Execution policy: where arrays live and how calls run.
 
 The policy is a frozen dataclass, so it is hashable and can be part of compile-cache keys.
-It is stored in a ``contextvars.ContextVar``: each thread and each asyncio task sees its own
-value, and ``with npjax.policy(...)`` restores the previous one on exit. Environment variables
-``NPJAX_<FIELD>`` set the defaults; they are read once, at import.
+The policy in force is part of the execution context (``_context.py``: one ContextVar per
+thread or task). Environment variables ``NPJAX_<FIELD>`` set the defaults; they are read once,
+at import.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import dataclasses
 import os
-from collections.abc import Iterator
 from typing import Any
 
 _CHOICES = {
@@ -92,35 +89,5 @@ def _from_environment() -> Policy:
     return Policy(**fields)
 
 
-_DEFAULT = _from_environment()
-_current: contextvars.ContextVar[Policy] = contextvars.ContextVar("npjax_policy", default=_DEFAULT)
-
-current = _current.get  # the one reader used by the call path
-
-
-def get_policy() -> Policy:
-    """Return the policy in force in this thread or task."""
-    return _current.get()
-
-
-def set_policy(**fields: Any) -> Policy:
-    """Change fields of the current policy (for this context and the code it starts)."""
-    new = dataclasses.replace(_current.get(), **fields)
-    _current.set(new)
-    return new
-
-
-def reset_policy() -> Policy:
-    """Return to the defaults (built-in values overridden by ``NPJAX_*`` variables)."""
-    _current.set(_DEFAULT)
-    return _DEFAULT
-
-
-@contextlib.contextmanager
-def policy(**fields: Any) -> Iterator[Policy]:
-    """Context manager: run the block with some policy fields changed."""
-    token = _current.set(dataclasses.replace(_current.get(), **fields))
-    try:
-        yield _current.get()
-    finally:
-        _current.reset(token)
+# The defaults: built-in values overridden by ``NPJAX_*`` variables (read once, at import).
+DEFAULT_POLICY = _from_environment()

@@ -28,7 +28,7 @@ from npjax._dispatch import wrap
 from npjax._errors import unsupported
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
-from npjax._policy import current
+from npjax._context import current
 
 __all__ = ["poly", "roots", "polyint", "polyder", "polyadd", "polysub", "polymul", "polydiv",
            "polyval", "poly1d", "polyfit"]

@@ -33,7 +33,7 @@ from npjax._fallback import call_numpy
 from npjax._impl.reductions import _jit, _r
 from npjax._ndarray import ndarray, normalize_axis
 from npjax._normalize import to_jax
-from npjax._policy import current
+from npjax._context import current
 
 __all__ = ["dot", "vdot", "inner", "outer", "tensordot", "kron", "einsum", "einsum_path",
            "cross"]

@@ -30,7 +30,7 @@ from npjax._lazy import Kernel
 from npjax._ndarray import install_methods, ndarray, normalize_axis
 from npjax import _normalize
 from npjax._normalize import to_jax, to_jax_lazy
-from npjax._policy import current
+from npjax._context import current
 
 __all__ = [
     "where", "clip", "nonzero", "argwhere", "flatnonzero", "take", "take_along_axis", "put",

@@ -32,7 +32,8 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceShardin
 
 from npjax import _stats
 from npjax._ndarray import ndarray
-from npjax._policy import Policy, current
+from npjax._context import current
+from npjax._policy import Policy
 
 __all__ = ["mesh", "shard"]
 

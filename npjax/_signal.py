@@ -27,7 +27,7 @@ from npjax import _dtypes
 from npjax._dispatch import ArrayIn, npfunc, wrap
 from npjax._errors import unsupported
 from npjax._normalize import to_jax
-from npjax._policy import current
+from npjax._context import current
 
 __all__ = ["convolve", "correlate", "bartlett", "blackman", "hamming", "hanning", "kaiser",
            "i0", "sinc"]

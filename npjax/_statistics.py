@@ -29,7 +29,7 @@ from npjax import _ufuncs
 from npjax._elementwise_misc import _to_int_x86
 from npjax._fallback import call_numpy
 from npjax._ndarray import ndarray
-from npjax._policy import current
+from npjax._context import current
 
 __all__ = ["histogram", "histogram_bin_edges", "histogram2d", "histogramdd", "cov", "corrcoef"]
 

@@ -36,7 +36,7 @@ from npjax._fallback import call_numpy
 from npjax._lazy import Kernel, Lazy, concrete
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax, to_jax_lazy
-from npjax._policy import current
+from npjax._context import current, trace
 
 _WEAK = _dtypes.WEAK_TYPES
 
@@ -459,9 +459,11 @@ class ufunc:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         _stats.calls[self.__name__] += 1
         # Fast path: npjax array operands, no keywords, loop already seen (one dict lookup
-        # keyed by the operand dtypes). Anything else takes the full path below.
+        # keyed by the operand dtypes), no placement asked for (operands stay where they
+        # are). Anything else takes the full path below, which places operands.
         policy = current()
-        if not kwargs and len(args) == self.nin and policy.device is None:
+        if (not kwargs and len(args) == self.nin and policy.device is None
+                and policy.sharding is None):
             lazy = policy.mode == "lazy"
             vals = [(a._read_lazy() if lazy else a._read()) if type(a) is ndarray else a
                     for a in args if type(a) is ndarray or type(a) is float]
@@ -629,10 +631,9 @@ def _check_power(exponent: Any) -> None:
     else:
         bad = jnp.any(exponent < 0)
         if isinstance(bad, jax.core.Tracer):
-            from npjax import _indexing
-
-            if _indexing.TRACE is not None:  # npjax.jit: checked on the device
-                _indexing.TRACE.check(bad)
+            tr = trace()
+            if tr is not None:  # npjax.jit: checked on the device
+                tr.check(bad)
                 return
         bad = bool(bad)
     if bad:

@@ -23,7 +23,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax import _policy
+from npjax import _context
 
 __all__ = ["initialize", "is_initialized", "process_count", "process_index", "shutdown"]
 
@@ -69,7 +69,7 @@ def initialize(coordinator_address: str | None = None, num_processes: int | None
                                    initialization_timeout=initialization_timeout)
         _after_restart()
     _state["initialized"] = True
-    _policy.set_policy(sharding=sharding)
+    _context.set_policy(sharding=sharding)
 
 
 _saved: dict[str, Any] = {}

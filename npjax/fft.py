@@ -29,7 +29,7 @@ from npjax._dispatch import wrap, write_out
 from npjax._errors import unsupported
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
-from npjax._policy import current
+from npjax._context import current
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "rfftn", "irfftn", "rfft2",
            "irfft2", "fft2", "ifft2", "fftn", "ifftn", "fftfreq", "rfftfreq", "fftshift",

@@ -17,7 +17,7 @@ from jax import lax
 
 from npjax._ndarray import ndarray, normalize_axis
 from npjax._normalize import place, to_jax
-from npjax._policy import current
+from npjax._context import current
 from npjax.random import _samplers as S
 
 _F64 = "float64"
