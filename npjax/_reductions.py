@@ -44,7 +44,7 @@ from npjax._impl.reductions import (
 )
 from npjax._ndarray import install_methods, ndarray, normalize_axes, normalize_axis
 from npjax._normalize import to_jax
-from npjax._policy import current
+from npjax._context import current
 
 __all__ = [
     "sum", "prod", "mean", "std", "var", "min", "max", "amin", "amax", "argmin", "argmax",
@@ -153,15 +153,20 @@ def _ddof(ddof: Any, correction: Any) -> Any:
 
 # --- public functions --------------------------------------------------------------------
 
+def fold(a: Any, axes: tuple, keepdims: bool, op: str, res_dt: np.dtype, initial: Any,
+         where: Any, nan_fill: Any = None) -> Any:
+    """The one sum/product core (``sum``, ``prod``, ``nansum``, ``add.reduce``...): NumPy's
+    order of operations, result of ``res_dt``."""
+    static = (axes, keepdims, op, res_dt, nan_fill)
+    if where is True and initial is _NoValue and (op == "add" or res_dt.kind != "c"):
+        return _jit_plain(_k_fold_plain, static)(a)
+    return _jit(_k_fold, static)(a, _mask(where, a.shape), _initial(initial, res_dt))
+
+
 def _fold_public(name: str, op: str, a: Any, axis: Any, dtype: Any, out: Any, keepdims: Any,
                  initial: Any, where: Any, nan_fill: Any = None) -> Any:
-    axes = _axes(axis, a.ndim)
-    res_dt = _oracle(name, a.dtype, dtype)
-    static = (axes, keepdims is True, op, res_dt, nan_fill)
-    if where is True and initial is _NoValue and (op == "add" or res_dt.kind != "c"):
-        r = _jit_plain(_k_fold_plain, static)(a)
-    else:
-        r = _jit(_k_fold, static)(a, _mask(where, a.shape), _initial(initial, res_dt))
+    r = fold(a, _axes(axis, a.ndim), keepdims is True, op, _oracle(name, a.dtype, dtype),
+             initial, where, nan_fill)
     return _finish(r, out, name)
 
 

@@ -19,11 +19,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _dtypes, _indexing
+from npjax import _dtypes, _indexing, _reductions
 from npjax._dispatch import write_out
 from npjax._ndarray import ndarray, normalize_axis
 from npjax._normalize import to_jax
-from npjax._policy import current
+from npjax._context import current
 from npjax._ufuncs import UFUNCS, ufunc
 
 __all__: list[str] = []
@@ -33,6 +33,8 @@ _NoValue = np._NoValue
 # Reorderable ufuncs without an identity (NumPy's "reorderable none").
 _REORDERABLE_NONE = {"minimum", "maximum", "fmin", "fmax"}
 
+# Ufuncs whose reduce is ``sum``/``prod`` (NumPy: the same function) and the fold op naming them.
+_FOLDS = {"add": "add", "multiply": "mul"}
 _FAST_REDUCE: dict[str, Callable] = {
     "add": jnp.sum, "multiply": jnp.prod,
     "logical_and": jnp.all, "logical_or": jnp.any,
@@ -194,8 +196,8 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
            keepdims: bool = False, initial: Any = _NoValue, where: Any = True) -> Any:
     """npjax implementation of ``numpy.ufunc.reduce``.
 
-    Differences from NumPy: float sums are not NumPy's pairwise summation (last-ulp
-    differences); the sign of a zero sum may differ.
+    ``add.reduce`` and ``multiply.reduce`` run the core of ``sum`` and ``prod`` (NumPy's
+    order of operations), as in NumPy, where ``sum`` is ``add.reduce``.
     """
     x, _ = _as_input(array)
     dtype = _dtypes.canonical_dtype(dtype)
@@ -224,8 +226,14 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
     if has_initial and kwargs["initial"] is None:
         has_initial = False
     _check_power(name, loop_dt, x, axes[0] if axes else 0, has_initial)
-    res = _reduce_kernel(name, loop_dt, axes, bool(keepdims), has_initial, has_where)(
-        x, init, mask if has_where else jnp.zeros((), bool))
+    fold = _FOLDS.get(name)
+    if fold is not None and loop_dt == result_dt:  # as ``sum``/``prod``: one core for both
+        res = _reductions.fold(x, axes, bool(keepdims), fold, result_dt,
+                               kwargs["initial"] if has_initial else _NoValue,
+                               mask if has_where else True)
+    else:
+        res = _reduce_kernel(name, loop_dt, axes, bool(keepdims), has_initial, has_where)(
+            x, init, mask if has_where else jnp.zeros((), bool))
     if res.dtype != result_dt:
         res = res.astype(result_dt)
     if out is not None:

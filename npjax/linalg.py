@@ -41,7 +41,8 @@ from npjax._fallback import call_numpy
 from npjax._impl import linalg as _k
 from npjax._ndarray import ndarray, normalize_axis
 from npjax._normalize import to_jax
-from npjax._policy import current
+from npjax import _context
+from npjax._context import current
 
 __all__ = [
     "matrix_power", "solve", "tensorsolve", "tensorinv", "inv", "cholesky", "eigvals",
@@ -107,7 +108,13 @@ def _check_2d(*arrays: jax.Array) -> None:
 
 
 def _flag(x: jax.Array) -> bool:
-    """One device-to-host transfer: a data-dependent condition NumPy raises on."""
+    """A data-dependent condition NumPy raises on: one device-to-host transfer, or inside
+    ``npjax.jit`` a device-side check (the call then reruns eagerly and raises here)."""
+    if isinstance(x, jax.core.Tracer):
+        tr = _context.trace()
+        if tr is not None:
+            tr.check(jnp.any(x))
+            return False
     return bool(x)
 
 

@@ -469,3 +469,23 @@ def test_npjax_scalar_values_convert_as_numpy_scalars():
                 return a
 
             assert_parity(fn, context=(dtype, index, source))
+
+
+def test_augmented_slice_assignment_writes_once(monkeypatch):
+    # ``a[1:-1] += 1.0`` is ``v = a[1:-1]; v += 1.0; a[1:-1] = v``: the last store puts a
+    # view back where it came from, which changes nothing and must cost nothing.
+    from npjax import _indexing
+
+    writes = []
+    real = _indexing.write_through
+    monkeypatch.setattr(_indexing, "write_through", lambda *a: writes.append(1) or real(*a))
+
+    def fn(xp):
+        a = xp.asarray(np.arange(10.0))
+        a[1:-1] += 1.0
+        a[::3] *= 2.0
+        a[1:] = a[:-1]  # same structure, other positions: a real write
+        return a
+
+    assert_parity(fn)
+    assert len(writes) == 3  # one per statement

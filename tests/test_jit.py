@@ -324,3 +324,68 @@ def test_updates_whose_results_have_several_users():
     want = h(np, np.zeros(3))
     for g, w in zip(got, want):
         np.testing.assert_array_equal(np.asarray(g), w)
+
+
+def test_trace_in_one_thread_does_not_see_writes_in_another():
+    # The trace state lived in module globals: thread B's write, made while thread A traced,
+    # was taken for a write by A's function (JitError) and undone (B's value lost).
+    import threading
+
+    tracing, written = threading.Event(), threading.Event()
+
+    def body(x):
+        tracing.set()
+        assert written.wait(30)
+        return x * 2.0
+
+    f = npjax.jit(body)
+    b = npjax.zeros(3)
+    results = {}
+
+    def trace_in_a():
+        results["a"] = f(npjax.ones(3))
+
+    def write_in_b():
+        assert tracing.wait(30)
+        b[1] = 7.0
+        written.set()
+
+    threads = [threading.Thread(target=trace_in_a), threading.Thread(target=write_in_b)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert_same(results["a"], np.full(3, 2.0))
+    assert_same(b, np.array([0.0, 7.0, 0.0]))
+
+
+def test_concurrent_calls_of_one_jitted_function_use_their_own_arguments():
+    import threading
+
+    f = npjax.jit(lambda x: x + 1.0)
+    outs = {}
+
+    def call(i):
+        outs[i] = f(npjax.full(4, float(i)))
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    for i in range(8):
+        assert_same(outs[i], np.full(4, i + 1.0))
+
+
+@pytest.mark.parametrize("name", ["inv", "solve", "cholesky"])
+def test_linalg_errors_are_device_checks(name):
+    # They raised JitError (a host read of the singular flag) blaming the user's line.
+    good = np.array([[4.0, 1.0], [1.0, 3.0]])
+    bad = np.array([[1.0, 2.0], [2.0, 4.0]]) if name != "cholesky" else -good
+    check_kernel(_linalg_call, name, good, np.ones(2), static=(0,))
+    check_kernel(_linalg_call, name, bad, np.ones(2), static=(0,), calls=1)
+
+
+def _linalg_call(xp, name, a, b):
+    la = xp.linalg
+    return la.solve(a, b) if name == "solve" else getattr(la, name)(a)

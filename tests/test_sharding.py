@@ -281,13 +281,26 @@ def _child_extras() -> None:
         assert len(c.sharding.device_set) == 4
         assert npjax.stats()["transfers"]["device_to_device"]["count"] == 1
 
+    def ufunc_after_entering_policy():
+        # The ufunc fast path checked ``device``, not ``sharding``: the first call moved the
+        # operands onto the mesh, the same call again ran on one device.
+        with npjax.policy(sharding=None):
+            a = npjax.asarray(A)
+        assert len(a.sharding.device_set) == 1
+        for _ in range(3):
+            r = npjax.add(a, a)
+            assert len(r.sharding.device_set) == N_DEVICES, r.sharding
+            np.testing.assert_array_equal(np.asarray(r), A + A)
+
     for name, fn in [("explicit_spec", explicit_spec), ("named_sharding_mesh",
                      named_sharding_mesh), ("shard_function", shard_function),
-                     ("device_to_device", device_to_device)]:
+                     ("device_to_device", device_to_device),
+                     ("ufunc_after_entering_policy", ufunc_after_entering_policy)]:
         report(name, fn)
 
 
-EXTRAS = ["explicit_spec", "named_sharding_mesh", "shard_function", "device_to_device"]
+EXTRAS = ["explicit_spec", "named_sharding_mesh", "shard_function", "device_to_device",
+          "ufunc_after_entering_policy"]
 
 
 @pytest.fixture(scope="module")
