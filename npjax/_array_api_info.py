@@ -14,7 +14,7 @@ import jax
 import numpy as np
 
 from npjax._normalize import resolve_device
-from npjax._policy import get_policy
+from npjax._context import get_policy
 
 __all__ = ["__array_namespace_info__"]
 
