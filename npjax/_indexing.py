@@ -598,6 +598,8 @@ def setitem(a: ndarray, index: Any, value: Any) -> None:
     items, kinds, advanced, single = _expand(index, len(shape))
     dtype = a.dtype
     if advanced:
+        if _mask_store(a, items, kinds, shape, value):
+            return
         template, arrays, checks, empty = _advanced_unchecked(items, kinds, shape)
         _check_mask_value(index, len(shape), value)
         target = _advanced_shape(template, shape, tuple(np.shape(x) for x in arrays))
@@ -628,6 +630,49 @@ def _is_same_view(a: ndarray, steps: tuple, value: ndarray) -> bool:
     lens = _views.compose(a._full_lens() if a._base is not None else (), *steps)
     other = value._full_lens()  # steps compare by structure; positions are dynamic
     return other == lens and _views.dynamic_args(other) == _views.dynamic_args(lens)
+
+
+def _mask_store(a: ndarray, items: list, kinds: list, shape: tuple, value: Any) -> bool:
+    """``a[mask] = value`` where ``mask`` covers the leading axes and every selected element
+    gets the same value (a scalar, or a value that fits the unmasked axes): a ``where`` of
+    one compiled program per shape, whatever the number of true elements (a scatter at the
+    selected positions compiles once per count). Returns False for other indexes.
+
+    NumPy's value conversion and errors are kept: only values that fit every count take
+    this path, and a mask whose shape does not match the array's leads to the general path
+    (which raises NumPy's IndexError)."""
+    mask = items[0]
+    if kinds[0] != "array" or any(k != "slice" or it != _FULL for k, it in
+                                  zip(kinds[1:], items[1:])):
+        return False
+    if not isinstance(mask, ndarray | np.ndarray | jax.Array) or mask.dtype != np.bool_:
+        return False
+    n = mask.ndim
+    if n == 0 or tuple(mask.shape) != shape[:n]:
+        return False
+    rest = shape[n:]
+    if isinstance(value, ndarray | jax.Array):
+        _complex_warning(value.dtype, a.dtype)
+        v = value._read_lazy() if isinstance(value, ndarray) else value
+    else:
+        v = np.asarray(value, dtype=a.dtype)  # NumPy's conversion of fancy-assigned values
+    if len(v.shape) > len(rest) or np.broadcast_shapes(tuple(v.shape), rest) != rest:
+        return False  # values per selected element (or a shape error): the general path
+    m = mask._read_lazy() if isinstance(mask, ndarray) else to_jax(mask)
+    write_through(a, (), _mask_where(len(rest))(a._read_lazy(), m, v))
+    return True
+
+
+_FULL = slice(None)
+
+
+@functools.lru_cache(maxsize=64)
+def _mask_where(n_rest: int):
+    def store(x, mask, v):
+        keep = mask.reshape(mask.shape + (1,) * n_rest)
+        return jnp.where(keep, _views.fit(v, x.shape[mask.ndim:], x.dtype), x)
+
+    return Kernel(jax.jit(store))
 
 
 @functools.lru_cache(maxsize=64)

@@ -489,3 +489,54 @@ def test_augmented_slice_assignment_writes_once(monkeypatch):
 
     assert_parity(fn)
     assert len(writes) == 3  # one per statement
+
+
+# --- boolean mask stores: one program per shape ---------------------------------------------
+
+
+@given(S.shapes(min_dims=1, max_dims=3, min_side=0, max_side=4).flatmap(
+    lambda shape: st.tuples(
+        S.arrays(S.dtypes, st.just(shape)),
+        st.integers(1, len(shape)).flatmap(
+            lambda n: S.hnp.arrays(np.bool_, st.just(shape[:n]))),
+        st.sampled_from(["py", "zero_d", "rest", "per_element", "xp_rest"]),
+        st.one_of(st.integers(0, 100), st.floats(0, 100)),  # in range of every dtype
+        st.booleans())))
+def test_mask_store_parity(case):
+    host, mask, kind, number, through_view = case
+    rest = host.shape[mask.ndim:]
+
+    def value(xp):
+        if kind == "py":
+            return number
+        if kind == "zero_d":
+            return xp.asarray(number)
+        if kind in ("rest", "xp_rest"):
+            v = np.full(rest, number)
+            return xp.asarray(v) if kind == "xp_rest" else v
+        return np.full((int(mask.sum()),) + rest, number)  # the general path
+
+    def fn(xp):
+        a = xp.asarray(host.copy())
+        target = a[...] if through_view else a
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # NumPy's cast warnings: values compared
+            target[xp.asarray(mask)] = value(xp)
+        return a
+
+    assert_parity(fn, context=(host.dtype, host.shape, mask, kind, number))
+
+
+def test_mask_stores_compile_once_whatever_the_count():
+    # A mask write in a loop compiled a scatter per count of true elements (Game of Life
+    # made hundreds of programs); it is a ``where`` of one program per shape.
+    rng = np.random.default_rng(0)
+    a = npjax.zeros((40, 30))
+    inner = a[1:-1]
+    for step in range(12):
+        if step == 2:
+            npjax.reset_stats()
+        mask = npjax.asarray(rng.random((38, 30)) < rng.random())
+        inner[mask] = float(step)
+        a[a > 5.0] = -1.0
+    assert npjax.stats()["compiles"]["count"] == 0

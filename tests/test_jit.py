@@ -389,3 +389,14 @@ def test_linalg_errors_are_device_checks(name):
 def _linalg_call(xp, name, a, b):
     la = xp.linalg
     return la.solve(a, b) if name == "solve" else getattr(la, name)(a)
+
+
+def _mask_writes(xp, a, z):
+    a[a <= 0.1] = 1.0  # traced as a select: no shape depends on the data
+    z[1:-1][z[1:-1] > 2] = 0
+    return a.sum() + z.sum()
+
+
+def test_mask_writes_trace():
+    rng = np.random.default_rng(5)
+    check_kernel(_mask_writes, rng.random((6, 5)), rng.integers(0, 5, (7, 3)))
