@@ -32,7 +32,8 @@ from npjax._errors import HostOnly, unsupported
 from npjax._fallback import call_numpy
 from npjax._impl.reductions import _jit, _r
 from npjax._ndarray import ndarray, normalize_axis
-from npjax._normalize import to_jax
+from npjax._lazy import Kernel
+from npjax._normalize import to_jax, to_jax_lazy
 from npjax._context import current
 
 __all__ = ["dot", "vdot", "inner", "outer", "tensordot", "kron", "einsum", "einsum_path",
@@ -68,12 +69,26 @@ def _finish(r: jax.Array, dtype: np.dtype) -> jax.Array:
     return r != 0 if dtype == _BOOL else r.astype(dtype)
 
 
-@functools.partial(jax.jit, static_argnames=("dims", "dtype"))
-def _dot_general(x: jax.Array, y: jax.Array, *, dims: tuple, dtype: np.dtype) -> jax.Array:
-    op, acc = _compute_dtype(dtype)
-    r = lax.dot_general(x.astype(op), y.astype(op), dims, precision=_HI,
-                        preferred_element_type=acc)
-    return _finish(r, dtype)
+@functools.lru_cache(maxsize=1024)
+def _dot_kernel(dims: tuple, dtype: np.dtype) -> Kernel:
+    """The compiled contraction of ``dims`` with result ``dtype`` (lazy mode records it)."""
+    def contract(x: jax.Array, y: jax.Array) -> jax.Array:
+        op, acc = _compute_dtype(dtype)
+        r = lax.dot_general(x.astype(op), y.astype(op), dims, precision=_HI,
+                            preferred_element_type=acc)
+        return _finish(r, dtype)
+
+    return Kernel(jax.jit(contract))
+
+
+def _dot_general(x: Any, y: Any, *, dims: tuple, dtype: np.dtype) -> Any:
+    return _dot_kernel(dims, dtype)(x, y)
+
+
+def _lazy_arr(x: Any) -> Any:
+    """An operand for code whose only computations are ``Kernel`` calls: in lazy mode an
+    npjax array's pending value (the kernels record instead of running)."""
+    return to_jax_lazy(x, current())
 
 
 @functools.partial(jax.jit, static_argnames=("dtype",))
@@ -88,16 +103,19 @@ def _matmul_raw(x: jax.Array, y: jax.Array) -> jax.Array:
     return _matmul(x, y, dtype=_promote(x.dtype, y.dtype))
 
 
-@functools.partial(jax.jit, static_argnames=("dtype",))
-def _multiply(x: jax.Array, y: jax.Array, *, dtype: np.dtype) -> jax.Array:
-    if dtype == _BOOL:
-        return jnp.logical_and(x, y)
-    op, _ = _compute_dtype(dtype)
-    return (x.astype(op) * y.astype(op)).astype(dtype)
+@functools.lru_cache(maxsize=64)
+def _multiply_kernel(dtype: np.dtype) -> Kernel:
+    def multiply(x: jax.Array, y: jax.Array) -> jax.Array:
+        if dtype == _BOOL:
+            return jnp.logical_and(x, y)
+        op, _ = _compute_dtype(dtype)
+        return (x.astype(op) * y.astype(op)).astype(dtype)
+
+    return Kernel(jax.jit(multiply), products=True)
 
 
-def _scalar_product(a: jax.Array, b: jax.Array) -> jax.Array:
-    return _multiply(a, b, dtype=_promote(a.dtype, b.dtype))
+def _scalar_product(a: Any, b: Any) -> Any:
+    return _multiply_kernel(_promote(a.dtype, b.dtype))(a, b)
 
 
 def _check_numeric(*dtypes: np.dtype) -> None:
@@ -119,7 +137,7 @@ def _write_dot_out(out: Any, value: jax.Array) -> None:
 
 def dot(a: Any, b: Any, out: Any = None) -> Any:
     """npjax implementation of numpy.dot."""
-    a, b = _arr(a), _arr(b)
+    a, b = _lazy_arr(a), _lazy_arr(b)
     _check_numeric(a.dtype, b.dtype)
     if a.ndim == 0 or b.ndim == 0:
         result = _scalar_product(a, b)
@@ -150,7 +168,7 @@ def vdot(a: Any, b: Any, /) -> Any:
 
 def inner(a: Any, b: Any, /) -> Any:
     """npjax implementation of numpy.inner."""
-    a, b = _arr(a), _arr(b)
+    a, b = _lazy_arr(a), _lazy_arr(b)
     _check_numeric(a.dtype, b.dtype)
     if a.ndim == 0 or b.ndim == 0:
         return wrap(_scalar_product(a, b), True)

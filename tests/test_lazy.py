@@ -280,3 +280,23 @@ def test_warnings_of_fused_intermediates_match_numpy(expression, how):
                 result = np.asarray(expression(npjax, a))
     assert sorted(str(w.message) for w in got) == sorted(str(w.message) for w in want)
     np.testing.assert_allclose(result, expected, rtol=1e-15)  # XLA's exp: within an ulp
+
+
+def test_dot_and_inner_are_recorded():
+    # They ran at once on computed values, so each flushed the pending graph.
+    rng = np.random.default_rng(11)
+    A, B = rng.random((5, 4)), rng.random((4, 3))
+
+    def run(xp):
+        a, b = xp.asarray(A), xp.asarray(B)
+        return xp.dot(a * 2, b) + 1, xp.inner(a, a) * 3, xp.dot(a[0], 2.0)
+
+    eager = run(npjax)
+    with npjax.policy(**LAZY):
+        npjax.reset_stats()
+        lazy = run(npjax)
+        assert _lazy_counts()["flushes"] == 0
+        for got, want, host in zip(lazy, eager, run(np)):
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))  # bit for bit
+            np.testing.assert_allclose(np.asarray(got), host, rtol=1e-13)
+        assert _lazy_counts()["flushes"] == 1
