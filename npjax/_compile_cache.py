@@ -7,16 +7,15 @@ variable is read once, at import, like the other ``NPJAX_*`` variables. npjax on
 default: a cache directory configured for JAX itself (``JAX_COMPILATION_CACHE_DIR`` or
 ``jax.config`` before import) is left as it is, with all of JAX's other cache settings.
 
-The cache is bounded (``MAX_BYTES``, least recently used entries go first; JAX's own
-``JAX_COMPILATION_CACHE_MAX_SIZE`` overrides it). Bounding needs the ``filelock`` package:
-JAX then takes a file lock around every read and write, so processes that share the
-directory never see a half-written entry. Without ``filelock`` the cache stays off.
-Configuring touches no device: JAX opens the directory at the first compile.
+The store is npjax's ``_disk_cache.DiskCache``, bounded by ``MAX_BYTES`` (least recently used
+entries go first; ``JAX_COMPILATION_CACHE_MAX_SIZE`` overrides the bound, -1 for none), safe
+for processes that share it. It is installed through JAX's internal hook; a JAX without that
+hook gets no cache. Configuring touches no device and no file: the directory is created at
+the first write.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 
 import jax
@@ -28,9 +27,9 @@ _OFF = ("", "off", "0", "false", "no", "none")
 state: dict[str, str | None] = {"dir": None, "reason": "not configured"}
 
 
-def default_dir() -> str:
+def default_dir(environ: os._Environ | dict = os.environ) -> str:
     """The XDG cache directory for npjax's compiled programs."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
+    base = environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):  # XDG: a relative value is ignored
         base = os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "npjax", "xla")
@@ -40,15 +39,14 @@ def _requested(environ: os._Environ | dict) -> str | None:
     """The directory ``NPJAX_CACHE_DIR`` asks for (the default when unset); None for off."""
     raw = environ.get("NPJAX_CACHE_DIR")
     if raw is None:
-        return default_dir()
+        return default_dir(environ)
     if raw.strip().lower() in _OFF:
         return None
     return os.path.abspath(os.path.expanduser(raw.strip()))
 
 
 def _writable(path: str) -> bool:
-    """Whether ``path`` can be created or written (JAX creates it at the first compile; a
-    failure there would be a warning at every script's first compile)."""
+    """Whether ``path`` exists as a writable directory or could be created."""
     while not os.path.exists(path):
         parent = os.path.dirname(path)
         if parent == path:
@@ -71,17 +69,35 @@ def configure(environ: os._Environ | dict | None = None) -> str | None:
     if path is None:
         state.update(dir=None, reason="off: NPJAX_CACHE_DIR")
         return None
-    if importlib.util.find_spec("filelock") is None:
-        state.update(dir=None, reason="off: the filelock package is missing")
-        return None
     if not _writable(path):
         state.update(dir=None, reason=f"off: {path} is not writable")
         return None
-    if "JAX_COMPILATION_CACHE_MAX_SIZE" not in environ:
-        jax.config.update("jax_compilation_cache_max_size", MAX_BYTES)
+    raw = environ.get("JAX_COMPILATION_CACHE_MAX_SIZE", "").strip()
+    max_bytes = int(raw) if raw else MAX_BYTES
+    if max_bytes == 0:  # JAX's meaning of 0: no caching
+        state.update(dir=None, reason="off: JAX_COMPILATION_CACHE_MAX_SIZE=0")
+        return None
+    if not _install(path, max_bytes):
+        state.update(dir=None, reason="off: this JAX has no hook for npjax's store")
+        return None
     if "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS" not in environ:
         # npjax's kernels are small and compile in milliseconds: keep them all
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     jax.config.update("jax_compilation_cache_dir", path)
     state.update(dir=path, reason="on")
     return path
+
+
+def _install(path: str, max_bytes: int) -> bool:
+    """Make npjax's store JAX's persistent cache (JAX creates its own at the first compile
+    unless one is there); False when this JAX lacks the hook or already has a store."""
+    try:
+        from jax._src import compilation_cache
+
+        from npjax._disk_cache import DiskCache
+    except ImportError:
+        return False
+    if getattr(compilation_cache, "_cache", False) is not None:
+        return False
+    compilation_cache._cache = DiskCache(path, max_bytes)
+    return True
