@@ -73,7 +73,7 @@ def configure(environ: os._Environ | dict | None = None) -> str | None:
         state.update(dir=None, reason=f"off: {path} is not writable")
         return None
     raw = environ.get("JAX_COMPILATION_CACHE_MAX_SIZE", "").strip()
-    max_bytes = int(raw) if raw else MAX_BYTES
+    max_bytes = int(raw) if raw.lstrip("-").isdigit() else MAX_BYTES
     if max_bytes == 0:  # JAX's meaning of 0: no caching
         state.update(dir=None, reason="off: JAX_COMPILATION_CACHE_MAX_SIZE=0")
         return None
