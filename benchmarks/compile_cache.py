@@ -30,9 +30,11 @@ def run(script: Path, cache: str, report: Path) -> dict:
     """One run of ``script``: its compile counts from the report and its wall time."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NPJAX_", "JAX_"))}
     env["NPJAX_CACHE_DIR"] = cache
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
     start = time.perf_counter()
+    # in the report's folder: the files the examples save stay out of the repository
     subprocess.run([sys.executable, "-m", "npjax", "run", "--no-report", "--report-json",
-                    str(report), str(script)], cwd=ROOT, env=env, check=True,
+                    str(report), str(script)], cwd=report.parent, env=env, check=True,
                    stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     comp = json.loads(report.read_text())["compiles"]
