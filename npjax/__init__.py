@@ -11,6 +11,11 @@ import jax as _jax
 # defaults instead.
 _jax.config.update("jax_enable_x64", True)
 
+# Compiled programs persist on disk between runs (npjax/_compile_cache.py; NPJAX_CACHE_DIR).
+from npjax import _compile_cache
+
+_compile_cache.configure()
+
 from npjax import _operators
 from npjax._creation import *  # noqa: F403
 from npjax._memory import *  # noqa: F403

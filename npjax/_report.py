@@ -140,8 +140,10 @@ def format_report(data: dict[str, Any], top: int = 10, title: str = "npjax repor
     cache = comp.get("cache", {})
     lookups = cache.get("compile_requests_use_cache", 0)
     if lookups:
-        out.append(f"  persistent compilation cache: {cache.get('cache_hits', 0)} hits of "
-                   f"{lookups} lookups")
+        hits = cache.get("cache_hits", 0)
+        where = f" in {comp['cache_dir']}" if comp.get("cache_dir") else ""
+        out.append(f"  persistent compilation cache: {hits} hits of {lookups} lookups "
+                   f"({hits / max(comp.get('count', 0), 1):.0%} of compiles){where}")
     else:
         out.append("  persistent compilation cache: not used")
     by_function = list(comp.get("by_function", {}).items())[:top]

@@ -169,7 +169,8 @@ def stats() -> dict[str, Any]:
     Keys: ``wall_s``; ``calls`` (public name -> count); ``fallbacks`` and ``fallback_sites``;
     ``transfers`` (per direction: count, bytes) and ``transfer_sites``; ``scalar_writes``
     (``a[i] = v`` per user line); ``device_wait`` (count, seconds); ``compiles`` (count,
-    seconds, by_function, cache events, trace/lowering parts); ``lazy`` (calls recorded,
+    seconds, by_function, trace/lowering parts, the persistent cache's ``cache_hits`` and
+    ``cache_misses``, ``cache_dir`` and JAX's raw ``cache`` events); ``lazy`` (calls recorded,
     flushes, calls executed by flushes, values they kept, programs compiled).
     """
     compile_s = compiles["backend_s"] + compiles["trace_s"] + compiles["lower_s"]
@@ -197,10 +198,21 @@ def stats() -> dict[str, Any]:
             "lower_s": compiles["lower_s"],
             "by_function": dict(compiled.most_common()),
             "cache": dict(cache_events),
+            **_cache_summary(),
         },
         "lazy": {key: lazy[key] for key in ("recorded", "flushes", "executed", "outputs",
                                             "programs")},
     }
+
+
+def _cache_summary() -> dict[str, Any]:
+    """Persistent-cache hits and misses (compiles that looked in the cache and did not find
+    their program) and the directory npjax configured (None: none, see ``_compile_cache``)."""
+    from npjax import _compile_cache
+
+    hits = cache_events["cache_hits"]
+    return {"cache_hits": hits, "cache_misses": cache_events["compile_requests_use_cache"] - hits,
+            "cache_dir": _compile_cache.state["dir"]}
 
 
 def reset_stats() -> None:

@@ -8,9 +8,15 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
 
+# No persistent compilation cache in the tests, nor in the scripts they start (the variable is
+# inherited): a run must not depend on earlier ones, pytest turns JAX's cache I/O warnings into
+# errors, and thousands of one-off kernels would crowd the user's cache. Compile counts are the
+# same either way (JAX counts a cache hit as a compile). tests/test_compile_cache.py tests it.
+os.environ["NPJAX_CACHE_DIR"] = "off"
+
 import npjax
 
-_ENV = [k for k in os.environ if k.startswith("NPJAX_")]
+_ENV = [k for k in os.environ if k.startswith("NPJAX_") and k != "NPJAX_CACHE_DIR"]
 if _ENV:
     raise pytest.UsageError(f"unset {_ENV} before running the tests: they change defaults")
 
