@@ -40,7 +40,8 @@ from npjax._errors import ComplexWarning
 from npjax._errstate import on_host
 from npjax._lazy import Kernel, Lazy
 from npjax._lazy import is_on as _lazy_on
-from npjax._ndarray import ndarray
+from npjax import _stats
+from npjax._ndarray import install_methods, ndarray
 from npjax._normalize import to_jax
 
 _INDEX_TYPES_MSG = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
@@ -748,3 +749,32 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
     root._version += 1
     if root._layout is not None and root._layout.shape != root._value.shape:
         root._layout = None
+
+
+# --- the array's element access ---------------------------------------------------------------
+
+
+def _getitem_method(self: ndarray, index: Any) -> ndarray:
+    return getitem(self, index)
+
+
+def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
+    _stats.record_scalar_write(index)
+    setitem(self, index, value)
+
+
+def _write_method(self: ndarray, new: Any) -> None:
+    """Replace this array's value (already of this shape and dtype) everywhere it shows."""
+    if self._readonly:
+        raise ValueError("assignment destination is read-only")
+    write_through(self, (), new)
+
+
+def _fill_method(self: ndarray, value: Any) -> None:
+    """npjax implementation of ``numpy.ndarray.fill`` (NumPy's scalar conversion)."""
+    one = _single_value(value, self.dtype)
+    self._write(jnp.broadcast_to(jnp.asarray(one, self.dtype), self.shape))
+
+
+install_methods({"__getitem__": _getitem_method, "__setitem__": _setitem_method,
+                 "_write": _write_method, "fill": _fill_method})

@@ -20,7 +20,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from npjax import _stats
 from npjax._ndarray import install_methods, ndarray
+from npjax._normalize import to_jax
 from npjax._ufuncs import UFUNCS
 
 __all__ = ["asnumpy", "from_dlpack", "from_jax"]
@@ -129,8 +131,17 @@ def _unflatten(scalar: bool, children: tuple) -> ndarray:
     return ndarray._owner(children[0], scalar)
 
 
+def _reduce(self: ndarray) -> tuple:
+    """Pickling: the value travels as a host NumPy array."""
+    return (_from_host, (_stats.fetch(self._read()), self._scalar))
+
+
+def _from_host(host: np.ndarray, scalar: bool) -> ndarray:
+    return ndarray._owner(to_jax(host), scalar)
+
+
 jax.tree_util.register_pytree_node(ndarray, _flatten, _unflatten)
-install_methods({
+install_methods({"__reduce__": _reduce,
     "__array_function__": _array_function, "__array_ufunc__": _array_ufunc,
     "__dlpack__": _dlpack, "__dlpack_device__": _dlpack_device,
     "__array_namespace__": _array_namespace, "to_jax": _to_jax,

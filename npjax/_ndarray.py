@@ -8,8 +8,10 @@ NumPy would give this array (views are made by applying the same operation to it
 every question about memory layout exactly as NumPy would: whether ``reshape`` can be a view,
 ``flags``, ``strides``, ``shares_memory``. Its pages are never touched.
 
-Methods and operators that are regular (ufunc dunders, reductions) are attached from tables
-by ``_methods.py``; this file holds the state and the hand-written parts.
+Methods that belong to a family are attached by that family's module (``install_methods``):
+element access and ``_write`` by ``_indexing.py``, operators by ``_operators.py``, pickling by
+``_interop.py``, reductions and the rest by theirs. This file holds the state and the
+hand-written parts, and imports nothing above the core.
 """
 
 from __future__ import annotations
@@ -191,12 +193,6 @@ class ndarray:
             return self._lens
         return _views.compose((_views.Reshape((now, self._root_shape, "C")),), *self._lens)
 
-    def _write(self, new: jax.Array) -> None:
-        """Replace this array's value (already of this shape and dtype) everywhere it shows."""
-        if self._readonly:
-            raise ValueError("assignment destination is read-only")
-        _indexing.write_through(self, (), new)
-
     def _layout_array(self) -> np.ndarray:
         layout = self._layout
         if layout is None:
@@ -350,9 +346,6 @@ class ndarray:
             return hash(self._host_scalar())
         raise TypeError("unhashable type: 'numpy.ndarray'")
 
-    def __reduce__(self):
-        return (_from_host, (_stats.fetch(self._read()), self._scalar))
-
     def __copy__(self) -> ndarray:
         return self.copy()
 
@@ -363,13 +356,6 @@ class ndarray:
         return self._read()
 
     # --- elements -----------------------------------------------------------------------
-
-    def __getitem__(self, index: Any) -> ndarray:
-        return _indexing.getitem(self, index)
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        _stats.record_scalar_write(index)
-        _indexing.setitem(self, index, value)
 
     def item(self, *args: Any) -> Any:
         """npjax implementation of ``numpy.ndarray.item``."""
@@ -417,13 +403,6 @@ class ndarray:
     def to_jax(self) -> jax.Array:
         """The current value as a ``jax.Array`` (no copy)."""
         return self._read()
-
-    def fill(self, value: Any) -> None:
-        """npjax implementation of ``numpy.ndarray.fill`` (NumPy's scalar conversion)."""
-        import jax.numpy as jnp
-
-        one = _indexing._single_value(value, self.dtype)
-        self._write(jnp.broadcast_to(jnp.asarray(one, self.dtype), self.shape))
 
     def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True,
                copy: bool = True) -> ndarray:
@@ -504,13 +483,6 @@ class ndarray:
             raise ValueError("cannot set WRITEBACKIFCOPY flag to True")
         if write is not None:
             self.flags.writeable = bool(write)
-
-    def __contains__(self, value: Any) -> bool:
-        import jax.numpy as jnp
-
-        from npjax._normalize import to_jax
-
-        return bool(jnp.any(self._read() == to_jax(value)))
 
     # --- views --------------------------------------------------------------------------
 
@@ -745,12 +717,6 @@ def _set_owner(self: ndarray, value: jax.Array, scalar: bool) -> None:
     self._readonly = False
 
 
-def _from_host(host: np.ndarray, scalar: bool) -> ndarray:
-    from npjax._normalize import to_jax
-
-    return ndarray._owner(to_jax(host), scalar)
-
-
 def normalize_axis(axis: int, ndim: int) -> int:
     axis = operator.index(axis)
     if not -ndim <= axis < ndim:
@@ -799,5 +765,3 @@ def reshape_target(size: int, shape: Any) -> tuple[int, ...]:
 def _shape_text(shape: tuple) -> str:
     return str(shape)
 
-
-from npjax import _indexing  # noqa: E402  (imports this module: after ndarray exists)

@@ -12,6 +12,7 @@ from typing import Any
 import jax.numpy as jnp
 
 from npjax._ndarray import ndarray
+from npjax._normalize import to_jax
 from npjax._ufuncs import UFUNCS
 
 BINARY = {
@@ -114,6 +115,12 @@ def install() -> None:
     ndarray.__ipow__ = _ipow
     ndarray.__divmod__ = _divmod
     ndarray.__rdivmod__ = _rdivmod
+    ndarray.__contains__ = _contains
+
+
+def _contains(self: ndarray, value: Any) -> bool:
+    """``value in a``: whether any element equals ``value`` (NumPy's ``(a == value).any()``)."""
+    return bool(jnp.any(self._read() == to_jax(value)))
 
 
 install()
