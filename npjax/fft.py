@@ -28,7 +28,8 @@ from numpy.lib.array_utils import normalize_axis_index
 from npjax._dispatch import wrap, write_out
 from npjax._errors import unsupported
 from npjax._ndarray import ndarray
-from npjax._normalize import to_jax
+from npjax._lazy import Kernel
+from npjax._normalize import to_jax, to_jax_lazy
 from npjax._context import current
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "rfftn", "irfftn", "rfft2",
@@ -53,10 +54,16 @@ def _real_dtype(dtype: np.dtype) -> np.dtype:
     return np.result_type(dtype, 1.0)
 
 
-@functools.partial(jax.jit, static_argnames=("kind", "n", "axis", "fct", "cdtype", "odtype",
-                                             "conj"))
-def _kernel(x: jax.Array, *, kind: str, n: int, axis: int, fct: float | None,
-            cdtype: np.dtype, odtype: np.dtype, conj: bool) -> jax.Array:
+@functools.lru_cache(maxsize=1024)
+def _fft_kernel(kind: str, n: int, axis: int, fct: float | None, cdtype: np.dtype,
+                odtype: np.dtype, conj: bool) -> Kernel:
+    """The compiled transform of these parameters (lazy mode records it)."""
+    return Kernel(jax.jit(functools.partial(_transform, kind=kind, n=n, axis=axis, fct=fct,
+                                            cdtype=cdtype, odtype=odtype, conj=conj)))
+
+
+def _transform(x: jax.Array, *, kind: str, n: int, axis: int, fct: float | None,
+               cdtype: np.dtype, odtype: np.dtype, conj: bool) -> jax.Array:
     """One 1-D transform along ``axis``: crop/pad to the input length, FFT, scale, cast."""
     x = jnp.moveaxis(x, axis, -1)
     n_in = n // 2 + 1 if kind == "c2r" else n
@@ -130,15 +137,15 @@ def _raw_fft(a: jax.Array, n: Any, axis: Any, is_real: bool, is_forward: bool, n
             raise ValueError("output array has wrong shape.")
     if fct == 1.0:
         fct = None
-    result = _kernel(a, kind=kind, n=n, axis=axis, fct=fct, cdtype=cdtype, odtype=odtype,
-                     conj=conj)
+    result = _fft_kernel(kind, n, axis, fct, cdtype, odtype, conj)(a)
     if out is not None:
         return write_out(out, result, "same_kind", name)
     return result
 
 
-def _as_jax(a: Any) -> jax.Array:
-    return to_jax(a, current())
+def _as_jax(a: Any) -> Any:
+    """The operand; in lazy mode an npjax array's pending value (the transforms record)."""
+    return to_jax_lazy(a, current())
 
 
 def _finish(result: Any) -> Any:
@@ -199,7 +206,7 @@ def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None,
 def ihfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None,
           out: ndarray | None = None) -> ndarray:
     """npjax implementation of numpy.fft.ihfft (inverse of hfft)."""
-    a = _as_jax(a)
+    a = to_jax(a, current())  # conjugated below by jax.numpy: a computed value
     n = _n_default(a, n, axis, False)
     new_norm = _swap_direction(norm)
     result = _raw_fft(a, n, axis, True, True, new_norm, out, name="ihfft")
@@ -258,7 +265,7 @@ def _step(a: Any, n: Any, axis: Any, is_real: bool, is_forward: bool, norm: Any,
           real_inverse: bool, name: str) -> Any:
     """One 1-D pass of an n-D transform; ``a`` is a jax.Array or the ``out`` array."""
     if isinstance(a, ndarray):
-        a = a._read()
+        a = a._read_lazy()
     n = _n_default(a, n, axis, real_inverse)
     return _raw_fft(a, n, axis, is_real, is_forward, norm, out, name=name)
 

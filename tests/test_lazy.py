@@ -300,3 +300,22 @@ def test_dot_and_inner_are_recorded():
             np.testing.assert_array_equal(np.asarray(got), np.asarray(want))  # bit for bit
             np.testing.assert_allclose(np.asarray(got), host, rtol=1e-13)
         assert _lazy_counts()["flushes"] == 1
+
+
+def test_fft_transforms_are_recorded():
+    rng = np.random.default_rng(12)
+    X = rng.random((4, 6))
+
+    def run(xp):
+        a = xp.asarray(X) * 2
+        return (xp.fft.fft(a) + 1, xp.fft.irfft(xp.fft.rfft(a)), xp.fft.fft2(a) * 2,
+                xp.fft.fftn(a))
+
+    eager = run(npjax)
+    with npjax.policy(**LAZY):
+        npjax.reset_stats()
+        lazy = run(npjax)
+        assert _lazy_counts()["flushes"] == 0
+        for got, want, host in zip(lazy, eager, run(np)):
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))  # bit for bit
+            np.testing.assert_allclose(np.asarray(got), host, rtol=1e-12, atol=1e-12)
