@@ -487,9 +487,11 @@ class ndarray:
     # --- views --------------------------------------------------------------------------
 
     def view(self, dtype: Any = None, type: Any = None) -> ndarray:
-        """npjax implementation of ``numpy.ndarray.view`` (same dtype only).
+        """npjax implementation of ``numpy.ndarray.view``: the same data, or the same bytes
+        seen as another numeric dtype (a view: writes through it change this array).
 
-        Differences from NumPy: reinterpreting the bytes as another dtype is not supported.
+        Differences from NumPy: viewing bytes other than 0 and 1 as bool gives True (NumPy
+        keeps the byte); host-only dtypes (structured, strings, datetimes) are not supported.
         """
         if self._scalar and dtype is None and type is None:  # NumPy scalars: a scalar
             return ndarray._owner(self._value, True)
@@ -499,9 +501,19 @@ class ndarray:
                                      and issubclass(type, ndarray)):
             raise NotImplementedError("npjax.ndarray.view: parameter 'type' is not supported")
         if dtype is not None and np.dtype(dtype) != self.dtype:
-            raise NotImplementedError("npjax.ndarray.view: parameter 'dtype' is not supported "
-                                      "(reinterpreting the bytes as another dtype)")
+            return self._bitcast_view(np.dtype(dtype))
         return self._view((), self._layout_array()[...])
+
+    def _bitcast_view(self, new: np.dtype) -> ndarray:
+        if new.kind not in "biufc" or new.byteorder == ">" or new.itemsize > 16:
+            raise NotImplementedError(f"npjax.ndarray.view: dtype {new} (npjax views bytes "
+                                      "as native numeric dtypes only)")
+        new = np.dtype(new.str) if new.kind in "iu" else new
+        layout = self._layout_array().view(new)  # NumPy's shape rules and errors
+        step = _views.Bitcast((self.dtype, new))
+        if self._scalar:  # NumPy scalars: a scalar of the new type
+            return ndarray._owner(_views.getter((step,))(self._value, ((),)), True)
+        return self._view((step,), layout)
 
     def transpose(self, *axes: Any) -> ndarray:
         """npjax implementation of ``numpy.ndarray.transpose`` (a view)."""

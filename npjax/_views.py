@@ -16,6 +16,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
 
 
@@ -125,6 +126,51 @@ class BroadcastTo(Step):
 
     def get(self, x, dyn):
         return jnp.broadcast_to(x, self.static)
+
+
+class Bitcast(Step):
+    """The same bytes seen as another dtype (``ndarray.view(dtype)``): ``static`` = (dtype of
+    the array, dtype of the view). A different item size changes the length of the last axis
+    (NumPy allows it only where that axis is contiguous; the layout checks that first)."""
+
+    def get(self, x, dyn):
+        return _from_bytes(_to_bytes(x), self.static[1], x.ndim)
+
+    def set(self, x, dyn, new):
+        return _from_bytes(_to_bytes(new.astype(self.static[1])), self.static[0], x.ndim)
+
+
+def _to_bytes(x: jax.Array) -> jax.Array:
+    """The little-endian bytes of ``x`` along its last axis: shape (..., n * itemsize), uint8."""
+    if x.ndim == 0:
+        x = x.reshape(1)
+    if x.dtype == jnp.bool_:
+        return x.astype(jnp.uint8)
+    if jnp.issubdtype(x.dtype, jnp.complexfloating):  # (real, imag) pairs of floats
+        x = jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1)
+        x = x.reshape(x.shape[:-2] + (x.shape[-2] * 2,))
+    if x.dtype.itemsize == 1:
+        return lax.bitcast_convert_type(x, jnp.uint8)
+    b = lax.bitcast_convert_type(x, jnp.uint8)
+    return b.reshape(b.shape[:-2] + (b.shape[-2] * b.shape[-1],))
+
+
+def _from_bytes(b: jax.Array, dtype: Any, ndim: int) -> jax.Array:
+    """Bytes (..., m) read as ``dtype`` (..., m // itemsize); 0-d again when ``ndim`` is 0.
+    Bytes other than 0 and 1 read as bool are True (NumPy keeps the byte itself)."""
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        out = b != 0
+    else:
+        parts = np.dtype(f"f{dtype.itemsize // 2}") if dtype.kind == "c" else dtype
+        k = parts.itemsize
+        if k > 1:
+            b = b.reshape(b.shape[:-1] + (b.shape[-1] // k, k))
+        out = lax.bitcast_convert_type(b, parts)
+        if dtype.kind == "c":
+            out = out.reshape(out.shape[:-1] + (out.shape[-1] // 2, 2))
+            out = lax.complex(out[..., 0], out[..., 1])
+    return out.reshape(()) if ndim == 0 else out
 
 
 Lens = tuple  # tuple[Step, ...]
