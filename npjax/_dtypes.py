@@ -88,5 +88,13 @@ def can_cast(from_: np.dtype, to: np.dtype, casting: str) -> bool:
     return bool(np.can_cast(from_, to, casting))
 
 
+# The widest item of each kind a device holds: long double (float128, complex256 on x86) has
+# no JAX dtype and lives on the host, computed by NumPy.
+_MAX_ITEMSIZE = {"b": 1, "i": 8, "u": 8, "f": 8, "c": 16}
+
+
 def is_device_dtype(dtype: np.dtype) -> bool:
-    return dtype.kind in DEVICE_KINDS
+    """Whether JAX can hold ``dtype``: numeric, native byte order (a byte-swapped ``'>f8'``
+    from a file stays a host array, as NumPy keeps it), at most 64-bit floats."""
+    return (dtype.kind in DEVICE_KINDS and dtype.isnative
+            and dtype.itemsize <= _MAX_ITEMSIZE[dtype.kind])

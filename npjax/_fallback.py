@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from npjax import _stats
+from npjax._dtypes import is_device_dtype
 from npjax._errors import FallbackWarning
 from npjax._ndarray import ndarray
 from npjax._context import current
@@ -97,9 +98,9 @@ def from_host(x: Any, inner: Any = None) -> Any:
     from npjax._normalize import to_jax
 
     inner = inner or from_host
-    if isinstance(x, np.ndarray) and x.dtype.kind in "biufc":
+    if isinstance(x, np.ndarray) and is_device_dtype(x.dtype):
         return ndarray._owner(to_jax(x))
-    if isinstance(x, np.generic) and x.dtype.kind in "biufc":
+    if isinstance(x, np.generic) and is_device_dtype(x.dtype):
         return ndarray._owner(to_jax(np.asarray(x)), True)
     if isinstance(x, tuple) and hasattr(x, "_fields"):
         return type(x)(*(inner(v) for v in x))

@@ -27,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax import _stats, _views
+from npjax._dtypes import is_device_dtype
 from npjax._errors import AxisError
 from npjax._lazy import Kernel, Lazy, concrete_if_done
 from npjax._context import current
@@ -505,7 +506,7 @@ class ndarray:
         return self._view((), self._layout_array()[...])
 
     def _bitcast_view(self, new: np.dtype) -> ndarray:
-        if new.kind not in "biufc" or new.byteorder == ">" or new.itemsize > 16:
+        if not is_device_dtype(new):
             raise NotImplementedError(f"npjax.ndarray.view: dtype {new} (npjax views bytes "
                                       "as native numeric dtypes only)")
         new = np.dtype(new.str) if new.kind in "iu" else new
