@@ -1,4 +1,5 @@
-"""``python -m npjax coverage``: how npjax provides each public NumPy name (from the registry).
+"""``python -m npjax coverage``: how npjax provides each public NumPy name and each attribute of
+``numpy.ndarray`` (from the registries ``_registry.py`` and ``_registry_methods.py``).
 
 The same text, in Markdown, is ``docs/coverage.md``; a test regenerates it and fails when the
 committed file is stale (``python -m npjax coverage --write docs/coverage.md`` refreshes it).
@@ -11,6 +12,7 @@ import types
 
 import numpy as np
 
+from npjax import _registry_methods
 from npjax._registry import MODULES, Record, records
 
 STATUSES = ("native", "host", "numpy", "fallback", "excluded", "missing")
@@ -42,8 +44,10 @@ def summary() -> dict:
     total = sum(sum(c.values()) for c in counts.values())
     resolved = total - sum(c["missing"] for c in counts.values())
     n_computing = sum(computing.values())
+    methods = collections.Counter(r.status for r in _registry_methods.records())
     return {"counts": counts, "total": total, "resolved": resolved,
-            "computing": computing, "native_share": computing["native"] / max(n_computing, 1)}
+            "computing": computing, "native_share": computing["native"] / max(n_computing, 1),
+            "methods": methods}
 
 
 def render(markdown: bool = False) -> str:
@@ -66,9 +70,14 @@ def render(markdown: bool = False) -> str:
               f"fallback {c['fallback']}, excluded {c['excluded']}, missing {c['missing']}. "
               "(NumPy's own data-free callables — scalar types, exceptions, finfo... — are "
               "not counted.)", ""]
+    m = s["methods"]
+    lines += [f"Attributes of {_registry_methods.MODULE}: {sum(m.values())}; "
+              + ", ".join(f"{st} {m[st]}" for st in STATUSES if m[st] or st == "missing")
+              + " (excluded ones do not exist on npjax arrays).", ""]
     lines += ["Statuses:", *(f"- {st}: {MEANING[st]}" for st in STATUSES), ""]
+    every = records() + _registry_methods.records()
     for status in ("fallback", "host", "excluded", "missing"):
-        chosen = [r for r in records() if r.status == status]
+        chosen = [r for r in every if r.status == status]
         if not chosen:
             continue
         title = f"{status.capitalize()} names ({len(chosen)})"

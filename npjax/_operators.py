@@ -63,15 +63,20 @@ def _unary(uf):
     return op
 
 
-# ``complex_array ** python_scalar``: NumPy's operator takes a fast path for these exponents
-# (np.power itself does not), which differs at non-finite values.
-_FAST_POWER = {2: "square", 0.5: "sqrt", -1: "reciprocal"}
+# ``float_or_complex_array ** python_scalar``: NumPy's operator (``fast_scalar_power``) calls
+# square for the int 2, reciprocal for the int -1 and sqrt for the float 0.5; any other
+# exponent (2.0, -1.0, NumPy scalars) goes to np.power. Results differ in the last bit
+# (complex) and at non-finite values.
+_FAST_POWER = {(int, 2): "square", (int, -1): "reciprocal", (float, 0.5): "sqrt"}
 
 
 def _power_ufunc(self: ndarray, other: Any) -> tuple[Any, tuple]:
     """The ufunc and operands NumPy's ``**``/``**=`` use for ``self ** other``."""
-    if type(other) in (int, float) and self.dtype.kind == "c" and other in _FAST_POWER:
-        return UFUNCS[_FAST_POWER[other]], (self,)
+    kind = type(other)
+    if kind in (int, float) and self.dtype.kind in "fc":
+        fast = _FAST_POWER.get((kind, other))
+        if fast is not None:
+            return UFUNCS[fast], (self,)
     return UFUNCS["power"], (self, other)
 
 

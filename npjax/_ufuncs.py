@@ -99,10 +99,19 @@ def _sign(x):
     return jnp.sign(x)
 
 
+def _rounded(p):
+    """``p`` itself, rounded to its dtype before any later add: XLA's CPU backend otherwise
+    fuses ``a * b + c`` into one fused multiply-add, while NumPy's C loops (no FMA) round the
+    product first. A select on ``p`` stands between the two (an optimization barrier does
+    not: it is gone by the time LLVM contracts). A NaN keeps its sign, not its payload."""
+    return jnp.where(p != p, jnp.copysign(jnp.asarray(np.nan, p.dtype), p), p)
+
+
 def _cmul(a, b):
-    """Complex product by the textbook formula (NumPy's loops use it)."""
+    """Complex product by the textbook formula, each product rounded (NumPy's ``nc_prod``)."""
     ar, ai, br, bi = a.real, a.imag, b.real, b.imag
-    return lax.complex(ar * br - ai * bi, ar * bi + ai * br)
+    r = _rounded
+    return lax.complex(r(ar * br) - r(ai * bi), r(ar * bi) + r(ai * br))
 
 
 def _cdiv(a, b):
@@ -112,12 +121,13 @@ def _cdiv(a, b):
     big_r = abr >= abi
     both_zero = (abr == 0) & (abi == 0)
     rat1 = bi / jnp.where(big_r & ~both_zero, br, 1)
-    scl1 = 1 / (br + bi * rat1)
-    r1 = lax.complex((ar + ai * rat1) * scl1, (ai - ar * rat1) * scl1)
+    r = _rounded
+    scl1 = 1 / (br + r(bi * rat1))
+    r1 = lax.complex((ar + r(ai * rat1)) * scl1, (ai - r(ar * rat1)) * scl1)
     r0 = lax.complex(ar / abr, ai / abi)
     rat2 = br / jnp.where(big_r, 1, bi)
-    scl2 = 1 / (bi + br * rat2)
-    r2 = lax.complex((ar * rat2 + ai) * scl2, (ai * rat2 - ar) * scl2)
+    scl2 = 1 / (bi + r(br * rat2))
+    r2 = lax.complex((r(ar * rat2) + ai) * scl2, (r(ai * rat2) - ar) * scl2)
     return jnp.where(big_r, jnp.where(both_zero, r0, r1), r2)
 
 
@@ -183,7 +193,8 @@ def _cpow(a, b):
     for bit in range(7):
         aa = jnp.where(((k >> bit) & 1) == 1, _cmul(aa, p), aa)
         p = _cmul(p, p)
-    aa = jnp.where(br < 0, _cdiv(one, aa), aa)
+    # 1 behind a barrier: XLA would fold 1 * r + 0 into r, which loses NumPy's -0.0
+    aa = jnp.where(br < 0, _cdiv(lax.optimization_barrier(one), aa), aa)
     sq = _cmul(a, a)
     pos = br > 0  # n = 1, 2, 3 are special-cased for positive n only
     aa = jnp.where(pos & (k == 1), a, aa)
@@ -224,9 +235,14 @@ def _int_power(x, y):
     if x.dtype.kind == "f":
         res = jnp.power(x, y)
         if y.size == 1 and x.dtype.itemsize >= 4:
-            # NumPy's float32/64 loop takes sqrt for a scalar exponent 0.5 (so (-inf)**0.5
-            # is nan and (-0.0)**0.5 is -0.0, not C pow's inf and 0.0).
-            res = jnp.where(y.reshape(()) == 0.5, jnp.sqrt(x), res)
+            # NumPy's float32/64 loop (POWER_FAST_PATH) answers a scalar exponent -1, 0, 0.5,
+            # 1 or 2 with reciprocal, ones, sqrt, a copy or square, not C's pow: so x**2 is
+            # x*x bit for bit, (-inf)**0.5 is nan and (-0.0)**0.5 is -0.0.
+            e = y.reshape(())
+            for value, fast in ((-1.0, lambda: 1 / x), (0.0, lambda: jnp.ones_like(x)),
+                                (0.5, lambda: jnp.sqrt(x)), (1.0, lambda: x),
+                                (2.0, lambda: x * x)):
+                res = jnp.where(e == value, fast(), res)
         return res
     if x.dtype.kind not in "iu":
         return jnp.power(x, y)
@@ -246,11 +262,17 @@ def _complex_reciprocal(x):
     """NumPy's complex reciprocal loop (Smith's method): infinities give nan+nanj there."""
     xr, xi = x.real, x.imag
     real_big = jnp.abs(xi) <= jnp.abs(xr)
-    r1 = xi / xr
-    d1 = xr + xi * r1
-    r2 = xr / xi
-    d2 = xr * r2 + xi
+    # _rounded(r): XLA would rewrite (xr / xi) / d as xr / (xi * d)
+    r1 = _rounded(xi / xr)
+    d1 = xr + _rounded(xi * r1)
+    r2 = _rounded(xr / xi)
+    d2 = _rounded(xr * r2) + xi
     return jnp.where(real_big, lax.complex(1 / d1, -r1 / d1), lax.complex(r2 / d2, -1 / d2))
+
+
+def _square(x):
+    """Complex square as NumPy's loop computes it: the same as its multiply loop, x * x."""
+    return x * x if x.dtype.kind == "c" else jnp.square(x)
 
 
 def _int_reciprocal(x):
@@ -393,6 +415,7 @@ _IMPL_OVERRIDES: dict[str, Callable] = {
     "arcsinh": _arcsinh,
     "power": _int_power,
     "reciprocal": _int_reciprocal,
+    "square": _square,
     "modf": _modf,
     "maximum": _extreme("maximum"),
     "minimum": _extreme("minimum"),

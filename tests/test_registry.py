@@ -15,7 +15,7 @@ import warnings
 import pytest
 
 import npjax
-from npjax import _coverage, _registry
+from npjax import _coverage, _registry, _registry_methods
 
 RECORDS = _registry.records()
 NATIVE = [r for r in RECORDS if r.status == "native"]
@@ -121,3 +121,22 @@ def test_coverage_docs_are_current():
 def test_coverage_targets():
     summary = _coverage.summary()
     assert summary["resolved"] == summary["total"]
+
+
+def test_every_ndarray_attribute_is_provided_or_excluded_with_a_reason():
+    """NumPy's ndarray attributes, read now: a new one fails until npjax has or excludes it."""
+    records = _registry_methods.records()
+    assert {r.name for r in records} == set(_registry_methods.public_attributes())
+    assert [r.name for r in records if r.status == "missing"] == []
+    for r in records:
+        if r.status == "excluded":
+            assert r.reason and not hasattr(npjax.ndarray, r.name), r
+        else:
+            assert hasattr(npjax.ndarray, r.name), r
+
+
+def test_ndarray_tables_are_not_stale():
+    names = set(_registry_methods.public_attributes())
+    for table in (_registry_methods.HOST, _registry_methods.EXCLUDED):
+        assert set(table) <= names, set(table) - names
+    assert all(reason for reason in _registry_methods.EXCLUDED.values())

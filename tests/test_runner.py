@@ -446,3 +446,13 @@ def test_report_text_from_data():
     assert len(tips) == 3  # 60 uploads at one line, the fallback, compiles > 50% of wall time
     assert tips[0].startswith("60 host -> device transfers at /x/s.py:4")
     assert tips[2].startswith("JAX compiled 60 times (1.50 s, 75% of the wall time)")
+
+
+def test_seeded_legacy_script_prints_numpys_numbers(tmp_path):
+    """NEP 19: the legacy np.random streams are NumPy's under the default policy."""
+    script = _write(tmp_path / "legacy.py", "import numpy as np\nnp.random.seed(0)\n"
+                    "print(np.random.rand(3))\nprint(np.random.RandomState(1).randint(0, 9, 4))\n")
+    ours = _run("run", "--no-report", script)
+    theirs = subprocess.run([sys.executable, script], capture_output=True, text=True)
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout == theirs.stdout

@@ -39,8 +39,10 @@ def key_from_seed_seq(seq: Any) -> jax.Array:
 
 # --- the numpy-policy bridge -----------------------------------------------------------------
 
-def numpy_mode() -> bool:
-    return current().random == "numpy"
+def numpy_mode(gen: Any = None) -> bool:
+    """Whether ``gen`` draws from NumPy's stream: always for the legacy ``RandomState`` (NumPy
+    keeps its streams forever, NEP 19), and for a ``Generator`` under ``random="numpy"``."""
+    return getattr(gen, "_legacy", False) or current().random == "numpy"
 
 
 def to_host(x: Any) -> Any:
@@ -79,12 +81,12 @@ def call_numpy(np_gen: Any, name: str, args: tuple, kwargs: dict) -> Any:
 
 
 def streamed(fn: Callable) -> Callable:
-    """Method decorator: under ``random="numpy"`` run NumPy's method of the host generator."""
+    """Method decorator: where ``numpy_mode(self)``, run NumPy's method of the host generator."""
     name = fn.__name__
 
     @functools.wraps(fn)
     def method(self, *args, **kwargs):
-        if current().random == "numpy":
+        if numpy_mode(self):
             out = kwargs.get("out")
             if isinstance(out, ndarray):
                 _check_out_flags(out)
@@ -513,7 +515,7 @@ class _Streams:
 
     def _index_perm(self, n: int) -> Any:
         """A permutation of ``range(n)`` from the current stream (host NumPy or device)."""
-        if numpy_mode():
+        if numpy_mode(self):
             return jax.device_put(self._np.permutation(n))
         return self._run("permutation_index", (n,), "int64", (), ())
 
@@ -528,7 +530,7 @@ class _Streams:
             x._write(jnp.take(x._read(), idx, axis=axis))
             return
         if isinstance(x, np.ndarray) or hasattr(x, "__setitem__"):
-            if numpy_mode():
+            if numpy_mode(self):
                 self._np.shuffle(x) if self._legacy else self._np.shuffle(x, axis=axis)
                 return
             if isinstance(x, np.ndarray):
@@ -549,7 +551,7 @@ class _Streams:
 
     def _permutation(self, x: Any, axis: int) -> Any:
         if isinstance(x, int | np.integer):
-            if numpy_mode():
+            if numpy_mode(self):
                 return from_host(self._np.permutation(x))
             n = max(int(x), 0)
             return ndarray._owner(self._run("permutation_index", (n,), "int64", (), ()))
@@ -564,7 +566,7 @@ class _Streams:
 
     def _choice(self, a: Any, size: Any, replace: bool, p: Any, axis: int,
                 shuffle: bool) -> Any:
-        if numpy_mode():
+        if numpy_mode(self):
             host = to_host(a)
             if self._legacy:
                 result = self._np.choice(host, size, replace, to_host(p))
@@ -820,7 +822,7 @@ class Generator(_Streams):
                                 "according to the rule 'safe'")
         if axis is not None:
             axis = normalize_axis(axis, arr.ndim)
-        if numpy_mode():
+        if numpy_mode(self):
             if axis is None:
                 idx = self._np.permuted(np.arange(arr.size).reshape(arr.shape))
                 result = jnp.ravel(arr)[jax.device_put(idx)]

@@ -1,4 +1,7 @@
-"""``RandomState`` (NumPy's legacy API) and the global functions bound to a hidden instance."""
+"""``RandomState`` (NumPy's legacy API) and the global functions bound to a hidden instance.
+
+Both always draw NumPy's streams (NEP 19 freezes them), whatever the ``random`` policy.
+"""
 
 from __future__ import annotations
 
@@ -43,12 +46,11 @@ def _key_for_state(state: Any) -> jax.Array:
 
 
 class RandomState(_Streams):
-    """npjax implementation of numpy.random.RandomState.
-
-    Differences from NumPy: under the default ``random="jax"`` policy the numbers come from
-    ``jax.random`` (same seed -> same numbers in npjax, not NumPy's); ``get_state()`` then
-    returns ``("npjax-threefry", key, numpy_state)``, which ``set_state`` accepts.
-    """
+    """npjax implementation of numpy.random.RandomState: NumPy's own streams under every
+    policy (NumPy promises the legacy streams never change, NEP 19; scripts seeded with
+    ``np.random.seed`` print NumPy's numbers). Draws run on the host MT19937 and the results
+    are placed on the device. ``set_state`` also accepts the ``("npjax-threefry", key,
+    numpy_state)`` tuples older npjax versions returned."""
 
     _legacy = True
 
@@ -67,7 +69,7 @@ class RandomState(_Streams):
     def get_state(self, legacy: bool = True) -> Any:
         """npjax implementation of numpy.random.RandomState.get_state."""
         state = self._np.get_state(legacy=legacy)
-        if numpy_mode():
+        if numpy_mode(self):
             return state
         return (_STATE_TAG, np.asarray(self._key), state)
 

@@ -1,0 +1,65 @@
+"""One record per public attribute of ``numpy.ndarray``: how ``npjax.ndarray`` provides it.
+
+The attributes are those ``numpy.ndarray`` itself defines (methods, properties, operators and
+protocol members; not the ones every Python object inherits). Statuses as for module names:
+``native`` (npjax's own), ``host`` (npjax's own, host work by nature: text, bytes, files),
+``excluded`` (npjax arrays do not have it; the reason says why) and ``missing`` (a test fails).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from npjax._registry import Record
+
+MODULE = "numpy.ndarray"
+
+HOST = {
+    "__array__": "a host NumPy copy by definition",
+    "__repr__": "text", "__str__": "text", "__format__": "text",
+    "__reduce__": "pickles a host copy", "__reduce_ex__": "pickles a host copy",
+    "__setstate__": "reads NumPy's pickle state (host bytes)",
+    "tolist": "Python objects", "item": "a Python scalar", "tobytes": "host bytes",
+    "tofile": "writes a file", "dump": "writes a file", "dumps": "host bytes",
+}
+
+EXCLUDED = {
+    "__array_interface__": "describes host memory; device arrays have none (np.asarray(a) "
+                           "gives a host copy that has it)",
+    "__array_struct__": "a C view of host memory; device arrays have none (np.asarray(a))",
+    "ctypes": "ctypes pointers into host memory; device arrays have none (np.asarray(a).ctypes "
+              "for a host copy)",
+    "data": "a buffer over host memory; device arrays have none (memoryview(np.asarray(a)) "
+            "for a host copy)",
+}
+
+_SKIP = ("__doc__", "__new__")  # class machinery, not array behaviour
+
+
+def public_attributes() -> list[str]:
+    """Every attribute ``numpy.ndarray`` defines itself."""
+    return sorted(n for n in vars(np.ndarray) if n not in _SKIP)
+
+
+def _own(name: str) -> bool:
+    """Whether ``npjax.ndarray`` defines ``name`` (itself, not through ``object``)."""
+    from npjax._ndarray import ndarray
+
+    return any(name in vars(cls) for cls in ndarray.__mro__ if cls is not object)
+
+
+def classify(name: str) -> Record:
+    if name in EXCLUDED:
+        return Record(MODULE, name, "excluded", EXCLUDED[name])
+    if not _own(name):
+        return Record(MODULE, name, "missing", "npjax.ndarray lacks it")
+    if name in HOST:
+        return Record(MODULE, name, "host", HOST[name])
+    return Record(MODULE, name, "native", "")
+
+
+@functools.cache
+def records() -> tuple[Record, ...]:
+    return tuple(classify(n) for n in public_attributes())
