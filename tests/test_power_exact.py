@@ -59,8 +59,12 @@ def test_square_is_the_product(a):
     _both(lambda xp, x: xp.reciprocal(x), a)
 
 
-@given(arrays(st.sampled_from(COMPLEX), shapes(max_side=5)),
-       arrays(st.sampled_from(COMPLEX), shapes(max_side=5)))
+# Finite operands: with an infinite part NumPy's own answer depends on its loop (its SIMD
+# loop gives inf+nanj for (0+infj) / (0+4.5e307j), its scalar path nan+nanj).
+@given(arrays(st.sampled_from(COMPLEX), shapes(max_side=5), allow_nan=False,
+              allow_infinity=False),
+       arrays(st.sampled_from(COMPLEX), shapes(max_side=5), allow_nan=False,
+              allow_infinity=False))
 def test_complex_divide(a, b):
     try:
         np.broadcast_shapes(a.shape, b.shape)
