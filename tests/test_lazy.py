@@ -282,6 +282,20 @@ def test_warnings_of_fused_intermediates_match_numpy(expression, how):
     np.testing.assert_allclose(result, expected, rtol=1e-15)  # XLA's exp: within an ulp
 
 
+def _assert_recorded(run):
+    """``run(xp)`` records in lazy mode (no flush until a value is read), and its results equal
+    eager npjax bit for bit and NumPy within rounding."""
+    eager = run(npjax)
+    with npjax.policy(**LAZY):
+        npjax.reset_stats()
+        lazy = run(npjax)
+        assert _lazy_counts()["flushes"] == 0
+        for got, want, host in zip(lazy, eager, run(np)):
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))  # bit for bit
+            np.testing.assert_allclose(np.asarray(got), host, rtol=1e-12, atol=1e-12)
+        assert _lazy_counts()["flushes"] == 1
+
+
 def test_dot_and_inner_are_recorded():
     # They ran at once on computed values, so each flushed the pending graph.
     rng = np.random.default_rng(11)
@@ -291,31 +305,15 @@ def test_dot_and_inner_are_recorded():
         a, b = xp.asarray(A), xp.asarray(B)
         return xp.dot(a * 2, b) + 1, xp.inner(a, a) * 3, xp.dot(a[0], 2.0)
 
-    eager = run(npjax)
-    with npjax.policy(**LAZY):
-        npjax.reset_stats()
-        lazy = run(npjax)
-        assert _lazy_counts()["flushes"] == 0
-        for got, want, host in zip(lazy, eager, run(np)):
-            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))  # bit for bit
-            np.testing.assert_allclose(np.asarray(got), host, rtol=1e-13)
-        assert _lazy_counts()["flushes"] == 1
+    _assert_recorded(run)
 
 
 def test_fft_transforms_are_recorded():
-    rng = np.random.default_rng(12)
-    X = rng.random((4, 6))
+    X = np.random.default_rng(12).random((4, 6))
 
     def run(xp):
         a = xp.asarray(X) * 2
         return (xp.fft.fft(a) + 1, xp.fft.irfft(xp.fft.rfft(a)), xp.fft.fft2(a) * 2,
                 xp.fft.fftn(a))
 
-    eager = run(npjax)
-    with npjax.policy(**LAZY):
-        npjax.reset_stats()
-        lazy = run(npjax)
-        assert _lazy_counts()["flushes"] == 0
-        for got, want, host in zip(lazy, eager, run(np)):
-            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))  # bit for bit
-            np.testing.assert_allclose(np.asarray(got), host, rtol=1e-12, atol=1e-12)
+    _assert_recorded(run)
