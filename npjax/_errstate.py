@@ -56,6 +56,7 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 errstate = np.errstate
 seterr = np.seterr
@@ -472,3 +473,56 @@ def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
             report(flags, name, st)
 
     return check_float
+
+
+# --- ufunc.reduce -------------------------------------------------------------------------
+
+_DIVISIONS = _INT_DIV | {"divide", "true_divide"}
+
+
+def check_reduce(name: str, x: Any, res: Any, axes: tuple, all_divisors: bool,
+                 mask: Any = True) -> None:
+    """The error-state check after ``ufunc.reduce`` (NumPy: "... encountered in reduce").
+
+    Divisions by zero (a zero among the divisors: every element after the first along the
+    reduced axis, or all of them after an ``initial``) give "divide"; a non-finite result
+    from finite operands gives "overflow" (inf) or "invalid" (NaN), decided per output lane
+    (``axes``: the reduced axes of ``x``). Inferred from the result, so an intermediate
+    overflow that a later NaN hides is not reported (NumPy reports it).
+    Under ``npjax.jit`` nothing is checked here (the traced reduce has no flag)."""
+    st = state()
+    if st["divide"] == "ignore" and st["over"] == "ignore" and st["invalid"] == "ignore":
+        return
+    if not isinstance(res, jax.Array) or isinstance(res, _Tracer) or x.size == 0:
+        return  # traced (npjax.jit) or pending (lazy mode): not checked here
+    division = name in _DIVISIONS
+    if not division and (res.dtype.kind not in "fc" or _all_finite(res)):
+        return  # the screen: nothing to report without a non-finite result
+    flags = int(_reduce_flags(division, axes, all_divisors)(x, res, mask))
+    if flags:
+        report(flags, "reduce", st)
+
+
+@functools.lru_cache(maxsize=256)
+def _reduce_flags(division: bool, axes: tuple, all_divisors: bool) -> Callable:
+    def flags(x, res, mask):
+        m = jnp.broadcast_to(mask, x.shape)
+        if division and axes:  # not reorderable: one axis
+            axis = axes[0]
+            divisors = x if all_divisors else lax.slice_in_dim(x, 1, x.shape[axis], axis=axis)
+            dm = m if all_divisors else lax.slice_in_dim(m, 1, x.shape[axis], axis=axis)
+            pole = jnp.any((divisors == 0) & dm, axis=axis)
+        else:
+            pole = jnp.zeros((), bool)
+        if res.dtype.kind not in "fc":  # integer division: only the zero divisor
+            return jnp.where(jnp.any(pole), 1, 0)
+        nan_in = jnp.any(jnp.isnan(x) & m, axis=axes)
+        fin_in = jnp.all(jnp.isfinite(x) | ~m, axis=axes)
+        r = res.reshape(nan_in.shape)
+        new_inf = jnp.isinf(r) & fin_in
+        div = jnp.any(new_inf & pole)
+        over = jnp.any(new_inf & ~pole)
+        inv = jnp.any(jnp.isnan(r) & ~nan_in)
+        return jnp.where(div, 1, 0) + jnp.where(over, 2, 0) + jnp.where(inv, 8, 0)
+
+    return jax.jit(flags)

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _dtypes, _indexing, _reductions
+from npjax import _dtypes, _errstate, _indexing, _reductions
 from npjax._dispatch import write_out
 from npjax._ndarray import ndarray, normalize_axis
 from npjax._normalize import to_jax
@@ -236,6 +236,7 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
             x, init, mask if has_where else jnp.zeros((), bool))
     if res.dtype != result_dt:
         res = res.astype(result_dt)
+    _errstate.check_reduce(name, x, res, axes, has_initial, mask if has_where else True)
     if out is not None:
         out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
         return write_out(out, res, "unsafe", name)

@@ -276,3 +276,40 @@ def test_generated_integer_division(data, name: str, dtype: np.dtype) -> None:
     want, got = _flag_set(fn, np), _flag_set(fn, npjax)
     assert got[1] == want[1], (name, a, b)
     assert_same(got[0], want[0])
+
+
+REDUCE_CASES = {
+    "int floor_divide.reduce by zero": lambda xp: xp.floor_divide.reduce(xp.asarray([4, 0, 2])),
+    "int remainder.reduce, zero last": lambda xp: xp.remainder.reduce(xp.asarray([4, 2, 0])),
+    "int fmod.reduce along axis 1": lambda xp: xp.fmod.reduce(xp.asarray([[4, 0], [2, 1]]),
+                                                              axis=1),
+    "no zero divisor": lambda xp: xp.floor_divide.reduce(xp.asarray([[4, 0], [2, 1]])),
+    "float divide.reduce by zero": lambda xp: xp.divide.reduce(xp.asarray([3.0, 0.0])),
+    "0/0 in divide.reduce": lambda xp: xp.divide.reduce(xp.asarray([0.0, 0.0])),
+    "add.reduce overflow": lambda xp: xp.add.reduce(xp.asarray([1e308, 1e308])),
+    "multiply.reduce overflow, 2-d": lambda xp: xp.multiply.reduce(
+        xp.asarray([[1e200, 1e200], [1.0, 2.0]]), axis=1),
+    "inf - inf": lambda xp: xp.add.reduce(xp.asarray([np.inf, -np.inf])),
+    "nan in, no flag": lambda xp: xp.add.reduce(xp.asarray([np.nan, 1.0])),
+    "where excludes the zero": lambda xp: xp.floor_divide.reduce(
+        xp.asarray([4, 2, 0]), where=xp.asarray([True, True, False]), initial=100),
+}
+
+
+@pytest.mark.parametrize("case", REDUCE_CASES)
+@pytest.mark.parametrize("mode", ["warn", "raise", "ignore", "call"])
+def test_ufunc_reduce_error_state(case, mode):
+    # ufunc.reduce checked nothing: no warning, and no FloatingPointError under "raise".
+    same_behaviour(REDUCE_CASES[case], all=mode)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda xp: xp.sum(xp.asarray([1e308, 1e308])),
+    lambda xp: xp.prod(xp.asarray([[1e200, 1e200], [2.0, 3.0]]), axis=1),
+    lambda xp: xp.sum(xp.asarray([1e308, 1e308, 5.0]), where=xp.asarray([True, False, True])),
+    lambda xp: xp.sum(xp.asarray([np.inf, -np.inf])),
+    lambda xp: xp.nansum(xp.asarray([np.nan, 1.0])),
+])
+@pytest.mark.parametrize("mode", ["warn", "raise"])
+def test_sum_and_prod_error_state(fn, mode):
+    same_behaviour(fn, all=mode)

@@ -234,9 +234,16 @@ def _fold(x: Any, axes: tuple, op: str, dtype: np.dtype, init: Any = None) -> An
     y = jnp.transpose(x, outer + rest)
     y = y.reshape((math.prod(groups[i][0] for i in outer),)
                   + tuple(groups[i][0] for i in rest))
-    acc = jnp.broadcast_to(init, y.shape[1:])
-    for r in range(y.shape[0]):
-        acc = _cast(binop(_cast(acc, comp), y[r]), dtype)
+    # A left fold in NumPy's order. The first step is peeled off (``_first_mul`` writes it
+    # out); the rest is one ``lax.scan``: an unrolled chain of complex products used each
+    # partial product four times, and XLA's fused code for it grew exponentially with the
+    # length (prod of 400 complex64 values never finished compiling).
+    acc = _cast(binop(_cast(jnp.broadcast_to(init, y.shape[1:]), comp), y[0]), dtype)
+
+    def step(acc: Any, row: Any) -> tuple:
+        return _cast(binop(_cast(acc, comp), row), dtype), None
+
+    acc, _ = jax.lax.scan(step, acc, y[1:])
     return acc.reshape(kept)
 
 
