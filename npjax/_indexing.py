@@ -37,7 +37,7 @@ from npjax import _views
 from npjax._views import settled
 from npjax._context import trace
 from npjax._errors import ComplexWarning
-from npjax._errstate import on_host
+from npjax._errstate import _stacklevel, on_host
 from npjax._lazy import Kernel, Lazy
 from npjax._lazy import is_on as _lazy_on
 from npjax import _stats
@@ -431,7 +431,7 @@ def _value_shape(value_shape: tuple, target: tuple, empty_advanced: bool = False
 def _complex_warning(from_dtype: np.dtype, to_dtype: np.dtype) -> None:
     if from_dtype.kind == "c" and to_dtype.kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part",
-                      ComplexWarning, stacklevel=4)
+                      ComplexWarning, stacklevel=_stacklevel())  # at the user's line
 
 
 def _single_value(value: Any, dtype: np.dtype) -> Any:
@@ -652,13 +652,16 @@ def _mask_store(a: ndarray, items: list, kinds: list, shape: tuple, value: Any) 
     if n == 0 or tuple(mask.shape) != shape[:n]:
         return False
     rest = shape[n:]
-    if isinstance(value, ndarray | jax.Array):
+    device_value = isinstance(value, ndarray | jax.Array)
+    if not device_value:
+        value = np.asarray(value, dtype=a.dtype)  # NumPy's conversion of fancy-assigned values
+    vshape = tuple(value.shape)
+    if len(vshape) > len(rest) or np.broadcast_shapes(vshape, rest) != rest:
+        return False  # values per selected element (or a shape error): the general path
+    v = value
+    if device_value:
         _complex_warning(value.dtype, a.dtype)
         v = value._read_lazy() if isinstance(value, ndarray) else value
-    else:
-        v = np.asarray(value, dtype=a.dtype)  # NumPy's conversion of fancy-assigned values
-    if len(v.shape) > len(rest) or np.broadcast_shapes(tuple(v.shape), rest) != rest:
-        return False  # values per selected element (or a shape error): the general path
     m = mask._read_lazy() if isinstance(mask, ndarray) else to_jax(mask)
     write_through(a, (), _mask_where(len(rest))(a._read_lazy(), m, v))
     return True

@@ -540,3 +540,12 @@ def test_mask_stores_compile_once_whatever_the_count():
         inner[mask] = float(step)
         a[a > 5.0] = -1.0
     assert npjax.stats()["compiles"]["count"] == 0
+
+
+@pytest.mark.parametrize("index", [np.array([True, False, True]), slice(0, 2), [0, 1]])
+def test_complex_warning_points_at_the_callers_line(index):
+    a = npjax.zeros(3)
+    value = npjax.asarray([1 + 1j, 2 + 2j])
+    with pytest.warns(np.exceptions.ComplexWarning) as seen:
+        a[index] = value
+    assert [w.filename for w in seen] == [__file__]  # one warning, at this line
