@@ -482,32 +482,32 @@ _DIVISIONS = _INT_DIV | {"divide", "true_divide"}
 
 def check_reduce(name: str, x: Any, res: Any, axes: tuple, all_divisors: bool,
                  mask: Any = True) -> None:
-    """The error-state check after ``ufunc.reduce`` (NumPy: "... encountered in reduce").
+    """The error-state check after ``reduce`` of a division ufunc (NumPy: "... encountered
+    in reduce").
 
-    Divisions by zero (a zero among the divisors: every element after the first along the
-    reduced axis, or all of them after an ``initial``) give "divide"; a non-finite result
-    from finite operands gives "overflow" (inf) or "invalid" (NaN), decided per output lane
-    (``axes``: the reduced axes of ``x``). Inferred from the result, so an intermediate
-    overflow that a later NaN hides is not reported (NumPy reports it).
-    Under ``npjax.jit`` nothing is checked here (the traced reduce has no flag)."""
+    A zero among the divisors (every element after the first along the reduced axis, or all
+    of them after an ``initial``) gives "divide"; for float loops a non-finite result from
+    finite operands gives "divide" at such a zero, else "overflow" (inf) or "invalid" (NaN),
+    decided per output lane (``axes``: the reduced axes of ``x``). Other reductions (sums,
+    products) are not checked: inferring their flags needs a host read of every result.
+    Under ``npjax.jit`` and in lazy mode nothing is checked here."""
+    if name not in _DIVISIONS:
+        return
     st = state()
     if st["divide"] == "ignore" and st["over"] == "ignore" and st["invalid"] == "ignore":
         return
     if not isinstance(res, jax.Array) or isinstance(res, _Tracer) or x.size == 0:
         return  # traced (npjax.jit) or pending (lazy mode): not checked here
-    division = name in _DIVISIONS
-    if not division and (res.dtype.kind not in "fc" or _all_finite(res)):
-        return  # the screen: nothing to report without a non-finite result
-    flags = int(_reduce_flags(division, axes, all_divisors)(x, res, mask))
+    flags = int(_reduce_flags(axes, all_divisors)(x, res, mask))
     if flags:
         report(flags, "reduce", st)
 
 
 @functools.lru_cache(maxsize=256)
-def _reduce_flags(division: bool, axes: tuple, all_divisors: bool) -> Callable:
+def _reduce_flags(axes: tuple, all_divisors: bool) -> Callable:
     def flags(x, res, mask):
         m = jnp.broadcast_to(mask, x.shape)
-        if division and axes:  # not reorderable: one axis
+        if axes:  # divisions are not reorderable: one axis
             axis = axes[0]
             divisors = x if all_divisors else lax.slice_in_dim(x, 1, x.shape[axis], axis=axis)
             dm = m if all_divisors else lax.slice_in_dim(m, 1, x.shape[axis], axis=axis)

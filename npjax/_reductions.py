@@ -29,7 +29,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _dtypes, _errstate
+from npjax import _dtypes
 from npjax._dispatch import ArrayIn, DTypeIn, npfunc, write_out
 from npjax._errors import output_casting_error
 from npjax._lazy import Kernel
@@ -165,11 +165,8 @@ def fold(a: Any, axes: tuple, keepdims: bool, op: str, res_dt: np.dtype, initial
 
 def _fold_public(name: str, op: str, a: Any, axis: Any, dtype: Any, out: Any, keepdims: Any,
                  initial: Any, where: Any, nan_fill: Any = None) -> Any:
-    axes = _axes(axis, a.ndim)
-    r = fold(a, axes, keepdims is True, op, _oracle(name, a.dtype, dtype), initial, where,
-             nan_fill)
-    mask = None if where is True else _mask(where, a.shape)
-    _errstate.check_reduce(op, a, r, axes, False, True if mask is None else mask)
+    r = fold(a, _axes(axis, a.ndim), keepdims is True, op, _oracle(name, a.dtype, dtype),
+             initial, where, nan_fill)
     return _finish(r, out, name)
 
 

@@ -286,11 +286,9 @@ REDUCE_CASES = {
     "no zero divisor": lambda xp: xp.floor_divide.reduce(xp.asarray([[4, 0], [2, 1]])),
     "float divide.reduce by zero": lambda xp: xp.divide.reduce(xp.asarray([3.0, 0.0])),
     "0/0 in divide.reduce": lambda xp: xp.divide.reduce(xp.asarray([0.0, 0.0])),
-    "add.reduce overflow": lambda xp: xp.add.reduce(xp.asarray([1e308, 1e308])),
-    "multiply.reduce overflow, 2-d": lambda xp: xp.multiply.reduce(
-        xp.asarray([[1e200, 1e200], [1.0, 2.0]]), axis=1),
-    "inf - inf": lambda xp: xp.add.reduce(xp.asarray([np.inf, -np.inf])),
-    "nan in, no flag": lambda xp: xp.add.reduce(xp.asarray([np.nan, 1.0])),
+    "float floor_divide.reduce by zero, 2-d": lambda xp: xp.floor_divide.reduce(
+        xp.asarray([[1.0, 0.0], [2.0, 1.0]]), axis=1),
+    "nan in, no flag": lambda xp: xp.divide.reduce(xp.asarray([np.nan, 1.0])),
     "where excludes the zero": lambda xp: xp.floor_divide.reduce(
         xp.asarray([4, 2, 0]), where=xp.asarray([True, True, False]), initial=100),
 }
@@ -301,15 +299,3 @@ REDUCE_CASES = {
 def test_ufunc_reduce_error_state(case, mode):
     # ufunc.reduce checked nothing: no warning, and no FloatingPointError under "raise".
     same_behaviour(REDUCE_CASES[case], all=mode)
-
-
-@pytest.mark.parametrize("fn", [
-    lambda xp: xp.sum(xp.asarray([1e308, 1e308])),
-    lambda xp: xp.prod(xp.asarray([[1e200, 1e200], [2.0, 3.0]]), axis=1),
-    lambda xp: xp.sum(xp.asarray([1e308, 1e308, 5.0]), where=xp.asarray([True, False, True])),
-    lambda xp: xp.sum(xp.asarray([np.inf, -np.inf])),
-    lambda xp: xp.nansum(xp.asarray([np.nan, 1.0])),
-])
-@pytest.mark.parametrize("mode", ["warn", "raise"])
-def test_sum_and_prod_error_state(fn, mode):
-    same_behaviour(fn, all=mode)
