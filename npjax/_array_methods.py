@@ -20,31 +20,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._dtypes import is_device_dtype
 from npjax._ndarray import _set_owner, install_methods, ndarray
-
-_U8 = np.dtype(np.uint8)
-
-
-def _to_bytes(x: jax.Array) -> jax.Array:
-    """The little-endian bytes of each element: shape ``x.shape + (itemsize,)``, uint8."""
-    if x.dtype.kind == "c":
-        return jnp.concatenate([_to_bytes(jnp.real(x)), _to_bytes(jnp.imag(x))], axis=-1)
-    if x.dtype == np.bool_:
-        return x.astype(_U8)[..., None]
-    if x.dtype.itemsize == 1:
-        return lax.bitcast_convert_type(x, _U8)[..., None]
-    return lax.bitcast_convert_type(x, _U8)
-
-
-def _from_bytes(b: jax.Array, dtype: np.dtype) -> jax.Array:
-    """Inverse of ``_to_bytes`` (``b``'s last axis has ``dtype.itemsize`` bytes)."""
-    if dtype.kind == "c":
-        half = dtype.itemsize // 2
-        part = np.dtype(f"f{half}")
-        return lax.complex(_from_bytes(b[..., :half], part), _from_bytes(b[..., half:], part))
-    if dtype.itemsize == 1:
-        return lax.bitcast_convert_type(b[..., 0], dtype)
-    return lax.bitcast_convert_type(b, dtype)
+from npjax._views import from_bytes, to_bytes
 
 
 @functools.lru_cache(maxsize=64)
@@ -56,23 +34,23 @@ def _byteswap_kernel(dtype: np.dtype):
                                _byteswap_kernel(half)(jnp.imag(x)))
         if dtype.itemsize == 1:
             return x
-        return lax.bitcast_convert_type(_to_bytes(x)[..., ::-1], dtype)
+        return lax.bitcast_convert_type(to_bytes(x)[..., ::-1], dtype)
 
     return jax.jit(swap)
 
 
 @functools.lru_cache(maxsize=64)
 def _getfield_kernel(src: np.dtype, dtype: np.dtype, offset: int):
-    return jax.jit(lambda x: _from_bytes(_to_bytes(x)[..., offset:offset + dtype.itemsize],
+    return jax.jit(lambda x: from_bytes(to_bytes(x)[..., offset:offset + dtype.itemsize],
                                          dtype))
 
 
 @functools.lru_cache(maxsize=64)
 def _setfield_kernel(src: np.dtype, dtype: np.dtype, offset: int):
     def put(x: jax.Array, val: jax.Array) -> jax.Array:
-        raw = _to_bytes(x)
-        field = jnp.broadcast_to(_to_bytes(val), raw.shape[:-1] + (dtype.itemsize,))
-        return _from_bytes(raw.at[..., offset:offset + dtype.itemsize].set(field), src)
+        raw = to_bytes(x)
+        field = jnp.broadcast_to(to_bytes(val), raw.shape[:-1] + (dtype.itemsize,))
+        return from_bytes(raw.at[..., offset:offset + dtype.itemsize].set(field), src)
 
     return jax.jit(put)
 
@@ -91,15 +69,9 @@ def _field_dtype(self: ndarray, dtype: Any, offset: Any, name: str) -> tuple[np.
         raise NotImplementedError(
             f"npjax.ndarray.{name}: reinterpreting bytes as or into a bool array (NumPy keeps "
             "bytes other than 0/1 in it); convert with astype instead")
-    if dtype.fields is not None or not _is_device(dtype):
+    if dtype.fields is not None or not is_device_dtype(dtype):
         raise NotImplementedError(f"npjax.ndarray.{name}: dtype {dtype} is not a device dtype")
     return dtype, offset
-
-
-def _is_device(dtype: np.dtype) -> bool:
-    from npjax._dtypes import is_device_dtype
-
-    return is_device_dtype(dtype)
 
 
 def _dot(self: ndarray, b: Any, /, out: Any = None) -> Any:

@@ -33,11 +33,6 @@ _var: contextvars.ContextVar[Context] = contextvars.ContextVar(
 get = _var.get
 
 
-def current() -> Policy:
-    """The policy in force (the one reader the call path uses)."""
-    return _var.get().policy
-
-
 def trace() -> Any:
     """The ``npjax.jit`` trace running in this context, or None."""
     return _var.get().trace
@@ -68,6 +63,9 @@ def using(**fields: Any) -> Iterator[Context]:
 def get_policy() -> Policy:
     """Return the policy in force in this thread or task."""
     return _var.get().policy
+
+
+current = get_policy  # the name the call path reads it by
 
 
 def set_policy(**fields: Any) -> Policy:

@@ -134,43 +134,43 @@ class Bitcast(Step):
     (NumPy allows it only where that axis is contiguous; the layout checks that first)."""
 
     def get(self, x, dyn):
-        return _from_bytes(_to_bytes(x), self.static[1], x.ndim)
+        return _recast(x, self.static[1])
 
     def set(self, x, dyn, new):
-        return _from_bytes(_to_bytes(new.astype(self.static[1])), self.static[0], x.ndim)
+        return _recast(new.astype(self.static[1]), self.static[0])
 
 
-def _to_bytes(x: jax.Array) -> jax.Array:
-    """The little-endian bytes of ``x`` along its last axis: shape (..., n * itemsize), uint8."""
-    if x.ndim == 0:
-        x = x.reshape(1)
-    if x.dtype == jnp.bool_:
-        return x.astype(jnp.uint8)
-    if jnp.issubdtype(x.dtype, jnp.complexfloating):  # (real, imag) pairs of floats
-        x = jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1)
-        x = x.reshape(x.shape[:-2] + (x.shape[-2] * 2,))
-    if x.dtype.itemsize == 1:
-        return lax.bitcast_convert_type(x, jnp.uint8)
-    b = lax.bitcast_convert_type(x, jnp.uint8)
-    return b.reshape(b.shape[:-2] + (b.shape[-2] * b.shape[-1],))
-
-
-def _from_bytes(b: jax.Array, dtype: Any, ndim: int) -> jax.Array:
-    """Bytes (..., m) read as ``dtype`` (..., m // itemsize); 0-d again when ``ndim`` is 0.
-    Bytes other than 0 and 1 read as bool are True (NumPy keeps the byte itself)."""
+def _recast(x: jax.Array, dtype: Any) -> jax.Array:
+    """The bytes of ``x`` along its last axis read as ``dtype`` (0-d stays 0-d). Bytes other
+    than 0 and 1 read as bool are True (NumPy keeps the byte itself)."""
     dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        out = b != 0
-    else:
-        parts = np.dtype(f"f{dtype.itemsize // 2}") if dtype.kind == "c" else dtype
-        k = parts.itemsize
-        if k > 1:
-            b = b.reshape(b.shape[:-1] + (b.shape[-1] // k, k))
-        out = lax.bitcast_convert_type(b, parts)
-        if dtype.kind == "c":
-            out = out.reshape(out.shape[:-1] + (out.shape[-1] // 2, 2))
-            out = lax.complex(out[..., 0], out[..., 1])
-    return out.reshape(()) if ndim == 0 else out
+    b = to_bytes(x.reshape(1) if x.ndim == 0 else x)
+    b = b.reshape(b.shape[:-2] + (b.shape[-2] * b.shape[-1] // dtype.itemsize, dtype.itemsize))
+    out = (b[..., 0] != 0) if dtype == np.bool_ else from_bytes(b, dtype)
+    return out.reshape(()) if x.ndim == 0 else out
+
+
+def to_bytes(x: jax.Array) -> jax.Array:
+    """The little-endian bytes of each element: shape ``x.shape + (itemsize,)``, uint8."""
+    if x.dtype.kind == "c":
+        return jnp.concatenate([to_bytes(jnp.real(x)), to_bytes(jnp.imag(x))], axis=-1)
+    if x.dtype == np.bool_:
+        return x.astype(jnp.uint8)[..., None]
+    if x.dtype.itemsize == 1:
+        return lax.bitcast_convert_type(x, jnp.uint8)[..., None]
+    return lax.bitcast_convert_type(x, jnp.uint8)
+
+
+def from_bytes(b: jax.Array, dtype: Any) -> jax.Array:
+    """Inverse of ``to_bytes`` (``b``'s last axis has ``dtype.itemsize`` bytes)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        half = dtype.itemsize // 2
+        part = np.dtype(f"f{half}")
+        return lax.complex(from_bytes(b[..., :half], part), from_bytes(b[..., half:], part))
+    if dtype.itemsize == 1:
+        return lax.bitcast_convert_type(b[..., 0], dtype)
+    return lax.bitcast_convert_type(b, dtype)
 
 
 Lens = tuple  # tuple[Step, ...]
