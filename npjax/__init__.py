@@ -55,6 +55,14 @@ from npjax._ufuncs import ufunc
 
 globals().update(_UFUNCS)
 
+# Placement: NumPy runs calls whose operands all live on the host (npjax/_placement.py).
+from npjax import _placement
+
+_placement.route_namespace(globals(), __import__("numpy"))
+_placement.route_namespace(vars(linalg), __import__("numpy").linalg)
+_placement.route_namespace(vars(fft), __import__("numpy").fft)
+_placement.route_methods()
+
 # Every other public NumPy name: NumPy's own data-free objects, host functions, declared
 # fallbacks (npjax/_registry.py says which is which).
 from npjax import _registry

@@ -30,6 +30,7 @@ from npjax._normalize import as_host, place, resolve_device, to_jax
 from npjax._context import current
 from npjax._policy import Policy
 from npjax._fallback import to_host
+from npjax._placement import NOT_HOST, host_limit, host_operands, place_result
 
 __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
            "asarray_chkfinite", "copy", "zeros", "ones", "empty", "full", "zeros_like",
@@ -170,12 +171,36 @@ def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
     """
     if ndmax:  # NumPy decides how deep nested sequences go (deeper ones become objects)
         object = np.array(to_host(object), dtype, ndmax=ndmax)
+    if like is None:
+        host = _host_array(object, dtype, copy, order, ndmin)
+        if host is not NOT_HOST:
+            return host
     try:
         return _array(object, dtype, copy, order, subok, ndmin, like)
     except HostOnly:
         _stats.host_only["array"] += 1
         return np.array(to_host(object), dtype, copy=copy, order=order, subok=subok,
                         ndmin=ndmin)
+
+
+def _host_array(object: Any, dtype: Any, copy: Any, order: Any, ndmin: int) -> Any:
+    """``array`` made by NumPy as a host array, when placement allows it; else NOT_HOST.
+    Foreign NumPy arrays are copied (``_placement``); data of a dtype that cannot live on
+    the device takes the other path (NumPy's own array)."""
+    limit = host_limit()
+    if limit < 0:
+        return NOT_HOST
+    if type(object) is np.ndarray and copy is False:
+        return NOT_HOST  # npjax never aliases a foreign array: the other path raises
+    ops = host_operands((object,), {}, limit)
+    if ops is None:
+        return NOT_HOST
+    data = np.array(ops[0][0], dtype, copy=copy, order=order, ndmin=ndmin)
+    if not _dtypes.is_device_dtype(data.dtype):
+        return NOT_HOST
+    _stats.calls["array"] += 1
+    _stats.host_calls["array"] += 1
+    return place_result(data, (object,) if type(object) is ndarray else (), limit)
 
 
 def _array(object: Any, dtype: Any, copy: Any, order: Any, subok: bool, ndmin: int,

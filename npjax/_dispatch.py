@@ -23,6 +23,7 @@ from npjax._fallback import call_numpy
 from npjax._lazy import Lazy
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax, to_jax_lazy
+from npjax._placement import NOT_HOST, try_host
 from npjax._context import current
 from npjax._policy import Policy
 from npjax._context import policy as using_policy
@@ -163,9 +164,15 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
             kwargs[key] = names[key](kwargs[key], policy)
         return fn(*args, **kwargs)
 
+    host_fn = getattr(np, public, None)  # NumPy's function of this name runs host operands
+
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         _stats.calls[public] += 1
+        if host_fn is not None:
+            result = try_host(public, host_fn, args, kwargs)
+            if result is not NOT_HOST:
+                return result
         policy = current()
         for pos, pname, default in checks:
             value = args[pos] if pos is not None and pos < len(args) else kwargs.get(
@@ -216,6 +223,7 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
     call.__module__ = "npjax"
     call.__name__ = call.__qualname__ = public
     call.__wrapped__ = fn
+    call.host_first = True  # placement is decided inside (``try_host``)
     return call
 
 

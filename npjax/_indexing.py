@@ -43,6 +43,7 @@ from npjax._lazy import is_on as _lazy_on
 from npjax import _stats
 from npjax._ndarray import install_methods, ndarray
 from npjax._normalize import to_jax
+from npjax._placement import host_limit, place_result
 
 _INDEX_TYPES_MSG = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
                     "integer or boolean arrays are valid indices")
@@ -758,16 +759,64 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
 
 
 def _getitem_method(self: ndarray, index: Any) -> ndarray:
+    data = self._host()
+    if data is not None:  # a host array: NumPy's indexing (views, copies, errors)
+        key = _host_index(index)
+        if key is not _DEVICE:
+            return place_result(data[key], (self,), host_limit())
     return getitem(self, index)
 
 
 def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
     _stats.record_scalar_write(index)
+    data = self._host()
+    if data is not None and not self._scalar:
+        key = _host_index(index)
+        new = _host_value(value)
+        if key is not _DEVICE and new is not _DEVICE:
+            if data.dtype.kind in "fiu" and getattr(new, "dtype", None) is not None and \
+                    new.dtype.kind == "c":  # NumPy's warning, at the user's line
+                _complex_warning(new.dtype, data.dtype)
+                new = new.real
+            data[key] = new
+            return
     setitem(self, index, value)
+
+
+_DEVICE = object()  # marker: this part lives on the device (or is being traced)
+
+
+def _host_part(x: Any) -> Any:
+    kind = type(x)
+    if kind is ndarray:
+        data = x._host()
+        if data is None:
+            return _stats.fetch(x._read())
+        return data[()] if x._scalar else data
+    if isinstance(x, jax.Array):
+        return _DEVICE if isinstance(x, jax.core.Tracer) else _stats.fetch(x)
+    return x
+
+
+def _host_index(index: Any) -> Any:
+    """An index as NumPy takes it: npjax arrays as their data (device ones fetched)."""
+    if type(index) is tuple:
+        parts = tuple(_host_part(k) for k in index)
+        return _DEVICE if any(p is _DEVICE for p in parts) else parts
+    return _host_part(index)
+
+
+def _host_value(value: Any) -> Any:
+    return _host_part(value)
 
 
 def _write_method(self: ndarray, new: Any) -> None:
     """Replace this array's value (already of this shape and dtype) everywhere it shows."""
+    data = self._host()
+    if data is not None:
+        data[...] = new if type(new) is np.ndarray else np.asarray(
+            new._fetch() if type(new) is ndarray else _stats.fetch(new))
+        return
     if self._readonly:
         raise ValueError("assignment destination is read-only")
     write_through(self, (), new)
@@ -775,6 +824,12 @@ def _write_method(self: ndarray, new: Any) -> None:
 
 def _fill_method(self: ndarray, value: Any) -> None:
     """npjax implementation of ``numpy.ndarray.fill`` (NumPy's scalar conversion)."""
+    data = self._host()
+    if data is not None:
+        new = _host_value(value)
+        if new is not _DEVICE:
+            data.fill(new)
+            return
     one = _single_value(value, self.dtype)
     self._write(jnp.broadcast_to(jnp.asarray(one, self.dtype), self.shape))
 

@@ -8,6 +8,11 @@ NumPy would give this array (views are made by applying the same operation to it
 every question about memory layout exactly as NumPy would: whether ``reshape`` can be a view,
 ``flags``, ``strides``, ``shares_memory``. Its pages are never touched.
 
+A *host* array (placement, ``_placement.py``) has a NumPy array as its root's ``_value``; its
+``_layout`` is then that array or a real NumPy view of it (views are made the same way), so
+NumPy itself keeps views aliased, and ``_host()`` hands the data to NumPy. ``_read`` gives a
+device copy of it for code that computes with JAX; a host root never becomes a device one.
+
 Methods that belong to a family are attached by that family's module (``install_methods``):
 element access and ``_write`` by ``_indexing.py``, operators by ``_operators.py``, pickling by
 ``_interop.py``, reductions and the rest by theirs. This file holds the state and the
@@ -61,11 +66,18 @@ class Flags:
 
     @property
     def writeable(self) -> bool:
-        return not self._array._readonly
+        data = self._array._host()
+        return data.flags.writeable if data is not None else not self._array._readonly
 
     @writeable.setter
     def writeable(self, value: bool) -> None:
         a = self._array
+        data = a._host()
+        if data is not None:  # NumPy's own flag and errors
+            if not a._scalar:
+                data.flags.writeable = value
+            a._readonly = not data.flags.writeable
+            return
         if value and a._base is not None and (_views.is_readonly(a._lens)
                                               or a._base._readonly):
             raise ValueError("cannot set WRITEABLE flag to True of this array")
@@ -117,17 +129,35 @@ class ndarray:
         _set_owner(self, jnp.zeros(shape, np.dtype(dtype)), False)
 
     @classmethod
-    def _owner(cls, value: jax.Array, scalar: bool = False) -> ndarray:
+    def _owner(cls, value: jax.Array | np.ndarray, scalar: bool = False) -> ndarray:
+        """An owner of ``value``: a ``jax.Array`` (or pending ``Lazy``), or for a host array a
+        NumPy array this object then owns."""
         self = object.__new__(cls)
         _set_owner(self, value, scalar)
         return self
+
+    def _host(self) -> np.ndarray | None:
+        """The NumPy data of a host array (a view for a view), or None for a device array."""
+        base = self._base
+        if base is None:
+            value = self._value
+            return value if type(value) is np.ndarray else None
+        return self._layout if type(base._value) is np.ndarray else None
+
+    def _fetch(self) -> np.ndarray:
+        """The current value on the host: a host array's data, or a device array's copy."""
+        data = self._host()
+        return _stats.fetch(self._read()) if data is None else data
 
     def _view(self, steps: tuple, layout: np.ndarray, readonly: bool = False) -> ndarray:
         """A view of ``self`` through more lens steps; ``layout`` is NumPy's layout for it."""
         src = self
         if src._scalar:  # NumPy scalars are immutable: views see a hidden array copy
-            src = ndarray._owner(src._value)
-            src._layout = self._layout
+            if type(src._value) is np.ndarray:  # host: ``layout`` views a fresh copy
+                src = ndarray._owner(layout if layout.base is None else layout.base)
+            else:
+                src = ndarray._owner(src._value)
+                src._layout = self._layout
         view = object.__new__(ndarray)
         root = src if src._base is None else src._base
         view._base = root
@@ -151,7 +181,11 @@ class ndarray:
             value = self._value
             if type(value) is Lazy:
                 value = self._value = value.get()
+            elif type(value) is np.ndarray:
+                return _to_device(value)
             return value
+        if type(base._value) is np.ndarray:
+            return _to_device(self._layout)
         cache = self._cache
         if cache is not None and cache[0] == base._version:
             value = cache[1]
@@ -167,7 +201,7 @@ class ndarray:
     def _read_lazy(self) -> Any:
         """The current value; in lazy mode possibly a pending ``_lazy.Lazy`` (view reads are
         then recorded too). Only code whose kernels are ``_lazy.Kernel`` may call this."""
-        if current().mode != "lazy":
+        if current().mode != "lazy" or self._host() is not None:
             return self._read()
         base = self._base
         if base is None:
@@ -198,6 +232,8 @@ class ndarray:
         layout = self._layout
         if layout is None:
             value = self._value
+            if type(value) is np.ndarray:  # a host scalar: views of it see a copy
+                return value.copy()
             layout = self._layout = np.empty(value.shape, value.dtype)
         return layout
 
@@ -214,6 +250,10 @@ class ndarray:
         if self._scalar:
             raise AttributeError("attribute 'shape' of numpy scalars is not writable")
         new_shape = reshape_target(self.size, new)
+        data = self._host()
+        if data is not None:  # NumPy reshapes its array in place (views keep theirs)
+            data.shape = new_shape
+            return
         try:
             layout = np.reshape(self._layout_array(), new_shape, copy=False)
         except ValueError:
@@ -265,44 +305,53 @@ class ndarray:
 
     @property
     def device(self) -> Any:
+        if self._host() is not None:  # where it would go: JAX's default device
+            return jax.devices()[0]
         return self._read().device
 
     @property
     def sharding(self) -> Any:
+        if self._host() is not None:
+            return jax.sharding.SingleDeviceSharding(jax.devices()[0])
         return self._read().sharding
 
     def devices(self) -> set:
-        return self._read().devices()
+        return self.sharding.device_set
 
     # --- Python protocol ----------------------------------------------------------------
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        data = self._host()
+        if data is not None:  # NumPy shares a host array's memory, as with its own arrays
+            if copy:
+                return np.array(data, dtype)
+            return data if dtype is None else data.astype(dtype, copy=False)
         if copy is False:
             raise ValueError("npjax.ndarray.__array__: a host copy is always needed "
                              "(copy=False is impossible for device arrays)")
-        host = np.array(_stats.fetch(self._read()))
+        host = np.array(self._fetch())
         if dtype is not None:
             host = host.astype(dtype, copy=False)
         return host
 
     def _host_scalar(self) -> Any:
         """The NumPy scalar this 0-d array stands for."""
-        return _stats.fetch(self._read())[()]
+        return self._fetch()[()]
 
     def __repr__(self) -> str:
         if self._scalar:
             return repr(self._host_scalar())
-        return repr(_stats.fetch(self._read()))
+        return repr(self._fetch())
 
     def __str__(self) -> str:
         if self._scalar:
             return str(self._host_scalar())
-        return str(_stats.fetch(self._read()))
+        return str(self._fetch())
 
     def __format__(self, spec: str) -> str:
         if self.ndim == 0:
             return format(self._host_scalar(), spec)
-        return format(_stats.fetch(self._read()), spec)
+        return format(self._fetch(), spec)
 
     def __len__(self) -> int:
         shape = self.shape
@@ -313,6 +362,10 @@ class ndarray:
     def __iter__(self):
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
+        data = self._host()
+        if data is not None:
+            return (ndarray._owner(np.asarray(v), True) for v in data) if \
+                self.ndim == 1 else (self[i] for i in range(self.shape[0]))
         if self.ndim == 1:  # one transfer, then NumPy scalars-as-0-d arrays
             return iter([ndarray._owner(v, True) for v in self._read()])
         return (self[i] for i in range(self.shape[0]))
@@ -324,7 +377,10 @@ class ndarray:
         stand-in raises the same errors."""
         if self.size > 1:
             return np.zeros(2, self.dtype)
-        host = _stats.fetch(self._read())
+        data = self._host()
+        if data is not None:
+            return data[()] if self._scalar else data
+        host = self._fetch()
         return host[()] if self._scalar else host
 
     def __bool__(self) -> bool:
@@ -363,17 +419,17 @@ class ndarray:
         if not args:
             if self.size != 1:
                 raise ValueError("can only convert an array of size 1 to a Python scalar")
-            return _stats.fetch(self._read()).item()
-        return _stats.fetch(self._read()).item(*args)
+            return self._fetch().item()
+        return self._fetch().item(*args)
 
     def tolist(self) -> Any:
         """npjax implementation of ``numpy.ndarray.tolist``."""
-        return _stats.fetch(self._read()).tolist()
+        return self._fetch().tolist()
 
     def tobytes(self, order: str = "C") -> bytes:
         """npjax implementation of ``numpy.ndarray.tobytes`` (order 'K'/'A' follow the
         NumPy layout of this array)."""
-        return _stats.fetch(self._read()).tobytes(self._order(order))
+        return self._fetch().tobytes(self._order(order))
 
     def _order(self, order: Any) -> str:
         """'C' or 'F': NumPy's memory order for ``order`` in {'C','F','A','K',None}."""
@@ -397,6 +453,9 @@ class ndarray:
 
         Differences from NumPy: order 'K' gives a C or F layout (never a permuted one).
         """
+        data = self._host()
+        if data is not None:
+            return ndarray._owner(data.copy(self._order(order)), self._scalar)
         # jax.Array values are immutable, so a copy can share the buffer: the first write to
         # either array makes a new one (writes never donate a buffer another object holds).
         return self._new_owner(self._read_lazy(), self._order(order))
@@ -416,6 +475,10 @@ class ndarray:
         from npjax._errors import ComplexWarning
 
         dtype = np.dtype(dtype)
+        data = self._host()
+        if data is not None and _dtypes.is_device_dtype(dtype):  # NumPy's cast and warnings
+            new = data.astype(dtype, order, casting, subok, copy)
+            return self if new is data else ndarray._owner(new, self._scalar)
         if not _dtypes.is_device_dtype(dtype):
             raise NotImplementedError(f"npjax.ndarray.astype: parameter 'dtype' is not "
                                       f"supported: {dtype} lives on the host only")
@@ -468,6 +531,10 @@ class ndarray:
                              "by another object in this way.\nUse the np.resize function "
                              "to get a new resized copy or\n set refcheck=False to disable "
                              "this check")
+        if type(self._value) is np.ndarray:  # NumPy's own resize (references checked above)
+            self._value.resize(shape, refcheck=False)
+            self._version += 1
+            return
         flat = self._value.reshape(-1)
         if size <= flat.size:
             flat = flat[:size]
@@ -586,6 +653,11 @@ class ndarray:
                 if copy is False:
                     raise ValueError("Unable to avoid creating a copy while reshaping.") \
                         from None
+        data = self._host()
+        if layout is None and data is not None:  # NumPy's copy (a view of it unless ``own``)
+            if own:
+                return ndarray._owner(data.flatten(order))
+            return from_numpy(np.reshape(data, spec or new_shape, order=order), (self,))
         if layout is None:
             value = _views.Reshape((self.shape, new_shape, order)).get(self._read(), ())
             out = ndarray._owner(value)
@@ -717,12 +789,52 @@ def install_methods(table: dict[str, Any]) -> None:
         setattr(ndarray, name, fn)
 
 
+def from_numpy(result: Any, inputs: tuple = ()) -> Any:
+    """NumPy's result as host npjax arrays (tuples and lists item by item; NumPy scalars as
+    npjax scalars; anything else as it is). ``inputs``: the npjax arrays NumPy was given (as
+    their data). An array that views an input's memory becomes a view of that input's root,
+    so ``base``, ``flags`` and aliasing stay NumPy's."""
+    kind = type(result)
+    if kind is np.ndarray:
+        for x in inputs:  # NumPy gave back an operand (``out=``): that very array
+            if (x._value if x._base is None else x._layout) is result:
+                return x
+        base = result.base
+        if base is None:
+            return ndarray._owner(result)
+        root = None
+        for x in inputs:
+            r = x if x._base is None else x._base
+            value = r._value
+            if value is base or (type(value) is np.ndarray and value.base is base):
+                root = r
+                break
+        if root is None:
+            if type(base) is not np.ndarray or base.base is not None:
+                return ndarray._owner(result)  # memory of a non-array object: an owner
+            root = ndarray._owner(base)  # a view of a copy NumPy made
+        return root._view((), result, not result.flags.writeable)
+    if isinstance(result, np.generic):
+        return ndarray._owner(np.asarray(result), True)
+    if kind is tuple or kind is list:
+        return kind(from_numpy(r, inputs) for r in result)
+    if isinstance(result, tuple):  # named tuples (unique_all, slogdet...)
+        return kind(*(from_numpy(r, inputs) for r in result))
+    return result
+
+
+def _to_device(data: np.ndarray) -> jax.Array:
+    """A device copy of host data, for code that computes with JAX (a counted transfer)."""
+    _stats.record_transfer("host_to_device", data.nbytes)
+    return jax.device_put(data)
+
+
 def _set_owner(self: ndarray, value: jax.Array, scalar: bool) -> None:
     self._value = value
     self._root_shape = None
     self._base = None
     self._lens = ()
-    self._layout = None
+    self._layout = value if type(value) is np.ndarray and not scalar else None
     self._cache = None
     self._scalar = scalar
     self._mine = False

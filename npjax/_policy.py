@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 from typing import Any
 
 _CHOICES = {
     "mode": ("eager", "lazy"),
     "fallback": ("warn", "raise", "allow"),
     "random": ("jax", "numpy"),
+    "placement": ("auto", "device", "host"),
 }
+_INT_FIELDS = ("shard_threshold", "host_threshold")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,6 +35,13 @@ class Policy:
     fallback: what a call that runs on host NumPy does: "warn", "raise" or "allow".
     x64: True gives NumPy's 64-bit defaults (float64, int64); False gives 32-bit defaults.
     random: "jax" (device streams) or "numpy" (bit-exact NumPy streams; later issue).
+    placement: where results live (``_placement.py``). "auto": a result of at most
+    ``host_threshold`` elements whose array inputs all live on the host is computed by NumPy
+    and stays a host array; anything else runs on the device. "device": every array on the
+    device (npjax before placement existed). "host": every result NumPy can compute stays
+    on the host, whatever its size. Lazy mode, ``npjax.jit``, ``device`` and ``sharding``
+    put everything on the device.
+    host_threshold: the largest result (in elements) that "auto" keeps on the host.
     """
 
     device: Any = None
@@ -41,6 +51,8 @@ class Policy:
     x64: bool = True
     random: str = "jax"
     shard_threshold: int = 2**16
+    placement: str = "auto"
+    host_threshold: int = 2**16
 
     def __post_init__(self) -> None:
         for field, allowed in _CHOICES.items():
@@ -51,9 +63,19 @@ class Policy:
             raise TypeError(f"npjax.policy: x64 must be a bool, got {self.x64!r}")
         if self.sharding is not None:
             _check_sharding(self.sharding)
-        if type(self.shard_threshold) is not int or self.shard_threshold < 0:
-            raise ValueError("npjax.policy: shard_threshold must be an int >= 0, got "
-                             f"{self.shard_threshold!r}")
+        for field in _INT_FIELDS:
+            value = getattr(self, field)
+            if type(value) is not int or value < 0:
+                raise ValueError(f"npjax.policy: {field} must be an int >= 0, got {value!r}")
+        # Derived once per policy: the largest host result (-1: nothing runs on the host).
+        object.__setattr__(self, "host_limit", _host_limit(self))
+
+
+def _host_limit(p: Policy) -> int:
+    if (p.placement == "device" or p.mode != "eager" or p.device is not None
+            or p.sharding is not None or not p.x64):
+        return -1
+    return sys.maxsize if p.placement == "host" else p.host_threshold
 
 
 def _check_sharding(value: Any) -> None:
@@ -75,7 +97,7 @@ def _parse_env(name: str, raw: str) -> Any:
         if lowered in ("0", "false", "no", "off"):
             return False
         raise ValueError(f"NPJAX_X64={raw!r}: expected 1/0/true/false")
-    if name == "shard_threshold":
+    if name in _INT_FIELDS:
         return int(raw)
     return raw.strip() or None
 

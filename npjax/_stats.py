@@ -24,6 +24,7 @@ calls: collections.Counter = collections.Counter()  # public name -> calls
 fallbacks: collections.Counter = collections.Counter()  # public name -> host NumPy runs
 fallback_sites: collections.Counter = collections.Counter()  # (name, "file:line") -> runs
 host_only: collections.Counter = collections.Counter()  # name -> calls on host-only dtypes
+host_calls: collections.Counter = collections.Counter()  # name -> calls NumPy ran (placement)
 transfers: dict[str, list[int]] = {"host_to_device": [0, 0], "device_to_host": [0, 0],
                                    "device_to_device": [0, 0]}
 # (direction, file, line) -> [count, bytes]
@@ -171,7 +172,9 @@ def stats() -> dict[str, Any]:
     (``a[i] = v`` per user line); ``device_wait`` (count, seconds); ``compiles`` (count,
     seconds, by_function, trace/lowering parts, the persistent cache's ``cache_hits`` and
     ``cache_misses``, ``cache_dir`` and JAX's raw ``cache`` events); ``lazy`` (calls recorded,
-    flushes, calls executed by flushes, values they kept, programs compiled).
+    flushes, calls executed by flushes, values they kept, programs compiled);
+    ``placement``: calls run by NumPy on host arrays (``host``, per name in ``host_calls``)
+    and on the device (``device``: every other counted call).
     """
     compile_s = compiles["backend_s"] + compiles["trace_s"] + compiles["lower_s"]
     sites = sorted(transfer_sites.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[0]))
@@ -182,6 +185,9 @@ def stats() -> dict[str, Any]:
         "fallback_sites": [{"function": name, "site": site, "count": n}
                            for (name, site), n in fallback_sites.most_common()],
         "host_only": dict(host_only.most_common()),
+        "placement": {"host": sum(host_calls.values()),
+                      "device": sum(calls.values()) - sum(host_calls.values()),
+                      "host_calls": dict(host_calls.most_common())},
         "transfers": {kind: {"count": c, "bytes": b} for kind, (c, b) in transfers.items()},
         "transfer_sites": [{"direction": kind, "site": _site(name, line), "count": c,
                             "bytes": b} for (kind, name, line), (c, b) in sites],
@@ -221,6 +227,7 @@ def reset_stats() -> None:
     fallbacks.clear()
     fallback_sites.clear()
     host_only.clear()
+    host_calls.clear()
     for entry in transfers.values():
         entry[0] = entry[1] = 0
     transfer_sites.clear()

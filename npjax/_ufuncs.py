@@ -29,13 +29,14 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _dtypes, _errstate, _lazy, _stats
+from npjax import _context, _dtypes, _errstate, _lazy, _stats
 from npjax._dispatch import write_out
 from npjax._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._fallback import call_numpy
 from npjax._lazy import Kernel, Lazy, concrete
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax, to_jax_lazy
+from npjax._placement import host_operands, npjax_operands, place_result
 from npjax._context import current, trace
 
 _WEAK = _dtypes.WEAK_TYPES
@@ -481,10 +482,18 @@ class ufunc:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         _stats.calls[self.__name__] += 1
+        ctx = _context.get()
+        policy = ctx.policy
+        limit = policy.host_limit
+        if limit >= 0 and ctx.trace is None:  # host operands: NumPy's own ufunc
+            ops = host_operands(args, kwargs, limit)
+            if ops is not None:
+                _stats.host_calls[self.__name__] += 1
+                return place_result(self._np(*ops[0], **ops[1]),
+                                    npjax_operands(args, kwargs), limit)
         # Fast path: npjax array operands, no keywords, loop already seen (one dict lookup
         # keyed by the operand dtypes), no placement asked for (operands stay where they
         # are). Anything else takes the full path below, which places operands.
-        policy = current()
         if (not kwargs and len(args) == self.nin and policy.device is None
                 and policy.sharding is None):
             lazy = policy.mode == "lazy"

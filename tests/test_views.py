@@ -224,11 +224,17 @@ def test_read_only_views():
             return flags, a
 
         assert_parity(fn)
-    a = npjax.zeros((3, 3))
+    def inc_diagonal(xp):
+        d = xp.zeros((3, 3)).diagonal()
+        d += 1
+
+    assert_parity(inc_diagonal)
+    with npjax.policy(placement="device"):
+        a = npjax.zeros((3, 3))
     d = a.diagonal()
     with pytest.raises(ValueError):
         d += 1
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError):  # NumPy allows it for its own diagonal views
         d.flags.writeable = True
 
 
@@ -494,16 +500,30 @@ def test_small_methods():
 
 
 def test_array_protocol():
-    a = npjax.asarray(np.arange(3.0))
+    with npjax.policy(placement="device"):
+        a = npjax.asarray(np.arange(3.0))
     h = np.asarray(a)
     assert isinstance(h, np.ndarray) and h.tolist() == [0.0, 1.0, 2.0]
     assert np.asarray(a, dtype=np.float32).dtype == np.float32
     assert np.array(a, copy=True).flags.writeable
-    h[0] = 5  # a host copy: the npjax array is unchanged
+    h[0] = 5  # a host copy of a device array: the npjax array is unchanged
     assert a[0] == 0.0
     with pytest.raises(ValueError):
         np.array(a, copy=False)
     assert a.__array__(np.int64).dtype == np.int64
+
+
+def test_array_protocol_shares_host_memory():
+    """A host array hands NumPy its own buffer, as a NumPy array does: later in-place
+    updates show in what a library kept from ``np.asarray`` (issue 15, item 4)."""
+    with npjax.policy(placement="host"):
+        a = npjax.arange(3.0)
+    kept = np.asarray(a)
+    a += 1
+    a[0] = -1
+    assert kept.tolist() == [-1.0, 2.0, 3.0]
+    assert np.array(a, copy=False) is kept and np.shares_memory(kept, np.asarray(a[1:]))
+    assert not np.shares_memory(np.array(a, copy=True), kept)
 
 
 # --- view(dtype): the same bytes as another dtype -------------------------------------------

@@ -1,0 +1,256 @@
+"""Placement: which calls NumPy computes on the host, and where their results live.
+
+A *host* array is an ``npjax.ndarray`` whose storage is a NumPy array (``_ndarray.py``). A call
+runs on the host, by NumPy itself, when the policy allows it (``Policy.host_limit`` >= 0: an
+eager, x64, single-device policy outside ``npjax.jit``) and none of its operands is a device
+array; NumPy's values, dtypes, views, errors and warnings are then NumPy's by construction.
+Its results stay on the host when they have at most ``host_limit`` elements (views and 0-d
+results always do); larger new arrays move to the device once, as they are made. A call with
+a device operand runs on the device and reads each host operand as a device copy: a host array
+never turns into a device array, so NumPy's views of it stay valid.
+
+Anchor: cuPyNumeric's eager (NumPy) and deferred (Legate) thunks; results eager when small and
+all inputs eager.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import operator
+from typing import Any
+
+import jax
+import numpy as np
+
+from npjax import _context, _stats
+from npjax._dtypes import is_device_dtype
+from npjax._ndarray import from_numpy, ndarray
+
+
+def host_limit() -> int:
+    """The largest result the current context computes on the host, or -1 (no host work)."""
+    ctx = _context.get()
+    return ctx.policy.host_limit if ctx.trace is None else -1
+
+
+def _operand(x: Any, limit: int) -> Any:
+    """``x`` as NumPy gets it: a host array's data (a NumPy scalar for an npjax scalar), a
+    small foreign NumPy array as it is, or the marker ``DEVICE`` for a device array, a
+    ``jax.Array`` or a large NumPy array."""
+    kind = type(x)
+    if kind is ndarray:
+        data = x._host()
+        if data is None:
+            return DEVICE
+        return data[()] if x._scalar else data
+    if kind is np.ndarray:  # results that alias it are copied (``place_result``)
+        return DEVICE if x.size > limit else x
+    if kind is list or kind is tuple:
+        for item in x:
+            kind = type(item)
+            if kind is ndarray or kind is np.ndarray or isinstance(item, jax.Array):
+                return _sequence(x, limit)
+        return x
+    if isinstance(x, jax.Array):
+        return DEVICE
+    return x
+
+
+def _sequence(xs: Any, limit: int) -> Any:
+    items = []
+    for item in xs:
+        item = _operand(item, limit)
+        if item is DEVICE:
+            return DEVICE
+        items.append(item)
+    return type(xs)(items)
+
+
+DEVICE = object()  # marker: a device operand
+
+
+def host_operands(args: tuple, kwargs: dict, limit: int) -> tuple[tuple, dict] | None:
+    """The operands as NumPy sees them, or None when one of them lives on the device (or an
+    ``out=`` is not an npjax array: the device path gives npjax's error)."""
+    out = []
+    for a in args:
+        a = _operand(a, limit)
+        if a is DEVICE:
+            return None
+        out.append(a)
+    if kwargs:
+        kw = {}
+        for k, v in kwargs.items():
+            if k == "device" and v is not None:
+                return None  # an explicit device: the device path places it
+            if k == "out" and v is not None and type(v) is not ndarray and not (
+                    type(v) is tuple and all(type(o) is ndarray or o is None for o in v)):
+                return None
+            v = _operand(v, limit)
+            if v is DEVICE:
+                return None
+            kw[k] = v
+        return tuple(out), kw
+    return tuple(out), kwargs
+
+
+NOT_HOST = object()  # ``try_host``'s answer when the call must run on the device
+
+
+def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
+    """``fn(*args, **kwargs)`` run by NumPy when the context and the operands allow it (its
+    results placed), else ``NOT_HOST``."""
+    limit = host_limit()
+    if limit < 0:
+        return NOT_HOST
+    ops = host_operands(args, kwargs, limit)
+    if ops is None:
+        return NOT_HOST
+    _stats.host_calls[name] += 1
+    return place_result(fn(*ops[0], **ops[1]), npjax_operands(args, kwargs), limit)
+
+
+# ndarray's operator members, by Python's operator functions: a call runs Python's whole
+# binary-operator protocol on the NumPy operands (NotImplemented, reflection, scalars).
+_OPERATORS = {}
+for _short in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and",
+               "or", "xor", "lshift", "rshift"):
+    _fn = getattr(operator, _short + "_" if _short in ("and", "or") else _short)
+    _OPERATORS[f"__{_short}__"] = _fn
+    _OPERATORS[f"__r{_short}__"] = functools.partial(lambda f, a, b: f(b, a), _fn)
+    _OPERATORS[f"__i{_short}__"] = getattr(operator, f"i{_short}")
+for _short in ("lt", "le", "eq", "ne", "gt", "ge", "neg", "pos", "abs", "invert"):
+    _OPERATORS[f"__{_short}__"] = getattr(operator, _short)
+_OPERATORS["__divmod__"] = divmod
+_OPERATORS["__rdivmod__"] = lambda a, b: divmod(b, a)
+
+
+def host_first(name: str, host_fn: Any, impl: Any) -> Any:
+    """``impl`` preceded by the host route: NumPy's ``host_fn`` runs host operands."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        limit = host_limit()
+        if limit >= 0:
+            ops = host_operands(args, kwargs, limit)
+            if ops is not None:
+                _stats.calls[name] += 1
+                _stats.host_calls[name] += 1
+                return place_result(host_fn(*ops[0], **ops[1]),
+                                    npjax_operands(args, kwargs), limit)
+        return impl(*args, **kwargs)
+
+    functools.update_wrapper(call, impl)
+    call.host_first = True
+    return call
+
+
+def host_method(name: str, impl: Any) -> Any:
+    """The ndarray method ``impl`` preceded by the host route: on a host array (and host
+    operands) NumPy's own method of that name runs on its data (a NumPy scalar's for an npjax
+    scalar, so operators and in-place rules are NumPy's)."""
+
+    def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
+        data = self._host()
+        if data is not None:
+            limit = host_limit()
+            if limit >= 0:
+                ops = host_operands(args, kwargs, limit)
+                if ops is not None:
+                    receiver = data[()] if self._scalar else data
+                    op = _OPERATORS.get(name)
+                    if op is not None:
+                        result = op(receiver, *ops[0])
+                    else:
+                        bound = getattr(receiver, name, None)
+                        if bound is None:
+                            return impl(self, *args, **kwargs)
+                        result = bound(*ops[0], **ops[1])
+                    _stats.calls[name] += 1
+                    _stats.host_calls[name] += 1
+                    return place_result(result, (self, *npjax_operands(args, kwargs)), limit)
+        return impl(self, *args, **kwargs)
+
+    functools.update_wrapper(method, impl)
+    method.host_first = True
+    return method
+
+
+# Public names whose NumPy function must not run host operands: it returns objects that
+# compute with NumPy (frompyfunc's ufunc), or npjax's own version already routes.
+_NOT_ROUTED = {"frompyfunc", "array", "asarray", "asanyarray"}
+# ndarray members that are not routed: storage, conversion and protocol members npjax
+# implements for both kinds itself.
+_OWN_MEMBERS = {
+    "__getitem__", "__setitem__", "__array__", "__array_ufunc__", "__array_function__",
+    "__array_namespace__", "__init__", "__new__", "__repr__", "__str__", "__format__",
+    "__len__", "__iter__", "__bool__", "__float__", "__int__", "__complex__", "__index__",
+    "__hash__", "__copy__", "__deepcopy__", "__reduce__", "__reduce_ex__", "__setstate__",
+    "__getattribute__", "__setattr__", "__delattr__", "__class_getitem__",
+    "__init_subclass__", "__sizeof__", "__dir__", "__jax_array__", "__dlpack__",
+    "__dlpack_device__", "__array_priority__", "__getstate__", "__subclasshook__",
+    "__buffer__", "__release_buffer__", "__array_wrap__", "__array_finalize__", "copy",
+    "astype", "view", "fill", "item", "tolist", "tobytes", "reshape", "transpose",
+    "to_device", "resize", "setflags", "__class__",
+}
+
+
+def route_namespace(namespace: dict, numpy_module: Any) -> None:
+    """Put the host route in front of every public function of ``namespace`` that NumPy's
+    module has under the same name (npfunc functions and ufuncs already route)."""
+    for name, impl in list(namespace.items()):
+        if name.startswith("_") or name in _NOT_ROUTED or not inspect.isfunction(impl):
+            continue
+        if getattr(impl, "host_first", False):
+            continue
+        host_fn = getattr(numpy_module, name, None)
+        if host_fn is None or host_fn is impl or isinstance(host_fn, type) or not callable(
+                host_fn):
+            continue
+        namespace[name] = host_first(name, host_fn, impl)
+
+
+def route_methods() -> None:
+    """Put the host route in front of ``ndarray``'s methods NumPy's ndarray also has."""
+    for name, impl in list(vars(ndarray).items()):
+        if name in _OWN_MEMBERS or not inspect.isfunction(impl) or getattr(
+                impl, "host_first", False) or not hasattr(np.ndarray, name):
+            continue
+        setattr(ndarray, name, host_method(name, impl))
+
+
+def npjax_operands(args: tuple, kwargs: dict) -> tuple:
+    """The arrays among the arguments, npjax and foreign NumPy ones (one level into
+    sequences, and ``out=``)."""
+    found = []
+    for a in (*args, *kwargs.values()):
+        kind = type(a)
+        if kind is ndarray or kind is np.ndarray:
+            found.append(a)
+        elif kind is tuple or kind is list:
+            found.extend(x for x in a if type(x) is ndarray or type(x) is np.ndarray)
+    return tuple(found)
+
+
+def place_result(result: Any, inputs: tuple, limit: int) -> Any:
+    """NumPy's result as npjax arrays (``from_numpy``); new arrays over ``limit`` elements
+    move to the device."""
+    kind = type(result)
+    if kind is np.ndarray:
+        if not is_device_dtype(result.dtype):
+            return result  # NumPy's own array, as for host-only dtypes everywhere
+        if result.base is None and result.size > limit:
+            _stats.record_transfer("host_to_device", result.nbytes)
+            return ndarray._owner(jax.device_put(result))
+        mine = inputs
+        if any(type(x) is np.ndarray for x in inputs):
+            for x in inputs:  # npjax arrays never alias memory npjax does not own
+                if type(x) is np.ndarray and np.may_share_memory(result, x):
+                    return ndarray._owner(result.copy())
+            mine = tuple(x for x in inputs if type(x) is ndarray)
+        return from_numpy(result, mine)
+    if kind is tuple or kind is list:
+        return kind(place_result(r, inputs, limit) for r in result)
+    if isinstance(result, tuple):  # named tuples
+        return kind(*(place_result(r, inputs, limit) for r in result))
+    return from_numpy(result, ())
