@@ -30,7 +30,7 @@ from npjax._normalize import as_host, place, resolve_device, to_jax
 from npjax._context import current
 from npjax._policy import Policy
 from npjax._fallback import to_host
-from npjax._placement import NOT_HOST, host_limit, host_operands, place_result
+from npjax._placement import NOT_HOST, host_limit, host_operands, npjax_operands, place_result
 
 __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
            "asarray_chkfinite", "copy", "zeros", "ones", "empty", "full", "zeros_like",
@@ -200,7 +200,7 @@ def _host_array(object: Any, dtype: Any, copy: Any, order: Any, ndmin: int) -> A
         return NOT_HOST
     _stats.calls["array"] += 1
     _stats.host_calls["array"] += 1
-    return place_result(data, (object,) if type(object) is ndarray else (), limit)
+    return place_result(data, npjax_operands((object,), {}), limit)
 
 
 def _array(object: Any, dtype: Any, copy: Any, order: Any, subok: bool, ndmin: int,

@@ -169,16 +169,16 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         _stats.calls[public] += 1
-        if host_fn is not None:
-            result = try_host(public, host_fn, args, kwargs)
-            if result is not NOT_HOST:
-                return result
-        policy = current()
         for pos, pname, default in checks:
             value = args[pos] if pos is not None and pos < len(args) else kwargs.get(
                 pname, default)
             if value is not default and not _same(value, default):
                 raise unsupported(public, pname)
+        if host_fn is not None:
+            result = try_host(public, host_fn, args, kwargs)
+            if result is not NOT_HOST:
+                return result
+        policy = current()
         out = None
         if has_out:
             if out_position is not None and out_position < len(args):

@@ -38,3 +38,7 @@ def output_casting_error(ufunc_name: str, casting: str, from_: np.dtype, to: np.
 def unsupported(func: str, param: str, detail: str = "") -> NotImplementedError:
     extra = f": {detail}" if detail else ""
     return NotImplementedError(f"npjax.{func}: parameter {param!r} is not supported{extra}")
+
+
+class JitError(RuntimeError):
+    """A function compiled by ``npjax.jit`` needs a value that only exists at run time."""

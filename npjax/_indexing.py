@@ -36,7 +36,7 @@ from jax.sharding import SingleDeviceSharding
 from npjax import _views
 from npjax._views import settled
 from npjax._context import trace
-from npjax._errors import ComplexWarning
+from npjax._errors import ComplexWarning, JitError
 from npjax._errstate import _stacklevel, on_host
 from npjax._lazy import Kernel, Lazy
 from npjax._lazy import is_on as _lazy_on
@@ -693,7 +693,7 @@ def _owner_scalar_writer(ndim: int, donate: bool):
 def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
     """``a[pos] = value`` for one element (the hot path of element loops)."""
     v = _single_value(value, a.dtype)
-    if a._base is None and pos:
+    if a._base is None and pos and type(a._value) is not np.ndarray:
         tr = trace()
         if tr is not None:
             tr.note_write(a)
@@ -725,7 +725,7 @@ def _updater(lens: tuple, donate: bool, sharding: Any = None):
 def _multi_device_sharding(value: Any) -> Any:
     if isinstance(value, jax.core.Tracer | Lazy):
         return None
-    sharding = value.sharding
+    sharding = getattr(value, "sharding", None)
     return None if isinstance(sharding, SingleDeviceSharding) else sharding
 
 
@@ -736,6 +736,10 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
         raise ValueError("assignment destination is read-only")
     root = a if a._base is None else a._base
     tr = trace()
+    if type(root._value) is np.ndarray:  # host arrays take NumPy's writes; here: a tracer
+        raise JitError("npjax.jit: the function writes to an array that is not one of its "
+                       "arguments (captured from an enclosing scope); pass that array as "
+                       "an argument")
     if tr is not None:
         tr.note_write(root)
     lens = _views.compose(a._full_lens() if a._base is not None else (), *steps)

@@ -46,6 +46,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from npjax._errors import JitError
+
 from npjax import _context, _errstate, _lazy
 from npjax._ndarray import ndarray
 from npjax._context import current, policy
@@ -59,10 +61,6 @@ _TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConve
 _LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, np))
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _STATIC_SCALARS = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis))
-
-
-class JitError(RuntimeError):
-    """A function compiled by ``npjax.jit`` needs a value that only exists at run time."""
 
 
 class _Unhashable(TypeError):
@@ -142,6 +140,8 @@ class _Inputs:
         if t is ndarray or isinstance(x, ndarray):
             self.objs.append(x)
             base = x._base
+            if x._lens is None:
+                raise _HostView  # a view NumPy made of a host array: the call runs eagerly
             if base is None:
                 k = self.root(x)
                 return ("A", k, x._value.shape, x._value.dtype, x._scalar, x._readonly,
@@ -424,6 +424,8 @@ class Jitted:
         except _Unhashable as exc:
             raise TypeError(f"npjax.jit({self.__qualname__}): {exc}; pass arrays, "
                             "Python scalars or hashable values, or mark it static") from None
+        except _HostView:
+            return self._eager(args, kwargs)
         st = _errstate.state()  # the error state decides which device checks are traced
         key = (arg_specs, kw_specs, current(), st["divide"], st["over"], st["under"],
                st["invalid"])
@@ -467,6 +469,11 @@ class Jitted:
             root = roots[k]
             if isinstance(root, np.ndarray):
                 root[...] = np.asarray(new)
+                continue
+            data = root._host()
+            if data is not None and data.shape == new.shape:  # a host array stays one
+                data[...] = np.asarray(new)
+                root._version += 1
                 continue
             root._value = new
             root._mine = True
@@ -520,6 +527,10 @@ class Jitted:
 
 
 _SAME = object()
+
+
+class _HostView(Exception):
+    """An argument is a view NumPy made of a host array (no lens to trace it through)."""
 
 
 def _check_external_writes(trace: _Trace, outs: _Outputs, rb: _Rebuild, fn: Callable) -> None:

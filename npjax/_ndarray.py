@@ -161,7 +161,8 @@ class ndarray:
         view = object.__new__(ndarray)
         root = src if src._base is None else src._base
         view._base = root
-        view._lens = _views.compose(src._lens, *steps)
+        # A view NumPy made of a host array has no lens (None): NumPy keeps it aliased.
+        view._lens = None if src._lens is None else _views.compose(src._lens, *steps)
         view._root_shape = root._value.shape if src._base is None else src._root_shape
         view._value = None
         view._layout = layout
@@ -813,7 +814,9 @@ def from_numpy(result: Any, inputs: tuple = ()) -> Any:
             if type(base) is not np.ndarray or base.base is not None:
                 return ndarray._owner(result)  # memory of a non-array object: an owner
             root = ndarray._owner(base)  # a view of a copy NumPy made
-        return root._view((), result, not result.flags.writeable)
+        view = root._view((), result, not result.flags.writeable)
+        view._lens = None  # NumPy's view: its place in the root is NumPy's business
+        return view
     if isinstance(result, np.generic):
         return ndarray._owner(np.asarray(result), True)
     if kind is tuple or kind is list:

@@ -82,8 +82,8 @@ def host_operands(args: tuple, kwargs: dict, limit: int) -> tuple[tuple, dict] |
     if kwargs:
         kw = {}
         for k, v in kwargs.items():
-            if k == "device" and v is not None:
-                return None  # an explicit device: the device path places it
+            if (k == "device" or k == "like") and v is not None:
+                return None  # an explicit device (or like=): the device path decides
             if k == "out" and v is not None and type(v) is not ndarray and not (
                     type(v) is tuple and all(type(o) is ndarray or o is None for o in v)):
                 return None

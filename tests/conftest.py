@@ -38,12 +38,17 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def pytest_addoption(parser):
     parser.addoption("--npjax-mode", default="eager", choices=("eager", "lazy"),
                      help="run every test under this npjax execution mode")
+    parser.addoption("--npjax-placement", default=None, choices=("auto", "device", "host"),
+                     help="run every test under this placement (default: the policy's)")
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "eager_only: the test checks eager-mode timing (when a "
                             "warning or error appears, buffer donation); lazy mode documents "
                             "its own and tests it in test_lazy.py")
+    config.addinivalue_line("markers", "device_placement: the test checks how device arrays "
+                            "work (programs, donation, transfers): it runs with "
+                            "placement='device' whatever the suite's placement")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -60,7 +65,11 @@ def _policy_for_tests(request):
     """Every test starts from the defaults with fallback='raise' (fallback tests opt out),
     in the execution mode given by ``--npjax-mode``."""
     npjax.reset_policy()
-    npjax.set_policy(fallback="raise", mode=request.config.getoption("--npjax-mode"))
+    placement = request.config.getoption("--npjax-placement") or npjax.get_policy().placement
+    if request.node.get_closest_marker("device_placement"):
+        placement = "device"
+    npjax.set_policy(fallback="raise", mode=request.config.getoption("--npjax-mode"),
+                     placement=placement)
     yield
     npjax.reset_policy()
 

@@ -22,6 +22,7 @@ _OWN = ("NPJAX_", "JAX_COMPILATION_CACHE", "JAX_PERSISTENT_CACHE", "JAX_ENABLE_C
 
 def _env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(_OWN)}
+    env["NPJAX_PLACEMENT"] = "device"  # the scripts' arrays on the device: XLA compiles
     env.update(extra)
     return env
 

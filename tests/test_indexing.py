@@ -368,6 +368,7 @@ def test_index_order_of_advanced_dims():
 
 
 @pytest.mark.eager_only
+@pytest.mark.device_placement
 def test_scalar_write_loop_donates_old_buffer():
     a = npjax.zeros(8)
     a[0] = 1.0  # first write: the initial buffer came from outside the write path
@@ -471,6 +472,7 @@ def test_npjax_scalar_values_convert_as_numpy_scalars():
             assert_parity(fn, context=(dtype, index, source))
 
 
+@pytest.mark.device_placement
 def test_augmented_slice_assignment_writes_once(monkeypatch):
     # ``a[1:-1] += 1.0`` is ``v = a[1:-1]; v += 1.0; a[1:-1] = v``: the last store puts a
     # view back where it came from, which changes nothing and must cost nothing.

@@ -54,6 +54,7 @@ def test_data_free_numpy_helpers_read_through_array(x):
     assert np.shape(x) == (2, 3) and np.ndim(x) == 2
 
 
+@pytest.mark.device_placement
 def test_array_copy_semantics(x):
     host = np.asarray(x)
     np.testing.assert_array_equal(host, HOST)
@@ -81,6 +82,7 @@ def test_pickle_and_copies(x):
     assert_same(pickle.loads(pickle.dumps(x.sum())), HOST.sum())
 
 
+@pytest.mark.device_placement
 def test_dlpack_round_trip(x):
     y = npjax.from_dlpack(x)
     assert_same(y, HOST)

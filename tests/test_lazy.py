@@ -19,6 +19,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import npjax
+
+# Lazy mode records device work: arrays made outside it are device arrays here too.
+pytestmark = pytest.mark.device_placement
 from npjax import _lazy
 from tests._parity import assert_parity
 

@@ -403,6 +403,7 @@ def test_compare_arrays_dtype_differs():
     assert status == "DIFFER" and "float32" in detail and "float64" in detail
 
 
+@pytest.mark.device_placement
 def test_stats_in_process():
     import npjax
 

@@ -516,7 +516,7 @@ def test_array_protocol():
 def test_array_protocol_shares_host_memory():
     """A host array hands NumPy its own buffer, as a NumPy array does: later in-place
     updates show in what a library kept from ``np.asarray`` (issue 15, item 4)."""
-    with npjax.policy(placement="host"):
+    with npjax.policy(placement="host", mode="eager"):
         a = npjax.arange(3.0)
     kept = np.asarray(a)
     a += 1
