@@ -166,6 +166,10 @@ def _setstate(self: ndarray, state: tuple, /) -> None:
     This array gets new storage; views made before keep the old data, as in NumPy."""
     from npjax._normalize import to_jax
 
+    if type(self._value) is np.ndarray and not self._scalar:  # a host owner: NumPy's own
+        self._value.__setstate__(state)
+        self._version += 1
+        return
     host = np.empty(0)
     host.__setstate__(state)
     _detach_views(self)

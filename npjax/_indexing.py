@@ -736,10 +736,16 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
         raise ValueError("assignment destination is read-only")
     root = a if a._base is None else a._base
     tr = trace()
-    if type(root._value) is np.ndarray:  # host arrays take NumPy's writes; here: a tracer
-        raise JitError("npjax.jit: the function writes to an array that is not one of its "
-                       "arguments (captured from an enclosing scope); pass that array as "
-                       "an argument")
+    if type(root._value) is np.ndarray:  # a host array: the new part computed, then stored
+        if tr is not None:
+            raise JitError("npjax.jit: the function writes to an array that is not one of "
+                           "its arguments (captured from an enclosing scope); pass that "
+                           "array as an argument")
+        target = a._host()
+        value = _views.apply_set(steps, jax.device_put(target), _views.dynamic_args(steps),
+                                 jnp.asarray(new))
+        target[...] = _stats.fetch(value)
+        return
     if tr is not None:
         tr.note_write(root)
     lens = _views.compose(a._full_lens() if a._base is not None else (), *steps)

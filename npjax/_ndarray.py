@@ -814,7 +814,7 @@ def from_numpy(result: Any, inputs: tuple = ()) -> Any:
             if type(base) is not np.ndarray or base.base is not None:
                 return ndarray._owner(result)  # memory of a non-array object: an owner
             root = ndarray._owner(base)  # a view of a copy NumPy made
-        view = root._view((), result, not result.flags.writeable)
+        view = root._view((), result)  # writes: NumPy checks its own flags
         view._lens = None  # NumPy's view: its place in the root is NumPy's business
         return view
     if isinstance(result, np.generic):

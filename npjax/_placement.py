@@ -49,8 +49,9 @@ def _operand(x: Any, limit: int) -> Any:
     if kind is list or kind is tuple:
         for item in x:
             kind = type(item)
-            if kind is ndarray or kind is np.ndarray or isinstance(item, jax.Array):
-                return _sequence(x, limit)
+            if kind is ndarray or kind is np.ndarray or kind is list or kind is tuple or \
+                    isinstance(item, jax.Array):
+                return _sequence(x, limit)  # nested: NumPy must never meet an npjax array
         return x
     if isinstance(x, jax.Array):
         return DEVICE
@@ -178,7 +179,8 @@ def host_method(name: str, impl: Any) -> Any:
 
 # Public names whose NumPy function must not run host operands: it returns objects that
 # compute with NumPy (frompyfunc's ufunc), or npjax's own version already routes.
-_NOT_ROUTED = {"frompyfunc", "array", "asarray", "asanyarray"}
+_NOT_ROUTED = {"frompyfunc", "array", "asarray", "asanyarray", "load", "fromfunction",
+               "apply_along_axis", "apply_over_axes", "piecewise"}
 # ndarray members that are not routed: storage, conversion and protocol members npjax
 # implements for both kinds itself.
 _OWN_MEMBERS = {
@@ -191,7 +193,7 @@ _OWN_MEMBERS = {
     "__dlpack_device__", "__array_priority__", "__getstate__", "__subclasshook__",
     "__buffer__", "__release_buffer__", "__array_wrap__", "__array_finalize__", "copy",
     "astype", "view", "fill", "item", "tolist", "tobytes", "reshape", "transpose",
-    "to_device", "resize", "setflags", "__class__",
+    "to_device", "resize", "setflags", "__class__", "dump", "dumps", "getfield", "setfield",
 }
 
 

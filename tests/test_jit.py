@@ -190,6 +190,7 @@ def test_static_arguments_retrace():
     assert_same(a, host_a)
 
 
+@pytest.mark.device_placement
 def test_views_with_other_offsets_share_a_program():
     @npjax.jit
     def f(row):
@@ -241,6 +242,7 @@ def test_fallback_eager():
     assert_same(g(a), np.array([2.0]))
 
 
+@pytest.mark.device_placement
 def test_writing_a_captured_array_raises():
     captured = npjax.zeros(3)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import warnings
 
 import numpy as np
@@ -556,6 +558,7 @@ def test_pad(case):
         assert_parity(lambda xp: xp.pad(xp.asarray(a), width, mode, **kwargs), context=case)
 
 
+@pytest.mark.device_placement  # npjax's own pad refuses some modes; NumPy runs host arrays
 def test_pad_errors_and_edges():
     a = np.arange(6, dtype=np.int16).reshape(2, 3)
     cases = [
@@ -747,4 +750,5 @@ def test_only_numpy_names_are_public():
 
     for name in _shape_ops.__all__:
         assert hasattr(np, name), name
-        assert getattr(npjax, name) is getattr(_shape_ops, name)
+        # itself, or behind the host route (npjax/_placement.py)
+        assert inspect.unwrap(getattr(npjax, name)) is inspect.unwrap(getattr(_shape_ops, name))

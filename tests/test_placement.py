@@ -1,0 +1,153 @@
+"""Placement (npjax/_placement.py): host arrays computed by NumPy, device arrays by JAX.
+
+Under ``placement="auto"`` a call whose array operands all live on the host runs in NumPy and
+its result stays on the host when it has at most ``host_threshold`` elements. These tests
+check where results live, that views and ``np.asarray`` alias as in NumPy, that host and
+device arrays mix correctly, and (by rerunning the core parity suites) that values, dtypes
+and errors stay NumPy's.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import npjax
+from tests._parity import assert_parity, assert_same
+
+
+@pytest.fixture(autouse=True)
+def _auto():
+    with npjax.policy(placement="auto", host_threshold=64):
+        yield
+
+
+def _on_host(x: npjax.ndarray) -> bool:
+    return x._host() is not None
+
+
+def test_small_results_of_host_operands_stay_on_the_host():
+    a = npjax.arange(10.0)
+    assert _on_host(a)
+    b = npjax.sin(a) * 2 + a[::2].sum()
+    assert _on_host(b) and _on_host(a[3]) and _on_host(a.reshape(2, 5).T)
+    assert_same(b, np.sin(np.arange(10.0)) * 2 + np.arange(10.0)[::2].sum())
+
+
+def test_large_results_and_device_operands_run_on_the_device():
+    big = npjax.zeros(100)  # over the threshold of 64: made by NumPy, then moved once
+    assert not _on_host(big)
+    small = npjax.ones(4)
+    with npjax.policy(placement="device"):
+        dev = npjax.ones(4)
+    mixed = small + dev
+    assert not _on_host(dev) and not _on_host(mixed)
+    assert_same(mixed, np.full(4, 2.0))
+    assert not _on_host(npjax.outer(small, npjax.ones(20)))  # 80 elements from small inputs
+
+
+def test_views_of_host_arrays_alias_as_numpy_views():
+    def fn(xp):
+        a = xp.arange(12.0).reshape(3, 4)
+        v = a[1:, ::2]
+        v += 100
+        t = a.T
+        t[0, 0] = -1
+        r = a.ravel()
+        r[-1] = 7
+        return a, v, t, v.base is a, t.base is a, xp.shares_memory(a, v)
+
+    assert_parity(fn)
+
+
+def test_asarray_of_a_host_array_shares_memory():
+    a = npjax.arange(4.0)
+    kept = np.asarray(a)
+    a[1:] *= 10
+    assert kept.tolist() == [0.0, 10.0, 20.0, 30.0]
+    assert npjax.asarray(a) is a and np.array(a, copy=False) is kept
+
+
+def test_foreign_numpy_arrays_are_never_aliased():
+    h = np.arange(4.0)
+    a = npjax.asarray(h)
+    a[0] = 9
+    assert h[0] == 0.0
+    t = npjax.transpose(h)
+    t[1] = 9
+    assert h[1] == 1.0
+
+
+def test_device_values_written_into_host_arrays():
+    a = npjax.zeros(4)
+    with npjax.policy(placement="device"):
+        d = npjax.arange(4.0)
+    a[1:3] = d[1:3]
+    a += d
+    assert _on_host(a)
+    assert_same(a, np.array([0.0, 2.0, 4.0, 3.0]))
+
+
+def test_errors_and_scalars_are_numpys():
+    assert_parity(lambda xp: xp.arange(3)[5])
+    assert_parity(lambda xp: xp.linalg.inv(xp.zeros((2, 2))))
+    assert_parity(lambda xp: xp.asarray([1, 2], xp.int8)[0] + xp.asarray([1.5])[0])
+    assert_parity(lambda xp: xp.float32(1.5) * xp.arange(3, dtype=xp.float32))
+
+
+def test_jit_with_host_arguments():
+    def step(xp, a, v):
+        v += 1
+        a[0] = a.sum()
+        return a * 2
+
+    f = npjax.jit(step, static_argnums=0)
+    a = npjax.arange(6.0)
+    out = f(npjax, a, a[2:])  # a view NumPy made: the call runs eagerly, exactly
+    host = np.arange(6.0)
+    assert_same(out, step(np, host, host[2:]))
+    assert_same(a, host)
+    b = npjax.arange(6.0)
+    out = f(npjax, b, b.reshape(2, 3)[1])  # a view npjax made: traced, written back
+    host = np.arange(6.0)
+    assert_same(out, step(np, host, host.reshape(2, 3)[1]))
+    assert_same(b, host)
+    assert _on_host(b)
+
+
+def test_stats_count_host_calls():
+    npjax.reset_stats()
+    a = npjax.arange(5.0)
+    npjax.sum(a + 1)
+    placed = npjax.stats()["placement"]
+    assert placed["host"] >= 3 and placed["host_calls"]["sum"] == 1
+
+
+def test_lazy_mode_and_device_policy_put_new_arrays_on_the_device():
+    with npjax.policy(mode="lazy"):
+        assert not _on_host(npjax.arange(3.0))
+    with npjax.policy(placement="device"):
+        assert not _on_host(npjax.arange(3.0))
+    with npjax.policy(placement="host", host_threshold=0):
+        assert _on_host(npjax.zeros(1000))
+
+
+# The core parity suites rerun under placement="auto" (host arrays for small data).
+PLACEMENT_SUITES = ["tests/test_views.py", "tests/test_indexing.py", "tests/test_operators.py",
+                    "tests/test_reductions.py", "tests/test_scalars.py",
+                    "tests/test_smoke_parity.py", "tests/test_ufuncs.py",
+                    "tests/test_shape_ops.py", "tests/test_creation.py",
+                    "tests/test_selection.py", "tests/test_linalg.py",
+                    "tests/test_statistics.py", "tests/test_jit.py"]
+
+
+def test_core_parity_suites_pass_under_auto_placement():
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NPJAX_", "PYTEST_"))}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", "--npjax-placement=auto", *PLACEMENT_SUITES],
+                          capture_output=True, text=True, timeout=1200, env=env)
+    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
