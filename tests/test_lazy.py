@@ -19,11 +19,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import npjax
+from npjax import _lazy
+from tests._parity import assert_parity
 
 # Lazy mode records device work: arrays made outside it are device arrays here too.
 pytestmark = pytest.mark.device_placement
-from npjax import _lazy
-from tests._parity import assert_parity
 
 LAZY = dict(mode="lazy")
 
