@@ -74,12 +74,9 @@ DEVICE = object()  # marker: a device operand
 def host_operands(args: tuple, kwargs: dict, limit: int) -> tuple[tuple, dict] | None:
     """The operands as NumPy sees them, or None when one of them lives on the device (or an
     ``out=`` is not an npjax array: the device path gives npjax's error)."""
-    out = []
-    for a in args:
-        a = _operand(a, limit)
-        if a is DEVICE:
-            return None
-        out.append(a)
+    out = _sequence(args, limit)
+    if out is DEVICE:
+        return None
     if kwargs:
         kw = {}
         for k, v in kwargs.items():
@@ -92,8 +89,8 @@ def host_operands(args: tuple, kwargs: dict, limit: int) -> tuple[tuple, dict] |
             if v is DEVICE:
                 return None
             kw[k] = v
-        return tuple(out), kw
-    return tuple(out), kwargs
+        return out, kw
+    return out, kwargs
 
 
 NOT_HOST = object()  # ``try_host``'s answer when the call must run on the device
