@@ -62,6 +62,7 @@ _placement.route_namespace(globals(), __import__("numpy"))
 _placement.route_namespace(vars(linalg), __import__("numpy").linalg)
 _placement.route_namespace(vars(fft), __import__("numpy").fft)
 _placement.route_methods()
+_placement.route_ufunc_methods(ufunc)
 
 # Every other public NumPy name: NumPy's own data-free objects, host functions, declared
 # fallbacks (npjax/_registry.py says which is which).

@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._errstate import _stacklevel
 from npjax import _dtypes, _sharding, _stats
 from npjax._dispatch import ArrayIn, DeviceIn, DTypeIn, Unsupported, npfunc, with_device
 from npjax._errors import ComplexWarning, HostOnly, unsupported
@@ -116,7 +117,7 @@ def _astype(value: jax.Array, dtype: np.dtype, warn: bool = True) -> jax.Array:
     if src.kind == "c" and dtype.kind != "c":
         if warn:
             warnings.warn("Casting complex values to real discards the imaginary part",
-                          ComplexWarning, stacklevel=3)
+                          ComplexWarning, stacklevel=_stacklevel())
         value, src = jnp.real(value), np.dtype(jnp.real(value).dtype)
     if src.kind == "f" and dtype.kind in "iu":
         if dtype == np.uint64:
@@ -547,7 +548,7 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
         _device_dtype(dtype, "linspace")
         if dt.kind == "c" and dtype.kind != "c":
             warnings.warn("Casting complex values to real discards the imaginary part",
-                          ComplexWarning, stacklevel=3)
+                          ComplexWarning, stacklevel=_stacklevel())
     start_d, stop_d = _as_dt(start, dt, policy), _as_dt(stop, dt, policy)
     y, step = _linspace_scale(num, dt, len(shape), div > 0)(start_d, stop_d,
                                                             np.asarray(max(div, 1), dt))

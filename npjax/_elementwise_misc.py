@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from npjax._errstate import _stacklevel
 from npjax import _ufuncs
 from npjax._ndarray import install_methods, ndarray
 from npjax._normalize import to_jax
@@ -79,7 +80,7 @@ def _check_tolerances(atol: Any, rtol: Any) -> None:
     mode = np.geterr()["invalid"]
     msg = f"One of rtol or atol is not valid, atol: {atol}, rtol: {rtol}"
     if mode == "warn":
-        warnings.warn(msg, RuntimeWarning, stacklevel=3)
+        warnings.warn(msg, RuntimeWarning, stacklevel=_stacklevel())
     elif mode == "raise":
         raise FloatingPointError(msg)
     elif mode == "print":

@@ -109,6 +109,60 @@ def _stacklevel() -> int:
     return level
 
 
+# NumPy's own error state lives in a context variable; a host computation swaps in a copy in
+# which "warn" is "call" with a handler that warns at the user's line (NumPy's C loops would
+# name the npjax frame that called them). Private NumPy API: without it, NumPy warns itself.
+try:
+    from numpy._core import _ufunc_config as _numpy_errstate
+
+    _NUMPY_EXTOBJ = _numpy_errstate._extobj_contextvar
+except (ImportError, AttributeError):  # pragma: no cover - another NumPy layout
+    _NUMPY_EXTOBJ = None
+
+
+@functools.lru_cache(maxsize=64)
+def _warning_at_caller(extobj: Any, name: str) -> Any:
+    """NumPy's error state ``extobj`` (the current one) with "warn" turned into a call that
+    warns ``<kind> encountered in <name>`` at the user's line; None when nothing warns."""
+    state = _numpy_errstate._get_extobj_dict()
+    modes = {key: state[key] for key in ("divide", "over", "under", "invalid")}
+    if "warn" not in modes.values() or any(m in ("call", "log") for m in modes.values()):
+        return None
+
+    def warn(kind: str, flag: int) -> None:
+        warnings.warn(f"{kind} encountered in {name}", RuntimeWarning, stacklevel=_stacklevel())
+
+    return _numpy_errstate._make_extobj(
+        call=warn, **{key: "call" if m == "warn" else m for key, m in modes.items()})
+
+
+def call_numpy_ufunc(fn: Callable, name: str, args: tuple, kwargs: dict) -> Any:
+    """``fn(*args, **kwargs)`` (a NumPy ufunc computation named ``name``), its floating-point
+    warnings issued at the user's line."""
+    if _NUMPY_EXTOBJ is None:
+        return fn(*args, **kwargs)
+    swapped = _warning_at_caller(_NUMPY_EXTOBJ.get(), name)
+    if swapped is None:
+        return fn(*args, **kwargs)
+    token = _NUMPY_EXTOBJ.set(swapped)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _NUMPY_EXTOBJ.reset(token)
+
+
+def call_numpy_function(fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """``fn(*args, **kwargs)`` (a NumPy function), the warnings it raises re-issued at the
+    user's line. (``warnings.catch_warnings`` is process-wide: a warning another thread raises
+    meanwhile is re-issued here too.)"""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn(*args, **kwargs)
+    for w in caught:
+        warnings.warn(w.message, w.category, stacklevel=_stacklevel())
+    return result
+
+
 def report(flags: int, name: str, st: dict | None = None) -> None:
     """Act on ``flags`` (NumPy's bits: divide 1, over 2, under 4, invalid 8) for ``name``."""
     st = state() if st is None else st

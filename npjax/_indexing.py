@@ -824,6 +824,8 @@ def _write_method(self: ndarray, new: Any) -> None:
     """Replace this array's value (already of this shape and dtype) everywhere it shows."""
     data = self._host()
     if data is not None:
+        if type(new) is Lazy:
+            new = new.get()
         data[...] = new if type(new) is np.ndarray else np.asarray(
             new._fetch() if type(new) is ndarray else _stats.fetch(new))
         return

@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from npjax._errstate import _stacklevel
 from npjax._creation import _astype
 from npjax import _indexing
 from npjax._errors import unsupported
@@ -64,14 +65,14 @@ def _flat_key(key: Any) -> Any:
     if isinstance(key, bool | np.bool_):
         warnings.warn("Indexing flat iterators with a 0-dimensional boolean index is "
                       "deprecated and may be removed in a future version. (Deprecated "
-                      "NumPy 2.4)", DeprecationWarning, stacklevel=3)
+                      "NumPy 2.4)", DeprecationWarning, stacklevel=_stacklevel())
         return slice(None) if key else slice(0, 0)
     if isinstance(key, int | np.integer):
         return operator.index(key)
     if isinstance(key, float | np.floating):
         warnings.warn("Invalid non-array indices for iterator objects are deprecated and "
                       "will be removed in a future version. (Deprecated NumPy 2.4)",
-                      DeprecationWarning, stacklevel=3)
+                      DeprecationWarning, stacklevel=_stacklevel())
         return int(key)
     if isinstance(key, slice) or key is Ellipsis:
         return key
@@ -86,7 +87,7 @@ def _flat_key(key: Any) -> Any:
         if host.dtype.kind == "f":
             warnings.warn("Invalid non-array indices for iterator objects are deprecated "
                           "and will be removed in a future version. (Deprecated NumPy 2.4)",
-                          DeprecationWarning, stacklevel=3)
+                          DeprecationWarning, stacklevel=_stacklevel())
             host = host.astype(_INTP)
         return host
     if isinstance(key, ndarray | np.ndarray | jax.Array):

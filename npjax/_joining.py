@@ -16,6 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from npjax._errstate import _stacklevel
 from npjax import _dtypes
 from npjax._dispatch import ArrayIn, ArrayKeep, ArraySeq, DTypeIn, npfunc, write_out
 from npjax._errors import HostOnly
@@ -179,7 +180,7 @@ if hasattr(np, "row_stack"):
     def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any:
         """npjax implementation of the deprecated ``numpy.row_stack`` (``vstack``)."""
         warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.",
-                      DeprecationWarning, stacklevel=2)
+                      DeprecationWarning, stacklevel=_stacklevel())
         return vstack(tup, dtype=dtype, casting=casting)
 
     row_stack.__module__ = "npjax"

@@ -31,6 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from npjax._errstate import _stacklevel
 from npjax import _stats, _views
 from npjax._dtypes import is_device_dtype
 from npjax._errors import AxisError
@@ -364,9 +365,8 @@ class ndarray:
         if not self.shape:
             raise TypeError("iteration over a 0-d array")
         data = self._host()
-        if data is not None:
-            return (ndarray._owner(np.asarray(v), True) for v in data) if \
-                self.ndim == 1 else (self[i] for i in range(self.shape[0]))
+        if data is not None:  # NumPy's scalars for a vector
+            return iter(data) if self.ndim == 1 else (self[i] for i in range(self.shape[0]))
         if self.ndim == 1:  # one transfer, then NumPy scalars-as-0-d arrays
             return iter([ndarray._owner(v, True) for v in self._read()])
         return (self[i] for i in range(self.shape[0]))
@@ -500,7 +500,7 @@ class ndarray:
                 import warnings
 
                 warnings.warn("Casting complex values to real discards the imaginary part",
-                              ComplexWarning, stacklevel=2)
+                              ComplexWarning, stacklevel=_stacklevel())
                 value = _real(value)
             value = _astype(value, dtype)
         return self._new_owner(value, mem)
@@ -791,10 +791,11 @@ def install_methods(table: dict[str, Any]) -> None:
 
 
 def from_numpy(result: Any, inputs: tuple = ()) -> Any:
-    """NumPy's result as host npjax arrays (tuples and lists item by item; NumPy scalars as
-    npjax scalars; anything else as it is). ``inputs``: the npjax arrays NumPy was given (as
-    their data). An array that views an input's memory becomes a view of that input's root,
-    so ``base``, ``flags`` and aliasing stay NumPy's."""
+    """NumPy's result as host npjax arrays (tuples and lists item by item; anything else,
+    NumPy's scalars included, as it is: a host computation's scalar is NumPy's own).
+    ``inputs``: the npjax arrays NumPy was given (as their data). An array that views an
+    input's memory becomes a view of that input's root, so ``base``, ``flags`` and aliasing
+    stay NumPy's."""
     kind = type(result)
     if kind is np.ndarray:
         for x in inputs:  # NumPy gave back an operand (``out=``): that very array
@@ -817,8 +818,6 @@ def from_numpy(result: Any, inputs: tuple = ()) -> Any:
         view = root._view((), result)  # writes: NumPy checks its own flags
         view._lens = None  # NumPy's view: its place in the root is NumPy's business
         return view
-    if isinstance(result, np.generic):
-        return ndarray._owner(np.asarray(result), True)
     if kind is tuple or kind is list:
         return kind(from_numpy(r, inputs) for r in result)
     if isinstance(result, tuple):  # named tuples (unique_all, slogdet...)

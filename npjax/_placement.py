@@ -25,6 +25,7 @@ import numpy as np
 
 from npjax import _context, _stats
 from npjax._dtypes import is_device_dtype
+from npjax._errstate import call_numpy_function, call_numpy_ufunc
 from npjax._ndarray import from_numpy, ndarray
 
 
@@ -106,7 +107,7 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
     if ops is None:
         return NOT_HOST
     _stats.host_calls[name] += 1
-    return place_result(fn(*ops[0], **ops[1]), npjax_operands(args, kwargs), limit)
+    return place_result(call_numpy_function(fn, *ops), npjax_operands(args, kwargs), limit)
 
 
 # ndarray's operator members, by Python's operator functions: a call runs Python's whole
@@ -122,6 +123,15 @@ for _short in ("lt", "le", "eq", "ne", "gt", "ge", "neg", "pos", "abs", "invert"
     _OPERATORS[f"__{_short}__"] = getattr(operator, _short)
 _OPERATORS["__divmod__"] = divmod
 _OPERATORS["__rdivmod__"] = lambda a, b: divmod(b, a)
+# The ufunc each operator member is, for NumPy's warning text ("... encountered in divide").
+_OPERATOR_UFUNC = {f"__{prefix}{short}__": name
+                   for short, name in (("add", "add"), ("sub", "subtract"),
+                                       ("mul", "multiply"), ("truediv", "divide"),
+                                       ("floordiv", "floor_divide"), ("mod", "remainder"),
+                                       ("pow", "power"), ("matmul", "matmul"),
+                                       ("divmod", "divmod"))
+                   for prefix in ("", "r", "i")}
+_OPERATOR_UFUNC.update(__neg__="negative", __abs__="absolute")
 
 
 def host_first(name: str, host_fn: Any, impl: Any) -> Any:
@@ -134,7 +144,7 @@ def host_first(name: str, host_fn: Any, impl: Any) -> Any:
             if ops is not None:
                 _stats.calls[name] += 1
                 _stats.host_calls[name] += 1
-                return place_result(host_fn(*ops[0], **ops[1]),
+                return place_result(call_numpy_function(host_fn, *ops),
                                     npjax_operands(args, kwargs), limit)
         return impl(*args, **kwargs)
 
@@ -158,7 +168,8 @@ def host_method(name: str, impl: Any) -> Any:
                     receiver = data[()] if self._scalar else data
                     op = _OPERATORS.get(name)
                     if op is not None:
-                        result = op(receiver, *ops[0])
+                        result = call_numpy_ufunc(op, _OPERATOR_UFUNC.get(name, name),
+                                                  (receiver, *ops[0]), {})
                     else:
                         bound = getattr(receiver, name, None)
                         if bound is None:
@@ -192,6 +203,31 @@ _OWN_MEMBERS = {
     "astype", "view", "fill", "item", "tolist", "tobytes", "reshape", "transpose",
     "to_device", "resize", "setflags", "__class__", "dump", "dumps", "getfield", "setfield",
 }
+
+
+def host_ufunc_method(name: str, impl: Any) -> Any:
+    """The ufunc method ``impl`` (reduce, accumulate, ...) preceded by the host route: NumPy's
+    ufunc's own method runs host operands."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        limit = host_limit()
+        if limit >= 0:
+            ops = host_operands(args, kwargs, limit)
+            if ops is not None:
+                _stats.calls[f"{self.__name__}.{name}"] += 1
+                _stats.host_calls[f"{self.__name__}.{name}"] += 1
+                return place_result(call_numpy_ufunc(getattr(self._np, name), name, *ops),
+                                    npjax_operands(args, kwargs), limit)
+        return impl(self, *args, **kwargs)
+
+    functools.update_wrapper(method, impl)
+    return method
+
+
+def route_ufunc_methods(ufunc_class: type) -> None:
+    """Put the host route in front of the npjax ufunc class's methods."""
+    for name in ("reduce", "accumulate", "reduceat", "outer", "at"):
+        setattr(ufunc_class, name, host_ufunc_method(name, getattr(ufunc_class, name)))
 
 
 def route_namespace(namespace: dict, numpy_module: Any) -> None:

@@ -39,8 +39,8 @@ class Policy:
     ``host_threshold`` elements whose array inputs all live on the host is computed by NumPy
     and stays a host array; anything else runs on the device. "device": every array on the
     device (npjax before placement existed). "host": every result NumPy can compute stays
-    on the host, whatever its size. Lazy mode, ``npjax.jit``, ``device`` and ``sharding``
-    put everything on the device.
+    on the host, whatever its size. In lazy mode host arrays run at once and device work is
+    recorded; ``npjax.jit``, ``device`` and ``sharding`` put everything on the device.
     host_threshold: the largest result (in elements) that "auto" keeps on the host.
     """
 
@@ -72,8 +72,8 @@ class Policy:
 
 
 def _host_limit(p: Policy) -> int:
-    if (p.placement == "device" or p.mode != "eager" or p.device is not None
-            or p.sharding is not None or not p.x64):
+    if (p.placement == "device" or p.device is not None or p.sharding is not None
+            or not p.x64):
         return -1
     return sys.maxsize if p.placement == "host" else p.host_threshold
 

@@ -24,6 +24,7 @@ from jax import lax
 from numpy.exceptions import RankWarning
 from numpy.linalg import LinAlgError
 
+from npjax._errstate import _stacklevel
 from npjax._dispatch import wrap
 from npjax._errors import unsupported
 from npjax._ndarray import ndarray
@@ -303,7 +304,7 @@ def polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: bool = False, w: 
     c, resids, rank, s = _lstsq(lhs, rhs, rcond)
     c = (c.T / scale).T
     if rank != order and not full:
-        warnings.warn("Polyfit may be poorly conditioned", RankWarning, stacklevel=2)
+        warnings.warn("Polyfit may be poorly conditioned", RankWarning, stacklevel=_stacklevel())
     if full:
         rank_out = wrap(jnp.asarray(rank, np.int32), scalar=True)
         rcond_out = wrap(jnp.asarray(rcond), scalar=True) if isinstance(rcond, np.generic) \
@@ -504,7 +505,7 @@ class poly1d:
             if set(c_or_r.__dict__) - set(self.__dict__):
                 warnings.warn("In the future extra properties will not be copied across when "
                               "constructing one poly1d from another", FutureWarning,
-                              stacklevel=2)
+                              stacklevel=_stacklevel())
                 self.__dict__.update(c_or_r.__dict__)
             if variable is not None:
                 self._variable = variable

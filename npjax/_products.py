@@ -27,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._errstate import _stacklevel
 from npjax._dispatch import wrap
 from npjax._errors import HostOnly, unsupported
 from npjax._fallback import call_numpy
@@ -306,7 +307,7 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
     if na == 2 or nb == 2:
         warnings.warn("Arrays of 2-dimensional vectors are deprecated. Use arrays of "
                       "3-dimensional vectors instead. (deprecated in NumPy 2.0)",
-                      DeprecationWarning, stacklevel=2)
+                      DeprecationWarning, stacklevel=_stacklevel())
     shape = np.broadcast_shapes(a.shape[:-1], b.shape[:-1])
     if na == 3 or nb == 3:
         shape += (3,)

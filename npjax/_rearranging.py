@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._errstate import _stacklevel
 from npjax import _dtypes
 from npjax._dispatch import ArrayIn, DTypeIn, npfunc, write_out
 from npjax._errors import ComplexWarning, unsupported
@@ -52,7 +53,7 @@ def _shape_tuple(shape: Any) -> tuple[int, ...]:
 def _warn_complex(dtypes: list, target: np.dtype) -> None:
     if target.kind != "c" and any(np.dtype(d).kind == "c" for d in dtypes):
         warnings.warn("Casting complex values to real discards the imaginary part",
-                      ComplexWarning, stacklevel=4)
+                      ComplexWarning, stacklevel=_stacklevel())
 
 
 # --- copies: roll, tile, repeat, resize, insert, delete --------------------------------------

@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._errstate import _stacklevel
 from npjax import _dtypes
 from npjax._dispatch import ArrayIn, Out, npfunc, write_out
 from npjax._errors import ComplexWarning, output_casting_error, unsupported
@@ -154,7 +155,7 @@ def _store_values(value: Any, dtype: np.dtype) -> jax.Array:
         v = value._read() if isinstance(value, ndarray) else value
         if v.dtype.kind == "c" and dtype.kind != "c":
             warnings.warn("Casting complex values to real discards the imaginary part",
-                          ComplexWarning, stacklevel=3)
+                          ComplexWarning, stacklevel=_stacklevel())
         return v.astype(dtype)
     if isinstance(value, list | tuple) and any(isinstance(x, ndarray) for x in value):
         return _jx(value).astype(dtype)
@@ -702,7 +703,7 @@ def bincount(x: Any, weights: Any = None, minlength: Any = 0) -> ndarray:
     if xv.dtype.kind == "f" and xv.size:
         warnings.warn("Non-integer input passed to bincount. In a future version of NumPy, "
                       "this will be an error. (Deprecated NumPy 2.1)", DeprecationWarning,
-                      stacklevel=2)
+                      stacklevel=_stacklevel())
     xi = xv.astype(_INTP)
     if xi.size == 0:  # NumPy returns before looking at the weights
         return ndarray._owner(jnp.zeros(minlength, _INTP))

@@ -25,6 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from npjax._errstate import _stacklevel
 from npjax import _ufuncs
 from npjax._elementwise_misc import _to_int_x86
 from npjax._fallback import call_numpy
@@ -113,7 +114,7 @@ def _hist_bin_stone(x: ndarray, range: Any) -> Any:
     nbins = builtins.min(_range(1, nbins_upper_bound + 1), key=jhat)
     if nbins == nbins_upper_bound:
         warnings.warn("The number of bins estimated may be suboptimal.",
-                      RuntimeWarning, stacklevel=3)
+                      RuntimeWarning, stacklevel=_stacklevel())
     return ptp_x / nbins
 
 
@@ -203,7 +204,7 @@ def _ravel_and_check_weights(a: Any, weights: Any) -> tuple:
     a = _asarray(a)
     if a.dtype == np.bool_:
         warnings.warn(f"Converting input from {a.dtype} to {np.uint8} for compatibility.",
-                      RuntimeWarning, stacklevel=4)
+                      RuntimeWarning, stacklevel=_stacklevel())
         a = a.astype(np.uint8)
     if weights is not None:
         weights = _asarray(weights)
@@ -618,7 +619,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
         total = cumsum(prod)[-1] if prod.size else 0
         fact = w_sum - ddof * total / w_sum
     if fact <= 0:
-        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=_stacklevel())
         fact = 0.0
     X -= avg[:, None]
     X_T = X.T if w is None else (X * w).T

@@ -245,7 +245,8 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
 
 def _check_power(name: str, dt: np.dtype, x: jax.Array, axis: int, all_exponents: bool) -> None:
     """Integer power folds refuse negative exponents (every element after the first)."""
-    if name != "power" or dt.kind != "i" or x.size == 0 or x.dtype.kind != "i":
+    if name != "power" or dt.kind != "i" or x.size == 0 or x.dtype.kind != "i" or (
+            x.ndim == 0 and not all_exponents):  # one element, no initial: nothing raised
         return
     exps = x if all_exponents or x.ndim == 0 else lax.slice_in_dim(x, 1, x.shape[axis],
                                                                     axis=axis)

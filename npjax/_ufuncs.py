@@ -489,7 +489,7 @@ class ufunc:
             ops = host_operands(args, kwargs, limit)
             if ops is not None:
                 _stats.host_calls[self.__name__] += 1
-                return place_result(self._np(*ops[0], **ops[1]),
+                return place_result(_errstate.call_numpy_ufunc(self._np, self.__name__, *ops),
                                     npjax_operands(args, kwargs), limit)
         # Fast path: npjax array operands, no keywords, loop already seen (one dict lookup
         # keyed by the operand dtypes), no placement asked for (operands stay where they

@@ -34,6 +34,7 @@ import numpy as np
 from numpy.linalg import LinAlgError
 from numpy.linalg._linalg import EighResult, EigResult, QRResult, SlogdetResult, SVDResult
 
+from npjax._errstate import _stacklevel
 from npjax import _products
 from npjax._dispatch import wrap
 from npjax._errors import HostOnly
@@ -281,11 +282,11 @@ def qr(a: Any, mode: str = "reduced") -> Any:
         if mode in ("f", "full"):
             msg = ("The 'full' option is deprecated in favor of 'reduced'.\n"
                    "For backward compatibility let mode default.")
-            warnings.warn(msg, DeprecationWarning, stacklevel=2)
+            warnings.warn(msg, DeprecationWarning, stacklevel=_stacklevel())
             mode = "reduced"
         elif mode in ("e", "economic"):
             warnings.warn("The 'economic' option is deprecated.", DeprecationWarning,
-                          stacklevel=2)
+                          stacklevel=_stacklevel())
             mode = "economic"
         else:
             raise ValueError(f"Unrecognized mode '{mode}'")

@@ -67,8 +67,9 @@ def assert_same(actual, expected, *, name=None, where="", check_sign_of_zero=Fal
         assert isinstance(actual, npjax.ndarray) and not actual._scalar, (
             f"NumPy gave an array, npjax gave {type(actual).__name__}"
             f"{' scalar' if getattr(actual, '_scalar', False) else ''}{where}")
-    elif isinstance(expected, np.generic):
-        assert isinstance(actual, npjax.ndarray) and actual._scalar and actual.ndim == 0, (
+    elif isinstance(expected, np.generic):  # an npjax scalar, or NumPy's own (host arrays)
+        assert (isinstance(actual, npjax.ndarray) and actual._scalar and actual.ndim == 0) or (
+            type(actual) is type(expected)), (
             f"NumPy gave a scalar {expected!r}, npjax gave {actual!r}{where}")
     elif isinstance(expected, np.dtype):  # uint64 has two equal dtype classes in NumPy
         assert isinstance(actual, np.dtype) and actual == expected, (

@@ -27,6 +27,7 @@ def x():
 # --- NumPy's protocols ---------------------------------------------------------------------
 
 
+@pytest.mark.device_placement  # host arrays give NumPy's own scalars (test_placement.py)
 def test_numpy_functions_on_npjax_arrays_stay_npjax(x):
     npjax.reset_stats()
     for got, want in [(np.add(x, 1), np.add(HOST, 1)), (np.sum(x), np.sum(HOST)),

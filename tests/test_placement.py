@@ -34,8 +34,21 @@ def test_small_results_of_host_operands_stay_on_the_host():
     a = npjax.arange(10.0)
     assert _on_host(a)
     b = npjax.sin(a) * 2 + a[::2].sum()
-    assert _on_host(b) and _on_host(a[3]) and _on_host(a.reshape(2, 5).T)
+    assert _on_host(b) and _on_host(a.reshape(2, 5).T)
     assert_same(b, np.sin(np.arange(10.0)) * 2 + np.arange(10.0)[::2].sum())
+    assert type(a[3]) is np.float64 and type(npjax.sum(a)) is np.float64  # NumPy's scalars
+
+
+def test_numpy_functions_on_host_arrays_give_npjax_arrays_and_numpy_scalars():
+    x = npjax.arange(6.0).reshape(2, 3)
+    host = np.arange(6.0).reshape(2, 3)
+    for got, want in [(np.add(x, 1), np.add(host, 1)), (np.sum(x, axis=0), host.sum(axis=0)),
+                      (np.concatenate([x, x]), np.concatenate([host, host])),
+                      (np.fft.fft(x), np.fft.fft(host)), (np.ones(3) + x, np.ones(3) + host),
+                      (np.where(x > 0, x, 0.0), np.where(host > 0, host, 0.0))]:
+        assert isinstance(got, npjax.ndarray)
+        assert_same(got, want)
+    assert type(np.linalg.norm(x)) is np.float64 and np.mean(x) == host.mean()
 
 
 def test_large_results_and_device_operands_run_on_the_device():
@@ -127,9 +140,16 @@ def test_stats_count_host_calls():
     assert placed["host"] >= 3 and placed["host_calls"]["sum"] == 1
 
 
-def test_lazy_mode_and_device_policy_put_new_arrays_on_the_device():
+def test_lazy_mode_runs_host_arrays_at_once_and_records_device_work():
     with npjax.policy(mode="lazy"):
-        assert not _on_host(npjax.arange(3.0))
+        small = npjax.arange(3.0) * 2
+        big = npjax.arange(100.0) * 2
+        assert _on_host(small) and not _on_host(big)
+        mixed = big[:3] + small
+    assert_same(mixed, np.arange(3.0) * 4)
+
+
+def test_device_policy_puts_new_arrays_on_the_device():
     with npjax.policy(placement="device"):
         assert not _on_host(npjax.arange(3.0))
     with npjax.policy(placement="host", host_threshold=0):

@@ -165,5 +165,6 @@ def test_contains():
     lambda s: s.imag, lambda s: s.squeeze(), lambda s: s.reshape(()), lambda s: s.copy(),
     lambda s: s.ravel(), lambda s: s.flatten(), lambda s: s[...], lambda s: s[()],
     lambda s: s[None], lambda s: s.astype(np.float32), lambda s: s.reshape(1)])
+@pytest.mark.device_placement  # npjax's scalars; a host array's are NumPy's own
 def test_scalar_methods_give_scalars_as_numpy(host, method):
     assert_parity(lambda xp: method(xp.asarray(host)[0]))

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._errstate import _stacklevel
 from npjax._ndarray import ndarray, normalize_axis
 from npjax._normalize import place, to_jax
 from npjax._context import current
@@ -505,7 +506,7 @@ class _Streams:
             if check_valid == "warn":
                 import warnings
                 warnings.warn("covariance is not symmetric positive-semidefinite.",
-                              RuntimeWarning, stacklevel=3)
+                              RuntimeWarning, stacklevel=_stacklevel())
             else:
                 raise ValueError("covariance is not symmetric positive-semidefinite.")
         shape = (() if size is None else size_shape(size)) + m.shape

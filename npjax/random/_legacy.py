@@ -12,6 +12,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from npjax._errstate import _stacklevel
 from npjax.random import _samplers as S
 from npjax.random._generator import (
     _Streams,
@@ -131,12 +132,12 @@ class RandomState(_Streams):
         """npjax implementation of numpy.random.RandomState.random_integers (deprecated)."""
         if high is None:
             warnings.warn(f"This function is deprecated. Please call randint(1, {low} + 1) "
-                          "instead", DeprecationWarning, stacklevel=2)
+                          "instead", DeprecationWarning, stacklevel=_stacklevel())
             high, low = low, 1
         else:
             warnings.warn(f"This function is deprecated. Please call randint({low}, {high} + 1) "
                           "instead", DeprecationWarning,
-                          stacklevel=2)
+                          stacklevel=_stacklevel())
         return draw_integers(self, low, high, size, "l", True)
 
     @streamed
