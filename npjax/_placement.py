@@ -131,7 +131,9 @@ _OPERATOR_UFUNC = {f"__{prefix}{short}__": name
                                        ("pow", "power"), ("matmul", "matmul"),
                                        ("divmod", "divmod"))
                    for prefix in ("", "r", "i")}
-_OPERATOR_UFUNC.update(__neg__="negative", __abs__="absolute")
+_OPERATOR_UFUNC.update(__neg__="negative", __abs__="absolute", __lt__="less",
+                       __le__="less_equal", __eq__="equal", __ne__="not_equal",
+                       __gt__="greater", __ge__="greater_equal")
 
 
 def host_first(name: str, host_fn: Any, impl: Any) -> Any:

@@ -51,7 +51,7 @@ class Policy:
     x64: bool = True
     random: str = "jax"
     shard_threshold: int = 2**16
-    placement: str = "device"
+    placement: str = "auto"
     host_threshold: int = 2**16
 
     def __post_init__(self) -> None:

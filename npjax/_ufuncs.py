@@ -636,7 +636,8 @@ def _run_check(check: Callable, vals: list, results: tuple, mask: Any, lazy: boo
     """The floating-point error-state check of one call; in lazy mode float checks go with
     the recorded call (made when its program runs), others need the values now."""
     if lazy and type(results[0]) is Lazy:
-        if mask is True and check.__name__ == "check_float":
+        # (a result already computed, e.g. written into a host array: checked now)
+        if mask is True and check.__name__ == "check_float" and results[0].value is None:
             st = _errstate.state()
             if any(st[key] != "ignore" for key in ("divide", "over", "under", "invalid")):
                 _lazy.defer_check(results, check, st)

@@ -254,7 +254,8 @@ def test_core_parity_suites_pass_under_lazy_mode(suite):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NPJAX_", "PYTEST_"))}
     env["HYPOTHESIS_PROFILE"] = "lazy-ci"
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", "--npjax-mode=lazy", suite],
+                           "-p", "no:xdist", "--npjax-mode=lazy", "--npjax-placement=device",
+                           suite],
                           capture_output=True, text=True, timeout=900, env=env)
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
 

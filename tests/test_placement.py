@@ -156,18 +156,19 @@ def test_device_policy_puts_new_arrays_on_the_device():
         assert _on_host(npjax.zeros(1000))
 
 
-# The core parity suites rerun under placement="auto" (host arrays for small data).
-PLACEMENT_SUITES = ["tests/test_views.py", "tests/test_indexing.py", "tests/test_operators.py",
-                    "tests/test_reductions.py", "tests/test_scalars.py",
-                    "tests/test_smoke_parity.py", "tests/test_ufuncs.py",
-                    "tests/test_shape_ops.py", "tests/test_creation.py",
-                    "tests/test_selection.py", "tests/test_linalg.py",
-                    "tests/test_statistics.py", "tests/test_jit.py"]
+# The parity suites rerun with every array on the device (the default run keeps small arrays
+# on the host), so the device path stays proven for the arrays that use it.
+DEVICE_SUITES = ["tests/test_views.py", "tests/test_indexing.py", "tests/test_operators.py",
+                 "tests/test_reductions.py", "tests/test_scalars.py", "tests/test_smoke_parity.py",
+                 "tests/test_ufuncs.py", "tests/test_ufunc_methods.py", "tests/test_shape_ops.py",
+                 "tests/test_creation.py", "tests/test_selection.py", "tests/test_linalg.py",
+                 "tests/test_statistics.py", "tests/test_jit.py", "tests/test_errstate.py"]
 
 
-def test_core_parity_suites_pass_under_auto_placement():
+@pytest.mark.parametrize("suite", DEVICE_SUITES)
+def test_parity_suites_pass_with_every_array_on_the_device(suite):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NPJAX_", "PYTEST_"))}
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", "--npjax-placement=auto", *PLACEMENT_SUITES],
+                           "-p", "no:xdist", "--npjax-placement=device", suite],
                           capture_output=True, text=True, timeout=1200, env=env)
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
