@@ -136,12 +136,21 @@ def _warning_at_caller(extobj: Any, name: str) -> Any:
         call=warn, **{key: "call" if m == "warn" else m for key, m in modes.items()})
 
 
+_LAST_SWAP: dict[str, tuple] = {}  # name -> (NumPy's error state, its swapped copy)
+
+
 def call_numpy_ufunc(fn: Callable, name: str, args: tuple, kwargs: dict) -> Any:
     """``fn(*args, **kwargs)`` (a NumPy ufunc computation named ``name``), its floating-point
     warnings issued at the user's line."""
     if _NUMPY_EXTOBJ is None:
         return fn(*args, **kwargs)
-    swapped = _warning_at_caller(_NUMPY_EXTOBJ.get(), name)
+    extobj = _NUMPY_EXTOBJ.get()
+    last = _LAST_SWAP.get(name)
+    if last is not None and last[0] is extobj:
+        swapped = last[1]
+    else:
+        swapped = _warning_at_caller(extobj, name)
+        _LAST_SWAP[name] = (extobj, swapped)
     if swapped is None:
         return fn(*args, **kwargs)
     token = _NUMPY_EXTOBJ.set(swapped)

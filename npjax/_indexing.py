@@ -778,7 +778,6 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
 
 
 def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
-    _stats.record_scalar_write(index)
     data = self._host()
     if data is not None and not self._scalar:
         key = _host_index(index)
@@ -790,14 +789,20 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
                 new = new.real
             data[key] = new
             return
+    _stats.record_scalar_write(index)  # the report's advice is about device writes
     setitem(self, index, value)
 
 
 _DEVICE = object()  # marker: this part lives on the device (or is being traced)
 
 
+_PLAIN = {int, float, bool, complex, slice, type(None), type(Ellipsis)}
+
+
 def _host_part(x: Any) -> Any:
     kind = type(x)
+    if kind in _PLAIN:
+        return x
     if kind is ndarray:
         data = x._host()
         if data is None:

@@ -158,7 +158,7 @@ def host_first(name: str, host_fn: Any, impl: Any) -> Any:
 def host_method(name: str, impl: Any) -> Any:
     """The ndarray method ``impl`` preceded by the host route: on a host array (and host
     operands) NumPy's own method of that name runs on its data (a NumPy scalar's for an npjax
-    scalar, so operators and in-place rules are NumPy's)."""
+    scalar)."""
 
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
         data = self._host()
@@ -167,16 +167,10 @@ def host_method(name: str, impl: Any) -> Any:
             if limit >= 0:
                 ops = host_operands(args, kwargs, limit)
                 if ops is not None:
-                    receiver = data[()] if self._scalar else data
-                    op = _OPERATORS.get(name)
-                    if op is not None:
-                        result = call_numpy_ufunc(op, _OPERATOR_UFUNC.get(name, name),
-                                                  (receiver, *ops[0]), {})
-                    else:
-                        bound = getattr(receiver, name, None)
-                        if bound is None:
-                            return impl(self, *args, **kwargs)
-                        result = bound(*ops[0], **ops[1])
+                    bound = getattr(data[()] if self._scalar else data, name, None)
+                    if bound is None:
+                        return impl(self, *args, **kwargs)
+                    result = bound(*ops[0], **ops[1])
                     _stats.calls[name] += 1
                     _stats.host_calls[name] += 1
                     return place_result(result, (self, *npjax_operands(args, kwargs)), limit)
@@ -247,13 +241,66 @@ def route_namespace(namespace: dict, numpy_module: Any) -> None:
         namespace[name] = host_first(name, host_fn, impl)
 
 
+_PLAIN_SCALARS = {int, float, bool, complex}
+
+
+def host_operator(name: str, impl: Any) -> Any:
+    """An operator member (``__add__``, ``__iadd__``, ``__neg__``...) preceded by the host
+    route, by Python's operator on the NumPy operands: the hot path of small-array code."""
+    op, ufunc_name = _OPERATORS[name], _OPERATOR_UFUNC.get(name, name)
+    get_context = _context.get
+
+    def method(self: ndarray, *args: Any) -> Any:
+        data = self._host()
+        if data is not None:
+            ctx = get_context()
+            limit = ctx.policy.host_limit
+            if limit >= 0 and ctx.trace is None:
+                receiver = data[()] if self._scalar else data
+                if args:
+                    other = args[0]
+                    kind = type(other)
+                    if kind is ndarray:
+                        value = other._host()
+                        if value is None:
+                            return impl(self, *args)
+                        if other._scalar:
+                            value = value[()]
+                    elif kind in _PLAIN_SCALARS or isinstance(other, np.generic):
+                        value = other
+                    else:
+                        value = _operand(other, limit)
+                        if value is DEVICE:
+                            return impl(self, *args)
+                    operands = (receiver, value)
+                else:
+                    operands = (receiver,)
+                _stats.calls[name] += 1
+                _stats.host_calls[name] += 1
+                result = call_numpy_ufunc(op, ufunc_name, operands, {})
+                if result is data:  # in place: this very array
+                    return self
+                if type(result) is np.ndarray:
+                    if result.base is None and result.size <= limit and is_device_dtype(
+                            result.dtype):
+                        return ndarray._owner(result)
+                    return place_result(result, npjax_operands((self, *args), {}), limit)
+                return result
+        return impl(self, *args)
+
+    functools.update_wrapper(method, impl)
+    method.host_first = True
+    return method
+
+
 def route_methods() -> None:
     """Put the host route in front of ``ndarray``'s methods NumPy's ndarray also has."""
     for name, impl in list(vars(ndarray).items()):
         if name in _OWN_MEMBERS or not inspect.isfunction(impl) or getattr(
                 impl, "host_first", False) or not hasattr(np.ndarray, name):
             continue
-        setattr(ndarray, name, host_method(name, impl))
+        route = host_operator if name in _OPERATORS else host_method
+        setattr(ndarray, name, route(name, impl))
 
 
 def npjax_operands(args: tuple, kwargs: dict) -> tuple:

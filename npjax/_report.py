@@ -74,8 +74,10 @@ def advice(data: dict[str, Any]) -> list[str]:
         elif entry["direction"] == "host_to_device" and count >= UPLOADS_AT_ONE_LINE:
             lines.append(
                 f"{count} host -> device transfers at {site} ({_nbytes(nbytes)}): a list, "
-                "NumPy array or Python number is converted on every pass; convert it once "
-                "with np.asarray before the loop")
+                "NumPy array, Python number or small host array meets device arrays on every "
+                "pass; convert it once with np.asarray before the loop (a small array that "
+                "must meet large ones: make it on the device, npjax.policy(placement="
+                "'device'))")
     lines.extend(
         f"np.{entry['function']} ran on host NumPy {entry['count']} time(s) at "
         f"{short_site(entry['site'])}: its arrays go to the host and back on every call"
@@ -106,6 +108,12 @@ def format_report(data: dict[str, Any], top: int = 10, title: str = "npjax repor
         out += _table(("function", "calls"), shown, right=(1,))
     else:
         out.append("npjax calls: none counted")
+
+    placed = data.get("placement")
+    if placed is not None:
+        out.append("")
+        out.append(f"Placement: {placed['host']} call(s) ran on host arrays (NumPy), "
+                   f"{placed['device']} on the device")
 
     sites = data.get("fallback_sites", [])
     out.append("")

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -266,14 +267,32 @@ REPORT_SCRIPT = """\
 """
 
 
+def test_report_counts_host_and_device_calls(tmp_path):
+    script = _write(tmp_path / "mixed.py", """\
+        import numpy as np
+
+        small = np.arange(10.0) * 2
+        big = np.ones(100_000) + 1
+        print(float(small.sum() + big.sum()))
+    """)
+    data_file = tmp_path / "report.json"
+    done = _run("run", "--report-json", str(data_file), script, cwd=tmp_path,
+                env={k: v for k, v in os.environ.items() if not k.startswith("NPJAX_")})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "200090.0\n", done.stdout
+    placed = json.loads(data_file.read_text())["placement"]
+    assert placed["host_calls"]["__mul__"] == 1 and placed["device"] >= 2
+    assert "Placement: " in done.stderr and "ran on host arrays (NumPy)" in done.stderr
+
+
 def test_report_fallback_writes_and_transfers(tmp_path):
-    import json
 
     name = _fallback_name()
     script = _write(tmp_path / "slow.py", REPORT_SCRIPT.format(call=FALLBACK_CANDIDATES[name]))
     data_file = tmp_path / "report.json"
+    # The device's costs are what the advice is about: every array on the device.
     done = _run("run", "--fallback", "warn", "--report-json", str(data_file), script,
-                cwd=tmp_path)
+                cwd=tmp_path, env={**os.environ, "NPJAX_PLACEMENT": "device"})
     assert done.returncode == 0, done.stderr
     assert done.stdout == "total 1580.0 3570.0\n", done.stdout
     err = done.stderr
@@ -370,7 +389,6 @@ def test_compare_writes_report_json(tmp_path):
     report = tmp_path / "report.json"
     done = _run("run", "--compare", "--report-json", str(report), script)
     assert done.returncode == 0, done.stdout + done.stderr
-    import json
 
     data = json.loads(report.read_text())
     assert data["script"] == script and "calls" in data
