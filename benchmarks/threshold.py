@@ -40,7 +40,7 @@ def main() -> None:
     for exp in range(8, 23, 2):
         n = 2 ** exp
         host = numpy.linspace(0.0, 1.0, n)
-        row = [best(lambda: chain(numpy, host), repeat)]
+        row = [best(lambda host=host: chain(numpy, host), repeat)]
         for fields in policies.values():
             with npjax.policy(**fields):
                 x = npjax.asarray(host)
