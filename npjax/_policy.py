@@ -9,6 +9,7 @@ at import.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import sys
 from typing import Any
@@ -41,7 +42,8 @@ class Policy:
     device (npjax before placement existed). "host": every result NumPy can compute stays
     on the host, whatever its size. In lazy mode host arrays run at once and device work is
     recorded; ``npjax.jit``, ``device`` and ``sharding`` put everything on the device.
-    host_threshold: the largest result (in elements) that "auto" keeps on the host.
+    host_threshold: the largest result (in elements) that "auto" keeps on the host; None:
+    every size in eager mode on a CPU backend, else 65536 (``benchmarks/threshold.py``).
     """
 
     device: Any = None
@@ -52,7 +54,7 @@ class Policy:
     random: str = "jax"
     shard_threshold: int = 2**16
     placement: str = "auto"
-    host_threshold: int = 2**16
+    host_threshold: int | None = None
 
     def __post_init__(self) -> None:
         for field, allowed in _CHOICES.items():
@@ -65,17 +67,32 @@ class Policy:
             _check_sharding(self.sharding)
         for field in _INT_FIELDS:
             value = getattr(self, field)
-            if type(value) is not int or value < 0:
+            if (type(value) is not int or value < 0) and not (
+                    value is None and field == "host_threshold"):
                 raise ValueError(f"npjax.policy: {field} must be an int >= 0, got {value!r}")
-        # Derived once per policy: the largest host result (-1: nothing runs on the host).
-        object.__setattr__(self, "host_limit", _host_limit(self))
+
+    @functools.cached_property
+    def host_limit(self) -> int:
+        """The largest result NumPy computes on the host under this policy (-1: none).
+        Derived once per policy, when first asked (it may ask JAX for its backend)."""
+        if (self.placement == "device" or self.device is not None
+                or self.sharding is not None or not self.x64):
+            return -1
+        if self.placement == "host":
+            return sys.maxsize
+        if self.host_threshold is not None:
+            return self.host_threshold
+        # benchmarks/threshold.py: on a CPU backend one eager XLA call never beats NumPy's
+        # (same cores, plus a dispatch), so eager work stays NumPy's at every size; a fused
+        # lazy program wins from about 2**16 elements, as a GPU kernel does.
+        return sys.maxsize if self.mode == "eager" and _cpu_backend() else 2**16
 
 
-def _host_limit(p: Policy) -> int:
-    if (p.placement == "device" or p.device is not None or p.sharding is not None
-            or not p.x64):
-        return -1
-    return sys.maxsize if p.placement == "host" else p.host_threshold
+@functools.lru_cache(maxsize=1)
+def _cpu_backend() -> bool:
+    import jax
+
+    return jax.default_backend() == "cpu"
 
 
 def _check_sharding(value: Any) -> None:
