@@ -773,7 +773,10 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
     if data is not None:  # a host array: NumPy's indexing (views, copies, errors)
         key = _host_index(index)
         if key is not _DEVICE:
-            return place_result(data[key], (self,), host_limit())
+            got = data[key]
+            if type(got) is not np.ndarray:  # an element: NumPy's scalar
+                return got
+            return place_result(got, (self,), host_limit())
     return getitem(self, index)
 
 

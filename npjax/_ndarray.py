@@ -815,14 +815,24 @@ def from_numpy(result: Any, inputs: tuple = ()) -> Any:
             if type(base) is not np.ndarray or base.base is not None:
                 return ndarray._owner(result)  # memory of a non-array object: an owner
             root = ndarray._owner(base)  # a view of a copy NumPy made
-        view = root._view((), result)  # writes: NumPy checks its own flags
-        view._lens = None  # NumPy's view: its place in the root is NumPy's business
-        return view
+        return _host_view(root, result)
     if kind is tuple or kind is list:
         return kind(from_numpy(r, inputs) for r in result)
     if isinstance(result, tuple):  # named tuples (unique_all, slogdet...)
         return kind(*(from_numpy(r, inputs) for r in result))
     return result
+
+
+def _host_view(root: ndarray, data: np.ndarray) -> ndarray:
+    """A view NumPy made (``data``) of the host array ``root``: NumPy keeps it aliased and
+    checks writes to it, so it has no lens (None) and no flags of its own."""
+    view = object.__new__(ndarray)
+    view._base = root
+    view._lens = view._root_shape = view._value = view._cache = None
+    view._layout = data
+    view._scalar = view._mine = view._readonly = False
+    view._version = 0
+    return view
 
 
 def _to_device(data: np.ndarray) -> jax.Array:

@@ -281,9 +281,11 @@ def host_operator(name: str, impl: Any) -> Any:
                 if result is data:  # in place: this very array
                     return self
                 if type(result) is np.ndarray:
-                    if result.base is None and result.size <= limit and is_device_dtype(
+                    if result.base is None and result.size <= limit and _DEVICE_DTYPE.get(
                             result.dtype):
                         return ndarray._owner(result)
+                    return place_result(result, npjax_operands((self, *args), {}), limit)
+                if type(result) is tuple:  # divmod
                     return place_result(result, npjax_operands((self, *args), {}), limit)
                 return result
         return impl(self, *args)
@@ -316,22 +318,28 @@ def npjax_operands(args: tuple, kwargs: dict) -> tuple:
     return tuple(found)
 
 
+_DEVICE_DTYPE: dict = {}  # dtype -> is_device_dtype(dtype), filled as results appear
+
+
 def place_result(result: Any, inputs: tuple, limit: int) -> Any:
     """NumPy's result as npjax arrays (``from_numpy``); new arrays over ``limit`` elements
     move to the device."""
     kind = type(result)
     if kind is np.ndarray:
-        if not is_device_dtype(result.dtype):
+        device_dtype = _DEVICE_DTYPE.get(result.dtype)
+        if device_dtype is None:
+            device_dtype = _DEVICE_DTYPE[result.dtype] = is_device_dtype(result.dtype)
+        if not device_dtype:
             return result  # NumPy's own array, as for host-only dtypes everywhere
         if result.base is None and result.size > limit:
             _stats.record_transfer("host_to_device", result.nbytes)
             return ndarray._owner(jax.device_put(result))
         mine = inputs
-        if any(type(x) is np.ndarray for x in inputs):
-            for x in inputs:  # npjax arrays never alias memory npjax does not own
-                if type(x) is np.ndarray and np.may_share_memory(result, x):
+        for x in inputs:
+            if type(x) is np.ndarray:  # npjax arrays never alias memory npjax does not own
+                if np.may_share_memory(result, x):
                     return ndarray._owner(result.copy())
-            mine = tuple(x for x in inputs if type(x) is ndarray)
+                mine = tuple(x for x in inputs if type(x) is ndarray)
         return from_numpy(result, mine)
     if kind is tuple or kind is list:
         return kind(place_result(r, inputs, limit) for r in result)
