@@ -199,7 +199,6 @@ def _host_array(object: Any, dtype: Any, copy: Any, order: Any, ndmin: int) -> A
     data = np.array(ops[0][0], dtype, copy=copy, order=order, ndmin=ndmin)
     if not _dtypes.is_device_dtype(data.dtype):
         return NOT_HOST
-    _stats.calls["array"] += 1
     _stats.host_calls["array"] += 1
     return place_result(data, npjax_operands((object,), {}), limit)
 

@@ -168,7 +168,6 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
-        _stats.calls[public] += 1
         for pos, pname, default in checks:
             value = args[pos] if pos is not None and pos < len(args) else kwargs.get(
                 pname, default)
@@ -178,6 +177,7 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
             result = try_host(public, host_fn, args, kwargs)
             if result is not NOT_HOST:
                 return result
+        _stats.calls[public] += 1
         policy = current()
         out = None
         if has_out:

@@ -144,7 +144,6 @@ def host_first(name: str, host_fn: Any, impl: Any) -> Any:
         if limit >= 0:
             ops = host_operands(args, kwargs, limit)
             if ops is not None:
-                _stats.calls[name] += 1
                 _stats.host_calls[name] += 1
                 return place_result(call_numpy_function(host_fn, *ops),
                                     npjax_operands(args, kwargs), limit)
@@ -171,7 +170,6 @@ def host_method(name: str, impl: Any) -> Any:
                     if bound is None:
                         return impl(self, *args, **kwargs)
                     result = bound(*ops[0], **ops[1])
-                    _stats.calls[name] += 1
                     _stats.host_calls[name] += 1
                     return place_result(result, (self, *npjax_operands(args, kwargs)), limit)
         return impl(self, *args, **kwargs)
@@ -210,7 +208,6 @@ def host_ufunc_method(name: str, impl: Any) -> Any:
         if limit >= 0:
             ops = host_operands(args, kwargs, limit)
             if ops is not None:
-                _stats.calls[f"{self.__name__}.{name}"] += 1
                 _stats.host_calls[f"{self.__name__}.{name}"] += 1
                 return place_result(call_numpy_ufunc(getattr(self._np, name), name, *ops),
                                     npjax_operands(args, kwargs), limit)
@@ -275,7 +272,6 @@ def host_operator(name: str, impl: Any) -> Any:
                     operands = (receiver, value)
                 else:
                     operands = (receiver,)
-                _stats.calls[name] += 1
                 _stats.host_calls[name] += 1
                 result = call_numpy_ufunc(op, ufunc_name, operands, {})
                 if result is data:  # in place: this very array

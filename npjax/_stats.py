@@ -20,11 +20,11 @@ from typing import Any
 import jax
 import numpy as np
 
-calls: collections.Counter = collections.Counter()  # public name -> calls
+calls: collections.Counter = collections.Counter()  # public name -> calls on the device
 fallbacks: collections.Counter = collections.Counter()  # public name -> host NumPy runs
 fallback_sites: collections.Counter = collections.Counter()  # (name, "file:line") -> runs
 host_only: collections.Counter = collections.Counter()  # name -> calls on host-only dtypes
-host_calls: collections.Counter = collections.Counter()  # name -> calls NumPy ran (placement)
+host_calls: collections.Counter = collections.Counter()  # name -> calls NumPy ran (host arrays)
 transfers: dict[str, list[int]] = {"host_to_device": [0, 0], "device_to_host": [0, 0],
                                    "device_to_device": [0, 0]}
 # (direction, file, line) -> [count, bytes]
@@ -180,13 +180,12 @@ def stats() -> dict[str, Any]:
     sites = sorted(transfer_sites.items(), key=lambda kv: (-kv[1][0], -kv[1][1], kv[0]))
     return {
         "wall_s": time.perf_counter() - _clock[0],
-        "calls": dict(calls.most_common()),
+        "calls": dict((calls + host_calls).most_common()),
         "fallbacks": dict(fallbacks.most_common()),
         "fallback_sites": [{"function": name, "site": site, "count": n}
                            for (name, site), n in fallback_sites.most_common()],
         "host_only": dict(host_only.most_common()),
-        "placement": {"host": sum(host_calls.values()),
-                      "device": sum(calls.values()) - sum(host_calls.values()),
+        "placement": {"host": sum(host_calls.values()), "device": sum(calls.values()),
                       "host_calls": dict(host_calls.most_common())},
         "transfers": {kind: {"count": c, "bytes": b} for kind, (c, b) in transfers.items()},
         "transfer_sites": [{"direction": kind, "site": _site(name, line), "count": c,

@@ -481,7 +481,6 @@ class ufunc:
         return _make_body(self.__name__, tuple(loops[0]), tuple(loops[1]))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        _stats.calls[self.__name__] += 1
         ctx = _context.get()
         policy = ctx.policy
         limit = policy.host_limit
@@ -491,6 +490,7 @@ class ufunc:
                 _stats.host_calls[self.__name__] += 1
                 return place_result(_errstate.call_numpy_ufunc(self._np, self.__name__, *ops),
                                     npjax_operands(args, kwargs), limit)
+        _stats.calls[self.__name__] += 1
         # Fast path: npjax array operands, no keywords, loop already seen (one dict lookup
         # keyed by the operand dtypes), no placement asked for (operands stay where they
         # are). Anything else takes the full path below, which places operands.

@@ -276,8 +276,9 @@ def test_report_counts_host_and_device_calls(tmp_path):
         print(float(small.sum() + big.sum()))
     """)
     data_file = tmp_path / "report.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NPJAX_")}
     done = _run("run", "--report-json", str(data_file), script, cwd=tmp_path,
-                env={k: v for k, v in os.environ.items() if not k.startswith("NPJAX_")})
+                env={**env, "NPJAX_HOST_THRESHOLD": "1000"})
     assert done.returncode == 0, done.stderr
     assert done.stdout == "200090.0\n", done.stdout
     placed = json.loads(data_file.read_text())["placement"]
