@@ -4,6 +4,9 @@
 (b) a small reduction: ``sum`` of 100 float64 elements;
 (c) ``a[i] = v`` in a Python loop: 1000 writes into a 1000-element float64 array.
 
+Each for host arrays (placement "auto", NumPy computes; against NumPy's own call, target 3x)
+and device arrays (placement "device"; against raw ``jax.numpy``).
+
 Each is timed with ``timeit`` after a warm-up (compilation excluded), JAX results are waited on
 with ``block_until_ready``, and the best of several repeats is kept. Targets (issue 2): npjax
 per-op time <= 1.5x raw ``jax.numpy`` eager; npjax scalar setitem <= 2x a hand-written donated
@@ -31,6 +34,7 @@ N_SMALL = 100
 N_LOOP = 1000
 TARGET_OP = 1.5
 TARGET_SETITEM = 2.0
+TARGET_HOST = 3.0  # issue 15: a host-array operation within 3x NumPy's own call
 
 
 def best_per_call(fns: dict[str, Callable[[], object]], calls: int, repeat: int,
@@ -49,12 +53,21 @@ def best_per_call(fns: dict[str, Callable[[], object]], calls: int, repeat: int,
     return {name: t / (calls * per) * 1e6 for name, t in best.items()}
 
 
+def _device_array(host: np.ndarray) -> npjax.ndarray:
+    with npjax.policy(placement="device"):
+        return npjax.asarray(host)
+
+
 def bench_elementwise(calls: int, repeat: int) -> dict[str, float]:
     a_np, b_np = np.linspace(0.0, 1.0, N_SMALL), np.linspace(1.0, 2.0, N_SMALL)
     a_j, b_j = jnp.asarray(a_np), jnp.asarray(b_np)
-    a_n, b_n = npjax.asarray(a_np), npjax.asarray(b_np)
+    a_h, b_h = npjax.asarray(a_np), npjax.asarray(b_np)  # host arrays (placement "auto")
+    a_n, b_n = _device_array(a_np), _device_array(b_np)
     return best_per_call({
         "numpy": lambda: np.add(a_np, b_np),
+        "numpy a+b": lambda: a_np + b_np,
+        "npjax host": lambda: npjax.add(a_h, b_h),
+        "npjax host a+b": lambda: a_h + b_h,
         "jax.numpy": lambda: jnp.add(a_j, b_j).block_until_ready(),
         "npjax": lambda: npjax.add(a_n, b_n).to_jax().block_until_ready(),
         "npjax a+b": lambda: (a_n + b_n).to_jax().block_until_ready(),
@@ -64,14 +77,14 @@ def bench_elementwise(calls: int, repeat: int) -> dict[str, float]:
 def bench_reduction(calls: int, repeat: int) -> dict[str, float]:
     a_np = np.linspace(0.0, 1.0, N_SMALL)
     a_j = jnp.asarray(a_np)
-    a_n = npjax.asarray(a_np)
-    fns = {
+    a_h = npjax.asarray(a_np)
+    a_n = _device_array(a_np)
+    return best_per_call({
         "numpy": lambda: np.sum(a_np),
+        "npjax host": lambda: npjax.sum(a_h),
         "jax.numpy": lambda: jnp.sum(a_j).block_until_ready(),
-    }
-    if hasattr(npjax, "sum"):
-        fns["npjax"] = lambda: npjax.sum(a_n).to_jax().block_until_ready()
-    return best_per_call(fns, calls, repeat)
+        "npjax": lambda: npjax.sum(a_n).to_jax().block_until_ready(),
+    }, calls, repeat)
 
 
 def bench_setitem(repeat: int) -> dict[str, float]:
@@ -96,14 +109,21 @@ def bench_setitem(repeat: int) -> dict[str, float]:
             x = update(x, i, v)
         x.block_until_ready()
 
-    def npjax_loop() -> None:
+    def npjax_host_loop() -> None:
         a = npjax.zeros(N_LOOP)
+        for i in range(N_LOOP):
+            a[i] = v
+
+    def npjax_loop() -> None:
+        with npjax.policy(placement="device"):
+            a = npjax.zeros(N_LOOP)
         for i in range(N_LOOP):
             a[i] = v
         a.to_jax().block_until_ready()
 
     return best_per_call({
         "numpy": numpy_loop,
+        "npjax host": npjax_host_loop,
         "jax eager .at[i].set": jax_eager_loop,
         "donated jax.jit": donated_jit_loop,
         "npjax": npjax_loop,
@@ -134,16 +154,18 @@ def main(argv: list[str]) -> int:
         print(title)
         for name, us in row.items():
             print(f"  {name:<24} {us:10.2f} µs/call")
-        if "npjax" not in row:
-            print("  npjax                    (npjax.sum does not exist yet)")
         print()
 
     add, red, setitem = results.values()
     checks = [
-        ("add: npjax / raw jax.numpy", add["npjax"] / add["jax.numpy"], TARGET_OP),
-        ("sum: npjax / raw jax.numpy",
-         red["npjax"] / red["jax.numpy"] if "npjax" in red else None, TARGET_OP),
-        ("setitem: npjax / donated jax.jit", setitem["npjax"] / setitem["donated jax.jit"],
+        ("add, host: npjax / NumPy", add["npjax host"] / add["numpy"], TARGET_HOST),
+        ("a+b, host: npjax / NumPy", add["npjax host a+b"] / add["numpy a+b"], TARGET_HOST),
+        ("sum, host: npjax / NumPy", red["npjax host"] / red["numpy"], TARGET_HOST),
+        ("setitem, host: npjax / NumPy", setitem["npjax host"] / setitem["numpy"],
+         TARGET_HOST),
+        ("add, device: npjax / jax.numpy", add["npjax"] / add["jax.numpy"], TARGET_OP),
+        ("sum, device: npjax / jax.numpy", red["npjax"] / red["jax.numpy"], TARGET_OP),
+        ("setitem, device: npjax / donated jit", setitem["npjax"] / setitem["donated jax.jit"],
          TARGET_SETITEM),
     ]
     print("Ratios against targets")
@@ -151,7 +173,7 @@ def main(argv: list[str]) -> int:
     for label, ratio, target in checks:
         shown = "n/a" if ratio is None else f"{ratio:.2f}x"
         verdict = _verdict(ratio, target)
-        print(f"  {label:<34} {shown:>7}  (target <= {target}x)  {verdict}")
+        print(f"  {label:<38} {shown:>7}  (target <= {target}x)  {verdict}")
         summary.append({"check": label, "ratio": ratio, "target": target, "verdict": verdict})
     print(f"  (for reference: raw eager .at[i].set / donated jit = "
           f"{setitem['jax eager .at[i].set'] / setitem['donated jax.jit']:.1f}x)")
