@@ -241,6 +241,29 @@ def route_namespace(namespace: dict, numpy_module: Any) -> None:
 _PLAIN_SCALARS = {int, float, bool, complex}
 
 
+def fast_operand(x: Any, limit: int) -> Any:
+    """``_operand`` with the common kinds first (npjax arrays, Python and NumPy scalars)."""
+    kind = type(x)
+    if kind is ndarray:
+        data = x._host()
+        if data is None:
+            return DEVICE
+        return data[()] if x._scalar else data
+    if kind in _PLAIN_SCALARS or isinstance(x, np.generic):
+        return x
+    return _operand(x, limit)
+
+
+def place_new(result: Any, args: tuple, limit: int) -> Any:
+    """``place_result`` with the common case first: a new small array of a device dtype."""
+    if type(result) is np.ndarray and result.base is None and result.size <= limit and \
+            _DEVICE_DTYPE.get(result.dtype):
+        return ndarray._owner(result)
+    if type(result) is np.ndarray or type(result) is tuple:
+        return place_result(result, npjax_operands(args, {}), limit)
+    return result
+
+
 def host_operator(name: str, impl: Any) -> Any:
     """An operator member (``__add__``, ``__iadd__``, ``__neg__``...) preceded by the host
     route, by Python's operator on the NumPy operands: the hot path of small-array code."""
@@ -255,20 +278,9 @@ def host_operator(name: str, impl: Any) -> Any:
             if limit >= 0 and ctx.trace is None:
                 receiver = data[()] if self._scalar else data
                 if args:
-                    other = args[0]
-                    kind = type(other)
-                    if kind is ndarray:
-                        value = other._host()
-                        if value is None:
-                            return impl(self, *args)
-                        if other._scalar:
-                            value = value[()]
-                    elif kind in _PLAIN_SCALARS or isinstance(other, np.generic):
-                        value = other
-                    else:
-                        value = _operand(other, limit)
-                        if value is DEVICE:
-                            return impl(self, *args)
+                    value = fast_operand(args[0], limit)
+                    if value is DEVICE:
+                        return impl(self, *args)
                     operands = (receiver, value)
                 else:
                     operands = (receiver,)
@@ -276,14 +288,7 @@ def host_operator(name: str, impl: Any) -> Any:
                 result = call_numpy_ufunc(op, ufunc_name, operands, {})
                 if result is data:  # in place: this very array
                     return self
-                if type(result) is np.ndarray:
-                    if result.base is None and result.size <= limit and _DEVICE_DTYPE.get(
-                            result.dtype):
-                        return ndarray._owner(result)
-                    return place_result(result, npjax_operands((self, *args), {}), limit)
-                if type(result) is tuple:  # divmod
-                    return place_result(result, npjax_operands((self, *args), {}), limit)
-                return result
+                return place_new(result, (self, *args), limit)
         return impl(self, *args)
 
     functools.update_wrapper(method, impl)
