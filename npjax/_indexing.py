@@ -41,7 +41,7 @@ from npjax._errstate import _stacklevel, on_host
 from npjax._lazy import Kernel, Lazy
 from npjax._lazy import is_on as _lazy_on
 from npjax import _stats
-from npjax._ndarray import install_methods, ndarray
+from npjax._ndarray import host_view, install_methods, ndarray
 from npjax._normalize import to_jax
 from npjax._placement import host_limit, place_result
 
@@ -776,6 +776,9 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
             got = data[key]
             if type(got) is not np.ndarray:  # an element: NumPy's scalar
                 return got
+            root = self if self._base is None else self._base
+            if got.base is root._value:  # the common view: of the root's own memory
+                return host_view(root, got)
             return place_result(got, (self,), host_limit())
     return getitem(self, index)
 
@@ -819,8 +822,14 @@ def _host_part(x: Any) -> Any:
 def _host_index(index: Any) -> Any:
     """An index as NumPy takes it: npjax arrays as their data (device ones fetched)."""
     if type(index) is tuple:
-        parts = tuple(_host_part(k) for k in index)
-        return _DEVICE if any(p is _DEVICE for p in parts) else parts
+        parts = []
+        for k in index:
+            if type(k) not in _PLAIN:
+                k = _host_part(k)
+                if k is _DEVICE:
+                    return _DEVICE
+            parts.append(k)
+        return tuple(parts)
     return _host_part(index)
 
 

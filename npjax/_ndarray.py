@@ -815,7 +815,7 @@ def from_numpy(result: Any, inputs: tuple = ()) -> Any:
             if type(base) is not np.ndarray or base.base is not None:
                 return ndarray._owner(result)  # memory of a non-array object: an owner
             root = ndarray._owner(base)  # a view of a copy NumPy made
-        return _host_view(root, result)
+        return host_view(root, result)
     if kind is tuple or kind is list:
         return kind(from_numpy(r, inputs) for r in result)
     if isinstance(result, tuple):  # named tuples (unique_all, slogdet...)
@@ -823,7 +823,7 @@ def from_numpy(result: Any, inputs: tuple = ()) -> Any:
     return result
 
 
-def _host_view(root: ndarray, data: np.ndarray) -> ndarray:
+def host_view(root: ndarray, data: np.ndarray) -> ndarray:
     """A view NumPy made (``data``) of the host array ``root``: NumPy keeps it aliased and
     checks writes to it, so it has no lens (None) and no flags of its own."""
     view = object.__new__(ndarray)
