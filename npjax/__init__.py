@@ -63,6 +63,7 @@ _placement.route_namespace(vars(linalg), __import__("numpy").linalg)
 _placement.route_namespace(vars(fft), __import__("numpy").fft)
 _placement.route_methods()
 _placement.route_ufunc_methods(ufunc)
+_placement.route_draws(vars(random))
 
 # Every other public NumPy name: NumPy's own data-free objects, host functions, declared
 # fallbacks (npjax/_registry.py says which is which).

@@ -223,6 +223,46 @@ def route_ufunc_methods(ufunc_class: type) -> None:
         setattr(ufunc_class, name, host_ufunc_method(name, getattr(ufunc_class, name)))
 
 
+def drawn_on_host(result: Any, args: tuple, kwargs: dict) -> Any:
+    """A random draw placed like any other result without array inputs: small device
+    results move to the host (NumPy scalars for scalars); an ``out=`` array stays itself."""
+    kind = type(result)
+    if kind is tuple or kind is list:
+        return kind(drawn_on_host(r, args, kwargs) for r in result)
+    if kind is not ndarray or result._base is not None or result._host() is not None:
+        return result
+    limit = host_limit()
+    if limit < 0 or result.size > limit or result is kwargs.get("out") or any(
+            result is a for a in args):
+        return result
+    data = np.array(_stats.fetch(result._read()))
+    return data[()] if result._scalar else ndarray._owner(data)
+
+
+def host_draws(impl: Any) -> Any:
+    """A random function or method whose results are placed by ``drawn_on_host``."""
+
+    def draw(*args: Any, **kwargs: Any) -> Any:
+        return drawn_on_host(impl(*args, **kwargs), args, kwargs)
+
+    functools.update_wrapper(draw, impl)
+    return draw
+
+
+def route_draws(namespace: dict) -> None:
+    """Place the draws of the public functions in ``namespace`` (``npjax.random``'s) and of
+    the methods of the classes there (``Generator``, ``RandomState``)."""
+    for name, obj in list(namespace.items()):
+        if name.startswith("_"):
+            continue
+        if inspect.isfunction(obj):
+            namespace[name] = host_draws(obj)
+        elif isinstance(obj, type) and obj.__module__.startswith("npjax"):
+            for attr, fn in list(vars(obj).items()):
+                if not attr.startswith("_") and inspect.isfunction(fn):
+                    setattr(obj, attr, host_draws(fn))
+
+
 def route_namespace(namespace: dict, numpy_module: Any) -> None:
     """Put the host route in front of every public function of ``namespace`` that NumPy's
     module has under the same name (npfunc functions and ufuncs already route)."""

@@ -132,6 +132,20 @@ def test_jit_with_host_arguments():
     assert _on_host(b)
 
 
+def test_small_random_draws_are_host_arrays():
+    np.random.seed(3)
+    expected = np.random.rand(5)
+    npjax.random.seed(3)
+    got = npjax.random.rand(5)
+    assert _on_host(got)
+    assert_same(got, expected)
+    gen = npjax.random.default_rng(0)
+    assert _on_host(gen.normal(size=8)) and type(gen.normal()) is float
+    assert not _on_host(gen.normal(size=100))  # over the threshold of 64: on the device
+    out = npjax.zeros(3)
+    assert gen.random(out=out) is out and _on_host(out)
+
+
 def test_stats_count_host_calls():
     npjax.reset_stats()
     a = npjax.arange(5.0)
