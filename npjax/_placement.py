@@ -246,6 +246,7 @@ def host_draws(impl: Any) -> Any:
         return drawn_on_host(impl(*args, **kwargs), args, kwargs)
 
     functools.update_wrapper(draw, impl)
+    draw.host_draws = True
     return draw
 
 
@@ -258,9 +259,11 @@ def route_draws(namespace: dict) -> None:
         if inspect.isfunction(obj):
             namespace[name] = host_draws(obj)
         elif isinstance(obj, type) and obj.__module__.startswith("npjax"):
-            for attr, fn in list(vars(obj).items()):
-                if not attr.startswith("_") and inspect.isfunction(fn):
-                    setattr(obj, attr, host_draws(fn))
+            for cls in obj.__mro__[:-1]:  # their bases' methods too (not object's)
+                for attr, fn in list(vars(cls).items()):
+                    if not attr.startswith("_") and inspect.isfunction(fn) and not getattr(
+                            fn, "host_draws", False):
+                        setattr(cls, attr, host_draws(fn))
 
 
 def route_namespace(namespace: dict, numpy_module: Any) -> None:
