@@ -35,7 +35,10 @@ def host_limit() -> int:
     return ctx.policy.host_limit if ctx.trace is None else -1
 
 
-def _operand(x: Any, limit: int) -> Any:
+_PLAIN_SCALARS = {int, float, bool, complex}
+
+
+def operand(x: Any, limit: int) -> Any:
     """``x`` as NumPy gets it: a host array's data (a NumPy scalar for an npjax scalar), a
     small foreign NumPy array as it is, or the marker ``DEVICE`` for a device array, a
     ``jax.Array`` or a large NumPy array."""
@@ -45,6 +48,8 @@ def _operand(x: Any, limit: int) -> Any:
         if data is None:
             return DEVICE
         return data[()] if x._scalar else data
+    if kind in _PLAIN_SCALARS or isinstance(x, np.generic):
+        return x
     if kind is np.ndarray:  # results that alias it are copied (``place_result``)
         return DEVICE if x.size > limit else x
     if kind is list or kind is tuple:
@@ -62,7 +67,7 @@ def _operand(x: Any, limit: int) -> Any:
 def _sequence(xs: Any, limit: int) -> Any:
     items = []
     for item in xs:
-        item = _operand(item, limit)
+        item = operand(item, limit)
         if item is DEVICE:
             return DEVICE
         items.append(item)
@@ -86,7 +91,7 @@ def host_operands(args: tuple, kwargs: dict, limit: int) -> tuple[tuple, dict] |
             if k == "out" and v is not None and type(v) is not ndarray and not (
                     type(v) is tuple and all(type(o) is ndarray or o is None for o in v)):
                 return None
-            v = _operand(v, limit)
+            v = operand(v, limit)
             if v is DEVICE:
                 return None
             kw[k] = v
@@ -281,22 +286,6 @@ def route_namespace(namespace: dict, numpy_module: Any) -> None:
         namespace[name] = host_first(name, host_fn, impl)
 
 
-_PLAIN_SCALARS = {int, float, bool, complex}
-
-
-def fast_operand(x: Any, limit: int) -> Any:
-    """``_operand`` with the common kinds first (npjax arrays, Python and NumPy scalars)."""
-    kind = type(x)
-    if kind is ndarray:
-        data = x._host()
-        if data is None:
-            return DEVICE
-        return data[()] if x._scalar else data
-    if kind in _PLAIN_SCALARS or isinstance(x, np.generic):
-        return x
-    return _operand(x, limit)
-
-
 def place_new(result: Any, args: tuple, limit: int) -> Any:
     """``place_result`` with the common case first: a new small array of a device dtype."""
     if type(result) is np.ndarray and result.base is None and result.size <= limit and \
@@ -321,7 +310,7 @@ def host_operator(name: str, impl: Any) -> Any:
             if limit >= 0 and ctx.trace is None:
                 receiver = data[()] if self._scalar else data
                 if args:
-                    value = fast_operand(args[0], limit)
+                    value = operand(args[0], limit)
                     if value is DEVICE:
                         return impl(self, *args)
                     operands = (receiver, value)

@@ -36,7 +36,7 @@ from npjax._fallback import call_numpy
 from npjax._lazy import Kernel, Lazy, concrete
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax, to_jax_lazy
-from npjax._placement import (DEVICE, fast_operand, host_operands, npjax_operands,
+from npjax._placement import (DEVICE, operand, host_operands, npjax_operands,
                               place_new, place_result)
 from npjax._context import current, trace
 
@@ -487,7 +487,7 @@ class ufunc:
         limit = policy.host_limit
         if limit >= 0 and ctx.trace is None:  # host operands: NumPy's own ufunc
             if not kwargs and len(args) == self.nin:  # no out=: a new result
-                values = [fast_operand(a, limit) for a in args]
+                values = [operand(a, limit) for a in args]
                 if not any(v is DEVICE for v in values):
                     _stats.host_calls[self.__name__] += 1
                     return place_new(_errstate.call_numpy_ufunc(
