@@ -2,8 +2,8 @@
 
 A *host* array is an ``npjax.ndarray`` whose storage is a NumPy array (``_ndarray.py``). A call
 runs on the host, by NumPy itself, when the policy allows it (``Policy.host_limit`` >= 0: an
-eager, x64, single-device policy outside ``npjax.jit``) and none of its operands is a device
-array; NumPy's values, dtypes, views, errors and warnings are then NumPy's by construction.
+x64 policy without ``device``/``sharding``, outside ``npjax.jit``) and none of its operands is
+a device array; NumPy's values, dtypes, views, errors and warnings are then NumPy's by construction.
 Its results stay on the host when they have at most ``host_limit`` elements (views and 0-d
 results always do); larger new arrays move to the device once, as they are made. A call with
 a device operand runs on the device and reads each host operand as a device copy: a host array
