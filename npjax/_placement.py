@@ -145,14 +145,8 @@ def host_first(name: str, host_fn: Any, impl: Any) -> Any:
     """``impl`` preceded by the host route: NumPy's ``host_fn`` runs host operands."""
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        limit = host_limit()
-        if limit >= 0:
-            ops = host_operands(args, kwargs, limit)
-            if ops is not None:
-                _stats.host_calls[name] += 1
-                return place_result(call_numpy_function(host_fn, *ops),
-                                    npjax_operands(args, kwargs), limit)
-        return impl(*args, **kwargs)
+        result = try_host(name, host_fn, args, kwargs)
+        return impl(*args, **kwargs) if result is NOT_HOST else result
 
     functools.update_wrapper(call, impl)
     call.host_first = True
