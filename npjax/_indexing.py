@@ -787,7 +787,7 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
     data = self._host()
     if data is not None and not self._scalar:
         key = _host_index(index)
-        new = _host_value(value)
+        new = _host_part(value)
         if key is not _DEVICE and new is not _DEVICE:
             if data.dtype.kind in "fiu" and getattr(new, "dtype", None) is not None and \
                     new.dtype.kind == "c":  # NumPy's warning, at the user's line
@@ -833,10 +833,6 @@ def _host_index(index: Any) -> Any:
     return _host_part(index)
 
 
-def _host_value(value: Any) -> Any:
-    return _host_part(value)
-
-
 def _write_method(self: ndarray, new: Any) -> None:
     """Replace this array's value (already of this shape and dtype) everywhere it shows."""
     data = self._host()
@@ -855,7 +851,7 @@ def _fill_method(self: ndarray, value: Any) -> None:
     """npjax implementation of ``numpy.ndarray.fill`` (NumPy's scalar conversion)."""
     data = self._host()
     if data is not None:
-        new = _host_value(value)
+        new = _host_part(value)
         if new is not _DEVICE:
             data.fill(new)
             return

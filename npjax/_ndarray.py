@@ -378,9 +378,6 @@ class ndarray:
         stand-in raises the same errors."""
         if self.size > 1:
             return np.zeros(2, self.dtype)
-        data = self._host()
-        if data is not None:
-            return data[()] if self._scalar else data
         host = self._fetch()
         return host[()] if self._scalar else host
 
