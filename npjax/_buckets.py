@@ -8,7 +8,7 @@ counts compiled n programs (and more, for each eager ``jnp`` call on the way).
 Here every such result goes through ``run``: the count is read first (NumPy's result shape
 needs it on the host anyway: one small transfer), the work runs in one program per *bucket*
 (``bucket``: the next power of two of the count, at least ``FLOOR``, at most the largest count
-possible), its unused tail padded (``jnp.nonzero(..., size=B)``), and the padded outputs are
+possible), its unused tail padded (``npjax/_impl/positions.py``), and the padded outputs are
 cut to the count (``cut``). The cut compiles nothing: the padded result is fetched, cut on the
 host and placed back (on the CPU backend both copies are nearly free). On an accelerator a
 result over ``HOST_CUT_BYTES`` is cut on the device instead, by one small slicing program per
@@ -32,18 +32,19 @@ from jax import lax
 
 from npjax import _stats
 from npjax._context import current
+from npjax._impl.positions import nonzero_mask, padded_nonzero as _padded, true_positions
 from npjax._normalize import to_jax
 
 __all__ = ["FLOOR", "HOST_CUT_BYTES", "bucket", "count_nonzero", "cut", "nonzero",
-           "nonzero_mask", "padded_nonzero", "pick", "read", "run", "zeros"]
+           "padded_nonzero", "pick", "read", "run", "zeros"]
 
-# Smallest bucket: results up to FLOOR elements share one program (measured on the CPU
-# backend, a 64-element program runs as fast as a 16-element one; benchmarks/mask_reads.py).
+# Smallest bucket: results up to FLOOR elements share one program. On the CPU backend a[mask]
+# with 5 True elements took the same time (within the noise of a busy 2-CPU VM) padded to 16,
+# 64 or 256, for masks of 10**2 to 10**6 elements; 64 saves the programs of 16 and 32.
 FLOOR = 64
 # Padded results up to this many bytes are cut on the host (accelerators; always on the CPU).
 HOST_CUT_BYTES = 1 << 26
 _INTP = np.dtype(np.intp)
-_INT_OF = {2: np.int16, 4: np.int32, 8: np.int64}
 
 
 def bucket(count: int, limit: int) -> int:
@@ -52,16 +53,6 @@ def bucket(count: int, limit: int) -> int:
         raise ValueError(f"count {count} exceeds its limit {limit}")
     size = FLOOR if count <= FLOOR else 1 << (count - 1).bit_length()
     return min(size, limit)
-
-
-def nonzero_mask(x: jax.Array) -> jax.Array:
-    """``x != 0`` as NumPy means it (a bit test for floats: XLA flushes subnormals)."""
-    if x.dtype.kind == "c":
-        return nonzero_mask(jnp.real(x)) | nonzero_mask(jnp.imag(x))
-    if x.dtype.kind == "f":
-        itype = _INT_OF[x.dtype.itemsize]
-        return (lax.bitcast_convert_type(x, itype) & np.iinfo(itype).max) != 0
-    return x != 0
 
 
 @jax.jit
@@ -101,11 +92,16 @@ def _on_cpu(x: jax.Array) -> bool:
     return all(d.platform == "cpu" for d in x.sharding.device_set)
 
 
+def _on_host(x: jax.Array) -> bool:
+    """Whether ``cut`` cuts ``x`` on the host."""
+    return x.nbytes <= HOST_CUT_BYTES or _on_cpu(x)
+
+
 def cut(x: jax.Array, axis: int, count: int) -> jax.Array:
     """The first ``count`` entries of ``x`` along ``axis`` (see the module docstring)."""
     if x.shape[axis] == count:
         return x
-    if x.nbytes <= HOST_CUT_BYTES or _on_cpu(x):
+    if _on_host(x):
         part = _stats.fetch(x)[(slice(None),) * axis + (slice(0, count),)]
         return to_jax(np.ascontiguousarray(part), current())
     return _slicer(axis, count)(x)
@@ -122,6 +118,10 @@ def run(kernel: Callable[..., Any], count: int, limit: int, *args: Any,
     outs = out if isinstance(out, tuple) else (out,)
     if isinstance(axes, int):
         axes = (axes,) * len(outs)
+    if len(outs) > 1:  # several to fetch: their copies overlap
+        for x, ax in zip(outs, axes):
+            if ax is not None and x.shape[ax] != count and _on_host(x):
+                x.copy_to_host_async()
     return tuple(x if ax is None else cut(x, ax, count) for x, ax in zip(outs, axes))
 
 
@@ -129,14 +129,14 @@ def run(kernel: Callable[..., Any], count: int, limit: int, *args: Any,
 def pick(keep: jax.Array, *arrays: jax.Array, size: int) -> tuple:
     """The entries of each 1-D array where ``keep`` is True, padded to ``size`` (a kernel for
     ``run``)."""
-    at = jnp.nonzero(keep, size=size, fill_value=0)[0]
+    at = true_positions(keep, size)
     return tuple(x[at] for x in arrays)
 
 
 @functools.partial(jax.jit, static_argnames=("size",))
 def padded_nonzero(x: jax.Array, size: int) -> tuple:
-    """``nonzero(x)`` padded with zeros to ``size`` entries (a kernel for ``run``)."""
-    return jnp.nonzero(nonzero_mask(x), size=size, fill_value=0)
+    """NumPy's ``nonzero(x)`` padded with zeros to ``size`` entries (a kernel for ``run``)."""
+    return _padded(nonzero_mask(x), size)
 
 
 def nonzero(x: jax.Array, count: int | None = None) -> tuple[jax.Array, ...]:

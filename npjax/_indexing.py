@@ -38,6 +38,7 @@ from npjax._views import settled
 from npjax._context import trace
 from npjax._errors import ComplexWarning, JitError
 from npjax._errstate import _stacklevel, on_host
+from npjax._impl.positions import padded_nonzero
 from npjax._lazy import Kernel, Lazy
 from npjax._lazy import is_on as _lazy_on
 from npjax import _stats
@@ -388,7 +389,7 @@ def _gather_masked(template: tuple, slots: tuple):
     of a boolean ``mask``, padded to ``size`` (``npjax._buckets``: one program per bucket)."""
 
     def masked_take(x, arrays, mask, size):
-        found = jnp.nonzero(mask, size=size, fill_value=0)
+        found = padded_nonzero(mask, size)
         arrays = list(arrays)
         for at, f in zip(slots, found):
             arrays[at] = f

@@ -26,7 +26,7 @@ from jax import lax
 
 from npjax._errstate import _stacklevel
 from npjax import _buckets, _dtypes, _stats
-from npjax._buckets import nonzero_mask
+from npjax._impl.positions import nonzero_mask, padded_nonzero, true_positions
 from npjax._dispatch import ArrayIn, Out, npfunc, write_out
 from npjax._errors import ComplexWarning, output_casting_error, unsupported
 from npjax._impl.sorting import _bsearch
@@ -272,7 +272,10 @@ def _clip_method(self: ndarray, min: Any = None, max: Any = None, out: Any = Non
 
 
 def _host_mask(x: jax.Array) -> np.ndarray:
-    return np.asarray(nonzero_mask(x)) if x.size else np.zeros(x.shape, bool)
+    return np.asarray(_mask(x)) if x.size else np.zeros(x.shape, bool)
+
+
+_mask = jax.jit(nonzero_mask)
 
 
 def _device(host: np.ndarray, dtype: Any = None) -> jax.Array:
@@ -296,7 +299,7 @@ def nonzero(a: ArrayIn) -> tuple:
 
 @functools.partial(jax.jit, static_argnames=("size",))
 def _argwhere_padded(x: jax.Array, size: int) -> jax.Array:
-    return jnp.stack(jnp.nonzero(nonzero_mask(x), size=size, fill_value=0), axis=1)
+    return jnp.stack(padded_nonzero(nonzero_mask(x), size), axis=1)
 
 
 @npfunc
@@ -540,7 +543,7 @@ def choose(a: ArrayIn, choices: Any, out: Out = None, mode: str = "raise") -> ja
 
 @functools.partial(jax.jit, static_argnames=("axis", "size"))
 def _compress_padded(a: jax.Array, cond: jax.Array, axis: int, size: int) -> jax.Array:
-    at = jnp.nonzero(nonzero_mask(cond[:a.shape[axis]]), size=size, fill_value=0)[0]
+    at = true_positions(nonzero_mask(cond[:a.shape[axis]]), size)
     return jnp.take(a, at, axis=axis)
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from jax import lax
 
 from npjax import _dtypes
+from npjax._impl.positions import true_positions
 from npjax._impl.sorting import _bsearch, _eq, _keys, _lexsort, _nan_bits, _sort_last
 
 _INTP = np.dtype(np.intp)
@@ -67,7 +68,7 @@ def _unique_outputs(values: jax.Array, perm: jax.Array, mask: jax.Array, *, size
     ``(size,) + rest`` and moved to ``axis``), first indices and counts, their first
     ``count`` entries the result and the rest padding; the inverse (length of the input)."""
     n = mask.shape[0]
-    first = jnp.nonzero(mask, size=size, fill_value=n)[0]
+    first = true_positions(mask, size, n)
     at = jnp.minimum(first, n - 1)
     uniq = jnp.moveaxis(values[at].reshape((size,) + rest), 0, axis)
     out = [uniq]
@@ -116,8 +117,8 @@ def _intersect_core(v1: jax.Array, valid1: jax.Array, perm1: jax.Array, v2: jax.
     rank = (jnp.cumsum(valid_both, dtype=_INTP) - 1)[order]  # index into the two sets
     i1, i2 = rank[:-1], rank[1:] - c1
     bad = jnp.any(same & ((i1 >= c1) | (i2 < -c2)))
-    first1 = perm1[jnp.nonzero(valid1, size=n1, fill_value=0)[0]]  # the sets' positions
-    first2 = perm2[jnp.nonzero(valid2, size=n2, fill_value=0)[0]]
+    first1 = perm1[true_positions(valid1, n1)]  # the sets' members' positions
+    first2 = perm2[true_positions(valid2, n2)]
     ind1 = first1[jnp.clip(i1, 0, n1 - 1)]
     ind2 = first2[jnp.clip(jnp.where(i2 < 0, i2 + c2, i2), 0, n2 - 1)]
     return same, jnp.stack([count, bad.astype(_INTP)]), values[:-1], ind1, ind2
