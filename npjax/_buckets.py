@@ -15,8 +15,9 @@ result over ``HOST_CUT_BYTES`` is cut on the device instead, by one small slicin
 count: moving it twice would cost about as much as compiling that program. So n distinct
 counts make O(log n) programs.
 
-Under ``npjax.jit`` reading the count raises JAX's tracer error (``npjax.JitError`` for the
-user, as before); lazy mode runs these functions on computed values.
+Under ``npjax.jit`` reading a count computed from traced values raises JAX's tracer error
+(``npjax.JitError`` for the user, as before); a count known when tracing (``a[mask]`` with a
+NumPy mask) gives a traced cut. Lazy mode runs these functions on computed values.
 """
 
 from __future__ import annotations
@@ -101,6 +102,8 @@ def cut(x: jax.Array, axis: int, count: int) -> jax.Array:
     """The first ``count`` entries of ``x`` along ``axis`` (see the module docstring)."""
     if x.shape[axis] == count:
         return x
+    if isinstance(x, jax.core.Tracer):  # npjax.jit, with a count known when tracing
+        return lax.slice_in_dim(x, 0, count, axis=axis)
     if _on_host(x):
         part = _stats.fetch(x)[(slice(None),) * axis + (slice(0, count),)]
         return to_jax(np.ascontiguousarray(part), current())
@@ -120,7 +123,8 @@ def run(kernel: Callable[..., Any], count: int, limit: int, *args: Any,
         axes = (axes,) * len(outs)
     if len(outs) > 1:  # several to fetch: their copies overlap
         for x, ax in zip(outs, axes):
-            if ax is not None and x.shape[ax] != count and _on_host(x):
+            if ax is not None and x.shape[ax] != count and not isinstance(
+                    x, jax.core.Tracer) and _on_host(x):
                 x.copy_to_host_async()
     return tuple(x if ax is None else cut(x, ax, count) for x, ax in zip(outs, axes))
 

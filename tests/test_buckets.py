@@ -285,6 +285,18 @@ def test_lazy_mode(name):
     assert_parity(lambda xp: got if xp is npjax else want, context=name)
 
 
+def test_jit_with_a_numpy_mask():
+    # the count is known when tracing: the result is cut in the traced program
+    mask = np.array([[True, False, True], [False, False, True]])
+
+    def fn(x):
+        return x[mask] * 2, x[1:, mask[0]]
+
+    x = np.arange(6.0).reshape(2, 3)
+    got = npjax.jit(fn)(npjax.asarray(x))
+    assert_parity(lambda xp: got if xp is npjax else fn(x))
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_jit_raises_jit_error(name):
     fn = CASES[name]
