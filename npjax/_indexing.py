@@ -38,7 +38,7 @@ from npjax._views import settled
 from npjax._context import trace
 from npjax._errors import ComplexWarning, JitError
 from npjax._errstate import _stacklevel, on_host
-from npjax._impl.positions import padded_nonzero
+from npjax._impl.positions import selected
 from npjax._lazy import Kernel, Lazy
 from npjax._lazy import is_on as _lazy_on
 from npjax import _stats
@@ -317,9 +317,10 @@ def _advanced_unchecked(items: list, kinds: list, shape: tuple,
                 f"boolean index did not match indexed array along axis {axis + bad}; "
                 f"size of axis is {size} but size of corresponding boolean axis is "
                 f"{arr.shape[bad]}")
-        count = _buckets.count_nonzero(item if isinstance(item, np.ndarray) else arr)
+        source = item if isinstance(item, np.ndarray) else arr  # host data: read there
+        count = _buckets.count_nonzero(source)
         if pad and count:
-            masked = (count, arr)
+            masked = (count, source)
             parts.append(("mask", [np.broadcast_to(_ZERO, (count,))] * n))  # placeholders
         else:
             parts.append(("mask", list(_buckets.nonzero(arr, count))))
@@ -384,12 +385,14 @@ def _gather(template: tuple):
 
 
 @functools.lru_cache(maxsize=512)
-def _gather_masked(template: tuple, slots: tuple):
+def _gather_masked(template: tuple, slots: tuple, shape: tuple):
     """Compiled ``x[index]`` where the index arrays at ``slots`` are those of the True elements
-    of a boolean ``mask``, padded to ``size`` (``npjax._buckets``: one program per bucket)."""
+    of a boolean mask of ``shape``, padded to ``size`` (a kernel for ``npjax._buckets.run``:
+    one program per bucket)."""
 
-    def masked_take(x, arrays, mask, size):
-        found = padded_nonzero(mask, size)
+    def masked_take(x, arrays, sel, size):
+        at = selected(sel, size)
+        found = (at,) if len(shape) == 1 else jnp.unravel_index(at, shape)
         arrays = list(arrays)
         for at, f in zip(slots, found):
             arrays[at] = f
@@ -585,8 +588,8 @@ def getitem(a: ndarray, index: Any) -> ndarray:
             _advanced_shape(template, shape, tuple(np.shape(x) for x in arrays)),
             _advanced_shape(template, shape, tuple(longer)))) if m != n)
         others = [None if i in slots else x for i, x in enumerate(arrays)]
-        got = _buckets.run(_gather_masked(template, slots), count, mask.size, a._read(),
-                           others, mask, axes=axis)
+        got, _ = _buckets.run(_gather_masked(template, slots, mask.shape), mask, a._read(),
+                              others, axes=axis, count=count)
         return ndarray._owner(got[0])
     steps, host = _basic_plan(items, kinds, shape)
     if single:

@@ -26,7 +26,7 @@ from jax import lax
 
 from npjax._errstate import _stacklevel
 from npjax import _buckets, _dtypes, _stats
-from npjax._impl.positions import nonzero_mask, padded_nonzero, true_positions
+from npjax._impl.positions import nonzero_mask, selected
 from npjax._dispatch import ArrayIn, Out, npfunc, write_out
 from npjax._errors import ComplexWarning, output_casting_error, unsupported
 from npjax._impl.sorting import _bsearch
@@ -297,9 +297,9 @@ def nonzero(a: ArrayIn) -> tuple:
     return _nonzero_tuple(a)
 
 
-@functools.partial(jax.jit, static_argnames=("size",))
-def _argwhere_padded(x: jax.Array, size: int) -> jax.Array:
-    return jnp.stack(padded_nonzero(nonzero_mask(x), size), axis=1)
+@functools.partial(jax.jit, static_argnames=("shape", "size"))
+def _argwhere_padded(sel: tuple, shape: tuple, size: int) -> jax.Array:
+    return jnp.stack(jnp.unravel_index(selected(sel, size), shape), axis=1)
 
 
 @npfunc
@@ -307,10 +307,13 @@ def argwhere(a: ArrayIn) -> jax.Array:
     """npjax implementation of ``numpy.argwhere``."""
     if a.ndim == 0:
         return _device(np.argwhere(_host_mask(a)))
+    if _buckets.in_host_memory(a):  # NumPy's own answer, exact
+        return _device(np.argwhere(_stats.fetch(a)))
     count = _buckets.count_nonzero(a)
     if count == 0:
         return _buckets.zeros((0, a.ndim), _INTP)
-    return _buckets.run(_argwhere_padded, count, a.size, a)[0]
+    kernel = functools.partial(_argwhere_padded, shape=a.shape)
+    return _buckets.run(kernel, a, count=count)[0][0]
 
 
 @npfunc
@@ -542,9 +545,8 @@ def choose(a: ArrayIn, choices: Any, out: Out = None, mode: str = "raise") -> ja
 
 
 @functools.partial(jax.jit, static_argnames=("axis", "size"))
-def _compress_padded(a: jax.Array, cond: jax.Array, axis: int, size: int) -> jax.Array:
-    at = true_positions(nonzero_mask(cond[:a.shape[axis]]), size)
-    return jnp.take(a, at, axis=axis)
+def _compress_padded(a: jax.Array, sel: tuple, axis: int, size: int) -> jax.Array:
+    return jnp.take(a, selected(sel, size), axis=axis)
 
 
 def _compress_axis(cond: jax.Array, a: jax.Array, ax: int) -> jax.Array:
@@ -563,8 +565,10 @@ def _compress_axis(cond: jax.Array, a: jax.Array, ax: int) -> jax.Array:
                              f"with size {n}")
     if math.prod(shape) == 0:
         return _buckets.zeros(shape, a.dtype)
+    if cond.shape[0] > n:  # the rest is False
+        cond = cond[:n]
     kernel = functools.partial(_compress_padded, axis=ax)
-    return _buckets.run(kernel, count, min(n, cond.shape[0]), a, cond, axes=ax)[0]
+    return _buckets.run(kernel, cond, a, axes=ax, count=count)[0][0]
 
 
 @npfunc(name="compress")

@@ -31,8 +31,9 @@ import numpy as np
 from npjax import _buckets, _dtypes, _stats
 from npjax._dispatch import ArrayIn, npfunc
 from npjax._errors import AxisError
-from npjax._impl.setops import (_concat, _in_sorted, _intersect_core, _setdiff_keep,
-                                _setxor_core, _unique_core, _unique_outputs, _unique_rows_core)
+from npjax._impl.setops import (_concat, _in_sorted, _in_sorted_set, _intersect_core,
+                                _setdiff_keep, _setxor_core, _unique_core, _unique_outputs,
+                                _unique_rows_core)
 from npjax._impl.sorting import _bsearch, _lexsort, _sort_axis
 from npjax._ndarray import install_methods, ndarray, normalize_axis
 from npjax._selection import _device, _jx, _method, _min_max, _take
@@ -228,8 +229,8 @@ def _unique_picked(core: tuple, return_index: bool, return_inverse: bool, return
     kernel = functools.partial(_unique_outputs, index=return_index, inverse=return_inverse,
                                counts=return_counts, rest=rest, axis=axis)
     axes = [axis] + [0] * return_index + [None] * return_inverse + [0] * return_counts
-    ret = list(_buckets.run(kernel, _buckets.read(count), mask.shape[0], values, perm, mask,
-                            axes=axes))
+    ret = list(_buckets.run(kernel, mask, values, perm, mask, axes=axes, fill=mask.shape[0],
+                            count=count)[0])
     if return_inverse and inverse_shape is not None:
         at = 1 + return_index
         ret[at] = ret[at].reshape(inverse_shape)
@@ -363,6 +364,20 @@ def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False,
             return empty
         return (empty, ndarray._owner(_buckets.zeros(0, _INTP)),
                 ndarray._owner(_buckets.zeros(0, _INTP)))
+    if not assume_unique and a1.dtype == a2.dtype:
+        # one dtype: no two distinct values become equal, so the intersection is the unique
+        # values of ar1 found in ar2 (binary search, no sort of the two sets together)
+        v1, perm1, first1, _ = _unique_core(a1, True)
+        if return_indices:
+            v2, perm2, _, _ = _unique_core(a2, True)
+            keep, count, at2 = _in_sorted_set(v1, first1, v2)
+            picked = (v1, perm1, perm2[at2])
+        else:
+            keep, count = _setdiff_keep(v1, first1, a2, True)
+            picked = (v1,)
+        got, _ = _buckets.run(_buckets.pick, keep, *picked, count=count)
+        return tuple(ndarray._owner(g) for g in got) if return_indices else ndarray._owner(
+            got[0])
     v1, valid1, perm1 = _as_set(a1, assume_unique)
     v2, valid2, perm2 = _as_set(a2, assume_unique)
     same, stat, *picked = _intersect_core(v1, valid1, perm1, v2, valid2, perm2, dtype,
@@ -371,7 +386,7 @@ def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False,
     if bad:
         raise IndexError("index out of bounds in intersect1d's indices (NumPy: two values of "
                          "ar1 are equal after promotion to the common dtype)")
-    got = _buckets.run(_buckets.pick, count, same.shape[0], same, *picked)
+    got, _ = _buckets.run(_buckets.pick, same, *picked, count=count)
     if not return_indices:
         return ndarray._owner(got[0])
     return tuple(ndarray._owner(g) for g in got)
@@ -388,9 +403,8 @@ def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
     if a1.size == 0:
         return ndarray._owner(_buckets.zeros(0, a1.dtype))
     v1, valid1, _ = _as_set(a1, assume_unique)
-    keep, count = _setdiff_keep(v1, valid1, a2)
-    return ndarray._owner(_buckets.run(_buckets.pick, _buckets.read(count), keep.shape[0],
-                                       keep, v1)[0])
+    keep, count = _setdiff_keep(v1, valid1, a2, False)
+    return ndarray._owner(_buckets.run(_buckets.pick, keep, v1, count=count)[0][0])
 
 
 def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
@@ -402,8 +416,7 @@ def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
     sets = [_as_set(a, assume_unique)[:2] if a.size else (a.ravel(), jnp.zeros(0, bool))
             for a in (a1, a2)]
     values, keep, count = _setxor_core(*sets[0], *sets[1], dtype)
-    return ndarray._owner(_buckets.run(_buckets.pick, _buckets.read(count), keep.shape[0],
-                                       keep, values)[0])
+    return ndarray._owner(_buckets.run(_buckets.pick, keep, values, count=count)[0][0])
 
 
 # --- ndarray methods --------------------------------------------------------------------------

@@ -4,8 +4,9 @@
 ``unique`` (and its variants), the set operations and ``place`` must give NumPy's results
 exactly, and a loop over many different counts must compile O(log n) programs, not one per
 count. The parity tests shrink the smallest bucket (``FLOOR``) so that small arrays are padded
-and cut too, and run both ways of cutting: on the host, and on the device (the way large
-results on an accelerator are cut).
+and cut too, and run each of the three routes: the CPU backend's (NumPy finds the positions in
+place, results cut on the host), an accelerator's (the positions found in the program, results
+cut on the host) and an accelerator's for large results (cut on the device).
 """
 
 from __future__ import annotations
@@ -27,21 +28,24 @@ from tests._parity import assert_parity
 pytestmark = pytest.mark.device_placement
 
 REAL = S.BOOL + S.INTEGER + S.FLOAT
-CUTS = st.sampled_from(["host", "device"])
+ROUTES = ["cpu", "accelerator", "accelerator, large"]
+CUTS = st.sampled_from(ROUTES)
 
 
 @contextlib.contextmanager
-def buckets(cut: str, floor: int = 1):
-    """Small buckets (``floor``), results cut on the host or on the device."""
-    saved = _buckets.FLOOR, _buckets.HOST_CUT_BYTES, _buckets._on_cpu
+def buckets(route: str, floor: int = 1):
+    """Small buckets (``floor``), and the route taken as on the CPU backend or on an
+    accelerator (device arrays not read in place; large results cut on the device)."""
+    saved = _buckets.FLOOR, _buckets.HOST_CUT_BYTES, _buckets.in_host_memory
     _buckets.FLOOR = floor
-    if cut == "device":
+    if route != "cpu":
+        _buckets.in_host_memory = lambda x: isinstance(x, np.ndarray)
+    if route == "accelerator, large":
         _buckets.HOST_CUT_BYTES = 0
-        _buckets._on_cpu = lambda x: False
     try:
         yield
     finally:
-        _buckets.FLOOR, _buckets.HOST_CUT_BYTES, _buckets._on_cpu = saved
+        _buckets.FLOOR, _buckets.HOST_CUT_BYTES, _buckets.in_host_memory = saved
 
 
 def parity(fn, context, cut):
@@ -173,9 +177,9 @@ def test_set_operations_mixed_dtypes():
         for name in ("intersect1d", "setdiff1d", "setxor1d", "union1d"):
             parity(lambda xp, name=name, a=a, b=b: getattr(xp, name)(xp.asarray(a),
                                                                      xp.asarray(b)),
-                   (name, a, b), "device" if i % 2 else "host")
+                   (name, a, b), ROUTES[i % 3])
         parity(lambda xp, a=a, b=b: xp.intersect1d(xp.asarray(a), xp.asarray(b),
-                                                   return_indices=True), (a, b), "host")
+                                                   return_indices=True), (a, b), "cpu")
 
 
 @given(S.arrays(st.sampled_from(REAL), shapes(min_dims=1)), st.data())
@@ -202,7 +206,7 @@ def test_place_read_only():
 def test_large_results_at_the_real_buckets():
     rng = np.random.default_rng(5)
     host = rng.standard_normal((37, 29))
-    for cut in ("host", "device"):
+    for cut in ROUTES:
         for threshold in (-3.0, -0.5, 0.0, 1.2, 5.0):
             with buckets(cut, _buckets.FLOOR):
                 assert_parity(lambda xp, t=threshold: xp.asarray(host)[xp.asarray(host) > t])
@@ -222,8 +226,9 @@ def _distinct_counts(n_elements, how_many):
 
 
 @pytest.mark.eager_only
+@pytest.mark.parametrize("route", ["cpu", "accelerator"])
 @pytest.mark.parametrize("name", ["mask read", "nonzero", "compress", "unique"])
-def test_many_counts_compile_few_programs(name):
+def test_many_counts_compile_few_programs(name, route):
     shape = (50, 40)
     n = math.prod(shape)
     rng = np.random.default_rng(0)
@@ -246,16 +251,18 @@ def test_many_counts_compile_few_programs(name):
     op = ops[name]
     data = [inputs(c) for c in counts]
     npjax.reset_stats()
-    for count, x in zip(counts, data):
-        got = op(x)
-        assert got.shape[0] == max(count, 1 if name == "unique" else 0)
+    with buckets(route, _buckets.FLOOR):
+        for count, x in zip(counts, data):
+            got = op(x)
+            assert got.shape[0] == max(count, 1 if name == "unique" else 0)
     programs = npjax.stats()["compiles"]["count"]
     n_buckets = len({_buckets.bucket(c, n) for c in counts})
     assert n_buckets == 6  # 64, 128, 256, 512, 1024 and 2000 (the cap)
-    # one or two programs per bucket (a mask read: the padded nonzero and the gather), a few
-    # per shape (the count, unique's sort, the ravel): 200 counts compiled 200+ before
-    assert programs <= 2 * n_buckets + 4, npjax.stats()["compiles"]["by_function"]
-    assert programs <= 2 * math.log2(n)
+    # at most one program per bucket, a few per shape (the count, unique's sort, the ravel);
+    # before, 200 counts compiled 400 programs (compress) or 1200 (a mask read), and
+    # nonzero and unique fetched their whole input to compute on the host
+    assert programs <= n_buckets + 4, npjax.stats()["compiles"]["by_function"]
+    assert programs <= math.log2(n)
 
 
 # --- lazy mode and npjax.jit ---------------------------------------------------------------------

@@ -5,7 +5,8 @@ The results of ``unique`` and the set operations have data-dependent lengths. Th
 have fixed shapes (one program per input shape): a set is kept as a sorted array with a mask
 of the entries that belong to it (``unique``: the first of each run of equal values), and the
 number of entries selected is an output. Only the last step, taking the selected entries, has
-the data's length; it runs at a bucketed length (``_unique_outputs``, ``npjax._buckets.pick``).
+the data's length; it runs at a bucketed length (``_unique_outputs``,
+``npjax._buckets.pick``).
 
 Moved from ``npjax/_selection.py``; the NumPy-facing wrappers are in ``npjax/_sorting.py``.
 """
@@ -21,7 +22,7 @@ import numpy as np
 from jax import lax
 
 from npjax import _dtypes
-from npjax._impl.positions import true_positions
+from npjax._impl.positions import selected, true_positions
 from npjax._impl.sorting import _bsearch, _eq, _keys, _lexsort, _nan_bits, _sort_last
 
 _INTP = np.dtype(np.intp)
@@ -61,14 +62,15 @@ def _unique_rows_core(ar: jax.Array) -> tuple:
 
 @functools.partial(jax.jit, static_argnames=("size", "index", "inverse", "counts", "rest",
                                              "axis"))
-def _unique_outputs(values: jax.Array, perm: jax.Array, mask: jax.Array, *, size: int,
-                    index: bool, inverse: bool, counts: bool, rest: tuple = (),
+def _unique_outputs(values: jax.Array, perm: jax.Array, mask: jax.Array, sel: tuple, *,
+                    size: int, index: bool, inverse: bool, counts: bool, rest: tuple = (),
                     axis: int = 0) -> tuple:
-    """NumPy's ``unique`` outputs from a ``_unique_core``: the unique values (rows reshaped to
+    """NumPy's ``unique`` outputs from a ``_unique_core`` and the positions of the first of
+    each run (``sel``, padded with the input's length): the unique values (rows reshaped to
     ``(size,) + rest`` and moved to ``axis``), first indices and counts, their first
     ``count`` entries the result and the rest padding; the inverse (length of the input)."""
     n = mask.shape[0]
-    first = true_positions(mask, size, n)
+    first = selected(sel, size, n)
     at = jnp.minimum(first, n - 1)
     uniq = jnp.moveaxis(values[at].reshape((size,) + rest), 0, axis)
     out = [uniq]
@@ -139,12 +141,23 @@ def _setxor_core(v1: jax.Array, valid1: jax.Array, v2: jax.Array, valid2: jax.Ar
     return values, keep, jnp.sum(keep, dtype=_INTP)
 
 
-@jax.jit
-def _setdiff_keep(v1: jax.Array, valid1: jax.Array, table: jax.Array) -> tuple:
-    """Entries of the set ``v1`` (values, mask of entries in it) not in ``table``, and how
-    many."""
-    keep = valid1 & ~_in_sorted(v1, table)
+@functools.partial(jax.jit, static_argnames=("found",))
+def _setdiff_keep(v1: jax.Array, valid1: jax.Array, table: jax.Array, found: bool) -> tuple:
+    """Entries of the set ``v1`` (values, mask of entries in it) not in ``table`` (``found``:
+    those in it), and how many."""
+    hit = _in_sorted(v1, table)
+    keep = valid1 & (hit if found else ~hit)
     return keep, jnp.sum(keep, dtype=_INTP)
+
+
+@jax.jit
+def _in_sorted_set(v1: jax.Array, valid1: jax.Array, v2: jax.Array) -> tuple:
+    """Entries of the set ``v1`` (values, mask of entries in it) found in the sorted ``v2``
+    (same dtype), how many, and where each is first in ``v2``."""
+    at = _bsearch(v2, v1, False)
+    inside = jnp.minimum(at, v2.shape[0] - 1)
+    keep = valid1 & (at < v2.shape[0]) & _eq(v2[inside], v1)
+    return keep, jnp.sum(keep, dtype=_INTP), inside
 
 
 @functools.partial(jax.jit, static_argnames=("dtype",))
