@@ -32,8 +32,8 @@ from npjax import _buckets, _dtypes, _stats
 from npjax._dispatch import ArrayIn, npfunc
 from npjax._errors import AxisError
 from npjax._impl.setops import (_concat, _in_sorted, _in_sorted_set, _intersect_core,
-                                _setdiff_keep, _setxor_core, _unique_core, _unique_outputs,
-                                _unique_rows_core)
+                                _setdiff_keep, _setxor_core, _unique_core, _unique_inverse,
+                                _unique_outputs, _unique_rows_core)
 from npjax._impl.sorting import _bsearch, _lexsort, _sort_axis
 from npjax._ndarray import install_methods, ndarray, normalize_axis
 from npjax._selection import _device, _jx, _method, _min_max, _take
@@ -226,14 +226,14 @@ def _unique_picked(core: tuple, return_index: bool, return_inverse: bool, return
     """NumPy's ``unique`` outputs from a ``_unique_core``: one program per bucket of the
     number of unique values (``npjax._buckets``)."""
     values, perm, mask, count = core
-    kernel = functools.partial(_unique_outputs, index=return_index, inverse=return_inverse,
-                               counts=return_counts, rest=rest, axis=axis)
-    axes = [axis] + [0] * return_index + [None] * return_inverse + [0] * return_counts
-    ret = list(_buckets.run(kernel, mask, values, perm, mask, axes=axes, fill=mask.shape[0],
+    kernel = functools.partial(_unique_outputs, index=return_index, counts=return_counts,
+                               rest=rest, axis=axis)
+    axes = [axis] + [0] * (return_index + return_counts)
+    ret = list(_buckets.run(kernel, mask, values, perm, axes=axes, fill=mask.shape[0],
                             count=count)[0])
-    if return_inverse and inverse_shape is not None:
-        at = 1 + return_index
-        ret[at] = ret[at].reshape(inverse_shape)
+    if return_inverse:  # not of data-dependent length: one program per shape
+        shape = mask.shape if inverse_shape is None else inverse_shape
+        ret.insert(1 + return_index, _unique_inverse(perm, mask, tuple(shape)))
     return tuple(ret)
 
 

@@ -60,27 +60,30 @@ def _unique_rows_core(ar: jax.Array) -> tuple:
     return rows, perm, mask, jnp.sum(mask, dtype=_INTP)
 
 
-@functools.partial(jax.jit, static_argnames=("size", "index", "inverse", "counts", "rest",
-                                             "axis"))
-def _unique_outputs(values: jax.Array, perm: jax.Array, mask: jax.Array, sel: tuple, *,
-                    size: int, index: bool, inverse: bool, counts: bool, rest: tuple = (),
-                    axis: int = 0) -> tuple:
-    """NumPy's ``unique`` outputs from a ``_unique_core`` and the positions of the first of
-    each run (``sel``, padded with the input's length): the unique values (rows reshaped to
-    ``(size,) + rest`` and moved to ``axis``), first indices and counts, their first
-    ``count`` entries the result and the rest padding; the inverse (length of the input)."""
-    n = mask.shape[0]
+@functools.partial(jax.jit, static_argnames=("size", "index", "counts", "rest", "axis"))
+def _unique_outputs(values: jax.Array, perm: jax.Array, sel: tuple, *, size: int,
+                    index: bool, counts: bool, rest: tuple = (), axis: int = 0) -> tuple:
+    """NumPy's ``unique`` outputs of data-dependent length from a ``_unique_core`` and the
+    positions of the first of each run (``sel``, padded with the input's length): the unique
+    values (rows reshaped to ``(size,) + rest`` and moved to ``axis``), first indices and
+    counts, their first ``count`` entries the result and the rest padding."""
+    n = perm.shape[0]
     first = selected(sel, size, n)
     at = jnp.minimum(first, n - 1)
     uniq = jnp.moveaxis(values[at].reshape((size,) + rest), 0, axis)
     out = [uniq]
     if index:
         out.append(perm[at])
-    if inverse:
-        out.append(jnp.zeros(n, _INTP).at[perm].set(jnp.cumsum(mask, dtype=_INTP) - 1))
     if counts:
         out.append(jnp.diff(jnp.append(first, n)))
     return tuple(out)
+
+
+@functools.partial(jax.jit, static_argnames=("shape",))
+def _unique_inverse(perm: jax.Array, mask: jax.Array, shape: tuple) -> jax.Array:
+    """``unique``'s inverse from a ``_unique_core`` (one program per shape), as ``shape``."""
+    inverse = jnp.zeros(perm.shape[0], _INTP).at[perm].set(jnp.cumsum(mask, dtype=_INTP) - 1)
+    return inverse.reshape(shape)
 
 
 def _sort_valid_first(x: jax.Array, valid: jax.Array) -> tuple:
