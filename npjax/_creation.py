@@ -23,7 +23,7 @@ import numpy as np
 from jax import lax
 
 from npjax._errstate import _stacklevel
-from npjax import _dtypes, _sharding, _stats
+from npjax import _casts, _dtypes, _sharding, _stats
 from npjax._dispatch import ArrayIn, DeviceIn, DTypeIn, Unsupported, npfunc, with_device
 from npjax._errors import ComplexWarning, HostOnly, unsupported
 from npjax._ndarray import ndarray, normalize_axis
@@ -109,26 +109,16 @@ def _is_int_dtype(dtype: np.dtype) -> bool:
 
 
 def _astype(value: jax.Array, dtype: np.dtype, warn: bool = True) -> jax.Array:
-    """``value.astype(dtype)`` as NumPy casts: floats reach integers through a C integer
-    conversion (so ``-10.0`` becomes 246 as uint8) instead of JAX's saturation."""
+    """``value.astype(dtype)`` as NumPy casts (``_casts.cast``: NaN, infinities and floats
+    out of an integer target's range get NumPy's values and warnings); ``warn``: the
+    ComplexWarning for complex values cast to real ones."""
     src = np.dtype(value.dtype)
     if src == dtype:
         return value
-    if src.kind == "c" and dtype.kind != "c":
-        if warn:
-            warnings.warn("Casting complex values to real discards the imaginary part",
-                          ComplexWarning, stacklevel=_stacklevel())
-        value, src = jnp.real(value), np.dtype(jnp.real(value).dtype)
-    if src.kind == "f" and dtype.kind in "iu":
-        if dtype == np.uint64:
-            top = np.float64(2.0**63).astype(src) if src.itemsize > 2 else None
-            low = value.astype(np.int64).astype(np.uint64)
-            if top is None:
-                return low
-            high = (value - top).astype(np.int64).astype(np.uint64) + np.uint64(2**63)
-            return jnp.where(value >= top, high, low)
-        return value.astype(np.int64).astype(dtype)
-    return value.astype(dtype)
+    if src.kind == "c" and dtype.kind != "c" and warn:
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      ComplexWarning, stacklevel=_stacklevel())
+    return _casts.cast(value, dtype)
 
 
 def _narrow(dtype: np.dtype, policy: Policy) -> np.dtype:
@@ -516,7 +506,8 @@ def _linspace_finish(endpoint: bool, axis: int, dtype: np.dtype | None) -> Any:
         if dtype is not None:
             if _is_int_dtype(dtype):
                 y = jnp.floor(y)
-            y = _astype(y, dtype, warn=False)
+            if not _casts.needs_check(y.dtype, dtype):  # else cast after the kernel
+                y = _casts.jax_cast(y, dtype)
         return y
 
     return jax.jit(finish)
@@ -553,6 +544,8 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
                                                             np.asarray(max(div, 1), dt))
     axis = normalize_axis(axis, len(shape) + 1) if axis != 0 else 0
     result = _linspace_finish(endpoint, axis, dtype)(y, start_d, stop_d)
+    if dtype is not None and result.dtype != dtype:  # a checked cast (``_casts``)
+        result = _astype(result, dtype, warn=False)
     if policy.sharding is not None:  # split like any new array (the inputs are replicated)
         result = _sharding.place_new(result, policy)
     out = ndarray._owner(result)

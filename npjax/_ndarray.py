@@ -22,7 +22,6 @@ hand-written parts, and imports nothing above the core.
 from __future__ import annotations
 
 import builtins
-import functools
 import operator
 import sys
 from typing import Any
@@ -32,7 +31,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._errstate import _stacklevel
-from npjax import _stats, _views
+from npjax import _casts, _stats, _views
 from npjax._dtypes import is_device_dtype
 from npjax._errors import AxisError
 from npjax._lazy import Kernel, Lazy, concrete_if_done
@@ -44,17 +43,8 @@ builtins_type = builtins.type
 _RESIZE_REFS = 3
 
 
-@functools.lru_cache(maxsize=256)
-def _astype_kernel(dtype: np.dtype):
-    return Kernel(jax.jit(lambda x: x.astype(dtype)))
-
-
 _real = Kernel(jax.jit(jnp.real))
 _imag = Kernel(jax.jit(jnp.imag))
-
-
-def _astype(value: jax.Array, dtype: np.dtype) -> jax.Array:
-    return _astype_kernel(dtype)(value)
 
 
 class Flags:
@@ -466,8 +456,8 @@ class ndarray:
                copy: bool = True) -> ndarray:
         """npjax implementation of ``numpy.ndarray.astype``.
 
-        Differences from NumPy: NaN, infinities and out-of-range floats cast to integers
-        give XLA's saturated values (NumPy's are platform-defined, with a RuntimeWarning).
+        NaN, infinities and out-of-range floats cast to integers give NumPy's values and
+        its ``RuntimeWarning`` (computed by NumPy when there are any: ``_casts``).
         """
         from npjax import _dtypes
         from npjax._errors import ComplexWarning
@@ -498,8 +488,7 @@ class ndarray:
 
                 warnings.warn("Casting complex values to real discards the imaginary part",
                               ComplexWarning, stacklevel=_stacklevel())
-                value = _real(value)
-            value = _astype(value, dtype)
+            value = _casts.cast(value, dtype)
         return self._new_owner(value, mem)
 
     def resize(self, *new_shape: Any, refcheck: bool = True) -> None:
