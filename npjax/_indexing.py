@@ -10,7 +10,8 @@ with one device reduction.
 Values are converted as NumPy converts them: host values (Python scalars, lists, NumPy
 arrays and scalars) by NumPy itself on the host, so ``int_array[0] = 2.9`` stores 2,
 ``int8_array[0] = 1000`` raises ``OverflowError`` and NaN into an integer array raises
-``ValueError``; device values are cast by the update kernel.
+``ValueError``; device values are cast by the update kernel, except where JAX's cast is not
+NumPy's (floats into integers: ``_casts``).
 
 Writes go through one compiled, buffer-donating update kernel per lens *structure*, so a loop
 ``for i in range(n): a[i] = v`` compiles once, and so does ``a[i]`` read in a loop. Advanced
@@ -33,7 +34,7 @@ import numpy as np
 from jax import lax
 from jax.sharding import SingleDeviceSharding
 
-from npjax import _views
+from npjax import _casts, _views
 from npjax._views import settled
 from npjax._context import trace
 from npjax._errors import ComplexWarning, JitError
@@ -510,6 +511,15 @@ def convert_value(value: Any, dtype: np.dtype, target: tuple, advanced: bool = F
     return v
 
 
+def cast_device(v: Any, dtype: np.dtype) -> Any:
+    """A device value to store into an array of ``dtype``, cast by ``_casts`` where JAX's
+    cast is not NumPy's (floats to integers: NaN, infinities, out of range). Host values are
+    NumPy's already; other device values are cast by the update kernel."""
+    if isinstance(v, jax.Array | Lazy):
+        return _casts.precast(v, dtype)
+    return v
+
+
 def as_value(value: Any, dtype: np.dtype) -> Any:
     """A value to store into an array of ``dtype`` as NumPy's fancy assignment converts it
     (``numpy.asarray(value, dtype)`` on the host; device values are returned as they are)."""
@@ -608,6 +618,7 @@ def setitem(a: ndarray, index: Any, value: Any) -> None:
         v = convert_value(value, dtype, target, advanced=True)  # NumPy: value errors first
         if empty:
             return
+        v = cast_device(v, dtype)
         _check_bounds(checks, shape)
         current = a._read()
         scatter = _scatter_last(template, _multi_device_sharding(current))
@@ -663,6 +674,7 @@ def _mask_store(a: ndarray, items: list, kinds: list, shape: tuple, value: Any) 
     if device_value:
         _complex_warning(value.dtype, a.dtype)
         v = value._read_lazy() if isinstance(value, ndarray) else value
+        v = cast_device(v, a.dtype)
     m = mask._read_lazy() if isinstance(mask, ndarray) else to_jax(mask)
     write_through(a, (), _mask_where(len(rest))(a._read_lazy(), m, v))
     return True
@@ -692,7 +704,7 @@ def _owner_scalar_writer(ndim: int, donate: bool):
 
 def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
     """``a[pos] = value`` for one element (the hot path of element loops)."""
-    v = _single_value(value, a.dtype)
+    v = cast_device(_single_value(value, a.dtype), a.dtype)
     if a._base is None and pos and type(a._value) is not np.ndarray:
         tr = trace()
         if tr is not None:
@@ -734,6 +746,7 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
     ``steps``, updating the root."""
     if a._readonly:
         raise ValueError("assignment destination is read-only")
+    new = cast_device(new, a.dtype)
     root = a if a._base is None else a._base
     tr = trace()
     if type(root._value) is np.ndarray:  # a host array: the new part computed, then stored
@@ -855,7 +868,7 @@ def _fill_method(self: ndarray, value: Any) -> None:
         if new is not _DEVICE:
             data.fill(new)
             return
-    one = _single_value(value, self.dtype)
+    one = cast_device(_single_value(value, self.dtype), self.dtype)
     self._write(jnp.broadcast_to(jnp.asarray(one, self.dtype), self.shape))
 
 

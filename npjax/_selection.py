@@ -23,7 +23,7 @@ import numpy as np
 from jax import lax
 
 from npjax._errstate import _stacklevel
-from npjax import _dtypes
+from npjax import _casts, _dtypes
 from npjax._dispatch import ArrayIn, Out, npfunc, write_out
 from npjax._errors import ComplexWarning, output_casting_error, unsupported
 from npjax._impl.sorting import _INT_OF, _bsearch
@@ -156,9 +156,9 @@ def _store_values(value: Any, dtype: np.dtype) -> jax.Array:
         if v.dtype.kind == "c" and dtype.kind != "c":
             warnings.warn("Casting complex values to real discards the imaginary part",
                           ComplexWarning, stacklevel=_stacklevel())
-        return v.astype(dtype)
+        return _casts.cast(v, dtype)
     if isinstance(value, list | tuple) and any(isinstance(x, ndarray) for x in value):
-        return _jx(value).astype(dtype)
+        return _casts.cast(_jx(value), dtype)
     return _jx(np.asarray(value, dtype=dtype))
 
 
@@ -461,6 +461,10 @@ def place(arr: Any, mask: Any, vals: Any) -> None:
     m = _jx(mask).astype(bool).ravel()
     if m.size != arr.size:
         raise ValueError("place: mask and data must be the same size")
+    if isinstance(vals, ndarray | np.ndarray | jax.Array) and not _dtypes.can_cast(
+            vals.dtype, arr.dtype, "safe"):  # NumPy: arrays are cast safely, lists forced
+        raise TypeError(f"Cannot cast array data from {vals.dtype!r} to {arr.dtype!r} "
+                        "according to the rule 'safe'")
     values = _store_values(vals, arr.dtype).ravel()
     count = int(jnp.sum(m))
     if count == 0:

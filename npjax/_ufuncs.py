@@ -29,7 +29,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _context, _dtypes, _errstate, _lazy, _stats
+from npjax import _casts, _context, _dtypes, _errstate, _lazy, _stats
 from npjax._dispatch import write_out
 from npjax._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._fallback import call_numpy
@@ -575,6 +575,9 @@ class ufunc:
                         return self._compare_out_of_range(i, args, out, where, casting,
                                                           dtype, v > info.max, info)
                 vals[i] = _weak_int(v, dt, self.__name__)
+        if dtype is not None or casting == "unsafe":  # inputs cast by NumPy's rules
+            vals = [v if type(v) in _WEAK else _casts.precast(v, dt)
+                    for v, dt in zip(vals, loop_in)]
         if self.signature is not None:  # after the Python ints' OverflowError, as NumPy
             _check_core_dims(self.__name__, vals)
         if outs is not None:  # NumPy checks the output cast before computing anything
