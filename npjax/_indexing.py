@@ -38,7 +38,7 @@ from npjax import _casts, _views
 from npjax._views import settled
 from npjax._context import trace
 from npjax._errors import ComplexWarning, JitError
-from npjax._errstate import _stacklevel, on_host
+from npjax._errstate import _stacklevel, call_numpy_ufunc, on_host
 from npjax._lazy import Kernel, Lazy
 from npjax._lazy import is_on as _lazy_on
 from npjax import _stats
@@ -806,13 +806,30 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
                     new.dtype.kind == "c":  # NumPy's warning, at the user's line
                 _complex_warning(new.dtype, data.dtype)
                 new = new.real
-            data[key] = new
+            if _cast_may_warn(new, data.dtype):  # NumPy's warning, at the user's line
+                call_numpy_ufunc(data.__setitem__, "cast", (key, new), {})
+            else:
+                data[key] = new
             return
     _stats.record_scalar_write(index)  # the report's advice is about device writes
     setitem(self, index, value)
 
 
 _DEVICE = object()  # marker: this part lives on the device (or is being traced)
+_F16 = np.dtype(np.float16)
+_NARROW = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.complex64))
+
+
+def _cast_may_warn(new: Any, dtype: np.dtype) -> bool:
+    """Whether NumPy's cast of ``new`` into an array of ``dtype`` may report a floating-point
+    error (a float to an integer or to another float dtype; a Python float or int into a
+    narrow float)."""
+    src = getattr(new, "dtype", None)
+    if src is None:
+        kind = type(new)
+        return ((kind is float or kind is complex) and dtype in _NARROW) or (
+            kind is int and dtype == _F16)
+    return src.kind in "fc" and src != dtype and dtype.kind in "iufc"
 
 
 _PLAIN = {int, float, bool, complex, slice, type(None), type(Ellipsis)}

@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._errstate import _stacklevel
+from npjax._errstate import _stacklevel, call_numpy_function, call_numpy_ufunc
 from npjax import _casts, _stats, _views
 from npjax._dtypes import is_device_dtype
 from npjax._errors import AxisError
@@ -465,7 +465,9 @@ class ndarray:
         dtype = np.dtype(dtype)
         data = self._host()
         if data is not None and _dtypes.is_device_dtype(dtype):  # NumPy's cast and warnings
-            new = data.astype(dtype, order, casting, subok, copy)
+            args = (dtype, order, casting, subok, copy)  # (at the user's line)
+            new = (call_numpy_function(data.astype, args, {}) if data.dtype.kind == "c"
+                   else call_numpy_ufunc(data.astype, "cast", args, {}))
             return self if new is data else ndarray._owner(new, self._scalar)
         if not _dtypes.is_device_dtype(dtype):
             raise NotImplementedError(f"npjax.ndarray.astype: parameter 'dtype' is not "

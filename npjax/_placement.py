@@ -153,10 +153,35 @@ def host_first(name: str, host_fn: Any, impl: Any) -> Any:
     return call
 
 
+# How the warnings of NumPy's ndarray methods reach the user's line. Floating-point
+# warnings (the error state) name the operation given here: the method runs under
+# ``call_numpy_ufunc`` (NumPy's error state with "warn" made at the caller: almost free).
+# None: the method also warns from NumPy's Python code (``mean`` of an empty array...), so
+# what it raises is caught and re-issued (``call_numpy_function``). Methods not listed do
+# not warn and run as they are.
+_METHOD_WARNINGS: dict[str, str | None] = {
+    "sum": "reduce", "prod": "reduce", "max": "reduce", "min": "reduce", "trace": "reduce",
+    "cumsum": "accumulate", "cumprod": "accumulate", "dot": "dot", "clip": "clip",
+    "put": "cast", "take": "cast", "choose": "cast", "compress": "cast", "repeat": "cast",
+    "mean": None, "var": None, "std": None, "round": None}
+_SILENT = object()
+
+
+def _host_call(name: str) -> Any:
+    """How host method ``name`` is called: ``call(bound, args, kwargs)``."""
+    how = _METHOD_WARNINGS.get(name, _SILENT)
+    if how is _SILENT:
+        return lambda bound, args, kwargs: bound(*args, **kwargs)
+    if how is None:
+        return call_numpy_function
+    return lambda bound, args, kwargs: call_numpy_ufunc(bound, how, args, kwargs)
+
+
 def host_method(name: str, impl: Any) -> Any:
     """The ndarray method ``impl`` preceded by the host route: on a host array (and host
     operands) NumPy's own method of that name runs on its data (a NumPy scalar's for an npjax
-    scalar)."""
+    scalar), its warnings at the user's line."""
+    call = _host_call(name)
 
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
         data = self._host()
@@ -168,7 +193,7 @@ def host_method(name: str, impl: Any) -> Any:
                     bound = getattr(data[()] if self._scalar else data, name, None)
                     if bound is None:
                         return impl(self, *args, **kwargs)
-                    result = bound(*ops[0], **ops[1])
+                    result = call(bound, ops[0], ops[1])
                     _stats.host_calls[name] += 1
                     return place_result(result, (self, *npjax_operands(args, kwargs)), limit)
         return impl(self, *args, **kwargs)

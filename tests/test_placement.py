@@ -170,6 +170,31 @@ def test_device_policy_puts_new_arrays_on_the_device():
         assert _on_host(npjax.zeros(1000))
 
 
+def test_warnings_of_host_methods_are_at_the_callers_line():
+    a = npjax.array([np.nan, 1e308, 1e308])
+    assert _on_host(a)
+    calls = [lambda: a.astype(npjax.int64), lambda: a[1:].sum(),
+             lambda: a[:0].mean(), lambda: (a * 1j).astype(float),
+             lambda: a.cumsum(dtype=np.float32), lambda: a.round(-400)]
+    for call in calls:
+        with pytest.warns(Warning) as caught:
+            call()
+        assert [w.filename for w in caught] == [__file__] * len(caught), [
+            (w.filename, str(w.message)) for w in caught]
+    with pytest.warns(RuntimeWarning, match="invalid value encountered in cast"):
+        assert a.astype(npjax.int64)[0] == np.iinfo(np.int64).min
+
+
+def test_device_nan_written_into_a_host_integer_array():
+    host = npjax.zeros(3, npjax.int8)
+    with npjax.policy(placement="device"):
+        dev = npjax.array([np.nan, 300.0, 1.0])
+    with pytest.warns(RuntimeWarning, match="invalid value encountered in cast") as caught:
+        host[...] = dev
+    assert _on_host(host) and host.tolist() == [0, 44, 1]
+    assert caught[0].filename == __file__
+
+
 # The parity suites rerun with every array on the device (the default run keeps small arrays
 # on the host), so the device path stays proven for the arrays that use it.
 DEVICE_SUITES = ["tests/test_views.py", "tests/test_indexing.py", "tests/test_operators.py",
