@@ -38,7 +38,7 @@ import numpy as np
 from npjax import _stats
 from npjax._context import trace
 from npjax._errors import ComplexWarning
-from npjax._errstate import call_numpy_ufunc, state
+from npjax._errstate import call_numpy_ufunc, on_host, state
 from npjax._lazy import Kernel, Lazy
 
 _Tracer = jax.core.Tracer
@@ -148,17 +148,22 @@ def needs_check(src: Any, dst: Any) -> bool:
 
 
 def precast(value: Any, dtype: Any, name: str = "cast") -> Any:
-    """``value`` cast by ``cast`` when a cast to ``dtype`` is checked, else as it is (for
-    values a kernel casts itself: its own cast is NumPy's there)."""
-    if hasattr(value, "dtype") and _rule(np.dtype(value.dtype), np.dtype(dtype)) is not None:
-        return cast(value, dtype, name)
-    return value
+    """For a kernel that casts ``value`` to ``dtype`` itself: ``value`` when that cast is
+    NumPy's (the common case costs the check only), else ``value`` cast by ``cast``."""
+    if not hasattr(value, "dtype"):
+        return value
+    dst, src = np.dtype(dtype), np.dtype(value.dtype)
+    rule = _rule(src, dst)
+    if rule is None:
+        return value
+    return _cast(value, src, dst, rule, name, keep=not _rounds_twice(src, dst))
 
 
 def cast(value: Any, dtype: Any, name: str = "cast") -> Any:
-    """``value`` (a ``jax.Array``, tracer or pending lazy value) cast to ``dtype`` as NumPy
-    casts (complex to real: the real part; the caller gives the ComplexWarning). ``name``:
-    the operation named in NumPy's warning (``cast``, or the ufunc that writes ``out=``)."""
+    """``value`` (a ``jax.Array``, tracer or pending lazy value; host data is cast by NumPy)
+    cast to ``dtype`` as NumPy casts (complex to real: the real part; the caller gives the
+    ComplexWarning). ``name``: the operation NumPy's warning names (``cast``, or the ufunc
+    whose ``out=`` is written)."""
     dst = np.dtype(dtype)
     src = np.dtype(value.dtype)
     if src == dst:
@@ -170,20 +175,63 @@ def cast(value: Any, dtype: Any, name: str = "cast") -> Any:
         if src.kind == "c" and dst.kind != "c":
             return _fixed_kernel(dst)(value)
         return astype_kernel(dst)(value)
+    return _cast(value, src, dst, rule, name, keep=False)
+
+
+def _rounds_twice(src: np.dtype, dst: np.dtype) -> bool:
+    """Whether JAX's own cast ``src`` -> ``dst`` rounds twice (float64 -> float16 on CPU)."""
+    return dst == np.float16 and _real_dtype(src) == np.float64
+
+
+def _cast(value: Any, src: np.dtype, dst: np.dtype, rule: str, name: str, keep: bool) -> Any:
+    """A checked cast (``_rule`` gave ``rule``). ``keep``: return ``value`` itself where JAX's
+    cast would be NumPy's (the caller's kernel casts it)."""
+    if isinstance(value, np.ndarray | np.generic):
+        return _numpy_cast(value, dst, name)
     if isinstance(value, _Tracer):
         result = jax_cast(value, dst)
         tr = trace()
         if tr is not None and (rule == "int" or state()["over"] != "ignore"):
             tr.check(jnp.any(_bad(value, result, rule, dst)))
-        return result
+        return value if keep else result
     if rule == "over" and state()["over"] == "ignore":  # same values, nothing to report
-        return _fixed_kernel(dst)(value)
+        return value if keep else _fixed_kernel(dst)(value)
     if type(value) is Lazy:
         value = value.get()
+    if on_host(value):  # CPU backend: the buffer is read in place by NumPy (no kernel)
+        if _in_range(np.asarray(value), rule, dst):
+            return value if keep else _fixed_kernel(dst)(value)
+        if rule == "int":
+            return _numpy_cast(value, dst, name)
     result, bad = _checked_kernel(src, dst, rule)(value)
-    if not bool(bad):
-        return result
+    if not np.asarray(bad):
+        return value if keep else result
     return _numpy_cast(value, dst, name)
+
+
+@functools.lru_cache(maxsize=256)
+def _limits(src: np.dtype, dst: np.dtype, rule: str) -> tuple:
+    """(low, high): values of ``src`` strictly between them cast alike in JAX and NumPy
+    ("int"), or cannot overflow ``dst`` ("over")."""
+    if rule == "int":
+        info = np.iinfo(dst)
+        return _floor(int(info.min) - 1, src), _ceil(int(info.max) + 1, src)
+    top = float(np.finfo(_real_dtype(dst)).max)
+    with np.errstate(over="ignore"):
+        return (np.nextafter(np.array(-top, src), np.array(-np.inf, src))[()],
+                np.nextafter(np.array(top, src), np.array(np.inf, src))[()])
+
+
+def _in_range(h: np.ndarray, rule: str, dst: np.dtype) -> bool:
+    """Whether every element of host data ``h`` lies within ``_limits`` (NaN does not)."""
+    if h.size == 0:
+        return True
+    if h.dtype.kind == "c":
+        if rule == "over":  # both parts count: the kernel decides
+            return False
+        h = h.real
+    low, high = _limits(h.dtype, dst, rule)
+    return bool(low < h.min()) and bool(h.max() < high)
 
 
 def _numpy_cast(value: Any, dst: np.dtype, name: str) -> Any:

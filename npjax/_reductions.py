@@ -179,7 +179,7 @@ def precast(a: Any, dt: np.dtype, where: Any = True, name: str = "reduce") -> An
         return a
     if where is not True:
         a = jnp.where(_mask(where, a.shape), a, jnp.zeros((), a.dtype))
-    return _casts.cast(a, dt, name)
+    return _casts.precast(a, dt, name)
 
 
 @npfunc(scalar=True)
