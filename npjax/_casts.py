@@ -10,14 +10,17 @@ truncated value fits the target. A cast to a narrower float that overflows gives
 in both, but NumPy also reports "overflow encountered in cast"; and XLA on CPU casts
 float64 to float16 through float32 (rounded twice).
 
-``cast`` is the one place device values are cast where these differ. It computes JAX's
-cast and, in the same kernel, whether any element lies outside the region where JAX's
-result is NumPy's (for float targets: whether an overflow must be reported). Only then is
-the cast computed by NumPy on a host copy: its values by construction (for the contiguous
-copy: NumPy's SIMD and scalar loops differ on some invalid values, e.g. float32 NaN to
-uint32), its warning issued at the user's line under the user's ``np.errstate``, and the
-result placed where JAX's would have been. The common case costs one small reduction and
-one boolean read.
+``cast`` (and ``precast``, for kernels that cast their operands themselves) is the one
+place device values are cast where these differ. It checks whether any element lies
+outside the region where JAX's result is NumPy's (for float targets: whether an overflow
+must be reported): on an accelerator in the kernel that casts, one boolean read back; on
+the CPU backend by NumPy's ``min`` and ``max`` of the buffer, read in place. Only when the
+check fails is the cast computed by NumPy on a host copy: its values by construction, its
+warning (or ``FloatingPointError``, or ``seterrcall`` call) at the user's line under the
+user's ``np.errstate``, the result placed where JAX's would have been. NumPy's own SIMD and
+scalar loops disagree on some invalid values (float32 NaN to uint32 gives 2**31 or 0 by
+position and stride): npjax gives what NumPy gives for a C-contiguous array of that shape.
+Not reported: underflow in narrowing float casts (NumPy's default ignores it).
 
 Under ``npjax.jit`` the check is a device-side flag of the trace: when it is set, the call
 runs again eagerly (``_jit``), which gives NumPy's values and warnings. Under plain

@@ -36,9 +36,9 @@ raises them; nothing is deferred):
 Differences from NumPy:
 - Underflow is inferred (an exactly representable subnormal product is flagged, which NumPy
   does not); XLA on CPU flushes subnormals to zero anyway.
-- Not covered: reductions (``sum`` overflowing to inf), ``astype`` of NaN to integers, casts
-  into a narrower ``out=`` dtype, NumPy-scalar integer overflow (``np.int8(127) + 1`` warns in
-  NumPy): these compute NumPy's values without the warning.
+- Not covered: reductions (``sum`` overflowing to inf), NumPy-scalar integer overflow
+  (``np.int8(127) + 1`` warns in NumPy): these compute NumPy's values without the warning.
+  Casts (``astype``, writes, ``out=`` of another dtype) are checked by ``_casts``.
 - gufuncs (``matmul``...) decide per call, not per element: invalid when an output is NaN and
   no input is; overflow when an output is infinite and every input finite.
 """
