@@ -40,6 +40,7 @@ from npjax._dtype_functions import *  # noqa: F403
 from npjax._io import *  # noqa: F403
 from npjax._interop import *  # noqa: F403
 from npjax import _array_methods  # ndarray.dot, conj, to_device, byteswap, ...
+from npjax import _host_memory  # ndarray.__array_interface__, ctypes, data, __buffer__
 from npjax._sharding import *  # noqa: F403
 from npjax._jit import *  # noqa: F403
 from npjax import distributed, fft, linalg, random
