@@ -66,6 +66,12 @@ _placement.route_methods()
 _placement.route_ufunc_methods(ufunc)
 _placement.route_draws(vars(random))
 
+# Subclasses of npjax.ndarray keep their class as in NumPy (npjax/_subclasses.py): built
+# last, from the members as routed above.
+from npjax import _subclasses
+
+_subclasses.install()
+
 # Every other public NumPy name: NumPy's own data-free objects, host functions, declared
 # fallbacks (npjax/_registry.py says which is which).
 from npjax import _registry

@@ -31,6 +31,7 @@ from npjax._normalize import as_host, place, resolve_device, to_jax
 from npjax._context import current
 from npjax._policy import Policy
 from npjax._fallback import to_host
+from npjax._subclasses import as_subclass, is_subclass, plain
 from npjax._placement import NOT_HOST, host_limit, host_operands, npjax_operands, place_result
 
 __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
@@ -160,6 +161,12 @@ def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
     (npjax owners are C-ordered). Host-only dtypes (str, bytes, datetime64, object,
     structured) give NumPy's own array, as NumPy would.
     """
+    if is_subclass(object):  # NumPy: the base class; with ``subok``, the subclass kept
+        base = plain(object)
+        out = array(base, dtype, copy=copy, order=order, ndmin=ndmin, ndmax=ndmax, like=like)
+        if not subok:
+            return out
+        return object if out is base else as_subclass(out, type(object), object)
     if ndmax:  # NumPy decides how deep nested sequences go (deeper ones become objects)
         object = np.array(to_host(object), dtype, ndmax=ndmax)
     if like is None:
@@ -239,8 +246,8 @@ def asarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
 @with_device
 def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
                copy: Any = None, like: Any = None) -> ndarray:
-    """npjax implementation of ``numpy.asanyarray`` (npjax has no subclasses: ``asarray``)."""
-    return array(a, dtype, copy=copy, order=order, like=like)
+    """npjax implementation of ``numpy.asanyarray``: subclass instances are kept."""
+    return array(a, dtype, copy=copy, order=order, subok=True, like=like)
 
 
 def ascontiguousarray(a: Any, dtype: Any = None, *, like: Any = None) -> ndarray:
@@ -268,10 +275,12 @@ def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> ndarray:
 
 
 def copy(a: Any, order: str = "K", subok: bool = False) -> ndarray:
-    """npjax implementation of ``numpy.copy``: always a new owner."""
+    """npjax implementation of ``numpy.copy``: always a new owner (of the subclass of
+    ``a`` with ``subok``, else a base-class array)."""
     _check_order(order)
     if isinstance(a, ndarray):
-        return ndarray._owner(a._read_lazy())
+        out = ndarray._owner(a._read_lazy())
+        return as_subclass(out, type(a), a) if subok and is_subclass(a) else out
     return array(a, copy=True, order=order)
 
 

@@ -109,15 +109,22 @@ class ndarray:
 
     # --- construction -------------------------------------------------------------------
 
-    def __init__(self, shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
-                 strides: Any = None, order: Any = None) -> None:
+    def __new__(cls, shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
+                strides: Any = None, order: Any = None) -> ndarray:
+        """A new array of zeros (NumPy leaves it uninitialised). A subclass instance gets
+        ``__array_finalize__(None)``, as in NumPy; subclasses may define ``__new__`` and
+        ``__init__`` of their own (the NumPy recipe ``asarray(x).view(cls)`` works)."""
         if buffer is not None or strides is not None or offset:
             raise NotImplementedError(
                 "npjax.ndarray: 'buffer', 'offset' and 'strides' are not supported")
         import jax.numpy as jnp
 
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        self = object.__new__(cls)
         _set_owner(self, jnp.zeros(shape, np.dtype(dtype)), False)
+        if cls is not ndarray:
+            self.__array_finalize__(None)
+        return self
 
     @classmethod
     def _owner(cls, value: jax.Array | np.ndarray, scalar: bool = False) -> ndarray:
@@ -545,21 +552,35 @@ class ndarray:
 
     def view(self, dtype: Any = None, type: Any = None) -> ndarray:
         """npjax implementation of ``numpy.ndarray.view``: the same data, or the same bytes
-        seen as another numeric dtype (a view: writes through it change this array).
+        seen as another numeric dtype (a view: writes through it change this array), as
+        ``type`` (a subclass of ``npjax.ndarray``; ``type(self)`` by default: NumPy's rules,
+        ``__array_finalize__(self)`` called, see ``_subclasses``).
 
         Differences from NumPy: viewing bytes other than 0 and 1 as bool gives True (NumPy
         keeps the byte); host-only dtypes (structured, strings, datetimes) are not supported.
         """
         if self._scalar and dtype is None and type is None:  # NumPy scalars: a scalar
             return ndarray._owner(self._value, True)
-        if isinstance(dtype, builtins_type) and issubclass(dtype, ndarray) and type is None:
+        if isinstance(dtype, builtins_type) and issubclass(dtype, np.ndarray | ndarray) \
+                and type is None:
             dtype, type = None, dtype
         if type is not None and not (isinstance(type, builtins_type)
                                      and issubclass(type, ndarray)):
-            raise NotImplementedError("npjax.ndarray.view: parameter 'type' is not supported")
+            if isinstance(type, builtins_type) and issubclass(type, np.ndarray):
+                raise NotImplementedError(
+                    f"npjax.ndarray.view: an npjax array cannot be seen as {type.__name__} "
+                    "(a NumPy class); np.asarray(a).view(...) views a host copy")
+            raise TypeError("Type must be a sub-type of ndarray type")
         if dtype is not None and np.dtype(dtype) != self.dtype:
-            return self._bitcast_view(np.dtype(dtype))
-        return self._view((), self._layout_array()[...])
+            out = self._bitcast_view(np.dtype(dtype))
+        else:
+            out = self._view((), self._layout_array()[...])
+        target = builtins_type(self) if type is None else type
+        if target is ndarray or out._scalar:
+            return out
+        from npjax._subclasses import as_subclass
+
+        return as_subclass(out, target, self)
 
     def _bitcast_view(self, new: np.dtype) -> ndarray:
         if not is_device_dtype(new):

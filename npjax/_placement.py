@@ -27,6 +27,8 @@ from npjax import _context, _stats
 from npjax._dtypes import is_device_dtype
 from npjax._errstate import call_numpy_function, call_numpy_ufunc
 from npjax._ndarray import from_numpy, ndarray
+from npjax._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
+                               call_ufunc, has_subclass)
 
 
 def host_limit() -> int:
@@ -55,12 +57,16 @@ def operand(x: Any, limit: int) -> Any:
     if kind is list or kind is tuple:
         for item in x:
             kind = type(item)
+            if kind in _PLAIN_SCALARS:
+                continue
             if kind is ndarray or kind is np.ndarray or kind is list or kind is tuple or \
-                    isinstance(item, jax.Array):
+                    isinstance(item, jax.Array | ndarray):
                 return _sequence(x, limit)  # nested: NumPy must never meet an npjax array
         return x
     if isinstance(x, jax.Array):
         return DEVICE
+    if isinstance(x, ndarray):  # a subclass instance: the caller applies NumPy's rules
+        raise SubclassOperand
     return x
 
 
@@ -107,8 +113,15 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
     results placed), else ``NOT_HOST``."""
     limit = host_limit()
     if limit < 0:
+        if name not in HANDLED and has_subclass(args, kwargs):
+            return call_function(name, fn, args, kwargs)
         return NOT_HOST
-    ops = host_operands(args, kwargs, limit)
+    try:
+        ops = host_operands(args, kwargs, limit)
+    except SubclassOperand:
+        if name in HANDLED:
+            return NOT_HOST
+        return call_function(name, fn, args, kwargs)
     if ops is None:
         return NOT_HOST
     _stats.host_calls[name] += 1
@@ -188,7 +201,10 @@ def host_method(name: str, impl: Any) -> Any:
         if data is not None:
             limit = host_limit()
             if limit >= 0:
-                ops = host_operands(args, kwargs, limit)
+                try:
+                    ops = host_operands(args, kwargs, limit)
+                except SubclassOperand:  # NumPy's rules (a plain self: plain results)
+                    return call_method(name, method, self, args, kwargs)
                 if ops is not None:
                     bound = getattr(data[()] if self._scalar else data, name, None)
                     if bound is None:
@@ -229,12 +245,18 @@ def host_ufunc_method(name: str, impl: Any) -> Any:
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         limit = host_limit()
-        if limit >= 0:
+        if limit < 0:
+            if has_subclass(args, kwargs):  # NumPy's rules for subclass operands
+                return call_ufunc(self, args, kwargs, name)
+            return impl(self, *args, **kwargs)
+        try:
             ops = host_operands(args, kwargs, limit)
-            if ops is not None:
-                _stats.host_calls[f"{self.__name__}.{name}"] += 1
-                return place_result(call_numpy_ufunc(getattr(self._np, name), name, *ops),
-                                    npjax_operands(args, kwargs), limit)
+        except SubclassOperand:
+            return call_ufunc(self, args, kwargs, name)
+        if ops is not None:
+            _stats.host_calls[f"{self.__name__}.{name}"] += 1
+            return place_result(call_numpy_ufunc(getattr(self._np, name), name, *ops),
+                                npjax_operands(args, kwargs), limit)
         return impl(self, *args, **kwargs)
 
     functools.update_wrapper(method, impl)
@@ -329,7 +351,10 @@ def host_operator(name: str, impl: Any) -> Any:
             if limit >= 0 and ctx.trace is None:
                 receiver = data[()] if self._scalar else data
                 if args:
-                    value = operand(args[0], limit)
+                    try:
+                        value = operand(args[0], limit)
+                    except SubclassOperand:  # NumPy's rules (a plain self: plain results)
+                        return call_method(name, method, self, args, {})
                     if value is DEVICE:
                         return impl(self, *args)
                     operands = (receiver, value)

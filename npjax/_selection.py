@@ -24,6 +24,7 @@ from jax import lax
 
 from npjax._errstate import _stacklevel
 from npjax import _casts, _dtypes
+from npjax._subclasses import refuse
 from npjax._dispatch import ArrayIn, Out, npfunc, write_out
 from npjax._errors import ComplexWarning, output_casting_error, unsupported
 from npjax._impl.sorting import _INT_OF, _bsearch
@@ -589,6 +590,7 @@ def select(condlist: Any, choicelist: Any, default: Any = 0) -> ndarray:
 
 def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> ndarray:
     """npjax implementation of ``numpy.piecewise`` (functions receive npjax arrays)."""
+    refuse("piecewise", x)
     xa = x if isinstance(x, ndarray) else ndarray._owner(_jx(x))
     n2 = len(funclist)
     first = None if np.isscalar(condlist) else condlist[0]
