@@ -264,3 +264,15 @@ def test_lazy_mode():
         with pytest.warns(RuntimeWarning, match="invalid value encountered in cast"):
             r = a.astype(npjax.int16)
         assert r.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize("src", _SOURCES)
+@pytest.mark.parametrize("dst", [numpy.dtype(numpy.int8), numpy.dtype(numpy.uint64),
+                                 numpy.dtype(numpy.float16)])
+def test_accelerator_branch(monkeypatch, src, dst):
+    """Off the CPU backend the check is a kernel output read back: forced here on CPU."""
+    from npjax import _casts
+
+    monkeypatch.setattr(_casts, "on_host", lambda value: False)
+    check(lambda m: _array(m, _SPECIAL, src).astype(dst), (src, dst))
+    check(lambda m: _array(m, [1.5, -0.5, 100.0], src).astype(dst), (src, dst))
