@@ -234,7 +234,10 @@ def _in_range(h: np.ndarray, rule: str, dst: np.dtype) -> bool:
             return False
         h = h.real
     low, high = _limits(h.dtype, dst, rule)
-    return bool(low < h.min()) and bool(h.max() < high)
+    return bool(low < _min(h, axis=None)) and bool(_max(h, axis=None) < high)
+
+
+_min, _max = np.minimum.reduce, np.maximum.reduce  # (no Python wrapper: small arrays)
 
 
 def _numpy_cast(value: Any, dst: np.dtype, name: str) -> Any:
