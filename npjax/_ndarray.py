@@ -133,8 +133,17 @@ class ndarray:
     def _owner(cls, value: jax.Array | np.ndarray, scalar: bool = False) -> ndarray:
         """An owner of ``value``: a ``jax.Array`` (or pending ``Lazy``), or for a host array a
         NumPy array this object then owns."""
-        self = object.__new__(cls)
-        _set_owner(self, value, scalar)
+        self = object.__new__(cls)  # the hot constructor: every result is made here
+        self._value = value
+        self._root_shape = None
+        self._base = None
+        self._lens = ()
+        self._layout = value if type(value) is np.ndarray and not scalar else None
+        self._cache = None
+        self._scalar = scalar
+        self._mine = False
+        self._version = 0
+        self._readonly = False
         return self
 
     def _host(self) -> np.ndarray | None:
@@ -839,16 +848,13 @@ def _to_device(data: np.ndarray) -> jax.Array:
 
 
 def _set_owner(self: ndarray, value: jax.Array, scalar: bool) -> None:
-    self._value = value
-    self._root_shape = None
-    self._base = None
-    self._lens = ()
-    self._layout = value if type(value) is np.ndarray and not scalar else None
-    self._cache = None
-    self._scalar = scalar
-    self._mine = False
-    self._version = 0
-    self._readonly = False
+    """Make ``self`` (an object ``__init__`` or ``__setstate__`` fills) an owner of ``value``."""
+    made = ndarray._owner(value, scalar)
+    for name in _STATE:
+        setattr(self, name, getattr(made, name))
+
+
+_STATE = tuple(name for name in ndarray.__slots__ if name != "__weakref__")
 
 
 def normalize_axis(axis: int, ndim: int) -> int:
