@@ -771,6 +771,8 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
 def _getitem_method(self: ndarray, index: Any) -> ndarray:
     data = self._host()
     if data is not None:  # a host array: NumPy's indexing (views, copies, errors)
+        if type(index) is int and data.ndim == 1:
+            return data[index]  # the scalar loop's read: NumPy's scalar
         key = _host_index(index)
         if key is not _DEVICE:
             got = data[key]
@@ -786,6 +788,9 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
 def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
     data = self._host()
     if data is not None and not self._scalar:
+        if type(index) is int and (type(value) is float or type(value) is int):
+            data[index] = value  # the scalar loop's write, NumPy's own
+            return
         key = _host_index(index)
         new = _host_part(value)
         if key is not _DEVICE and new is not _DEVICE:
