@@ -81,7 +81,7 @@ def _rule(src: np.dtype, dst: np.dtype) -> str | None:
     JAX's values differ outside the target's range), "over" (a narrower float: NumPy reports
     overflows), or None (JAX's cast is NumPy's)."""
     if src == dst or dst.kind == "b" or src.kind == "b":
-        return None
+        return None  # (complex to bool: nonzero, as JAX's cast)
     if src.kind in "fc" and dst.kind in "iu":
         return "int"
     if dst.kind in "fc":
@@ -111,7 +111,7 @@ def _f64_to_f16(x: jax.Array) -> jax.Array:
 def jax_cast(x: jax.Array, dst: np.dtype) -> jax.Array:
     """JAX's cast, unchecked (for use inside kernels), complex to real by the real part,
     float64 -> float16 rounded once."""
-    if x.dtype.kind == "c" and dst.kind != "c":
+    if x.dtype.kind == "c" and dst.kind not in "cb":
         x = jnp.real(x)
     if x.dtype == np.float64 and dst == np.float16:
         return _f64_to_f16(x)
@@ -150,7 +150,7 @@ def needs_check(src: Any, dst: Any) -> bool:
     return _rule(np.dtype(src), np.dtype(dst)) is not None
 
 
-def precast(value: Any, dtype: Any, name: str = "cast") -> Any:
+def precast(value: Any, dtype: Any) -> Any:
     """For a kernel that casts ``value`` to ``dtype`` itself: ``value`` when that cast is
     NumPy's (the common case costs the check only), else ``value`` cast by ``cast``."""
     if not hasattr(value, "dtype"):
@@ -159,26 +159,25 @@ def precast(value: Any, dtype: Any, name: str = "cast") -> Any:
     rule = _rule(src, dst)
     if rule is None:
         return value
-    return _cast(value, src, dst, rule, name, keep=not _rounds_twice(src, dst))
+    return _cast(value, src, dst, rule, keep=not _rounds_twice(src, dst))
 
 
-def cast(value: Any, dtype: Any, name: str = "cast") -> Any:
+def cast(value: Any, dtype: Any) -> Any:
     """``value`` (a ``jax.Array``, tracer or pending lazy value; host data is cast by NumPy)
     cast to ``dtype`` as NumPy casts (complex to real: the real part; the caller gives the
-    ComplexWarning). ``name``: the operation NumPy's warning names (``cast``, or the ufunc
-    whose ``out=`` is written)."""
+    ComplexWarning)."""
     dst = np.dtype(dtype)
     src = np.dtype(value.dtype)
     if src == dst:
         return value
     if isinstance(value, np.ndarray | np.generic):  # host data: NumPy's own cast
-        return _numpy_cast(value, dst, name)
+        return _numpy_cast(value, dst)
     rule = _rule(src, dst)
     if rule is None:
-        if src.kind == "c" and dst.kind != "c":
+        if src.kind == "c" and dst.kind not in "cb":
             return _fixed_kernel(dst)(value)
         return astype_kernel(dst)(value)
-    return _cast(value, src, dst, rule, name, keep=False)
+    return _cast(value, src, dst, rule, keep=False)
 
 
 def _rounds_twice(src: np.dtype, dst: np.dtype) -> bool:
@@ -186,11 +185,11 @@ def _rounds_twice(src: np.dtype, dst: np.dtype) -> bool:
     return dst == np.float16 and _real_dtype(src) == np.float64
 
 
-def _cast(value: Any, src: np.dtype, dst: np.dtype, rule: str, name: str, keep: bool) -> Any:
+def _cast(value: Any, src: np.dtype, dst: np.dtype, rule: str, keep: bool) -> Any:
     """A checked cast (``_rule`` gave ``rule``). ``keep``: return ``value`` itself where JAX's
     cast would be NumPy's (the caller's kernel casts it)."""
     if isinstance(value, np.ndarray | np.generic):
-        return _numpy_cast(value, dst, name)
+        return _numpy_cast(value, dst)
     if isinstance(value, _Tracer):
         result = jax_cast(value, dst)
         tr = trace()
@@ -205,11 +204,11 @@ def _cast(value: Any, src: np.dtype, dst: np.dtype, rule: str, name: str, keep: 
         if _in_range(np.asarray(value), rule, dst):
             return value if keep else _fixed_kernel(dst)(value)
         if rule == "int":
-            return _numpy_cast(value, dst, name)
+            return _numpy_cast(value, dst)
     result, bad = _checked_kernel(src, dst, rule)(value)
     if not np.asarray(bad):
         return value if keep else result
-    return _numpy_cast(value, dst, name)
+    return _numpy_cast(value, dst)
 
 
 @functools.lru_cache(maxsize=256)
@@ -240,16 +239,16 @@ def _in_range(h: np.ndarray, rule: str, dst: np.dtype) -> bool:
 _min, _max = np.minimum.reduce, np.maximum.reduce  # (no Python wrapper: small arrays)
 
 
-def _numpy_cast(value: Any, dst: np.dtype, name: str) -> Any:
+def _numpy_cast(value: Any, dst: np.dtype) -> Any:
     """NumPy's cast of ``value``: of a host copy, placed where ``value`` is, for device
     values; host data is cast as it is."""
     host = value if isinstance(value, np.ndarray | np.generic) else _stats.fetch(value)
     if host.dtype.kind == "c" and dst.kind != "c":  # NumPy's own complex loop (its values
         with warnings.catch_warnings():  # differ from the real part's); the caller warned
             warnings.simplefilter("ignore", ComplexWarning)
-            new = call_numpy_ufunc(host.astype, name, (dst,), {})
+            new = call_numpy_ufunc(host.astype, (dst,), {})
     else:
-        new = call_numpy_ufunc(host.astype, name, (dst,), {})
+        new = call_numpy_ufunc(host.astype, (dst,), {})
     if host is value:
         return new
     _stats.record_transfer("host_to_device", new.nbytes)

@@ -116,7 +116,7 @@ def _astype(value: jax.Array, dtype: np.dtype, warn: bool = True) -> jax.Array:
     src = np.dtype(value.dtype)
     if src == dtype:
         return value
-    if src.kind == "c" and dtype.kind != "c" and warn:
+    if src.kind == "c" and dtype.kind not in "cb" and warn:  # (to bool: nonzero, silent)
         warnings.warn("Casting complex values to real discards the imaginary part",
                       ComplexWarning, stacklevel=_stacklevel())
     return _casts.cast(value, dtype)

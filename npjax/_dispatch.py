@@ -97,7 +97,7 @@ def write_out(out: Any, value: jax.Array, casting: str, name: str) -> ndarray:
     if value.dtype != out.dtype and not _dtypes.can_cast(value.dtype, out.dtype, casting):
         raise output_casting_error(name, casting, value.dtype, out.dtype)
     if _casts.needs_check(value.dtype, out.dtype):  # NumPy's values and warnings
-        value = _casts.cast(value, out.dtype, name)
+        value = _casts.cast(value, out.dtype)
     out._write(value)
     return out
 

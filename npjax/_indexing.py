@@ -431,7 +431,7 @@ def _value_shape(value_shape: tuple, target: tuple, empty_advanced: bool = False
 
 
 def _complex_warning(from_dtype: np.dtype, to_dtype: np.dtype) -> None:
-    if from_dtype.kind == "c" and to_dtype.kind != "c":
+    if from_dtype.kind == "c" and to_dtype.kind not in "cb":  # (to bool: nonzero, silent)
         warnings.warn("Casting complex values to real discards the imaginary part",
                       ComplexWarning, stacklevel=_stacklevel())  # at the user's line
 
@@ -784,6 +784,8 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
 def _getitem_method(self: ndarray, index: Any) -> ndarray:
     data = self._host()
     if data is not None:  # a host array: NumPy's indexing (views, copies, errors)
+        if type(index) is int and data.ndim == 1:
+            return data[index]  # the scalar loop's read: NumPy's scalar
         key = _host_index(index)
         if key is not _DEVICE:
             got = data[key]
@@ -799,6 +801,9 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
 def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
     data = self._host()
     if data is not None and not self._scalar:
+        if type(index) is int and (type(value) is float or type(value) is int):
+            data[index] = value  # the scalar loop's write, NumPy's own
+            return
         key = _host_index(index)
         new = _host_part(value)
         if key is not _DEVICE and new is not _DEVICE:
@@ -807,7 +812,7 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
                 _complex_warning(new.dtype, data.dtype)
                 new = new.real
             if _cast_may_warn(new, data.dtype):  # NumPy's warning, at the user's line
-                call_numpy_ufunc(data.__setitem__, "cast", (key, new), {})
+                call_numpy_ufunc(data.__setitem__, (key, new), {})
             else:
                 data[key] = new
             return

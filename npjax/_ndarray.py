@@ -30,7 +30,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._errstate import _stacklevel, call_numpy_function, call_numpy_ufunc
+from npjax._errstate import _stacklevel, call_numpy_ufunc
 from npjax import _casts, _stats, _views
 from npjax._dtypes import is_device_dtype
 from npjax._errors import AxisError
@@ -130,8 +130,17 @@ class ndarray:
     def _owner(cls, value: jax.Array | np.ndarray, scalar: bool = False) -> ndarray:
         """An owner of ``value``: a ``jax.Array`` (or pending ``Lazy``), or for a host array a
         NumPy array this object then owns."""
-        self = object.__new__(cls)
-        _set_owner(self, value, scalar)
+        self = object.__new__(cls)  # the hot constructor: every result is made here
+        self._value = value
+        self._root_shape = None
+        self._base = None
+        self._lens = ()
+        self._layout = value if type(value) is np.ndarray and not scalar else None
+        self._cache = None
+        self._scalar = scalar
+        self._mine = False
+        self._version = 0
+        self._readonly = False
         return self
 
     def _host(self) -> np.ndarray | None:
@@ -472,9 +481,7 @@ class ndarray:
         dtype = np.dtype(dtype)
         data = self._host()
         if data is not None and _dtypes.is_device_dtype(dtype):  # NumPy's cast and warnings
-            args = (dtype, order, casting, subok, copy)  # (at the user's line)
-            new = (call_numpy_function(data.astype, args, {}) if data.dtype.kind == "c"
-                   else call_numpy_ufunc(data.astype, "cast", args, {}))
+            new = _host_astype(data, (dtype, order, casting, subok, copy))
             return self if new is data else ndarray._owner(new, self._scalar)
         if not _dtypes.is_device_dtype(dtype):
             raise NotImplementedError(f"npjax.ndarray.astype: parameter 'dtype' is not "
@@ -492,7 +499,7 @@ class ndarray:
             return self
         value = self._read_lazy()
         if value.dtype != dtype:
-            if value.dtype.kind == "c" and dtype.kind != "c":
+            if value.dtype.kind == "c" and dtype.kind not in "cb":
                 import warnings
 
                 warnings.warn("Casting complex values to real discards the imaginary part",
@@ -774,6 +781,23 @@ class ndarray:
         return self._view((_views.BroadcastTo(shape),), layout, readonly=True)
 
 
+def _host_astype(data: np.ndarray, args: tuple) -> np.ndarray:
+    """NumPy's ``astype`` of host data, its warnings at the user's line (NumPy's C code would
+    name npjax's frame): floating-point ones through ``call_numpy_ufunc``, the ComplexWarning
+    given here."""
+    if data.dtype.kind == "c" and np.dtype(args[0]).kind not in "cb":
+        import warnings
+
+        from npjax._errors import ComplexWarning
+
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      ComplexWarning, stacklevel=_stacklevel())
+        with warnings.catch_warnings():  # (process-wide; a rare path)
+            warnings.simplefilter("ignore", ComplexWarning)
+            return call_numpy_ufunc(data.astype, args, {})
+    return call_numpy_ufunc(data.astype, args, {})
+
+
 def _ravel_is_view(layout: np.ndarray, order: str) -> bool:
     """NumPy's ``PyArray_Ravel`` rule, from strides alone (no copy of the layout array)."""
     flags = layout.flags
@@ -851,16 +875,13 @@ def _to_device(data: np.ndarray) -> jax.Array:
 
 
 def _set_owner(self: ndarray, value: jax.Array, scalar: bool) -> None:
-    self._value = value
-    self._root_shape = None
-    self._base = None
-    self._lens = ()
-    self._layout = value if type(value) is np.ndarray and not scalar else None
-    self._cache = None
-    self._scalar = scalar
-    self._mine = False
-    self._version = 0
-    self._readonly = False
+    """Make ``self`` (an object ``__init__`` or ``__setstate__`` fills) an owner of ``value``."""
+    made = ndarray._owner(value, scalar)
+    for name in _STATE:
+        setattr(self, name, getattr(made, name))
+
+
+_STATE = tuple(name for name in ndarray.__slots__ if name != "__weakref__")
 
 
 def normalize_axis(axis: int, ndim: int) -> int:

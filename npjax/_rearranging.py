@@ -51,7 +51,7 @@ def _shape_tuple(shape: Any) -> tuple[int, ...]:
 
 
 def _warn_complex(dtypes: list, target: np.dtype) -> None:
-    if target.kind != "c" and any(np.dtype(d).kind == "c" for d in dtypes):
+    if target.kind not in "cb" and any(np.dtype(d).kind == "c" for d in dtypes):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       ComplexWarning, stacklevel=_stacklevel())
 

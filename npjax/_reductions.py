@@ -172,14 +172,14 @@ def _fold_public(name: str, op: str, a: Any, axis: Any, dtype: Any, out: Any, ke
     return _finish(r, out, name)
 
 
-def precast(a: Any, dt: np.dtype, where: Any = True, name: str = "reduce") -> Any:
+def precast(a: Any, dt: np.dtype, where: Any = True) -> Any:
     """``a`` cast to the loop dtype ``dt`` by ``_casts`` where JAX's cast is not NumPy's
     (elements ``where`` leaves out are cast as 0: they are not NumPy's to cast)."""
     if not _casts.needs_check(a.dtype, dt):
         return a
     if where is not True:
         a = jnp.where(_mask(where, a.shape), a, jnp.zeros((), a.dtype))
-    return _casts.precast(a, dt, name)
+    return _casts.precast(a, dt)
 
 
 @npfunc(scalar=True)
@@ -458,7 +458,7 @@ def _cum_public(name: str, op: str, a: Any, axis: Any, dtype: Any, out: Any,
         a = a.reshape(1)
     res_dt = _oracle(name, a.dtype, dtype)
     if dtype is not None:
-        a = precast(a, res_dt, name="cast")
+        a = precast(a, res_dt)
     jit = _jit if op == "mul" and res_dt.kind == "c" else _jit_plain
     r = jit(_k_accumulate, (ax, op, res_dt, nan_fill, bool(include_initial)))(a)
     return _finish(r, out, name)

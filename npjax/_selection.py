@@ -154,7 +154,7 @@ def _store_values(value: Any, dtype: np.dtype) -> jax.Array:
     """Values to store into an array of ``dtype`` (NumPy's setitem conversion)."""
     if isinstance(value, ndarray | jax.Array):
         v = value._read() if isinstance(value, ndarray) else value
-        if v.dtype.kind == "c" and dtype.kind != "c":
+        if v.dtype.kind == "c" and dtype.kind not in "cb":
             warnings.warn("Casting complex values to real discards the imaginary part",
                           ComplexWarning, stacklevel=_stacklevel())
         return _casts.cast(v, dtype)

@@ -36,9 +36,9 @@ from npjax._fallback import call_numpy
 from npjax._lazy import Kernel, Lazy, concrete
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax, to_jax_lazy
+from npjax._placement import (host_operands, npjax_operands, place_new, place_result,
+                              plain_operand)
 from npjax._subclasses import SubclassOperand, call_ufunc, has_subclass
-from npjax._placement import (DEVICE, operand, host_operands, npjax_operands,
-                              place_new, place_result)
 from npjax._context import current, trace
 
 _WEAK = _dtypes.WEAK_TYPES
@@ -489,17 +489,26 @@ class ufunc:
             limit = policy.host_limit
             if limit >= 0 and ctx.trace is None:  # host operands: NumPy's own ufunc
                 if not kwargs and len(args) == self.nin:  # no out=: a new result
-                    values = [operand(a, limit) for a in args]
-                    if not any(v is DEVICE for v in values):
+                    x = plain_operand(args[0])
+                    if x is not None:
+                        if self.nin == 1:
+                            _stats.host_calls[self.__name__] += 1
+                            return place_new(_errstate.run_loops(self._np, x), args, limit)
+                        y = plain_operand(args[1]) if self.nin == 2 else None
+                        if y is not None:
+                            _stats.host_calls[self.__name__] += 1
+                            return place_new(_errstate.run_loops(self._np, x, y), args, limit)
+                    values = host_operands(args, kwargs, limit)
+                    if values is not None:
                         _stats.host_calls[self.__name__] += 1
-                        return place_new(_errstate.call_numpy_ufunc(
-                            self._np, self.__name__, values, {}), args, limit)
+                        return place_new(_errstate.call_numpy_ufunc(self._np, *values), args,
+                                         limit)
                 else:
                     ops = host_operands(args, kwargs, limit)
                     if ops is not None:
                         _stats.host_calls[self.__name__] += 1
                         return place_result(_errstate.call_numpy_ufunc(
-                            self._np, self.__name__, *ops), npjax_operands(args, kwargs), limit)
+                            self._np, *ops), npjax_operands(args, kwargs), limit)
             _stats.calls[self.__name__] += 1
             # Fast path: npjax array operands, no keywords, loop already seen (one dict lookup
             # keyed by the operand dtypes), no placement asked for (operands stay where they

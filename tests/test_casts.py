@@ -276,3 +276,14 @@ def test_accelerator_branch(monkeypatch, src, dst):
     monkeypatch.setattr(_casts, "on_host", lambda value: False)
     check(lambda m: _array(m, _SPECIAL, src).astype(dst), (src, dst))
     check(lambda m: _array(m, [1.5, -0.5, 100.0], src).astype(dst), (src, dst))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, z: z.astype(m.bool_),
+    lambda m, z: m.asarray(z, dtype=m.bool_),
+    lambda m, z: (lambda b: (b.__setitem__(Ellipsis, z), b)[1])(m.zeros(3, m.bool_)),
+    lambda m, z: (lambda b: (m.copyto(b, z, casting="unsafe"), b)[1])(m.zeros(3, m.bool_)),
+], ids=["astype", "asarray", "setitem", "copyto"])
+def test_complex_to_bool_is_nonzero_and_silent(fn):
+    """NumPy casts complex to bool as "nonzero" (1j is True), with no ComplexWarning."""
+    check(lambda m: fn(m, m.array([1j, 0j, 2 + 0j])))

@@ -171,19 +171,27 @@ def test_device_policy_puts_new_arrays_on_the_device():
         assert _on_host(npjax.zeros(1000))
 
 
-def test_warnings_of_host_methods_are_at_the_callers_line():
-    a = npjax.array([np.nan, 1e308, 1e308])
-    assert _on_host(a)
-    calls = [lambda: a.astype(npjax.int64), lambda: a[1:].sum(),
-             lambda: a[:0].mean(), lambda: (a * 1j).astype(float),
-             lambda: a.cumsum(dtype=np.float32), lambda: a.round(-400)]
-    for call in calls:
+@pytest.mark.parametrize("call", [
+    lambda xp, a: a.astype(xp.int64), lambda xp, a: a[1:].sum(),
+    lambda xp, a: a[:0].mean(), lambda xp, a: (a * 1j).astype(float),
+    lambda xp, a: a.cumsum(dtype=xp.float32), lambda xp, a: a.round(-400)])
+def test_warnings_of_host_astype_and_methods_are_where_numpy_issues_them(call):
+    def files(xp):
+        a = xp.array([np.nan, 1e308, 1e308])
         with pytest.warns(Warning) as caught:
-            call()
-        assert [w.filename for w in caught] == [__file__] * len(caught), [
-            (w.filename, str(w.message)) for w in caught]
-    with pytest.warns(RuntimeWarning, match="invalid value encountered in cast"):
+            call(xp, a)
+        return [(w.filename, w.category, str(w.message)) for w in caught]
+
+    ours = files(npjax)
+    assert ours == files(np) and ours
+
+
+def test_astype_of_a_host_array_warns_at_the_callers_line():
+    a = npjax.array([np.nan, 1.0])
+    assert _on_host(a)
+    with pytest.warns(RuntimeWarning, match="invalid value encountered in cast") as caught:
         assert a.astype(npjax.int64)[0] == np.iinfo(np.int64).min
+    assert caught[0].filename == __file__
 
 
 def test_device_nan_written_into_a_host_integer_array():
