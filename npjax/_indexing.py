@@ -34,11 +34,12 @@ import numpy as np
 from jax import lax
 from jax.sharding import SingleDeviceSharding
 
-from npjax import _casts, _views
+from npjax import _buckets, _casts, _views
 from npjax._views import settled
 from npjax._context import trace
 from npjax._errors import ComplexWarning, JitError
 from npjax._errstate import _stacklevel, call_numpy_ufunc, on_host
+from npjax._impl.positions import selected
 from npjax._lazy import Kernel, Lazy
 from npjax._lazy import is_on as _lazy_on
 from npjax import _stats
@@ -208,7 +209,7 @@ def _min_max(a: jax.Array) -> tuple[jax.Array, jax.Array]:
 
 def _advanced_parts(items: list, kinds: list, shape: tuple) -> tuple[tuple, list]:
     """A hashable template of the index and the list of (checked) integer index arrays."""
-    template, arrays, checks, empty = _advanced_unchecked(items, kinds, shape)
+    template, arrays, checks, empty, _ = _advanced_unchecked(items, kinds, shape)
     if not empty:
         _check_bounds(checks, shape)
     return template, arrays
@@ -257,10 +258,16 @@ def _check_bounds(checks: list, shape: tuple) -> None:
                 raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
 
 
-def _advanced_unchecked(items: list, kinds: list,
-                        shape: tuple) -> tuple[tuple, list, list, bool]:
-    """The template, the index arrays, the (array, axis) bounds checks still to do, and
-    whether the index arrays broadcast to an empty shape.
+def _advanced_unchecked(items: list, kinds: list, shape: tuple,
+                        pad: bool = False) -> tuple[tuple, list, list, bool, Any]:
+    """The template, the index arrays, the (array, axis) bounds checks still to do, whether
+    the index arrays broadcast to an empty shape, and the mask left to the caller.
+
+    A boolean array becomes the index arrays of its True elements (``npjax._buckets``: one
+    program per bucket of their count). With ``pad`` (the caller checked that the mask is the
+    only index array that is not a scalar) and some True elements, the mask is left to the
+    caller instead, as ``(count, mask, slots)``: ``arrays`` holds placeholders of the right
+    shape at ``slots`` (``_gather_masked`` computes those index arrays, padded to a bucket).
 
     Errors come in NumPy's order: from left to right, index arrays' types, boolean shapes,
     ints' bounds and zero slice steps; then the broadcasting of the index arrays; then the
@@ -269,6 +276,7 @@ def _advanced_unchecked(items: list, kinds: list,
     """
     parts: list = []  # per item: (tag, index arrays); tag None for slices and None
     axis = 0
+    masked = None
     for item, kind in zip(items, kinds):
         if kind == "bool":
             parts.append(("b", [np.zeros(1 if item else 0, np.intp)]))
@@ -310,7 +318,13 @@ def _advanced_unchecked(items: list, kinds: list,
                 f"boolean index did not match indexed array along axis {axis + bad}; "
                 f"size of axis is {size} but size of corresponding boolean axis is "
                 f"{arr.shape[bad]}")
-        parts.append(("mask", list(jnp.nonzero(arr))))
+        source = item if isinstance(item, np.ndarray) else arr  # host data: read there
+        count = _buckets.count_nonzero(source)
+        if pad and count:
+            masked = (count, source)
+            parts.append(("mask", [np.broadcast_to(_ZERO, (count,))] * n))  # placeholders
+        else:
+            parts.append(("mask", list(_buckets.nonzero(arr, count))))
         axis += n
     shapes = [np.shape(x) for _, xs in parts for x in xs]
     try:
@@ -330,11 +344,16 @@ def _advanced_unchecked(items: list, kinds: list,
             continue
         if tag == "iarr":
             checks.append((xs[0], axis))
+        if tag == "mask" and masked is not None:
+            masked += (tuple(range(len(arrays), len(arrays) + len(xs))),)
         for x in xs:
             arrays.append(x)
             template.append(("b" if tag == "b" else "a", len(arrays) - 1))
             axis += tag != "b"
-    return tuple(template), arrays, checks, empty
+    return tuple(template), arrays, checks, empty, masked
+
+
+_ZERO = np.intp(0)
 
 
 def _take(template: tuple, x: jax.Array, arrays: Any) -> jax.Array:
@@ -364,6 +383,23 @@ def _take(template: tuple, x: jax.Array, arrays: Any) -> jax.Array:
 @functools.lru_cache(maxsize=512)
 def _gather(template: tuple):
     return jax.jit(functools.partial(_take, template))
+
+
+@functools.lru_cache(maxsize=512)
+def _gather_masked(template: tuple, slots: tuple, shape: tuple):
+    """Compiled ``x[index]`` where the index arrays at ``slots`` are those of the True elements
+    of a boolean mask of ``shape``, padded to ``size`` (a kernel for ``npjax._buckets.run``:
+    one program per bucket)."""
+
+    def masked_take(x, arrays, sel, size):
+        at = selected(sel, size)
+        found = (at,) if len(shape) == 1 else jnp.unravel_index(at, shape)
+        arrays = list(arrays)
+        for at, f in zip(slots, found):
+            arrays[at] = f
+        return _take(template, x, arrays)
+
+    return jax.jit(masked_take, static_argnames=("size",))
 
 
 @functools.lru_cache(maxsize=512)
@@ -545,17 +581,46 @@ def getitem(a: ndarray, index: Any) -> ndarray:
         return _read_one(a, pos)
     items, kinds, advanced, single = _expand(index, len(shape))
     if advanced:
-        template, arrays, checks, empty = _advanced_unchecked(items, kinds, shape)
+        template, arrays, checks, empty, masked = _advanced_unchecked(
+            items, kinds, shape, _one_mask(items, kinds))
         if empty:  # nothing selected: NumPy checks no bounds
             target = _advanced_shape(template, shape, tuple(np.shape(x) for x in arrays))
-            return ndarray._owner(jnp.zeros(target, a.dtype))
+            return ndarray._owner(_buckets.zeros(target, a.dtype))
         _check_bounds(checks, shape)
-        return ndarray._owner(_gather(template)(a._read(), arrays))
+        if masked is None:
+            return ndarray._owner(_gather(template)(a._read(), arrays))
+        count, mask, slots = masked
+        # the result's axis of the mask's elements: where a longer mask makes it longer
+        longer = [np.shape(x) for x in arrays]
+        for s in slots:
+            longer[s] = (count + 1,)
+        axis = next(i for i, (m, n) in enumerate(zip(
+            _advanced_shape(template, shape, tuple(np.shape(x) for x in arrays)),
+            _advanced_shape(template, shape, tuple(longer)))) if m != n)
+        others = [None if i in slots else x for i, x in enumerate(arrays)]
+        got, _ = _buckets.run(_gather_masked(template, slots, mask.shape), mask, a._read(),
+                              others, axes=axis, count=count)
+        return ndarray._owner(got[0])
     steps, host = _basic_plan(items, kinds, shape)
     if single:
         return _read_one(a, tuple(_check_int(k, i, n) for i, (k, n) in
                                   enumerate(zip(items, shape))))
     return a._view(steps, a._layout_array()[host])
+
+
+def _one_mask(items: list, kinds: list) -> bool:
+    """Whether the only index array is one boolean array of at least one dimension (the
+    other items basic, or integers): ``a[mask]`` then reads at a bucketed length."""
+    masks = 0
+    for item, kind in zip(items, kinds):
+        if kind == "array":
+            if not (isinstance(item, ndarray | np.ndarray | jax.Array) and
+                    item.dtype == np.bool_ and item.ndim):
+                return False
+            masks += 1
+        elif kind == "bool":
+            return False
+    return masks == 1
 
 
 def _read_one(a: ndarray, pos: tuple) -> ndarray:
@@ -612,7 +677,7 @@ def setitem(a: ndarray, index: Any, value: Any) -> None:
     if advanced:
         if _mask_store(a, items, kinds, shape, value):
             return
-        template, arrays, checks, empty = _advanced_unchecked(items, kinds, shape)
+        template, arrays, checks, empty, _ = _advanced_unchecked(items, kinds, shape)
         _check_mask_value(index, len(shape), value)
         target = _advanced_shape(template, shape, tuple(np.shape(x) for x in arrays))
         v = convert_value(value, dtype, target, advanced=True)  # NumPy: value errors first

@@ -1,9 +1,10 @@
 """Searching and selection (where, clip, nonzero, take, put, choose, compress, select, ...).
 
 Functions with data-dependent output shapes (``nonzero``, ``compress``...) read
-concrete values eagerly, as NumPy does. In-place functions (``put``, ``place``, ``putmask``,
-``put_along_axis``...) compute the new value and store it with
-``ndarray._write`` (through views, ``ValueError`` on read-only arrays).
+concrete values eagerly, as NumPy does, and compute their results at a bucketed length
+(``npjax/_buckets.py``): n different result lengths make O(log n) programs. In-place
+functions (``put``, ``place``, ``putmask``, ``put_along_axis``...) compute the new value and
+store it with ``ndarray._write`` (through views, ``ValueError`` on read-only arrays).
 
 Sorting, ``searchsorted``, ``unique`` and the set operations are in ``npjax/_sorting.py``; the
 pure-JAX sort keys and kernels in ``npjax/_impl/sorting.py``.
@@ -12,6 +13,7 @@ pure-JAX sort keys and kernels in ``npjax/_impl/sorting.py``.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 import warnings
 from collections.abc import Callable
@@ -23,11 +25,12 @@ import numpy as np
 from jax import lax
 
 from npjax._errstate import _stacklevel
-from npjax import _casts, _dtypes
+from npjax import _buckets, _casts, _dtypes, _stats
+from npjax._impl.positions import nonzero_mask, selected
 from npjax._subclasses import refuse
 from npjax._dispatch import ArrayIn, Out, npfunc, write_out
 from npjax._errors import ComplexWarning, output_casting_error, unsupported
-from npjax._impl.sorting import _INT_OF, _bsearch
+from npjax._impl.sorting import _bsearch
 from npjax._lazy import Kernel
 from npjax._ndarray import install_methods, ndarray, normalize_axis
 from npjax import _normalize
@@ -269,19 +272,11 @@ def _clip_method(self: ndarray, min: Any = None, max: Any = None, out: Any = Non
 # --- nonzero ----------------------------------------------------------------------------------
 
 
-@jax.jit
-def _nonzero_mask(x: jax.Array) -> jax.Array:
-    """``x != 0`` as NumPy means it (bit test for floats: XLA flushes subnormals)."""
-    if x.dtype.kind == "c":
-        return _nonzero_mask(jnp.real(x)) | _nonzero_mask(jnp.imag(x))
-    if x.dtype.kind == "f":
-        itype = _INT_OF[x.dtype.itemsize]
-        return (lax.bitcast_convert_type(x, itype) & np.iinfo(itype).max) != 0
-    return x != 0
-
-
 def _host_mask(x: jax.Array) -> np.ndarray:
-    return np.asarray(_nonzero_mask(x)) if x.size else np.zeros(x.shape, bool)
+    return np.asarray(_mask(x)) if x.size else np.zeros(x.shape, bool)
+
+
+_mask = jax.jit(nonzero_mask)
 
 
 def _device(host: np.ndarray, dtype: Any = None) -> jax.Array:
@@ -294,7 +289,7 @@ def _nonzero_tuple(x: jax.Array) -> tuple:
     if x.ndim == 0:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
                          "np.atleast_1d(scalar).nonzero() instead.")
-    return tuple(_device(i) for i in np.nonzero(_host_mask(x)))
+    return _buckets.nonzero(x)
 
 
 @npfunc
@@ -303,16 +298,29 @@ def nonzero(a: ArrayIn) -> tuple:
     return _nonzero_tuple(a)
 
 
+@functools.partial(jax.jit, static_argnames=("shape", "size"))
+def _argwhere_padded(sel: tuple, shape: tuple, size: int) -> jax.Array:
+    return jnp.stack(jnp.unravel_index(selected(sel, size), shape), axis=1)
+
+
 @npfunc
 def argwhere(a: ArrayIn) -> jax.Array:
     """npjax implementation of ``numpy.argwhere``."""
-    return _device(np.argwhere(_host_mask(a)))
+    if a.ndim == 0:
+        return _device(np.argwhere(_host_mask(a)))
+    if _buckets.in_host_memory(a):  # NumPy's own answer, exact
+        return _device(np.argwhere(_stats.fetch(a)))
+    count = _buckets.count_nonzero(a)
+    if count == 0:
+        return _buckets.zeros((0, a.ndim), _INTP)
+    kernel = functools.partial(_argwhere_padded, shape=a.shape)
+    return _buckets.run(kernel, a, count=count)[0][0]
 
 
 @npfunc
 def flatnonzero(a: ArrayIn) -> jax.Array:
     """npjax implementation of ``numpy.flatnonzero``."""
-    return _device(np.flatnonzero(_host_mask(a)))
+    return _buckets.nonzero(a.ravel())[0]
 
 
 # --- take / put family ------------------------------------------------------------------------
@@ -459,7 +467,9 @@ def place(arr: Any, mask: Any, vals: Any) -> None:
     """npjax implementation of ``numpy.place`` (mutates ``arr``)."""
     if not isinstance(arr, ndarray):
         raise TypeError(f"place() argument 1 must be numpy.ndarray, not {type(arr).__name__}")
-    m = _jx(mask).astype(bool).ravel()
+    if arr._readonly:
+        raise ValueError("assignment destination is read-only")
+    m = _jx(mask).ravel()
     if m.size != arr.size:
         raise ValueError("place: mask and data must be the same size")
     if isinstance(vals, ndarray | np.ndarray | jax.Array) and not _dtypes.can_cast(
@@ -467,18 +477,22 @@ def place(arr: Any, mask: Any, vals: Any) -> None:
         raise TypeError(f"Cannot cast array data from {vals.dtype!r} to {arr.dtype!r} "
                         "according to the rule 'safe'")
     values = _store_values(vals, arr.dtype).ravel()
-    count = int(jnp.sum(m))
-    if count == 0:
-        return
     if values.size == 0:
-        raise ValueError("Cannot insert from an empty array!")
-    arr._write(_place(arr._read().ravel(), m, values, count).reshape(arr.shape))
+        if _buckets.count_nonzero(m):
+            raise ValueError("Cannot insert from an empty array!")
+        return
+    if arr.size == 0:
+        return
+    arr._write(_place(arr._read().ravel(), m, values).reshape(arr.shape))
 
 
-@functools.partial(jax.jit, static_argnames=("count",))
-def _place(flat: jax.Array, m: jax.Array, values: jax.Array, count: int) -> jax.Array:
-    pos = jnp.nonzero(m, size=count)[0]
-    return flat.at[pos].set(jnp.resize(values, (count,)))
+@jax.jit
+def _place(flat: jax.Array, m: jax.Array, values: jax.Array) -> jax.Array:
+    """The i-th True of ``m`` takes ``values[i % len(values)]``: one program per shape,
+    whatever the number of True entries (a scatter at their positions compiled per count)."""
+    keep = nonzero_mask(m)
+    rank = jnp.cumsum(keep, dtype=_INTP) - 1
+    return jnp.where(keep, values[jnp.maximum(rank, 0) % values.shape[0]], flat)
 
 
 def putmask(a: Any, mask: Any, values: Any) -> None:
@@ -535,13 +549,40 @@ def choose(a: ArrayIn, choices: Any, out: Out = None, mode: str = "raise") -> ja
     return jnp.take_along_axis(stacked, idx[None], axis=0)[0]
 
 
+@functools.partial(jax.jit, static_argnames=("axis", "size"))
+def _compress_padded(a: jax.Array, sel: tuple, axis: int, size: int) -> jax.Array:
+    return jnp.take(a, selected(sel, size), axis=axis)
+
+
+def _compress_axis(cond: jax.Array, a: jax.Array, ax: int) -> jax.Array:
+    """``numpy.compress`` of the 1-d ``cond`` along axis ``ax`` of ``a``, with the checks of
+    NumPy's ``take``: nothing is checked when nothing is in front of the axis, and a True
+    past the end of the axis raises ``IndexError``. One program per bucket of the count."""
+    n = a.shape[ax]
+    count = _buckets.count_nonzero(cond)
+    shape = a.shape[:ax] + (count,) + a.shape[ax + 1:]
+    if math.prod(a.shape[:ax]) == 0:
+        return _buckets.zeros(shape, a.dtype)
+    if count and cond.shape[0] > n:
+        beyond = np.flatnonzero(_stats.fetch(cond[n:]))
+        if beyond.size:
+            raise IndexError(f"index {n + int(beyond[0])} is out of bounds for axis {ax} "
+                             f"with size {n}")
+    if math.prod(shape) == 0:
+        return _buckets.zeros(shape, a.dtype)
+    if cond.shape[0] > n:  # the rest is False
+        cond = cond[:n]
+    kernel = functools.partial(_compress_padded, axis=ax)
+    return _buckets.run(kernel, cond, a, axes=ax, count=count)[0][0]
+
+
 @npfunc(name="compress")
 def _compress_impl(condition: ArrayIn, a: ArrayIn, axis: Any = None, out: Out = None) -> jax.Array:
     """npjax implementation of ``numpy.compress``."""
     if condition.ndim != 1:
         raise ValueError("condition must be a 1-d array")
     a, ax = _axis_for_take(a, axis)
-    return _take_axis(a, _nonzero_tuple(condition)[0], ax, "raise")
+    return _compress_axis(condition, a, ax)
 
 
 def compress(condition: Any, a: Any, axis: Any = None, out: Any = None) -> Any:
@@ -550,7 +591,7 @@ def compress(condition: Any, a: Any, axis: Any = None, out: Any = None) -> Any:
         av, ax = _axis_for_take(_jx(a), axis)
         cond = _jx(condition)
         if cond.ndim == 1:
-            count = int(jnp.sum(cond[: av.shape[ax]] != 0))
+            count = _buckets.count_nonzero(cond[: av.shape[ax]])
             shape = av.shape[:ax] + (count,) + av.shape[ax + 1:]
             _check_take_out(out, jax.ShapeDtypeStruct(shape, av.dtype))
     return _compress_impl(condition, a, axis, out)
@@ -559,7 +600,7 @@ def compress(condition: Any, a: Any, axis: Any = None, out: Any = None) -> Any:
 @npfunc
 def extract(condition: ArrayIn, arr: ArrayIn) -> jax.Array:
     """npjax implementation of ``numpy.extract``."""
-    return _take_axis(arr.ravel(), _nonzero_tuple(condition.ravel())[0], 0, "raise")
+    return _compress_axis(condition.ravel(), arr.ravel(), 0)
 
 
 def select(condlist: Any, choicelist: Any, default: Any = 0) -> ndarray:

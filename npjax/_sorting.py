@@ -7,8 +7,10 @@ value is mapped to integer sort keys with exactly that order (``_keys``), so sor
 search and lexsort share one definition of "less than". Sorts are stable, which makes
 ``partition`` / ``argpartition`` (done by a full sort) deterministic.
 
-Functions with data-dependent output shapes (``unique``...) read concrete values eagerly, as
-NumPy does. ``ndarray.sort`` / ``ndarray.partition`` compute the new value and store it with
+Functions with data-dependent output shapes (``unique``, the set operations) read concrete
+values eagerly, as NumPy does, and compute their results at a bucketed length
+(``npjax/_buckets.py``): n different result lengths make O(log n) programs.
+``ndarray.sort`` / ``ndarray.partition`` compute the new value and store it with
 ``ndarray._write`` (through views, ``ValueError`` on read-only arrays).
 
 The pure-JAX sort keys and kernels are in ``npjax/_impl/sorting.py`` and
@@ -17,6 +19,7 @@ The pure-JAX sort keys and kernels are in ``npjax/_impl/sorting.py`` and
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections import namedtuple
 from typing import Any
@@ -25,11 +28,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _dtypes
+from npjax import _buckets, _dtypes, _stats
 from npjax._dispatch import ArrayIn, npfunc
 from npjax._errors import AxisError
-from npjax._impl.setops import (_concat, _in_sorted, _sorted_runs, _unique_core,
-                                _unique_rows_core)
+from npjax._impl.setops import (_concat, _in_sorted, _in_sorted_set, _intersect_core,
+                                _setdiff_keep, _setxor_core, _unique_core, _unique_inverse,
+                                _unique_outputs, _unique_rows_core)
 from npjax._impl.sorting import _bsearch, _lexsort, _sort_axis
 from npjax._ndarray import install_methods, ndarray, normalize_axis
 from npjax._selection import _device, _jx, _method, _min_max, _take
@@ -199,10 +203,11 @@ def searchsorted(a: ArrayIn, v: Any, side: str = "left", sorter: Any = None) -> 
 # --- unique and set operations ----------------------------------------------------------------
 
 
-def _unique_finish(values: np.ndarray, perm: np.ndarray, mask: np.ndarray,
-                   return_index: bool, return_inverse: bool, return_counts: bool,
-                   inverse_shape: tuple | None, dtype: np.dtype) -> tuple:
-    """NumPy's outputs from the sorted values, permutation and run mask (host arrays)."""
+def _unique_empty(values: np.ndarray, perm: np.ndarray, mask: np.ndarray, return_index: bool,
+                  return_inverse: bool, return_counts: bool, inverse_shape: tuple | None,
+                  dtype: np.dtype) -> tuple:
+    """NumPy's outputs from the sorted values, permutation and run mask of an input with no
+    elements or empty rows (host arrays: placed without a program)."""
     where_ = np.flatnonzero(mask)
     ret = [_device(values[where_], dtype)]
     if return_index:
@@ -216,29 +221,47 @@ def _unique_finish(values: np.ndarray, perm: np.ndarray, mask: np.ndarray,
     return tuple(ret)
 
 
+def _unique_picked(core: tuple, return_index: bool, return_inverse: bool, return_counts: bool,
+                   inverse_shape: tuple | None, rest: tuple = (), axis: int = 0) -> tuple:
+    """NumPy's ``unique`` outputs from a ``_unique_core``: one program per bucket of the
+    number of unique values (``npjax._buckets``)."""
+    values, perm, mask, count = core
+    kernel = functools.partial(_unique_outputs, index=return_index, counts=return_counts,
+                               rest=rest, axis=axis)
+    axes = [axis] + [0] * (return_index + return_counts)
+    ret = list(_buckets.run(kernel, mask, values, perm, axes=axes, fill=mask.shape[0],
+                            count=count)[0])
+    if return_inverse:  # not of data-dependent length: one program per shape
+        shape = mask.shape if inverse_shape is None else inverse_shape
+        ret.insert(1 + return_index, _unique_inverse(perm, mask, tuple(shape)))
+    return tuple(ret)
+
+
 def _unique1d(ar: jax.Array, return_index: bool, return_inverse: bool, return_counts: bool,
               equal_nan: bool, inverse_shape: tuple | None) -> tuple:
-    if ar.size:
-        values, perm, mask = jax.device_get(_unique_core(ar, equal_nan))
-    else:
-        values, perm, mask = np.zeros(0, ar.dtype), np.zeros(0, _INTP), np.zeros(0, bool)
-    return _unique_finish(values, perm, mask, return_index, return_inverse, return_counts,
-                          inverse_shape, ar.dtype)
+    if ar.size == 0:
+        empty = np.zeros(0, ar.dtype), np.zeros(0, _INTP), np.zeros(0, bool)
+        return _unique_empty(*empty, return_index, return_inverse, return_counts,
+                             inverse_shape, ar.dtype)
+    return _unique_picked(_unique_core(ar, equal_nan), return_index, return_inverse,
+                          return_counts, inverse_shape)
 
 
 def _unique_rows(ar: jax.Array, return_index: bool, return_inverse: bool,
-                 return_counts: bool) -> tuple:
-    """``_unique1d`` over rows of a 2-D array (structured-dtype semantics: NaN != NaN)."""
+                 return_counts: bool, rest: tuple, axis: int) -> tuple:
+    """``_unique1d`` over rows of a 2-D array (structured-dtype semantics: NaN != NaN); the
+    unique rows come back reshaped to ``(count,) + rest`` and moved to ``axis``."""
     n, m = ar.shape
     if m == 0 or n == 0:
         perm = np.arange(n, dtype=_INTP)
         mask = np.zeros(n, bool)
         mask[:1] = True
-        rows = np.zeros((n, m), ar.dtype)
-    else:
-        rows, perm, mask = jax.device_get(_unique_rows_core(ar))
-    return _unique_finish(rows, perm, mask, return_index, return_inverse, return_counts, None,
-                          ar.dtype)
+        ret = _unique_empty(np.zeros((n, m), ar.dtype), perm, mask, return_index,
+                            return_inverse, return_counts, None, ar.dtype)
+        rows = np.zeros((int(mask.sum()),) + rest, ar.dtype)
+        return (_device(np.moveaxis(rows, 0, axis), ar.dtype),) + ret[1:]
+    return _unique_picked(_unique_rows_core(ar), return_index, return_inverse, return_counts,
+                          None, rest, axis)
 
 
 @npfunc
@@ -259,9 +282,7 @@ def unique(ar: ArrayIn, return_index: bool = False, return_inverse: bool = False
     moved = jnp.moveaxis(ar, ax, 0)
     orig = moved.shape
     rows = moved.reshape(orig[0], int(np.prod(orig[1:], dtype=np.int64)))
-    ret = _unique_rows(rows, return_index, return_inverse, return_counts)
-    uniq = jnp.moveaxis(ret[0].reshape((ret[0].shape[0],) + orig[1:]), 0, ax)
-    ret = (uniq,) + ret[1:]
+    ret = _unique_rows(rows, return_index, return_inverse, return_counts, orig[1:], ax)
     return ret[0] if len(ret) == 1 else ret
 
 
@@ -320,33 +341,55 @@ def _host_unique(x: Any) -> jax.Array:
     return _unique1d(_jx(x), False, False, False, True, None)[0]
 
 
+def _as_set(x: jax.Array, assume_unique: bool) -> tuple:
+    """A set as fixed-shape arrays: values, the mask of the entries in the set, and the
+    position of each entry in ``x`` (flattened; ``x`` non-empty). Unless ``assume_unique``,
+    the values are sorted and only the first of each run of equal values is in the set
+    (``numpy.unique``, NaNs equal)."""
+    if assume_unique:
+        flat = x.ravel()
+        return flat, jnp.ones(flat.shape, bool), jnp.arange(flat.size, dtype=_INTP)
+    values, perm, mask, _ = _unique_core(x, True)
+    return values, mask, perm
+
+
 def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False,
                 return_indices: bool = False) -> Any:
     """npjax implementation of ``numpy.intersect1d``."""
     a1, a2 = _jx(ar1), _jx(ar2)
-    if not assume_unique:
+    dtype = _dtypes.result_type(a1.dtype, a2.dtype)
+    if a1.size == 0 or a2.size == 0:
+        empty = ndarray._owner(_buckets.zeros(0, dtype))
+        if not return_indices:
+            return empty
+        return (empty, ndarray._owner(_buckets.zeros(0, _INTP)),
+                ndarray._owner(_buckets.zeros(0, _INTP)))
+    if not assume_unique and a1.dtype == a2.dtype:
+        # one dtype: no two distinct values become equal, so the intersection is the unique
+        # values of ar1 found in ar2 (binary search, no sort of the two sets together)
+        v1, perm1, first1, _ = _unique_core(a1, True)
         if return_indices:
-            a1, ind1 = _unique1d(a1, True, False, False, True, None)
-            a2, ind2 = _unique1d(a2, True, False, False, True, None)
+            v2, perm2, _, _ = _unique_core(a2, True)
+            keep, count, at2 = _in_sorted_set(v1, first1, v2)
+            picked = (v1, perm1, perm2[at2])
         else:
-            a1 = _unique1d(a1, False, False, False, True, None)[0]
-            a2 = _unique1d(a2, False, False, False, True, None)[0]
-    else:
-        a1, a2 = a1.ravel(), a2.ravel()
-    aux = _concat(a1, a2)
-    if aux.size:
-        values, order, same = jax.device_get(_sorted_runs(aux))
-    else:
-        values, order, same = np.zeros(0, aux.dtype), np.zeros(0, _INTP), np.zeros(0, bool)
-    sel = np.flatnonzero(same)
-    int1d = ndarray._owner(_device(values[:-1][sel], aux.dtype))
+            keep, count = _setdiff_keep(v1, first1, a2, True)
+            picked = (v1,)
+        got, _ = _buckets.run(_buckets.pick, keep, *picked, count=count)
+        return tuple(ndarray._owner(g) for g in got) if return_indices else ndarray._owner(
+            got[0])
+    v1, valid1, perm1 = _as_set(a1, assume_unique)
+    v2, valid2, perm2 = _as_set(a2, assume_unique)
+    same, stat, *picked = _intersect_core(v1, valid1, perm1, v2, valid2, perm2, dtype,
+                                          return_indices)
+    count, bad = _stats.fetch(stat).tolist()
+    if bad:
+        raise IndexError("index out of bounds in intersect1d's indices (NumPy: two values of "
+                         "ar1 are equal after promotion to the common dtype)")
+    got, _ = _buckets.run(_buckets.pick, same, *picked, count=count)
     if not return_indices:
-        return int1d
-    i1 = order[:-1][sel]
-    i2 = order[1:][sel] - a1.size
-    if not assume_unique:
-        i1, i2 = np.asarray(ind1)[i1], np.asarray(ind2)[i2]
-    return int1d, ndarray._owner(_device(i1)), ndarray._owner(_device(i2))
+        return ndarray._owner(got[0])
+    return tuple(ndarray._owner(g) for g in got)
 
 
 def union1d(ar1: Any, ar2: Any) -> ndarray:
@@ -356,23 +399,24 @@ def union1d(ar1: Any, ar2: Any) -> ndarray:
 
 def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
     """npjax implementation of ``numpy.setdiff1d``."""
-    if assume_unique:
-        a1, a2 = _jx(ar1).ravel(), _jx(ar2).ravel()
-    else:
-        a1, a2 = _host_unique(ar1), _host_unique(ar2)
-    keep = np.asarray(~_in_sorted(a1, a2))
-    return ndarray._owner(_device(np.asarray(a1)[keep], a1.dtype))
+    a1, a2 = _jx(ar1), _jx(ar2)
+    if a1.size == 0:
+        return ndarray._owner(_buckets.zeros(0, a1.dtype))
+    v1, valid1, _ = _as_set(a1, assume_unique)
+    keep, count = _setdiff_keep(v1, valid1, a2, False)
+    return ndarray._owner(_buckets.run(_buckets.pick, keep, v1, count=count)[0][0])
 
 
 def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
     """npjax implementation of ``numpy.setxor1d``."""
-    a1, a2 = (_jx(ar1), _jx(ar2)) if assume_unique else (_host_unique(ar1), _host_unique(ar2))
-    aux = _concat(a1, a2)
-    if aux.size == 0:
-        return ndarray._owner(aux)
-    values, _, same = jax.device_get(_sorted_runs(aux))
-    flag = np.concatenate([[True], ~same, [True]])
-    return ndarray._owner(_device(values[flag[1:] & flag[:-1]], aux.dtype))
+    a1, a2 = _jx(ar1), _jx(ar2)
+    dtype = _dtypes.result_type(a1.dtype, a2.dtype)
+    if a1.size == 0 and a2.size == 0:
+        return ndarray._owner(_buckets.zeros(0, dtype))
+    sets = [_as_set(a, assume_unique)[:2] if a.size else (a.ravel(), jnp.zeros(0, bool))
+            for a in (a1, a2)]
+    values, keep, count = _setxor_core(*sets[0], *sets[1], dtype)
+    return ndarray._owner(_buckets.run(_buckets.pick, keep, values, count=count)[0][0])
 
 
 # --- ndarray methods --------------------------------------------------------------------------

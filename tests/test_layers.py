@@ -16,7 +16,7 @@ LAYERS = {
     "pure": {"_errors", "_dtypes", "_impl"},
     "runtime": {"_policy", "_context", "_errstate", "_stats", "_compile_cache", "_disk_cache"},
     "core": {"_views", "_lazy", "_casts", "_ndarray", "_subclasses", "_sharding", "_normalize",
-             "_placement", "_indexing"},
+             "_placement", "_buckets", "_indexing"},
 }
 TOOLS = {"__main__", "_runner", "_report", "_coverage"}
 
