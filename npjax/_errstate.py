@@ -173,8 +173,7 @@ def _issue_pending() -> None:
         filename, lineno, module_globals = where
         warnings.warn_explicit(text, RuntimeWarning, filename, lineno,
                                module_globals.get("__name__", "<string>"),
-                               module_globals.setdefault("__warningregistry__", {}),
-                               module_globals)
+                               module_globals.setdefault("__warningregistry__", {}))
 
 
 def call_numpy_ufunc(fn: Callable, args: tuple, kwargs: dict) -> Any:

@@ -863,11 +863,15 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
     return getitem(self, index)
 
 
+_FLOAT64, _INT64 = np.dtype(np.float64), np.dtype(np.int64)
+
+
 def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
     data = self._host()
     if data is not None and not self._scalar:
-        if type(index) is int and (type(value) is float or type(value) is int):
-            data[index] = value  # the scalar loop's write, NumPy's own
+        if type(index) is int and (type(value) is float or type(value) is int) and (
+                data.dtype is _FLOAT64 or data.dtype is _INT64):
+            data[index] = value  # the scalar loop's write, NumPy's own (it cannot warn)
             return
         key = _host_index(index)
         new = _host_part(value)

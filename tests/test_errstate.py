@@ -7,6 +7,7 @@ Each case runs through NumPy and npjax under the same error state; the values, t
 from __future__ import annotations
 
 import io
+import sys
 import threading
 import warnings
 
@@ -357,3 +358,14 @@ REDUCE_CASES = {
 def test_ufunc_reduce_error_state(case, mode):
     # ufunc.reduce checked nothing: no warning, and no FloatingPointError under "raise".
     same_behaviour(REDUCE_CASES[case], all=mode)
+
+
+def test_host_warnings_from_python_c() -> None:
+    """A warning from code without a source file (``python -c``) is issued, not an error."""
+    import subprocess
+
+    code = "import npjax as np\nnp.ones(2) / 0\n"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "<string>:2: RuntimeWarning: divide by zero encountered in divide" in done.stderr
