@@ -40,6 +40,7 @@ from npjax._dtype_functions import *  # noqa: F403
 from npjax._io import *  # noqa: F403
 from npjax._interop import *  # noqa: F403
 from npjax import _array_methods  # ndarray.dot, conj, to_device, byteswap, ...
+from npjax import _host_memory  # ndarray.__array_interface__, ctypes, data, __buffer__
 from npjax._sharding import *  # noqa: F403
 from npjax._jit import *  # noqa: F403
 from npjax import distributed, fft, linalg, random
@@ -64,6 +65,12 @@ _placement.route_namespace(vars(fft), __import__("numpy").fft)
 _placement.route_methods()
 _placement.route_ufunc_methods(ufunc)
 _placement.route_draws(vars(random))
+
+# Subclasses of npjax.ndarray keep their class as in NumPy (npjax/_subclasses.py): built
+# last, from the members as routed above.
+from npjax import _subclasses
+
+_subclasses.install()
 
 # Every other public NumPy name: NumPy's own data-free objects, host functions, declared
 # fallbacks (npjax/_registry.py says which is which).

@@ -23,7 +23,7 @@ import numpy as np
 from jax import lax
 
 from npjax._errstate import _stacklevel
-from npjax import _dtypes, _sharding, _stats
+from npjax import _casts, _dtypes, _sharding, _stats
 from npjax._dispatch import ArrayIn, DeviceIn, DTypeIn, Unsupported, npfunc, with_device
 from npjax._errors import ComplexWarning, HostOnly, unsupported
 from npjax._ndarray import ndarray, normalize_axis
@@ -31,6 +31,7 @@ from npjax._normalize import as_host, place, resolve_device, to_jax
 from npjax._context import current
 from npjax._policy import Policy
 from npjax._fallback import to_host
+from npjax._subclasses import as_subclass, is_subclass, plain
 from npjax._placement import NOT_HOST, host_limit, host_operands, npjax_operands, place_result
 
 __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
@@ -109,26 +110,16 @@ def _is_int_dtype(dtype: np.dtype) -> bool:
 
 
 def _astype(value: jax.Array, dtype: np.dtype, warn: bool = True) -> jax.Array:
-    """``value.astype(dtype)`` as NumPy casts: floats reach integers through a C integer
-    conversion (so ``-10.0`` becomes 246 as uint8) instead of JAX's saturation."""
+    """``value.astype(dtype)`` as NumPy casts (``_casts.cast``: NaN, infinities and floats
+    out of an integer target's range get NumPy's values and warnings); ``warn``: the
+    ComplexWarning for complex values cast to real ones."""
     src = np.dtype(value.dtype)
     if src == dtype:
         return value
-    if src.kind == "c" and dtype.kind != "c":
-        if warn:
-            warnings.warn("Casting complex values to real discards the imaginary part",
-                          ComplexWarning, stacklevel=_stacklevel())
-        value, src = jnp.real(value), np.dtype(jnp.real(value).dtype)
-    if src.kind == "f" and dtype.kind in "iu":
-        if dtype == np.uint64:
-            top = np.float64(2.0**63).astype(src) if src.itemsize > 2 else None
-            low = value.astype(np.int64).astype(np.uint64)
-            if top is None:
-                return low
-            high = (value - top).astype(np.int64).astype(np.uint64) + np.uint64(2**63)
-            return jnp.where(value >= top, high, low)
-        return value.astype(np.int64).astype(dtype)
-    return value.astype(dtype)
+    if src.kind == "c" and dtype.kind not in "cb" and warn:  # (to bool: nonzero, silent)
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      ComplexWarning, stacklevel=_stacklevel())
+    return _casts.cast(value, dtype)
 
 
 def _narrow(dtype: np.dtype, policy: Policy) -> np.dtype:
@@ -170,6 +161,12 @@ def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
     (npjax owners are C-ordered). Host-only dtypes (str, bytes, datetime64, object,
     structured) give NumPy's own array, as NumPy would.
     """
+    if is_subclass(object):  # NumPy: the base class; with ``subok``, the subclass kept
+        base = plain(object)
+        out = array(base, dtype, copy=copy, order=order, ndmin=ndmin, ndmax=ndmax, like=like)
+        if not subok:
+            return out
+        return object if out is base else as_subclass(out, type(object), object)
     if ndmax:  # NumPy decides how deep nested sequences go (deeper ones become objects)
         object = np.array(to_host(object), dtype, ndmax=ndmax)
     if like is None:
@@ -249,8 +246,8 @@ def asarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
 @with_device
 def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
                copy: Any = None, like: Any = None) -> ndarray:
-    """npjax implementation of ``numpy.asanyarray`` (npjax has no subclasses: ``asarray``)."""
-    return array(a, dtype, copy=copy, order=order, like=like)
+    """npjax implementation of ``numpy.asanyarray``: subclass instances are kept."""
+    return array(a, dtype, copy=copy, order=order, subok=True, like=like)
 
 
 def ascontiguousarray(a: Any, dtype: Any = None, *, like: Any = None) -> ndarray:
@@ -278,10 +275,12 @@ def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> ndarray:
 
 
 def copy(a: Any, order: str = "K", subok: bool = False) -> ndarray:
-    """npjax implementation of ``numpy.copy``: always a new owner."""
+    """npjax implementation of ``numpy.copy``: always a new owner (of the subclass of
+    ``a`` with ``subok``, else a base-class array)."""
     _check_order(order)
     if isinstance(a, ndarray):
-        return ndarray._owner(a._read_lazy())
+        out = ndarray._owner(a._read_lazy())
+        return as_subclass(out, type(a), a) if subok and is_subclass(a) else out
     return array(a, copy=True, order=order)
 
 
@@ -516,7 +515,8 @@ def _linspace_finish(endpoint: bool, axis: int, dtype: np.dtype | None) -> Any:
         if dtype is not None:
             if _is_int_dtype(dtype):
                 y = jnp.floor(y)
-            y = _astype(y, dtype, warn=False)
+            if not _casts.needs_check(y.dtype, dtype):  # else cast after the kernel
+                y = _casts.jax_cast(y, dtype)
         return y
 
     return jax.jit(finish)
@@ -553,6 +553,8 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
                                                             np.asarray(max(div, 1), dt))
     axis = normalize_axis(axis, len(shape) + 1) if axis != 0 else 0
     result = _linspace_finish(endpoint, axis, dtype)(y, start_d, stop_d)
+    if dtype is not None and result.dtype != dtype:  # a checked cast (``_casts``)
+        result = _astype(result, dtype, warn=False)
     if policy.sharding is not None:  # split like any new array (the inputs are replicated)
         result = _sharding.place_new(result, policy)
     out = ndarray._owner(result)

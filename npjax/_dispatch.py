@@ -17,7 +17,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax import _dtypes, _stats
+from npjax import _casts, _dtypes, _stats
 from npjax._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._fallback import call_numpy
 from npjax._lazy import Lazy
@@ -96,6 +96,8 @@ def write_out(out: Any, value: jax.Array, casting: str, name: str) -> ndarray:
                              f"doesn't match the broadcast shape {tuple(value.shape)}") from None
     if value.dtype != out.dtype and not _dtypes.can_cast(value.dtype, out.dtype, casting):
         raise output_casting_error(name, casting, value.dtype, out.dtype)
+    if _casts.needs_check(value.dtype, out.dtype):  # NumPy's values and warnings
+        value = _casts.cast(value, out.dtype)
     out._write(value)
     return out
 

@@ -20,6 +20,7 @@ import numpy as np
 from jax import lax
 
 from npjax._creation import _astype
+from npjax._subclasses import refuse
 from npjax import _dtypes, _indexing
 from npjax._errors import unsupported
 from npjax._lazy import concrete
@@ -73,6 +74,7 @@ def _stack_results(results: list, dtype: np.dtype, shape: tuple) -> jax.Array:
 def apply_along_axis(func1d: Any, axis: int, arr: Any, *args: Any, **kwargs: Any) -> ndarray:
     """npjax implementation of ``numpy.apply_along_axis``: ``func1d`` gets 1-d npjax views
     of ``arr``; the results are stacked on the device."""
+    refuse("apply_along_axis", arr)
     xp = _api()
     arr = xp.asarray(arr)
     nd = arr.ndim
@@ -99,6 +101,7 @@ def apply_along_axis(func1d: Any, axis: int, arr: Any, *args: Any, **kwargs: Any
 
 def apply_over_axes(func: Any, a: Any, axes: Any) -> ndarray:
     """npjax implementation of ``numpy.apply_over_axes``."""
+    refuse("apply_over_axes", a)
     xp = _api()
     val = xp.asarray(a)
     n = a.ndim

@@ -10,7 +10,8 @@ with one device reduction.
 Values are converted as NumPy converts them: host values (Python scalars, lists, NumPy
 arrays and scalars) by NumPy itself on the host, so ``int_array[0] = 2.9`` stores 2,
 ``int8_array[0] = 1000`` raises ``OverflowError`` and NaN into an integer array raises
-``ValueError``; device values are cast by the update kernel.
+``ValueError``; device values are cast by the update kernel, except where JAX's cast is not
+NumPy's (floats into integers: ``_casts``).
 
 Writes go through one compiled, buffer-donating update kernel per lens *structure*, so a loop
 ``for i in range(n): a[i] = v`` compiles once, and so does ``a[i]`` read in a loop. Advanced
@@ -33,11 +34,11 @@ import numpy as np
 from jax import lax
 from jax.sharding import SingleDeviceSharding
 
-from npjax import _buckets, _views
+from npjax import _buckets, _casts, _views
 from npjax._views import settled
 from npjax._context import trace
 from npjax._errors import ComplexWarning, JitError
-from npjax._errstate import _stacklevel, on_host
+from npjax._errstate import _stacklevel, call_numpy_ufunc, on_host
 from npjax._impl.positions import selected
 from npjax._lazy import Kernel, Lazy
 from npjax._lazy import is_on as _lazy_on
@@ -466,7 +467,7 @@ def _value_shape(value_shape: tuple, target: tuple, empty_advanced: bool = False
 
 
 def _complex_warning(from_dtype: np.dtype, to_dtype: np.dtype) -> None:
-    if from_dtype.kind == "c" and to_dtype.kind != "c":
+    if from_dtype.kind == "c" and to_dtype.kind not in "cb":  # (to bool: nonzero, silent)
         warnings.warn("Casting complex values to real discards the imaginary part",
                       ComplexWarning, stacklevel=_stacklevel())  # at the user's line
 
@@ -543,6 +544,15 @@ def convert_value(value: Any, dtype: np.dtype, target: tuple, advanced: bool = F
         v[...] = value
         return v
     _value_shape(v.shape, target, advanced and 0 in target)
+    return v
+
+
+def cast_device(v: Any, dtype: np.dtype) -> Any:
+    """A device value to store into an array of ``dtype``, cast by ``_casts`` where JAX's
+    cast is not NumPy's (floats to integers: NaN, infinities, out of range). Host values are
+    NumPy's already; other device values are cast by the update kernel."""
+    if isinstance(v, jax.Array | Lazy):
+        return _casts.precast(v, dtype)
     return v
 
 
@@ -673,6 +683,7 @@ def setitem(a: ndarray, index: Any, value: Any) -> None:
         v = convert_value(value, dtype, target, advanced=True)  # NumPy: value errors first
         if empty:
             return
+        v = cast_device(v, dtype)
         _check_bounds(checks, shape)
         current = a._read()
         scatter = _scatter_last(template, _multi_device_sharding(current))
@@ -728,6 +739,7 @@ def _mask_store(a: ndarray, items: list, kinds: list, shape: tuple, value: Any) 
     if device_value:
         _complex_warning(value.dtype, a.dtype)
         v = value._read_lazy() if isinstance(value, ndarray) else value
+        v = cast_device(v, a.dtype)
     m = mask._read_lazy() if isinstance(mask, ndarray) else to_jax(mask)
     write_through(a, (), _mask_where(len(rest))(a._read_lazy(), m, v))
     return True
@@ -757,7 +769,7 @@ def _owner_scalar_writer(ndim: int, donate: bool):
 
 def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
     """``a[pos] = value`` for one element (the hot path of element loops)."""
-    v = _single_value(value, a.dtype)
+    v = cast_device(_single_value(value, a.dtype), a.dtype)
     if a._base is None and pos and type(a._value) is not np.ndarray:
         tr = trace()
         if tr is not None:
@@ -799,6 +811,7 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
     ``steps``, updating the root."""
     if a._readonly:
         raise ValueError("assignment destination is read-only")
+    new = cast_device(new, a.dtype)
     root = a if a._base is None else a._base
     tr = trace()
     if type(root._value) is np.ndarray:  # a host array: the new part computed, then stored
@@ -836,6 +849,8 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
 def _getitem_method(self: ndarray, index: Any) -> ndarray:
     data = self._host()
     if data is not None:  # a host array: NumPy's indexing (views, copies, errors)
+        if type(index) is int and data.ndim == 1:
+            return data[index]  # the scalar loop's read: NumPy's scalar
         key = _host_index(index)
         if key is not _DEVICE:
             got = data[key]
@@ -848,9 +863,16 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
     return getitem(self, index)
 
 
+_FLOAT64, _INT64 = np.dtype(np.float64), np.dtype(np.int64)
+
+
 def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
     data = self._host()
     if data is not None and not self._scalar:
+        if type(index) is int and (type(value) is float or type(value) is int) and (
+                data.dtype is _FLOAT64 or data.dtype is _INT64):
+            data[index] = value  # the scalar loop's write, NumPy's own (it cannot warn)
+            return
         key = _host_index(index)
         new = _host_part(value)
         if key is not _DEVICE and new is not _DEVICE:
@@ -858,13 +880,30 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
                     new.dtype.kind == "c":  # NumPy's warning, at the user's line
                 _complex_warning(new.dtype, data.dtype)
                 new = new.real
-            data[key] = new
+            if _cast_may_warn(new, data.dtype):  # NumPy's warning, at the user's line
+                call_numpy_ufunc(data.__setitem__, (key, new), {})
+            else:
+                data[key] = new
             return
     _stats.record_scalar_write(index)  # the report's advice is about device writes
     setitem(self, index, value)
 
 
 _DEVICE = object()  # marker: this part lives on the device (or is being traced)
+_F16 = np.dtype(np.float16)
+_NARROW = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.complex64))
+
+
+def _cast_may_warn(new: Any, dtype: np.dtype) -> bool:
+    """Whether NumPy's cast of ``new`` into an array of ``dtype`` may report a floating-point
+    error (a float to an integer or to another float dtype; a Python float or int into a
+    narrow float)."""
+    src = getattr(new, "dtype", None)
+    if src is None:
+        kind = type(new)
+        return ((kind is float or kind is complex) and dtype in _NARROW) or (
+            kind is int and dtype == _F16)
+    return src.kind in "fc" and src != dtype and dtype.kind in "iufc"
 
 
 _PLAIN = {int, float, bool, complex, slice, type(None), type(Ellipsis)}
@@ -920,7 +959,7 @@ def _fill_method(self: ndarray, value: Any) -> None:
         if new is not _DEVICE:
             data.fill(new)
             return
-    one = _single_value(value, self.dtype)
+    one = cast_device(_single_value(value, self.dtype), self.dtype)
     self._write(jnp.broadcast_to(jnp.asarray(one, self.dtype), self.shape))
 
 

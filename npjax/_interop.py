@@ -132,12 +132,22 @@ def _unflatten(scalar: bool, children: tuple) -> ndarray:
 
 
 def _reduce(self: ndarray) -> tuple:
-    """Pickling: the value travels as a host NumPy array."""
-    return (_from_host, (_stats.fetch(self._read()), self._scalar))
+    """Pickling: the value travels as a host NumPy array (and the class of a subclass
+    instance, rebuilt with ``__array_finalize__(None)`` as NumPy's pickles are)."""
+    host = _stats.fetch(self._read())
+    if type(self) is not ndarray:
+        return (_subclass_from_host, (type(self), host))
+    return (_from_host, (host, self._scalar))
 
 
 def _from_host(host: np.ndarray, scalar: bool) -> ndarray:
     return ndarray._owner(to_jax(host), scalar)
+
+
+def _subclass_from_host(cls: type, host: np.ndarray) -> ndarray:
+    from npjax._subclasses import as_subclass
+
+    return as_subclass(ndarray._owner(to_jax(host)), cls, None)
 
 
 jax.tree_util.register_pytree_node(ndarray, _flatten, _unflatten)

@@ -138,6 +138,10 @@ class _Inputs:
     def walk(self, x: Any) -> Any:
         t = type(x)
         if t is ndarray or isinstance(x, ndarray):
+            if t is not ndarray:  # the trace computes with plain arrays: no subclass results
+                raise NotImplementedError(
+                    f"npjax.jit: an argument is an instance of the ndarray subclass "
+                    f"{t.__name__}; pass x.view(npjax.ndarray) (the same memory)")
             self.objs.append(x)
             base = x._base
             if x._lens is None:

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._errstate import _stacklevel
-from npjax import _dtypes
+from npjax import _casts, _dtypes
 from npjax._dispatch import ArrayIn, ArrayKeep, ArraySeq, DTypeIn, npfunc, write_out
 from npjax._errors import HostOnly
 from npjax._ndarray import ndarray, normalize_axis
@@ -94,6 +94,7 @@ def _concat(values: list, axis: Any, out: Any, dtype: Any, casting: str, name: s
                         f"has size {first[d]} and the array at index {i} has size "
                         f"{v.shape[d]}")
     target = _join_target([v.dtype for v in values], dtype, out, casting, name)
+    values = [_casts.precast(v, target) for v in values]  # NumPy's values for NaN to int...
     result = _concat_kernel(axis, target)(values)
     if out is not None:
         if out.shape != result.shape:

@@ -22,7 +22,6 @@ hand-written parts, and imports nothing above the core.
 from __future__ import annotations
 
 import builtins
-import functools
 import operator
 import sys
 from typing import Any
@@ -31,8 +30,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._errstate import _stacklevel
-from npjax import _stats, _views
+from npjax._errstate import _stacklevel, call_numpy_ufunc
+from npjax import _casts, _stats, _views
 from npjax._dtypes import is_device_dtype
 from npjax._errors import AxisError
 from npjax._lazy import Kernel, Lazy, concrete_if_done
@@ -44,17 +43,8 @@ builtins_type = builtins.type
 _RESIZE_REFS = 3
 
 
-@functools.lru_cache(maxsize=256)
-def _astype_kernel(dtype: np.dtype):
-    return Kernel(jax.jit(lambda x: x.astype(dtype)))
-
-
 _real = Kernel(jax.jit(jnp.real))
 _imag = Kernel(jax.jit(jnp.imag))
-
-
-def _astype(value: jax.Array, dtype: np.dtype) -> jax.Array:
-    return _astype_kernel(dtype)(value)
 
 
 class Flags:
@@ -119,22 +109,38 @@ class ndarray:
 
     # --- construction -------------------------------------------------------------------
 
-    def __init__(self, shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
-                 strides: Any = None, order: Any = None) -> None:
+    def __new__(cls, shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
+                strides: Any = None, order: Any = None) -> ndarray:
+        """A new array of zeros (NumPy leaves it uninitialised). A subclass instance gets
+        ``__array_finalize__(None)``, as in NumPy; subclasses may define ``__new__`` and
+        ``__init__`` of their own (the NumPy recipe ``asarray(x).view(cls)`` works)."""
         if buffer is not None or strides is not None or offset:
             raise NotImplementedError(
                 "npjax.ndarray: 'buffer', 'offset' and 'strides' are not supported")
         import jax.numpy as jnp
 
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        self = object.__new__(cls)
         _set_owner(self, jnp.zeros(shape, np.dtype(dtype)), False)
+        if cls is not ndarray:
+            self.__array_finalize__(None)
+        return self
 
     @classmethod
     def _owner(cls, value: jax.Array | np.ndarray, scalar: bool = False) -> ndarray:
         """An owner of ``value``: a ``jax.Array`` (or pending ``Lazy``), or for a host array a
         NumPy array this object then owns."""
-        self = object.__new__(cls)
-        _set_owner(self, value, scalar)
+        self = object.__new__(cls)  # the hot constructor: every result is made here
+        self._value = value
+        self._root_shape = None
+        self._base = None
+        self._lens = ()
+        self._layout = value if type(value) is np.ndarray and not scalar else None
+        self._cache = None
+        self._scalar = scalar
+        self._mine = False
+        self._version = 0
+        self._readonly = False
         return self
 
     def _host(self) -> np.ndarray | None:
@@ -466,8 +472,8 @@ class ndarray:
                copy: bool = True) -> ndarray:
         """npjax implementation of ``numpy.ndarray.astype``.
 
-        Differences from NumPy: NaN, infinities and out-of-range floats cast to integers
-        give XLA's saturated values (NumPy's are platform-defined, with a RuntimeWarning).
+        NaN, infinities and out-of-range floats cast to integers give NumPy's values and
+        its ``RuntimeWarning`` (computed by NumPy when there are any: ``_casts``).
         """
         from npjax import _dtypes
         from npjax._errors import ComplexWarning
@@ -475,7 +481,7 @@ class ndarray:
         dtype = np.dtype(dtype)
         data = self._host()
         if data is not None and _dtypes.is_device_dtype(dtype):  # NumPy's cast and warnings
-            new = data.astype(dtype, order, casting, subok, copy)
+            new = _host_astype(data, (dtype, order, casting, subok, copy))
             return self if new is data else ndarray._owner(new, self._scalar)
         if not _dtypes.is_device_dtype(dtype):
             raise NotImplementedError(f"npjax.ndarray.astype: parameter 'dtype' is not "
@@ -493,13 +499,12 @@ class ndarray:
             return self
         value = self._read_lazy()
         if value.dtype != dtype:
-            if value.dtype.kind == "c" and dtype.kind != "c":
+            if value.dtype.kind == "c" and dtype.kind not in "cb":
                 import warnings
 
                 warnings.warn("Casting complex values to real discards the imaginary part",
                               ComplexWarning, stacklevel=_stacklevel())
-                value = _real(value)
-            value = _astype(value, dtype)
+            value = _casts.cast(value, dtype)
         return self._new_owner(value, mem)
 
     def resize(self, *new_shape: Any, refcheck: bool = True) -> None:
@@ -554,21 +559,35 @@ class ndarray:
 
     def view(self, dtype: Any = None, type: Any = None) -> ndarray:
         """npjax implementation of ``numpy.ndarray.view``: the same data, or the same bytes
-        seen as another numeric dtype (a view: writes through it change this array).
+        seen as another numeric dtype (a view: writes through it change this array), as
+        ``type`` (a subclass of ``npjax.ndarray``; ``type(self)`` by default: NumPy's rules,
+        ``__array_finalize__(self)`` called, see ``_subclasses``).
 
         Differences from NumPy: viewing bytes other than 0 and 1 as bool gives True (NumPy
         keeps the byte); host-only dtypes (structured, strings, datetimes) are not supported.
         """
         if self._scalar and dtype is None and type is None:  # NumPy scalars: a scalar
             return ndarray._owner(self._value, True)
-        if isinstance(dtype, builtins_type) and issubclass(dtype, ndarray) and type is None:
+        if isinstance(dtype, builtins_type) and issubclass(dtype, np.ndarray | ndarray) \
+                and type is None:
             dtype, type = None, dtype
         if type is not None and not (isinstance(type, builtins_type)
                                      and issubclass(type, ndarray)):
-            raise NotImplementedError("npjax.ndarray.view: parameter 'type' is not supported")
+            if isinstance(type, builtins_type) and issubclass(type, np.ndarray):
+                raise NotImplementedError(
+                    f"npjax.ndarray.view: an npjax array cannot be seen as {type.__name__} "
+                    "(a NumPy class); np.asarray(a).view(...) views a host copy")
+            raise TypeError("Type must be a sub-type of ndarray type")
         if dtype is not None and np.dtype(dtype) != self.dtype:
-            return self._bitcast_view(np.dtype(dtype))
-        return self._view((), self._layout_array()[...])
+            out = self._bitcast_view(np.dtype(dtype))
+        else:
+            out = self._view((), self._layout_array()[...])
+        target = builtins_type(self) if type is None else type
+        if target is ndarray or out._scalar:
+            return out
+        from npjax._subclasses import as_subclass
+
+        return as_subclass(out, target, self)
 
     def _bitcast_view(self, new: np.dtype) -> ndarray:
         if not is_device_dtype(new):
@@ -762,6 +781,23 @@ class ndarray:
         return self._view((_views.BroadcastTo(shape),), layout, readonly=True)
 
 
+def _host_astype(data: np.ndarray, args: tuple) -> np.ndarray:
+    """NumPy's ``astype`` of host data, its warnings at the user's line (NumPy's C code would
+    name npjax's frame): floating-point ones through ``call_numpy_ufunc``, the ComplexWarning
+    given here."""
+    if data.dtype.kind == "c" and np.dtype(args[0]).kind not in "cb":
+        import warnings
+
+        from npjax._errors import ComplexWarning
+
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      ComplexWarning, stacklevel=_stacklevel())
+        with warnings.catch_warnings():  # (process-wide; a rare path)
+            warnings.simplefilter("ignore", ComplexWarning)
+            return call_numpy_ufunc(data.astype, args, {})
+    return call_numpy_ufunc(data.astype, args, {})
+
+
 def _ravel_is_view(layout: np.ndarray, order: str) -> bool:
     """NumPy's ``PyArray_Ravel`` rule, from strides alone (no copy of the layout array)."""
     flags = layout.flags
@@ -839,16 +875,13 @@ def _to_device(data: np.ndarray) -> jax.Array:
 
 
 def _set_owner(self: ndarray, value: jax.Array, scalar: bool) -> None:
-    self._value = value
-    self._root_shape = None
-    self._base = None
-    self._lens = ()
-    self._layout = value if type(value) is np.ndarray and not scalar else None
-    self._cache = None
-    self._scalar = scalar
-    self._mine = False
-    self._version = 0
-    self._readonly = False
+    """Make ``self`` (an object ``__init__`` or ``__setstate__`` fills) an owner of ``value``."""
+    made = ndarray._owner(value, scalar)
+    for name in _STATE:
+        setattr(self, name, getattr(made, name))
+
+
+_STATE = tuple(name for name in ndarray.__slots__ if name != "__weakref__")
 
 
 def normalize_axis(axis: int, ndim: int) -> int:

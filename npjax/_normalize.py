@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _dtypes, _sharding, _stats
+from npjax import _casts, _dtypes, _sharding, _stats
 from npjax._errors import HostOnly
 from npjax._ndarray import ndarray
 from npjax._context import current
@@ -94,5 +94,5 @@ def to_jax(x: Any, policy: Policy | None = None, dtype: Any = None) -> jax.Array
             return jax.device_put(host)
         return jax.device_put(host, resolve_device(policy.device))
     if dtype is not None and value.dtype != np.dtype(dtype):
-        value = value.astype(dtype)
+        value = _casts.cast(value, dtype)
     return place(value, policy)

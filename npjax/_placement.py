@@ -25,8 +25,10 @@ import numpy as np
 
 from npjax import _context, _stats
 from npjax._dtypes import is_device_dtype
-from npjax._errstate import call_numpy_function, call_numpy_ufunc
+from npjax._errstate import call_numpy_function, call_numpy_ufunc, run_loops, runs_loops
 from npjax._ndarray import from_numpy, ndarray
+from npjax._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
+                               call_ufunc, has_subclass)
 
 
 def host_limit() -> int:
@@ -55,12 +57,16 @@ def operand(x: Any, limit: int) -> Any:
     if kind is list or kind is tuple:
         for item in x:
             kind = type(item)
+            if kind in _PLAIN_SCALARS:
+                continue
             if kind is ndarray or kind is np.ndarray or kind is list or kind is tuple or \
-                    isinstance(item, jax.Array):
+                    isinstance(item, jax.Array | ndarray):
                 return _sequence(x, limit)  # nested: NumPy must never meet an npjax array
         return x
     if isinstance(x, jax.Array):
         return DEVICE
+    if isinstance(x, ndarray):  # a subclass instance: the caller applies NumPy's rules
+        raise SubclassOperand
     return x
 
 
@@ -105,14 +111,51 @@ NOT_HOST = object()  # ``try_host``'s answer when the call must run on the devic
 def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
     """``fn(*args, **kwargs)`` run by NumPy when the context and the operands allow it (its
     results placed), else ``NOT_HOST``."""
-    limit = host_limit()
-    if limit < 0:
+    ctx = _context.get()
+    limit = ctx.policy.host_limit
+    if limit < 0 or ctx.trace is not None:
+        if name not in HANDLED and has_subclass(args, kwargs):
+            return call_function(name, fn, args, kwargs)
         return NOT_HOST
-    ops = host_operands(args, kwargs, limit)
+    if not kwargs:  # the common case, host arrays and numbers, in one pass
+        ops, inputs = [], []
+        for a in args:
+            kind = type(a)
+            if kind is ndarray:
+                data = a._host()
+                if data is None:
+                    return NOT_HOST
+                ops.append(data[()] if a._scalar else data)
+                inputs.append(a)
+            elif kind in _PLAIN_SCALARS:
+                ops.append(a)
+            else:
+                break
+        else:
+            _stats.host_calls[name] += 1
+            return place_result(call_numpy_function(fn, ops, kwargs, _runs_loops(fn)), inputs,
+                                limit)
+    try:
+        ops = host_operands(args, kwargs, limit)
+    except SubclassOperand:  # NumPy's rules for subclass operands (_subclasses)
+        if name in HANDLED:
+            return NOT_HOST
+        return call_function(name, fn, args, kwargs)
     if ops is None:
         return NOT_HOST
     _stats.host_calls[name] += 1
-    return place_result(call_numpy_function(fn, *ops), npjax_operands(args, kwargs), limit)
+    return place_result(call_numpy_function(fn, *ops, _runs_loops(fn)),
+                        npjax_operands(args, kwargs), limit)
+
+
+_RUNS_LOOPS: dict = {}  # NumPy function -> runs_loops(it)
+
+
+def _runs_loops(fn: Any) -> bool:
+    found = _RUNS_LOOPS.get(fn)
+    if found is None:
+        found = _RUNS_LOOPS[fn] = runs_loops(fn)
+    return found
 
 
 # ndarray's operator members, by Python's operator functions: a call runs Python's whole
@@ -128,17 +171,6 @@ for _short in ("lt", "le", "eq", "ne", "gt", "ge", "neg", "pos", "abs", "invert"
     _OPERATORS[f"__{_short}__"] = getattr(operator, _short)
 _OPERATORS["__divmod__"] = divmod
 _OPERATORS["__rdivmod__"] = lambda a, b: divmod(b, a)
-# The ufunc each operator member is, for NumPy's warning text ("... encountered in divide").
-_OPERATOR_UFUNC = {f"__{prefix}{short}__": name
-                   for short, name in (("add", "add"), ("sub", "subtract"),
-                                       ("mul", "multiply"), ("truediv", "divide"),
-                                       ("floordiv", "floor_divide"), ("mod", "remainder"),
-                                       ("pow", "power"), ("matmul", "matmul"),
-                                       ("divmod", "divmod"))
-                   for prefix in ("", "r", "i")}
-_OPERATOR_UFUNC.update(__neg__="negative", __abs__="absolute", __lt__="less",
-                       __le__="less_equal", __eq__="equal", __ne__="not_equal",
-                       __gt__="greater", __ge__="greater_equal")
 
 
 def host_first(name: str, host_fn: Any, impl: Any) -> Any:
@@ -156,25 +188,32 @@ def host_first(name: str, host_fn: Any, impl: Any) -> Any:
 def host_method(name: str, impl: Any) -> Any:
     """The ndarray method ``impl`` preceded by the host route: on a host array (and host
     operands) NumPy's own method of that name runs on its data (a NumPy scalar's for an npjax
-    scalar)."""
+    scalar), its warnings where NumPy issues them."""
 
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
         data = self._host()
         if data is not None:
             limit = host_limit()
             if limit >= 0:
-                ops = host_operands(args, kwargs, limit)
+                if args or kwargs:
+                    try:
+                        ops = host_operands(args, kwargs, limit)
+                    except SubclassOperand:  # NumPy's rules (a plain self: plain results)
+                        return call_method(name, method, self, args, kwargs)
+                    inputs = None if ops is None else (self, *npjax_operands(args, kwargs))
+                else:
+                    ops, inputs = (args, kwargs), (self,)
                 if ops is not None:
                     bound = getattr(data[()] if self._scalar else data, name, None)
                     if bound is None:
                         return impl(self, *args, **kwargs)
-                    result = bound(*ops[0], **ops[1])
+                    result = call_numpy_function(bound, *ops)
                     _stats.host_calls[name] += 1
-                    return place_result(result, (self, *npjax_operands(args, kwargs)), limit)
+                    return place_result(result, inputs, limit)
         return impl(self, *args, **kwargs)
 
     functools.update_wrapper(method, impl)
-    method.host_first = True
+    method.host_first = method.host_method = True
     return method
 
 
@@ -204,12 +243,18 @@ def host_ufunc_method(name: str, impl: Any) -> Any:
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         limit = host_limit()
-        if limit >= 0:
+        if limit < 0:
+            if has_subclass(args, kwargs):  # NumPy's rules for subclass operands
+                return call_ufunc(self, args, kwargs, name)
+            return impl(self, *args, **kwargs)
+        try:
             ops = host_operands(args, kwargs, limit)
-            if ops is not None:
-                _stats.host_calls[f"{self.__name__}.{name}"] += 1
-                return place_result(call_numpy_ufunc(getattr(self._np, name), name, *ops),
-                                    npjax_operands(args, kwargs), limit)
+        except SubclassOperand:
+            return call_ufunc(self, args, kwargs, name)
+        if ops is not None:
+            _stats.host_calls[f"{self.__name__}.{name}"] += 1
+            return place_result(call_numpy_ufunc(getattr(self._np, name), *ops),
+                                npjax_operands(args, kwargs), limit)
         return impl(self, *args, **kwargs)
 
     functools.update_wrapper(method, impl)
@@ -282,51 +327,89 @@ def route_namespace(namespace: dict, numpy_module: Any) -> None:
 
 def place_new(result: Any, args: tuple, limit: int) -> Any:
     """``place_result`` with the common case first: a new small array of a device dtype."""
-    if type(result) is np.ndarray and result.base is None and result.size <= limit and \
-            _DEVICE_DTYPE.get(result.dtype):
-        return ndarray._owner(result)
-    if type(result) is np.ndarray or type(result) is tuple:
-        return place_result(result, npjax_operands(args, {}), limit)
-    return result
+    if type(result) is np.ndarray:
+        if result.base is None and result.size <= limit and _DEVICE_DTYPE.get(result.dtype):
+            return new_host(result)
+    elif type(result) is not tuple:
+        return result
+    return place_result(result, npjax_operands(args, {}), limit)
+
+
+new_host = ndarray._owner
+
+
+def plain_operand(x: Any) -> Any:
+    """What NumPy gets for a host array (its data; a NumPy scalar for a scalar) or a Python
+    int or float: operands under which no Python code runs in NumPy's loops (``run_loops``).
+    None for anything else (a device array included)."""
+    kind = type(x)
+    if kind is ndarray:
+        data = x._host()
+        return data if data is None or not x._scalar else data[()]
+    return x if kind is float or kind is int else None
 
 
 def host_operator(name: str, impl: Any) -> Any:
     """An operator member (``__add__``, ``__iadd__``, ``__neg__``...) preceded by the host
-    route, by Python's operator on the NumPy operands: the hot path of small-array code."""
-    op, ufunc_name = _OPERATORS[name], _OPERATOR_UFUNC.get(name, name)
+    route, by Python's operator on the NumPy operands. This is the hot path of small-array
+    code, so the common case (a host array with a host array or a Python number) is written
+    out: every call or tuple saved here is measurable (``benchmarks/overhead.py``)."""
+    op = _OPERATORS[name]
     get_context = _context.get
+    host_calls = _stats.host_calls
 
     def method(self: ndarray, *args: Any) -> Any:
-        data = self._host()
-        if data is not None:
-            ctx = get_context()
-            limit = ctx.policy.host_limit
-            if limit >= 0 and ctx.trace is None:
-                receiver = data[()] if self._scalar else data
-                if args:
-                    value = operand(args[0], limit)
-                    if value is DEVICE:
-                        return impl(self, *args)
-                    operands = (receiver, value)
-                else:
-                    operands = (receiver,)
-                _stats.host_calls[name] += 1
-                result = call_numpy_ufunc(op, ufunc_name, operands, {})
-                if result is data:  # in place: this very array
-                    return self
-                return place_new(result, (self, *args), limit)
-        return impl(self, *args)
+        ctx = get_context()
+        limit = ctx.policy.host_limit
+        base = self._base
+        if base is None:
+            data = self._value
+            if type(data) is not np.ndarray:
+                return impl(self, *args)
+        elif type(base._value) is np.ndarray:
+            data = self._layout
+        else:
+            return impl(self, *args)
+        if limit < 0 or ctx.trace is not None:
+            return impl(self, *args)
+        x = data[()] if self._scalar else data
+        if not args:
+            host_calls[name] += 1
+            result = run_loops(op, x)
+        else:
+            y = plain_operand(args[0])
+            if y is not None and len(args) == 1:
+                host_calls[name] += 1
+                result = run_loops(op, x, y)
+            else:
+                try:
+                    y = operand(args[0], limit)
+                except SubclassOperand:  # NumPy's rules (a plain self: plain results)
+                    return call_method(name, method, self, args, {})
+                if y is DEVICE:
+                    return impl(self, *args)
+                host_calls[name] += 1
+                result = call_numpy_ufunc(op, (x, y, *args[1:]), {})
+        if type(result) is np.ndarray:
+            if result is data:  # in place: this very array
+                return self
+            if result.base is None and result.size <= limit and _DEVICE_DTYPE.get(
+                    result.dtype):  # place_new's common case, written out
+                return new_host(result)
+        return place_new(result, (self, *args), limit)
 
     functools.update_wrapper(method, impl)
-    method.host_first = True
+    method.host_first = method.host_method = True
     return method
 
 
 def route_methods() -> None:
-    """Put the host route in front of ``ndarray``'s methods NumPy's ndarray also has."""
+    """Put the host route in front of ``ndarray``'s methods NumPy's ndarray also has: on a
+    host array NumPy's own method runs (``a.sum()`` is NumPy's ``ndarray.sum``, also where
+    npjax's method is its module function ``npjax.sum``)."""
     for name, impl in list(vars(ndarray).items()):
         if name in _OWN_MEMBERS or not inspect.isfunction(impl) or getattr(
-                impl, "host_first", False) or not hasattr(np.ndarray, name):
+                impl, "host_method", False) or not hasattr(np.ndarray, name):
             continue
         route = host_operator if name in _OPERATORS else host_method
         setattr(ndarray, name, route(name, impl))
@@ -372,4 +455,4 @@ def place_result(result: Any, inputs: tuple, limit: int) -> Any:
         return kind(place_result(r, inputs, limit) for r in result)
     if isinstance(result, tuple):  # named tuples
         return kind(*(place_result(r, inputs, limit) for r in result))
-    return from_numpy(result, ())
+    return result  # NumPy's scalars and other objects, as they are

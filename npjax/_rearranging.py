@@ -17,7 +17,7 @@ import numpy as np
 from jax import lax
 
 from npjax._errstate import _stacklevel
-from npjax import _dtypes
+from npjax import _casts, _dtypes
 from npjax._dispatch import ArrayIn, DTypeIn, npfunc, write_out
 from npjax._errors import ComplexWarning, unsupported
 from npjax._ndarray import (diagonal_axes, install_methods, ndarray, normalize_axes,
@@ -51,7 +51,7 @@ def _shape_tuple(shape: Any) -> tuple[int, ...]:
 
 
 def _warn_complex(dtypes: list, target: np.dtype) -> None:
-    if target.kind != "c" and any(np.dtype(d).kind == "c" for d in dtypes):
+    if target.kind not in "cb" and any(np.dtype(d).kind == "c" for d in dtypes):
         warnings.warn("Casting complex values to real discards the imaginary part",
                       ComplexWarning, stacklevel=_stacklevel())
 
@@ -519,14 +519,16 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
     if dst._readonly:
         raise ValueError("assignment destination is read-only")
     if where is True:
-        dst._write(jnp.broadcast_to(value.astype(dst.dtype), target))
+        dst._write(jnp.broadcast_to(_casts.cast(value, dst.dtype), target))
         return
     mask = to_jax(where)
     if mask.dtype != np.bool_ and not _dtypes.can_cast(mask.dtype, np.dtype(bool), "safe"):
         raise TypeError(f"Cannot cast array data from {mask.dtype!r} to dtype('bool') "
                         "according to the rule 'safe'")
     _check_fits(mask.shape, target, "where mask")
-    dst._write(jnp.where(mask, value.astype(dst.dtype), dst._read()))
+    if _casts.needs_check(value.dtype, dst.dtype):  # only the elements copied are cast
+        value = jnp.where(mask, value, jnp.zeros((), value.dtype))
+    dst._write(jnp.where(mask, _casts.cast(value, dst.dtype), dst._read()))
 
 
 copyto.__module__ = "npjax"

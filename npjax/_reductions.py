@@ -29,7 +29,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _dtypes
+from npjax import _casts, _dtypes
 from npjax._dispatch import ArrayIn, DTypeIn, npfunc, write_out
 from npjax._errors import output_casting_error
 from npjax._lazy import Kernel
@@ -165,9 +165,21 @@ def fold(a: Any, axes: tuple, keepdims: bool, op: str, res_dt: np.dtype, initial
 
 def _fold_public(name: str, op: str, a: Any, axis: Any, dtype: Any, out: Any, keepdims: Any,
                  initial: Any, where: Any, nan_fill: Any = None) -> Any:
-    r = fold(a, _axes(axis, a.ndim), keepdims is True, op, _oracle(name, a.dtype, dtype),
-             initial, where, nan_fill)
+    res_dt = _oracle(name, a.dtype, dtype)
+    if dtype is not None:  # NumPy's values (and warnings) for floats cast to integers
+        a = precast(a, res_dt, where)
+    r = fold(a, _axes(axis, a.ndim), keepdims is True, op, res_dt, initial, where, nan_fill)
     return _finish(r, out, name)
+
+
+def precast(a: Any, dt: np.dtype, where: Any = True) -> Any:
+    """``a`` cast to the loop dtype ``dt`` by ``_casts`` where JAX's cast is not NumPy's
+    (elements ``where`` leaves out are cast as 0: they are not NumPy's to cast)."""
+    if not _casts.needs_check(a.dtype, dt):
+        return a
+    if where is not True:
+        a = jnp.where(_mask(where, a.shape), a, jnp.zeros((), a.dtype))
+    return _casts.precast(a, dt)
 
 
 @npfunc(scalar=True)
@@ -445,6 +457,8 @@ def _cum_public(name: str, op: str, a: Any, axis: Any, dtype: Any, out: Any,
     if ax is not None and a.ndim == 0:
         a = a.reshape(1)
     res_dt = _oracle(name, a.dtype, dtype)
+    if dtype is not None:
+        a = precast(a, res_dt)
     jit = _jit if op == "mul" and res_dt.kind == "c" else _jit_plain
     r = jit(_k_accumulate, (ax, op, res_dt, nan_fill, bool(include_initial)))(a)
     return _finish(r, out, name)

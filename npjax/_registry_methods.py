@@ -25,15 +25,15 @@ HOST = {
     "tofile": "writes a file", "dump": "writes a file", "dumps": "host bytes",
 }
 
-EXCLUDED = {
-    "__array_interface__": "describes host memory; device arrays have none (np.asarray(a) "
-                           "gives a host copy that has it)",
-    "__array_struct__": "a C view of host memory; device arrays have none (np.asarray(a))",
-    "ctypes": "ctypes pointers into host memory; device arrays have none (np.asarray(a).ctypes "
-              "for a host copy)",
-    "data": "a buffer over host memory; device arrays have none (memoryview(np.asarray(a)) "
-            "for a host copy)",
-}
+# Host memory (``_host_memory``): a host array's own memory; a device array has none and
+# raises AttributeError (BufferError for ``__buffer__``) naming the host copy to make.
+_MEMORY = "a host array's own memory; device arrays have none (np.asarray(a) for a copy)"
+HOST.update({"__array_interface__": _MEMORY, "__array_struct__": _MEMORY,
+             "ctypes": _MEMORY, "data": _MEMORY})
+HOST.update({name: _MEMORY for name in ("__buffer__", "__release_buffer__")
+             if name in vars(np.ndarray)})  # PEP 688 members: Python 3.12 and later
+
+EXCLUDED: dict[str, str] = {}
 
 _SKIP = ("__doc__", "__new__")  # class machinery, not array behaviour
 

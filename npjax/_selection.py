@@ -25,8 +25,9 @@ import numpy as np
 from jax import lax
 
 from npjax._errstate import _stacklevel
-from npjax import _buckets, _dtypes, _stats
+from npjax import _buckets, _casts, _dtypes, _stats
 from npjax._impl.positions import nonzero_mask, selected
+from npjax._subclasses import refuse
 from npjax._dispatch import ArrayIn, Out, npfunc, write_out
 from npjax._errors import ComplexWarning, output_casting_error, unsupported
 from npjax._impl.sorting import _bsearch
@@ -156,12 +157,12 @@ def _store_values(value: Any, dtype: np.dtype) -> jax.Array:
     """Values to store into an array of ``dtype`` (NumPy's setitem conversion)."""
     if isinstance(value, ndarray | jax.Array):
         v = value._read() if isinstance(value, ndarray) else value
-        if v.dtype.kind == "c" and dtype.kind != "c":
+        if v.dtype.kind == "c" and dtype.kind not in "cb":
             warnings.warn("Casting complex values to real discards the imaginary part",
                           ComplexWarning, stacklevel=_stacklevel())
-        return v.astype(dtype)
+        return _casts.cast(v, dtype)
     if isinstance(value, list | tuple) and any(isinstance(x, ndarray) for x in value):
-        return _jx(value).astype(dtype)
+        return _casts.cast(_jx(value), dtype)
     return _jx(np.asarray(value, dtype=dtype))
 
 
@@ -471,6 +472,10 @@ def place(arr: Any, mask: Any, vals: Any) -> None:
     m = _jx(mask).ravel()
     if m.size != arr.size:
         raise ValueError("place: mask and data must be the same size")
+    if isinstance(vals, ndarray | np.ndarray | jax.Array) and not _dtypes.can_cast(
+            vals.dtype, arr.dtype, "safe"):  # NumPy: arrays are cast safely, lists forced
+        raise TypeError(f"Cannot cast array data from {vals.dtype!r} to {arr.dtype!r} "
+                        "according to the rule 'safe'")
     values = _store_values(vals, arr.dtype).ravel()
     if values.size == 0:
         if _buckets.count_nonzero(m):
@@ -626,6 +631,7 @@ def select(condlist: Any, choicelist: Any, default: Any = 0) -> ndarray:
 
 def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> ndarray:
     """npjax implementation of ``numpy.piecewise`` (functions receive npjax arrays)."""
+    refuse("piecewise", x)
     xa = x if isinstance(x, ndarray) else ndarray._owner(_jx(x))
     n2 = len(funclist)
     first = None if np.isscalar(condlist) else condlist[0]

@@ -220,6 +220,7 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
         raise ValueError(f"non-broadcastable operand with shape {mask.shape} doesn't match "
                          f"the broadcast shape {x.shape}")
     loop_dt = _reduce_loop_dtype(name, x.dtype, result_dt, dtype)
+    x = _reductions.precast(x, loop_dt, mask if has_where else True)
     has_initial = initial is not _NoValue
     init = jnp.asarray(kwargs["initial"]) if has_initial and kwargs["initial"] is not None \
         else jnp.zeros(())
@@ -317,6 +318,7 @@ def accumulate(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None,
     result_dt = _probe_dtype(name, "accumulate", x.dtype, x.shape, kwargs)
     ax = normalize_axis(0 if axis is None else axis, x.ndim)
     loop_dt = _reduce_loop_dtype(name, x.dtype, result_dt, dtype)
+    x = _reductions.precast(x, loop_dt)
     _check_power(name, loop_dt, x, ax, False)
     res = _accumulate_kernel(name, loop_dt, ax)(x)
     return _finish(res, result_dt, out, name)

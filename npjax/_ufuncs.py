@@ -29,15 +29,16 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _context, _dtypes, _errstate, _lazy, _stats
+from npjax import _casts, _context, _dtypes, _errstate, _lazy, _stats
 from npjax._dispatch import write_out
 from npjax._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._fallback import call_numpy
 from npjax._lazy import Kernel, Lazy, concrete
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax, to_jax_lazy
-from npjax._placement import (DEVICE, operand, host_operands, npjax_operands,
-                              place_new, place_result)
+from npjax._placement import (host_operands, npjax_operands, place_new, place_result,
+                              plain_operand)
+from npjax._subclasses import SubclassOperand, call_ufunc, has_subclass
 from npjax._context import current, trace
 
 _WEAK = _dtypes.WEAK_TYPES
@@ -482,50 +483,62 @@ class ufunc:
         return _make_body(self.__name__, tuple(loops[0]), tuple(loops[1]))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        ctx = _context.get()
-        policy = ctx.policy
-        limit = policy.host_limit
-        if limit >= 0 and ctx.trace is None:  # host operands: NumPy's own ufunc
-            if not kwargs and len(args) == self.nin:  # no out=: a new result
-                values = [operand(a, limit) for a in args]
-                if not any(v is DEVICE for v in values):
-                    _stats.host_calls[self.__name__] += 1
-                    return place_new(_errstate.call_numpy_ufunc(
-                        self._np, self.__name__, values, {}), args, limit)
-            else:
-                ops = host_operands(args, kwargs, limit)
-                if ops is not None:
-                    _stats.host_calls[self.__name__] += 1
-                    return place_result(_errstate.call_numpy_ufunc(
-                        self._np, self.__name__, *ops), npjax_operands(args, kwargs), limit)
-        _stats.calls[self.__name__] += 1
-        # Fast path: npjax array operands, no keywords, loop already seen (one dict lookup
-        # keyed by the operand dtypes), no placement asked for (operands stay where they
-        # are). Anything else takes the full path below, which places operands.
-        if (not kwargs and len(args) == self.nin and policy.device is None
-                and policy.sharding is None):
-            lazy = policy.mode == "lazy"
-            vals = [(a._read_lazy() if lazy else a._read()) if type(a) is ndarray else a
-                    for a in args if type(a) is ndarray or type(a) is float]
-            try:
-                entry = self._fast.get(tuple(float if type(v) is float else v.dtype
-                                             for v in vals))
-            except AttributeError:
-                entry = None
-            if entry is not None and len(vals) == self.nin:
-                kernel, check = entry
-                try:
-                    results = kernel(*vals)
-                except (TypeError, IndexError):
-                    pass  # shape errors: the full path raises NumPy's exception
+        try:
+            ctx = _context.get()
+            policy = ctx.policy
+            limit = policy.host_limit
+            if limit >= 0 and ctx.trace is None:  # host operands: NumPy's own ufunc
+                if not kwargs and len(args) == self.nin:  # no out=: a new result
+                    x = plain_operand(args[0])
+                    if x is not None:
+                        if self.nin == 1:
+                            _stats.host_calls[self.__name__] += 1
+                            return place_new(_errstate.run_loops(self._np, x), args, limit)
+                        y = plain_operand(args[1]) if self.nin == 2 else None
+                        if y is not None:
+                            _stats.host_calls[self.__name__] += 1
+                            return place_new(_errstate.run_loops(self._np, x, y), args, limit)
+                    values = host_operands(args, kwargs, limit)
+                    if values is not None:
+                        _stats.host_calls[self.__name__] += 1
+                        return place_new(_errstate.call_numpy_ufunc(self._np, *values), args,
+                                         limit)
                 else:
-                    if check is not None:  # floating-point error state (_errstate.py)
-                        _run_check(check, vals, results, True, lazy)
-                    if self.nout == 1:
-                        r = results[0]
-                        return ndarray._owner(r, r.ndim == 0)
-                    return tuple(ndarray._owner(r, r.ndim == 0) for r in results)
-        return self._call(*args, **kwargs)
+                    ops = host_operands(args, kwargs, limit)
+                    if ops is not None:
+                        _stats.host_calls[self.__name__] += 1
+                        return place_result(_errstate.call_numpy_ufunc(
+                            self._np, *ops), npjax_operands(args, kwargs), limit)
+            _stats.calls[self.__name__] += 1
+            # Fast path: npjax array operands, no keywords, loop already seen (one dict lookup
+            # keyed by the operand dtypes), no placement asked for (operands stay where they
+            # are). Anything else takes the full path below, which places operands.
+            if (not kwargs and len(args) == self.nin and policy.device is None
+                    and policy.sharding is None):
+                lazy = policy.mode == "lazy"
+                vals = [(a._read_lazy() if lazy else a._read()) if type(a) is ndarray else a
+                        for a in args if type(a) is ndarray or type(a) is float]
+                try:
+                    entry = self._fast.get(tuple(float if type(v) is float else v.dtype
+                                                 for v in vals))
+                except AttributeError:
+                    entry = None
+                if entry is not None and len(vals) == self.nin:
+                    kernel, check = entry
+                    try:
+                        results = kernel(*vals)
+                    except (TypeError, IndexError):
+                        pass  # shape errors: the full path raises NumPy's exception
+                    else:
+                        if check is not None:  # floating-point error state (_errstate.py)
+                            _run_check(check, vals, results, True, lazy)
+                        if self.nout == 1:
+                            r = results[0]
+                            return ndarray._owner(r, r.ndim == 0)
+                        return tuple(ndarray._owner(r, r.ndim == 0) for r in results)
+            return self._call(*args, **kwargs)
+        except SubclassOperand:  # NumPy's rules: results take the operand's subclass
+            return call_ufunc(self, args, kwargs)
 
     def _call(self, *args: Any, out: Any = None, where: Any = True,
               casting: str = "same_kind", order: str = "K", dtype: Any = None,
@@ -539,6 +552,8 @@ class ufunc:
                                 f"positional arguments but {len(args)} were given")
         if extra:
             raise unsupported(self.__name__, next(iter(extra)))
+        if has_subclass(args, {"out": out}):
+            raise SubclassOperand
         if signature is not None:
             raise unsupported(self.__name__, "signature")
         if self._impl is None:
@@ -575,6 +590,9 @@ class ufunc:
                         return self._compare_out_of_range(i, args, out, where, casting,
                                                           dtype, v > info.max, info)
                 vals[i] = _weak_int(v, dt, self.__name__)
+        if dtype is not None or casting == "unsafe":  # inputs cast by NumPy's rules
+            vals = [v if type(v) in _WEAK else _casts.precast(v, dt)
+                    for v, dt in zip(vals, loop_in)]
         if self.signature is not None:  # after the Python ints' OverflowError, as NumPy
             _check_core_dims(self.__name__, vals)
         if outs is not None:  # NumPy checks the output cast before computing anything

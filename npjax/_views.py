@@ -195,7 +195,7 @@ def fit(new: jax.Array, shape: tuple, dtype: Any) -> jax.Array:
         new = new.reshape(new.shape[extra:])
     if new.dtype != dtype:
         if jnp.issubdtype(new.dtype, jnp.complexfloating) and not jnp.issubdtype(
-                dtype, jnp.complexfloating):
+                dtype, jnp.complexfloating) and dtype != np.bool_:  # (to bool: nonzero)
             new = jnp.real(new)
         new = new.astype(dtype)
     return jnp.broadcast_to(new, shape)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import operator
-import sys
 import warnings
 from typing import Any
 
@@ -27,6 +26,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from npjax._dispatch import wrap, write_out
 from npjax._errors import unsupported
+from npjax._errstate import _stacklevel
 from npjax._ndarray import ndarray
 from npjax._lazy import Kernel
 from npjax._normalize import to_jax, to_jax_lazy
@@ -217,15 +217,6 @@ def ihfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None,
 
 
 # --- n-dimensional transforms -----------------------------------------------------------------
-
-
-def _stacklevel() -> int:
-    """The stack level of the first frame outside this module (for warnings)."""
-    level, frame = 1, sys._getframe(1)
-    while frame is not None and frame.f_globals.get("__name__") == __name__:
-        level += 1
-        frame = frame.f_back
-    return level
 
 
 def _cook_nd_args(a: jax.Array, s: Any = None, axes: Any = None, invreal: bool = False

@@ -7,6 +7,7 @@ Each case runs through NumPy and npjax under the same error state; the values, t
 from __future__ import annotations
 
 import io
+import sys
 import threading
 import warnings
 
@@ -162,6 +163,64 @@ def test_warning_points_at_caller() -> None:
     assert rec[0].filename == __file__
 
 
+def _warnings_of(fn) -> list[tuple[str, str, int]]:
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        fn()
+    return [(str(w.message), w.filename, w.lineno) for w in rec]
+
+
+def _host_warning_cases(xp) -> dict:
+    a, z = xp.asarray([1.0, 0.0]), xp.zeros(2)
+    return {
+        "operator": lambda: a / z,
+        "ufunc": lambda: xp.log(z),
+        "function": lambda: xp.sum(xp.asarray([1e308, 1e308])),
+        "nanmean": lambda: xp.nanmean(xp.asarray([np.nan])),
+        "isclose": lambda: xp.isclose(xp.asarray([1.0]), 1.0, atol=np.inf),
+        "method": lambda: xp.asarray([1e308, 1e308]).sum(),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_host_warning_cases(np)))
+def test_host_warnings_are_issued_where_numpy_issues_them(case: str) -> None:
+    """Host calls run by NumPy warn where NumPy warns (the same message, file and line):
+    floating-point warnings of operators and ufuncs at the user's line, those inside a
+    NumPy function where NumPy's Python code is, and the warnings NumPy's Python code
+    attributes to its caller at the user's line."""
+    expected = _warnings_of(_host_warning_cases(np)[case])
+    with npjax.policy(placement="host"):
+        assert expected and _warnings_of(_host_warning_cases(npjax)[case]) == expected
+
+
+def test_host_warnings_in_threads_and_copied_contexts() -> None:
+    """The hot path's own context is per context, and a context copied into several threads
+    at once (``run_in_executor``) still runs each call with NumPy's answers and warnings."""
+    import contextvars
+    import threading
+
+    a, z = npjax.ones(3), npjax.zeros(3)
+    a / a  # the context caches its loops context
+    copied = contextvars.copy_context()
+    results, errors = [], []
+
+    def work(ctx: contextvars.Context) -> None:
+        try:
+            results.extend(ctx.run(lambda: float((a + a).sum())) for _ in range(300))
+            with pytest.warns(RuntimeWarning, match="divide by zero"):
+                ctx.run(lambda: a / z)
+        except Exception as e:  # collected for the assertion below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(copied.copy() if i else copied,))
+               for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and results == [6.0] * 900
+
+
 def test_out_written_before_raise() -> None:
     """NumPy's loop fills ``out`` before the error state is checked: so does npjax."""
     for xp in (np, npjax):
@@ -299,3 +358,14 @@ REDUCE_CASES = {
 def test_ufunc_reduce_error_state(case, mode):
     # ufunc.reduce checked nothing: no warning, and no FloatingPointError under "raise".
     same_behaviour(REDUCE_CASES[case], all=mode)
+
+
+def test_host_warnings_from_python_c() -> None:
+    """A warning from code without a source file (``python -c``) is issued, not an error."""
+    import subprocess
+
+    code = "import npjax as np\nnp.ones(2) / 0\n"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "<string>:2: RuntimeWarning: divide by zero encountered in divide" in done.stderr

@@ -15,8 +15,8 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "npjax"
 LAYERS = {
     "pure": {"_errors", "_dtypes", "_impl"},
     "runtime": {"_policy", "_context", "_errstate", "_stats", "_compile_cache", "_disk_cache"},
-    "core": {"_views", "_lazy", "_ndarray", "_sharding", "_normalize", "_placement",
-             "_buckets", "_indexing"},
+    "core": {"_views", "_lazy", "_casts", "_ndarray", "_subclasses", "_sharding", "_normalize",
+             "_placement", "_buckets", "_indexing"},
 }
 TOOLS = {"__main__", "_runner", "_report", "_coverage"}
 

@@ -82,7 +82,8 @@ def test_asarray_of_a_host_array_shares_memory():
     kept = np.asarray(a)
     a[1:] *= 10
     assert kept.tolist() == [0.0, 10.0, 20.0, 30.0]
-    assert npjax.asarray(a) is a and np.array(a, copy=False) is kept
+    # NumPy reads a host array through __array_struct__: a new view of the same memory
+    assert npjax.asarray(a) is a and np.shares_memory(np.array(a, copy=False), kept)
 
 
 def test_foreign_numpy_arrays_are_never_aliased():
@@ -168,6 +169,39 @@ def test_device_policy_puts_new_arrays_on_the_device():
         assert not _on_host(npjax.arange(3.0))
     with npjax.policy(placement="host", host_threshold=0):
         assert _on_host(npjax.zeros(1000))
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, a: a.astype(xp.int64), lambda xp, a: a[1:].sum(),
+    lambda xp, a: a[:0].mean(), lambda xp, a: (a * 1j).astype(float),
+    lambda xp, a: a.cumsum(dtype=xp.float32), lambda xp, a: a.round(-400)])
+def test_warnings_of_host_astype_and_methods_are_where_numpy_issues_them(call):
+    def files(xp):
+        a = xp.array([np.nan, 1e308, 1e308])
+        with pytest.warns(Warning) as caught:
+            call(xp, a)
+        return [(w.filename, w.category, str(w.message)) for w in caught]
+
+    ours = files(npjax)
+    assert ours == files(np) and ours
+
+
+def test_astype_of_a_host_array_warns_at_the_callers_line():
+    a = npjax.array([np.nan, 1.0])
+    assert _on_host(a)
+    with pytest.warns(RuntimeWarning, match="invalid value encountered in cast") as caught:
+        assert a.astype(npjax.int64)[0] == np.iinfo(np.int64).min
+    assert caught[0].filename == __file__
+
+
+def test_device_nan_written_into_a_host_integer_array():
+    host = npjax.zeros(3, npjax.int8)
+    with npjax.policy(placement="device"):
+        dev = npjax.array([np.nan, 300.0, 1.0])
+    with pytest.warns(RuntimeWarning, match="invalid value encountered in cast") as caught:
+        host[...] = dev
+    assert _on_host(host) and host.tolist() == [0, 44, 1]
+    assert caught[0].filename == __file__
 
 
 # The parity suites rerun with every array on the device (the default run keeps small arrays

@@ -1,0 +1,131 @@
+"""Host-memory protocols (npjax/_host_memory.py): ``__array_interface__``,
+``__array_struct__``, ``ctypes``, ``data``, ``__buffer__``. A host array hands out its NumPy
+data's own (live) memory; a device array has none and says which copy to make."""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import npjax
+from npjax import _registry_methods
+from tests.strategies import ALL, arrays
+
+MEMBERS = ("__array_interface__", "__array_struct__", "ctypes", "data")
+PyBUF_WRITABLE = 1
+
+
+@pytest.fixture(autouse=True)
+def _host_arrays():
+    with npjax.policy(placement="auto", host_threshold=1 << 20):
+        yield
+
+
+def _device(x):
+    with npjax.policy(placement="device"):
+        return npjax.asarray(x)
+
+
+@given(arrays(st.sampled_from(ALL), st.sampled_from([(), (3,), (2, 3), (0, 2)])),
+       st.sampled_from([(), (slice(None, None, 2),), (Ellipsis, slice(None, None, -1))]))
+def test_interface_is_numpys_for_the_same_array(a, index):
+    x = npjax.asarray(a.copy())
+    assert x._host() is not None
+    try:
+        want = a[index]
+    except IndexError:
+        return
+    got = x[index]
+    if not isinstance(got, npjax.ndarray):  # NumPy's scalar for an element
+        return
+    ours, theirs = got.__array_interface__, want.__array_interface__
+    for key in ("shape", "typestr", "descr", "strides", "version"):
+        assert ours[key] == theirs[key], key
+    assert ours["data"][0] == got._host().__array_interface__["data"][0]
+
+
+def test_writes_through_the_pointers_reach_the_array():
+    x = npjax.arange(4.0)
+    pointer = x.ctypes.data_as(ctypes.POINTER(ctypes.c_double))
+    pointer[1] = 42.0
+    assert x.tolist() == [0.0, 42.0, 2.0, 3.0]
+    view = x[::2]
+    address = view.__array_interface__["data"][0]
+    ctypes.c_double.from_address(address + 8 * 2).value = -1.0  # element 1 of the view
+    assert x.tolist() == [0.0, 42.0, -1.0, 3.0] and view.tolist() == [0.0, -1.0]
+    mv = x.data
+    mv[3] = 7.0
+    assert x[3] == 7.0 and mv.format == "d" and mv.shape == (4,)
+
+
+def test_numpy_wraps_the_memory_without_a_copy():
+    x = npjax.arange(6.0).reshape(2, 3)
+    wrapped = np.asarray(x)
+    x[0, 0] = 5.0
+    assert wrapped[0, 0] == 5.0 and np.shares_memory(wrapped, x._host())
+    capsule = x.__array_struct__
+    assert type(capsule).__name__ == "PyCapsule"
+    assert np.array(x, copy=False)[0, 0] == 5.0
+
+
+def test_read_only_arrays_say_so():
+    x = npjax.broadcast_to(npjax.arange(3.0), (2, 3))
+    assert x.__array_interface__["data"][1] is True
+    assert x.data.readonly
+    with pytest.raises(BufferError):
+        x.__buffer__(PyBUF_WRITABLE)
+
+
+def test_buffer_of_a_host_array():
+    x = npjax.arange(3, dtype=npjax.int32)
+    view = x.__buffer__(PyBUF_WRITABLE)
+    assert view.format == "i" and view.tolist() == [0, 1, 2] and not view.readonly
+    view[0] = 9
+    assert x[0] == 9
+    x.__release_buffer__(view)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="PEP 688: Python classes export "
+                    "buffers from Python 3.12 on")
+def test_memoryview_of_a_host_array():
+    x = npjax.arange(3.0)
+    assert memoryview(x).tolist() == [0.0, 1.0, 2.0]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.11 and older only")
+def test_memoryview_needs_python_312():
+    with pytest.raises(TypeError):
+        memoryview(npjax.arange(3.0))
+
+
+@pytest.mark.parametrize("name", MEMBERS)
+def test_device_arrays_have_no_host_memory(name):
+    d = _device(np.arange(3.0))
+    assert d._host() is None
+    assert not hasattr(d, name)
+    with pytest.raises(AttributeError, match=r"np\.asarray\(a\)"):
+        getattr(d, name)
+    with pytest.raises(BufferError, match="device"):
+        d.__buffer__(0)
+
+
+def test_numpy_conversion_of_device_arrays_is_unchanged():
+    d = _device(np.arange(3.0))
+    copy = np.asarray(d)
+    copy[0] = 9.0
+    assert d[0] == 0.0 and copy.flags.writeable
+    with pytest.raises(ValueError):
+        np.asarray(d, copy=False)
+    assert np.asarray(d, dtype=np.float32).dtype == np.float32
+
+
+def test_registry_lists_them_as_host_members():
+    records = {r.name: r for r in _registry_methods.records()}
+    for name in MEMBERS:
+        assert records[name].status == "host" and hasattr(npjax.ndarray, name)
+    assert _registry_methods.EXCLUDED == {}

@@ -1,0 +1,236 @@
+"""Subclasses of npjax.ndarray (npjax/_subclasses.py) against the same subclass of
+numpy.ndarray: which results keep the subclass, ``__array_finalize__`` calls, shared
+memory, the subclass's own methods, and a clear error where npjax does not follow."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy
+import pytest
+
+import npjax
+
+
+def _subclass(xp):
+    """A NumPy-style subclass of ``xp.ndarray`` logging ``__array_finalize__`` and
+    ``__setitem__`` calls (and mirroring each write into a second position)."""
+    class Sym(xp.ndarray):
+        log: list = []
+
+        def __array_finalize__(self, obj):
+            Sym.log.append(("finalize", None if obj is None else type(obj).__name__))
+            self.info = getattr(obj, "info", "default")
+
+        def __setitem__(self, key, value):
+            Sym.log.append(("setitem", repr(key)))
+            super().__setitem__(key, value)
+
+    return Sym
+
+
+_SUBS = {numpy: _subclass(numpy), npjax: _subclass(npjax)}
+
+
+def _kind(xp, r):
+    sub = _SUBS[xp]
+    if type(r) is sub:
+        return "sub"
+    if isinstance(r, tuple):
+        return tuple(_kind(xp, x) for x in r)
+    if xp is npjax and type(r) is npjax.ndarray:
+        return "scalar" if r._scalar else "base"
+    if xp is numpy and type(r) is numpy.ndarray:
+        return "base"
+    if isinstance(r, numpy.generic):
+        return "scalar"
+    return type(r).__name__
+
+
+def _describe(xp, r):
+    if isinstance(r, tuple):
+        return tuple(_describe(xp, x) for x in r)
+    if isinstance(r, xp.ndarray | numpy.generic):
+        host = numpy.asarray(r)
+        return _kind(xp, r), host.dtype.str, host.shape, host.tolist(), getattr(r, "info", None)
+    return _kind(xp, r), r
+
+
+def _run(xp, fn):
+    """The result's description, the subclass calls made, and the base array after."""
+    sub = _SUBS[xp]
+    base = xp.arange(6.0).reshape(2, 3)
+    s = base.view(sub)
+    s.info = "mine"
+    sub.log.clear()
+    result = fn(xp, s)
+    return _describe(xp, result), list(sub.log), numpy.asarray(base).tolist()
+
+
+def _same(got, want):
+    """Same results and memory; ``__setitem__`` calls alike; ``__array_finalize__`` called
+    when a result has the subclass, with objects of the types NumPy passes (NumPy makes
+    further internal calls for intermediate views, which npjax does not)."""
+    assert got[0] == want[0] and got[2] == want[2]
+    assert [e for e in got[1] if e[0] == "setitem"] == [e for e in want[1] if e[0] == "setitem"]
+    finals = [e for e in got[1] if e[0] == "finalize"]
+    assert set(finals) <= {e for e in want[1] if e[0] == "finalize"}, (got[1], want[1])
+    if "'sub'" in repr(got[0]) and any(e[0] == "finalize" for e in want[1]):
+        assert finals, got[1]
+
+
+CASES = {
+    "view": lambda xp, s: s.view(),
+    "view_dtype": lambda xp, s: s.view(xp.int64),
+    "view_base": lambda xp, s: s.view(xp.ndarray),
+    "slice": lambda xp, s: s[1:],
+    "row": lambda xp, s: s[0],
+    "element": lambda xp, s: s[0, 1],
+    "fancy": lambda xp, s: s[[0]],
+    "mask": lambda xp, s: s[s > 2],
+    "T": lambda xp, s: s.T,
+    "real": lambda xp, s: s.real,
+    "reshape": lambda xp, s: s.reshape(3, 2),
+    "ravel": lambda xp, s: s.ravel(),
+    "flatten": lambda xp, s: s.flatten(),
+    "copy": lambda xp, s: s.copy(),
+    "astype": lambda xp, s: s.astype(xp.float32),
+    "add": lambda xp, s: s + 1,
+    "radd": lambda xp, s: 1 + s,
+    "mul_self": lambda xp, s: s * s,
+    "neg": lambda xp, s: -s,
+    "abs": lambda xp, s: abs(s),
+    "less": lambda xp, s: s < 2,
+    "matmul": lambda xp, s: s @ s.T,
+    "divmod": lambda xp, s: divmod(s, 4),
+    "sum": lambda xp, s: s.sum(),
+    "sum_axis": lambda xp, s: s.sum(axis=0),
+    "mean": lambda xp, s: s.mean(),
+    "max": lambda xp, s: s.max(),
+    "argmax": lambda xp, s: s.argmax(),
+    "argmax_axis": lambda xp, s: s.argmax(axis=0),
+    "trace": lambda xp, s: s.trace(),
+    "round": lambda xp, s: s.round(),
+    "round_1": lambda xp, s: s.round(1),
+    "round_int": lambda xp, s: s.astype(xp.int64).round(-1),
+    "nonzero": lambda xp, s: s.nonzero(),
+    "cumsum": lambda xp, s: s.cumsum(),
+    "take": lambda xp, s: s.take([0, 2]),
+    "clip": lambda xp, s: s.clip(1, 3),
+    "dot_plain": lambda xp, s: s.dot(xp.ones(3)),
+    "repeat": lambda xp, s: s.repeat(2),
+    "diagonal": lambda xp, s: s.diagonal(),
+    "swapaxes": lambda xp, s: s.swapaxes(0, 1),
+    "std": lambda xp, s: s.std(),
+    "any": lambda xp, s: s.any(),
+    "tolist": lambda xp, s: s.tolist(),
+    "item": lambda xp, s: s.item(0),
+    "ufunc": lambda xp, s: xp.sin(s),
+    "ufunc_two": lambda xp, s: xp.add(xp.ones(3), s),
+    "ufunc_reduce": lambda xp, s: xp.add.reduce(s, axis=1),
+    "np_sum": lambda xp, s: xp.sum(s, axis=1),
+    "np_mean": lambda xp, s: xp.mean(s),
+    "np_take": lambda xp, s: xp.take(s, [1]),
+    "np_reshape": lambda xp, s: xp.reshape(s, (6,)),
+    "np_argmax": lambda xp, s: xp.argmax(s),
+    "asarray": lambda xp, s: xp.asarray(s),
+    "asanyarray": lambda xp, s: xp.asanyarray(s),
+    "array": lambda xp, s: xp.array(s),
+    "array_subok": lambda xp, s: xp.array(s, subok=True),
+    "copy_fn": lambda xp, s: xp.copy(s),
+    "copy_subok": lambda xp, s: xp.copy(s, subok=True),
+    "rows": lambda xp, s: tuple(s),
+}
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_results_keep_the_subclass_as_in_numpy(case, placement):
+    with npjax.policy(placement=placement):
+        got = _run(npjax, CASES[case])
+    _same(got, _run(numpy, CASES[case]))
+
+
+WRITES = {
+    "setitem": lambda xp, s: s.__setitem__((0, 0), 9.0),
+    "slice_view_write": lambda xp, s: s[1:].__setitem__(0, -1.0),
+    "iadd": lambda xp, s: s.__iadd__(1),
+    "out": lambda xp, s: xp.multiply(s, 2, out=s),
+    "fill": lambda xp, s: s.fill(7.0),
+    "sort": lambda xp, s: s[:, ::-1].sort(),
+}
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+@pytest.mark.parametrize("case", sorted(WRITES))
+def test_writes_reach_the_memory_and_run_the_subclass_methods(case, placement):
+    with npjax.policy(placement=placement):
+        got = _run(npjax, WRITES[case])
+    _same(got, _run(numpy, WRITES[case]))
+
+
+def test_numpy_recipe_with_new_and_init():
+    class Info(npjax.ndarray):
+        def __new__(cls, data, info=None):
+            obj = npjax.asarray(data).view(cls)
+            obj.info = info
+            return obj
+
+        def __array_finalize__(self, obj):
+            self.info = getattr(obj, "info", None)
+
+    x = Info([1.0, 2.0], info="tag")
+    assert type(x) is Info and x.info == "tag" and x.tolist() == [1.0, 2.0]
+    y = x[1:] * 2
+    assert type(y) is Info and y.info == "tag" and y.tolist() == [4.0]
+
+
+def test_constructor_calls_finalize_with_none():
+    sub = _SUBS[npjax]
+    sub.log.clear()
+    x = sub((2,))
+    assert type(x) is sub and sub.log == [("finalize", None)] and x.tolist() == [0.0, 0.0]
+
+
+def test_pickle_keeps_the_class():
+    s = npjax.arange(3.0).view(_PickleMe)
+    back = pickle.loads(pickle.dumps(s))
+    assert type(back) is _PickleMe and back.tolist() == [0.0, 1.0, 2.0]
+
+
+class _PickleMe(npjax.ndarray):
+    pass
+
+
+@pytest.mark.parametrize("fn", [
+    lambda s: npjax.concatenate([s, s]),
+    lambda s: npjax.linalg.norm(s),
+    lambda s: npjax.sort(s),
+    lambda s: npjax.apply_along_axis(sum, 0, s),
+])
+def test_other_functions_refuse_subclass_operands(fn):
+    s = npjax.arange(4.0).view(_PickleMe)
+    with pytest.raises(NotImplementedError, match=r"x\.view\(npjax\.ndarray\)"):
+        fn(s)
+    assert type(fn(s.view(npjax.ndarray))) in (npjax.ndarray, numpy.float64)
+
+
+def test_jit_refuses_subclass_arguments():
+    f = npjax.jit(lambda x: x + 1)
+    with pytest.raises(NotImplementedError, match="subclass"):
+        f(npjax.arange(3.0).view(_PickleMe))
+
+
+def test_views_as_numpy_classes_are_refused():
+    x = npjax.arange(3.0)
+    with pytest.raises(NotImplementedError, match="np.asarray"):
+        x.view(numpy.ndarray)
+    with pytest.raises(TypeError):
+        x.view(type=int)
+
+
+def test_subclass_mro_and_plain_arrays_are_unchanged():
+    sub = _SUBS[npjax]
+    assert sub.__mro__[1].__name__ == "SubclassOps" and issubclass(sub, npjax.ndarray)
+    a = npjax.arange(3.0)
+    assert type(a + 1) is npjax.ndarray and type(a[1:]) is npjax.ndarray
