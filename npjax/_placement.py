@@ -361,16 +361,8 @@ def host_operator(name: str, impl: Any) -> Any:
     def method(self: ndarray, *args: Any) -> Any:
         ctx = get_context()
         limit = ctx.policy.host_limit
-        base = self._base
-        if base is None:
-            data = self._value
-            if type(data) is not np.ndarray:
-                return impl(self, *args)
-        elif type(base._value) is np.ndarray:
-            data = self._layout
-        else:
-            return impl(self, *args)
-        if limit < 0 or ctx.trace is not None:
+        data = self._host()
+        if data is None or limit < 0 or ctx.trace is not None:
             return impl(self, *args)
         x = data[()] if self._scalar else data
         if not args:
