@@ -30,8 +30,11 @@ settings.register_profile("ci", max_examples=15, derandomize=True, **_COMMON)
 settings.register_profile("full", max_examples=30, derandomize=True, **_COMMON)
 settings.register_profile("dev", max_examples=10, **_COMMON)
 settings.register_profile("thorough", max_examples=500, **_COMMON)
-# The parity suite rerun under lazy mode inside CI (tests/test_lazy.py): fewer examples.
-settings.register_profile("lazy-ci", max_examples=8, derandomize=True, **_COMMON)
+# The parity suites rerun inside CI under lazy mode (tests/test_lazy.py) and with every array
+# on the device (tests/test_placement.py): fewer examples, since the default run already drew
+# 15 of the same inputs on the host path. Under "full" or "thorough" the reruns use that
+# profile (tests/_rerun.py).
+settings.register_profile("rerun-ci", max_examples=6, derandomize=True, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
@@ -40,6 +43,9 @@ def pytest_addoption(parser):
                      help="run every test under this npjax execution mode")
     parser.addoption("--npjax-placement", default=None, choices=("auto", "device", "host"),
                      help="run every test under this placement (default: the policy's)")
+    parser.addoption("--npjax-shard", default=None, metavar="I/N",
+                     help="run only the I-th of N interleaved parts of the collected tests "
+                          "(so a long rerun splits across workers)")
 
 
 def pytest_configure(config):
@@ -52,6 +58,12 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    shard = config.getoption("--npjax-shard")
+    if shard:
+        i, n = map(int, shard.split("/"))
+        kept = {id(t) for t in items[i::n]}
+        config.hook.pytest_deselected(items=[t for t in items if id(t) not in kept])
+        items[:] = [t for t in items if id(t) in kept]
     if config.getoption("--npjax-mode") != "lazy":
         return
     skip = pytest.mark.skip(reason="eager-mode timing; lazy mode's own is in test_lazy.py")

@@ -8,7 +8,6 @@ The whole parity suite also runs under lazy mode with ``pytest --npjax-mode=lazy
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import warnings
@@ -21,6 +20,7 @@ from hypothesis import strategies as st
 import npjax
 from npjax import _lazy
 from tests._parity import assert_parity
+from tests._rerun import rerun
 
 # Lazy mode records device work: arrays made outside it are device arrays here too.
 pytestmark = pytest.mark.device_placement
@@ -251,13 +251,7 @@ LAZY_SUITES = ["tests/test_views.py", "tests/test_indexing.py", "tests/test_oper
 
 @pytest.mark.parametrize("suite", LAZY_SUITES)
 def test_core_parity_suites_pass_under_lazy_mode(suite):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("NPJAX_", "PYTEST_"))}
-    env["HYPOTHESIS_PROFILE"] = "lazy-ci"
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                           "-p", "no:xdist", "--npjax-mode=lazy", "--npjax-placement=device",
-                           suite],
-                          capture_output=True, text=True, timeout=900, env=env)
-    assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
+    rerun(suite, "-x", "--npjax-mode=lazy", "--npjax-placement=device", timeout=900)
 
 
 @pytest.mark.parametrize("expression", [
