@@ -847,19 +847,27 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
 
 
 def _getitem_method(self: ndarray, index: Any) -> ndarray:
-    data = self._host()
-    if data is not None:  # a host array: NumPy's indexing (views, copies, errors)
-        if type(index) is int and data.ndim == 1:
+    root = self._base
+    if root is None:
+        root, data = self, self._value
+    else:
+        data = self._layout
+    if type(root._value) is np.ndarray:  # a host array: NumPy's indexing (views, errors)
+        kind = type(index)
+        if kind is int and data.ndim == 1:
             return data[index]  # the scalar loop's read: NumPy's scalar
-        key = _host_index(index)
-        if key is not _DEVICE:
-            got = data[key]
-            if type(got) is not np.ndarray:  # an element: NumPy's scalar
-                return got
-            root = self if self._base is None else self._base
-            if got.base is root._value:  # the common view: of the root's own memory
-                return host_view(root, got)
-            return place_result(got, (self,), host_limit())
+        if kind is slice or kind is int:
+            key = index
+        else:
+            key = _host_index(index)
+            if key is _DEVICE:
+                return getitem(self, index)
+        got = data[key]
+        if type(got) is not np.ndarray:  # an element: NumPy's scalar
+            return got
+        if got.base is root._value:  # the common view: of the root's own memory
+            return host_view(root, got)
+        return place_result(got, (self,), host_limit())
     return getitem(self, index)
 
 
@@ -926,6 +934,11 @@ def _host_part(x: Any) -> Any:
 def _host_index(index: Any) -> Any:
     """An index as NumPy takes it: npjax arrays as their data (device ones fetched)."""
     if type(index) is tuple:
+        for k in index:
+            if type(k) not in _PLAIN:
+                break
+        else:
+            return index  # ints, slices, None, Ellipsis: as it is
         parts = []
         for k in index:
             if type(k) not in _PLAIN:

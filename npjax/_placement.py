@@ -133,8 +133,7 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
                 break
         else:
             _stats.host_calls[name] += 1
-            return place_result(call_numpy_function(fn, ops, kwargs, _runs_loops(fn)), inputs,
-                                limit)
+            return place_result(_runner(fn)(fn, ops, kwargs), inputs, limit)
     try:
         ops = host_operands(args, kwargs, limit)
     except SubclassOperand:  # NumPy's rules for subclass operands (_subclasses)
@@ -144,17 +143,37 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
     if ops is None:
         return NOT_HOST
     _stats.host_calls[name] += 1
-    return place_result(call_numpy_function(fn, *ops, _runs_loops(fn)),
-                        npjax_operands(args, kwargs), limit)
+    return place_result(_runner(fn)(fn, *ops), npjax_operands(args, kwargs), limit)
 
 
-_RUNS_LOOPS: dict = {}  # NumPy function -> runs_loops(it)
+# NumPy functions that compute no values from their operands (nothing to cast, no loop to
+# report a floating-point error): they run as they are, without the warning machinery.
+_QUIET = frozenset(getattr(np, name) for name in (
+    "zeros", "ones", "empty", "zeros_like", "ones_like", "empty_like", "eye", "identity",
+    "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "squeeze", "expand_dims",
+    "atleast_1d", "atleast_2d", "atleast_3d", "shape", "ndim", "size"))
+_RUNNERS: dict = {}  # NumPy function -> how the host route calls it
 
 
-def _runs_loops(fn: Any) -> bool:
-    found = _RUNS_LOOPS.get(fn)
+def _run_quiet(fn: Any, args: Any, kwargs: dict) -> Any:
+    return fn(*args, **kwargs)
+
+
+def _run_function(fn: Any, args: Any, kwargs: dict) -> Any:
+    return call_numpy_function(fn, args, kwargs, True)
+
+
+def _run_python_function(fn: Any, args: Any, kwargs: dict) -> Any:
+    return call_numpy_function(fn, args, kwargs, False)
+
+
+def _runner(fn: Any) -> Any:
+    """How NumPy's ``fn`` runs for the host route: ``call_numpy_function`` (its warnings at
+    the user's line), or directly for the functions in ``_QUIET``."""
+    found = _RUNNERS.get(fn)
     if found is None:
-        found = _RUNS_LOOPS[fn] = runs_loops(fn)
+        found = _RUNNERS[fn] = (_run_quiet if fn in _QUIET else
+                                _run_function if runs_loops(fn) else _run_python_function)
     return found
 
 
@@ -338,15 +357,19 @@ def place_new(result: Any, args: tuple, limit: int) -> Any:
 new_host = ndarray._owner
 
 
+# NumPy's number scalars (what a host array's element read returns): plain operands too.
+_NUMBER_SCALARS = frozenset(np.dtype(c).type for c in np.typecodes["All"] if c not in "OSUVMm")
+
+
 def plain_operand(x: Any) -> Any:
-    """What NumPy gets for a host array (its data; a NumPy scalar for a scalar) or a Python
-    int or float: operands under which no Python code runs in NumPy's loops (``run_loops``).
-    None for anything else (a device array included)."""
+    """What NumPy gets for a host array (its data; a NumPy scalar for a scalar), a Python int
+    or float or a NumPy number: operands under which no Python code runs in NumPy's loops
+    (``run_loops``). None for anything else (a device array included)."""
     kind = type(x)
     if kind is ndarray:
         data = x._host()
         return data if data is None or not x._scalar else data[()]
-    return x if kind is float or kind is int else None
+    return x if kind is float or kind is int or kind in _NUMBER_SCALARS else None
 
 
 def host_operator(name: str, impl: Any) -> Any:

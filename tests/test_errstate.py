@@ -174,6 +174,9 @@ def _host_warning_cases(xp) -> dict:
     a, z = xp.asarray([1.0, 0.0]), xp.zeros(2)
     return {
         "operator": lambda: a / z,
+        "numpy scalar operand": lambda: a / np.float64(0.0),
+        "numpy scalar first": lambda: np.float32(1.0) / z,
+        "element read operand": lambda: a[1:] / z[0],
         "ufunc": lambda: xp.log(z),
         "function": lambda: xp.sum(xp.asarray([1e308, 1e308])),
         "nanmean": lambda: xp.nanmean(xp.asarray([np.nan])),

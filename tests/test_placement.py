@@ -215,3 +215,25 @@ DEVICE_SUITES = ["tests/test_views.py", "tests/test_indexing.py", "tests/test_op
 @pytest.mark.parametrize("suite", DEVICE_SUITES)
 def test_parity_suites_pass_with_every_array_on_the_device(suite):
     rerun(suite, "--npjax-placement=device")
+
+
+@pytest.mark.parametrize("scalar", [np.float64(2.5), np.float32(2.5), np.int8(-3),
+                                    np.uint64(7), np.bool_(True), np.complex64(1j)])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int16", "uint8", "bool"])
+def test_numpy_scalar_operands_run_on_the_host(scalar, dtype):
+    """NumPy's scalars (what element reads return) are plain operands of the host route, in
+    either order: NumPy's values and NEP 50 dtypes, and no device call."""
+    ours = npjax.asarray(np.arange(4).astype(dtype))
+    theirs = np.arange(4).astype(dtype)
+    for op in (lambda x, s: x * s, lambda x, s: s - x, lambda x, s: npjax.add(x, s)
+               if isinstance(x, npjax.ndarray) else np.add(x, s)):
+        npjax.reset_stats()
+        with np.errstate(all="ignore"):
+            try:
+                expected = op(theirs, scalar)
+            except TypeError:  # bool - bool
+                with pytest.raises(TypeError):
+                    op(ours, scalar)
+                continue
+            assert_same(op(ours, scalar), expected)
+        assert sum(npjax.stats()["calls"].values()) == npjax.stats()["placement"]["host"]
