@@ -22,8 +22,11 @@ error state each call was recorded under, which gives NumPy's warnings or ``Floa
 - at the line that needed the value, not at the operation's line.
 
 Values are never changed in place in lazy mode (no buffer donation). The mode is per thread
-like the rest of the policy, but the pending graph is process-wide: record from one thread at a
-time. A computation whose result is never used is never run (nor checked).
+like the rest of the policy; the pending graph is process-wide and guarded by one lock, so
+threads may record and compute at once: a flush computes the values any thread still holds
+(a thread's locals count as references), and a thread's value computed by another thread's
+flush is simply there when it asks. A computation whose result is never used is never run
+(nor checked).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import threading
 import weakref
 from collections import Counter
 from collections.abc import Callable
@@ -56,6 +60,7 @@ _shapes: dict = {}         # (kernel, treedef, operand types) -> (output treedef
 _programs: dict = {}       # program structure -> compiled program
 _seq = 0
 _segment: Any = None       # (kernel, program point) of the first call of the pending graph
+_lock = threading.RLock()  # guards the pending graph: recording, flushing, running
 
 
 class Call:
@@ -241,19 +246,20 @@ def record(k: Kernel, args: tuple) -> Any:
         out_leaves, out_tree = jax.tree.flatten(out)
         info = _shapes[key] = (out_tree, out_leaves)
     global _segment
-    n = len(_calls)
-    if n == 0 or n >= BOUND:  # where a long graph is cut (see ``_program_point``)
-        point = (k, _program_point())
-        if n == 0:
-            _segment = point
-        elif point == _segment or n >= 2 * BOUND:
-            flush()
-            _segment = point
-    call = Call(k, treedef, leaves)
-    outs = [Lazy(aval, call, i) for i, aval in enumerate(info[1])]
-    call.empty = any(0 in aval.shape for aval in info[1])
-    call.outs = [weakref.ref(z) for z in outs]
-    _calls.append(weakref.ref(call))
+    with _lock:
+        n = len(_calls)
+        if n == 0 or n >= BOUND:  # where a long graph is cut (see ``_program_point``)
+            point = (k, _program_point())
+            if n == 0:
+                _segment = point
+            elif point == _segment or n >= 2 * BOUND:
+                flush()
+                _segment = point
+        call = Call(k, treedef, leaves)
+        outs = [Lazy(aval, call, i) for i, aval in enumerate(info[1])]
+        call.empty = any(0 in aval.shape for aval in info[1])
+        call.outs = [weakref.ref(z) for z in outs]
+        _calls.append(weakref.ref(call))
     _stats.lazy["recorded"] += 1
     return jax.tree.unflatten(info[0], outs)
 
@@ -284,14 +290,15 @@ def defer_check(results: Any, check: Callable, st: dict) -> None:
 def flush(*wanted: Lazy) -> None:
     """Compute ``wanted`` and every pending value still referenced outside the graph."""
     global _calls
-    refs, _calls = _calls, []
-    try:
-        outputs = _outputs(refs, wanted)
-        if outputs:
-            _run(outputs)
-    except BaseException:
-        _calls = refs + _calls  # nothing is lost: what was pending stays pending
-        raise
+    with _lock:
+        refs, _calls = _calls, []
+        try:
+            outputs = _outputs(refs, wanted)
+            if outputs:
+                _run(outputs)
+        except BaseException:
+            _calls = refs + _calls  # nothing is lost: what was pending stays pending
+            raise
 
 
 def _outputs(refs: list, wanted: tuple) -> list:

@@ -315,3 +315,38 @@ def test_fft_transforms_are_recorded():
                 xp.fft.fftn(a))
 
     _assert_recorded(run)
+
+
+def test_threads_record_and_compute_at_once():
+    """Lazy mode in several threads at once: each thread's values are NumPy's (the pending
+    graph is shared and locked; a flush in one thread never frees what another still uses)."""
+    import threading
+
+    def work(seed: int) -> None:
+        with npjax.policy(mode="lazy", placement="device"):
+            ref = np.random.default_rng(seed).random(50)
+            x = npjax.asarray(ref)
+            for i in range(100):
+                x = x * 1.0001 + 0.5
+                ref = ref * 1.0001 + 0.5
+                x[i % 50] = float(i)
+                ref[i % 50] = float(i)
+                if i % 40 == 0:
+                    assert float(x.sum()) == pytest.approx(ref.sum(), rel=1e-12)
+            results[seed] = np.asarray(x).tolist() == ref.tolist()
+
+    results: dict = {}
+    errors: list = []
+
+    def run(seed: int) -> None:
+        try:
+            work(seed)
+        except Exception as e:  # collected for the assertion below
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(seed,)) for seed in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == [] and results == {seed: True for seed in range(4)}
