@@ -180,11 +180,13 @@ def _runner(fn: Any) -> Any:
 # ndarray's operator members, by Python's operator functions: a call runs Python's whole
 # binary-operator protocol on the NumPy operands (NotImplemented, reflection, scalars).
 _OPERATORS = {}
+_REFLECTED = {}  # reflected member -> the operator it runs with operands swapped
 for _short in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and",
                "or", "xor", "lshift", "rshift"):
     _fn = getattr(operator, _short + "_" if _short in ("and", "or") else _short)
     _OPERATORS[f"__{_short}__"] = _fn
     _OPERATORS[f"__r{_short}__"] = functools.partial(lambda f, a, b: f(b, a), _fn)
+    _REFLECTED[f"__r{_short}__"] = _fn
     _OPERATORS[f"__i{_short}__"] = getattr(operator, f"i{_short}")
 for _short in ("lt", "le", "eq", "ne", "gt", "ge", "neg", "pos", "abs", "invert"):
     _OPERATORS[f"__{_short}__"] = getattr(operator, _short)
@@ -413,9 +415,47 @@ def host_operator(name: str, impl: Any) -> Any:
                 return new_host(result)
         return place_new(result, (self, *args), limit)
 
-    functools.update_wrapper(method, impl)
-    method.host_first = method.host_method = True
-    return method
+    if name in _UNARY_OPERATORS:
+        functools.update_wrapper(method, impl)
+        method.host_first = method.host_method = True
+        return method
+    swapped = name in _REFLECTED
+    fn = _REFLECTED.get(name, op)
+
+    def binary(self: ndarray, other: Any, *rest: Any) -> Any:
+        """``method``'s commonest case first: host arrays, Python and NumPy numbers."""
+        base = self._base
+        data = self._value if base is None else self._layout
+        kind = type(other)
+        if kind is ndarray:
+            y = other._host()
+            if y is not None and other._scalar:
+                y = y[()]
+        elif kind is float or kind is int or kind in _NUMBER_SCALARS:
+            y = other
+        else:
+            y = None
+        ctx = get_context()
+        limit = ctx.policy.host_limit
+        if (y is None or rest or type(data if base is None else base._value) is not np.ndarray
+                or limit < 0 or ctx.trace is not None or self._scalar):
+            return method(self, other, *rest)
+        host_calls[name] += 1
+        result = run_loops(fn, y, data) if swapped else run_loops(fn, data, y)
+        if type(result) is np.ndarray:
+            if result is data:  # in place: this very array
+                return self
+            if result.base is None and result.size <= limit and _DEVICE_DTYPE.get(
+                    result.dtype):  # place_new's common case, written out
+                return new_host(result)
+        return place_new(result, (self, other), limit)
+
+    functools.update_wrapper(binary, impl)
+    binary.host_first = binary.host_method = True
+    return binary
+
+
+_UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
 
 
 def route_methods() -> None:
