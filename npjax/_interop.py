@@ -60,6 +60,8 @@ def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kw
     ours = UFUNCS.get(ufunc.__name__)
     if ours is None:
         return NotImplemented
+    if not kwargs and method == "__call__":  # NumPy's scalar operators land here
+        return ours(*inputs)
     fn = ours if method == "__call__" else getattr(ours, method, None)
     if fn is None:
         return NotImplemented
