@@ -5,7 +5,7 @@ device-side checks, the writes it made, the traced -0.0 that rounds products) an
 being traced. Each thread and each asyncio task has its own context, so a trace in one thread
 never sees another thread's calls, and ``with npjax.policy(...)`` changes only the code it
 wraps. No other execution state lives in module globals (lazy mode's pending graph is the one
-exception: it is process-wide, see ``_lazy.py``).
+exception: it is process-wide and locked, see ``_lazy.py``).
 """
 
 from __future__ import annotations
