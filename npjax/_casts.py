@@ -41,7 +41,7 @@ import numpy as np
 from npjax import _stats
 from npjax._context import trace
 from npjax._errors import ComplexWarning
-from npjax._errstate import call_numpy_ufunc, on_host, state
+from npjax._errstate import call_numpy_ufunc, on_host, report, state
 from npjax._lazy import Kernel, Lazy
 
 _Tracer = jax.core.Tracer
@@ -162,22 +162,24 @@ def precast(value: Any, dtype: Any) -> Any:
     return _cast(value, src, dst, rule, keep=not _rounds_twice(src, dst))
 
 
-def cast(value: Any, dtype: Any) -> Any:
+def cast(value: Any, dtype: Any, loop: str = "cast") -> Any:
     """``value`` (a ``jax.Array``, tracer or pending lazy value; host data is cast by NumPy)
     cast to ``dtype`` as NumPy casts (complex to real: the real part; the caller gives the
-    ComplexWarning)."""
+    ComplexWarning). ``loop``: the name NumPy's floating-point warnings give the cast (a
+    ufunc writing into ``out`` of another dtype casts in its own loop: "invalid value
+    encountered in add")."""
     dst = np.dtype(dtype)
     src = np.dtype(value.dtype)
     if src == dst:
         return value
     if isinstance(value, np.ndarray | np.generic):  # host data: NumPy's own cast
-        return _numpy_cast(value, dst)
+        return _numpy_cast(value, dst, loop)
     rule = _rule(src, dst)
     if rule is None:
         if src.kind == "c" and dst.kind not in "cb":
             return _fixed_kernel(dst)(value)
         return astype_kernel(dst)(value)
-    return _cast(value, src, dst, rule, keep=False)
+    return _cast(value, src, dst, rule, keep=False, loop=loop)
 
 
 def _rounds_twice(src: np.dtype, dst: np.dtype) -> bool:
@@ -185,11 +187,12 @@ def _rounds_twice(src: np.dtype, dst: np.dtype) -> bool:
     return dst == np.float16 and _real_dtype(src) == np.float64
 
 
-def _cast(value: Any, src: np.dtype, dst: np.dtype, rule: str, keep: bool) -> Any:
+def _cast(value: Any, src: np.dtype, dst: np.dtype, rule: str, keep: bool,
+          loop: str = "cast") -> Any:
     """A checked cast (``_rule`` gave ``rule``). ``keep``: return ``value`` itself where JAX's
     cast would be NumPy's (the caller's kernel casts it)."""
     if isinstance(value, np.ndarray | np.generic):
-        return _numpy_cast(value, dst)
+        return _numpy_cast(value, dst, loop)
     if isinstance(value, _Tracer):
         result = jax_cast(value, dst)
         tr = trace()
@@ -204,11 +207,11 @@ def _cast(value: Any, src: np.dtype, dst: np.dtype, rule: str, keep: bool) -> An
         if _in_range(np.asarray(value), rule, dst):
             return value if keep else _fixed_kernel(dst)(value)
         if rule == "int":
-            return _numpy_cast(value, dst)
+            return _numpy_cast(value, dst, loop)
     result, bad = _checked_kernel(src, dst, rule)(value)
     if not np.asarray(bad):
         return value if keep else result
-    return _numpy_cast(value, dst)
+    return _numpy_cast(value, dst, loop)
 
 
 @functools.lru_cache(maxsize=256)
@@ -236,19 +239,37 @@ def _in_range(h: np.ndarray, rule: str, dst: np.dtype) -> bool:
     return bool(low < _min(h, axis=None)) and bool(_max(h, axis=None) < high)
 
 
+def _astype(host: Any, dst: np.dtype, loop: str) -> Any:
+    """``host.astype(dst)``, its floating-point errors reported as NumPy reports them for a
+    cast inside ``loop``."""
+    if loop == "cast":
+        return call_numpy_ufunc(host.astype, (dst,), {})
+    flags = [0]
+
+    def collect(_kind: str, flag: int) -> None:
+        flags[0] |= flag
+
+    with np.errstate(all="call", call=collect):
+        new = host.astype(dst)
+    if flags[0]:
+        report(flags[0], loop)
+    return new
+
+
 _min, _max = np.minimum.reduce, np.maximum.reduce  # (no Python wrapper: small arrays)
 
 
-def _numpy_cast(value: Any, dst: np.dtype) -> Any:
+def _numpy_cast(value: Any, dst: np.dtype, loop: str = "cast") -> Any:
     """NumPy's cast of ``value``: of a host copy, placed where ``value`` is, for device
-    values; host data is cast as it is."""
+    values; host data is cast as it is. Its floating-point errors are reported as raised in
+    ``loop``."""
     host = value if isinstance(value, np.ndarray | np.generic) else _stats.fetch(value)
     if host.dtype.kind == "c" and dst.kind != "c":  # NumPy's own complex loop (its values
         with warnings.catch_warnings():  # differ from the real part's); the caller warned
             warnings.simplefilter("ignore", ComplexWarning)
-            new = call_numpy_ufunc(host.astype, (dst,), {})
+            new = _astype(host, dst, loop)
     else:
-        new = call_numpy_ufunc(host.astype, (dst,), {})
+        new = _astype(host, dst, loop)
     if host is value:
         return new
     _stats.record_transfer("host_to_device", new.nbytes)

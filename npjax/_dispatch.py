@@ -83,8 +83,10 @@ def wrap(result: Any, scalar: bool = False) -> Any:
     return result
 
 
-def write_out(out: Any, value: jax.Array, casting: str, name: str) -> ndarray:
-    """Store a result into ``out`` (NumPy's shape and casting checks) and return ``out``."""
+def write_out(out: Any, value: jax.Array, casting: str, name: str, loop: str = "cast"
+              ) -> ndarray:
+    """Store a result into ``out`` (NumPy's shape and casting checks) and return ``out``.
+    ``loop``: where NumPy says a floating-point error of the cast into ``out`` happened."""
     if not isinstance(out, ndarray):
         raise TypeError(f"npjax.{name}: 'out' must be an npjax array")
     if tuple(value.shape) != out.shape:
@@ -97,7 +99,7 @@ def write_out(out: Any, value: jax.Array, casting: str, name: str) -> ndarray:
     if value.dtype != out.dtype and not _dtypes.can_cast(value.dtype, out.dtype, casting):
         raise output_casting_error(name, casting, value.dtype, out.dtype)
     if _casts.needs_check(value.dtype, out.dtype):  # NumPy's values and warnings
-        value = _casts.cast(value, out.dtype)
+        value = _casts.cast(value, out.dtype, loop)
     out._write(value)
     return out
 

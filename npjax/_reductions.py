@@ -136,7 +136,12 @@ def _finish(result: Any, out: Any, name: str, casting: str = "unsafe") -> Any:
                          f"shape: found {out.shape} but expected {tuple(result.shape)}")
     if casting != "unsafe" and not _dtypes.can_cast(result.dtype, out.dtype, casting):
         raise output_casting_error(name, casting, result.dtype, out.dtype)
-    return write_out(out, result, "unsafe", name)
+    return write_out(out, result, "unsafe", name, _CAST_IN.get(name, "cast"))
+
+
+# NumPy's reductions that cast into ``out`` inside their reduce loop (their floating-point
+# warnings say "encountered in reduce"); the others cast after it ("in cast").
+_CAST_IN = dict.fromkeys(("sum", "prod", "mean", "var"), "reduce")
 
 
 def _inexact(dtype: np.dtype) -> bool:

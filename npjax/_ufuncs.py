@@ -638,7 +638,7 @@ class ufunc:
             if o is None:
                 written.append(ndarray._owner(r, r.ndim == 0))
                 continue
-            written.append(write_out(o, r, "unsafe", self.__name__))
+            written.append(write_out(o, r, "unsafe", self.__name__, self.__name__))
         if check is not None:  # after the write, as NumPy (its loop has filled ``out``)
             _run_check(check, vals, results, True if where is True else mask, lazy)
         return written[0] if self.nout == 1 else tuple(written)

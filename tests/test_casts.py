@@ -287,3 +287,26 @@ def test_accelerator_branch(monkeypatch, src, dst):
 def test_complex_to_bool_is_nonzero_and_silent(fn):
     """NumPy casts complex to bool as "nonzero" (1j is True), with no ComplexWarning."""
     check(lambda m: fn(m, m.array([1j, 0j, 2 + 0j])))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m: m.positive(m.asarray([numpy.nan, 1.0]), out=m.zeros(2, numpy.int64),
+                         casting="unsafe"),
+    lambda m: m.add(m.asarray([numpy.inf]), 1.0, out=m.zeros(1, numpy.int32), casting="unsafe"),
+    lambda m: m.multiply(m.asarray([1e10]), 1.0, out=m.zeros(1, numpy.float16),
+                         casting="unsafe"),
+    lambda m: m.sum(m.asarray([numpy.nan, 1.0]), out=m.zeros((), numpy.int64)),
+    lambda m: m.prod(m.asarray([numpy.nan, 1.0]), out=m.zeros((), numpy.int64)),
+    lambda m: m.max(m.asarray([numpy.nan, 1.0]), out=m.zeros((), numpy.int64)),
+], ids=["positive", "add", "multiply-f16", "sum", "prod", "max"])
+def test_cast_into_out_warns_in_numpys_loop(fn):
+    """A ufunc casting into ``out`` reports the cast's floating-point errors as its own loop's
+    ("invalid value encountered in add"), a sum or product as its reduce loop's, others as a
+    cast: NumPy's messages."""
+    def messages(lib):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn(lib)
+        return [str(w.message) for w in caught]
+
+    assert messages(npjax) == messages(numpy)
