@@ -45,6 +45,8 @@ Differences from NumPy:
 
 from __future__ import annotations
 
+import atexit
+import collections
 import contextvars
 import functools
 import inspect
@@ -482,6 +484,7 @@ _all = np.logical_and.reduce
 
 def _all_finite(r: jax.Array) -> bool:
     if not on_host(r):
+        SYNCS["checks"] += 1
         return bool(_device_finite(r))
     h = np.asarray(r)  # the CPU buffer itself, no copy
     if h.size > 4096 and h.dtype.kind == "f" and h.dtype.itemsize >= 4:
@@ -493,6 +496,7 @@ def _all_finite(r: jax.Array) -> bool:
 def _no_tiny(r: jax.Array) -> bool:
     tiny = float(np.finfo(r.dtype).tiny)
     if not on_host(r):
+        SYNCS["checks"] += 1
         return bool(_device_no_tiny(tiny)(r))
     h = np.asarray(r)
     with np.errstate(all="ignore"):
@@ -511,7 +515,83 @@ def _flags(name: str, kind: str, under: bool, vals: list, outs: list, mask: Any,
             if kind == "int":
                 return int(_int_flags(np, name, low, hv, hm))
             return int(_float_flags(np, name, under, hv, ho, hm))
+    SYNCS["checks"] += 1
     return int(_device_flags(name, kind, under, low)(list(vals), list(outs), mask))
+
+
+# --- deferred checks ---------------------------------------------------------------------
+# Checking a result in accelerator memory at the call waits for the device at every call.
+# Where the error state only warns (or ignores), the check's flags are computed on the device
+# instead (no wait) and read all at once when a value is next read on the host
+# (``flush_deferred``: ``_stats.fetch`` calls it), after ``DEFER_BOUND`` pending checks, or
+# at exit; each warning is then issued naming the user's line of the operation that raised
+# it. The check is made at the call, as before, where the user watches for it: a "raise",
+# "call", "print" or "log" state, warnings turned into errors, and ``catch_warnings`` blocks
+# (``pytest.warns`` among them). Results on the host (the CPU backend) are checked at the
+# call: reading them costs no transfer.
+
+DEFER_BOUND = 4096
+# "checks": device reads made by checks at the call; "deferred": checks deferred;
+# "deferred_reads": reads of deferred checks (one per flush).
+SYNCS: collections.Counter = collections.Counter()
+_BASE_FILTERS = warnings.filters  # a catch_warnings block installs another list
+
+
+class _Deferred(threading.local):
+    """This thread's deferred checks: (device flags, ufunc name, error state, user's line)."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple] = []
+
+
+_deferred = _Deferred()
+
+
+def _may_defer(st: dict) -> bool:
+    """Whether a check under the error state ``st`` may wait for the next host read."""
+    if any(st[key] not in ("ignore", "warn") for key in ("divide", "over", "under", "invalid")):
+        return False
+    filters = warnings.filters
+    return filters is _BASE_FILTERS and not any(f[0] == "error" for f in filters)
+
+
+def _user_line() -> tuple | None:
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+    return None if frame is None else (frame.f_code.co_filename, frame.f_lineno,
+                                       frame.f_globals)
+
+
+def _defer(name: str, kind: str, vals: Any, outs: Any, mask: Any, st: dict,
+           low: int | None = None) -> None:
+    """Compute a check's flags on the device; read them at the next host read."""
+    flags = _device_flags(name, kind, True, low)(list(vals), list(outs), mask)
+    items = _deferred.items
+    items.append((flags, name, st, _user_line()))
+    SYNCS["deferred"] += 1
+    if len(items) >= DEFER_BOUND:
+        flush_deferred()
+
+
+def flush_deferred() -> None:
+    """Read this thread's deferred checks (one wait for the device) and issue their
+    warnings, each at the line of its operation, in the order the operations ran."""
+    items = _deferred.items
+    if not items:
+        return
+    _deferred.items = []
+    SYNCS["deferred_reads"] += 1
+    values = jax.device_get([flags for flags, *_ in items])
+    for value, (_, name, st, where) in zip(values, items):
+        flags = int(value)
+        for key, bit, text in _KINDS:
+            if flags & bit and st[key] == "warn":
+                _pending.messages.append((f"{text} encountered in {name}", where))
+    _issue_pending()
+
+
+atexit.register(flush_deferred)
 
 
 def _traced(outs: Any, st: dict, flags: Callable | None, operands: Any = None) -> bool:
@@ -615,6 +695,9 @@ def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
                 return
             if _traced(outs, st, lambda: _int_flags(jnp, name, low, list(vals), mask)):
                 return
+            if not on_host(outs[0]) and _may_defer(st):
+                _defer(name, "int", vals, outs, mask, st, low)
+                return
             flags = _flags(name, "int", False, vals, outs, mask, low)
             if flags:
                 report(flags, name, st)
@@ -638,6 +721,9 @@ def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
             return
         if isinstance(outs[0], _Tracer):
             _traced(outs, st, None, vals if covers and mask is True else None)
+            return
+        if floats and not on_host(outs[floats[0]]) and _may_defer(st):
+            _defer(name, "float", vals, outs, mask, st)
             return
         hit = compare
         for i in floats:

@@ -163,6 +163,11 @@ def format_report(data: dict[str, Any], top: int = 10, title: str = "npjax repor
     out.append("")
     out.append(f"Waiting on device results: {wait.get('seconds', 0.0):.3f} s in "
                f"{wait.get('count', 0)} device -> host fetches (computing + copying)")
+    syncs = data.get("syncs", {})
+    if syncs.get("checks") or syncs.get("deferred_checks"):
+        out.append(f"Floating-point checks: {syncs.get('checks', 0)} waited for the device at "
+                   f"the call; {syncs.get('deferred_checks', 0)} deferred, read in "
+                   f"{syncs.get('deferred_reads', 0)} waits")
 
     writes = list(data.get("scalar_writes", []))[:top]
     if writes:

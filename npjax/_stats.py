@@ -20,6 +20,8 @@ from typing import Any
 import jax
 import numpy as np
 
+from npjax._errstate import SYNCS, _deferred, flush_deferred
+
 calls: collections.Counter = collections.Counter()  # public name -> calls on the device
 fallbacks: collections.Counter = collections.Counter()  # public name -> host NumPy runs
 fallback_sites: collections.Counter = collections.Counter()  # (name, "file:line") -> runs
@@ -110,6 +112,8 @@ def fetch(value: Any) -> np.ndarray:
     as time waiting on device results."""
     if isinstance(value, jax.core.Tracer):  # under tracing: let NumPy/JAX raise their error
         return np.asarray(value)
+    if _deferred.items:  # the warnings of earlier operations come first, as in NumPy
+        flush_deferred()
     start = time.perf_counter()
     if not getattr(value, "is_fully_addressable", True) and not value.is_fully_replicated:
         # a global array over several processes (npjax.distributed): gather every part
@@ -169,7 +173,9 @@ def stats() -> dict[str, Any]:
 
     Keys: ``wall_s``; ``calls`` (public name -> count); ``fallbacks`` and ``fallback_sites``;
     ``transfers`` (per direction: count, bytes) and ``transfer_sites``; ``scalar_writes``
-    (``a[i] = v`` per user line); ``device_wait`` (count, seconds); ``compiles`` (count,
+    (``a[i] = v`` per user line); ``device_wait`` (count, seconds); ``syncs`` (host waits
+    for the device: value ``fetches``, floating-point ``checks`` made at the call, checks
+    deferred to the next read and the ``deferred_reads`` that read them); ``compiles`` (count,
     seconds, by_function, trace/lowering parts, the persistent cache's ``cache_hits`` and
     ``cache_misses``, ``cache_dir`` and JAX's raw ``cache`` events); ``lazy`` (calls recorded,
     flushes, calls executed by flushes, values they kept, programs compiled);
@@ -193,6 +199,9 @@ def stats() -> dict[str, Any]:
         "scalar_writes": [{"site": _site(name, line), "count": n}
                           for (name, line), n in scalar_writes.most_common()],
         "device_wait": {"count": device_wait[1], "seconds": device_wait[0]},
+        "syncs": {"fetches": device_wait[1], "checks": SYNCS["checks"],
+                  "deferred_checks": SYNCS["deferred"],
+                  "deferred_reads": SYNCS["deferred_reads"]},
         "compiles": {
             "count": int(compiles["count"]),
             "seconds": compile_s,
@@ -232,6 +241,7 @@ def reset_stats() -> None:
     transfer_sites.clear()
     scalar_writes.clear()
     device_wait[0], device_wait[1] = 0.0, 0
+    SYNCS.clear()
     for key in compiles:
         compiles[key] = 0
     compiled.clear()

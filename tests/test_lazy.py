@@ -349,4 +349,4 @@ def test_threads_record_and_compute_at_once():
         t.start()
     for t in threads:
         t.join()
-    assert errors == [] and results == {seed: True for seed in range(4)}
+    assert errors == [] and results == dict.fromkeys(range(4), True)

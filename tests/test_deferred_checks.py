@@ -1,0 +1,128 @@
+"""Deferred floating-point checks of results in accelerator memory (``_errstate._defer``).
+
+This machine's device is the CPU, whose results are checked at the call (reading them costs
+no transfer); the tests make npjax treat device results as accelerator memory
+(``on_host`` False) and compare the warnings with NumPy's: same messages, each naming the
+line of its operation, issued before the next value is read on the host."""
+
+from __future__ import annotations
+
+import warnings
+
+import jax
+import numpy as np
+import pytest
+
+import npjax
+from npjax import _errstate
+
+pytestmark = pytest.mark.device_placement
+
+
+@pytest.fixture
+def accelerator(monkeypatch):
+    """Device results count as accelerator memory; warnings go to a list, not pytest's
+    recorder, so that the plain (deferring) filters are in force."""
+    monkeypatch.setattr(_errstate, "on_host", lambda x: not isinstance(x, jax.Array))
+    issued = []
+    monkeypatch.setattr(_errstate.warnings, "warn_explicit",
+                        lambda text, category, filename, lineno, *rest: issued.append(
+                            (str(text), filename, lineno)))
+    npjax.reset_stats()
+    yield issued
+    _errstate.flush_deferred()
+
+
+def _plain_filters(monkeypatch) -> None:
+    """Plain filters, as in a script: the test's own list counts as the base one (pytest runs
+    each test inside ``catch_warnings``), without the suite's "error" filter."""
+    monkeypatch.setattr(warnings, "filters", [f for f in warnings.filters if f[0] != "error"])
+    warnings._filters_mutated()
+    monkeypatch.setattr(_errstate, "_BASE_FILTERS", warnings.filters)
+
+
+def _line_of(fn) -> int:
+    return fn.__code__.co_firstlineno + 1
+
+
+def test_a_loop_of_float_operations_waits_for_nothing(accelerator, monkeypatch):
+    """1000 operations that raise flags, no read: no device read at all; the first read
+    issues every warning first, at the line of its operation."""
+    _plain_filters(monkeypatch)
+    a, z = npjax.asarray([1.0, 0.0, -1.0]), npjax.zeros(3)
+
+    def divide(x, y):
+        return x / y
+
+    for _ in range(1000):
+        q = divide(a, z)
+    syncs = npjax.stats()["syncs"]
+    assert accelerator == []
+    assert syncs["checks"] == 0 and syncs["deferred_reads"] == 0
+    assert syncs["deferred_checks"] == 1000
+    assert q.tolist()[1] != q.tolist()[1]  # the read: nan
+    assert npjax.stats()["syncs"]["deferred_reads"] == 1
+    assert len(accelerator) == 2000
+    assert {(text, line) for text, _, line in accelerator} == {
+        ("divide by zero encountered in divide", _line_of(divide)),
+        ("invalid value encountered in divide", _line_of(divide))}
+
+
+def test_messages_and_order_are_numpys(accelerator, monkeypatch):
+    """The warnings of several operations, read once: NumPy's messages, in NumPy's order."""
+    def run(xp):
+        a = xp.asarray([1e308, 0.0, -1.0])
+        b = a * 10.0
+        c = xp.sqrt(a - 2.0)
+        d = xp.log(a)
+        e = xp.asarray([5, 1]) // xp.asarray([0, 1])
+        return b, c, d, e
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        expected = run(np)
+    want = [str(w.message) for w in caught]
+    _plain_filters(monkeypatch)
+    got = run(npjax)
+    assert accelerator == []
+    for g, w in zip(got, expected):
+        np.testing.assert_array_equal(np.asarray(g), w)
+    assert [text for text, _, _ in accelerator] == want
+
+
+@pytest.mark.parametrize("state", ["raise", "call", "print"])
+def test_other_error_states_check_at_the_call(accelerator, state, capsys, monkeypatch):
+    _plain_filters(monkeypatch)
+    calls = []
+    kwargs = {"call": lambda kind, flag: calls.append(kind)} if state == "call" else {}
+    with np.errstate(divide=state, **kwargs):
+        if state == "raise":
+            with pytest.raises(FloatingPointError, match="divide by zero"):
+                npjax.asarray([1.0]) / npjax.zeros(1)
+        else:
+            npjax.asarray([1.0]) / npjax.zeros(1)
+    assert npjax.stats()["syncs"]["deferred_checks"] == 0
+    assert calls == (["divide by zero"] if state == "call" else [])
+    if state == "print":
+        assert "divide by zero" in capsys.readouterr().err
+
+
+def test_catch_warnings_and_error_filters_check_at_the_call(accelerator, monkeypatch):
+    _plain_filters(monkeypatch)
+    a, z = npjax.asarray([1.0]), npjax.zeros(1)
+    with warnings.catch_warnings(record=True) as caught:  # the user watches this block
+        warnings.simplefilter("always")
+        a / z
+    assert [str(w.message) for w in caught] == ["divide by zero encountered in divide"]
+    warnings.filterwarnings("error", category=RuntimeWarning)
+    with pytest.raises(RuntimeWarning, match="divide by zero"):
+        a / z
+    assert npjax.stats()["syncs"]["deferred_checks"] == 0
+
+
+def test_ignored_flags_are_not_issued(accelerator, monkeypatch):
+    _plain_filters(monkeypatch)
+    with np.errstate(divide="ignore"):
+        q = npjax.asarray([1.0, 0.0]) / npjax.zeros(2)
+    q.tolist()
+    assert [text for text, _, _ in accelerator] == ["invalid value encountered in divide"]
