@@ -18,6 +18,8 @@ _compile_cache.configure()
 
 from npjax import _operators
 from npjax._creation import *  # noqa: F403
+from npjax._ranges import *  # noqa: F403
+from npjax._matrix_builders import *  # noqa: F403
 from npjax._memory import *  # noqa: F403
 from npjax._reductions import *  # noqa: F403
 from npjax._selection import *  # noqa: F403
