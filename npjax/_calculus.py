@@ -18,7 +18,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax import _ufuncs
-from npjax._ndarray import ndarray, normalize_axes
+from npjax._axes import normalize_axes
+from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
 from npjax._context import current
 

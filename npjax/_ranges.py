@@ -24,7 +24,8 @@ from npjax._errstate import _stacklevel
 from npjax import _casts, _dtypes, _sharding
 from npjax._dispatch import DeviceIn, DTypeIn, npfunc, with_device
 from npjax._errors import ComplexWarning, unsupported
-from npjax._ndarray import ndarray, normalize_axis
+from npjax._axes import normalize_axis
+from npjax._ndarray import ndarray
 from npjax._normalize import place, to_jax
 from npjax._context import current
 from npjax._policy import Policy

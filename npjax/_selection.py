@@ -32,7 +32,8 @@ from npjax._dispatch import ArrayIn, Out, npfunc, write_out
 from npjax._errors import ComplexWarning, output_casting_error, unsupported
 from npjax._impl.sorting import _bsearch
 from npjax._lazy import Kernel
-from npjax._ndarray import install_methods, ndarray, normalize_axis
+from npjax._axes import normalize_axis
+from npjax._ndarray import install_methods, ndarray
 from npjax import _normalize
 from npjax._normalize import to_jax, to_jax_lazy
 from npjax._context import current

@@ -16,7 +16,8 @@ import numpy as np
 from jax import lax
 
 from npjax._errstate import _stacklevel
-from npjax._ndarray import ndarray, normalize_axis
+from npjax._axes import normalize_axis
+from npjax._ndarray import ndarray
 from npjax._normalize import place, to_jax
 from npjax._context import current
 from npjax.random import _samplers as S
