@@ -26,6 +26,9 @@ from npjax._matrix_builders import *  # noqa: F403
 from npjax._memory import *  # noqa: F403
 from npjax._reductions import *  # noqa: F403
 from npjax._selection import *  # noqa: F403
+from npjax._put import *  # noqa: F403
+from npjax._differences import *  # noqa: F403
+from npjax._binning import *  # noqa: F403
 from npjax._sorting import *  # noqa: F403
 from npjax._shape_ops import *  # noqa: F403
 from npjax._joining import *  # noqa: F403

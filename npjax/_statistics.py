@@ -382,7 +382,7 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
     """
     from npjax._creation import zeros
     from npjax._joining import concatenate
-    from npjax._selection import diff
+    from npjax._differences import diff
 
     a, weights = _ravel_and_check_weights(a, weights)
     if a.dtype.kind == "c" or (isinstance(bins, ndarray | np.ndarray | list | tuple)
@@ -445,7 +445,8 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = N
     """npjax implementation of ``numpy.histogramdd``."""
     from npjax._ranges import linspace
     from npjax._shape_ops import atleast_2d
-    from npjax._selection import bincount, diff
+    from npjax._binning import bincount
+    from npjax._differences import diff
     from npjax._sorting import searchsorted
 
     if isinstance(sample, np.ndarray):
