@@ -96,10 +96,8 @@ __array_api_version__ = "2024.12"
 # NumPy scripts print and compare ``np.__version__``: npjax answers as the NumPy it follows
 # (npjax's own version is the installed distribution's, ``importlib.metadata.version``).
 __version__ = __import__("numpy").__version__
-_EXTRAS = ["FallbackWarning", "Policy", "policy", "get_policy", "set_policy", "reset_policy",
-           "stats", "reset_stats", "jit", "asnumpy", "from_jax"]
-__all__ = sorted({n for n in globals() if not n.startswith("_") and n in dir(__import__(
-    "numpy"))} | {n for n in _EXTRAS if n in globals()})
+# NumPy's public names and npjax's own, from the registry (_registry.OWN lists the latter).
+__all__ = _registry.npjax_all()
 
 
 def __getattr__(name: str):
