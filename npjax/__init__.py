@@ -16,11 +16,19 @@ from npjax import _compile_cache
 
 _compile_cache.configure()
 
+# ndarray's conversion members (__array__, __repr__, __float__, item, astype...): first, so
+# that every array made while the modules below load has them.
+from npjax import _array_conversions
 from npjax import _operators
 from npjax._creation import *  # noqa: F403
+from npjax._ranges import *  # noqa: F403
+from npjax._matrix_builders import *  # noqa: F403
 from npjax._memory import *  # noqa: F403
 from npjax._reductions import *  # noqa: F403
 from npjax._selection import *  # noqa: F403
+from npjax._put import *  # noqa: F403
+from npjax._differences import *  # noqa: F403
+from npjax._binning import *  # noqa: F403
 from npjax._sorting import *  # noqa: F403
 from npjax._shape_ops import *  # noqa: F403
 from npjax._joining import *  # noqa: F403
@@ -88,10 +96,8 @@ __array_api_version__ = "2024.12"
 # NumPy scripts print and compare ``np.__version__``: npjax answers as the NumPy it follows
 # (npjax's own version is the installed distribution's, ``importlib.metadata.version``).
 __version__ = __import__("numpy").__version__
-_EXTRAS = ["FallbackWarning", "Policy", "policy", "get_policy", "set_policy", "reset_policy",
-           "stats", "reset_stats", "jit", "asnumpy", "from_jax"]
-__all__ = sorted({n for n in globals() if not n.startswith("_") and n in dir(__import__(
-    "numpy"))} | {n for n in _EXTRAS if n in globals()})
+# NumPy's public names and npjax's own, from the registry (_registry.OWN lists the latter).
+__all__ = _registry.npjax_all()
 
 
 def __getattr__(name: str):

@@ -10,7 +10,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._ndarray import ndarray, normalize_axis
+from npjax._axes import normalize_axis
+from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
 from npjax._context import current
 

@@ -5,7 +5,7 @@ ufuncs, slicing and in-place writes), so intermediate dtypes (NEP 50) are NumPy'
 is one compiled kernel reproducing NumPy's C loop (``arr_interp``): binary search, slope
 ``(fp[j+1] - fp[j]) / (xp[j+1] - xp[j])``, the exact-hit and NaN-retry rules, and per-part
 slopes (times ``1 / dx``) for complex ``fp``. ``diff`` and ``ediff1d`` live in
-``npjax/_selection.py``; NumPy has no ``cumulative_trapezoid``.
+``npjax/_differences.py``; NumPy has no ``cumulative_trapezoid``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax import _ufuncs
-from npjax._ndarray import ndarray, normalize_axes
+from npjax._axes import normalize_axes
+from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
 from npjax._context import current
 
@@ -36,7 +37,7 @@ def _asarray(x: Any, dtype: Any = None) -> ndarray:
 
 
 def _diff(a: Any, axis: int = -1) -> ndarray:
-    from npjax._selection import diff
+    from npjax._differences import diff
 
     return diff(a, axis=axis)
 

@@ -13,7 +13,7 @@ import types
 import numpy as np
 
 from npjax import _registry_methods
-from npjax._registry import MODULES, Record, records
+from npjax._registry import MODULES, Record, own_records, records
 
 STATUSES = ("native", "host", "numpy", "fallback", "excluded", "missing")
 MEANING = {
@@ -85,6 +85,11 @@ def render(markdown: bool = False) -> str:
         lines += _table(["name", "reason"],
                         [[_qualified(r), r.reason or "-"] for r in chosen], markdown)
         lines.append("")
+    own = own_records()
+    title = f"npjax's own names ({len(own)}, not in NumPy)"
+    lines += [f"## {title}" if markdown else f"{title}:", ""]
+    lines += _table(["name", "kind", "what"],
+                    [[f"npjax.{r.name}", *r.reason.split(": ", 1)] for r in own], markdown)
     return "\n".join(lines).rstrip() + "\n"
 
 

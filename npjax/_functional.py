@@ -24,7 +24,8 @@ from npjax._subclasses import refuse
 from npjax import _dtypes, _indexing
 from npjax._errors import unsupported
 from npjax._lazy import concrete
-from npjax._ndarray import ndarray, normalize_axis
+from npjax._axes import normalize_axis
+from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
 from npjax._views import settled
 

@@ -20,7 +20,8 @@ from npjax._errstate import _stacklevel
 from npjax import _casts, _dtypes
 from npjax._dispatch import ArrayIn, ArrayKeep, ArraySeq, DTypeIn, npfunc, write_out
 from npjax._errors import HostOnly
-from npjax._ndarray import ndarray, normalize_axis
+from npjax._axes import normalize_axis
+from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
 from npjax._rearranging import _CASTINGS, _warn_complex
 from npjax._shape_ops import moveaxis

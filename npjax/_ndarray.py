@@ -15,8 +15,10 @@ device copy of it for code that computes with JAX; a host root never becomes a d
 
 Methods that belong to a family are attached by that family's module (``install_methods``):
 element access and ``_write`` by ``_indexing.py``, operators by ``_operators.py``, pickling by
-``_interop.py``, reductions and the rest by theirs. This file holds the state and the
-hand-written parts, and imports nothing above the core.
+``_interop.py``, conversions to NumPy and Python values (``__array__``, ``__repr__``,
+``item``, ``astype``...) by ``_array_conversions.py``, reductions and the rest by theirs.
+This file holds the state, storage, properties and views, and imports nothing above the
+core; axis arguments are checked by ``_axes.py``.
 """
 
 from __future__ import annotations
@@ -30,10 +32,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._errstate import _stacklevel, call_numpy_ufunc
-from npjax import _casts, _stats, _views
+from npjax import _stats, _views
 from npjax._dtypes import is_device_dtype
-from npjax._errors import AxisError
+from npjax._axes import diagonal_axes, normalize_axes, normalize_axis, reshape_target
 from npjax._lazy import Kernel, Lazy, concrete_if_done
 from npjax._context import current
 
@@ -328,39 +329,6 @@ class ndarray:
 
     # --- Python protocol ----------------------------------------------------------------
 
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-        data = self._host()
-        if data is not None:  # NumPy shares a host array's memory, as with its own arrays
-            if copy:
-                return np.array(data, dtype)
-            return data if dtype is None else data.astype(dtype, copy=False)
-        if copy is False:
-            raise ValueError("npjax.ndarray.__array__: a host copy is always needed "
-                             "(copy=False is impossible for device arrays)")
-        host = np.array(self._fetch())
-        if dtype is not None:
-            host = host.astype(dtype, copy=False)
-        return host
-
-    def _host_scalar(self) -> Any:
-        """The NumPy scalar this 0-d array stands for."""
-        return self._fetch()[()]
-
-    def __repr__(self) -> str:
-        if self._scalar:
-            return repr(self._host_scalar())
-        return repr(self._fetch())
-
-    def __str__(self) -> str:
-        if self._scalar:
-            return str(self._host_scalar())
-        return str(self._fetch())
-
-    def __format__(self, spec: str) -> str:
-        if self.ndim == 0:
-            return format(self._host_scalar(), spec)
-        return format(self._fetch(), spec)
-
     def __len__(self) -> int:
         shape = self.shape
         if not shape:
@@ -377,31 +345,6 @@ class ndarray:
             return iter([ndarray._owner(v, True) for v in self._read()])
         return (self[i] for i in range(self.shape[0]))
 
-    def _for_python(self) -> Any:
-        """What NumPy would hand to Python's conversions: its scalar (for a scalar result)
-        or its array, so ``bool``/``float``/``int``/``complex``/``index`` raise and warn
-        exactly as NumPy's do. Arrays of several elements are not transferred: a two-element
-        stand-in raises the same errors."""
-        if self.size > 1:
-            return np.zeros(2, self.dtype)
-        host = self._fetch()
-        return host[()] if self._scalar else host
-
-    def __bool__(self) -> bool:
-        return bool(self._for_python())
-
-    def __float__(self) -> float:
-        return float(self._for_python())
-
-    def __int__(self) -> int:
-        return int(self._for_python())
-
-    def __complex__(self) -> complex:
-        return complex(self._for_python())
-
-    def __index__(self) -> int:
-        return operator.index(self._for_python())
-
     def __hash__(self) -> int:
         if self.ndim == 0 and self._scalar:
             return hash(self._host_scalar())
@@ -413,27 +356,7 @@ class ndarray:
     def __deepcopy__(self, memo: Any) -> ndarray:
         return self.copy()
 
-    def __jax_array__(self) -> jax.Array:
-        return self._read()
-
     # --- elements -----------------------------------------------------------------------
-
-    def item(self, *args: Any) -> Any:
-        """npjax implementation of ``numpy.ndarray.item``."""
-        if not args:
-            if self.size != 1:
-                raise ValueError("can only convert an array of size 1 to a Python scalar")
-            return self._fetch().item()
-        return self._fetch().item(*args)
-
-    def tolist(self) -> Any:
-        """npjax implementation of ``numpy.ndarray.tolist``."""
-        return self._fetch().tolist()
-
-    def tobytes(self, order: str = "C") -> bytes:
-        """npjax implementation of ``numpy.ndarray.tobytes`` (order 'K'/'A' follow the
-        NumPy layout of this array)."""
-        return self._fetch().tobytes(self._order(order))
 
     def _order(self, order: Any) -> str:
         """'C' or 'F': NumPy's memory order for ``order`` in {'C','F','A','K',None}."""
@@ -463,49 +386,6 @@ class ndarray:
         # jax.Array values are immutable, so a copy can share the buffer: the first write to
         # either array makes a new one (writes never donate a buffer another object holds).
         return self._new_owner(self._read_lazy(), self._order(order))
-
-    def to_jax(self) -> jax.Array:
-        """The current value as a ``jax.Array`` (no copy)."""
-        return self._read()
-
-    def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: bool = True,
-               copy: bool = True) -> ndarray:
-        """npjax implementation of ``numpy.ndarray.astype``.
-
-        NaN, infinities and out-of-range floats cast to integers give NumPy's values and
-        its ``RuntimeWarning`` (computed by NumPy when there are any: ``_casts``).
-        """
-        from npjax import _dtypes
-        from npjax._errors import ComplexWarning
-
-        dtype = np.dtype(dtype)
-        data = self._host()
-        if data is not None and _dtypes.is_device_dtype(dtype):  # NumPy's cast and warnings
-            new = _host_astype(data, (dtype, order, casting, subok, copy))
-            return self if new is data else ndarray._owner(new, self._scalar)
-        if not _dtypes.is_device_dtype(dtype):
-            raise NotImplementedError(f"npjax.ndarray.astype: parameter 'dtype' is not "
-                                      f"supported: {dtype} lives on the host only")
-        if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
-            raise ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
-                             "or 'unsafe'")
-        if not np.can_cast(self.dtype, dtype, casting):
-            raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dtype!r} "
-                            f"according to the rule {casting!r}")
-        mem = self._order(order)
-        if not copy and dtype == self.dtype and (
-                order in ("K", "A", None) or self.ndim < 2
-                or self._layout_array().flags[f"{mem}_CONTIGUOUS"]):
-            return self
-        value = self._read_lazy()
-        if value.dtype != dtype:
-            if value.dtype.kind == "c" and dtype.kind not in "cb":
-                import warnings
-
-                warnings.warn("Casting complex values to real discards the imaginary part",
-                              ComplexWarning, stacklevel=_stacklevel())
-            value = _casts.cast(value, dtype)
-        return self._new_owner(value, mem)
 
     def resize(self, *new_shape: Any, refcheck: bool = True) -> None:
         """npjax implementation of ``numpy.ndarray.resize`` (in place, zero-filled).
@@ -781,23 +661,6 @@ class ndarray:
         return self._view((_views.BroadcastTo(shape),), layout, readonly=True)
 
 
-def _host_astype(data: np.ndarray, args: tuple) -> np.ndarray:
-    """NumPy's ``astype`` of host data, its warnings at the user's line (NumPy's C code would
-    name npjax's frame): floating-point ones through ``call_numpy_ufunc``, the ComplexWarning
-    given here."""
-    if data.dtype.kind == "c" and np.dtype(args[0]).kind not in "cb":
-        import warnings
-
-        from npjax._errors import ComplexWarning
-
-        warnings.warn("Casting complex values to real discards the imaginary part",
-                      ComplexWarning, stacklevel=_stacklevel())
-        with warnings.catch_warnings():  # (process-wide; a rare path)
-            warnings.simplefilter("ignore", ComplexWarning)
-            return call_numpy_ufunc(data.astype, args, {})
-    return call_numpy_ufunc(data.astype, args, {})
-
-
 def _ravel_is_view(layout: np.ndarray, order: str) -> bool:
     """NumPy's ``PyArray_Ravel`` rule, from strides alone (no copy of the layout array)."""
     flags = layout.flags
@@ -882,53 +745,3 @@ def _set_owner(self: ndarray, value: jax.Array, scalar: bool) -> None:
 
 
 _STATE = tuple(name for name in ndarray.__slots__ if name != "__weakref__")
-
-
-def normalize_axis(axis: int, ndim: int) -> int:
-    axis = operator.index(axis)
-    if not -ndim <= axis < ndim:
-        raise AxisError(axis, ndim)
-    return axis % ndim if ndim else 0
-
-
-def diagonal_axes(ndim: int, axis1: int, axis2: int) -> tuple[int, int]:
-    """The two axes of a diagonal (``diagonal``, ``trace``), with NumPy's errors."""
-    if ndim < 2:
-        raise ValueError("diag requires an array of at least two dimensions")
-    a1, a2 = normalize_axis(axis1, ndim), normalize_axis(axis2, ndim)
-    if a1 == a2:
-        raise ValueError("axis1 and axis2 cannot be the same")
-    return a1, a2
-
-
-def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    """An int or a sequence of ints as non-negative axes (``AxisError``, repeated → ValueError)."""
-    if isinstance(axis, tuple | list):
-        axes = tuple(normalize_axis(a, ndim) for a in axis)
-        if len(set(axes)) != len(axes):
-            raise ValueError("repeated axis")
-        return axes
-    return (normalize_axis(axis, ndim),)
-
-
-def reshape_target(size: int, shape: Any) -> tuple[int, ...]:
-    """The shape ``reshape`` produces, with NumPy's errors for bad requests."""
-    shape = (shape,) if isinstance(shape, int | np.integer) else tuple(shape)
-    shape = tuple(operator.index(n) for n in shape)
-    unknown = [i for i, n in enumerate(shape) if n < 0]  # NumPy: any negative is unknown
-    if len(unknown) > 1:
-        raise ValueError("can only specify one unknown dimension")
-    known = int(np.prod([n for n in shape if n >= 0], dtype=np.int64))
-    if unknown:
-        if known == 0 or size % known:
-            raise ValueError(f"cannot reshape array of size {size} into shape "
-                             f"{_shape_text(shape)}")
-        shape = tuple(size // known if n < 0 else n for n in shape)
-    elif known != size:
-        raise ValueError(f"cannot reshape array of size {size} into shape {_shape_text(shape)}")
-    return shape
-
-
-def _shape_text(shape: tuple) -> str:
-    return str(shape)
-

@@ -32,7 +32,8 @@ from npjax._dispatch import wrap
 from npjax._errors import HostOnly, unsupported
 from npjax._fallback import call_numpy
 from npjax._impl.reductions import _jit, _r
-from npjax._ndarray import ndarray, normalize_axis
+from npjax._axes import normalize_axis
+from npjax._ndarray import ndarray
 from npjax._lazy import Kernel
 from npjax._normalize import to_jax, to_jax_lazy
 from npjax._context import current

@@ -20,8 +20,8 @@ from npjax._errstate import _stacklevel
 from npjax import _casts, _dtypes
 from npjax._dispatch import ArrayIn, DTypeIn, npfunc, write_out
 from npjax._errors import ComplexWarning, unsupported
-from npjax._ndarray import (diagonal_axes, install_methods, ndarray, normalize_axes,
-                           normalize_axis)
+from npjax._axes import diagonal_axes, normalize_axes, normalize_axis
+from npjax._ndarray import install_methods, ndarray
 from npjax._normalize import to_jax
 
 __all__ = [

@@ -42,7 +42,8 @@ from npjax._impl.reductions import (
     _k_arg, _k_average, _k_count_nonzero, _k_fold, _k_fold_plain, _k_mean, _k_minmax,
     _k_minmax_plain, _k_nanmean, _k_nanvar, _k_ptp, _k_var,
 )
-from npjax._ndarray import install_methods, ndarray, normalize_axes, normalize_axis
+from npjax._axes import normalize_axes, normalize_axis
+from npjax._ndarray import install_methods, ndarray
 from npjax._normalize import to_jax
 from npjax._context import current
 

@@ -1,4 +1,4 @@
-"""One record per public NumPy name: how npjax provides it.
+"""One record per public NumPy name (how npjax provides it), and npjax's own public names.
 
 Statuses:
 - ``native``: an npjax implementation (computes on JAX, or is pure Python logic of npjax's own).
@@ -8,10 +8,15 @@ Statuses:
   constants, exceptions, dtype questions, the printing options).
 - ``fallback``: runs on host NumPy, announced by the ``fallback`` policy (warning by default).
 - ``excluded``: NumPy's own object, not adapted to npjax arrays; the reason says why.
+- ``npjax``: a public name of npjax's own, which NumPy does not have (``OWN``: its kind and
+  what it is).
 
 Names are classified by the tables below; ``install`` fills a module's namespace with every name
-that the npjax modules do not define. A name NumPy gains later and no table lists still resolves
-(``__getattr__``, as a fallback) and ``tests/test_registry.py`` fails until it is classified.
+that the npjax modules do not define. ``npjax.__all__`` and ``dir(npjax)`` are generated here
+(``npjax_all``): NumPy's public names and ``OWN``; ``tests/test_registry.py`` checks that the
+module has exactly those public attributes. A name NumPy gains later and no table lists still
+resolves (``__getattr__``, as a fallback) and ``tests/test_registry.py`` fails until it is
+classified.
 """
 
 from __future__ import annotations
@@ -82,6 +87,26 @@ EXCLUDED = {
     "lib.npyio": "DataSource and NpzFile read host files into NumPy arrays",
     "random.bit_generator":
         "NumPy's implementation module (the bit generator classes are in numpy.random)",
+}
+
+# npjax's own public names (NumPy has none of them): name -> (kind, what it is). Every public
+# attribute of ``npjax`` that is not a NumPy name must be here, and every name here must exist.
+OWN = {
+    "FallbackWarning": ("warning", "issued when a call runs on host NumPy (fallback policy)"),
+    "JitError": ("exception", "npjax.jit met a value that only exists at run time"),
+    "Policy": ("class", "the policy value: device, sharding, mode, fallback, random, placement"),
+    "policy": ("function", "context manager: a policy for a block of code"),
+    "get_policy": ("function", "the policy in force"),
+    "set_policy": ("function", "change fields of the current policy"),
+    "reset_policy": ("function", "back to the default policy (NPJAX_* variables apply)"),
+    "stats": ("function", "counters: calls, fallbacks, transfers, compiles"),
+    "reset_stats": ("function", "zero the counters"),
+    "jit": ("function", "compile a NumPy-style function with JAX"),
+    "asnumpy": ("function", "a host NumPy copy of an array"),
+    "from_jax": ("function", "an npjax array holding a jax.Array (no copy)"),
+    "mesh": ("function", "a jax.sharding.Mesh for placing npjax arrays"),
+    "shard": ("function", "re-place an array's storage with a sharding spec"),
+    "distributed": ("module", "one NumPy script over several processes (jax.distributed)"),
 }
 
 # Modules whose functions run on host NumPy, announced (each callable is a fallback).
@@ -188,3 +213,15 @@ def records() -> tuple[Record, ...]:
             else:
                 out.append(classify(module, name, namespace.get(name)))
     return tuple(out)
+
+
+def own_records() -> tuple[Record, ...]:
+    """The records of npjax's own public names (status ``npjax``; reason: kind and meaning)."""
+    return tuple(Record("npjax", name, "npjax", f"{kind}: {what}")
+                 for name, (kind, what) in sorted(OWN.items()))
+
+
+def npjax_all() -> list[str]:
+    """``npjax.__all__`` (and ``dir(npjax)``): NumPy's public names, each of which resolves in
+    npjax, and npjax's own (``OWN``)."""
+    return sorted(set(public_names("numpy")) | set(OWN))

@@ -1,10 +1,12 @@
-"""Searching and selection (where, clip, nonzero, take, put, choose, compress, select, ...).
+"""Searching and selection (where, clip, nonzero, take, choose, compress, select, ...), and
+the argument helpers shared by the selection families.
 
 Functions with data-dependent output shapes (``nonzero``, ``compress``...) read
 concrete values eagerly, as NumPy does, and compute their results at a bucketed length
-(``npjax/_buckets.py``): n different result lengths make O(log n) programs. In-place
-functions (``put``, ``place``, ``putmask``, ``put_along_axis``...) compute the new value and
-store it with ``ndarray._write`` (through views, ``ValueError`` on read-only arrays).
+(``npjax/_buckets.py``): n different result lengths make O(log n) programs. The in-place
+writes (``put``, ``place``, ``putmask``, ``put_along_axis``) are in ``npjax/_put.py``;
+``diff``/``ediff1d`` in ``npjax/_differences.py``; ``bincount``/``digitize`` in
+``npjax/_binning.py``.
 
 Sorting, ``searchsorted``, ``unique`` and the set operations are in ``npjax/_sorting.py``; the
 pure-JAX sort keys and kernels in ``npjax/_impl/sorting.py``.
@@ -14,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -22,7 +23,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
 from npjax._errstate import _stacklevel
 from npjax import _buckets, _casts, _dtypes, _stats
@@ -30,17 +30,16 @@ from npjax._impl.positions import nonzero_mask, selected
 from npjax._subclasses import refuse
 from npjax._dispatch import ArrayIn, Out, npfunc, write_out
 from npjax._errors import ComplexWarning, output_casting_error, unsupported
-from npjax._impl.sorting import _bsearch
 from npjax._lazy import Kernel
-from npjax._ndarray import install_methods, ndarray, normalize_axis
+from npjax._axes import normalize_axis
+from npjax._ndarray import install_methods, ndarray
 from npjax import _normalize
 from npjax._normalize import to_jax, to_jax_lazy
 from npjax._context import current
 
 __all__ = [
-    "where", "clip", "nonzero", "argwhere", "flatnonzero", "take", "take_along_axis", "put",
-    "put_along_axis", "place", "putmask", "choose", "compress", "extract", "select", "piecewise",
-    "diff", "ediff1d", "bincount", "digitize",
+    "where", "clip", "nonzero", "argwhere", "flatnonzero", "take", "take_along_axis", "choose",
+    "compress", "extract", "select", "piecewise",
 ]
 
 _NoValue = np._NoValue
@@ -424,96 +423,6 @@ def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> ndarray:
     return a[fancy]
 
 
-def put_along_axis(arr: Any, indices: Any, values: Any, axis: Any) -> None:
-    """npjax implementation of ``numpy.put_along_axis`` (mutates ``arr``)."""
-    if not isinstance(arr, ndarray):
-        raise AttributeError(f"{type(arr).__name__!r} object has no attribute 'ndim'")
-    a = arr
-    ind = _jx(indices)
-    if axis is None:
-        if ind.ndim != 1:
-            raise ValueError("when axis=None, `indices` must have a single dimension.")
-        flat = ndarray._owner(a._read().ravel())
-        flat[_along_axis_index(flat.shape, ind, 0)] = values
-        a._write(flat._read().reshape(a.shape))
-        return
-    axis = normalize_axis(axis, a.ndim)
-    fancy = _along_axis_index(a.shape, ind, axis)
-    if 0 in np.broadcast_shapes(*[f.shape for f in fancy]):
-        _store_values(values, a.dtype)
-        return
-    a[fancy] = values
-
-
-def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
-    """npjax implementation of ``numpy.put`` (mutates ``a``)."""
-    a = _require_ndarray(a, "put")
-    _check_mode(mode)
-    idx = _as_intp(_jx(ind)).ravel()
-    if a.size == 0 and idx.size:
-        raise IndexError("cannot replace elements of an empty array")
-    vals = _store_values(v, a.dtype).ravel()
-    if idx.size == 0 or vals.size == 0:
-        return
-    if a._readonly:
-        raise ValueError("assignment destination is read-only")
-    idx = _fix_indices(idx, a.size, mode, 0, "put")
-    flat = ndarray._owner(a._read().ravel())
-    flat[idx] = _cycle(vals, idx.size)
-    a._write(flat._read().reshape(a.shape))
-
-
-def place(arr: Any, mask: Any, vals: Any) -> None:
-    """npjax implementation of ``numpy.place`` (mutates ``arr``)."""
-    if not isinstance(arr, ndarray):
-        raise TypeError(f"place() argument 1 must be numpy.ndarray, not {type(arr).__name__}")
-    if arr._readonly:
-        raise ValueError("assignment destination is read-only")
-    m = _jx(mask).ravel()
-    if m.size != arr.size:
-        raise ValueError("place: mask and data must be the same size")
-    if isinstance(vals, ndarray | np.ndarray | jax.Array) and not _dtypes.can_cast(
-            vals.dtype, arr.dtype, "safe"):  # NumPy: arrays are cast safely, lists forced
-        raise TypeError(f"Cannot cast array data from {vals.dtype!r} to {arr.dtype!r} "
-                        "according to the rule 'safe'")
-    values = _store_values(vals, arr.dtype).ravel()
-    if values.size == 0:
-        if _buckets.count_nonzero(m):
-            raise ValueError("Cannot insert from an empty array!")
-        return
-    if arr.size == 0:
-        return
-    arr._write(_place(arr._read().ravel(), m, values).reshape(arr.shape))
-
-
-@jax.jit
-def _place(flat: jax.Array, m: jax.Array, values: jax.Array) -> jax.Array:
-    """The i-th True of ``m`` takes ``values[i % len(values)]``: one program per shape,
-    whatever the number of True entries (a scatter at their positions compiled per count)."""
-    keep = nonzero_mask(m)
-    rank = jnp.cumsum(keep, dtype=_INTP) - 1
-    return jnp.where(keep, values[jnp.maximum(rank, 0) % values.shape[0]], flat)
-
-
-def putmask(a: Any, mask: Any, values: Any) -> None:
-    """npjax implementation of ``numpy.putmask`` (mutates ``a``)."""
-    if not isinstance(a, ndarray):
-        raise TypeError("putmask: first argument must be an array")
-    m = _jx(mask).astype(bool)
-    if m.size != a.size:
-        raise ValueError("putmask: mask and data must be the same size")
-    if type(values) in _dtypes.WEAK_TYPES:
-        v = _store_values(values, a.dtype)
-    else:
-        v = _jx(values)
-        if not _dtypes.can_cast(v.dtype, a.dtype, "safe"):
-            raise TypeError(f"Cannot cast array data from {v.dtype!r} to {a.dtype!r} "
-                            "according to the rule 'safe'")
-        v = v.astype(a.dtype)
-    if v.size == 0 or a.size == 0:
-        return
-    new = jnp.where(m.reshape(a.shape), _cycle(v, a.size).reshape(a.shape), a._read())
-    a._write(new)
 
 
 @npfunc(scalar=True)
@@ -660,153 +569,6 @@ def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> nd
     return y
 
 
-# --- differences ------------------------------------------------------------------------------
-
-
-def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NoValue,
-         append: Any = _NoValue) -> Any:
-    """npjax implementation of ``numpy.diff``."""
-    if n == 0:
-        return a
-    if n < 0:
-        raise ValueError("order must be non-negative but got " + repr(n))
-    x = _jx(a)
-    if x.ndim == 0:
-        raise ValueError("diff requires input that is at least one dimensional")
-    axis = normalize_axis(axis, x.ndim)
-    parts = []
-    for extra, first in ((prepend, True), (append, False)):
-        if extra is _NoValue:
-            continue
-        e = _jx(extra)
-        if e.ndim == 0:
-            shape = list(x.shape)
-            shape[axis] = 1
-            e = jnp.broadcast_to(e, tuple(shape))
-        parts.append((first, e))
-    if parts:
-        arrays = [e for f, e in parts if f] + [x] + [e for f, e in parts if not f]
-        normalize_axis(axis, arrays[0].ndim)
-        for i, e in enumerate(arrays):
-            if e.ndim != x.ndim:
-                raise ValueError("all the input arrays must have same number of dimensions")
-            if any(s != t for d, (s, t) in enumerate(zip(e.shape, x.shape)) if d != axis):
-                raise ValueError("all the input array dimensions except for the concatenation "
-                                 f"axis must match exactly, but the array at index {i} differs")
-        dtype = _dtypes.result_type(*[e.dtype for e in arrays])
-        x = jnp.concatenate([e.astype(dtype) for e in arrays], axis=axis)
-    return ndarray._owner(_diff(x, n, axis))
-
-
-@functools.partial(jax.jit, static_argnames=("n", "axis"))
-def _diff(x: jax.Array, n: int, axis: int) -> jax.Array:
-    for _ in range(n):
-        m = x.shape[axis]
-        hi = lax.slice_in_dim(x, min(1, m), m, axis=axis)
-        lo = lax.slice_in_dim(x, 0, max(m - 1, 0), axis=axis)
-        x = (hi != lo) if x.dtype == np.bool_ else hi - lo
-    return x
-
-
-def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> ndarray:
-    """npjax implementation of ``numpy.ediff1d``."""
-    x = _jx(ary).ravel()
-    dtype = x.dtype
-    if dtype == np.bool_:
-        raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
-                        "bitwise_xor, the `^` operator, or the logical_xor function instead.")
-    parts = []
-    for extra, name in ((to_begin, "to_begin"), (to_end, "to_end")):
-        if extra is None:
-            parts.append(None)
-            continue
-        e = _jx(extra)
-        if not _dtypes.can_cast(e.dtype, dtype, "same_kind"):
-            raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under the "
-                            "`same_kind` rule.")
-        parts.append(e.ravel().astype(dtype))
-    d = x[1:] - x[:-1]
-    pieces = [p for p in (parts[0], d, parts[1]) if p is not None]
-    return ndarray._owner(jnp.concatenate(pieces) if len(pieces) > 1 else d)
-
-
-# --- counting and binning ---------------------------------------------------------------------
-
-
-def bincount(x: Any, weights: Any = None, minlength: Any = 0) -> ndarray:
-    """npjax implementation of ``numpy.bincount``."""
-    xv = _jx(x)
-    if minlength is None:
-        raise TypeError("use 0 instead of None for minlength")
-    minlength = operator.index(minlength)
-    if minlength < 0:
-        raise ValueError("'minlength' must not be negative")
-    if xv.ndim != 1:
-        raise ValueError("object too deep for desired array" if xv.ndim > 1 else
-                         "object of too small depth for desired array")
-    if xv.dtype.kind == "c":
-        raise TypeError("Cannot cast array data from dtype('complex128') to dtype('int64') "
-                        "according to the rule 'safe'")
-    if xv.dtype.kind == "f" and xv.size:
-        warnings.warn("Non-integer input passed to bincount. In a future version of NumPy, "
-                      "this will be an error. (Deprecated NumPy 2.1)", DeprecationWarning,
-                      stacklevel=_stacklevel())
-    xi = xv.astype(_INTP)
-    if xi.size == 0:  # NumPy returns before looking at the weights
-        return ndarray._owner(jnp.zeros(minlength, _INTP))
-    length = minlength
-    if xi.size:
-        lo, hi = (int(t) for t in _min_max(xi))
-        if lo < 0:
-            raise ValueError("'list' argument must have no negative elements")
-        length = builtins_max(hi + 1, minlength)
-    if weights is None:
-        return ndarray._owner(jnp.zeros(length, _INTP).at[xi].add(1))
-    w = _jx(weights)
-    if w.dtype.kind == "c":
-        raise TypeError("float() argument must be a string or a real number, not 'complex'")
-    if w.shape != xi.shape:
-        raise ValueError("The weights and list don't have the same length.")
-    return ndarray._owner(jnp.zeros(length, np.float64).at[xi].add(w.astype(np.float64)))
-
-
-builtins_max = max
-
-
-def _monotonicity(bins: np.ndarray) -> int:
-    a = bins.astype(np.float64)
-    n = a.size
-    if n == 0:
-        return 1
-    i = 1
-    while i < n and a[i] == a[0]:
-        i += 1
-    if i == n:
-        return 1
-    if a[0] < a[i]:
-        return 0 if np.any(a[i:-1] > a[i + 1:]) else 1
-    return 0 if np.any(a[i:-1] < a[i + 1:]) else -1
-
-
-def digitize(x: Any, bins: Any, right: bool = False) -> Any:
-    """npjax implementation of ``numpy.digitize``."""
-    xv, bv = _jx(x), _jx(bins)
-    if xv.dtype.kind == "c":
-        raise TypeError("x may not be complex")
-    if bv.ndim != 1:
-        raise ValueError("object too deep for desired array" if bv.ndim > 1 else
-                         "object of too small depth for desired array")
-    mono = _monotonicity(np.asarray(bv))
-    if mono == 0:
-        raise ValueError("bins must be monotonically increasing or decreasing")
-    side = "left" if right else "right"
-    dtype = _dtypes.result_type(xv.dtype, bv.dtype)
-    if mono == -1:
-        pos = bv.shape[0] - _bsearch(bv, xv, side == "right", dtype, True)
-    else:
-        pos = _bsearch(bv, xv, side == "right", dtype)
-    return ndarray._owner(pos, pos.ndim == 0)
-
 
 # --- ndarray methods --------------------------------------------------------------------------
 
@@ -835,7 +597,6 @@ def _take_method(self: ndarray, indices: Any, axis: Any = None, out: Any = None,
 install_methods({
     "nonzero": _method(nonzero),
     "take": _take_method,
-    "put": _method(put),
     "choose": _choose_method,
     "compress": _compress_method,
     "clip": _clip_method,

@@ -21,7 +21,8 @@ from jax import lax
 from npjax import _views
 from npjax._dispatch import ArrayKeep, npfunc
 from npjax._errors import AxisError
-from npjax._ndarray import ndarray, normalize_axes, normalize_axis
+from npjax._axes import normalize_axes, normalize_axis
+from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
 from npjax._rearranging import _host_index, _shape_tuple
 

@@ -35,7 +35,8 @@ from npjax._impl.setops import (_concat, _in_sorted, _in_sorted_set, _intersect_
                                 _setdiff_keep, _setxor_core, _unique_core, _unique_inverse,
                                 _unique_outputs, _unique_rows_core)
 from npjax._impl.sorting import _bsearch, _lexsort, _sort_axis
-from npjax._ndarray import install_methods, ndarray, normalize_axis
+from npjax._axes import normalize_axis
+from npjax._ndarray import install_methods, ndarray
 from npjax._selection import _device, _jx, _method, _min_max, _take
 
 __all__ = [

@@ -237,7 +237,7 @@ def _get_outer_edges(a: ndarray, range: Any) -> tuple:
 
 
 def _get_bin_edges(a: ndarray, bins: Any, range: Any, weights: Any) -> tuple:
-    from npjax._creation import linspace
+    from npjax._ranges import linspace
 
     n_equal_bins = None
     bin_edges = None
@@ -382,7 +382,7 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
     """
     from npjax._creation import zeros
     from npjax._joining import concatenate
-    from npjax._selection import diff
+    from npjax._differences import diff
 
     a, weights = _ravel_and_check_weights(a, weights)
     if a.dtype.kind == "c" or (isinstance(bins, ndarray | np.ndarray | list | tuple)
@@ -443,9 +443,10 @@ def _common(a: ndarray, edges: ndarray) -> tuple:
 def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = None,
                 weights: Any = None) -> tuple:
     """npjax implementation of ``numpy.histogramdd``."""
-    from npjax._creation import linspace
+    from npjax._ranges import linspace
     from npjax._shape_ops import atleast_2d
-    from npjax._selection import bincount, diff
+    from npjax._binning import bincount
+    from npjax._differences import diff
     from npjax._sorting import searchsorted
 
     if isinstance(sample, np.ndarray):
@@ -630,7 +631,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
 
 def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Any:
     """npjax implementation of ``numpy.corrcoef``."""
-    from npjax._creation import diag
+    from npjax._matrix_builders import diag
     from npjax._elementwise_misc import iscomplexobj
     from npjax._selection import clip
 

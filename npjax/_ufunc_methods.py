@@ -21,7 +21,8 @@ from jax import lax
 
 from npjax import _dtypes, _errstate, _indexing, _reductions
 from npjax._dispatch import write_out
-from npjax._ndarray import ndarray, normalize_axis
+from npjax._axes import normalize_axis
+from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
 from npjax._context import current
 from npjax._ufuncs import UFUNCS, ufunc

@@ -13,10 +13,10 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "npjax"
 
 # Bottom to top; a module may import only from its own layer and the layers below.
 LAYERS = {
-    "pure": {"_errors", "_dtypes", "_impl"},
+    "pure": {"_errors", "_dtypes", "_axes", "_impl"},
     "runtime": {"_policy", "_context", "_errstate", "_stats", "_compile_cache", "_disk_cache"},
-    "core": {"_views", "_lazy", "_casts", "_ndarray", "_subclasses", "_sharding", "_normalize",
-             "_placement", "_buckets", "_indexing"},
+    "core": {"_views", "_lazy", "_casts", "_ndarray", "_array_conversions", "_subclasses",
+             "_sharding", "_normalize", "_placement", "_buckets", "_indexing"},
 }
 TOOLS = {"__main__", "_runner", "_report", "_coverage"}
 

@@ -101,6 +101,42 @@ def test_dunder_all_and_dir():
     assert dir(npjax) == npjax.__all__
 
 
+def _public_attributes(module: types.ModuleType) -> set[str]:
+    """The module's public attributes, less npjax submodules that are no declared name (an
+    import of ``npjax.<name>`` binds it on the package)."""
+    declared = set(_registry.public_names("numpy")) | set(_registry.OWN)
+    return {n for n, v in vars(module).items() if not n.startswith("_") and not (
+        isinstance(v, types.ModuleType) and v.__name__.startswith("npjax.")
+        and n not in declared)}
+
+
+def test_every_public_attribute_is_in_all_and_in_the_registry():
+    """npjax's public names are generated from the registry: NumPy's public names and
+    ``_registry.OWN``. An attribute no table declares, or a declared name the module lacks,
+    fails here."""
+    public = _public_attributes(npjax)
+    registry = {r.name for r in RECORDS if r.module == "numpy"} | {
+        r.name for r in _registry.own_records()}
+    assert public == set(npjax.__all__)
+    assert public == registry
+    assert sorted(public) == npjax.__all__ == dir(npjax)
+
+
+def test_own_names_are_not_numpy_names():
+    assert not set(_registry.OWN) & set(_registry.public_names("numpy"))
+    for r in _registry.own_records():
+        assert r.status == "npjax" and r.reason.split(": ")[0] in (
+            "function", "class", "exception", "warning", "module"), r
+        obj = getattr(npjax, r.name)
+        kind = r.reason.split(": ")[0]
+        if kind == "module":
+            assert isinstance(obj, types.ModuleType), r
+        elif kind == "function":
+            assert callable(obj) and not isinstance(obj, type), r
+        else:
+            assert isinstance(obj, type), r
+
+
 def test_unlisted_numpy_name_would_resolve_as_fallback():
     fn = _registry.lazy_fallback("numpy", "sum")
     assert getattr(fn, "_npjax_fallback", False)

@@ -14,13 +14,8 @@ import numpy as np
 
 from npjax._errstate import _stacklevel
 from npjax.random import _samplers as S
-from npjax.random._generator import (
-    _Streams,
-    draw_integers,
-    key_from_seed_seq,
-    numpy_mode,
-    streamed,
-)
+from npjax.random._bridge import key_from_seed_seq, numpy_mode, streamed
+from npjax.random._streams import _Streams, draw_integers
 
 _STATE_TAG = "npjax-threefry"
 
