@@ -15,9 +15,11 @@ all inputs eager.
 
 from __future__ import annotations
 
+import dis
 import functools
 import inspect
 import operator
+import sys
 from typing import Any
 
 import jax
@@ -421,6 +423,7 @@ def host_operator(name: str, impl: Any) -> Any:
         return method
     swapped = name in _REFLECTED
     fn = _REFLECTED.get(name, op)
+    elide = _ELIDABLE.get(name)
 
     def binary(self: ndarray, other: Any, *rest: Any) -> Any:
         """``method``'s commonest case first: host arrays, Python and NumPy numbers."""
@@ -441,7 +444,11 @@ def host_operator(name: str, impl: Any) -> Any:
                 or limit < 0 or ctx.trace is not None or self._scalar):
             return method(self, other, *rest)
         host_calls[name] += 1
-        result = run_loops(fn, y, data) if swapped else run_loops(fn, data, y)
+        if elide is not None and base is None and data.nbytes >= _ELIDE_BYTES and \
+                _temporary(self, data, y):
+            result = run_loops(elide, data, y)  # NumPy's temporary elision: into ``data``
+        else:
+            result = run_loops(fn, y, data) if swapped else run_loops(fn, data, y)
         if type(result) is np.ndarray:
             if result is data:  # in place: this very array
                 return self
@@ -456,6 +463,46 @@ def host_operator(name: str, impl: Any) -> Any:
 
 
 _UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
+
+# NumPy's temporary elision: in ``x * x + 1`` the ``+`` writes into the temporary ``x * x``
+# (no new array, no page faults: large arrays run markedly faster). npjax wraps that
+# temporary, so NumPy cannot see it is one; the operator members below do it instead, on
+# NumPy's conditions: an operator of the interpreter (not a call from C code, which may
+# still use the operand), an array nobody else can reach (the wrapper and its buffer
+# referenced only by this call), NumPy's own array of at least 256 KiB (NumPy's limit), and
+# a result of the same dtype and shape as the temporary (the other operand of its dtype and
+# shape, or a Python number where that keeps the dtype).
+_ELIDABLE = {"__add__": operator.iadd, "__sub__": operator.isub, "__mul__": operator.imul,
+             "__truediv__": operator.itruediv, "__radd__": operator.iadd,
+             "__rmul__": operator.imul}
+_ELIDE_BYTES = 256 * 1024
+_BINARY_OPCODES = frozenset(code for opname, code in dis.opmap.items() if opname == "BINARY_OP"
+                            or opname.startswith(("BINARY_", "INPLACE_")) and opname not in (
+                                "BINARY_SUBSCR", "BINARY_SLICE"))
+# References to a temporary while ``_temporary`` looks: the interpreter's stack, the member's
+# parameter and this function's, getrefcount's argument; to its buffer: the wrapper's
+# ``_value`` and ``_layout``, the member's local, this function's parameter, getrefcount's.
+_TEMPORARY_REFS, _BUFFER_REFS = 4, 5
+
+
+def _temporary(self: ndarray, data: np.ndarray, other: Any) -> bool:
+    """Whether the operator member may write its result into ``self``'s buffer (``data``)."""
+    kind = type(other)
+    if kind is np.ndarray:
+        if other.dtype != data.dtype or (other.shape != data.shape and other.ndim != 0):
+            return False
+    elif kind is float or kind is int:
+        if data.dtype.kind not in "fc":
+            return False
+    elif getattr(other, "dtype", None) != data.dtype:  # NumPy's scalars keep their dtype
+        return False
+    if data.dtype.kind not in "fc" or type(self) is not ndarray or self._cache is not None \
+            or self._readonly or data.base is not None or not data.flags.writeable:
+        return False
+    if sys.getrefcount(self) > _TEMPORARY_REFS or sys.getrefcount(data) > _BUFFER_REFS:
+        return False
+    frame = sys._getframe(2)  # the code that applied the operator
+    return frame.f_code.co_code[frame.f_lasti] in _BINARY_OPCODES
 
 
 def route_methods() -> None:

@@ -237,3 +237,71 @@ def test_numpy_scalar_operands_run_on_the_host(scalar, dtype):
                 continue
             assert_same(op(ours, scalar), expected)
         assert sum(npjax.stats()["calls"].values()) == npjax.stats()["placement"]["host"]
+
+
+@pytest.fixture
+def loops_run(monkeypatch):
+    """The NumPy functions the operator members run (``operator.iadd`` for an elided one),
+    every array on the host."""
+    from npjax import _placement
+
+    seen, real = [], _placement.run_loops
+    monkeypatch.setattr(_placement, "run_loops", lambda fn, *a: (seen.append(fn), real(fn, *a))[1])
+    with npjax.policy(placement="host"):
+        yield seen
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128"])
+def test_temporaries_are_reused_as_numpy_reuses_them(dtype, loops_run):
+    """``x * x + 2 * x + 1`` on large host arrays writes into its temporaries as NumPy does
+    (temporary elision: no new array, no page faults): NumPy's values and dtypes, operands
+    untouched."""
+    import operator
+
+    base = np.random.default_rng(0).random(200_000).astype(dtype)
+    ours = npjax.asarray(base.copy())
+
+    def chain(xp, x):
+        return xp.sqrt(x * x + 2 * x + 1.0) - 0.5 * x
+
+    assert_same(chain(npjax, ours), chain(np, base))
+    assert np.asarray(ours).tolist() == base.tolist()
+    assert loops_run.count(operator.iadd) == 2 and loops_run.count(operator.isub) == 1
+    loops_run.clear()
+    small = npjax.asarray(base[:1000])
+    assert_same(small * small + 1.0, base[:1000] * base[:1000] + 1.0)
+    assert operator.iadd not in loops_run  # under NumPy's 256 KiB: a new array, as NumPy
+
+
+def test_temporaries_seen_elsewhere_are_not_reused(loops_run):
+    """A temporary that other code still holds, or one whose result would change dtype or
+    shape, gets a new result array."""
+    import functools
+    import operator
+
+    base = np.random.default_rng(1).random(100_000)
+    x = npjax.asarray(base.copy())
+    b32 = base.astype(np.float32)
+    x32 = npjax.asarray(b32)
+    col = npjax.asarray(base[:300].reshape(300, 1))
+    row = npjax.asarray(base[:400].reshape(1, 400))
+    t = x * x
+    alias = np.asarray(t)  # the buffer is visible to NumPy code
+    cases = [
+        (lambda: t + 1.0, base * base + 1.0),
+        # called from C code (which may use its operand again), not by the interpreter
+        (lambda: operator.add(x * x, 1.0), base * base + 1.0),
+        (lambda: functools.reduce(operator.add, [x * x, x, x]), base * base + base + base),
+        (lambda: sum([x * x, x]), sum([base * base, base])),
+        # NEP 50: a float64 NumPy scalar makes float32 temporaries float64
+        (lambda: x32 * x32 + np.float64(1.0), b32 * b32 + np.float64(1.0)),
+        # broadcasting to a larger shape
+        (lambda: (col * 2.0) + row, base[:300].reshape(300, 1) * 2.0 + base[:400].reshape(1, 400)),
+    ]
+    for fn, expected in cases:
+        loops_run.clear()
+        assert_same(fn(), expected)
+        assert not {operator.iadd, operator.imul} & set(loops_run)
+    assert_same(npjax.asarray(alias), base * base)
+    assert_same(x32 * x32 + 1.0, b32 * b32 + 1.0)  # Python floats keep float32: reused
+    assert operator.iadd in loops_run
