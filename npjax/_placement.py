@@ -445,8 +445,8 @@ def host_operator(name: str, impl: Any) -> Any:
             return method(self, other, *rest)
         host_calls[name] += 1
         if elide is not None and base is None and data.nbytes >= _ELIDE_BYTES and \
-                _temporary(self, data, y):
-            result = run_loops(elide, data, y)  # NumPy's temporary elision: into ``data``
+                data.dtype.kind in elide[1] and _temporary(self, data, y):
+            result = run_loops(elide[0], data, y)  # NumPy's temporary elision: into ``data``
         else:
             result = run_loops(fn, y, data) if swapped else run_loops(fn, data, y)
         if type(result) is np.ndarray:
@@ -472,9 +472,15 @@ _UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
 # referenced only by this call), NumPy's own array of at least 256 KiB (NumPy's limit), and
 # a result of the same dtype and shape as the temporary (the other operand of its dtype and
 # shape, or a Python number where that keeps the dtype).
-_ELIDABLE = {"__add__": operator.iadd, "__sub__": operator.isub, "__mul__": operator.imul,
-             "__truediv__": operator.itruediv, "__radd__": operator.iadd,
-             "__rmul__": operator.imul}
+_ARITHMETIC, _BITWISE = frozenset("fciu"), frozenset("biu")
+# member -> (its in-place operator, dtype kinds of temporaries it may write into)
+_ELIDABLE = {"__add__": (operator.iadd, _ARITHMETIC), "__sub__": (operator.isub, _ARITHMETIC),
+             "__mul__": (operator.imul, _ARITHMETIC), "__radd__": (operator.iadd, _ARITHMETIC),
+             "__rmul__": (operator.imul, _ARITHMETIC),
+             "__truediv__": (operator.itruediv, frozenset("fc")),
+             "__and__": (operator.iand, _BITWISE), "__or__": (operator.ior, _BITWISE),
+             "__xor__": (operator.ixor, _BITWISE), "__rand__": (operator.iand, _BITWISE),
+             "__ror__": (operator.ior, _BITWISE), "__rxor__": (operator.ixor, _BITWISE)}
 _ELIDE_BYTES = 256 * 1024
 _BINARY_OPCODES = frozenset(code for opname, code in dis.opmap.items() if opname == "BINARY_OP"
                             or opname.startswith(("BINARY_", "INPLACE_")) and opname not in (
@@ -491,12 +497,12 @@ def _temporary(self: ndarray, data: np.ndarray, other: Any) -> bool:
     if kind is np.ndarray:
         if other.dtype != data.dtype or (other.shape != data.shape and other.ndim != 0):
             return False
-    elif kind is float or kind is int:
+    elif kind is float or kind is int:  # (with integers NEP 50 may raise OverflowError)
         if data.dtype.kind not in "fc":
             return False
     elif getattr(other, "dtype", None) != data.dtype:  # NumPy's scalars keep their dtype
         return False
-    if data.dtype.kind not in "fc" or type(self) is not ndarray or self._cache is not None \
+    if type(self) is not ndarray or self._cache is not None \
             or self._readonly or data.base is not None or not data.flags.writeable:
         return False
     if sys.getrefcount(self) > _TEMPORARY_REFS or sys.getrefcount(data) > _BUFFER_REFS:

@@ -273,6 +273,28 @@ def test_temporaries_are_reused_as_numpy_reuses_them(dtype, loops_run):
     assert operator.iadd not in loops_run  # under NumPy's 256 KiB: a new array, as NumPy
 
 
+def test_integer_and_boolean_temporaries_are_reused(loops_run):
+    """Integers add, subtract and multiply into a temporary of their dtype; booleans and
+    integers combine bitwise into one (Game of Life's neighbour counts and rules)."""
+    import operator
+
+    rng = np.random.default_rng(2)
+    Z = (rng.random((600, 800)) < 0.3).astype(np.int64)  # bool results over 256 KiB
+    z = npjax.asarray(Z.copy())
+
+    def rules(xp, Z):
+        N = Z[:-2, :-2] + Z[:-2, 1:-1] + Z[:-2, 2:] + Z[1:-1, :-2] + Z[1:-1, 2:] + Z[2:, 1:-1]
+        return ((N == 3) & (Z[1:-1, 1:-1] == 0)) | ((N == 2) & (Z[1:-1, 1:-1] == 1)), N * 2 - N
+
+    assert_same(rules(npjax, z), rules(np, Z))
+    assert loops_run.count(operator.iadd) == 4  # the sum's later additions
+    assert {operator.iand, operator.ior, operator.isub} <= set(loops_run)
+    assert np.asarray(z).tolist() == Z.tolist()
+    loops_run.clear()
+    assert_same(z[1:] * z[1:] + 2, Z[1:] * Z[1:] + 2)  # a Python int: a new array
+    assert operator.iadd not in loops_run
+
+
 def test_temporaries_seen_elsewhere_are_not_reused(loops_run):
     """A temporary that other code still holds, or one whose result would change dtype or
     shape, gets a new result array."""
