@@ -409,13 +409,7 @@ def host_operator(name: str, impl: Any) -> Any:
                     return impl(self, *args)
                 host_calls[name] += 1
                 result = call_numpy_ufunc(op, (x, y, *args[1:]), {})
-        if type(result) is np.ndarray:
-            if result is data:  # in place: this very array
-                return self
-            if result.base is None and result.size <= limit and _DEVICE_DTYPE.get(
-                    result.dtype):  # place_new's common case, written out
-                return new_host(result)
-        return place_new(result, (self, *args), limit)
+        return _operator_result(self, data, result, args, limit)
 
     if name in _UNARY_OPERATORS:
         functools.update_wrapper(method, impl)
@@ -429,15 +423,7 @@ def host_operator(name: str, impl: Any) -> Any:
         """``method``'s commonest case first: host arrays, Python and NumPy numbers."""
         base = self._base
         data = self._value if base is None else self._layout
-        kind = type(other)
-        if kind is ndarray:
-            y = other._host()
-            if y is not None and other._scalar:
-                y = y[()]
-        elif kind is float or kind is int or kind in _NUMBER_SCALARS:
-            y = other
-        else:
-            y = None
+        y = plain_operand(other)
         ctx = get_context()
         limit = ctx.policy.host_limit
         if (y is None or rest or type(data if base is None else base._value) is not np.ndarray
@@ -449,13 +435,7 @@ def host_operator(name: str, impl: Any) -> Any:
             result = run_loops(elide[0], data, y)  # NumPy's temporary elision: into ``data``
         else:
             result = run_loops(fn, y, data) if swapped else run_loops(fn, data, y)
-        if type(result) is np.ndarray:
-            if result is data:  # in place: this very array
-                return self
-            if result.base is None and result.size <= limit and _DEVICE_DTYPE.get(
-                    result.dtype):  # place_new's common case, written out
-                return new_host(result)
-        return place_new(result, (self, other), limit)
+        return _operator_result(self, data, result, (other,), limit)
 
     functools.update_wrapper(binary, impl)
     binary.host_first = binary.host_method = True
@@ -463,6 +443,18 @@ def host_operator(name: str, impl: Any) -> Any:
 
 
 _UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
+
+
+def _operator_result(self: ndarray, data: np.ndarray, result: Any, args: tuple,
+                     limit: int) -> Any:
+    """An operator member's result: ``self`` when NumPy wrote into its data (in place), a
+    new host array in the common case, else ``place_new``'s answer."""
+    if type(result) is np.ndarray:
+        if result is data:
+            return self
+        if result.base is None and result.size <= limit and _DEVICE_DTYPE.get(result.dtype):
+            return new_host(result)
+    return place_new(result, (self, *args), limit)
 
 # NumPy's temporary elision: in ``x * x + 1`` the ``+`` writes into the temporary ``x * x``
 # (no new array, no page faults: large arrays run markedly faster). npjax wraps that
