@@ -395,12 +395,13 @@ def _float_flags(xp: Any, name: str, under: bool, vals: list, outs: list, mask: 
     """NumPy's flag bits for a float ufunc call, from its inputs and outputs (traceable)."""
     floats = [v for v in vals if _kind(v) in "fc"]
     outs = [o for o in outs if o.dtype.kind in "fc"]
-    if name in _GUFUNCS:  # core dimensions: decide for the whole call
-        nan_in = any(xp.any(xp.isnan(v)) for v in floats)
-        fin_in = all(xp.all(xp.isfinite(v)) for v in floats)
-        inv = any(xp.any(xp.isnan(o)) for o in outs) & ~nan_in
-        over = any(xp.any(xp.isinf(o)) for o in outs) & fin_in
-        return xp.where(over, 2, 0) + xp.where(inv, 8, 0)
+    if name in _GUFUNCS:  # core dimensions: decide for the whole call (traceable: no
+        nan_in, fin_in, nan_out, inf_out = False, True, False, False  # Python any/all)
+        for v in floats:
+            nan_in, fin_in = nan_in | xp.any(xp.isnan(v)), fin_in & xp.all(xp.isfinite(v))
+        for o in outs:
+            nan_out, inf_out = nan_out | xp.any(xp.isnan(o)), inf_out | xp.any(xp.isinf(o))
+        return xp.where(inf_out & fin_in, 2, 0) + xp.where(nan_out & ~nan_in, 8, 0)
     nan_in, fin_in = False, True
     for v in floats:
         spacing = name == "spacing" and v.dtype != np.float16  # spacing(inf): no flag
@@ -547,8 +548,12 @@ class _Deferred(threading.local):
 _deferred = _Deferred()
 
 
-def _may_defer(st: dict) -> bool:
-    """Whether a check under the error state ``st`` may wait for the next host read."""
+def _deferrable(result: Any, st: dict) -> bool:
+    """Whether the check of ``result`` under the error state ``st`` may wait for the next
+    host read: a result in accelerator memory of this process only (a global array over
+    several processes is checked at the call by all of them), a state that only warns."""
+    if on_host(result) or not getattr(result, "is_fully_addressable", False):
+        return False
     if any(st[key] not in ("ignore", "warn") for key in ("divide", "over", "under", "invalid")):
         return False
     filters = warnings.filters
@@ -695,7 +700,7 @@ def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
                 return
             if _traced(outs, st, lambda: _int_flags(jnp, name, low, list(vals), mask)):
                 return
-            if not on_host(outs[0]) and _may_defer(st):
+            if _deferrable(outs[0], st):
                 _defer(name, "int", vals, outs, mask, st, low)
                 return
             flags = _flags(name, "int", False, vals, outs, mask, low)
@@ -722,7 +727,7 @@ def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
         if isinstance(outs[0], _Tracer):
             _traced(outs, st, None, vals if covers and mask is True else None)
             return
-        if floats and not on_host(outs[floats[0]]) and _may_defer(st):
+        if floats and _deferrable(outs[floats[0]], st):
             _defer(name, "float", vals, outs, mask, st)
             return
         hit = compare

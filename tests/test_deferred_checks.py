@@ -76,7 +76,8 @@ def test_messages_and_order_are_numpys(accelerator, monkeypatch):
         c = xp.sqrt(a - 2.0)
         d = xp.log(a)
         e = xp.asarray([5, 1]) // xp.asarray([0, 1])
-        return b, c, d, e
+        f = xp.asarray([[1e308, 1e308]]) @ xp.asarray([[10.0], [10.0]])  # a gufunc's flags
+        return b, c, d, e, f
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
