@@ -64,6 +64,24 @@ HOST = {
 
 FALLBACK: dict[str, str] = {}
 
+# ``npfunc`` functions that are not lazy-capable: in lazy mode their bodies run eagerly on
+# computed operands (``_dispatch.npfunc``); every other npfunc body gets pending operands.
+# Each was found by running the parity suites and tests/test_lazy_capable.py under lazy mode
+# with pending operands; the reason is what the body did with them.
+_RAW_JAX = "its body passes an array operand to a jax function (TypeError on a pending value)"
+NOT_LAZY = {
+    "append": _RAW_JAX, "argpartition": _RAW_JAX, "argsort": _RAW_JAX, "delete": _RAW_JAX,
+    "i0": _RAW_JAX, "insert": _RAW_JAX, "pad": _RAW_JAX, "partition": _RAW_JAX,
+    "roll": _RAW_JAX, "sort": _RAW_JAX, "take": _RAW_JAX, "tril": _RAW_JAX, "triu": _RAW_JAX,
+    "repeat": _RAW_JAX + " with an axis",
+    "searchsorted": _RAW_JAX + " for some operands (side='right', 2-d values)",
+    "average": _RAW_JAX + " with weights",
+    "compress": "data-dependent length: counts the selected elements (_buckets)",
+    "nonzero": "data-dependent length: counts the selected elements (_buckets)",
+    "unique": "data-dependent length, and its sort passes the operand to a jax function",
+    "linspace": "its kernels' outputs, pending, reach a jax function (TypeError)",
+}
+
 EXCLUDED = {
     "show_config": "describes NumPy's own build", "show_runtime": "describes NumPy's runtime",
     "get_include": "C headers of NumPy", "test": "runs NumPy's own test suite",
