@@ -51,7 +51,7 @@ def _stack_results(results: list, dtype: np.dtype, shape: tuple) -> jax.Array:
         if isinstance(v, np.ndarray):
             v = np.broadcast_to(v.astype(dtype, copy=False), shape)
         else:
-            v = jnp.broadcast_to(_astype(v, np.dtype(dtype), warn=False), shape)
+            v = jnp.broadcast_to(concrete(_astype(v, np.dtype(dtype), warn=False)), shape)
         values.append(v)
     if all(isinstance(v, np.ndarray) for v in values):  # host values: one transfer
         return to_jax(np.stack(values) if values else np.zeros((0,) + shape, dtype))
