@@ -24,6 +24,7 @@ from npjax._lazy import Lazy
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax, to_jax_lazy
 from npjax._placement import NOT_HOST, try_host
+from npjax._registry import NOT_LAZY
 from npjax._context import current
 from npjax._policy import Policy
 from npjax._context import policy as using_policy
@@ -109,6 +110,10 @@ def write_out(out: Any, value: jax.Array, casting: str, name: str, loop: str = "
 _SYNC_BYTES = 1 << 30
 
 
+# Every ``npfunc`` function by public name (``tests/test_lazy_capable.py`` reads it).
+FUNCTIONS: dict[str, Callable] = {}
+
+
 def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool = False,
            numpy_fn: Any = None, out_casting: str = "unsafe") -> Any:
     """Make ``fn`` (parameters tagged by annotation, body in pure JAX) a public function.
@@ -116,11 +121,16 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
     scalar: 0-d results are NumPy-style scalars (reductions and the like).
     numpy_fn: run this on the host when the body raises ``NpjaxUnsupported``.
     out_casting: the casting rule for ``out=`` (NumPy functions use "unsafe").
+
+    Lazy mode: a function is lazy-capable unless ``_registry.NOT_LAZY`` names it. A
+    lazy-capable body gets its array operands pending (``_lazy.Lazy``; its ``Kernel`` calls
+    are recorded); any other body runs eagerly on computed operands. Decided here, once.
     """
     if fn is None:
         return functools.partial(npfunc, name=name, scalar=scalar, numpy_fn=numpy_fn,
                                  out_casting=out_casting)
     public = name or fn.__name__
+    lazy = public not in NOT_LAZY
     params = list(inspect.signature(fn).parameters.values())
     # Evaluated, so modules using ``from __future__ import annotations`` get tag objects too.
     annotations = inspect.get_annotations(fn, eval_str=True)
@@ -146,12 +156,14 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
             by_name[p.name] = tag.convert
     has_out = "out" in annotations and annotations["out"] is Out
     numpy_target = numpy_fn
-    # Lazy mode: array operands may stay pending (the body's ``_lazy.Kernel`` calls are
-    # recorded); a body that needs their values fails on them and runs again on values.
+    # Lazy mode, decided here: a lazy-capable body gets pending array operands (its
+    # ``_lazy.Kernel`` calls are recorded); a body declared not lazy-capable (``NOT_LAZY``)
+    # runs eagerly on computed operands; others (no array operand to keep pending) run as
+    # called, their kernels recorded.
     lazy_of = {to_jax: to_jax_lazy, _opt_array: _opt_array_lazy}
     lazy_position = [(pos, lazy_of.get(convert, convert)) for pos, convert in by_position]
     lazy_name = {key: lazy_of.get(convert, convert) for key, convert in by_name.items()}
-    can_defer = star_tag is None and any(c in lazy_of for _, c in by_position)
+    defer = lazy and star_tag is None and any(c in lazy_of for _, c in by_position)
 
     def convert_and_run(args: Any, kwargs: dict, policy: Policy, positions: list,
                         names: dict) -> Any:
@@ -194,13 +206,13 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
                 out = out[0]
         raw_args, raw_kwargs = args, dict(kwargs)
         try:
-            if can_defer and policy.mode == "lazy":
-                try:
-                    result = convert_and_run(args, dict(kwargs), policy, lazy_position,
-                                             lazy_name)
-                except Exception:  # the run below gives the real error, if any
-                    with using_policy(mode="eager"):  # on computed values, nothing recorded
-                        result = convert_and_run(args, kwargs, policy, by_position, by_name)
+            if policy.mode != "lazy":
+                result = convert_and_run(args, kwargs, policy, by_position, by_name)
+            elif defer:  # pending operands in, the body's kernels recorded
+                result = convert_and_run(args, kwargs, policy, lazy_position, lazy_name)
+            elif not lazy:  # computed operands, the body run now (nothing recorded)
+                with using_policy(mode="eager"):
+                    result = convert_and_run(args, kwargs, policy, by_position, by_name)
             else:
                 result = convert_and_run(args, kwargs, policy, by_position, by_name)
             if isinstance(result, jax.Array) and result.nbytes > _SYNC_BYTES:
@@ -228,6 +240,8 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
     call.__name__ = call.__qualname__ = public
     call.__wrapped__ = fn
     call.host_first = True  # placement is decided inside (``try_host``)
+    call.lazy = lazy
+    FUNCTIONS[public] = call
     return call
 
 

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax._creation import _astype
+from npjax._creation import _astype, asarray
 from npjax._subclasses import refuse
 from npjax import _dtypes, _indexing
 from npjax._errors import unsupported
@@ -27,17 +27,12 @@ from npjax._lazy import concrete
 from npjax._axes import normalize_axis
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
+from npjax._shape_ops import expand_dims
 from npjax._views import settled
 
 __all__ = ["apply_along_axis", "apply_over_axes", "vectorize", "frompyfunc"]
 
 _NoValue = np._NoValue
-
-
-def _api():
-    import npjax
-
-    return npjax
 
 
 @functools.lru_cache(maxsize=256)
@@ -56,7 +51,7 @@ def _stack_results(results: list, dtype: np.dtype, shape: tuple) -> jax.Array:
         if isinstance(v, np.ndarray):
             v = np.broadcast_to(v.astype(dtype, copy=False), shape)
         else:
-            v = jnp.broadcast_to(_astype(v, np.dtype(dtype), warn=False), shape)
+            v = jnp.broadcast_to(concrete(_astype(v, np.dtype(dtype), warn=False)), shape)
         values.append(v)
     if all(isinstance(v, np.ndarray) for v in values):  # host values: one transfer
         return to_jax(np.stack(values) if values else np.zeros((0,) + shape, dtype))
@@ -76,8 +71,7 @@ def apply_along_axis(func1d: Any, axis: int, arr: Any, *args: Any, **kwargs: Any
     """npjax implementation of ``numpy.apply_along_axis``: ``func1d`` gets 1-d npjax views
     of ``arr``; the results are stacked on the device."""
     refuse("apply_along_axis", arr)
-    xp = _api()
-    arr = xp.asarray(arr)
+    arr = asarray(arr)
     nd = arr.ndim
     axis = normalize_axis(axis, nd)
     in_dims = list(range(nd))
@@ -88,7 +82,7 @@ def apply_along_axis(func1d: Any, axis: int, arr: Any, *args: Any, **kwargs: Any
     except StopIteration:
         raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0"
                          ) from None
-    res = xp.asarray(func1d(inarr_view[ind0], *args, **kwargs))
+    res = asarray(func1d(inarr_view[ind0], *args, **kwargs))
     results = [res]
     results.extend(func1d(inarr_view[ind], *args, **kwargs) for ind in inds)
     stacked = _stack_results(results, res.dtype, res.shape)
@@ -103,8 +97,7 @@ def apply_along_axis(func1d: Any, axis: int, arr: Any, *args: Any, **kwargs: Any
 def apply_over_axes(func: Any, a: Any, axes: Any) -> ndarray:
     """npjax implementation of ``numpy.apply_over_axes``."""
     refuse("apply_over_axes", a)
-    xp = _api()
-    val = xp.asarray(a)
+    val = asarray(a)
     n = a.ndim
     if np.ndim(axes) == 0:
         axes = (axes,)
@@ -115,7 +108,7 @@ def apply_over_axes(func: Any, a: Any, axes: Any) -> ndarray:
         if res.ndim == val.ndim:
             val = res
         else:
-            res = xp.expand_dims(res, axis)
+            res = expand_dims(res, axis)
             if res.ndim == val.ndim:
                 val = res
             else:
@@ -379,12 +372,11 @@ class vectorize:
         return tuple(_result_array(r, t) for r, t in zip(results, otypes))
 
     def _call_with_signature(self, func: Any, args: list) -> Any:
-        xp = _api()
         input_core_dims, output_core_dims = self._in_and_out_core_dims
         if len(args) != len(input_core_dims):
             raise TypeError(f"wrong number of positional arguments: expected "
                             f"{len(input_core_dims)!r}, got {len(args)!r}")
-        args = [xp.asarray(a) for a in args]
+        args = [asarray(a) for a in args]
         dim_sizes: dict = {}
         loop_shapes = []
         for arg, core_dims in zip(args, input_core_dims):

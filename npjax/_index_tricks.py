@@ -20,6 +20,13 @@ from npjax._dispatch import wrap
 from npjax._errors import unsupported
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
+from npjax._placement import public
+from npjax._creation import array, asarray, ones
+from npjax._dtype_functions import result_type as _result_type
+from npjax._joining import concatenate
+from npjax._ranges import arange as _arange, linspace
+from npjax._selection import nonzero
+from npjax._shape_ops import ndim as _ndim
 
 __all__ = [
     "r_", "c_", "s_", "index_exp", "ix_", "ndindex", "diag_indices", "diag_indices_from",
@@ -32,13 +39,8 @@ ndindex = np.ndindex
 
 _INTP = np.dtype(np.intp)
 
-
-def _api():
-    """The public npjax namespace (imported late: this module is part of it)."""
-    import npjax
-
-    return npjax
-
+# The public functions (with the host route, as ``npjax.arange`` etc. have it).
+arange, ndim, result_type = public(_arange), public(_ndim), public(_result_type)
 
 
 # --- s_, index_exp --------------------------------------------------------------------------
@@ -82,7 +84,6 @@ class AxisConcatenator:
         self.ndmin = ndmin
 
     def __getitem__(self, key: Any) -> Any:
-        xp = _api()
         if isinstance(key, str):
             raise unsupported(type(self).__name__.lower()[0] + "_", "key",
                               "matrix strings (numpy.bmat syntax)")
@@ -98,11 +99,11 @@ class AxisConcatenator:
                 start = 0 if item.start is None else item.start
                 step = 1 if item.step is None else item.step
                 if isinstance(step, np.complexfloating | complex):
-                    newobj = xp.linspace(start, item.stop, num=int(abs(step)))
+                    newobj = linspace(start, item.stop, num=int(abs(step)))
                 else:
-                    newobj = xp.arange(start, item.stop, step)
+                    newobj = arange(start, item.stop, step)
                 if ndmin > 1:
-                    newobj = xp.array(newobj, copy=None, ndmin=ndmin)
+                    newobj = array(newobj, copy=None, ndmin=ndmin)
                     if trans1d != -1:
                         newobj = newobj.swapaxes(-1, trans1d)
             elif isinstance(item, str):
@@ -130,8 +131,8 @@ class AxisConcatenator:
                 scalar = True
                 newobj = item
             else:
-                item_ndim = xp.ndim(item)
-                newobj = xp.array(item, copy=None, ndmin=ndmin)
+                item_ndim = ndim(item)
+                newobj = array(item, copy=None, ndmin=ndmin)
                 if trans1d != -1 and item_ndim < ndmin:
                     k2 = ndmin - item_ndim
                     k1 = trans1d
@@ -142,9 +143,9 @@ class AxisConcatenator:
             objs.append(newobj)
             rtype_objs.append(item if scalar else newobj.dtype)
         if rtype_objs:
-            final = xp.result_type(*rtype_objs)
-            objs = [xp.array(obj, copy=None, ndmin=ndmin, dtype=final) for obj in objs]
-        res = xp.concatenate(tuple(objs), axis=axis)
+            final = result_type(*rtype_objs)
+            objs = [array(obj, copy=None, ndmin=ndmin, dtype=final) for obj in objs]
+        res = concatenate(tuple(objs), axis=axis)
         if matrix:
             oldndim = res.ndim
             res = np.matrix(np.asarray(res))
@@ -183,16 +184,15 @@ c_ = CClass()
 
 def ix_(*args: Any) -> tuple:
     """npjax implementation of ``numpy.ix_`` (npjax arrays; views of npjax inputs)."""
-    xp = _api()
     out = []
     nd = len(args)
     for k, new in enumerate(args):
         if not isinstance(new, ndarray | np.ndarray):
-            new = xp.asarray(new)
+            new = asarray(new)
             if new.size == 0:
                 new = new.astype(_INTP)
         elif isinstance(new, np.ndarray):
-            new = xp.asarray(new)
+            new = asarray(new)
         if new.ndim != 1:
             raise ValueError("Cross index must be 1 dimensional")
         if new.dtype == np.bool_:
@@ -207,7 +207,7 @@ def ix_(*args: Any) -> tuple:
 
 def diag_indices(n: Any, ndim: int = 2) -> tuple:
     """npjax implementation of ``numpy.diag_indices`` (npjax arrays)."""
-    idx = _api().arange(n)
+    idx = arange(n)
     return (idx,) * ndim
 
 
@@ -254,9 +254,8 @@ def triu_indices_from(arr: Any, k: Any = 0) -> tuple:
 
 def mask_indices(n: int, mask_func: Any, k: Any = 0) -> tuple:
     """npjax implementation of ``numpy.mask_indices``."""
-    xp = _api()
-    a = mask_func(xp.ones((n, n), int), k)
-    return xp.nonzero(xp.asarray(a) != 0)
+    a = mask_func(ones((n, n), int), k)
+    return nonzero(asarray(a) != 0)
 
 
 def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:

@@ -23,12 +23,12 @@ import numpy as np
 from npjax import _stats
 from npjax._ndarray import install_methods, ndarray
 from npjax._normalize import to_jax
+from npjax._registry import public_module, public_namespace
 from npjax._ufuncs import UFUNCS
 
 __all__ = ["asnumpy", "from_dlpack", "from_jax"]
 
-_NAMESPACES = {"numpy": "npjax", "numpy.linalg": "npjax.linalg", "numpy.fft": "npjax.fft",
-               "numpy.lib.stride_tricks": "npjax.lib.stride_tricks"}
+_NAMESPACES = ("numpy", "numpy.linalg", "numpy.fft", "numpy.lib.stride_tricks")
 _targets: dict[Any, Any] = {}
 
 
@@ -38,12 +38,10 @@ def _target(func: Any) -> Any:
         return _targets[func]
     except KeyError:
         pass
-    import importlib
-
-    module = _NAMESPACES.get(getattr(func, "__module__", ""), None)
+    module = getattr(func, "__module__", "")
     found = None
-    if module is not None:
-        found = getattr(importlib.import_module(module), func.__name__, None)
+    if module in _NAMESPACES:  # npjax's public function of that name (the registry's record)
+        found = public_namespace(module).get(func.__name__)
     _targets[func] = found
     return found
 
@@ -88,11 +86,9 @@ def _dlpack_device(self: ndarray) -> tuple:
 
 
 def _array_namespace(self: ndarray, api_version: str | None = None) -> Any:
-    import npjax
-
     if api_version is not None and api_version not in _API_VERSIONS:
         raise ValueError(f"npjax: unsupported Array API version {api_version!r}")
-    return npjax
+    return public_module("numpy")
 
 
 _API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")

@@ -21,7 +21,7 @@ from npjax._creation import _astype
 from npjax import _indexing
 from npjax._errors import unsupported
 from npjax._ndarray import install_methods, ndarray
-from npjax._index_tricks import _api
+from npjax._creation import asarray
 from npjax._normalize import to_jax
 from npjax._views import settled
 
@@ -248,7 +248,7 @@ class ndenumerate:
     """npjax implementation of ``numpy.ndenumerate``: (index tuple, scalar) pairs, C order."""
 
     def __init__(self, arr: Any) -> None:
-        self.iter = _api().asarray(arr).flat
+        self.iter = asarray(arr).flat
 
     def __next__(self) -> tuple:
         return self.iter.coords, next(self.iter)
@@ -266,15 +266,14 @@ class broadcast:
     iteration over tuples of their (broadcast) elements as scalars."""
 
     def __init__(self, *args: Any) -> None:
-        xp = _api()
         arrays: list = []
         for x in args:
             if isinstance(x, broadcast):
                 arrays.extend(x._arrays)
             elif isinstance(x, np.broadcast):
-                arrays.extend(xp.asarray(it.base) for it in x.iters)
+                arrays.extend(asarray(it.base) for it in x.iters)
             else:
-                arrays.append(x if isinstance(x, ndarray) else xp.asarray(x))
+                arrays.append(x if isinstance(x, ndarray) else asarray(x))
         self._np = np.broadcast(*[_shape_dummy(a.shape) for a in arrays])
         self._arrays = arrays
         self._chunks: list | None = None
@@ -347,7 +346,6 @@ class nditer:
     def __init__(self, op: Any, flags: Any = None, op_flags: Any = None, op_dtypes: Any = None,
                  order: str = "K", casting: str = "safe", op_axes: Any = None,
                  itershape: Any = None, buffersize: int = 0) -> None:
-        xp = _api()
         if op_axes is not None:
             raise unsupported("nditer", "op_axes")
         flags = [flags] if isinstance(flags, str) else list(flags or [])
@@ -369,9 +367,9 @@ class nditer:
                     lay = lay.view()
                     lay.flags.writeable = False
             elif isinstance(x, np.ndarray):
-                arr, lay, sink = xp.asarray(x), x, x
+                arr, lay, sink = asarray(x), x, x
             else:
-                arr = xp.asarray(x)
+                arr = asarray(x)
                 lay = arr._layout_array()
             arrays.append(arr)
             layouts.append(lay)

@@ -337,15 +337,23 @@ def route_namespace(namespace: dict, numpy_module: Any) -> None:
     """Put the host route in front of every public function of ``namespace`` that NumPy's
     module has under the same name (npfunc functions and ufuncs already route)."""
     for name, impl in list(namespace.items()):
-        if name.startswith("_") or name in _NOT_ROUTED or not inspect.isfunction(impl):
-            continue
-        if getattr(impl, "host_first", False):
-            continue
-        host_fn = getattr(numpy_module, name, None)
-        if host_fn is None or host_fn is impl or isinstance(host_fn, type) or not callable(
-                host_fn):
-            continue
-        namespace[name] = host_first(name, host_fn, impl)
+        if not name.startswith("_"):
+            namespace[name] = public(impl, numpy_module, name)
+
+
+def public(impl: Any, numpy_module: Any = np, name: str | None = None) -> Any:
+    """The function the public namespace holds for ``impl``: ``impl`` preceded by the host
+    route when NumPy's module has a function of that name (what ``route_namespace`` puts in
+    ``npjax``). Library modules call other public functions through this, never through
+    ``import npjax``."""
+    name = name or getattr(impl, "__name__", "")
+    if name in _NOT_ROUTED or not inspect.isfunction(impl) or getattr(impl, "host_first",
+                                                                       False):
+        return impl
+    host_fn = getattr(numpy_module, name, None)
+    if host_fn is None or host_fn is impl or isinstance(host_fn, type) or not callable(host_fn):
+        return impl
+    return host_first(name, host_fn, impl)
 
 
 def place_new(result: Any, args: tuple, limit: int) -> Any:

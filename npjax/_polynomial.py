@@ -29,16 +29,20 @@ from npjax._dispatch import wrap
 from npjax._errors import unsupported
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
+from npjax._placement import public
+from npjax._creation import array, asanyarray, asarray, ones, zeros, zeros_like
+from npjax._joining import concatenate
+from npjax._ranges import arange as _arange
+from npjax._rearranging import trim_zeros
+from npjax._shape_ops import atleast_1d
+from npjax._sorting import sort
 from npjax._context import current
+
+# The public function (with the host route, as ``npjax.arange`` has it).
+arange = public(_arange)
 
 __all__ = ["poly", "roots", "polyint", "polyder", "polyadd", "polysub", "polymul", "polydiv",
            "polyval", "poly1d", "polyfit"]
-
-
-def _np() -> Any:
-    import npjax  # the public namespace, imported at call time (it imports this module)
-
-    return npjax
 
 
 def _coeffs(p: Any) -> Any:
@@ -180,9 +184,8 @@ def _poly_kernel(zeros: jax.Array, *, dtype: np.dtype) -> jax.Array:
 
 def poly(seq_of_zeros: Any) -> Any:
     """npjax implementation of numpy.poly (coefficients from roots or a matrix)."""
-    npx = _np()
     _dispatch_iterable(seq_of_zeros)
-    seq = npx.atleast_1d(_coeffs(seq_of_zeros))
+    seq = atleast_1d(_coeffs(seq_of_zeros))
     sh = seq.shape
     if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
         zeros = _eigvals(seq._read())
@@ -202,22 +205,19 @@ def poly(seq_of_zeros: Any) -> Any:
 
 
 def _lexsort_complex(z: jax.Array) -> jax.Array:
-    from npjax import sort
-
     return sort(wrap(z))._read()
 
 
 def roots(p: Any) -> Any:
     """npjax implementation of numpy.roots (eigenvalues of the companion matrix)."""
-    npx = _np()
     _dispatch_iterable(p)
-    p = npx.atleast_1d(_coeffs(p))
+    p = atleast_1d(_coeffs(p))
     if p.ndim != 1:
         raise ValueError("Input must be a rank-1 array.")
     value = p._read()
     non_zero = np.asarray(jnp.flatnonzero(value))  # indices only: NumPy's eager slicing
     if len(non_zero) == 0:
-        return npx.array([])
+        return array([])
     trailing_zeros = len(value) - int(non_zero[-1]) - 1
     value = value[int(non_zero[0]):int(non_zero[-1]) + 1]
     if value.dtype.kind not in "fc":
@@ -234,36 +234,34 @@ def roots(p: Any) -> Any:
 
 def polyint(p: Any, m: Any = 1, k: Any = None) -> Any:
     """npjax implementation of numpy.polyint (antiderivative)."""
-    npx = _np()
     m = int(m)
     if m < 0:
         raise ValueError("Order of integral must be positive (see polyder)")
     if k is None:
-        k = npx.zeros(m, float)
-    k = npx.atleast_1d(k)
+        k = zeros(m, float)
+    k = atleast_1d(k)
     if len(k) == 1 and m > 1:
-        k = k[0] * npx.ones(m, float)
+        k = k[0] * ones(m, float)
     if len(k) < m:
         raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
     truepoly = isinstance(p, poly1d)
-    p = npx.asarray(_coeffs(p))
+    p = asarray(_coeffs(p))
     if m == 0:
         return poly1d(p) if truepoly else p
-    y = npx.concatenate((p / npx.arange(len(p), 0, -1), k[0:1]))
+    y = concatenate((p / arange(len(p), 0, -1), k[0:1]))
     val = polyint(y, m - 1, k=k[1:])
     return poly1d(val) if truepoly else val
 
 
 def polyder(p: Any, m: Any = 1) -> Any:
     """npjax implementation of numpy.polyder (derivative)."""
-    npx = _np()
     m = int(m)
     if m < 0:
         raise ValueError("Order of derivative must be positive (see polyint)")
     truepoly = isinstance(p, poly1d)
-    p = npx.asarray(_coeffs(p))
+    p = asarray(_coeffs(p))
     n = len(p) - 1
-    y = p[:-1] * npx.arange(n, 0, -1)
+    y = p[:-1] * arange(n, 0, -1)
     val = p if m == 0 else polyder(y, m - 1)
     return poly1d(val) if truepoly else val
 
@@ -356,34 +354,31 @@ def _horner(p: jax.Array, x: jax.Array, *, dtype: np.dtype) -> jax.Array:
 
 def polyval(p: Any, x: Any) -> Any:
     """npjax implementation of numpy.polyval (Horner's scheme)."""
-    npx = _np()
-    p = npx.asarray(_coeffs(p))
+    p = asarray(_coeffs(p))
     if isinstance(x, poly1d):
         y: Any = 0
         for pv in p:
             y = y * x + pv
         return y
-    xa = npx.asanyarray(x)
+    xa = asanyarray(x)
     if p.ndim == 0:
         raise TypeError("iteration over a 0-d array")
     if p.ndim > 1:
         raise unsupported("polyval", "p", "coefficients must be 1-d")
     if len(p) == 0:
-        return npx.zeros_like(xa)
+        return zeros_like(xa)
     pv = p._read()
     dtype = np.result_type(xa.dtype, pv.dtype)
     return wrap(_horner(pv, xa._read(), dtype=dtype), scalar=True)
 
 
 def _binary_setup(a1: Any, a2: Any) -> tuple[bool, Any, Any]:
-    npx = _np()
     truepoly = isinstance(a1, poly1d) or isinstance(a2, poly1d)
-    return truepoly, npx.atleast_1d(_coeffs(a1)), npx.atleast_1d(_coeffs(a2))
+    return truepoly, atleast_1d(_coeffs(a1)), atleast_1d(_coeffs(a2))
 
 
 def _pad_front(a: Any, k: int, dtype: np.dtype) -> Any:
-    npx = _np()
-    return npx.concatenate((npx.zeros(k, dtype), a))
+    return concatenate((zeros(k, dtype), a))
 
 
 def polyadd(a1: Any, a2: Any) -> Any:
@@ -424,15 +419,14 @@ def polymul(a1: Any, a2: Any) -> Any:
 
 def polydiv(u: Any, v: Any) -> Any:
     """npjax implementation of numpy.polydiv (quotient and remainder)."""
-    npx = _np()
     truepoly = isinstance(u, poly1d) or isinstance(v, poly1d)
-    u = npx.atleast_1d(_coeffs(u)) + 0.0
-    v = npx.atleast_1d(_coeffs(v)) + 0.0
+    u = atleast_1d(_coeffs(u)) + 0.0
+    v = atleast_1d(_coeffs(v)) + 0.0
     w = u[0] + v[0]
     m = len(u) - 1
     n = len(v) - 1
     scale = 1.0 / v[0]
-    q = npx.zeros((max(m - n + 1, 1),), w.dtype)
+    q = zeros((max(m - n + 1, 1),), w.dtype)
     r = u.astype(w.dtype)
     for k in range(m - n + 1):
         d = scale * r[k]
@@ -498,7 +492,6 @@ class poly1d:
     o = order
 
     def __init__(self, c_or_r: Any, r: bool = False, variable: str | None = None) -> None:
-        npx = _np()
         if isinstance(c_or_r, poly1d):
             self._variable = c_or_r._variable
             self._coeffs = c_or_r._coeffs
@@ -512,12 +505,12 @@ class poly1d:
             return
         if r:
             c_or_r = poly(c_or_r)
-        c_or_r = npx.atleast_1d(_coeffs(c_or_r))
+        c_or_r = atleast_1d(_coeffs(c_or_r))
         if c_or_r.ndim > 1:
             raise ValueError("Polynomial must be 1d only.")
-        c_or_r = npx.trim_zeros(c_or_r, trim="f")
+        c_or_r = trim_zeros(c_or_r, trim="f")
         if len(c_or_r) == 0:
-            c_or_r = npx.array([0], dtype=c_or_r.dtype)
+            c_or_r = array([0], dtype=c_or_r.dtype)
         self._coeffs = c_or_r
         if variable is None:
             variable = "x"
@@ -616,13 +609,12 @@ class poly1d:
         return self.coeffs[ind]
 
     def __setitem__(self, key: Any, val: Any) -> None:
-        npx = _np()
         ind = self.order - key
         if key < 0:
             raise ValueError("Does not support negative powers.")
         if key > self.order:
-            zr = npx.zeros(key - self.order, self.coeffs.dtype)
-            self._coeffs = npx.concatenate((zr, self.coeffs))
+            zr = zeros(key - self.order, self.coeffs.dtype)
+            self._coeffs = concatenate((zr, self.coeffs))
             ind = 0
         self._coeffs[ind] = val
 

@@ -21,6 +21,7 @@ from npjax import _casts, _dtypes
 from npjax._dispatch import ArrayIn, DTypeIn, npfunc, write_out
 from npjax._errors import ComplexWarning, unsupported
 from npjax._axes import diagonal_axes, normalize_axes, normalize_axis
+from npjax._lazy import concrete  # copyto: a cast recorded in lazy mode, computed
 from npjax._ndarray import install_methods, ndarray
 from npjax._normalize import to_jax
 
@@ -519,7 +520,7 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
     if dst._readonly:
         raise ValueError("assignment destination is read-only")
     if where is True:
-        dst._write(jnp.broadcast_to(_casts.cast(value, dst.dtype), target))
+        dst._write(jnp.broadcast_to(concrete(_casts.cast(value, dst.dtype)), target))
         return
     mask = to_jax(where)
     if mask.dtype != np.bool_ and not _dtypes.can_cast(mask.dtype, np.dtype(bool), "safe"):
@@ -528,7 +529,7 @@ def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) ->
     _check_fits(mask.shape, target, "where mask")
     if _casts.needs_check(value.dtype, dst.dtype):  # only the elements copied are cast
         value = jnp.where(mask, value, jnp.zeros((), value.dtype))
-    dst._write(jnp.where(mask, _casts.cast(value, dst.dtype), dst._read()))
+    dst._write(jnp.where(mask, concrete(_casts.cast(value, dst.dtype)), dst._read()))
 
 
 copyto.__module__ = "npjax"

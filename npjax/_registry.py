@@ -22,6 +22,7 @@ classified.
 from __future__ import annotations
 
 import functools
+import sys
 import types
 from typing import Any, NamedTuple
 
@@ -62,6 +63,24 @@ HOST = {
 }
 
 FALLBACK: dict[str, str] = {}
+
+# ``npfunc`` functions that are not lazy-capable: in lazy mode their bodies run eagerly on
+# computed operands (``_dispatch.npfunc``); every other npfunc body gets pending operands.
+# Each was found by running the parity suites and tests/test_lazy_capable.py under lazy mode
+# with pending operands; the reason is what the body did with them.
+_RAW_JAX = "its body passes an array operand to a jax function (TypeError on a pending value)"
+NOT_LAZY = {
+    "append": _RAW_JAX, "argpartition": _RAW_JAX, "argsort": _RAW_JAX, "delete": _RAW_JAX,
+    "i0": _RAW_JAX, "insert": _RAW_JAX, "pad": _RAW_JAX, "partition": _RAW_JAX,
+    "roll": _RAW_JAX, "sort": _RAW_JAX, "take": _RAW_JAX, "tril": _RAW_JAX, "triu": _RAW_JAX,
+    "repeat": _RAW_JAX + " with an axis",
+    "searchsorted": _RAW_JAX + " for some operands (side='right', 2-d values)",
+    "average": _RAW_JAX + " with weights",
+    "compress": "data-dependent length: counts the selected elements (_buckets)",
+    "nonzero": "data-dependent length: counts the selected elements (_buckets)",
+    "unique": "data-dependent length, and its sort passes the operand to a jax function",
+    "linspace": "its kernels' outputs, pending, reach a jax function (TypeError)",
+}
 
 EXCLUDED = {
     "show_config": "describes NumPy's own build", "show_runtime": "describes NumPy's runtime",
@@ -154,8 +173,31 @@ def classify(module: str, name: str, ours: Any) -> Record:
     return Record(module, name, "native", "")
 
 
+# NumPy's module name -> npjax's public namespace for it (its module dict), as installed by
+# npjax/__init__.py: how the library finds public functions by name at call time (NumPy's
+# dispatch protocols, ``__array_namespace__``) without importing the package above it.
+_PUBLIC: dict[str, dict[str, Any]] = {}
+
+
+def register(namespace: dict[str, Any], module: str) -> None:
+    """Record ``namespace`` (an npjax module dict) as npjax's public module for ``module``."""
+    _PUBLIC[module] = namespace
+
+
+def public_namespace(module: str = "numpy") -> dict[str, Any]:
+    """npjax's public namespace (module dict) for NumPy's ``module`` (empty before import)."""
+    return _PUBLIC.get(module, {})
+
+
+def public_module(module: str = "numpy") -> types.ModuleType:
+    """npjax's public module for NumPy's ``module`` (``npjax`` for "numpy")."""
+    return sys.modules[_PUBLIC[module]["__name__"]]
+
+
 def install(namespace: dict[str, Any], module: str = "numpy") -> None:
-    """Give ``namespace`` (npjax's module dict) every NumPy name it lacks, per the tables."""
+    """Give ``namespace`` (npjax's module dict) every NumPy name it lacks, per the tables, and
+    record it as npjax's public namespace for ``module``."""
+    register(namespace, module)
     source = _numpy_module(module)
     for name in public_names(module):
         if name in namespace:
@@ -201,12 +243,9 @@ def lazy_fallback(module: str, name: str) -> Any:
 @functools.cache
 def records() -> tuple[Record, ...]:
     """Every record, for the coverage report and the tests."""
-    import importlib
-
     out = []
     for module in MODULES:
-        ours = importlib.import_module("npjax" + module[5:])
-        namespace = vars(ours)
+        namespace = public_namespace(module)
         for name in public_names(module):
             if name in namespace and namespace[name] is None:  # newaxis, whose value is None
                 out.append(Record(module, name, "numpy", "touches no array data"))

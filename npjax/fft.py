@@ -31,6 +31,7 @@ from npjax._ndarray import ndarray
 from npjax._lazy import Kernel
 from npjax._normalize import to_jax, to_jax_lazy
 from npjax._context import current
+from npjax._rearranging import roll as _roll  # the public roll (NumPy's axis checks)
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "rfftn", "irfftn", "rfft2",
            "irfft2", "fft2", "ifft2", "fftn", "ifftn", "fftfreq", "rfftfreq", "fftshift",
@@ -387,8 +388,6 @@ def rfftfreq(n: int, d: Any = 1.0, device: Any = None) -> ndarray:
 
 
 def _shift(x: Any, axes: Any, sign: int) -> ndarray:
-    from npjax import roll  # the public roll (NumPy's axis checks)
-
     x = x if isinstance(x, ndarray) else wrap(_as_jax(x))
     shape = x.shape
     if axes is None:
@@ -398,7 +397,7 @@ def _shift(x: Any, axes: Any, sign: int) -> ndarray:
         shift = sign * (shape[axes] // 2)
     else:
         shift = [sign * (shape[ax] // 2) for ax in axes]
-    return roll(x, shift, axes)
+    return _roll(x, shift, axes)
 
 
 def fftshift(x: Any, axes: Any = None) -> ndarray:

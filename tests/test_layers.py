@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,12 @@ LAYERS = {
              "_sharding", "_normalize", "_placement", "_buckets", "_indexing"},
 }
 TOOLS = {"__main__", "_runner", "_report", "_coverage"}
+# Modules that may import the public namespace ``npjax`` (the package itself and the public
+# subpackages built from it); every other module imports the modules it needs.
+PUBLIC = {"npjax", "npjax.lib"}
+# Known exceptions, to be removed: linalg (its functions import npjax; another change moves
+# them).
+IMPORTS_NPJAX = {"npjax.linalg"}
 
 
 def _name(path: pathlib.Path) -> str:
@@ -28,34 +35,44 @@ def _name(path: pathlib.Path) -> str:
     return ".".join(parts)
 
 
+def _edges(tree: ast.Module, name: str, package: str, modules: Any) -> dict[str, bool]:
+    """{imported npjax module: True when imported at module level} for one module's source."""
+    top = set(map(id, tree.body))
+    for node in tree.body:
+        if isinstance(node, ast.If | ast.Try):
+            top.update(map(id, node.body))
+    edges: dict[str, bool] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([base] if base else []))
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
+                       for a in node.names]
+        elif isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif (isinstance(node, ast.Call) and node.args
+              and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)
+              and getattr(node.func, "attr", getattr(node.func, "id", None))
+              in ("import_module", "__import__")):
+            targets = [node.args[0].value]  # importlib.import_module("npjax...")
+        else:
+            continue
+        for target in targets:
+            if target in modules and target != name:
+                edges[target] = edges.get(target, False) or id(node) in top
+    return edges
+
+
 def _imports() -> dict[str, dict[str, bool]]:
     """module -> {imported npjax module: True when imported at module level}."""
     modules = {_name(p): p for p in PACKAGE.rglob("*.py")}
     graph: dict[str, dict[str, bool]] = {}
     for name, path in modules.items():
-        tree = ast.parse(path.read_text())
         package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
-        top = set(map(id, tree.body))
-        for node in tree.body:
-            if isinstance(node, ast.If | ast.Try):
-                top.update(map(id, node.body))
-        edges: dict[str, bool] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join(up + ([base] if base else []))
-                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
-                           for a in node.names]
-            elif isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            else:
-                continue
-            for target in targets:
-                if target in modules and target != name:
-                    edges[target] = edges.get(target, False) or id(node) in top
-        graph[name] = edges
+        graph[name] = _edges(ast.parse(path.read_text()), name, package, modules)
     return graph
 
 
@@ -108,3 +125,25 @@ def test_the_layer_table_names_real_modules():
     shorts = {m.split(".")[1] for m in GRAPH if "." in m}
     for members in LAYERS.values():
         assert members <= shorts, members - shorts
+
+
+def test_no_library_module_imports_the_public_namespace():
+    """Not at module level, not inside a function (``import npjax``, ``from npjax import
+    roll``, ``importlib.import_module("npjax")``): a module imports the module that defines
+    what it needs (``_placement.public`` gives a function as ``npjax`` holds it, with the host
+    route; ``_registry.public_namespace`` finds public functions by name)."""
+    offenders = sorted(m for m, edges in GRAPH.items()
+                       if "npjax" in edges and m not in PUBLIC | IMPORTS_NPJAX
+                       and m.split(".")[-1] not in TOOLS)
+    assert not offenders, f"modules importing the public namespace npjax: {offenders}"
+
+
+@pytest.mark.parametrize("source", [
+    "def f():\n    import npjax\n    return npjax.roll\n",
+    "def f():\n    from npjax import roll\n",
+    "def f():\n    import importlib\n    return importlib.import_module('npjax')\n",
+    "def f():\n    return __import__('npjax')\n",
+])
+def test_the_public_namespace_check_sees_imports_inside_functions(source):
+    edges = _edges(ast.parse(source), "npjax._x", "npjax", set(GRAPH))
+    assert edges == {"npjax": False}

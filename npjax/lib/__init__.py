@@ -11,6 +11,7 @@ from npjax.lib import stride_tricks as stride_tricks
 scimath = _npjax.emath
 
 _registry.install(globals(), "numpy.lib")
+_registry.register(vars(stride_tricks), "numpy.lib.stride_tricks")
 
 
 def __getattr__(name: str):
