@@ -170,6 +170,10 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
+        for a in args:  # a stand-in such as a masked read under npjax.jit (``_masked``)
+            handler = DEFERRED.get(type(a))
+            if handler is not None:
+                return handler(public, call, args, kwargs)
         for pos, pname, default in checks:
             value = args[pos] if pos is not None and pos < len(args) else kwargs.get(
                 pname, default)
@@ -227,6 +231,11 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
     call.__wrapped__ = fn
     call.host_first = True  # placement is decided inside (``try_host``)
     return call
+
+
+# type -> handler(public name, function, args, kwargs): operand types that are not arrays and
+# run npjax functions their own way (``npjax._masked.MaskedValue`` registers itself).
+DEFERRED: dict[type, Callable] = {}
 
 
 def with_device(call: Callable) -> Callable:

@@ -48,7 +48,7 @@ import numpy as np
 
 from npjax._errors import JitError
 
-from npjax import _context, _errstate, _lazy
+from npjax import _context, _errstate, _lazy, _masked
 from npjax._ndarray import ndarray
 from npjax._context import current, policy
 
@@ -57,7 +57,7 @@ __all__ = ["JitError", "jit"]
 _Tracer = jax.core.Tracer
 _TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                  jax.errors.TracerIntegerConversionError,
-                 jax.errors.NonConcreteBooleanIndexError)
+                 jax.errors.NonConcreteBooleanIndexError, _masked.CountNeeded)
 _LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, np))
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _STATIC_SCALARS = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis))
@@ -79,6 +79,10 @@ class _Trace:
         self.watch = _errstate.FiniteWatch()  # float results of ufuncs (error state)
         self.writes: list[tuple[Any, Any]] = []
         self._seen: set[int] = set()
+
+    # ``a[mask]`` with a traced mask, and writes of such reads (``npjax._masked``)
+    mask_read = staticmethod(_masked.read)
+    mask_store = staticmethod(_masked.store)
 
     def check(self, bad: jax.Array) -> None:
         """Record a traced boolean that is True when eager NumPy would have raised."""
@@ -284,6 +288,9 @@ class _Outputs:
             return ("view", j, root._scalar, layout, self.lens_spec(x))
         if isinstance(x, jax.Array):
             return ("jax", self.leaf(x))
+        if type(x) is _masked.MaskedValue:
+            raise _masked.CountNeeded("returning x[mask] (a traced mask) from the function "
+                                      "needs the number of elements it selects")
         t = type(x)
         if t is tuple or t is list:
             return (t, tuple(self.walk(v) for v in x))
