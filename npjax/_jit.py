@@ -189,7 +189,10 @@ class _Rebuild:
         self.root_vals = root_vals
         self.dyns = dyns
         self.dyn_at = 0
-        self.arg_of: dict[int, Any] = {}  # id(wrapper object) -> caller's object
+        # id(wrapper object) -> position of the caller's object among the array arguments
+        # (``_Inputs.objs`` of each call: a program returns that call's object)
+        self.arg_of: dict[int, int] = {}
+        self.n_objs = 0
         self.objs: list[Any] = []
 
     def owner(self, k: int, scalar: bool, readonly: bool) -> ndarray:
@@ -203,11 +206,15 @@ class _Rebuild:
             self.wrappers[k] = w
         return w
 
+    def _obj(self) -> int:
+        self.n_objs += 1
+        return self.n_objs - 1
+
     def build(self, spec: Any, x: Any) -> Any:
         kind = spec[0]
         if kind == "A":
             w = self.owner(spec[1], spec[4], spec[5])
-            self.arg_of[id(w)] = x
+            self.arg_of[id(w)] = self._obj()
             return w
         if kind == "V":
             w = self.owner(spec[1], spec[4], spec[5])
@@ -221,13 +228,14 @@ class _Rebuild:
             v._base, v._lens, v._root_shape, v._value = w, tuple(lens), x._root_shape, None
             v._layout, v._cache, v._scalar, v._mine = x._layout, None, False, False
             v._version, v._readonly = 0, x._readonly
-            self.arg_of[id(v)] = x
+            self.arg_of[id(v)] = self._obj()
             return v
         if kind == "J":
+            self._obj()
             return self.root_vals[spec[1]]
         if kind == "H":
             w = self.owner(spec[1], False, not spec[4])
-            self.arg_of[id(w)] = x
+            self.arg_of[id(w)] = self._obj()
             return w
         if kind == "S":
             return x
@@ -320,7 +328,7 @@ def _make_view(root: ndarray, lens_spec: tuple, leaves: Sequence) -> ndarray:
 def _build_result(spec: Any, leaves: Sequence, made: dict) -> Any:
     kind = spec[0]
     if kind == "arg":
-        return spec[1]
+        return made["objs"][spec[1]]
     if kind == "own" or kind == "view":
         root = made.get(spec[1])
         if root is None:
@@ -491,7 +499,7 @@ class Jitted:
             root._version += 1
             if meta["layouts"][k] is not _SAME:
                 root._layout = meta["layouts"][k]
-        made = {"roots": roots}
+        made = {"roots": roots, "objs": inputs.objs}
         return _build_result(meta["result"], outs, made)
 
     def _traced_fn(self, entry: _Entry, arg_specs: tuple, kw_specs: tuple) -> Callable:

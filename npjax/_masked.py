@@ -379,16 +379,20 @@ def _arg(mv: MaskedValue, name: str, axis: Any, out: Any, keepdims: bool) -> Any
     flat_mask = mv.mask.ravel()
     before = jnp.cumsum(flat_mask) - flat_mask  # selected rows before each row
     rows = filled.reshape((-1,) + rest)
-    big = getattr(jnp, name)
+    big = getattr(npjax, name)  # NumPy's order: the first NaN wins, complex lexicographic
     if axis is None:
         size = math.prod(rest)
-        at = big(rows.reshape(-1))
+        if size == 0:  # NumPy: ValueError whatever the count
+            _check(True)
+            return ndarray._owner(jnp.zeros((1,) * mv.ndim if keepdims else (), np.intp),
+                                  not keepdims)
+        at = big(ndarray._owner(rows.reshape(-1)))._read()
         row, col = at // size, at % size
         r = (before[row] * size + col).astype(np.intp)
         if keepdims:
             r = r.reshape((1,) * mv.ndim)
     else:
-        row = big(rows, axis=0)
+        row = big(ndarray._owner(rows), axis=0)._read()
         r = before[row].astype(np.intp)
         if keepdims:
             r = r.reshape((1,) + rest)

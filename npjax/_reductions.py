@@ -29,7 +29,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _casts, _dtypes
+from npjax import _casts, _context, _dtypes
 from npjax._dispatch import ArrayIn, DTypeIn, npfunc, write_out
 from npjax._errors import output_casting_error
 from npjax._lazy import Kernel
@@ -82,6 +82,13 @@ def _q_sample(q: Any) -> Any:
 
 # The compiled-kernel cache lives in ``npjax._impl.reductions``; lazy mode records its kernels.
 def _jit(core: Any, static: tuple) -> Kernel:
+    tr = _context.trace()
+    if tr is not None:
+        # npjax.jit: the FMA guard's zero comes from the program's inputs (-(-0.0)). The
+        # concrete zero of the eager path became a constant of the traced program, and
+        # JAX's dispatch then passed the wrong arguments to the second program of one
+        # function (RuntimeProgramInputMismatch, e.g. x.var(keepdims=k) for two k).
+        return Kernel(functools.partial(_raw._compiled(core, static), -tr.neg_zero))
     return Kernel(_raw._jit(core, static))
 
 
