@@ -23,7 +23,7 @@ from npjax._fallback import call_numpy
 from npjax._lazy import Lazy
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax, to_jax_lazy
-from npjax._placement import NOT_HOST, try_host
+from npjax._placement import DEFERRED, NOT_HOST, try_host
 from npjax._context import current
 from npjax._policy import Policy
 from npjax._context import policy as using_policy
@@ -231,11 +231,6 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
     call.__wrapped__ = fn
     call.host_first = True  # placement is decided inside (``try_host``)
     return call
-
-
-# type -> handler(public name, function, args, kwargs): operand types that are not arrays and
-# run npjax functions their own way (``npjax._masked.MaskedValue`` registers itself).
-DEFERRED: dict[type, Callable] = {}
 
 
 def with_device(call: Callable) -> Callable:

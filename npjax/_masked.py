@@ -90,8 +90,10 @@ def _fill_first(x: jax.Array, m: jax.Array) -> jax.Array:
     position; the first element when none is selected)."""
     n = m.ndim
     rest = x.shape[n:]
+    if x.size == 0:
+        return x
     first = jnp.argmax(m.ravel())
-    row = x.reshape((-1,) + rest)[first]
+    row = x.reshape((m.size,) + rest)[first]
     return jnp.where(m.reshape(m.shape + (1,) * len(rest)), x, row)
 
 
@@ -378,7 +380,7 @@ def _arg(mv: MaskedValue, name: str, axis: Any, out: Any, keepdims: bool) -> Any
     filled = _filled(mv)._read()
     flat_mask = mv.mask.ravel()
     before = jnp.cumsum(flat_mask) - flat_mask  # selected rows before each row
-    rows = filled.reshape((-1,) + rest)
+    rows = filled.reshape((mv.mask.size,) + rest)
     big = getattr(npjax, name)  # NumPy's order: the first NaN wins, complex lexicographic
     if axis is None:
         size = math.prod(rest)
