@@ -161,6 +161,28 @@ class MaskedValue:
         raise _refuse("x[mask] as an index")
 
     def __getitem__(self, index: Any) -> Any:
+        """``x[m][b]`` with ``b`` a boolean masked value of the same mask (``x[m] > 0``):
+        the elements of ``x`` under both masks, in NumPy's order (C order of ``x``)."""
+        if type(index) is tuple and len(index) == 1:
+            index = index[0]
+        if type(index) is MaskedValue and index.dtype == np.bool_:
+            inner = index.full._read()
+            n, k = self.mask.ndim, index.full.ndim
+            if k <= self.full.ndim and tuple(inner.shape) == tuple(self.full.shape[:k]):
+                m = _same_mask(self.mask, index.mask)
+                both = m.reshape(m.shape + (1,) * (k - n)) & inner
+                return MaskedValue(ndarray._owner(_fill_first(self.full._read(), both)), both)
+        items = index if type(index) is tuple else (index,)
+        if items and (items[0] is Ellipsis or (type(items[0]) is slice and items[0] == _FULL)):
+            # x[m][:, k] and x[m][..., k]: basic indexing of the trailing axes only
+            rest_items = items if items[0] is Ellipsis else items[1:]
+            basic = all(it is None or it is Ellipsis or type(it) is slice or (
+                isinstance(it, int | np.integer) and not isinstance(it, bool))
+                for it in rest_items)
+            used = sum(it is not None and it is not Ellipsis for it in rest_items)
+            if basic and used <= len(self._rest) and list(items).count(Ellipsis) <= 1:
+                full = self.full[(_FULL,) * self.mask.ndim + tuple(rest_items)]
+                return _wrap(full, self.mask)
         raise _refuse("indexing x[mask]")
 
     def __setitem__(self, index: Any, value: Any) -> None:
@@ -353,12 +375,13 @@ def _minmax(mv: MaskedValue, name: str, axis: Any, out: Any, keepdims: bool, ini
 
     _no_out(out, where)
     _, counted = mv._axes(axis)
-    kwargs: dict = {}
-    if initial is not np._NoValue:
-        kwargs["initial"] = initial
-    elif counted:
+    if initial is not np._NoValue:  # the identity given: a where= reduction
+        mask = ndarray._owner(jnp.broadcast_to(mv._broad_mask(), mv.full.shape))
+        return mv._finish(getattr(npjax, name), mv.full, axis, keepdims,
+                          {"initial": initial, "where": mask})
+    if counted:
         _check(mv.count() == 0)  # NumPy: ValueError, zero-size array to reduction
-    return mv._finish(getattr(npjax, name), _filled(mv), axis, keepdims, kwargs)
+    return mv._finish(getattr(npjax, name), _filled(mv), axis, keepdims, {})
 
 
 def _arg(mv: MaskedValue, name: str, axis: Any, out: Any, keepdims: bool) -> Any:

@@ -374,3 +374,18 @@ def test_hypothesis_exact_reductions_and_writes(case):
 def test_hypothesis_sums_and_means(case):
     x, m = case
     check(rounded_reductions, x, m)
+
+
+def nested(xp, x, m):
+    y = x[m]
+    out = [y[y > 0].sum(), y[y > 0].max(initial=-1.0)]
+    if x.ndim > 1:
+        out += [y[(y > 0)[:, 0]].sum(axis=0), y[..., 0].min(initial=9.0), y[:, None, 1].sum()]
+    return tuple(out)
+
+
+def test_selection_of_a_selection_and_trailing_indexing():
+    rng = np.random.default_rng(9)
+    for shape in ((7,), (5, 3)):
+        check(nested, rng.standard_normal(shape), rng.random(shape[0]) > 0.3, traced=True)
+        check(nested, rng.standard_normal(shape), np.zeros(shape[0], bool), traced=True)
