@@ -15,9 +15,13 @@ Rules:
 - Python scalars, strings, tuples, NumPy scalars and dtypes are static: a new value retraces
   (one compiled program per value, cached). ``static_argnums``/``static_argnames`` add more.
 - Python loops and branches on static values unroll at trace time.
+- ``x[m]`` with a traced mask is a masked value (``npjax._masked``): used elementwise,
+  written back under the same mask (``x[m] = x[m] * 2``, ``x[m] += 1``) or reduced
+  (``np.sum(x[x > 0])``, ``x[m].max()``) it traces, one program for every count.
 - Value-dependent Python control flow (``if x.sum() > 0``, ``float(x)``, ``int(x)``) and
-  data-dependent shapes (``a[a > 0]`` as a value, ``nonzero``) cannot be traced: the call raises
-  ``npjax.JitError`` naming the user's file and line; with ``fallback="eager"`` that call (and
+  data-dependent shapes (``a[a > 0]`` returned or printed, ``nonzero``) cannot be traced:
+  the call raises ``npjax.JitError`` naming the user's file and line; with
+  ``fallback="eager"`` that call (and
   later calls with the same cache key) runs eagerly instead. Host-NumPy fallback functions
   raise the same way.
 - Bounds of integer index arrays, and other value checks NumPy makes (a NumPy scalar that does
