@@ -389,3 +389,15 @@ def test_selection_of_a_selection_and_trailing_indexing():
     for shape in ((7,), (5, 3)):
         check(nested, rng.standard_normal(shape), rng.random(shape[0]) > 0.3, traced=True)
         check(nested, rng.standard_normal(shape), np.zeros(shape[0], bool), traced=True)
+
+
+def view_rmw(xp, z):
+    inner = z[1:-1, ::2]
+    inner[inner > 2] = inner[inner > 2] * 10
+    z[1:-1][z[1:-1] < 1] -= 1
+    return z[1:-1].sum(), inner[inner > 20].min(initial=0)
+
+
+def test_read_modify_write_through_views():
+    rng = np.random.default_rng(10)
+    check(view_rmw, rng.integers(0, 5, (6, 5)), traced=True)
