@@ -586,6 +586,9 @@ MaskedValue.__ipow__ = _ipow  # type: ignore[attr-defined]
 def read(a: ndarray, items: list, kinds: list, shape: tuple) -> MaskedValue | None:
     """``a[mask]`` under a trace: a masked value when the mask is traced (None otherwise:
     the count is known and the exact read runs)."""
+    if isinstance(items[0], np.ndarray) or (isinstance(items[0], ndarray) and
+                                            items[0]._host() is not None):
+        return None  # host data: the count is known, the exact read runs
     m = _mask_of(items, kinds, shape)
     if m is None or not isinstance(m, _Tracer):
         return None
