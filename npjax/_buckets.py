@@ -19,7 +19,8 @@ the host too when it is small (``HOST_CUT_BYTES``); a larger one is cut on the d
 slicing program per count, since moving it twice would cost about as much as compiling that.
 
 Under ``npjax.jit`` a count computed from traced values cannot be read: JAX's tracer error
-becomes ``npjax.JitError``, as before. A count known when tracing (``a[mask]`` with a NumPy
+becomes ``npjax.JitError``, as before (``a[mask]`` with a traced mask does not come here: it
+is a masked value, ``npjax._masked``). A count known when tracing (``a[mask]`` with a NumPy
 mask) gives a traced cut. Lazy mode runs these functions on computed values.
 """
 

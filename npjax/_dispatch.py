@@ -23,7 +23,7 @@ from npjax._fallback import call_numpy
 from npjax._lazy import Lazy
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax, to_jax_lazy
-from npjax._placement import NOT_HOST, try_host
+from npjax._placement import DEFERRED, NOT_HOST, try_host
 from npjax._registry import NOT_LAZY
 from npjax._context import current
 from npjax._policy import Policy
@@ -184,6 +184,10 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
+        for a in args:  # a stand-in such as a masked read under npjax.jit (``_masked``)
+            handler = DEFERRED.get(type(a))
+            if handler is not None:
+                return handler(public, call, args, kwargs)
         for pos, pname, default in checks:
             value = args[pos] if pos is not None and pos < len(args) else kwargs.get(
                 pname, default)

@@ -581,6 +581,11 @@ def getitem(a: ndarray, index: Any) -> ndarray:
         return _read_one(a, pos)
     items, kinds, advanced, single = _expand(index, len(shape))
     if advanced:
+        tr = trace()
+        if tr is not None:  # npjax.jit: a traced mask's read is a masked value (_masked)
+            got = tr.mask_read(a, items, kinds, shape)
+            if got is not None:
+                return got
         template, arrays, checks, empty, masked = _advanced_unchecked(
             items, kinds, shape, _one_mask(items, kinds))
         if empty:  # nothing selected: NumPy checks no bounds
@@ -675,6 +680,9 @@ def setitem(a: ndarray, index: Any, value: Any) -> None:
     items, kinds, advanced, single = _expand(index, len(shape))
     dtype = a.dtype
     if advanced:
+        tr = trace()
+        if tr is not None and tr.mask_store(a, items, kinds, shape, value):
+            return  # npjax.jit: a masked value written back under its mask (_masked)
         if _mask_store(a, items, kinds, shape, value):
             return
         template, arrays, checks, empty, _ = _advanced_unchecked(items, kinds, shape)

@@ -15,9 +15,13 @@ Rules:
 - Python scalars, strings, tuples, NumPy scalars and dtypes are static: a new value retraces
   (one compiled program per value, cached). ``static_argnums``/``static_argnames`` add more.
 - Python loops and branches on static values unroll at trace time.
+- ``x[m]`` with a traced mask is a masked value (``npjax._masked``): used elementwise,
+  written back under the same mask (``x[m] = x[m] * 2``, ``x[m] += 1``) or reduced
+  (``np.sum(x[x > 0])``, ``x[m].max()``) it traces, one program for every count.
 - Value-dependent Python control flow (``if x.sum() > 0``, ``float(x)``, ``int(x)``) and
-  data-dependent shapes (``a[a > 0]`` as a value, ``nonzero``) cannot be traced: the call raises
-  ``npjax.JitError`` naming the user's file and line; with ``fallback="eager"`` that call (and
+  data-dependent shapes (``a[a > 0]`` returned or printed, ``nonzero``) cannot be traced:
+  the call raises ``npjax.JitError`` naming the user's file and line; with
+  ``fallback="eager"`` that call (and
   later calls with the same cache key) runs eagerly instead. Host-NumPy fallback functions
   raise the same way.
 - Bounds of integer index arrays, and other value checks NumPy makes (a NumPy scalar that does
@@ -48,7 +52,7 @@ import numpy as np
 
 from npjax._errors import JitError
 
-from npjax import _context, _errstate, _lazy
+from npjax import _context, _errstate, _lazy, _masked
 from npjax._ndarray import ndarray
 from npjax._context import current, policy
 
@@ -57,7 +61,7 @@ __all__ = ["JitError", "jit"]
 _Tracer = jax.core.Tracer
 _TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                  jax.errors.TracerIntegerConversionError,
-                 jax.errors.NonConcreteBooleanIndexError)
+                 jax.errors.NonConcreteBooleanIndexError, _masked.CountNeeded)
 _LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, np))
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _STATIC_SCALARS = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis))
@@ -79,6 +83,10 @@ class _Trace:
         self.watch = _errstate.FiniteWatch()  # float results of ufuncs (error state)
         self.writes: list[tuple[Any, Any]] = []
         self._seen: set[int] = set()
+
+    # ``a[mask]`` with a traced mask, and writes of such reads (``npjax._masked``)
+    mask_read = staticmethod(_masked.read)
+    mask_store = staticmethod(_masked.store)
 
     def check(self, bad: jax.Array) -> None:
         """Record a traced boolean that is True when eager NumPy would have raised."""
@@ -185,7 +193,10 @@ class _Rebuild:
         self.root_vals = root_vals
         self.dyns = dyns
         self.dyn_at = 0
-        self.arg_of: dict[int, Any] = {}  # id(wrapper object) -> caller's object
+        # id(wrapper object) -> position of the caller's object among the array arguments
+        # (``_Inputs.objs`` of each call: a program returns that call's object)
+        self.arg_of: dict[int, int] = {}
+        self.n_objs = 0
         self.objs: list[Any] = []
 
     def owner(self, k: int, scalar: bool, readonly: bool) -> ndarray:
@@ -199,11 +210,15 @@ class _Rebuild:
             self.wrappers[k] = w
         return w
 
+    def _obj(self) -> int:
+        self.n_objs += 1
+        return self.n_objs - 1
+
     def build(self, spec: Any, x: Any) -> Any:
         kind = spec[0]
         if kind == "A":
             w = self.owner(spec[1], spec[4], spec[5])
-            self.arg_of[id(w)] = x
+            self.arg_of[id(w)] = self._obj()
             return w
         if kind == "V":
             w = self.owner(spec[1], spec[4], spec[5])
@@ -217,13 +232,14 @@ class _Rebuild:
             v._base, v._lens, v._root_shape, v._value = w, tuple(lens), x._root_shape, None
             v._layout, v._cache, v._scalar, v._mine = x._layout, None, False, False
             v._version, v._readonly = 0, x._readonly
-            self.arg_of[id(v)] = x
+            self.arg_of[id(v)] = self._obj()
             return v
         if kind == "J":
+            self._obj()
             return self.root_vals[spec[1]]
         if kind == "H":
             w = self.owner(spec[1], False, not spec[4])
-            self.arg_of[id(w)] = x
+            self.arg_of[id(w)] = self._obj()
             return w
         if kind == "S":
             return x
@@ -284,6 +300,9 @@ class _Outputs:
             return ("view", j, root._scalar, layout, self.lens_spec(x))
         if isinstance(x, jax.Array):
             return ("jax", self.leaf(x))
+        if type(x) is _masked.MaskedValue:
+            raise _masked.CountNeeded("returning x[mask] (a traced mask) from the function "
+                                      "needs the number of elements it selects")
         t = type(x)
         if t is tuple or t is list:
             return (t, tuple(self.walk(v) for v in x))
@@ -313,7 +332,7 @@ def _make_view(root: ndarray, lens_spec: tuple, leaves: Sequence) -> ndarray:
 def _build_result(spec: Any, leaves: Sequence, made: dict) -> Any:
     kind = spec[0]
     if kind == "arg":
-        return spec[1]
+        return made["objs"][spec[1]]
     if kind == "own" or kind == "view":
         root = made.get(spec[1])
         if root is None:
@@ -484,7 +503,7 @@ class Jitted:
             root._version += 1
             if meta["layouts"][k] is not _SAME:
                 root._layout = meta["layouts"][k]
-        made = {"roots": roots}
+        made = {"roots": roots, "objs": inputs.objs}
         return _build_result(meta["result"], outs, made)
 
     def _traced_fn(self, entry: _Entry, arg_specs: tuple, kw_specs: tuple) -> Callable:

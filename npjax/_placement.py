@@ -196,10 +196,20 @@ _OPERATORS["__divmod__"] = divmod
 _OPERATORS["__rdivmod__"] = lambda a, b: divmod(b, a)
 
 
+# type -> handler(public name, function, args, kwargs): operand types that are not arrays and
+# run npjax functions their own way (``npjax._masked.MaskedValue`` registers itself; read
+# by ``host_first``, ``_dispatch.npfunc`` and the ufuncs).
+DEFERRED: dict[type, Any] = {}
+
+
 def host_first(name: str, host_fn: Any, impl: Any) -> Any:
     """``impl`` preceded by the host route: NumPy's ``host_fn`` runs host operands."""
 
     def call(*args: Any, **kwargs: Any) -> Any:
+        for a in args:  # a stand-in such as a masked read under npjax.jit
+            handler = DEFERRED.get(type(a))
+            if handler is not None:
+                return handler(name, impl, args, kwargs)
         result = try_host(name, host_fn, args, kwargs)
         return impl(*args, **kwargs) if result is NOT_HOST else result
 

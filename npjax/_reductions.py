@@ -26,10 +26,11 @@ import math
 import warnings
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _casts, _dtypes
+from npjax import _casts, _context, _dtypes
 from npjax._dispatch import ArrayIn, DTypeIn, npfunc, write_out
 from npjax._errors import output_casting_error
 from npjax._lazy import Kernel
@@ -83,11 +84,28 @@ def _q_sample(q: Any) -> Any:
 
 # The compiled-kernel cache lives in ``npjax._impl.reductions``; lazy mode records its kernels.
 def _jit(core: Any, static: tuple) -> Kernel:
+    tr = _context.trace()
+    if tr is not None:
+        # npjax.jit: the FMA guard's zero comes from the program's inputs (-(-0.0)). The
+        # concrete zero of the eager path became a constant of the traced program, and
+        # JAX's dispatch then passed the wrong arguments to the second program of one
+        # function (RuntimeProgramInputMismatch, e.g. x.var(keepdims=k) for two k).
+        return Kernel(functools.partial(_raw._compiled(core, static), -tr.neg_zero))
     return Kernel(_raw._jit(core, static))
 
 
 def _jit_plain(core: Any, static: tuple) -> Kernel:
     return Kernel(_raw._jit_plain(core, static))
+
+
+def _raises_on(bad: Any) -> bool:
+    """Whether NumPy raises on this data-dependent condition: one transfer, or inside
+    ``npjax.jit`` a device-side check (False here; the call reruns eagerly and raises)."""
+    tr = _context.trace()
+    if tr is not None and isinstance(bad, jax.core.Tracer):
+        tr.check(jnp.any(bad))
+        return False
+    return bool(bad)
 
 
 # --- argument handling -----------------------------------------------------------------------
@@ -394,7 +412,7 @@ def _arg_public(name: str, a: Any, axis: Any, out: Any, keepdims: Any, is_max: b
         raise ValueError(f"attempt to get {'argmax' if is_max else 'argmin'} of an empty "
                          "sequence")
     if ignore_nan and a.dtype.kind in "fc":
-        if bool(_jit_plain(_k_allnan, (ax,))(a)):
+        if _raises_on(_jit_plain(_k_allnan, (ax,))(a)):
             raise ValueError("All-NaN slice encountered")
     if out is not None and getattr(out, "dtype", _INTP).kind not in "iu":
         raise TypeError(f"Cannot cast array data from dtype('{out.dtype}') to "
@@ -736,7 +754,7 @@ def average(a: ArrayIn, axis: Any = None, weights: Any = None, returned: bool = 
         rd = _dtypes.result_type(a.dtype, w.dtype)
     axes = _axes(axis, a.ndim)
     avg, scl, zero = _jit(_k_average, (axes, keepdims is True, rd))(a, w)
-    if bool(zero):
+    if _raises_on(zero):
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")
     if returned:
         if scl.shape != avg.shape:

@@ -31,7 +31,7 @@ import numpy as np
 from jax import lax
 
 from npjax import _casts, _context, _dtypes, _errstate, _lazy, _stats
-from npjax._dispatch import write_out
+from npjax._dispatch import DEFERRED, write_out
 from npjax._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._fallback import call_numpy
 from npjax._impl.ufuncs import IMPL_OVERRIDES
@@ -162,6 +162,14 @@ class ufunc:
             raise unsupported(self.__name__, next(iter(extra)))
         if has_subclass(args, {"out": out}):
             raise SubclassOperand
+        if DEFERRED:
+            for a in (*args, where):  # a masked read under npjax.jit (``_masked``)
+                if type(a) in DEFERRED:
+                    from npjax._masked import ufunc_call
+                    return ufunc_call(self, args, {"out": out, "where": where,
+                                                   "casting": casting, "order": order,
+                                                   "dtype": dtype, "subok": subok,
+                                                   "signature": signature})
         if signature is not None:
             raise unsupported(self.__name__, "signature")
         if self._impl is None:

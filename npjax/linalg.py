@@ -322,8 +322,9 @@ def eig(a: Any) -> EigResult:
     _check_square(a)
     t, rt = _common_type(a.dtype)
     w, v, finite, all_real = _k.eig(a.astype(t))
-    finite, all_real = jax.device_get((finite, all_real))
-    if not finite:
+    if not isinstance(finite, jax.core.Tracer):  # one transfer for both flags
+        finite, all_real = jax.device_get((finite, all_real))
+    if _flag(jnp.logical_not(finite)):
         raise LinAlgError("Array must not contain infs or NaNs")
     out_t, real = _eig_result(w, all_real, rt, t.kind == "f")
     if real:
@@ -337,8 +338,9 @@ def eigvals(a: Any) -> ndarray:
     _check_square(a)
     t, rt = _common_type(a.dtype)
     w, finite, all_real = _k.eigvals(a.astype(t))
-    finite, all_real = jax.device_get((finite, all_real))
-    if not finite:
+    if not isinstance(finite, jax.core.Tracer):  # one transfer for both flags
+        finite, all_real = jax.device_get((finite, all_real))
+    if _flag(jnp.logical_not(finite)):
         raise LinAlgError("Array must not contain infs or NaNs")
     out_t, real = _eig_result(w, all_real, rt, t.kind == "f")
     return _out((w.real if real else w).astype(out_t))
@@ -422,15 +424,20 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple:
         b = jnp.zeros((m, 1), b.dtype)
     x, resids, rank, s, bad = _k.lstsq(a.astype(t), b.astype(t),
                                       jnp.asarray(float(rcond), _F64))
-    bad, rank = jax.device_get((bad, rank))
-    if bad:
+    traced = isinstance(rank, jax.core.Tracer)
+    if not traced:  # one transfer for both
+        bad, rank = jax.device_get((bad, rank))
+    if _flag(bad):
         raise LinAlgError("SVD did not converge in Linear Least Squares")
-    rank = int(rank)
     if n_rhs == 0:
         x, resids = x[..., :0], resids[..., :0]
     if is_1d:
         x = x[..., 0]
-    if rank != n or m <= n:
+    if m <= n:
+        resids = jnp.zeros((0,), real_t)
+    elif traced:  # npjax.jit: traced for full rank; another rank (no residuals) reruns
+        _flag(rank != n)
+    elif int(rank) != n:
         resids = jnp.zeros((0,), real_t)
     return (_out(x.astype(rt)), _out(resids.astype(real_t)),
             ndarray._owner(jnp.asarray(rank, np.int32), True), _out(s.astype(real_t)))

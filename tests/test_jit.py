@@ -402,3 +402,60 @@ def _mask_writes(xp, a, z):
 def test_mask_writes_trace():
     rng = np.random.default_rng(5)
     check_kernel(_mask_writes, rng.random((6, 5)), rng.integers(0, 5, (7, 3)))
+
+
+def _eig_call(xp, name, a):
+    r = getattr(xp.linalg, name)(a)
+    return r if name == "eigvals" else r.eigenvalues
+
+
+@pytest.mark.parametrize("name", ["eig", "eigvals"])
+def test_eig_checks_are_device_checks(name):
+    # Finite input and the real-or-complex result dtype were read on the host (JitError).
+    # Traced, the result is complex; all-real eigenvalues rerun eagerly (NumPy's real dtype).
+    rotation = np.array([[0.0, -1.0], [1.0, 0.0]])
+    check_kernel(_eig_call, name, rotation, static=(0,))
+    check_kernel(_eig_call, name, np.array([[2.0, 0.0], [0.0, 1.0]]), static=(0,), calls=1)
+    check_kernel(_eig_call, name, np.array([[np.nan, 0.0], [0.0, 1.0]]), static=(0,),
+                 calls=1)
+
+
+def _lstsq_call(xp, a, b):
+    x, resids, rank, s = xp.linalg.lstsq(a, b)
+    return x.round(8), resids.round(8), rank, s.round(8)
+
+
+def test_lstsq_under_jit():
+    rng = np.random.default_rng(11)
+    check_kernel(_lstsq_call, rng.standard_normal((5, 3)), rng.standard_normal(5))
+    deficient = np.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])  # rank 1: no residuals
+    check_kernel(_lstsq_call, deficient, np.ones(3), calls=1)
+    check_kernel(_lstsq_call, rng.standard_normal((2, 3)), rng.standard_normal(2))
+
+
+def test_value_checks_of_reductions_are_device_checks():
+    avg = lambda xp, a, w: xp.average(a, weights=w)  # noqa: E731
+    check_kernel(avg, np.arange(3.0), np.array([1.0, 2.0, 3.0]))
+    check_kernel(avg, np.arange(3.0), np.array([1.0, -1.0, 0.0]), calls=1)
+    nanarg = lambda xp, a: (xp.nanargmax(a), xp.nanargmin(a, axis=0))  # noqa: E731
+    check_kernel(nanarg, np.array([[np.nan, 1.0], [2.0, np.nan]]))
+    check_kernel(nanarg, np.array([[np.nan, 1.0], [np.nan, np.nan]]), calls=1)
+
+
+def _draws(xp, p, lam):
+    rng = xp.random.default_rng(3)
+    return rng.binomial(10, p), rng.poisson(lam)
+
+
+def test_random_parameter_checks_are_device_checks():
+    f = npjax.jit(_draws, static_argnums=0)
+    p, lam = np.array([0.2, 0.9]), np.array([1.0, 4.0])
+    want = _draws(npjax, npjax.asarray(p), npjax.asarray(lam))
+    got = f(npjax, npjax.asarray(p), npjax.asarray(lam))
+    for g, w in zip(got, want):
+        assert_same(g, np.asarray(w))
+    for bad_p, bad_lam in ((np.array([0.2, 1.5]), lam), (p, np.array([1.0, -1.0]))):
+        with pytest.raises(ValueError):
+            f(npjax, npjax.asarray(bad_p), npjax.asarray(bad_lam))
+        with pytest.raises(ValueError):
+            _draws(np, bad_p, bad_lam)

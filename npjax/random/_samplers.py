@@ -19,6 +19,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax import _context
+
 f64 = jnp.float64
 i64 = jnp.int64
 INT64_MAX = np.iinfo(np.int64).max
@@ -573,11 +575,18 @@ def check_scalar(val: float, name: str, cons: int) -> None:
 def check_array(val: Any, name: str, cons: int) -> None:
     """NumPy's ``check_array_constraint``; ``val`` is a NumPy or a JAX array."""
     xp = np if isinstance(val, np.ndarray) else jnp
+    tr = _context.trace() if isinstance(val, jax.core.Tracer) else None
 
     def any_(x):
+        if tr is not None:  # npjax.jit: a device-side check (the call reruns eagerly)
+            tr.check(jnp.any(x))
+            return False
         return bool(xp.any(x))
 
     def all_(x):
+        if tr is not None:
+            tr.check(~jnp.all(x))
+            return True
         return bool(xp.all(x))
 
     if cons == NON_NEGATIVE:
