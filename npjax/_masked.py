@@ -48,6 +48,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax import _context
+from npjax._registry import public_module
 from npjax._errors import JitError
 from npjax._dispatch import DEFERRED
 from npjax._indexing import _FULL, _complex_warning, cast_device, write_through
@@ -271,11 +272,9 @@ class MaskedValue:
         return _arg(self, "argmin", axis, out, keepdims)
 
     def count_nonzero(self, axis: Any = None, *, keepdims: bool = False) -> Any:
-        import npjax
-
         zero = jnp.zeros((), self.dtype)
         plain = ndarray._owner(jnp.where(self._broad_mask(), self.full._read(), zero))
-        return self._finish(npjax.count_nonzero, plain, axis, keepdims, {})
+        return self._finish(public_module().count_nonzero, plain, axis, keepdims, {})
 
     # --- helpers ------------------------------------------------------------------------
 
@@ -320,12 +319,10 @@ def _check(bad: Any) -> None:
 def _reduce(mv: MaskedValue, name: str, axis: Any, keepdims: bool, out: Any, where: Any,
             **kwargs: Any) -> Any:
     """sum, prod, mean, any, all: npjax's reduction with ``where=`` the mask."""
-    import npjax
-
     _no_out(out, where)
     if kwargs.get("initial", 1) is np._NoValue:
         del kwargs["initial"]
-    fn = getattr(npjax, name)
+    fn = getattr(public_module(), name)
     _, counted = mv._axes(axis)
     if name == "mean":
         reduced = _reduced_rest(mv, axis)
@@ -346,7 +343,7 @@ def _reduced_rest(mv: MaskedValue, axis: Any) -> int:
 
 def _var(mv: MaskedValue, name: str, axis: Any, dtype: Any, out: Any, ddof: Any,
          keepdims: bool, where: Any, mean: Any, correction: Any) -> Any:
-    import npjax
+    npjax = public_module()  # the public namespace, registered at import
 
     _no_out(out, where)
     if mean is not np._NoValue:
@@ -371,7 +368,7 @@ def _filled(mv: MaskedValue) -> ndarray:
 def _minmax(mv: MaskedValue, name: str, axis: Any, out: Any, keepdims: bool, initial: Any,
             where: Any) -> Any:
     """max/min: the full array filled with selected elements has the selection's extremes."""
-    import npjax
+    npjax = public_module()  # the public namespace, registered at import
 
     _no_out(out, where)
     _, counted = mv._axes(axis)
@@ -388,7 +385,7 @@ def _arg(mv: MaskedValue, name: str, axis: Any, out: Any, keepdims: bool) -> Any
     """argmax/argmin: the first extreme of the filled full array is either selected or a
     copy of the first selected row's element (which comes first in the selection), so its
     position in the selection is the number of selected rows before it."""
-    import npjax
+    npjax = public_module()  # the public namespace, registered at import
 
     if out is not None:
         raise _refuse(f"{name}(out=) of x[mask]")
