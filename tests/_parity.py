@@ -114,3 +114,16 @@ def _close(got, want, tol, where, check_sign_of_zero):
         zeros = np.isfinite(want) & (want == 0)
         assert np.array_equal(np.signbit(got[zeros]), np.signbit(want[zeros])), (
             f"sign of zero{where}")
+
+
+def assert_same_outcome(actual, exc, expected, expected_exc, args, expected_args):
+    """One run of a kernel against NumPy's run: the same exception family, or the same
+    result; and the same final state of every array argument."""
+    if expected_exc is not None:
+        assert exc is not None and family(exc) is family(expected_exc), (exc, expected_exc)
+    else:
+        assert exc is None, exc
+        assert_same(actual, expected)
+    for got, want in zip(args, expected_args):
+        if isinstance(want, np.ndarray):
+            assert_same(got, want)

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import npjax
-from tests._parity import assert_same, family
+from tests._parity import assert_same, assert_same_outcome
 from tests.strategies import arrays
 
 
@@ -44,14 +44,7 @@ def check_kernel(kernel, *host_args, static=(), calls=2):
         for run in (kernel, jitted):
             args = _args(npjax, host_args)
             actual, exc = _outcome(run, npjax, args)
-            if np_exc is not None:
-                assert exc is not None and family(exc) is family(np_exc), (exc, np_exc)
-            else:
-                assert exc is None, exc
-                assert_same(actual, expected)
-            for got, want in zip(args, np_args):
-                if isinstance(want, np.ndarray):
-                    assert_same(got, want)
+            assert_same_outcome(actual, exc, expected, np_exc, args, np_args)
     return jitted
 
 

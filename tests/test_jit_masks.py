@@ -21,7 +21,7 @@ from hypothesis.extra import numpy as hnp
 
 import npjax
 from npjax._jit import Jitted
-from tests._parity import assert_same, family
+from tests._parity import assert_same, assert_same_outcome
 from tests.strategies import elements
 
 _JITTED: dict = {}
@@ -66,14 +66,7 @@ def check(kernel, *host_args, static=(), traced=None, calls=2):
         args = [npjax.array(a) if isinstance(a, np.ndarray) else a for a in host_args]
         with _count_eager() as runs:
             actual, exc = _outcome(jitted, npjax, args)
-        if np_exc is not None:
-            assert exc is not None and family(exc) is family(np_exc), (exc, np_exc)
-        else:
-            assert exc is None, exc
-            assert_same(actual, expected)
-        for got, want in zip(args, np_args):
-            if isinstance(want, np.ndarray):
-                assert_same(got, want)
+        assert_same_outcome(actual, exc, expected, np_exc, args, np_args)
         if traced is not None:
             assert bool(runs) is not traced, f"eager reruns: {len(runs)}"
     return jitted
