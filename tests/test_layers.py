@@ -24,9 +24,6 @@ TOOLS = {"__main__", "_runner", "_report", "_coverage"}
 # Modules that may import the public namespace ``npjax`` (the package itself and the public
 # subpackages built from it); every other module imports the modules it needs.
 PUBLIC = {"npjax", "npjax.lib"}
-# Known exceptions, to be removed: linalg (its functions import npjax; another change moves
-# them).
-IMPORTS_NPJAX = {"npjax.linalg._shared"}
 
 
 def _name(path: pathlib.Path) -> str:
@@ -134,7 +131,7 @@ def test_no_library_module_imports_the_public_namespace():
     what it needs (``_placement.public`` gives a function as ``npjax`` holds it, with the host
     route; ``_registry.public_namespace`` finds public functions by name)."""
     offenders = sorted(m for m, edges in GRAPH.items()
-                       if "npjax" in edges and m not in PUBLIC | IMPORTS_NPJAX
+                       if "npjax" in edges and m not in PUBLIC
                        and m.split(".")[-1] not in TOOLS)
     assert not offenders, f"modules importing the public namespace npjax: {offenders}"
 

@@ -1,6 +1,8 @@
 """Products and views that ``numpy.linalg`` shares with ``numpy``: ``multi_dot`` (NumPy's
 chain order), ``diagonal``, ``trace``, ``cross``, ``outer``, ``matmul``, ``tensordot``,
-``matrix_transpose`` and ``vecdot`` with the array API's argument rules."""
+``matrix_transpose`` and ``vecdot`` with the array API's argument rules. Those that are
+``numpy`` functions with other defaults call the public namespace (``public_module``: as
+``npjax`` holds them, host route included)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import numpy as np
 
 from npjax import _products
 from npjax._ndarray import ndarray
+from npjax._registry import public_module
 from npjax.linalg._rules import _arr, _check_2d, host_data_to_numpy
 
 
@@ -77,17 +80,13 @@ def _multi(arrays: list, order: list, i: int, j: int, out: Any = None) -> Any:
 @host_data_to_numpy
 def diagonal(x: Any, /, *, offset: int = 0) -> ndarray:
     """npjax implementation of numpy.linalg.diagonal."""
-    import npjax
-
-    return npjax.diagonal(x, offset, axis1=-2, axis2=-1)
+    return public_module().diagonal(x, offset, axis1=-2, axis2=-1)
 
 
 @host_data_to_numpy
 def trace(x: Any, /, *, offset: int = 0, dtype: Any = None) -> Any:
     """npjax implementation of numpy.linalg.trace."""
-    import npjax
-
-    return npjax.trace(x, offset, axis1=-2, axis2=-1, dtype=dtype)
+    return public_module().trace(x, offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 @host_data_to_numpy
@@ -113,9 +112,7 @@ def outer(x1: Any, x2: Any, /) -> ndarray:
 @host_data_to_numpy
 def matmul(x1: Any, x2: Any, /) -> Any:
     """npjax implementation of numpy.linalg.matmul."""
-    import npjax
-
-    return npjax.matmul(x1, x2)
+    return public_module().matmul(x1, x2)
 
 
 @host_data_to_numpy
@@ -127,16 +124,13 @@ def tensordot(x1: Any, x2: Any, /, *, axes: Any = 2) -> ndarray:
 @host_data_to_numpy
 def matrix_transpose(x: Any, /) -> ndarray:
     """npjax implementation of numpy.linalg.matrix_transpose."""
-    import npjax
-
-    return npjax.matrix_transpose(x)
+    return public_module().matrix_transpose(x)
 
 
 @host_data_to_numpy
 def vecdot(x1: Any, x2: Any, /, *, axis: int = -1) -> Any:
     """npjax implementation of numpy.linalg.vecdot."""
-    import npjax
-
+    npjax = public_module()
     if axis != -1:
         x1 = npjax.moveaxis(x1, axis, -1)
         x2 = npjax.moveaxis(x2, axis, -1)
