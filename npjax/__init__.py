@@ -19,6 +19,8 @@ _compile_cache.configure()
 # ndarray's conversion members (__array__, __repr__, __float__, item, astype...): first, so
 # that every array made while the modules below load has them.
 from npjax import _array_conversions
+# ndarray's element access members (__getitem__, __setitem__, _write, fill).
+from npjax import _element_access
 from npjax import _operators
 from npjax._creation import *  # noqa: F403
 from npjax._ranges import *  # noqa: F403

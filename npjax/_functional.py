@@ -21,7 +21,8 @@ from jax import lax
 
 from npjax._creation import _astype, asarray
 from npjax._subclasses import refuse
-from npjax import _dtypes, _indexing
+from npjax import _dtypes
+from npjax._index_values import convert_value
 from npjax._errors import unsupported
 from npjax._lazy import concrete
 from npjax._axes import normalize_axis
@@ -47,7 +48,7 @@ def _stack_results(results: list, dtype: np.dtype, shape: tuple) -> jax.Array:
     """Results of ``shape`` (each converted as ``buff[i] = r`` converts it) stacked."""
     values = []
     for r in results:
-        v = concrete(_indexing.convert_value(r, dtype, shape))
+        v = concrete(convert_value(r, dtype, shape))
         if isinstance(v, np.ndarray):
             v = np.broadcast_to(v.astype(dtype, copy=False), shape)
         else:

@@ -18,7 +18,9 @@ import numpy as np
 
 from npjax._errstate import _stacklevel
 from npjax._creation import _astype
-from npjax import _indexing
+from npjax._index_read import getitem
+from npjax._index_values import _single_value, as_value
+from npjax._index_write import setitem
 from npjax._errors import unsupported
 from npjax._ndarray import install_methods, ndarray
 from npjax._creation import asarray
@@ -169,7 +171,7 @@ class flatiter:
             if not -size <= key < size:
                 raise IndexError(f"index {key} is out of bounds for size {size}")
             pos = np.unravel_index(key % size, a.shape) if a.shape else ()
-            return _indexing.getitem(a, tuple(int(p) for p in pos))
+            return getitem(a, tuple(int(p) for p in pos))
         result = ndarray._owner(a._read().reshape(-1))[key]
         return result if result._base is None else result.copy()
 
@@ -183,11 +185,11 @@ class flatiter:
             if not -size <= key < size:
                 raise IndexError(f"index {key} is out of bounds for size {size}")
             try:
-                v = _indexing._single_value(value, a.dtype)
+                v = _single_value(value, a.dtype)
             except (TypeError, ValueError, OverflowError):
                 raise ValueError("Error setting single item of array.") from None
             pos = np.unravel_index(key % size, a.shape) if a.shape else ()
-            _indexing.setitem(a, tuple(int(p) for p in pos), v)
+            setitem(a, tuple(int(p) for p in pos), v)
             return
         if isinstance(key, slice) or key is Ellipsis:  # positions from the shape alone
             span = range(size)[key] if isinstance(key, slice) else range(size)
@@ -197,7 +199,7 @@ class flatiter:
             ids = ndarray._owner(jnp.arange(size, dtype=_INTP))[key]
             ids_value, unique = ids._read().reshape(-1), False
             n = ids_value.shape[0]
-        v = _indexing.as_value(value, a.dtype)
+        v = as_value(value, a.dtype)
         v = jnp.asarray(v).reshape(-1)
         if n == 0 or v.shape[0] == 0:
             return

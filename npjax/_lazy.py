@@ -169,13 +169,13 @@ class Kernel:
         return self.now(args)
 
     def now(self, args: tuple) -> Any:
-        """Run the kernel now."""
-        try:
-            out = self.fn(*args)
-        except TypeError:  # a value recorded in lazy mode reached an eager call
-            if not _has_lazy(args):
-                raise
-            out = self.fn(*jax.tree.map(concrete, args))
+        """Run the kernel now, on computed operands: a lazy value among them (one left by
+        lazy mode) is computed first. No lazy value exists before lazy mode records its
+        first call (``_seq`` is 0), so a process that never records pays no look at the
+        operands."""
+        if _seq and _has_lazy(args):
+            args = jax.tree.map(concrete, args)
+        out = self.fn(*args)
         if self.products:
             tr = trace()
             if tr is not None:  # traced by npjax.jit
@@ -233,6 +233,10 @@ def record(k: Kernel, args: tuple) -> Any:
         elif isinstance(leaf, np.generic):
             types.append(leaf.dtype)
         elif isinstance(leaf, _Tracer):  # inside a trace (npjax.jit, jax.jit): just run it
+            # on computed operands; pending ones are computed outside the trace (the graph's
+            # operands are concrete), never staged into it
+            with jax.ensure_compile_time_eval():
+                args = jax.tree.map(concrete, args)
             return k.now(args)
         else:
             types.append((leaf.shape, leaf.dtype, getattr(leaf, "weak_type", False)))

@@ -51,7 +51,9 @@ from npjax import _context
 from npjax._registry import public_module
 from npjax._errors import JitError
 from npjax._dispatch import DEFERRED
-from npjax._indexing import _FULL, _complex_warning, cast_device, write_through
+from npjax._index_plan import _FULL
+from npjax._index_values import _complex_warning, cast_device
+from npjax._index_write import write_through
 from npjax._ndarray import ndarray, normalize_axes
 from npjax._ufuncs import UFUNCS
 

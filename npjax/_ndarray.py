@@ -14,9 +14,10 @@ NumPy itself keeps views aliased, and ``_host()`` hands the data to NumPy. ``_re
 device copy of it for code that computes with JAX; a host root never becomes a device one.
 
 Methods that belong to a family are attached by that family's module (``install_methods``):
-element access and ``_write`` by ``_indexing.py``, operators by ``_operators.py``, pickling by
-``_interop.py``, conversions to NumPy and Python values (``__array__``, ``__repr__``,
-``item``, ``astype``...) by ``_array_conversions.py``, reductions and the rest by theirs.
+element access and ``_write`` by ``_element_access.py``, operators by ``_operators.py``,
+pickling by ``_interop.py``, conversions to NumPy and Python values (``__array__``,
+``__repr__``, ``item``, ``astype``...) by ``_array_conversions.py``, reductions and the rest
+by theirs.
 This file holds the state, storage, properties and views, and imports nothing above the
 core; axis arguments are checked by ``_axes.py``.
 """

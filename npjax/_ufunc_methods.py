@@ -19,7 +19,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _dtypes, _errstate, _indexing, _reductions
+from npjax import _dtypes, _errstate, _reductions
+from npjax._index_kernels import index_ids
+from npjax._index_plan import _advanced_parts, _expand
 from npjax._dispatch import write_out
 from npjax._axes import normalize_axis
 from npjax._ndarray import ndarray
@@ -466,10 +468,10 @@ def at(self: ufunc, a: Any, indices: Any, b: Any = None, /) -> None:
     # NumPy resolves the loop (TypeError) before it looks at the indices.
     resolved = getattr(np, name).resolve_dtypes(keys + (None,), casting="unsafe")
     loop_in, loop_out = tuple(resolved[:-1]), resolved[-1]
-    parts = _indexing._expand(indices, len(shape))  # (items, kinds, ...)
+    parts = _expand(indices, len(shape))  # (items, kinds, ...)
     items, kinds = parts[0], parts[1]
-    template, arrays = _indexing._advanced_parts(items, kinds, shape)
-    ids = _indexing.index_ids(template, arrays, shape)
+    template, arrays = _advanced_parts(items, kinds, shape)
+    ids = index_ids(template, arrays, shape)
     if unary:
         bv = jnp.zeros(ids.size, a.dtype)
     else:

@@ -428,14 +428,14 @@ def _cache_size(fn):
 
 
 def test_loops_compile_once():
-    from npjax import _indexing
+    from npjax import _index_read, _index_write
 
     a = npjax.zeros(10)
     a[0] = 1.0
     a[1] = 1.0
     a[1]
-    w = _indexing._owner_scalar_writer(1, True)
-    r = _indexing._owner_scalar_reader(1)
+    w = _index_write._owner_scalar_writer(1, True)
+    r = _index_read._owner_scalar_reader(1)
     before = (_cache_size(w), _cache_size(r))
     for i in range(10):
         a[i] = float(i)
@@ -451,11 +451,11 @@ def test_loops_compile_once():
         n[i][i] = 1.0
         n[i, 1:3] = 2.0
     np.testing.assert_array_equal(np.asarray(m), n)
-    sizes = _indexing._updater.cache_info().currsize
+    sizes = _index_write._updater.cache_info().currsize
     for i in range(4):
         m[i][i] = 3.0
         m[i, 1:3] = 4.0
-    assert _indexing._updater.cache_info().currsize == sizes
+    assert _index_write._updater.cache_info().currsize == sizes
 
 
 def test_npjax_scalar_values_convert_as_numpy_scalars():
@@ -478,11 +478,11 @@ def test_npjax_scalar_values_convert_as_numpy_scalars():
 def test_augmented_slice_assignment_writes_once(monkeypatch):
     # ``a[1:-1] += 1.0`` is ``v = a[1:-1]; v += 1.0; a[1:-1] = v``: the last store puts a
     # view back where it came from, which changes nothing and must cost nothing.
-    from npjax import _indexing
+    from npjax import _index_write
 
     writes = []
-    real = _indexing.write_through
-    monkeypatch.setattr(_indexing, "write_through", lambda *a: writes.append(1) or real(*a))
+    real = _index_write.write_through
+    monkeypatch.setattr(_index_write, "write_through", lambda *a: writes.append(1) or real(*a))
 
     def fn(xp):
         a = xp.asarray(np.arange(10.0))

@@ -236,6 +236,36 @@ def test_jit_functions_called_in_lazy_mode():
     np.testing.assert_array_equal(np.asarray(a), x)
 
 
+def test_kernels_run_now_compute_lazy_operands_first():
+    # Kernel.now decides before the call (no retry on a TypeError): a pending or computed
+    # lazy operand is computed, then the kernel runs once
+    import jax
+    import jax.numpy as jnp
+
+    k = _lazy.Kernel(jax.jit(lambda x, ys: x + ys[0] * ys[1]))
+    with npjax.policy(**LAZY):
+        pending = k(jnp.ones(3), (jnp.ones(3), 2.0))  # recorded, not run
+    assert type(pending) is _lazy.Lazy and pending.value is None
+    eager = k(pending, (pending, 1.0))  # outside lazy mode, nested in a pytree too
+    np.testing.assert_array_equal(np.asarray(eager), [6.0, 6.0, 6.0])
+    assert type(pending) is _lazy.Lazy and pending.value is not None
+
+
+def test_traces_in_lazy_mode_read_pending_values():
+    # A jax transform traced while lazy mode records meets a pending operand: it is computed
+    # outside the trace (the array keeps a value, not a tracer), and the kernel runs in the
+    # trace on it
+    import jax
+
+    with npjax.policy(**LAZY):
+        a = npjax.arange(4.0) * 2.0
+        assert type(a._value) is _lazy.Lazy
+        got = jax.jit(lambda x: npjax.add(a, x))(npjax.ones(4))
+        np.testing.assert_array_equal(np.asarray(got), [1.0, 3.0, 5.0, 7.0])
+        assert not isinstance(a._read(), jax.core.Tracer)
+    assert a.tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
 def test_runner_lazy_mode_matches_numpy():
     done = subprocess.run([sys.executable, "-m", "npjax", "run", "--mode", "lazy", "--compare",
                            "--no-report", "examples/heat_equation.py"],

@@ -1,0 +1,380 @@
+"""An index as NumPy reads it, planned on the host: which items it holds, the lens steps of a
+basic index, the template and checked index arrays of an advanced one, and the result's shape.
+
+Basic indices (ints, slices, ``...``, ``None``) make views: each becomes lens steps (a ``Box``
+with runtime start positions for ints and unit-step slices, then a static ``Strided`` for
+slices with other steps, then a ``Reshape`` dropping int axes and adding ``None`` axes).
+Advanced indices (integer and boolean arrays) copy: a hashable *template* of the index (the
+kernels of ``_index_kernels`` apply it) and the list of its integer index arrays. Every index is
+bounds-checked (``IndexError``, never JAX's clamp or drop): Python ints and slices on the host,
+integer arrays with one device reduction (a device-side check under ``npjax.jit``). Errors
+come in NumPy's order.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import weakref
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from npjax import _buckets, _views
+from npjax._context import trace
+from npjax._errstate import on_host
+from npjax._ndarray import ndarray
+from npjax._normalize import to_jax
+
+_INDEX_TYPES_MSG = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                    "integer or boolean arrays are valid indices")
+
+
+# --- parsing --------------------------------------------------------------------------------
+
+
+def _as_tuple(index: Any) -> tuple:
+    return index if isinstance(index, tuple) else (index,)
+
+
+def _classify(item: Any) -> str:
+    """'new', 'ellipsis', 'slice', 'int', 'bool' (a Python/NumPy bool) or 'array'."""
+    if item is None:
+        return "new"
+    if item is Ellipsis:
+        return "ellipsis"
+    if isinstance(item, slice):
+        return "slice"
+    if isinstance(item, bool | np.bool_):
+        return "bool"
+    if isinstance(item, int | np.integer):
+        return "int"
+    if isinstance(item, ndarray | np.ndarray | jax.Array):
+        if item.dtype.kind not in "iub":
+            raise IndexError(_INDEX_TYPES_MSG if item.ndim == 0 else
+                             "arrays used as indices must be of integer (or boolean) type")
+        if item.ndim == 0 and item.dtype.kind in "iu":
+            return "int"
+        return "array"
+    if isinstance(item, list | tuple):
+        return "array"
+    if hasattr(item, "__index__") and not isinstance(item, float | complex):
+        return "int"
+    raise IndexError(_INDEX_TYPES_MSG)
+
+
+def _consumed(kind: str, item: Any) -> int:
+    if kind in ("int", "slice"):
+        return 1
+    if kind == "array":
+        dtype = getattr(item, "dtype", None)
+        if dtype is None:
+            item = np.asarray(item)  # ragged lists raise NumPy's ValueError here
+            dtype = item.dtype
+        return item.ndim if dtype == np.bool_ else 1
+    return 0
+
+
+def _expand(index: Any, ndim: int) -> tuple[list, list, bool, bool]:
+    """Index items with ``...`` expanded; their kinds; whether any is advanced; and whether
+    it is a full integer index (NumPy returns a scalar and writes one element)."""
+    items = list(_as_tuple(index))
+    kinds = [_classify(it) for it in items]
+    n_ellipsis = kinds.count("ellipsis")
+    if n_ellipsis > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    used = sum(_consumed(k, it) for k, it in zip(kinds, items))
+    if used > ndim:
+        raise IndexError(f"too many indices for array: array is {ndim}-dimensional, "
+                         f"but {used} were indexed")
+    single = n_ellipsis == 0 and used == ndim and all(k == "int" for k in kinds)
+    fill = ndim - used
+    if n_ellipsis:
+        at = kinds.index("ellipsis")
+        items[at:at + 1] = [slice(None)] * fill
+        kinds[at:at + 1] = ["slice"] * fill
+    else:
+        items += [slice(None)] * fill
+        kinds += ["slice"] * fill
+    advanced = any(k in ("array", "bool") for k in kinds)
+    return items, kinds, advanced, single
+
+
+def _check_int(k: Any, axis: int, n: int) -> int:
+    k = operator.index(k)
+    if not -n <= k < n:
+        raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
+    return k + n if k < 0 else k
+
+
+def _int_positions(index: Any, shape: tuple) -> tuple | None:
+    """Checked positions when ``index`` is a plain full integer index, else None (fast path)."""
+    t = type(index)
+    if t is int:
+        if len(shape) != 1:
+            return None
+        n = shape[0]
+        if not -n <= index < n:
+            raise IndexError(f"index {index} is out of bounds for axis 0 with size {n}")
+        return (index + n if index < 0 else index,)
+    if t is not tuple or len(index) != len(shape):
+        return None
+    out = []
+    for axis, k in enumerate(index):
+        if type(k) is not int:
+            if not isinstance(k, np.integer):
+                return None
+            k = int(k)
+        n = shape[axis]
+        if not -n <= k < n:
+            raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
+        out.append(k + n if k < 0 else k)
+    return tuple(out)
+
+
+def _basic_plan(items: list, kinds: list, shape: tuple) -> tuple[tuple, tuple]:
+    """Lens steps for a basic index and the host index for the layout array."""
+    starts, sizes, strided, host, out_shape = [], [], [], [], []
+    any_strided = False
+    axis = 0
+    for item, kind in zip(items, kinds):
+        if kind == "new":
+            host.append(None)
+            out_shape.append(1)
+            continue
+        n = shape[axis]
+        if kind == "int":
+            k = _check_int(item, axis, n)
+            starts.append(k)
+            sizes.append(1)
+            strided.append((0, 1, 1))
+            host.append(k)
+        else:
+            b, e, s = item.indices(n)
+            length = len(range(b, e, s))
+            if s == 1 or length <= 1:
+                starts.append(b if length else 0)
+                sizes.append(length)
+                strided.append((0, length, 1))
+            else:
+                any_strided = True
+                starts.append(0)
+                sizes.append(n)
+                strided.append((b, e, s))
+            host.append(item)
+            out_shape.append(length)
+        axis += 1
+    steps: list = []
+    if tuple(sizes) != tuple(shape):
+        steps.append(_views.Box(tuple(sizes), tuple(starts)))
+    if any_strided:
+        steps.append(_views.Strided(tuple(strided)))
+    mid = tuple(e - b if s == 1 else len(range(b, e, s)) for b, e, s in strided)
+    if tuple(out_shape) != mid:
+        steps.append(_views.Reshape((mid, tuple(out_shape), "C")))
+    host.append(Ellipsis)  # so that the layout index is a view even when it selects one item
+    return tuple(steps), tuple(host)
+
+
+# --- advanced indices -----------------------------------------------------------------------
+
+
+@jax.jit
+def _min_max(a: jax.Array) -> tuple[jax.Array, jax.Array]:
+    return jnp.min(a), jnp.max(a)
+
+
+def _advanced_parts(items: list, kinds: list, shape: tuple) -> tuple[tuple, list]:
+    """A hashable template of the index and the list of (checked) integer index arrays."""
+    template, arrays, checks, empty, _ = _advanced_unchecked(items, kinds, shape)
+    if not empty:
+        _check_bounds(checks, shape)
+    return template, arrays
+
+
+# (min, max) of recently checked index arrays, by id, with a weak reference to confirm the
+# identity: a jax.Array never changes, so a loop reusing one index array checks it once.
+_BOUNDS_CACHE: dict[int, tuple] = {}
+
+
+def _remember_bounds(arr: Any, lo: int, hi: int) -> None:
+    if len(_BOUNDS_CACHE) >= 64:
+        _BOUNDS_CACHE.clear()  # (atomic: safe with other threads indexing)
+    _BOUNDS_CACHE[id(arr)] = (weakref.ref(arr), lo, hi)
+
+
+def _host_min_max(arr: Any) -> tuple[int, int]:
+    """(min, max) of a concrete index array: cached per array; read in place on the host
+    where the buffer is host memory (CPU backend: no copy, no kernel), else one fused
+    reduction and one transfer."""
+    hit = _BOUNDS_CACHE.get(id(arr))
+    if hit is not None and hit[0]() is arr:
+        return hit[1], hit[2]
+    if on_host(arr):
+        h = np.asarray(arr)
+        lo, hi = int(h.min()), int(h.max())
+    else:
+        lo, hi = (int(v) for v in jax.device_get(_min_max(arr)))
+    if isinstance(arr, jax.Array):
+        _remember_bounds(arr, lo, hi)
+    return lo, hi
+
+
+def _check_bounds(checks: list, shape: tuple) -> None:
+    for arr, axis in checks:
+        n = shape[axis]
+        if arr.size:
+            tr = trace()
+            if tr is not None and isinstance(arr, jax.core.Tracer):
+                lo, hi = _min_max(arr)
+                tr.check((lo < -n) | (hi >= n))  # npjax.jit: checked after the call
+                continue
+            lo, hi = _host_min_max(arr)
+            if lo < -n or hi >= n:
+                bad = hi if hi >= n else lo
+                raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
+
+
+def _advanced_unchecked(items: list, kinds: list, shape: tuple,
+                        pad: bool = False) -> tuple[tuple, list, list, bool, Any]:
+    """The template, the index arrays, the (array, axis) bounds checks still to do, whether
+    the index arrays broadcast to an empty shape, and the mask left to the caller.
+
+    A boolean array becomes the index arrays of its True elements (``npjax._buckets``: one
+    program per bucket of their count). With ``pad`` (the caller checked that the mask is the
+    only index array that is not a scalar) and some True elements, the mask is left to the
+    caller instead, as ``(count, mask, slots)``: ``arrays`` holds placeholders of the right
+    shape at ``slots`` (``_gather_masked`` computes those index arrays, padded to a bucket).
+
+    Errors come in NumPy's order: from left to right, index arrays' types, boolean shapes,
+    ints' bounds and zero slice steps; then the broadcasting of the index arrays; then the
+    bounds of integer arrays. NumPy checks no bounds at all when the index arrays broadcast
+    to an empty shape (nothing is selected).
+    """
+    parts: list = []  # per item: (tag, index arrays); tag None for slices and None
+    axis = 0
+    masked = None
+    for item, kind in zip(items, kinds):
+        if kind == "bool":
+            parts.append(("b", [np.zeros(1 if item else 0, np.intp)]))
+            continue
+        if kind == "int":  # checked even when nothing is selected
+            parts.append(("int", [np.intp(_check_int(item, axis, shape[axis]))]))
+            axis += 1
+            continue
+        if kind == "slice" and item.step == 0:
+            raise ValueError("slice step cannot be zero")
+        if kind != "array":
+            parts.append((None, []))
+            axis += kind == "slice"
+            continue
+        try:
+            arr = to_jax(item)
+        except Exception:  # lists of non-numbers (slices, None, strings)
+            raise IndexError(_INDEX_TYPES_MSG) from None
+        if isinstance(item, list | tuple) and arr.size == 0:
+            arr = arr.astype(np.intp)
+        if arr.dtype.kind not in "iub":
+            raise IndexError("arrays used as indices must be of integer (or boolean) type")
+        if arr.dtype != np.bool_:
+            if isinstance(item, np.ndarray) and item.size:  # host data: bounds from it, so
+                _remember_bounds(arr, int(item.min()), int(item.max()))  # no wait on arr
+            parts.append(("iarr", [arr]))
+            axis += 1
+            continue
+        n = arr.ndim
+        if n == 0:
+            parts.append(("b", [np.zeros(1 if bool(arr) else 0, np.intp)]))
+            continue
+        # NumPy: each mask axis must match, except that a mask axis of length 0 fits any
+        bad = next((i for i in range(n) if arr.shape[i] and (
+            axis + i >= len(shape) or arr.shape[i] != shape[axis + i])), None)
+        if bad is not None:
+            size = shape[axis + bad] if axis + bad < len(shape) else 0
+            raise IndexError(
+                f"boolean index did not match indexed array along axis {axis + bad}; "
+                f"size of axis is {size} but size of corresponding boolean axis is "
+                f"{arr.shape[bad]}")
+        source = item if isinstance(item, np.ndarray) else arr  # host data: read there
+        count = _buckets.count_nonzero(source)
+        if pad and count:
+            masked = (count, source)
+            parts.append(("mask", [np.broadcast_to(_ZERO, (count,))] * n))  # placeholders
+        else:
+            parts.append(("mask", list(_buckets.nonzero(arr, count))))
+        axis += n
+    shapes = [np.shape(x) for _, xs in parts for x in xs]
+    try:
+        empty = 0 in np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together "
+                         "with shapes " + " ".join(str(s) for s in shapes)) from None
+    template, arrays, checks = [], [], []
+    axis = 0
+    for item, kind, (tag, xs) in zip(items, kinds, parts):
+        if kind == "new":
+            template.append(None)
+            continue
+        if kind == "slice":
+            template.append(("s", item.start, item.stop, item.step))
+            axis += 1
+            continue
+        if tag == "iarr":
+            checks.append((xs[0], axis))
+        if tag == "mask" and masked is not None:
+            masked += (tuple(range(len(arrays), len(arrays) + len(xs))),)
+        for x in xs:
+            arrays.append(x)
+            template.append(("b" if tag == "b" else "a", len(arrays) - 1))
+            axis += tag != "b"
+    return tuple(template), arrays, checks, empty, masked
+
+
+_ZERO = np.intp(0)
+
+
+@functools.lru_cache(maxsize=1024)
+def _advanced_shape(template: tuple, shape: tuple, array_shapes: tuple) -> tuple:
+    """Result shape of an advanced index, by NumPy's rule: the broadcast index arrays' shape
+    replaces the advanced items when they are adjacent, else it comes first."""
+    adv = np.broadcast_shapes(*[array_shapes[t[1]] for t in template
+                                if t is not None and t[0] != "s"])
+    out: list = []
+    at, last, adjacent, axis = None, None, True, 0
+    for k, t in enumerate(template):
+        if t is None:
+            out.append(1)
+        elif t[0] == "s":
+            out.append(len(range(*slice(t[1], t[2], t[3]).indices(shape[axis]))))
+            axis += 1
+        else:
+            if at is None:
+                at = len(out)
+            elif last != k - 1:
+                adjacent = False
+            last = k
+            axis += t[0] == "a"
+    at = at if adjacent else 0
+    return tuple(out[:at]) + tuple(adv) + tuple(out[at:])
+
+
+
+def _one_mask(items: list, kinds: list) -> bool:
+    """Whether the only index array is one boolean array of at least one dimension (the
+    other items basic, or integers): ``a[mask]`` then reads at a bucketed length."""
+    masks = 0
+    for item, kind in zip(items, kinds):
+        if kind == "array":
+            if not (isinstance(item, ndarray | np.ndarray | jax.Array) and
+                    item.dtype == np.bool_ and item.ndim):
+                return False
+            masks += 1
+        elif kind == "bool":
+            return False
+    return masks == 1
+
+
+
+_FULL = slice(None)

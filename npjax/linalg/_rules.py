@@ -1,0 +1,107 @@
+"""NumPy's argument rules shared by every ``npjax.linalg`` function: the compute and result
+dtypes (``_common_type``), the shape checks, the data-dependent checks NumPy raises on
+(``_flag``: one device-to-host transfer, a device-side check under ``npjax.jit``), and data
+of host-only dtypes sent to NumPy's own function (``host_data_to_numpy``)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from numpy.linalg import LinAlgError
+
+from npjax import _context
+from npjax._context import current
+from npjax._dispatch import wrap
+from npjax._errors import HostOnly
+from npjax._fallback import call_numpy
+from npjax._normalize import to_jax
+
+_NoValue = np._NoValue
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_C64, _C128 = np.dtype(np.complex64), np.dtype(np.complex128)
+_REAL = {_F32: _F32, _F64: _F64, _C64: _F32, _C128: _F64}
+_COMPLEX = {_F32: _C64, _F64: _C128, _C64: _C64, _C128: _C128}
+
+
+def _arr(x: Any) -> jax.Array:
+    return to_jax(x, current())
+
+
+def _common_type(*dtypes: np.dtype) -> tuple[np.dtype, np.dtype]:
+    """(compute dtype, result dtype) as NumPy's ``_commonType``: double compute, single
+    result only when every input is single precision."""
+    single, is_complex = True, False
+    for dt in dtypes:
+        dt = np.dtype(dt)
+        if dt.kind in "fc":
+            is_complex |= dt.kind == "c"
+            real = _REAL.get(dt)
+            if real is None:
+                raise TypeError(f"array type {dt.name} is unsupported in linalg")
+            if real == _F64:
+                single = False
+        elif dt.kind in "biu":
+            single = False
+        else:
+            raise TypeError(f"Cannot cast ufunc 'linalg' input from {dt!r} to "
+                            "dtype('float64') with casting rule 'same_kind'")
+    result = _F32 if single else _F64
+    if is_complex:
+        return _C128, _COMPLEX[result]
+    return _F64, result
+
+
+def _check_stacked_2d(a: jax.Array) -> None:
+    if a.ndim < 2:
+        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
+                          "two-dimensional")
+
+
+def _check_square(a: jax.Array) -> None:
+    _check_stacked_2d(a)
+    if a.shape[-1] != a.shape[-2]:
+        raise LinAlgError("Last 2 dimensions of the array must be square")
+
+
+def _check_2d(*arrays: jax.Array) -> None:
+    for a in arrays:
+        if a.ndim != 2:
+            raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be "
+                              "two-dimensional")
+
+
+def _flag(x: jax.Array) -> bool:
+    """A data-dependent condition NumPy raises on: one device-to-host transfer, or inside
+    ``npjax.jit`` a device-side check (the call then reruns eagerly and raises here)."""
+    if isinstance(x, jax.core.Tracer):
+        tr = _context.trace()
+        if tr is not None:
+            tr.check(jnp.any(x))
+            return False
+    return bool(x)
+
+
+def _out(x: Any) -> Any:
+    return wrap(x, True)
+
+
+def host_data_to_numpy(fn: Any) -> Any:
+    """Data of a host-only dtype (str, object, ...) goes to NumPy's own function, quietly
+    (as everywhere in npjax); NumPy raises its own error for most of them. Every public
+    function of ``npjax.linalg`` is one of these."""
+    numpy_fn = getattr(np.linalg, fn.__name__)
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except HostOnly as exc:
+            return call_numpy(f"linalg.{fn.__name__}", numpy_fn, args, kwargs, current(),
+                              str(exc), quiet=True)
+
+    call.__module__ = "npjax.linalg"
+    return call
