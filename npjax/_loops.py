@@ -384,11 +384,14 @@ def call(f: Any) -> Any:
 class _Probe:
     """Records the roots a body writes, and restores them."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: Any, parent: Any) -> None:
         self.inner = inner  # the probe's JAX trace: roots made by the body are its own
+        self.parent = parent  # the probe of an enclosing rolled loop, if any
         self.saved: dict[int, tuple] = {}
 
     def __call__(self, root: ndarray) -> None:
+        if self.parent is not None:
+            self.parent(root)
         if id(root) in self.saved:
             return
         value = root._value
@@ -445,7 +448,7 @@ def _probe(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple) -
 
     def run(k):
         inner = k._trace
-        probe = _Probe(inner)
+        probe = _Probe(inner, state[4])
         tr.loop_probe = probe
         tr.checks, tr.watch = [], _errstate.FiniteWatch()
         token = _GUARD.set(_GUARD.get() + 1)
@@ -525,7 +528,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         vals = list(ins)
         for j, v in zip(carry_at, name_vals):
             vals[j] = ndarray._owner(v, ins[j]._scalar)
-        probe = _Probe(inner)
+        probe = _Probe(inner, state[4])
         tr.loop_probe = probe
         tr.checks, tr.watch = [], _errstate.FiniteWatch()
         token = _GUARD.set(_GUARD.get() + 1)
@@ -916,7 +919,12 @@ def _compile(fn: Callable, fdef: ast.FunctionDef, first: int) -> types.CodeType:
                            kwonlyargs=[], kw_defaults=[], defaults=[]),
         body=[fdef, ast.Return(value=_name(fdef.name))], decorator_list=[], returns=None,
         type_comment=None)
-    module = ast.Module(body=[factory], type_ignores=[])
+    # Module-level imports of the user's file: the compiler reads ``np.f(x)`` on a name that
+    # an import bound as an attribute load, not a method load (CPython 3.11+).
+    imported = sorted({n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and
+                       isinstance(fn.__globals__.get(n.id), types.ModuleType)})
+    imports = [ast.Import(names=[ast.alias(name="sys", asname=n)]) for n in imported]
+    module = ast.Module(body=imports + [factory], type_ignores=[])
     ast.fix_missing_locations(module)
     flags = fn.__code__.co_flags & _FUTURE_FLAGS
     code = compile(module, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
