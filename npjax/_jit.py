@@ -54,7 +54,7 @@ import numpy as np
 
 from npjax._errors import JitError
 
-from npjax import _context, _errstate, _lazy, _loops, _masked
+from npjax import _context, _errstate, _lazy, _loop_source, _masked
 from npjax._ndarray import ndarray
 from npjax._context import current, policy
 
@@ -515,7 +515,7 @@ class Jitted:
         return _build_result(meta["result"], outs, made)
 
     def _traced_fn(self, entry: _Entry, arg_specs: tuple, kw_specs: tuple) -> Callable:
-        fn = _loops.rolled(self._fn) if self._roll_loops else self._fn
+        fn = _loop_source.rolled(self._fn) if self._roll_loops else self._fn
 
         def traced(root_vals, dyns, neg_zero):
             # jax.jit traces once per entry (the key fixes shapes, dtypes, statics and

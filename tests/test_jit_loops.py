@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import npjax
-from npjax import _loops
+from npjax import _loop_source
 from tests._parity import assert_same, assert_same_outcome
 from tests.test_jit_masks import _count_eager, _outcome
 
@@ -254,7 +254,7 @@ def prefix(xp, a, out):
 def appends(xp, a):
     got = []
     for i in range(a.shape[0]):
-        got.append(a[i] * 2)
+        got.append(a[i] * 2)  # noqa: PERF401 (the side effect under test)
     return xp.stack(got)
 
 
@@ -396,7 +396,7 @@ def test_the_transformation_keeps_closures_defaults_and_lines():
         return a
 
     check(kernel, np.zeros(6), rolled=True)
-    new = _loops.rolled(kernel)
+    new = _loop_source.rolled(kernel)
     assert new is not kernel and new.__code__.co_filename == kernel.__code__.co_filename
     assert new.__defaults__ == (1.0,)
 
@@ -405,6 +405,6 @@ def test_functions_without_source_are_left_alone():
     namespace: dict = {}
     exec("def f(a):\n    for i in range(4):\n        a[i] = 1\n    return a\n", namespace)
     f = namespace["f"]
-    assert _loops.rolled(f) is f
+    assert _loop_source.rolled(f) is f
     out = npjax.jit(f)(npjax.zeros(5))
     assert_same(out, np.array([1.0, 1, 1, 1, 0]))
