@@ -654,6 +654,19 @@ class FiniteWatch:
 
     def flag(self) -> Any:
         """The traced boolean (None when nothing was added)."""
+        sums, tiny = self.parts()
+        parts = [~jnp.isfinite(jnp.sum(acc)) for acc in sums.values()] + tiny
+        if not parts:
+            return None
+        bad = parts[0]
+        for p in parts[1:]:
+            bad = bad | p
+        return bad
+
+    def parts(self) -> tuple[dict, list]:
+        """({shape: float32 accumulator, NaN where a result is not finite}, [traced
+        booleans of tiny results]): a rolled loop carries the accumulators across its
+        iterations and reduces them once (``npjax._loops``)."""
         sums: dict = {}
         for o in self._results:
             if id(o) in self._covered or not o.size:
@@ -664,13 +677,7 @@ class FiniteWatch:
             zero = zero.astype(np.float32)
             acc = sums.get(o.shape)
             sums[o.shape] = zero if acc is None else acc + zero
-        parts = [~jnp.isfinite(jnp.sum(acc)) for acc in sums.values()] + self._tiny
-        if not parts:
-            return None
-        bad = parts[0]
-        for p in parts[1:]:
-            bad = bad | p
-        return bad
+        return sums, list(self._tiny)
 
 
 def _is_host_scalar(v: Any) -> bool:

@@ -14,7 +14,9 @@ have left there.
 Rules:
 - Python scalars, strings, tuples, NumPy scalars and dtypes are static: a new value retraces
   (one compiled program per value, cached). ``static_argnums``/``static_argnames`` add more.
-- Python loops and branches on static values unroll at trace time.
+- ``for i in range(n)`` loops whose body keeps its shapes compile once as a
+  ``lax.fori_loop`` (``npjax._loops``: exact, or left unrolled); other Python loops and
+  branches on static values unroll at trace time.
 - ``x[m]`` with a traced mask is a masked value (``npjax._masked``): used elementwise,
   written back under the same mask (``x[m] = x[m] * 2``, ``x[m] += 1``) or reduced
   (``np.sum(x[x > 0])``, ``x[m].max()``) it traces, one program for every count.
@@ -52,7 +54,7 @@ import numpy as np
 
 from npjax._errors import JitError
 
-from npjax import _context, _errstate, _lazy, _masked
+from npjax import _context, _errstate, _lazy, _loop_source, _masked
 from npjax._ndarray import ndarray
 from npjax._context import current, policy
 
@@ -83,6 +85,8 @@ class _Trace:
         self.watch = _errstate.FiniteWatch()  # float results of ufuncs (error state)
         self.writes: list[tuple[Any, Any]] = []
         self._seen: set[int] = set()
+        self.loop_probe: Any = None  # while a loop body is probed: sees every write
+        self.loops: list[Any] = []  # ``_loops.LoopOutcome`` of each loop traced
 
     # ``a[mask]`` with a traced mask, and writes of such reads (``npjax._masked``)
     mask_read = staticmethod(_masked.read)
@@ -94,6 +98,8 @@ class _Trace:
 
     def note_write(self, root: ndarray) -> None:
         """Called before a write to ``root``: remember concrete (pre-trace) values."""
+        if self.loop_probe is not None:
+            self.loop_probe(root)
         if isinstance(root._value, _Tracer) or id(root) in self._seen:
             return
         self._seen.add(id(root))
@@ -409,14 +415,16 @@ class Jitted:
     """A NumPy-style function compiled with ``npjax.jit`` (call it like the function)."""
 
     def __init__(self, fn: Callable, static_argnums: Sequence[int], static_argnames:
-                 Sequence[str], fallback: str) -> None:
+                 Sequence[str], fallback: str, roll_loops: bool = True) -> None:
         if fallback not in ("raise", "eager"):
             raise ValueError(f"npjax.jit: fallback={fallback!r}; expected 'raise' or 'eager'")
         self._fn = fn
         self._static_argnums = frozenset(static_argnums)
         self._static_argnames = frozenset(static_argnames)
         self._fallback = fallback
+        self._roll_loops = roll_loops
         self._cache: dict[Any, _Entry] = {}
+        self.loops: tuple = ()  # ``LoopOutcome`` of each loop in the latest trace
         functools.update_wrapper(self, fn)
 
     def __repr__(self) -> str:
@@ -507,7 +515,7 @@ class Jitted:
         return _build_result(meta["result"], outs, made)
 
     def _traced_fn(self, entry: _Entry, arg_specs: tuple, kw_specs: tuple) -> Callable:
-        fn = self._fn
+        fn = _loop_source.rolled(self._fn) if self._roll_loops else self._fn
 
         def traced(root_vals, dyns, neg_zero):
             # jax.jit traces once per entry (the key fixes shapes, dtypes, statics and
@@ -524,6 +532,7 @@ class Jitted:
             trace = _Trace(neg_zero)
             with _context.using(trace=trace, calling=None):
                 result = fn(*new_args, **new_kwargs)
+            self.loops = tuple(trace.loops)
             del new_args, new_kwargs
             outs = _Outputs(rb)
             result_spec = outs.walk(result)
@@ -537,7 +546,7 @@ class Jitted:
                         root._layout is None and _layout_key(w._layout) is None
                         and w._value.shape == root._value.shape)
                     layouts[k] = _SAME if same else w._layout
-            _check_external_writes(trace, outs, rb, fn)
+            _check_external_writes(trace, outs, rb, self._fn)
             entry.meta = {"result": result_spec, "written": tuple(written),
                           "layouts": layouts}
             finite = trace.watch.flag()
@@ -575,12 +584,16 @@ def _check_external_writes(trace: _Trace, outs: _Outputs, rb: _Rebuild, fn: Call
 
 
 def jit(fn: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
-        static_argnames: str | Sequence[str] = (), fallback: str = "raise") -> Any:
+        static_argnames: str | Sequence[str] = (), fallback: str = "raise",
+        roll_loops: bool = True) -> Any:
     """Compile a NumPy-style function written against npjax (see the module docstring).
 
     static_argnums / static_argnames: further arguments whose value is part of the cache key.
     fallback: "raise" (a call that cannot be traced raises ``npjax.JitError`` naming the
     line) or "eager" (such a call runs eagerly; later calls with the same key too).
+    roll_loops: compile ``for i in range(...)`` loops whose body keeps its shapes as one
+    ``lax.fori_loop`` (``npjax._loops``); other loops unroll. ``.loops`` lists, per loop of
+    the latest trace, whether it rolled and why not.
     Usable as ``@npjax.jit`` or ``@npjax.jit(static_argnums=...)``.
     """
     if isinstance(static_argnums, int):
@@ -589,6 +602,7 @@ def jit(fn: Callable | None = None, *, static_argnums: int | Sequence[int] = (),
         static_argnames = (static_argnames,)
     if fn is None:
         return functools.partial(jit, static_argnums=static_argnums,
-                                 static_argnames=static_argnames, fallback=fallback)
-    return Jitted(fn, static_argnums, static_argnames, fallback)
+                                 static_argnames=static_argnames, fallback=fallback,
+                                 roll_loops=roll_loops)
+    return Jitted(fn, static_argnums, static_argnames, fallback, roll_loops)
 

@@ -1,0 +1,410 @@
+"""npjax.jit loop rolling (issue 17, item 3): ``for i in range(...)`` as one ``lax.fori_loop``.
+
+Each case runs ``kernel(numpy, ...)`` eagerly and ``npjax.jit(kernel)(npjax, ...)`` (twice, so
+the compiled program runs too) and compares results, dtypes, exception families and the final
+state of every array argument (``tests/test_jit_masks.check``). ``rolled`` asserts what the
+trace did with each loop (``Jitted.loops``): rolled loops run their body a bounded number of
+times in Python whatever the trip count; loops that must not roll still give NumPy's answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import warnings
+
+import numpy as np
+import pytest
+
+import npjax
+from npjax import _loop_source
+from tests._parity import assert_same, assert_same_outcome
+from tests.test_jit_masks import _count_eager, _outcome
+
+
+def check(kernel, *host_args, static=(), rolled=None, traced=True, calls=2):
+    """NumPy eagerly, then npjax.jit: the same outcome and final arguments. ``rolled``: a
+    bool per loop the trace met (in order), or one bool for all of them."""
+    jitted = npjax.jit(kernel, static_argnums=(0, *[i + 1 for i in static]))
+    for _ in range(calls):
+        np_args = [a.copy() if isinstance(a, np.ndarray) else a for a in host_args]
+        expected, np_exc = _outcome(kernel, np, np_args)
+        args = [npjax.array(a) if isinstance(a, np.ndarray) else a for a in host_args]
+        with _count_eager() as runs:
+            actual, exc = _outcome(jitted, npjax, args)
+        assert_same_outcome(actual, exc, expected, np_exc, args, np_args)
+        if traced is not None and np_exc is None:
+            assert bool(runs) is not traced, f"eager reruns: {len(runs)}"
+    if rolled is not None:
+        got = [o.rolled for o in jitted.loops]
+        want = rolled if isinstance(rolled, list) else [rolled] * max(1, len(got))
+        assert got == want, jitted.loops
+        for o in jitted.loops:
+            if o.rolled:
+                assert o.body_runs <= 6, o
+    return jitted
+
+
+# --- loops that roll ------------------------------------------------------------------------
+
+
+def rows(xp, a, b):
+    for i in range(1, a.shape[0]):
+        a[i] = a[i - 1] * 0.5 + b[i]
+    return a
+
+
+def stencil(xp, u, c, steps):
+    for _t in range(steps):
+        u[1:-1] = u[1:-1] + c * (u[2:] - 2 * u[1:-1] + u[:-2])
+    return u
+
+
+def row_add(xp, a, b):
+    for i in range(a.shape[0]):
+        a[i, :] += b[i] * 2
+    return a
+
+
+def rebind(xp, x, a):
+    for i in range(a.shape[0]):
+        x = x * 0.5 + a[i]
+    return x
+
+
+def accumulate(xp, a):
+    s = 0.0  # a Python float, then a scalar: the first iteration runs unrolled
+    for i in range(a.shape[0]):
+        s = s + a[i] * 2
+    return s
+
+
+def backwards(xp, a):
+    for i in range(a.shape[0] - 2, -1, -1):
+        a[i] = a[i] + a[i + 1] * 0.25
+    return a
+
+
+def negative_index(xp, a):
+    for i in range(1, a.shape[0]):
+        a[-i - 1] += a[-i]
+    return a
+
+
+def windows(xp, a, out):
+    for i in range(out.shape[0]):
+        out[i] = a[i:i + 3].sum()
+    return out
+
+
+def names_after(xp, a):
+    for i in range(a.shape[0]):
+        row = a[i]
+        row *= 2
+        j = i + 1
+    row[0] = -1.0  # the last row, a view of a
+    return a, i, j, row
+
+
+def nested(xp, a):
+    n, m = a.shape
+    for i in range(1, n):
+        for j in range(m):
+            a[i, j] = a[i - 1, j] + a[i, j] * 0.5
+    return a
+
+
+def with_sin(xp, a, b):
+    for i in range(1, a.shape[0]):
+        a[i] = xp.sin(a[i - 1]) + xp.maximum(b[i], 0.25) + abs(b[i - 1])
+    return a
+
+
+def float32_rows(xp, a, b):
+    for i in range(1, a.shape[0]):
+        a[i] = a[i - 1] * np.float32(0.5) + b[i] * 3
+    return a
+
+
+def int_rows(xp, a):
+    for i in range(2, a.shape[0]):
+        a[i] = a[i - 1] + a[i - 2]
+    return a
+
+
+def orelse(xp, a):
+    for i in range(1, a.shape[0]):
+        a[i] += a[i - 1]
+    else:
+        a[0] = -5
+    return a
+
+
+@pytest.mark.parametrize("n", [5, 40])
+def test_row_recurrence(n):
+    rng = np.random.default_rng(0)
+    check(rows, rng.random(n), rng.random(n), rolled=True)
+    check(rows, rng.random((n, 3)), rng.random((n, 3)), rolled=True)
+
+
+def test_stencil():
+    u = np.linspace(0.0, 1.0, 32) ** 2
+    check(stencil, u, 0.1, 100, static=(1, 2), rolled=True)
+
+
+def test_row_update_2d():
+    rng = np.random.default_rng(1)
+    check(row_add, rng.random((8, 4)), rng.random((8, 4)), rolled=True)
+
+
+def test_rebinding_a_carried_array():
+    rng = np.random.default_rng(2)
+    check(rebind, rng.random(3), rng.random((10, 3)), rolled=True)
+
+
+def test_a_python_float_accumulator_peels_one_iteration():
+    jitted = check(accumulate, np.arange(9.0), rolled=True)
+    assert jitted.loops[0].body_runs <= 6
+
+
+def test_negative_step_and_negative_indices():
+    rng = np.random.default_rng(3)
+    check(backwards, rng.random(12), rolled=True)
+    check(negative_index, rng.random(12), rolled=True)
+
+
+def test_sliding_window_of_fixed_length():
+    check(windows, np.arange(12.0), np.zeros(10), rolled=True)
+
+
+def test_names_left_after_the_loop():
+    check(names_after, np.arange(12.0).reshape(6, 2), rolled=True)
+
+
+def test_nested_loops_roll_inside_each_other():
+    rng = np.random.default_rng(4)
+    jitted = check(nested, rng.random((6, 5)), rolled=True)
+    assert len(jitted.loops) == 2
+
+
+def test_ufuncs_and_builtins_in_the_body():
+    rng = np.random.default_rng(5)
+    check(with_sin, rng.random(9), rng.random(9) - 0.5, rolled=True)
+
+
+def test_dtypes_follow_numpy():
+    rng = np.random.default_rng(6)
+    a = rng.random(7).astype(np.float32)
+    check(float32_rows, a, rng.random(7).astype(np.float32), rolled=True)
+    check(int_rows, np.arange(10, dtype=np.int32), rolled=True)
+    check(int_rows, np.arange(10, dtype=np.int8) + 100, rolled=True)  # wraps as NumPy
+
+
+def test_for_else():
+    check(orelse, np.arange(6), rolled=True)
+
+
+def test_trace_runs_the_body_a_bounded_number_of_times():
+    counter = []
+
+    def body_count(xp, a):
+        for i in range(1, a.shape[0]):
+            a[i] = a[i - 1] + 1.0
+        return a
+
+    jitted = npjax.jit(body_count, static_argnums=0)
+    out = jitted(npjax, npjax.zeros(2000))
+    assert float(out[-1]) == 1999.0
+    (loop,) = jitted.loops
+    assert loop.rolled and loop.trips == 1999 and loop.body_runs <= 6, loop
+    del counter
+
+
+def test_roll_loops_false_unrolls():
+    jitted = npjax.jit(rows, static_argnums=0, roll_loops=False)
+    out = jitted(npjax, npjax.ones(6), npjax.ones(6))
+    assert jitted.loops == ()
+    assert_same(out, rows(np, np.ones(6), np.ones(6)))
+
+
+# --- loops that must not roll, with NumPy's answer --------------------------------------------
+
+
+def breaks(xp, a):
+    for i in range(a.shape[0]):
+        if i == 3:
+            break
+        a[i] = 7
+    return a
+
+
+def branches_on_index(xp, a):
+    for i in range(a.shape[0]):
+        if i % 2 == 0:
+            a[i] = -a[i]
+    return a
+
+
+def prefix(xp, a, out):
+    for i in range(1, a.shape[0]):
+        out[i] = a[:i].sum()  # the shape changes with i
+    return out
+
+
+def appends(xp, a):
+    got = []
+    for i in range(a.shape[0]):
+        got.append(a[i] * 2)  # noqa: PERF401 (the side effect under test)
+    return xp.stack(got)
+
+
+def prints(xp, a):
+    for i in range(a.shape[0]):
+        a[i] = a[i] + 1
+        print("step", i)
+    return a
+
+
+def counter(xp, a):
+    k = 0
+    for i in range(a.shape[0]):
+        a[i] = a[i] + k
+        k += 1
+    return a, k
+
+
+def index_as_value(xp, a):
+    for i in range(a.shape[0]):
+        a[i] = a[i] * i + 0.5 * i
+    return a
+
+
+def user_function(xp, a):
+    def half(v):
+        return v * 0.5
+
+    for i in range(1, a.shape[0]):
+        a[i] = half(a[i - 1]) + a[i]
+    return a
+
+
+def out_of_bounds_late(xp, a):
+    for i in range(a.shape[0]):
+        a[i] = a[i + 1]  # IndexError at the last iteration
+    return a
+
+
+def list_store(xp, a):
+    vals = [0.0] * a.shape[0]
+    for i in range(a.shape[0]):
+        vals[i] = a[i] * 2
+    return xp.stack(vals)
+
+
+def short(xp, a):
+    for i in range(2):
+        a[i] = 3
+    return a
+
+
+def test_break_is_left_as_written():
+    jitted = check(breaks, np.arange(8.0))
+    assert jitted.loops == ()
+
+
+def test_branch_on_the_index_unrolls():
+    check(branches_on_index, np.arange(8.0), rolled=False)
+
+
+def test_shape_changing_body_unrolls():
+    check(prefix, np.arange(8.0), np.zeros(8), rolled=False)
+
+
+def test_appending_to_a_list_unrolls():
+    check(appends, np.arange(6.0), rolled=False)
+
+
+def test_print_unrolls_and_prints_each_step():
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        check(prints, np.arange(5.0), rolled=False, calls=1)
+    text = buf.getvalue()
+    assert [line for line in text.splitlines() if line.startswith("step")] == [
+        f"step {i}" for i in range(5)] * 2  # NumPy's run, then the trace's
+
+
+def test_python_counter_unrolls():
+    check(counter, np.arange(6.0), rolled=False)
+
+
+def test_index_used_as_a_number_unrolls():
+    check(index_as_value, np.arange(6.0), rolled=False)
+    check(index_as_value, np.arange(6, dtype=np.float32), rolled=False)
+
+
+def test_user_function_call_unrolls():
+    check(user_function, np.arange(6.0), rolled=False)
+
+
+def test_out_of_bounds_on_the_last_iteration_raises_indexerror():
+    # (npjax.jit leaves the arguments unchanged when a call raises: module docstring)
+    with pytest.raises(IndexError):
+        out_of_bounds_late(np, np.arange(6.0))
+    jitted = npjax.jit(out_of_bounds_late, static_argnums=0)
+    with pytest.raises(IndexError):
+        jitted(npjax, npjax.arange(6.0))
+    assert [o.rolled for o in jitted.loops] in ([], [True])
+
+
+def test_item_store_into_a_list_unrolls():
+    check(list_store, np.arange(6.0), rolled=False)
+
+
+def test_short_loops_unroll():
+    check(short, np.arange(4.0), rolled=False)
+
+
+def test_traced_range_bound_raises_jiterror_as_before():
+    def bound(a, n):
+        for i in range(n):
+            a[i] = 0
+        return a
+
+    with pytest.raises(npjax.JitError):
+        npjax.jit(bound)(npjax.ones(4), npjax.asarray(3))
+
+
+def test_device_checks_inside_a_rolled_loop_rerun_eagerly():
+    def overflow(xp, a):
+        for i in range(1, a.shape[0]):
+            a[i] = a[i - 1] * 1e200
+        return a
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(FloatingPointError), npjax.errstate(over="raise"):
+            npjax.jit(overflow, static_argnums=0)(npjax, npjax.ones(5))
+    check(overflow, np.ones(5), rolled=True, traced=False)
+
+
+def test_the_transformation_keeps_closures_defaults_and_lines():
+    scale = 3.0
+
+    def kernel(xp, a, shift=1.0):
+        for i in range(1, a.shape[0]):
+            a[i] = a[i - 1] * scale + shift
+        return a
+
+    check(kernel, np.zeros(6), rolled=True)
+    new = _loop_source.rolled(kernel)
+    assert new is not kernel and new.__code__.co_filename == kernel.__code__.co_filename
+    assert new.__defaults__ == (1.0,)
+
+
+def test_functions_without_source_are_left_alone():
+    namespace: dict = {}
+    exec("def f(a):\n    for i in range(4):\n        a[i] = 1\n    return a\n", namespace)
+    f = namespace["f"]
+    assert _loop_source.rolled(f) is f
+    out = npjax.jit(f)(npjax.zeros(5))
+    assert_same(out, np.array([1.0, 1, 1, 1, 0]))
