@@ -53,8 +53,10 @@ import numpy as np
 from jax import lax
 
 from npjax import _context, _errstate
-from npjax._indexing import (_basic_plan, _expand, _read_one, _write_one, convert_value,
-                             write_through)
+from npjax._index_plan import _basic_plan, _expand
+from npjax._index_read import _read_one
+from npjax._index_values import convert_value
+from npjax._index_write import _write_one, write_through
 from npjax._ndarray import ndarray
 from npjax._ufuncs import ufunc
 from npjax._views import Box
