@@ -30,6 +30,7 @@ are not reported.
 
 from __future__ import annotations
 
+import cmath
 import functools
 import math
 from collections.abc import Callable
@@ -46,6 +47,7 @@ DOF = "Degrees of freedom <= 0 for slice"
 ALL_NAN = "All-NaN slice encountered"
 
 _F64, _C128 = np.dtype(np.float64), np.dtype(np.complex128)
+_Tracer = jax.core.Tracer
 
 
 # --- shape-only conditions ----------------------------------------------------------------
@@ -76,22 +78,38 @@ def empty_mean(result_size: int, scalar: bool, dtype: np.dtype) -> None:
 
 # --- data-dependent conditions ------------------------------------------------------------
 
-def check(events: tuple, fn: Callable, args: tuple, result: Any) -> None:
-    """Check ``events`` of one call: ``fn(args, result)`` computes their values on the
-    device (``args``: the operands the kernel was given, None where absent)."""
-    if not events:
-        return
+def check(events: tuple, body: Callable, static: tuple, args: tuple, result: Any) -> None:
+    """Check ``events`` of one call: ``body(*static, *args, result)`` computes their values
+    on the device (``args``: the operands the kernel was given, None where absent)."""
     st = _errstate.state()
-    flags_on = any(st[k] != "ignore" for k in ("divide", "over", "invalid"))
+    flags_on = st["invalid"] != "ignore" or st["over"] != "ignore" or st["divide"] != "ignore"
     if not flags_on and all(kind == "flags" for kind, _ in events):
         return
+    if type(result) is not _lazy.Lazy and not isinstance(result, _Tracer) and \
+            _errstate.on_host(result):  # the hot path: results in host memory (CPU)
+        if _host_finite(result):  # the screen: no event without a non-finite result
+            return
+    _check(events, _Events(body, len(events), static), args, result, st, flags_on)
+
+
+def _host_finite(result: Any) -> bool:
+    """Whether every element of a host-readable result is finite (a 0-d one as a number)."""
+    h = np.asarray(result)
+    if h.ndim == 0:
+        v = h.item()
+        return cmath.isfinite(v) if type(v) is complex else math.isfinite(v)
+    return _errstate._all_finite(result)
+
+
+def _check(events: tuple, fn: Callable, args: tuple, result: Any, st: dict,
+           flags_on: bool) -> None:
     if isinstance(result, _lazy.Lazy):
         if result.value is None:  # recorded: checked when its program runs
             _lazy.defer_check(result, _replayed(events, fn, args), st)
             return
         result = result.value
         args = jax.tree.map(_lazy.concrete, args)
-    if isinstance(result, jax.core.Tracer):
+    if isinstance(result, _Tracer):
         tr = _context.trace()
         if tr is not None:  # npjax.jit: a device check; the call reruns eagerly and warns
             active = [i for i, (kind, _) in enumerate(events) if kind == "warn" or flags_on]
@@ -102,7 +120,7 @@ def check(events: tuple, fn: Callable, args: tuple, result: Any) -> None:
         _errstate.defer_events(_compiled(fn)(args, result), events, st)
         return
     if _errstate.on_host(result):
-        if _errstate._all_finite(result):  # the screen: no event without a non-finite result
+        if _host_finite(result):
             return
     else:
         _errstate.SYNCS["checks"] += 1
@@ -117,7 +135,9 @@ def _replayed(events: tuple, fn: Callable, args: tuple) -> Callable:
     treedef = jax.tree.structure(args)
 
     def replay(leaves: list, outs: tuple, mask: Any = True) -> None:
-        check(events, fn, jax.tree.unflatten(treedef, leaves), outs[0])
+        st = _errstate.state()
+        flags_on = any(st[k] != "ignore" for k in ("divide", "over", "invalid"))
+        _check(events, fn, jax.tree.unflatten(treedef, leaves), outs[0], st, flags_on)
 
     return replay
 
@@ -144,11 +164,11 @@ class _Events:
         return self.body(*self.static, *args, result)
 
     def __hash__(self) -> int:
-        return hash((self.body, self.static))
+        return hash((self.body, self.size, self.static))
 
     def __eq__(self, other: object) -> bool:
         return (type(other) is _Events and other.body is self.body
-                and other.static == self.static)
+                and other.size == self.size and other.static == self.static)
 
 
 # --- flag rules (traced) ------------------------------------------------------------------
@@ -216,8 +236,7 @@ def fold(axes: tuple, op: str, nan_fill: Any, x: Any, mask: Any, init: Any,
     """``sum``/``prod``/``nansum``/``nanprod``/``add.reduce``: "... encountered in reduce"."""
     if result.dtype.kind not in "fc" or x.size == 0:
         return
-    check((("flags", "reduce"),), _Events(_fold_body, 1, (axes, op, nan_fill)),
-          (x, mask, init), result)
+    check((("flags", "reduce"),), _fold_body, (axes, op, nan_fill), (x, mask, init), result)
 
 
 def _mean_body(axes, sum_dt, div, x, mask, result):
@@ -241,7 +260,7 @@ def mean(axes: tuple, sum_dt: np.dtype, x: Any, mask: Any, result: Any, scalar: 
     div = divide_name(scalar, np.dtype(sum_dt))
     events = (("flags", "reduce"),) if mask is None else (
         ("warn", EMPTY_MEAN), ("flags", "reduce"), ("flags", div))
-    check(events, _Events(_mean_body, len(events), (axes, sum_dt, div)), (x, mask), result)
+    check(events, _mean_body, (axes, sum_dt, div), (x, mask), result)
 
 
 def _var_body(axes, ddof, comp_dt, masked, x, mask, mean, result):
@@ -300,8 +319,7 @@ def var(axes: tuple, ddof: Any, comp_dt: np.dtype, x: Any, mask: Any, mean: Any,
         ("flags", "subtract"), ("flags", "square")) + (
         (("flags", "add"),) if comp_dt.kind == "c" else ()) + (
         ("flags", "reduce"), ("flags", div))
-    check(events, _Events(_var_body, len(events), (axes, ddof, comp_dt, masked)),
-          (x, mask, mean), result)
+    check(events, _var_body, (axes, ddof, comp_dt, masked), (x, mask, mean), result)
 
 
 def _nanmean_body(axes, sum_dt, x, mask, result):
@@ -318,7 +336,7 @@ def nanmean(axes: tuple, sum_dt: np.dtype, x: Any, mask: Any, result: Any) -> No
             warn_now(EMPTY_MEAN)
         return
     check((("flags", "reduce"), ("warn", EMPTY_MEAN)),
-          _Events(_nanmean_body, 2, (axes, sum_dt)), (x, mask), result)
+          _nanmean_body, (axes, sum_dt), (x, mask), result)
 
 
 def _nanvar_body(axes, ddof, comp_dt, x, mask, mean, result):
@@ -354,8 +372,7 @@ def nanvar(axes: tuple, ddof: Any, comp_dt: np.dtype, x: Any, mask: Any, mean: A
         return
     events = ((("flags", "reduce"),) if mean is None else ()) + (
         ("flags", "subtract"), ("flags", "multiply"), ("flags", "reduce"), ("warn", DOF + "."))
-    check(events, _Events(_nanvar_body, len(events), (axes, ddof, comp_dt)),
-          (x, mask, mean), result)
+    check(events, _nanvar_body, (axes, ddof, comp_dt), (x, mask, mean), result)
 
 
 def _nan_result_body(x, result):
@@ -365,7 +382,7 @@ def _nan_result_body(x, result):
 def nan_result(result: Any) -> None:
     """``nanmin``/``nanmax``: NumPy warns once when its result holds a NaN."""
     if result.dtype.kind in "fc" and result.size:
-        check((("warn", ALL_NAN),), _Events(_nan_result_body, 1, ()), (None,), result)
+        check((("warn", ALL_NAN),), _nan_result_body, (), (None,), result)
 
 
 def _all_nan_body(axes, x, result):
@@ -375,7 +392,7 @@ def _all_nan_body(axes, x, result):
 def all_nan_slices(axes: tuple, x: Any, result: Any) -> None:
     """``nanmedian``/``nanpercentile``/``nanquantile``: one warning per all-NaN slice."""
     if x.dtype.kind in "fc" and x.size:
-        check((("warn", ALL_NAN),), _Events(_all_nan_body, 1, (axes,)), (x,), result)
+        check((("warn", ALL_NAN),), _all_nan_body, (axes,), (x,), result)
 
 
 def _accumulate_body(axis, nan_fill, initial, x, result):
@@ -395,8 +412,8 @@ def _accumulate_body(axis, nan_fill, initial, x, result):
 def accumulate(axis: int | None, nan_fill: Any, initial: bool, x: Any, result: Any) -> None:
     """``cumsum``/``cumprod`` and their nan- and Array API forms: "... in accumulate"."""
     if result.dtype.kind in "fc" and x.size:
-        check((("flags", "accumulate"),),
-              _Events(_accumulate_body, 1, (axis, nan_fill, bool(initial))), (x,), result)
+        check((("flags", "accumulate"),), _accumulate_body, (axis, nan_fill, bool(initial)),
+              (x,), result)
 
 
 def _ptp_body(axes, x, result):
@@ -407,4 +424,4 @@ def _ptp_body(axes, x, result):
 def ptp(axes: tuple, x: Any, result: Any) -> None:
     """``ptp``: NumPy's ``maximum - minimum`` ("... encountered in subtract")."""
     if result.dtype.kind == "f" and x.size:
-        check((("flags", "subtract"),), _Events(_ptp_body, 1, (axes,)), (x,), result)
+        check((("flags", "subtract"),), _ptp_body, (axes,), (x,), result)
