@@ -19,6 +19,7 @@ _compile_cache.configure()
 # ndarray's conversion members (__array__, __repr__, __float__, item, astype...): first, so
 # that every array made while the modules below load has them.
 from npjax import _array_conversions
+from npjax import _scalar_members  # members of NumPy scalars for 0-d device scalars
 from npjax import _operators
 from npjax._creation import *  # noqa: F403
 from npjax._ranges import *  # noqa: F403
