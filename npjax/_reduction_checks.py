@@ -25,15 +25,18 @@ operands without NaN, divide where a finite non-zero sum is divided by a zero co
 Differences from NumPy: warnings name the user's line (NumPy names its own Python frames for
 "Mean of empty slice" and the divisions in ``_methods.py``); underflow is not inferred; flags
 of steps inside ``median``/``percentile`` (their interpolation) and of weighted ``average``
-are not reported.
+are not reported; nor are those of reductions of masked reads under ``npjax.jit`` (``x[m].sum()``
+with a traced mask: ``_masked`` checks the empty selection itself).
 """
 
 from __future__ import annotations
 
 import cmath
+import contextlib
+import contextvars
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import jax
@@ -48,19 +51,34 @@ ALL_NAN = "All-NaN slice encountered"
 
 _F64, _C128 = np.dtype(np.float64), np.dtype(np.complex128)
 _Tracer = jax.core.Tracer
+_off: contextvars.ContextVar[bool] = contextvars.ContextVar("npjax_reduction_checks_off",
+                                                            default=False)
+
+
+@contextlib.contextmanager
+def unchecked() -> Iterator[None]:
+    """No checks inside: for callers that reduce over lanes they later discard (masked reads
+    under ``npjax.jit``, ``_masked``, which make their own empty-selection checks)."""
+    token = _off.set(True)
+    try:
+        yield
+    finally:
+        _off.reset(token)
 
 
 # --- shape-only conditions ----------------------------------------------------------------
 
 def warn_now(message: str) -> None:
     """A plain RuntimeWarning NumPy issues from the shapes alone, at the user's line."""
-    _errstate.issue_events((1,), (("warn", message),))
+    if not _off.get():
+        _errstate.issue_events((1,), (("warn", message),))
 
 
 def flags_now(bits: int, name: str) -> None:
     """Floating-point flags NumPy's loop ``name`` raises whatever the data (0 / 0 of an
     empty slice), as the error state says."""
-    _errstate.issue_events((bits,), (("flags", name),))
+    if not _off.get():
+        _errstate.issue_events((bits,), (("flags", name),))
 
 
 def divide_name(scalar: bool, dtype: np.dtype) -> str:
@@ -81,6 +99,8 @@ def empty_mean(result_size: int, scalar: bool, dtype: np.dtype) -> None:
 def check(events: tuple, body: Callable, static: tuple, args: tuple, result: Any) -> None:
     """Check ``events`` of one call: ``body(*static, *args, result)`` computes their values
     on the device (``args``: the operands the kernel was given, None where absent)."""
+    if _off.get():
+        return
     st = _errstate.state()
     flags_on = st["invalid"] != "ignore" or st["over"] != "ignore" or st["divide"] != "ignore"
     if not flags_on and all(kind == "flags" for kind, _ in events):
