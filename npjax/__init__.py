@@ -21,6 +21,7 @@ _compile_cache.configure()
 from npjax import _array_conversions
 # ndarray's element access members (__getitem__, __setitem__, _write, fill).
 from npjax import _element_access
+from npjax import _scalar_members  # members of NumPy scalars for 0-d device scalars
 from npjax import _operators
 from npjax._creation import *  # noqa: F403
 from npjax._ranges import *  # noqa: F403

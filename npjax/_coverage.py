@@ -12,7 +12,7 @@ import types
 
 import numpy as np
 
-from npjax import _registry_methods
+from npjax import _registry_methods, _registry_scalars
 from npjax._registry import MODULES, Record, own_records, records
 
 STATUSES = ("native", "host", "numpy", "fallback", "excluded", "missing")
@@ -45,9 +45,10 @@ def summary() -> dict:
     resolved = total - sum(c["missing"] for c in counts.values())
     n_computing = sum(computing.values())
     methods = collections.Counter(r.status for r in _registry_methods.records())
+    scalars = collections.Counter(r.status for r in _registry_scalars.records())
     return {"counts": counts, "total": total, "resolved": resolved,
             "computing": computing, "native_share": computing["native"] / max(n_computing, 1),
-            "methods": methods}
+            "methods": methods, "scalars": scalars}
 
 
 def render(markdown: bool = False) -> str:
@@ -74,8 +75,14 @@ def render(markdown: bool = False) -> str:
     lines += [f"Attributes of {_registry_methods.MODULE}: {sum(m.values())}; "
               + ", ".join(f"{st} {m[st]}" for st in STATUSES if m[st] or st == "missing")
               + " (excluded ones do not exist on npjax arrays).", ""]
+    m = s["scalars"]
+    lines += [f"Attributes of {_registry_scalars.MODULE} ({len(_registry_scalars.TYPES)} types): "
+              f"{sum(m.values())}; "
+              + ", ".join(f"{st} {m[st]}" for st in STATUSES if m[st] or st == "missing")
+              + ". A host computation's scalar is NumPy's own (every attribute); these are "
+              "those of the 0-d npjax arrays that stand for scalars on the device.", ""]
     lines += ["Statuses:", *(f"- {st}: {MEANING[st]}" for st in STATUSES), ""]
-    every = records() + _registry_methods.records()
+    every = records() + _registry_methods.records() + _registry_scalars.records()
     for status in ("fallback", "host", "excluded", "missing"):
         chosen = [r for r in every if r.status == status]
         if not chosen:

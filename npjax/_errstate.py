@@ -36,8 +36,10 @@ raises them; nothing is deferred):
 Differences from NumPy:
 - Underflow is inferred (an exactly representable subnormal product is flagged, which NumPy
   does not); XLA on CPU flushes subnormals to zero anyway.
-- Not covered: reductions (``sum`` overflowing to inf), NumPy-scalar integer overflow
-  (``np.int8(127) + 1`` warns in NumPy): these compute NumPy's values without the warning.
+- Reductions and statistics (``sum`` overflowing, ``mean`` of an empty slice, ``nanmean``
+  of NaNs...) are checked by ``_reduction_checks`` with the same deferral (``defer_events``).
+- Not covered: NumPy-scalar integer overflow (``np.int8(127) + 1`` warns in NumPy): NumPy's
+  value without the warning.
   Casts (``astype``, writes, ``out=`` of another dtype) are checked by ``_casts``.
 - gufuncs (``matmul``...) decide per call, not per element: invalid when an output is NaN and
   no input is; overflow when an output is infinite and every input finite.
@@ -539,7 +541,8 @@ _BASE_FILTERS = warnings.filters  # a catch_warnings block installs another list
 
 
 class _Deferred(threading.local):
-    """This thread's deferred checks: (device flags, ufunc name, error state, user's line)."""
+    """This thread's deferred checks: (device values, events, error state, user's line);
+    a ufunc's events are ``(("flags", name),)``."""
 
     def __init__(self) -> None:
         self.items: list[tuple] = []
@@ -554,6 +557,11 @@ def _deferrable(result: Any, st: dict) -> bool:
     several processes is checked at the call by all of them), a state that only warns."""
     if on_host(result) or not getattr(result, "is_fully_addressable", False):
         return False
+    return _may_defer(st)
+
+
+def _may_defer(st: dict) -> bool:
+    """Whether the error state ``st`` and the warnings filters allow a check to wait."""
     if any(st[key] not in ("ignore", "warn") for key in ("divide", "over", "under", "invalid")):
         return False
     filters = warnings.filters
@@ -572,11 +580,45 @@ def _defer(name: str, kind: str, vals: Any, outs: Any, mask: Any, st: dict,
            low: int | None = None) -> None:
     """Compute a check's flags on the device; read them at the next host read."""
     flags = _device_flags(name, kind, True, low)(list(vals), list(outs), mask)
+    _push(flags, (("flags", name),), st, _user_line())
+
+
+def defer_events(values: Any, events: tuple, st: dict) -> None:
+    """Defer a check of several ``events`` (see ``issue_events``) whose ``values`` (one
+    device integer each) are read at the next host read."""
+    _push(values, events, st, _user_line())
+
+
+def _push(values: Any, events: tuple, st: dict, where: tuple | None) -> None:
     items = _deferred.items
-    items.append((flags, name, st, _user_line()))
+    items.append((values, events, st, where))
     SYNCS["deferred"] += 1
     if len(items) >= DEFER_BOUND:
         flush_deferred()
+
+
+def issue_events(values: Any, events: tuple, st: dict | None = None) -> None:
+    """Act now, at the user's line, on checked ``events``: ``("flags", name)`` events carry
+    NumPy's flag bits and follow the error state ``st`` ("... encountered in <name>");
+    ``("warn", message)`` events carry a count of plain RuntimeWarnings (NumPy's "Mean of
+    empty slice", "All-NaN slice encountered"...), which the error state does not govern.
+    Deferred warnings of earlier operations come first: while some are pending, these wait
+    with them where they may (no read of the device), else all are issued now."""
+    st = state() if st is None else st
+    if _deferred.items:
+        if _may_defer(st):
+            _push(np.asarray(values), events, st, _user_line())
+            return
+        flush_deferred()
+    for (kind, text), value in zip(events, np.atleast_1d(np.asarray(values))):
+        value = int(value)
+        if not value:
+            continue
+        if kind == "warn":
+            for _ in range(value):
+                warnings.warn(text, RuntimeWarning, stacklevel=_stacklevel())
+        else:
+            report(value, text, st)
 
 
 def flush_deferred() -> None:
@@ -588,11 +630,15 @@ def flush_deferred() -> None:
     _deferred.items = []
     SYNCS["deferred_reads"] += 1
     values = jax.device_get([flags for flags, *_ in items])
-    for value, (_, name, st, where) in zip(values, items):
-        flags = int(value)
-        for key, bit, text in _KINDS:
-            if flags & bit and st[key] == "warn":
-                _pending.messages.append((f"{text} encountered in {name}", where))
+    for value, (_, events, st, where) in zip(values, items):
+        for (kind, name), v in zip(events, np.atleast_1d(value)):
+            flags = int(v)
+            if kind == "warn":
+                _pending.messages.extend([(name, where)] * flags)
+                continue
+            for key, bit, text in _KINDS:
+                if flags & bit and st[key] == "warn":
+                    _pending.messages.append((f"{text} encountered in {name}", where))
     _issue_pending()
 
 
@@ -766,9 +812,9 @@ def check_reduce(name: str, x: Any, res: Any, axes: tuple, all_divisors: bool,
     A zero among the divisors (every element after the first along the reduced axis, or all
     of them after an ``initial``) gives "divide"; for float loops a non-finite result from
     finite operands gives "divide" at such a zero, else "overflow" (inf) or "invalid" (NaN),
-    decided per output lane (``axes``: the reduced axes of ``x``). Other reductions (sums,
-    products) are not checked: inferring their flags needs a host read of every result.
-    Under ``npjax.jit`` and in lazy mode nothing is checked here."""
+    decided per output lane (``axes``: the reduced axes of ``x``). Sums and products are
+    checked by ``_reduction_checks``. Under ``npjax.jit`` and in lazy mode nothing is
+    checked here."""
     if name not in _DIVISIONS:
         return
     st = state()

@@ -47,7 +47,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _context
+from npjax import _context, _reduction_checks
 from npjax._registry import public_module
 from npjax._errors import JitError
 from npjax._dispatch import DEFERRED
@@ -296,7 +296,8 @@ class MaskedValue:
         """``fn`` (an npjax reduction) over ``plain`` (the full array, prepared) along the
         axes of ``axis``: an npjax result, or a masked value when the count's axis stays."""
         full_axes, counted = self._axes(axis)
-        r = fn(plain, axis=full_axes, keepdims=keepdims, **kwargs)
+        with _reduction_checks.unchecked():  # lanes outside the mask are not NumPy's
+            r = fn(plain, axis=full_axes, keepdims=keepdims, **kwargs)
         if not counted:
             return MaskedValue(r, self.mask)
         if keepdims and self.mask.ndim > 1:

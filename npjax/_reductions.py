@@ -16,7 +16,10 @@ XLA's reduction (same values up to the last bits of rounding).
 Data-dependent errors NumPy raises (``nanargmin`` of an all-NaN slice, ``average`` weights
 summing to zero, quantile weights that are NaN) need a device-to-host transfer of one flag.
 NumPy's RuntimeWarnings ("Mean of empty slice", "All-NaN slice encountered", "Degrees of
-freedom <= 0") are not emitted: checking for them would need a device sync on every call.
+freedom <= 0 for slice", "overflow encountered in reduce", "invalid value encountered in
+divide"...) are issued by ``_reduction_checks``: from the shapes where they depend only on
+shapes, else by a device check that is deferred like the flags of ufuncs (no wait for the
+device per call where the error state only warns).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax import _casts, _context, _dtypes
+from npjax import _reduction_checks as _checks
 from npjax._dispatch import ArrayIn, DTypeIn, npfunc, write_out
 from npjax._errors import output_casting_error
 from npjax._lazy import Kernel
@@ -183,8 +187,13 @@ def fold(a: Any, axes: tuple, keepdims: bool, op: str, res_dt: np.dtype, initial
     order of operations, result of ``res_dt``."""
     static = (axes, keepdims, op, res_dt, nan_fill)
     if where is True and initial is _NoValue and (op == "add" or res_dt.kind != "c"):
-        return _jit_plain(_k_fold_plain, static)(a)
-    return _jit(_k_fold, static)(a, _mask(where, a.shape), _initial(initial, res_dt))
+        mask = init = None
+        r = _jit_plain(_k_fold_plain, static)(a)
+    else:
+        mask, init = _mask(where, a.shape), _initial(initial, res_dt)
+        r = _jit(_k_fold, static)(a, mask, init)
+    _checks.fold(axes, op, nan_fill, a, mask, init, r)
+    return r
 
 
 def _fold_public(name: str, op: str, a: Any, axis: Any, dtype: Any, out: Any, keepdims: Any,
@@ -254,7 +263,13 @@ def mean(a: ArrayIn, axis: Any = None, dtype: DTypeIn = None, out: Any = None,
     mask = _mask(where, a.shape)
     kernel = _jit_plain(_k_mean, (axes, keepdims is True, sum_dt, res_dt))
     r = kernel(a) if mask is None else kernel(a, mask)
+    _checks.mean(axes, np.dtype(sum_dt), a, mask, r, _scalar(out, keepdims, axes, a.ndim))
     return _finish(r, out, "mean")
+
+
+def _scalar(out: Any, keepdims: Any, axes: tuple, ndim: int) -> bool:
+    """Whether NumPy's reduction gives a NumPy scalar (its divisions are then scalar math)."""
+    return out is None and keepdims is not True and len(axes) == ndim
 
 
 def _var_public(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any,
@@ -276,6 +291,11 @@ def _var_public(name: str, a: Any, axis: Any, dtype: Any, out: Any, ddof: Any,
     if dtype is None and a.dtype.kind in "biu":
         dtype = _F64
     r = _jit(core, (axes, keepdims is True, dtype, ddof, res_dt, root))(a, mask, m)
+    comp_dt = np.dtype(dtype if dtype is not None else a.dtype)
+    if core is _k_nanvar:
+        _checks.nanvar(axes, ddof, comp_dt, a, mask, m, r)
+    else:
+        _checks.var(axes, ddof, comp_dt, a, mask, m, r, _scalar(out, keepdims, axes, a.ndim))
     return _finish(r, out, "sqrt" if root else name, "same_kind" if root else "unsafe")
 
 
@@ -328,7 +348,9 @@ def nanmean(a: ArrayIn, axis: Any = None, dtype: DTypeIn = None, out: Any = None
     axes = _axes(axis, a.ndim)
     res_dt = _oracle("nanmean", a.dtype, dtype)
     sum_dt = dtype if dtype is not None else a.dtype
-    r = _jit_plain(_k_nanmean, (axes, keepdims is True, sum_dt, res_dt))(a, _mask(where, a.shape))
+    mask = _mask(where, a.shape)
+    r = _jit_plain(_k_nanmean, (axes, keepdims is True, sum_dt, res_dt))(a, mask)
+    _checks.nanmean(axes, np.dtype(sum_dt), a, mask, r)
     return _finish(r, out, "nanmean")
 
 
@@ -351,6 +373,8 @@ def _minmax_public(name: str, a: Any, axis: Any, out: Any, keepdims: Any, initia
         r = _jit_plain(_k_minmax_plain, static)(a)
     else:
         r = _jit_plain(_k_minmax, static)(a, mask, init)
+    if ignore_nan:
+        _checks.nan_result(r)
     return _finish(r, out, name)
 
 
@@ -385,20 +409,14 @@ def amin(a: ArrayIn, axis: Any = None, out: Any = None, keepdims: Any = False,
 @npfunc(scalar=True)
 def nanmax(a: ArrayIn, axis: Any = None, out: Any = None, keepdims: Any = False,
            initial: Any = _NoValue, where: Any = True) -> Any:
-    """npjax implementation of ``numpy.nanmax``.
-
-    Differences from NumPy: no "All-NaN slice encountered" RuntimeWarning (value matches).
-    """
+    """npjax implementation of ``numpy.nanmax``."""
     return _minmax_public("nanmax", a, axis, out, keepdims, initial, where, True, True)
 
 
 @npfunc(scalar=True)
 def nanmin(a: ArrayIn, axis: Any = None, out: Any = None, keepdims: Any = False,
            initial: Any = _NoValue, where: Any = True) -> Any:
-    """npjax implementation of ``numpy.nanmin``.
-
-    Differences from NumPy: no "All-NaN slice encountered" RuntimeWarning (value matches).
-    """
+    """npjax implementation of ``numpy.nanmin``."""
     return _minmax_public("nanmin", a, axis, out, keepdims, initial, where, False, True)
 
 
@@ -485,6 +503,7 @@ def _cum_public(name: str, op: str, a: Any, axis: Any, dtype: Any, out: Any,
         a = precast(a, res_dt)
     jit = _jit if op == "mul" and res_dt.kind == "c" else _jit_plain
     r = jit(_k_accumulate, (ax, op, res_dt, nan_fill, bool(include_initial)))(a)
+    _checks.accumulate(ax, nan_fill, include_initial, a, r)
     return _finish(r, out, name)
 
 
@@ -536,7 +555,9 @@ def ptp(a: ArrayIn, axis: Any = None, out: Any = None, keepdims: Any = False) ->
         raise ValueError("zero-size array to reduction operation maximum which has no "
                          "identity")
     _oracle("ptp", a.dtype)  # bool raises TypeError as in NumPy
-    return _finish(_jit_plain(_k_ptp, (axes, keepdims is True))(a), out, "subtract", "same_kind")
+    r = _jit_plain(_k_ptp, (axes, keepdims is True))(a)
+    _checks.ptp(axes, a, r)
+    return _finish(r, out, "subtract", "same_kind")
 
 
 @npfunc(scalar=True)
@@ -570,6 +591,10 @@ def _median_public(name: str, a: Any, axis: Any, out: Any, keepdims: Any, nan: b
         ma_pairs = False
         core = _k_median
     r = _jit_plain(core, (axes, keepdims is True, res_dt, ma_pairs))(a)
+    if nan:
+        _checks.all_nan_slices(axes, a, r)
+    elif math.prod(a.shape[i] for i in axes) == 0:
+        _checks.empty_mean(r.size, _scalar(out, keepdims, axes, a.ndim), res_dt)
     return _ureduce_result(r, out, name, keepdims)
 
 
@@ -584,20 +609,14 @@ def _ureduce_result(r: Any, out: Any, name: str, keepdims: Any, casting: str = "
 @npfunc(scalar=True)
 def median(a: ArrayIn, axis: Any = None, out: Any = None, overwrite_input: bool = False,
            keepdims: Any = False) -> Any:
-    """npjax implementation of ``numpy.median`` (``overwrite_input`` has no effect).
-
-    Differences from NumPy: an empty slice gives NaN without the RuntimeWarning.
-    """
+    """npjax implementation of ``numpy.median`` (``overwrite_input`` has no effect)."""
     return _median_public("median", a, axis, out, keepdims, False)
 
 
 @npfunc(scalar=True)
 def nanmedian(a: ArrayIn, axis: Any = None, out: Any = None, overwrite_input: bool = False,
               keepdims: Any = False) -> Any:
-    """npjax implementation of ``numpy.nanmedian`` (``overwrite_input`` has no effect).
-
-    Differences from NumPy: all-NaN slices give NaN without the RuntimeWarning.
-    """
+    """npjax implementation of ``numpy.nanmedian`` (``overwrite_input`` has no effect)."""
     return _median_public("nanmedian", a, axis, out, keepdims, True)
 
 
@@ -664,6 +683,8 @@ def _quantile_public(name: str, a: Any, q: Any, axis: Any, out: Any, method: Any
     if weights is not None:
         r, bad = _jit(_k_quantile_weighted, (res_dt, nan, qh.ndim, keepdims is True, axes))(
             a, w, qj)
+        if nan:
+            _checks.all_nan_slices(axes, a, r)
         if bool(bad):
             raise ValueError("Weights included NaN, inf or were all zero.")
         # NumPy's weighted result is an array, except the NaN element it returns as is
@@ -672,6 +693,8 @@ def _quantile_public(name: str, a: Any, q: Any, axis: Any, out: Any, method: Any
         return _ureduce_result(r, out, name, keepdims, array=not scalar_nan)
     static = (method, weak, res_dt, nan, qh.dtype, qh.ndim, keepdims is True, axes)
     r = _jit(_k_quantile, static)(a, qj)
+    if nan:
+        _checks.all_nan_slices(axes, a, r)
     if r.ndim == 0 and a.dtype.kind == "f" and res_dt != a.dtype:
         # NumPy returns the NaN element itself (the input's dtype) for a scalar result of a
         # slice holding NaN (all-NaN for the nan-variants): read one flag back to match.
@@ -708,10 +731,7 @@ def quantile(a: ArrayIn, q: Any, axis: Any = None, out: Any = None,
 def nanpercentile(a: ArrayIn, q: Any, axis: Any = None, out: Any = None,
                   overwrite_input: bool = False, method: str = "linear",
                   keepdims: Any = False, *, weights: Any = None) -> Any:
-    """npjax implementation of ``numpy.nanpercentile``.
-
-    Differences from NumPy: all-NaN slices give NaN in the result dtype without a warning.
-    """
+    """npjax implementation of ``numpy.nanpercentile``."""
     return _quantile_public("nanpercentile", a, q, axis, out, method, keepdims, weights,
                             True, True)
 
@@ -720,10 +740,7 @@ def nanpercentile(a: ArrayIn, q: Any, axis: Any = None, out: Any = None,
 def nanquantile(a: ArrayIn, q: Any, axis: Any = None, out: Any = None,
                 overwrite_input: bool = False, method: str = "linear",
                 keepdims: Any = False, *, weights: Any = None) -> Any:
-    """npjax implementation of ``numpy.nanquantile``.
-
-    Differences from NumPy: all-NaN slices give NaN in the result dtype without a warning.
-    """
+    """npjax implementation of ``numpy.nanquantile``."""
     return _quantile_public("nanquantile", a, q, axis, out, method, keepdims, weights,
                             False, True)
 

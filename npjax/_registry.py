@@ -31,7 +31,7 @@ import numpy as np
 from npjax._fallback import fallback_function, host_function
 
 MODULES = ("numpy", "numpy.linalg", "numpy.fft", "numpy.random", "numpy.lib",
-           "numpy.lib.stride_tricks")
+           "numpy.lib.stride_tricks", "numpy.lib.recfunctions")
 
 
 class Record(NamedTuple):
@@ -61,6 +61,10 @@ HOST = {
     "datetime_as_string": "datetime64 is host-only", "busday_count": "datetime64 is host-only",
     "busday_offset": "datetime64 is host-only", "is_busday": "datetime64 is host-only",
 }
+HOST["lib.recfunctions"] = "structured arrays are host data: NumPy's functions, on the host"
+HOST.update({f"lib.recfunctions.{name}": "structured arrays are host data: NumPy's own "
+             "function, its result as NumPy returns it" for name in (
+                 __import__("numpy.lib.recfunctions", fromlist=["_"]).__all__)})
 
 FALLBACK: dict[str, str] = {}
 
@@ -106,6 +110,8 @@ EXCLUDED = {
     "lib.npyio": "DataSource and NpzFile read host files into NumPy arrays",
     "random.bit_generator":
         "NumPy's implementation module (the bit generator classes are in numpy.random)",
+    **{f"lib.recfunctions.{name}": "a module recfunctions imports for its own use (not in "
+       "its __all__)" for name in ("itertools", "ma", "mrec", "np")},
 }
 
 # npjax's own public names (NumPy has none of them): name -> (kind, what it is). Every public
@@ -162,7 +168,7 @@ def classify(module: str, name: str, ours: Any) -> Record:
         return Record(module, name, "fallback",
                       FALLBACK_MODULES.get(name) or getattr(ours, "_npjax_reason", ""))
     if getattr(ours, "_npjax_host", False):
-        return Record(module, name, "host", HOST.get(name, ""))
+        return Record(module, name, "host", HOST.get(_key(module, name), ""))
     if ours is theirs:
         if _key(module, name) in EXCLUDED:
             return Record(module, name, "excluded", EXCLUDED[_key(module, name)])
@@ -206,7 +212,7 @@ def install(namespace: dict[str, Any], module: str = "numpy") -> None:
         qualified = _key(module, name)
         if qualified in FALLBACK_MODULES:
             namespace[name] = _fallback_module(name, obj)
-        elif qualified in HOST:
+        elif qualified in HOST and not isinstance(obj, types.ModuleType):
             namespace[name] = host_function(qualified, obj)
         elif (qualified in NUMPY_OBJECTS or qualified in EXCLUDED or _auto_numpy(obj)
               or isinstance(obj, type | types.ModuleType)):
@@ -243,6 +249,10 @@ def lazy_fallback(module: str, name: str) -> Any:
 @functools.cache
 def records() -> tuple[Record, ...]:
     """Every record, for the coverage report and the tests."""
+    for module in MODULES:  # submodules imported on demand (numpy.lib.recfunctions): both
+        _numpy_module(module)  # NumPy's and npjax's first, as their parents then list them
+        if module not in _PUBLIC:
+            __import__("npjax" + module[5:])
     out = []
     for module in MODULES:
         namespace = public_namespace(module)

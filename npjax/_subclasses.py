@@ -19,6 +19,8 @@ methods (``__setitem__``...) run as written. npjax's code computes with plain ar
   ``np.take``, ``np.mean``...: ``DELEGATED``) run NumPy's own Python implementation, which
   calls the subclass's method: NumPy's result by construction.
 - ``array``/``asarray`` give base-class arrays, ``asanyarray`` the instance itself, as NumPy.
+- ``npjax.random``'s draws read a subclass operand's memory and give base-class arrays, as
+  NumPy's random functions do (they keep no subclass); ``shuffle`` permutes it in place.
 - Any other npjax function given a subclass instance raises ``NotImplementedError``: NumPy
   decides function by function whether a result keeps the subclass, and a base-class
   result where NumPy keeps it would be a silent change of type. Compute on

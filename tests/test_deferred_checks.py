@@ -127,3 +127,42 @@ def test_ignored_flags_are_not_issued(accelerator, monkeypatch):
         q = npjax.asarray([1.0, 0.0]) / npjax.zeros(2)
     q.tolist()
     assert [text for text, _, _ in accelerator] == ["invalid value encountered in divide"]
+
+
+def test_reductions_wait_for_nothing_and_warn_like_numpy(accelerator, monkeypatch):
+    """Reductions' warnings (data-dependent and shape-only alike) wait with the ufunc flags
+    for the next read: no device read in the loop, then NumPy's messages in NumPy's order,
+    each at the line of its operation."""
+    def run(xp):
+        x = xp.asarray([[np.nan, 1.0], [np.nan, 2.0]])
+        a = xp.nanmean(x, axis=0)
+        b = xp.sum(xp.asarray([1e308, 1e308]))
+        c = xp.mean(xp.zeros((0, 2)), axis=0)
+        d = xp.var(xp.asarray([1.0, 2.0]), ddof=2)
+        e = xp.nanmax(x, axis=0)
+        return a, b, c, d, e
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        expected = run(np)
+    want = [str(w.message) for w in caught]
+    _plain_filters(monkeypatch)
+    for _ in range(3):
+        got = run(npjax)
+    syncs = npjax.stats()["syncs"]
+    assert accelerator == [] and syncs["checks"] == 0 and syncs["deferred_reads"] == 0
+    for g, w in zip(got, expected):
+        np.testing.assert_array_equal(np.asarray(g), w)
+    assert npjax.stats()["syncs"]["deferred_reads"] == 1
+    assert [text for text, _, _ in accelerator] == want * 3
+    first = run.__code__.co_firstlineno
+    assert [line - first for _, _, line in accelerator[:len(want)]] == [2, 3, 4, 4, 5, 5, 6]
+
+
+def test_reductions_under_raise_check_at_the_call(accelerator, monkeypatch):
+    _plain_filters(monkeypatch)
+    with np.errstate(over="raise"):
+        with pytest.raises(FloatingPointError, match="overflow encountered in reduce"):
+            npjax.sum(npjax.asarray([1e308, 1e308]))
+    syncs = npjax.stats()["syncs"]
+    assert syncs["deferred_checks"] == 0 and syncs["checks"] == 1

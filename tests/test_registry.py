@@ -15,7 +15,7 @@ import warnings
 import pytest
 
 import npjax
-from npjax import _coverage, _registry, _registry_methods
+from npjax import _coverage, _registry, _registry_methods, _registry_scalars
 
 RECORDS = _registry.records()
 NATIVE = [r for r in RECORDS if r.status == "native"]
@@ -176,3 +176,37 @@ def test_ndarray_tables_are_not_stale():
     for table in (_registry_methods.HOST, _registry_methods.EXCLUDED):
         assert set(table) <= names, set(table) - names
     assert all(reason for reason in _registry_methods.EXCLUDED.values())
+
+
+def test_every_numpy_scalar_attribute_is_provided_or_excluded_with_a_reason():
+    """NumPy's scalar attributes, read now: each resolves on the 0-d npjax arrays that stand
+    for scalars on the device, or is excluded with a reason (host results are NumPy's own
+    scalars: tests/test_scalars.py::test_host_scalars_are_numpys_own)."""
+    records = _registry_scalars.records()
+    assert {r.name for r in records} == set(_registry_scalars.public_attributes())
+    assert [r.name for r in records if r.status == "missing"] == []
+    with npjax.policy(placement="device"):
+        scalars = {t: npjax.zeros(2, t)[0] for t in _registry_scalars.TYPES}
+    memory = set(_registry_methods.HOST) - {"__array__", "__repr__", "__str__", "__format__",
+                                            "__reduce__", "__setstate__", "tolist", "item",
+                                            "tobytes", "tofile", "dump", "dumps"}
+    for r in records:
+        if r.status == "excluded":
+            assert r.reason, r
+            continue
+        assert hasattr(npjax.ndarray, r.name), r
+        if r.name in memory:  # host memory: device arrays have none (AttributeError)
+            continue
+        for t, x in scalars.items():
+            if r.name.startswith("__"):  # looked up on the type: raise as NumPy's do
+                assert hasattr(x, r.name) or not hasattr(t(0), r.name), (r.name, t)
+            else:
+                assert hasattr(x, r.name) == hasattr(t(0), r.name), (r.name, t)
+
+
+def test_scalar_tables_are_not_stale():
+    names = set(_registry_scalars.public_attributes())
+    for table in (_registry_scalars.HOST, _registry_scalars.EXCLUDED):
+        assert set(table) - set(_registry_methods.HOST) <= names
+    assert set(_registry_scalars.EXCLUDED) <= names
+    assert all(reason for reason in _registry_scalars.EXCLUDED.values())

@@ -21,7 +21,11 @@ from tests._parity import assert_parity, family
 PY_FUNCS = [float, int, bool, complex, operator.index, hash, len, str, repr,
             lambda x: f"{x:.3f}", lambda x: f"{x}", lambda x: f"{x:>12}", lambda x: x.item(),
             lambda x: x.tolist(), lambda x: [10, 20, 30, 40][x], lambda x: list(range(x)),
-            lambda x: list(iter(x)), lambda x: x.item(0), math.isnan, math.floor]
+            lambda x: list(iter(x)), lambda x: x.item(0), math.isnan, math.floor,
+            # members of NumPy's scalars that numpy.ndarray lacks (npjax/_scalar_members.py)
+            round, lambda x: round(x, 1), math.trunc, math.ceil, lambda x: x.is_integer(),
+            lambda x: x.as_integer_ratio(), lambda x: x.bit_count(), lambda x: x.numerator,
+            lambda x: x.denominator, lambda x: x.hex()]
 
 
 def outcome(fn, x):
@@ -168,3 +172,20 @@ def test_contains():
 @pytest.mark.device_placement  # npjax's scalars; a host array's are NumPy's own
 def test_scalar_methods_give_scalars_as_numpy(host, method):
     assert_parity(lambda xp: method(xp.asarray(host)[0]))
+
+
+@pytest.mark.device_placement
+@given(S.arrays(S.dtypes, S.shapes(min_dims=1, max_dims=1, min_side=1, max_side=3)))
+def test_device_scalars_have_numpy_scalar_members(host):
+    """On the device a scalar result is a 0-d npjax array: it answers Python and NumPy's
+    scalar-only members (round, is_integer, bit_count, hex...) as NumPy's scalar does."""
+    same_python_behaviour(lambda xp: xp.asarray(host)[0])
+    same_python_behaviour(lambda xp: xp.asarray(host).max())
+
+
+def test_host_scalars_are_numpys_own():
+    """Small (host) arrays give NumPy's own scalars: every scalar attribute is NumPy's."""
+    with npjax.policy(placement="host"):
+        a = npjax.asarray([1.5, 2.5])
+        for s in (a[0], a.sum(), npjax.asarray([3], np.int8)[0]):
+            assert type(s).__module__ == "numpy" and isinstance(s, np.generic)

@@ -234,3 +234,28 @@ def test_subclass_mro_and_plain_arrays_are_unchanged():
     assert sub.__mro__[1].__name__ == "SubclassOps" and issubclass(sub, npjax.ndarray)
     a = npjax.arange(3.0)
     assert type(a + 1) is npjax.ndarray and type(a[1:]) is npjax.ndarray
+
+
+# npjax.random given subclass instances: NumPy's random functions read the memory and give
+# base-class arrays (the subclass is not kept, its methods do not run); npjax does the same,
+# so there is nothing to refuse. ``shuffle`` permutes the instance itself.
+RANDOM = {
+    "normal": lambda xp, s: xp.random.default_rng(0).normal(s),
+    "uniform": lambda xp, s: xp.random.default_rng(0).uniform(s, s + 1),
+    "choice": lambda xp, s: xp.random.default_rng(0).choice(s[0], 3),
+    "permutation": lambda xp, s: xp.random.default_rng(0).permutation(s[0]),
+    "permuted": lambda xp, s: xp.random.default_rng(0).permuted(s, axis=1),
+    "dirichlet": lambda xp, s: xp.random.default_rng(0).dirichlet(s[0] + 1),
+    "poisson": lambda xp, s: xp.random.default_rng(0).poisson(s + 1),
+    "legacy_normal": lambda xp, s: xp.random.RandomState(0).normal(s),
+    "legacy_choice": lambda xp, s: xp.random.RandomState(0).choice(s[1], 2),
+    "shuffle": lambda xp, s: xp.random.default_rng(0).shuffle(s),
+}
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+@pytest.mark.parametrize("case", sorted(RANDOM))
+def test_random_reads_subclass_operands_as_numpy_does(case, placement):
+    with npjax.policy(placement=placement, random="numpy"):
+        got = _run(npjax, RANDOM[case])
+    _same(got, _run(numpy, RANDOM[case]))
