@@ -26,6 +26,7 @@ import jax
 import numpy as np
 
 from npjax import _context, _stats
+from npjax._policy import DEFAULT_LIMIT
 from npjax._dtypes import is_device_dtype
 from npjax._errstate import call_numpy_function, call_numpy_ufunc, run_loops, runs_loops
 from npjax._ndarray import from_numpy, ndarray
@@ -37,6 +38,12 @@ def host_limit() -> int:
     """The largest result the current context computes on the host, or -1 (no host work)."""
     ctx = _context.get()
     return ctx.policy.host_limit if ctx.trace is None else -1
+
+
+def beyond(size: int, limit: int) -> bool:
+    """Whether an array of ``size`` elements leaves the host under ``limit`` (on a CPU backend
+    the default limit is lifted for eager work: ``Policy.keeps_large``)."""
+    return size > limit and not (limit == DEFAULT_LIMIT and _context.get().policy.keeps_large())
 
 
 _PLAIN_SCALARS = {int, float, bool, complex}
@@ -55,7 +62,7 @@ def operand(x: Any, limit: int) -> Any:
     if kind in _PLAIN_SCALARS or isinstance(x, np.generic):
         return x
     if kind is np.ndarray:  # results that alias it are copied (``place_result``)
-        return DEVICE if x.size > limit else x
+        return DEVICE if beyond(x.size, limit) else x
     if kind is list or kind is tuple:
         for item in x:
             kind = type(item)
@@ -309,7 +316,7 @@ def drawn_on_host(result: Any, args: tuple, kwargs: dict) -> Any:
     if kind is not ndarray or result._base is not None or result._host() is not None:
         return result
     limit = host_limit()
-    if limit < 0 or result.size > limit or result is kwargs.get("out") or any(
+    if limit < 0 or beyond(result.size, limit) or result is kwargs.get("out") or any(
             result is a for a in args):
         return result
     data = np.array(_stats.fetch(result._read()))
@@ -559,7 +566,7 @@ def place_result(result: Any, inputs: tuple, limit: int) -> Any:
             device_dtype = _DEVICE_DTYPE[result.dtype] = is_device_dtype(result.dtype)
         if not device_dtype:
             return result  # NumPy's own array, as for host-only dtypes everywhere
-        if result.base is None and result.size > limit:
+        if result.base is None and beyond(result.size, limit):
             _stats.record_transfer("host_to_device", result.nbytes)
             return ndarray._owner(jax.device_put(result))
         mine = inputs

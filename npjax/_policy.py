@@ -43,7 +43,8 @@ class Policy:
     on the host, whatever its size. In lazy mode host arrays run at once and device work is
     recorded; ``npjax.jit``, ``device`` and ``sharding`` put everything on the device.
     host_threshold: the largest result (in elements) that "auto" keeps on the host; None:
-    every size in eager mode on a CPU backend, else 65536 (``benchmarks/threshold.py``).
+    every size in eager mode on a CPU backend, else 65536 (``benchmarks/threshold.py``; the
+    backend is asked only when a result is larger: ``keeps_large``).
     """
 
     device: Any = None
@@ -84,8 +85,19 @@ class Policy:
             return self.host_threshold
         # benchmarks/threshold.py: on a CPU backend one eager XLA call never beats NumPy's
         # (same cores, plus a dispatch), so eager work stays NumPy's at every size; a fused
-        # lazy program wins from about 2**16 elements, as a GPU kernel does.
-        return sys.maxsize if self.mode == "eager" and _cpu_backend() else 2**16
+        # lazy program wins from about 2**16 elements, as a GPU kernel does. Which backend JAX
+        # has is not asked here: starting it costs about 40 ms, most of a small script's time.
+        # The limit is the smaller answer, and a larger result asks ``keeps_large``.
+        return DEFAULT_LIMIT
+
+    def keeps_large(self) -> bool:
+        """Whether results over ``host_limit`` stay on the host all the same: eager work under
+        the default threshold on a CPU backend (JAX's backend starts the first time)."""
+        return (self.mode == "eager" and self.placement == "auto" and self.host_threshold is None
+                and self.host_limit == DEFAULT_LIMIT and _cpu_backend())
+
+
+DEFAULT_LIMIT = 2**16  # the host limit under placement="auto" on an accelerator, and lazy
 
 
 @functools.lru_cache(maxsize=1)

@@ -327,3 +327,32 @@ def test_temporaries_seen_elsewhere_are_not_reused(loops_run):
     assert_same(npjax.asarray(alias), base * base)
     assert_same(x32 * x32 + 1.0, b32 * b32 + 1.0)  # Python floats keep float32: reused
     assert operator.iadd in loops_run
+
+
+_BACKEND_PROBE = """
+import numpy as np
+import npjax
+from jax._src import xla_bridge
+
+a = npjax.arange(50.0)
+b = (a * 2 + 1)[1:-1].sum() + npjax.sin(a)[3]
+started_small = xla_bridge.backends_are_initialized()
+big = npjax.ones(100_000) + 1  # over the accelerator limit: now the backend is asked
+import jax
+on_cpu = jax.default_backend() == "cpu"
+print(started_small, big._host() is not None, on_cpu, xla_bridge.backends_are_initialized())
+"""
+
+
+def test_small_host_work_does_not_start_jax():
+    """Starting JAX's backend costs tens of milliseconds, most of a small script's time: host
+    work under the default limit never asks for it; a larger result does (and stays on the
+    host on a CPU backend)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", _BACKEND_PROBE], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    started_small, big_on_host, on_cpu, started = done.stdout.split()
+    assert (started_small, big_on_host, started) == ("False", on_cpu, "True")
