@@ -54,7 +54,7 @@ import numpy as np
 
 from npjax._errors import JitError
 
-from npjax import _context, _errstate, _lazy, _loop_source, _masked
+from npjax import _context, _errstate, _lazy, _loop_source, _masked, _stats
 from npjax._ndarray import ndarray
 from npjax._context import current, policy
 
@@ -407,7 +407,7 @@ class _Entry:
 
     def __init__(self) -> None:
         self.compiled: Any = None
-        self.eager = False
+        self.eager: str | None = None  # fallback="eager": the user's line that cannot trace
         self.meta: Any = None
 
 
@@ -463,7 +463,8 @@ class Jitted:
         entry = self._cache.get(key)
         if entry is None:
             entry = self._cache[key] = _Entry()
-        if entry.eager:
+        if entry.eager is not None:
+            _stats.record_jit_eager(self.__qualname__, entry.eager)
             return self._eager(args, kwargs)
         roots = inputs.roots
         root_vals = [r._read() if type(r) is ndarray or isinstance(r, ndarray) else r
@@ -483,7 +484,8 @@ class Jitted:
                 entry.compiled = None
             if self._fallback == "eager":
                 entry.compiled = None
-                entry.eager = True
+                entry.eager = _user_site(exc, self._fn)
+                _stats.record_jit_eager(self.__qualname__, entry.eager)
                 return self._eager(args, kwargs)
             raise _jit_error(exc, self._fn) from None
         except BaseException:

@@ -126,6 +126,15 @@ def format_report(data: dict[str, Any], top: int = 10, title: str = "npjax repor
     else:
         out.append("Fallbacks to host NumPy: none")
 
+    eager = data.get("jit_eager", [])
+    if eager:
+        out.append("")
+        out.append(f"npjax.jit functions run eagerly (fallback=\"eager\"): "
+                   f"{sum(e['count'] for e in eager)} call(s); the line that could not trace:")
+        out += _table(("function", "count", "site"),
+                      [(e["function"], e["count"], short_site(e["site"])) for e in eager],
+                      right=(1,))
+
     transfers = data.get("transfers", {})
     out.append("")
     out.append("Host <-> device transfers:")

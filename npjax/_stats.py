@@ -32,6 +32,7 @@ transfers: dict[str, list[int]] = {"host_to_device": [0, 0], "device_to_host": [
 # (direction, file, line) -> [count, bytes]
 transfer_sites: dict[tuple[str, str, int], list[int]] = {}
 scalar_writes: collections.Counter = collections.Counter()  # (file, line) -> a[i] = v writes
+jit_eager: collections.Counter = collections.Counter()  # (function, "file:line") -> eager runs
 device_wait = [0.0, 0]  # seconds in device->host fetches (waiting + copying), count
 # JAX compile events: backend compiles (XLA), traces (Python -> jaxpr), lowerings (-> MLIR)
 compiles: dict[str, float] = {"count": 0, "backend_s": 0.0, "traces": 0, "trace_s": 0.0,
@@ -89,6 +90,12 @@ def record_fallback(name: str, site: str | None = None) -> None:
         site = user_site()
     fallbacks[name] += 1
     fallback_sites[(name, site)] += 1
+
+
+def record_jit_eager(function: str, site: str) -> None:
+    """Count one eager run of an ``npjax.jit`` function (``fallback="eager"``) and the line
+    of it that could not be traced."""
+    jit_eager[(function, site)] += 1
 
 
 def record_transfer(kind: str, nbytes: int) -> None:
@@ -173,9 +180,11 @@ def stats() -> dict[str, Any]:
 
     Keys: ``wall_s``; ``calls`` (public name -> count); ``fallbacks`` and ``fallback_sites``;
     ``transfers`` (per direction: count, bytes) and ``transfer_sites``; ``scalar_writes``
-    (``a[i] = v`` per user line); ``device_wait`` (count, seconds); ``syncs`` (host waits
-    for the device: value ``fetches``, floating-point ``checks`` made at the call, checks
-    deferred to the next read and the ``deferred_reads`` that read them); ``compiles`` (count,
+    (``a[i] = v`` per user line); ``jit_eager`` (calls of ``npjax.jit`` functions run eagerly
+    under ``fallback="eager"``, with the line that could not trace); ``device_wait`` (count,
+    seconds); ``syncs`` (host waits for the device: value ``fetches``, floating-point
+    ``checks`` made at the call, checks deferred to the next read and the ``deferred_reads``
+    that read them); ``compiles`` (count,
     seconds, by_function, trace/lowering parts, the persistent cache's ``cache_hits`` and
     ``cache_misses``, ``cache_dir`` and JAX's raw ``cache`` events); ``lazy`` (calls recorded,
     flushes, calls executed by flushes, values they kept, programs compiled);
@@ -198,6 +207,8 @@ def stats() -> dict[str, Any]:
                             "bytes": b} for (kind, name, line), (c, b) in sites],
         "scalar_writes": [{"site": _site(name, line), "count": n}
                           for (name, line), n in scalar_writes.most_common()],
+        "jit_eager": [{"function": fn, "site": site, "count": n}
+                      for (fn, site), n in jit_eager.most_common()],
         "device_wait": {"count": device_wait[1], "seconds": device_wait[0]},
         "syncs": {"fetches": device_wait[1], "checks": SYNCS["checks"],
                   "deferred_checks": SYNCS["deferred"],
@@ -234,6 +245,7 @@ def reset_stats() -> None:
     calls.clear()
     fallbacks.clear()
     fallback_sites.clear()
+    jit_eager.clear()
     host_only.clear()
     host_calls.clear()
     for entry in transfers.values():

@@ -235,6 +235,22 @@ def test_fallback_eager():
     assert_same(g(a), np.array([2.0]))
 
 
+def test_fallback_eager_is_counted_at_the_line_that_could_not_trace():
+    """npjax.stats() (and the runner's report) name the line that made a call run eagerly."""
+    from npjax import _report
+
+    line = inspect.getsourcelines(_value_branch)[1] + 1
+    f = npjax.jit(_value_branch, fallback="eager")
+    npjax.reset_stats()
+    f(npjax.arange(3.0))
+    f(npjax.arange(3.0))  # the cached decision: eager again, counted again
+    eager = npjax.stats()["jit_eager"]
+    assert [(e["function"], e["count"]) for e in eager] == [("_value_branch", 2)]
+    assert eager[0]["site"].endswith(f"test_jit.py:{line}")
+    text = _report.format_report(npjax.stats())
+    assert "npjax.jit functions run eagerly" in text and f"test_jit.py:{line}" in text
+
+
 @pytest.mark.device_placement
 def test_writing_a_captured_array_raises():
     captured = npjax.zeros(3)
