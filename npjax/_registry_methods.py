@@ -50,14 +50,21 @@ def _own(name: str) -> bool:
     return any(name in vars(cls) for cls in ndarray.__mro__ if cls is not object)
 
 
-def classify(name: str) -> Record:
-    if name in EXCLUDED:
-        return Record(MODULE, name, "excluded", EXCLUDED[name])
+def classify_attribute(module: str, name: str, excluded: dict, host: dict,
+                       missing: str) -> Record:
+    """One attribute's record: excluded (with the reason), missing (``missing`` says why)
+    when ``npjax.ndarray`` does not define it, host (with the reason) or native."""
+    if name in excluded:
+        return Record(module, name, "excluded", excluded[name])
     if not _own(name):
-        return Record(MODULE, name, "missing", "npjax.ndarray lacks it")
-    if name in HOST:
-        return Record(MODULE, name, "host", HOST[name])
-    return Record(MODULE, name, "native", "")
+        return Record(module, name, "missing", missing)
+    if name in host:
+        return Record(module, name, "host", host[name])
+    return Record(module, name, "native", "")
+
+
+def classify(name: str) -> Record:
+    return classify_attribute(MODULE, name, EXCLUDED, HOST, "npjax.ndarray lacks it")
 
 
 @functools.cache

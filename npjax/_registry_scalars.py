@@ -55,13 +55,8 @@ def public_attributes() -> list[str]:
 
 
 def classify(name: str) -> Record:
-    if name in EXCLUDED:
-        return Record(MODULE, name, "excluded", EXCLUDED[name])
-    if not _registry_methods._own(name):
-        return Record(MODULE, name, "missing", "npjax's 0-d scalar arrays lack it")
-    if name in HOST:
-        return Record(MODULE, name, "host", HOST[name])
-    return Record(MODULE, name, "native", "")
+    return _registry_methods.classify_attribute(MODULE, name, EXCLUDED, HOST,
+                                                "npjax's 0-d scalar arrays lack it")
 
 
 @functools.cache

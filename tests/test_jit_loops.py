@@ -18,21 +18,15 @@ import pytest
 
 import npjax
 from npjax import _loop_source
-from tests._parity import assert_same, assert_same_outcome
-from tests.test_jit_masks import _count_eager, _outcome
+from tests._parity import assert_same
+from tests.test_jit_masks import compare_calls
 
 
 def check(kernel, *host_args, static=(), rolled=None, traced=True, calls=2):
     """NumPy eagerly, then npjax.jit: the same outcome and final arguments. ``rolled``: a
     bool per loop the trace met (in order), or one bool for all of them."""
     jitted = npjax.jit(kernel, static_argnums=(0, *[i + 1 for i in static]))
-    for _ in range(calls):
-        np_args = [a.copy() if isinstance(a, np.ndarray) else a for a in host_args]
-        expected, np_exc = _outcome(kernel, np, np_args)
-        args = [npjax.array(a) if isinstance(a, np.ndarray) else a for a in host_args]
-        with _count_eager() as runs:
-            actual, exc = _outcome(jitted, npjax, args)
-        assert_same_outcome(actual, exc, expected, np_exc, args, np_args)
+    for runs, np_exc in compare_calls(jitted, kernel, host_args, calls):
         if traced is not None and np_exc is None:
             assert bool(runs) is not traced, f"eager reruns: {len(runs)}"
     if rolled is not None:

@@ -60,6 +60,15 @@ def check(kernel, *host_args, static=(), traced=None, calls=2):
     jitted = _JITTED.get(key)
     if jitted is None:
         jitted = _JITTED[key] = npjax.jit(kernel, static_argnums=(0, *[i + 1 for i in static]))
+    for runs, _ in compare_calls(jitted, kernel, host_args, calls):
+        if traced is not None:
+            assert bool(runs) is not traced, f"eager reruns: {len(runs)}"
+    return jitted
+
+
+def compare_calls(jitted, kernel, host_args, calls):
+    """``kernel`` run by NumPy, then ``jitted`` by npjax, ``calls`` times: the same outcome
+    and final arguments each time; yields each call's eager reruns and NumPy's exception."""
     for _ in range(calls):
         np_args = [a.copy() if isinstance(a, np.ndarray) else a for a in host_args]
         expected, np_exc = _outcome(kernel, np, np_args)
@@ -67,9 +76,7 @@ def check(kernel, *host_args, static=(), traced=None, calls=2):
         with _count_eager() as runs:
             actual, exc = _outcome(jitted, npjax, args)
         assert_same_outcome(actual, exc, expected, np_exc, args, np_args)
-        if traced is not None:
-            assert bool(runs) is not traced, f"eager reruns: {len(runs)}"
-    return jitted
+        yield runs, np_exc
 
 
 # --- the kernels of issue 17 ------------------------------------------------------------------
