@@ -377,4 +377,48 @@ def _one_mask(items: list, kinds: list) -> bool:
 
 
 
+# Index arrays of a length that changes from call to call (``a[idx] = v`` in a loop with idx
+# of a new length each time) made one program per length. Per template and array shape, the
+# first _EXACT_LENGTHS lengths get programs of their own length (a loop with one length
+# never pads, never waits for the device); later ones are padded to a bucket (``_buckets``:
+# O(log n) programs for n lengths), which reads the arrays on the host where they live on
+# the device (one wait; in place on the CPU backend).
+_EXACT_LENGTHS = 4
+_LENGTHS_SEEN: dict[tuple, set] = {}
+
+
+def _bucketed_arrays(template: tuple, shape: tuple, arrays: list) -> tuple | None:
+    """The index arrays padded with 0 to a bucket of their length, the result's axis that
+    pads, their length and the bucket; or None: not bucketed (the arrays are not 1-d of one
+    length besides 0-d ones, the length is one of the first few seen, or the arrays are
+    traced)."""
+    length = None
+    for x in arrays:
+        s = np.shape(x)
+        if len(s) > 1 or (len(s) == 1 and length not in (None, s[0])):
+            return None
+        if len(s) == 1:
+            length = s[0]
+        if isinstance(x, jax.core.Tracer):
+            return None
+    if not length:
+        return None
+    seen = _LENGTHS_SEEN.setdefault((template, shape), set())
+    if length in seen or len(seen) < _EXACT_LENGTHS:
+        if len(_LENGTHS_SEEN) > 4096:
+            _LENGTHS_SEEN.clear()
+        seen.add(length)
+        return None
+    size = _buckets.bucket(length, 1 << 62)
+    if size == length:
+        return None
+    shapes = tuple(np.shape(x) for x in arrays)
+    longer = tuple((length + 1,) if len(s) else s for s in shapes)
+    axis = next(i for i, (m, n) in enumerate(zip(_advanced_shape(template, shape, shapes),
+                                                 _advanced_shape(template, shape, longer)))
+                if m != n)
+    padded = [_buckets.pad(x, 0, size) if np.ndim(x) else x for x in arrays]
+    return padded, axis, length, size
+
+
 _FULL = slice(None)

@@ -19,6 +19,7 @@ from npjax import _buckets, _views
 from npjax._context import trace
 from npjax._index_kernels import _gather, _gather_masked
 from npjax._index_plan import (_advanced_shape, _advanced_unchecked, _basic_plan,
+                               _bucketed_arrays,
                                _check_bounds, _check_int, _expand, _int_positions, _one_mask)
 from npjax._lazy import Kernel
 from npjax._ndarray import ndarray
@@ -49,7 +50,12 @@ def getitem(a: ndarray, index: Any) -> ndarray:
             return ndarray._owner(_buckets.zeros(target, a.dtype))
         _check_bounds(checks, shape)
         if masked is None:
-            return ndarray._owner(_gather(template)(a._read(), arrays))
+            bucketed = _bucketed_arrays(template, shape, arrays)
+            if bucketed is None:
+                return ndarray._owner(_gather(template)(a._read(), arrays))
+            padded, axis, length, _ = bucketed  # one program per bucket of their length
+            return ndarray._owner(_buckets.cut(_gather(template)(a._read(), padded), axis,
+                                               length))
         count, mask, slots = masked
         # the result's axis of the mask's elements: where a longer mask makes it longer
         longer = [np.shape(x) for x in arrays]
