@@ -35,7 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _stats
+from npjax import _bounds, _stats
 from npjax._context import current
 from npjax._impl.positions import nonzero_mask, selected
 from npjax._normalize import to_jax
@@ -208,11 +208,13 @@ def nonzero(x: jax.Array, count: int | None = None) -> tuple[jax.Array, ...]:
     """NumPy's ``nonzero(x)`` for an array of at least one dimension: intp index arrays on
     the device, one per axis (``count``: the number of nonzero elements, when known)."""
     if in_host_memory(x):  # NumPy's own answer, exact
-        return tuple(to_jax(i.astype(_INTP, copy=False), current())
-                     for i in np.nonzero(_host(x)))
-    if count is None:
-        count = count_nonzero(x)
-    if count == 0:
+        out = tuple(to_jax(i.astype(_INTP, copy=False), current())
+                    for i in np.nonzero(_host(x)))
+    elif (count := count_nonzero(x) if count is None else count) == 0:
         return tuple(zeros(0, _INTP) for _ in range(x.ndim))
-    kernel = functools.partial(_nonzero_kernel, shape=x.shape)
-    return run(kernel, x, count=count)[0]
+    else:
+        kernel = functools.partial(_nonzero_kernel, shape=x.shape)
+        out = run(kernel, x, count=count)[0]
+    for i, n in zip(out, x.shape):  # index arrays in bounds by construction
+        _bounds.remember(i, 0, n - 1)
+    return out

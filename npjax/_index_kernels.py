@@ -51,6 +51,18 @@ def _gather(template: tuple):
 
 
 @functools.lru_cache(maxsize=512)
+def _gather_checked(template: tuple, slots: tuple):
+    """Compiled ``x[index]`` and the (min, max) of each index array at ``slots``, computed
+    in the same program for the bounds check."""
+
+    def take_checked(x, arrays):
+        bounds = tuple((jnp.min(arrays[s]), jnp.max(arrays[s])) for s in slots)
+        return _take(template, x, arrays), bounds
+
+    return jax.jit(take_checked)
+
+
+@functools.lru_cache(maxsize=512)
 def _gather_masked(template: tuple, slots: tuple, shape: tuple):
     """Compiled ``x[index]`` where the index arrays at ``slots`` are those of the True elements
     of a boolean mask of ``shape``, padded to ``size`` (a kernel for ``npjax._buckets.run``:

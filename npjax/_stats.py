@@ -175,7 +175,8 @@ def stats() -> dict[str, Any]:
     ``transfers`` (per direction: count, bytes) and ``transfer_sites``; ``scalar_writes``
     (``a[i] = v`` per user line); ``device_wait`` (count, seconds); ``syncs`` (host waits
     for the device: value ``fetches``, floating-point ``checks`` made at the call, checks
-    deferred to the next read and the ``deferred_reads`` that read them); ``compiles`` (count,
+    deferred to the next read and the ``deferred_reads`` that read them, ``index_bounds``
+    read to raise NumPy's IndexError at the indexing line); ``compiles`` (count,
     seconds, by_function, trace/lowering parts, the persistent cache's ``cache_hits`` and
     ``cache_misses``, ``cache_dir`` and JAX's raw ``cache`` events); ``lazy`` (calls recorded,
     flushes, calls executed by flushes, values they kept, programs compiled);
@@ -201,7 +202,8 @@ def stats() -> dict[str, Any]:
         "device_wait": {"count": device_wait[1], "seconds": device_wait[0]},
         "syncs": {"fetches": device_wait[1], "checks": SYNCS["checks"],
                   "deferred_checks": SYNCS["deferred"],
-                  "deferred_reads": SYNCS["deferred_reads"]},
+                  "deferred_reads": SYNCS["deferred_reads"],
+                  "index_bounds": SYNCS["bounds"]},
         "compiles": {
             "count": int(compiles["count"]),
             "seconds": compile_s,
