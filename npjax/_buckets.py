@@ -35,13 +35,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _stats
+from npjax import _bounds, _stats
 from npjax._context import current
 from npjax._impl.positions import nonzero_mask, selected
 from npjax._normalize import to_jax
 
 __all__ = ["FLOOR", "HOST_CUT_BYTES", "bucket", "count_nonzero", "cut", "in_host_memory",
-           "nonzero", "pick", "read", "run", "zeros"]
+           "nonzero", "pad", "pick", "read", "run", "zeros"]
 
 # Smallest bucket: results up to FLOOR elements share one program. On the CPU backend a[mask]
 # with 5 True elements took the same time (within the noise of a busy 2-CPU VM) padded to 16,
@@ -122,6 +122,35 @@ def cut(x: jax.Array, axis: int, count: int) -> jax.Array:
     return _slicer(axis, count)(x)
 
 
+@functools.lru_cache(maxsize=256)
+def _padder(axis: int, size: int) -> Callable:
+    def pad(x):
+        widths = [(0, 0, 0)] * x.ndim
+        widths[axis] = (0, size - x.shape[axis], 0)
+        return lax.pad(x, jnp.zeros((), x.dtype), widths)
+
+    return jax.jit(pad)
+
+
+def pad(x: Any, axis: int, size: int) -> Any:
+    """``x`` padded with zeros along ``axis`` to ``size`` entries: the reverse of ``cut``, for
+    values of a data-dependent length that a program of the bucket's length takes (a mask
+    write's values). A host array is padded by NumPy; a device array in host memory, or a
+    small one, on the host and placed back (no program); a large one on an accelerator by one
+    padding program per length (as ``cut`` cuts)."""
+    n = x.shape[axis]
+    if n == size:
+        return x
+    if isinstance(x, jax.core.Tracer):  # npjax.jit, with a length known when tracing
+        return _padder(axis, size)(x)
+    if isinstance(x, np.ndarray) or _cut_on_host(x):
+        host = x if isinstance(x, np.ndarray) else _stats.fetch(x)
+        out = np.zeros(host.shape[:axis] + (size,) + host.shape[axis + 1:], host.dtype)
+        out[(slice(None),) * axis + (slice(0, n),)] = host
+        return to_jax(out, current())
+    return _padder(axis, size)(x)
+
+
 def run(kernel: Callable[..., Any], keep: Any, *args: Any,
         axes: int | Sequence[int | None] = 0, fill: int = 0,
         count: int | jax.Array | None = None) -> tuple[tuple[jax.Array, ...], int]:
@@ -179,11 +208,13 @@ def nonzero(x: jax.Array, count: int | None = None) -> tuple[jax.Array, ...]:
     """NumPy's ``nonzero(x)`` for an array of at least one dimension: intp index arrays on
     the device, one per axis (``count``: the number of nonzero elements, when known)."""
     if in_host_memory(x):  # NumPy's own answer, exact
-        return tuple(to_jax(i.astype(_INTP, copy=False), current())
-                     for i in np.nonzero(_host(x)))
-    if count is None:
-        count = count_nonzero(x)
-    if count == 0:
+        out = tuple(to_jax(i.astype(_INTP, copy=False), current())
+                    for i in np.nonzero(_host(x)))
+    elif (count := count_nonzero(x) if count is None else count) == 0:
         return tuple(zeros(0, _INTP) for _ in range(x.ndim))
-    kernel = functools.partial(_nonzero_kernel, shape=x.shape)
-    return run(kernel, x, count=count)[0]
+    else:
+        kernel = functools.partial(_nonzero_kernel, shape=x.shape)
+        out = run(kernel, x, count=count)[0]
+    for i, n in zip(out, x.shape):  # index arrays in bounds by construction
+        _bounds.remember(i, 0, n - 1)
+    return out

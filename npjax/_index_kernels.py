@@ -51,6 +51,18 @@ def _gather(template: tuple):
 
 
 @functools.lru_cache(maxsize=512)
+def _gather_checked(template: tuple, slots: tuple):
+    """Compiled ``x[index]`` and the (min, max) of each index array at ``slots``, computed
+    in the same program for the bounds check."""
+
+    def take_checked(x, arrays):
+        bounds = tuple((jnp.min(arrays[s]), jnp.max(arrays[s])) for s in slots)
+        return _take(template, x, arrays), bounds
+
+    return jax.jit(take_checked)
+
+
+@functools.lru_cache(maxsize=512)
 def _gather_masked(template: tuple, slots: tuple, shape: tuple):
     """Compiled ``x[index]`` where the index arrays at ``slots`` are those of the True elements
     of a boolean mask of ``shape``, padded to ``size`` (a kernel for ``npjax._buckets.run``:
@@ -68,20 +80,46 @@ def _gather_masked(template: tuple, slots: tuple, shape: tuple):
 
 
 @functools.lru_cache(maxsize=512)
-def _scatter_last(template: tuple, sharding: Any = None):
-    """Compiled ``x[index] = value`` where repeated targets take the last value (NumPy)."""
+def _scatter_last(template: tuple, sharding: Any = None, axis: int | None = None):
+    """Compiled ``x[index] = value`` where repeated targets take the last value (NumPy).
 
-    def scatter(x, arrays, value):
+    With ``axis``, the index arrays are padded (to a bucket) along the result's ``axis`` and
+    the program takes one more argument, ``count``: the entries from ``count`` on along that
+    axis are padding, and write nothing (one program per bucket, not per length)."""
+
+    def scatter(x, arrays, value, count=None):
         ids = _take(template, jnp.arange(x.size).reshape(x.shape), arrays)
         value = _views.fit(value, ids.shape, x.dtype).ravel()
+        if axis is not None:
+            valid = jnp.arange(ids.shape[axis]) < count
+            valid = valid.reshape((1,) * axis + (-1,) + (1,) * (ids.ndim - axis - 1))
+            ids = jnp.where(valid, ids, x.size)
         ids = ids.ravel()
         order = jnp.arange(ids.size)
-        winner = jnp.full(x.size, -1, order.dtype).at[ids].max(order)
+        winner = jnp.full(x.size, -1, order.dtype).at[ids].max(order, mode="drop")
         ids = jnp.where(winner[ids] == order, ids, x.size)
         return settled(x.ravel().at[ids].set(value, mode="drop").reshape(x.shape))
 
     return jax.jit(scatter, out_shardings=sharding)
 
+
+@functools.lru_cache(maxsize=64)
+def _mask_place(n_rest: int, lead: int):
+    """Compiled ``x[mask] = values`` for a mask over the leading axes of ``x`` and one value
+    for each True element: ``values`` (after ``lead`` leading axes of length 1) padded to a
+    bucket along its first axis, placed by a running count of the mask. One program per
+    shape, dtype and bucket, whatever the number of True elements."""
+
+    def store(x, mask, values):
+        values = values.reshape(values.shape[lead:])
+        flat = mask.ravel()
+        rank = jnp.clip(jnp.cumsum(flat, dtype=np.dtype(np.intp)) - 1, 0,
+                        values.shape[0] - 1)
+        picked = jnp.take(values, rank, axis=0).reshape(mask.shape + values.shape[1:])
+        keep = mask.reshape(mask.shape + (1,) * n_rest)
+        return jnp.where(keep, _views.fit(picked, x.shape, x.dtype), x)
+
+    return jax.jit(store)
 
 
 def index_ids(template: tuple, arrays: list, shape: tuple) -> jax.Array:

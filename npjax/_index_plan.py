@@ -9,22 +9,32 @@ kernels of ``_index_kernels`` apply it) and the list of its integer index arrays
 bounds-checked (``IndexError``, never JAX's clamp or drop): Python ints and slices on the host,
 integer arrays with one device reduction (a device-side check under ``npjax.jit``). Errors
 come in NumPy's order.
+
+The bounds check of a device index array is not deferred (issue 16 asked whether it could be,
+as floating-point warnings are): NumPy raises ``IndexError`` at the indexing line, and a check
+read at the next host observation would raise at a later line, after the statements between
+had run (their prints, writes and control flow), so the program would behave differently.
+Warnings can wait (they name their line and change nothing); an exception cannot. So the check
+stays at the call, made as cheap as it can be: no wait at all where the array's bounds are
+known (``_bounds``: arrays made by ``argsort``, ``nonzero``, an integer ``arange``, or checked
+before); in host memory (the CPU backend) a NumPy min/max of the buffer in place; in
+accelerator memory the min and max computed by the gather's own program (``_gather_checked``)
+and read in one small transfer. ``npjax.stats()["syncs"]["index_bounds"]`` counts the waits.
 """
 
 from __future__ import annotations
 
 import functools
 import operator
-import weakref
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _buckets, _views
+from npjax import _bounds, _buckets, _views
 from npjax._context import trace
-from npjax._errstate import on_host
+from npjax._errstate import SYNCS, on_host
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
 
@@ -194,35 +204,29 @@ def _advanced_parts(items: list, kinds: list, shape: tuple) -> tuple[tuple, list
     return template, arrays
 
 
-# (min, max) of recently checked index arrays, by id, with a weak reference to confirm the
-# identity: a jax.Array never changes, so a loop reusing one index array checks it once.
-_BOUNDS_CACHE: dict[int, tuple] = {}
-
-
 def _remember_bounds(arr: Any, lo: int, hi: int) -> None:
-    if len(_BOUNDS_CACHE) >= 64:
-        _BOUNDS_CACHE.clear()  # (atomic: safe with other threads indexing)
-    _BOUNDS_CACHE[id(arr)] = (weakref.ref(arr), lo, hi)
+    if isinstance(arr, jax.Array) and not isinstance(arr, jax.core.Tracer):
+        _bounds.remember(arr, lo, hi)
 
 
 def _host_min_max(arr: Any) -> tuple[int, int]:
-    """(min, max) of a concrete index array: cached per array; read in place on the host
-    where the buffer is host memory (CPU backend: no copy, no kernel), else one fused
-    reduction and one transfer."""
-    hit = _BOUNDS_CACHE.get(id(arr))
-    if hit is not None and hit[0]() is arr:
-        return hit[1], hit[2]
+    """(min, max) of a concrete index array, read now: in place on the host where the buffer
+    is host memory (CPU backend: no copy, no kernel), else one fused reduction and one
+    transfer; remembered for the array (``_bounds``)."""
+    SYNCS["bounds"] += 1
     if on_host(arr):
         h = np.asarray(arr)
         lo, hi = int(h.min()), int(h.max())
     else:
         lo, hi = (int(v) for v in jax.device_get(_min_max(arr)))
-    if isinstance(arr, jax.Array):
-        _remember_bounds(arr, lo, hi)
+    _remember_bounds(arr, lo, hi)
     return lo, hi
 
 
 def _check_bounds(checks: list, shape: tuple) -> None:
+    """NumPy's IndexError for an index array with an entry out of bounds, raised here (see
+    the module docstring): bounds known for the array (``_bounds``) that fit the axis cost
+    nothing; otherwise its min and max are read (one wait for a device array)."""
     for arr, axis in checks:
         n = shape[axis]
         if arr.size:
@@ -231,10 +235,51 @@ def _check_bounds(checks: list, shape: tuple) -> None:
                 lo, hi = _min_max(arr)
                 tr.check((lo < -n) | (hi >= n))  # npjax.jit: checked after the call
                 continue
-            lo, hi = _host_min_max(arr)
+            known = _bounds.known(arr)
+            if known is not None and -n <= known[0] and known[1] < n:
+                continue
+            lo, hi = _host_min_max(arr)  # (known bounds may be looser than the values)
             if lo < -n or hi >= n:
                 bad = hi if hi >= n else lo
                 raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
+
+
+def _device_checks(checks: list, shape: tuple, arrays: list) -> tuple | None:
+    """Where every bounds check still to do needs a read from accelerator memory (no known
+    bounds fit, not traced, not host memory): the positions of those arrays in ``arrays``,
+    for a gather that computes their min and max in its own program (``_gather_checked``:
+    one program, one small transfer, instead of a reduction's program and a transfer per
+    array before the gather); else None."""
+    slots = []
+    for arr, axis in checks:
+        n = shape[axis]
+        if not arr.size:
+            continue
+        known = _bounds.known(arr)
+        if known is not None and -n <= known[0] and known[1] < n:
+            continue
+        if isinstance(arr, jax.core.Tracer) or on_host(arr):
+            return None
+        slots.append(next(i for i, x in enumerate(arrays) if x is arr))
+    return tuple(slots) if slots else None
+
+
+def _raise_out_of_bounds(checks: list, shape: tuple, arrays: list, slots: tuple,
+                         bounds: Any) -> None:
+    """After ``_gather_checked``: read the min and max it computed (one wait) and raise
+    NumPy's IndexError for the first index array out of bounds."""
+    SYNCS["bounds"] += 1
+    found = {id(arrays[s]): (int(lo), int(hi)) for s, (lo, hi) in
+             zip(slots, jax.device_get(bounds))}
+    for arr, axis in checks:
+        if id(arr) not in found:
+            continue
+        lo, hi = found[id(arr)]
+        _remember_bounds(arr, lo, hi)
+        n = shape[axis]
+        if lo < -n or hi >= n:
+            bad = hi if hi >= n else lo
+            raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
 
 
 def _advanced_unchecked(items: list, kinds: list, shape: tuple,
@@ -375,6 +420,50 @@ def _one_mask(items: list, kinds: list) -> bool:
             return False
     return masks == 1
 
+
+
+# Index arrays of a length that changes from call to call (``a[idx] = v`` in a loop with idx
+# of a new length each time) made one program per length. Per template and array shape, the
+# first _EXACT_LENGTHS lengths get programs of their own length (a loop with one length
+# never pads, never waits for the device); later ones are padded to a bucket (``_buckets``:
+# O(log n) programs for n lengths), which reads the arrays on the host where they live on
+# the device (one wait; in place on the CPU backend).
+_EXACT_LENGTHS = 4
+_LENGTHS_SEEN: dict[tuple, set] = {}
+
+
+def _bucketed_arrays(template: tuple, shape: tuple, arrays: list) -> tuple | None:
+    """The index arrays padded with 0 to a bucket of their length, the result's axis that
+    pads, their length and the bucket; or None: not bucketed (the arrays are not 1-d of one
+    length besides 0-d ones, the length is one of the first few seen, or the arrays are
+    traced)."""
+    length = None
+    for x in arrays:
+        s = np.shape(x)
+        if len(s) > 1 or (len(s) == 1 and length not in (None, s[0])):
+            return None
+        if len(s) == 1:
+            length = s[0]
+        if isinstance(x, jax.core.Tracer):
+            return None
+    if not length:
+        return None
+    seen = _LENGTHS_SEEN.setdefault((template, shape), set())
+    if length in seen or len(seen) < _EXACT_LENGTHS:
+        if len(_LENGTHS_SEEN) > 4096:
+            _LENGTHS_SEEN.clear()
+        seen.add(length)
+        return None
+    size = _buckets.bucket(length, 1 << 62)
+    if size == length:
+        return None
+    shapes = tuple(np.shape(x) for x in arrays)
+    longer = tuple((length + 1,) if len(s) else s for s in shapes)
+    axis = next(i for i, (m, n) in enumerate(zip(_advanced_shape(template, shape, shapes),
+                                                 _advanced_shape(template, shape, longer)))
+                if m != n)
+    padded = [_buckets.pad(x, 0, size) if np.ndim(x) else x for x in arrays]
+    return padded, axis, length, size
 
 
 _FULL = slice(None)

@@ -17,8 +17,9 @@ from jax import lax
 
 from npjax import _buckets, _views
 from npjax._context import trace
-from npjax._index_kernels import _gather, _gather_masked
+from npjax._index_kernels import _gather, _gather_checked, _gather_masked
 from npjax._index_plan import (_advanced_shape, _advanced_unchecked, _basic_plan,
+                               _bucketed_arrays, _device_checks, _raise_out_of_bounds,
                                _check_bounds, _check_int, _expand, _int_positions, _one_mask)
 from npjax._lazy import Kernel
 from npjax._ndarray import ndarray
@@ -47,9 +48,20 @@ def getitem(a: ndarray, index: Any) -> ndarray:
         if empty:  # nothing selected: NumPy checks no bounds
             target = _advanced_shape(template, shape, tuple(np.shape(x) for x in arrays))
             return ndarray._owner(_buckets.zeros(target, a.dtype))
-        _check_bounds(checks, shape)
         if masked is None:
-            return ndarray._owner(_gather(template)(a._read(), arrays))
+            bucketed = _bucketed_arrays(template, shape, arrays)
+            slots = None if bucketed else _device_checks(checks, shape, arrays)
+            if slots is not None:  # the bounds computed by the gather's own program
+                got, bounds = _gather_checked(template, slots)(a._read(), arrays)
+                _raise_out_of_bounds(checks, shape, arrays, slots, bounds)
+                return ndarray._owner(got)
+            _check_bounds(checks, shape)
+            if bucketed is None:
+                return ndarray._owner(_gather(template)(a._read(), arrays))
+            padded, axis, length, _ = bucketed  # one program per bucket of their length
+            return ndarray._owner(_buckets.cut(_gather(template)(a._read(), padded), axis,
+                                               length))
+        _check_bounds(checks, shape)
         count, mask, slots = masked
         # the result's axis of the mask's elements: where a longer mask makes it longer
         longer = [np.shape(x) for x in arrays]

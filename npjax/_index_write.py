@@ -20,12 +20,12 @@ import numpy as np
 from jax import lax
 from jax.sharding import SingleDeviceSharding
 
-from npjax import _stats, _views
+from npjax import _buckets, _stats, _views
 from npjax._context import trace
 from npjax._errors import JitError
-from npjax._index_kernels import _scatter_last
+from npjax._index_kernels import _mask_place, _scatter_last
 from npjax._index_plan import (_FULL, _advanced_shape, _advanced_unchecked, _as_tuple,
-                               _basic_plan, _check_bounds, _check_int, _expand,
+                               _basic_plan, _bucketed_arrays, _check_bounds, _check_int, _expand,
                                _int_positions)
 from npjax._index_values import _complex_warning, _single_value, cast_device, convert_value
 from npjax._lazy import Kernel, Lazy
@@ -80,11 +80,19 @@ def setitem(a: ndarray, index: Any, value: Any) -> None:
         v = convert_value(value, dtype, target, advanced=True)  # NumPy: value errors first
         if empty:
             return
+        bucketed = _bucketed_arrays(template, shape, arrays)
+        if bucketed is not None:
+            arrays, axis, length, size = bucketed
+            v = _pad_value(v, target, axis, length, size)
         v = cast_device(v, dtype)
         _check_bounds(checks, shape)
         current = a._read()
-        scatter = _scatter_last(template, _multi_device_sharding(current))
-        write_through(a, (), scatter(current, arrays, v))
+        sharding = _multi_device_sharding(current)
+        if bucketed is None:
+            new = _scatter_last(template, sharding)(current, arrays, v)
+        else:  # one program per bucket of the index arrays' length
+            new = _scatter_last(template, sharding, axis)(current, arrays, v, _INTP(length))
+        write_through(a, (), new)
         return
     steps, host = _basic_plan(items, kinds, shape)
     if single:
@@ -97,6 +105,19 @@ def setitem(a: ndarray, index: Any, value: Any) -> None:
     write_through(a, steps, convert_value(value, dtype, target))
 
 
+_INTP = np.intp
+
+
+def _pad_value(v: Any, target: tuple, axis: int, length: int, size: int) -> Any:
+    """The value of ``a[index] = v`` for index arrays padded from ``length`` to ``size``
+    (the result's ``axis``): padded too where it has one entry per index there."""
+    vshape = np.shape(v)
+    at = axis + len(vshape) - len(target)
+    if length != 1 and 0 <= at < len(vshape) and vshape[at] == length:
+        return _buckets.pad(v, at, size)
+    return v
+
+
 def _is_same_view(a: ndarray, steps: tuple, value: ndarray) -> bool:
     """Whether ``value`` is a view of exactly the elements ``a`` seen through ``steps``."""
     root = a if a._base is None else a._base
@@ -107,15 +128,24 @@ def _is_same_view(a: ndarray, steps: tuple, value: ndarray) -> bool:
     return other == lens and _views.dynamic_args(other) == _views.dynamic_args(lens)
 
 
-def _mask_store(a: ndarray, items: list, kinds: list, shape: tuple, value: Any) -> bool:
-    """``a[mask] = value`` where ``mask`` covers the leading axes and every selected element
-    gets the same value (a scalar, or a value that fits the unmasked axes): a ``where`` of
-    one compiled program per shape, whatever the number of true elements (a scatter at the
-    selected positions compiles once per count). Returns False for other indexes.
+def _shape_text(shape: tuple) -> str:
+    """A shape as NumPy's indexing errors print it: ``(2,3)``, ``(2,)``."""
+    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
-    NumPy's value conversion and errors are kept: only values that fit every count take
-    this path, and a mask whose shape does not match the array's leads to the general path
-    (which raises NumPy's IndexError)."""
+
+def _mask_store(a: ndarray, items: list, kinds: list, shape: tuple, value: Any) -> bool:
+    """``a[mask] = value`` where ``mask`` covers the leading axes (the rest are ``:``): one
+    compiled program per shape, dtype and bucket, whatever the number of True elements (a
+    scatter at the selected positions compiled once per count). Returns False for other
+    indexes.
+
+    A value that fits the unmasked axes (every selected element gets the same value) is a
+    ``where`` of one program per shape. A value with one entry per True element is padded to
+    the bucket of their count (``_buckets``) and placed by a running count of the mask
+    (``_mask_place``): the count is read on the host, as NumPy's errors need it. NumPy's
+    value conversion and errors are kept (a wrong number of values: its ValueError; a 2-d
+    value for a mask over every axis: its TypeError); a mask whose shape does not match the
+    array's leads to the general path (which raises NumPy's IndexError)."""
     mask = items[0]
     if kinds[0] != "array" or any(k != "slice" or it != _FULL for k, it in
                                   zip(kinds[1:], items[1:])):
@@ -130,17 +160,46 @@ def _mask_store(a: ndarray, items: list, kinds: list, shape: tuple, value: Any) 
     if not device_value:
         value = np.asarray(value, dtype=a.dtype)  # NumPy's conversion of fancy-assigned values
     vshape = tuple(value.shape)
-    if len(vshape) > len(rest) or np.broadcast_shapes(vshape, rest) != rest:
-        return False  # values per selected element (or a shape error): the general path
-    v = value
+    if not rest and len(vshape) > 1:
+        raise TypeError("NumPy boolean array indexing assignment requires a 0 or "
+                        f"1-dimensional input, input has {len(vshape)} dimensions")
+    lead = 0  # NumPy drops leading 1s the target does not have
+    while len(vshape) - lead > len(rest) and vshape[lead] == 1:
+        lead += 1
     if device_value:
         _complex_warning(value.dtype, a.dtype)
-        v = value._read_lazy() if isinstance(value, ndarray) else value
-        v = cast_device(v, a.dtype)
-    m = mask._read_lazy() if isinstance(mask, ndarray) else to_jax(mask)
-    write_through(a, (), _mask_where(len(rest))(a._read_lazy(), m, v))
+    if len(vshape) - lead <= len(rest) and _broadcasts(vshape[lead:], rest):
+        v = value  # (``_views.fit`` drops the leading 1s)
+        if device_value:
+            v = value._read_lazy() if isinstance(value, ndarray) else value
+            v = cast_device(v, a.dtype)
+        m = mask._read_lazy() if isinstance(mask, ndarray) else to_jax(mask)
+        write_through(a, (), _mask_where(len(rest))(a._read_lazy(), m, v))
+        return True
+    # one value per True element
+    m = mask._read() if isinstance(mask, ndarray) else mask
+    count = _buckets.count_nonzero(m if isinstance(m, np.ndarray) else to_jax(m))
+    if len(vshape) - lead != len(rest) + 1 or vshape[lead] != count or not _broadcasts(
+            vshape[lead + 1:], rest):
+        if not rest:
+            raise ValueError(f"NumPy boolean array indexing assignment cannot assign "
+                             f"{value.size} input values to the {count} output values where "
+                             "the mask is true")
+        raise ValueError(f"shape mismatch: value array of shape {_shape_text(vshape)} could "
+                         "not be broadcast to indexing result of shape "
+                         f"{_shape_text((count,) + rest)}")
+    if count == 0:
+        return True
+    v = value._read() if isinstance(value, ndarray) else value
+    v = cast_device(_buckets.pad(v, lead, _buckets.bucket(count, m.size)), a.dtype)
+    m = to_jax(m)
+    write_through(a, (), Kernel(_mask_place(len(rest), lead))(a._read_lazy(), m, v))
     return True
 
+
+def _broadcasts(vshape: tuple, target: tuple) -> bool:
+    return len(vshape) <= len(target) and all(
+        v in (1, t) for v, t in zip(vshape[::-1], target[::-1]))
 
 
 @functools.lru_cache(maxsize=64)

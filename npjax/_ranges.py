@@ -21,7 +21,7 @@ import numpy as np
 from jax import lax
 
 from npjax._errstate import _stacklevel
-from npjax import _casts, _dtypes, _sharding
+from npjax import _bounds, _casts, _dtypes, _sharding
 from npjax._dispatch import DeviceIn, DTypeIn, npfunc, with_device
 from npjax._errors import ComplexWarning, unsupported
 from npjax._axes import normalize_axis
@@ -85,13 +85,22 @@ def arange(*args: Any, **kwargs: Any) -> ndarray:
         fast = _arange_on_device(given.get("start"), given.get("stop"), given.get("step"),
                                  dtype, policy)
         if fast is not None:
-            return ndarray._owner(place(fast, policy))
+            out = ndarray._owner(place(fast, policy))
+            first, by = given.get("start") or 0, given.get("step") or 1
+            ends = (first, first + (out.size - 1) * by)
+            info = np.iinfo(out.dtype)
+            if info.min <= min(ends) and max(ends) <= info.max:  # (no wrap-around)
+                _bounds.remember(out._value, min(ends), max(ends))  # for index checks
+            return out
     host = np.arange(*args, **kwargs)
     if dtype is None and not policy.x64:
         narrow = _narrow(host.dtype, policy)
         if narrow != host.dtype:
             host = np.arange(*args, **(kwargs | {"dtype": narrow}))
-    return _host_to_array(host, "arange", policy)
+    out = _host_to_array(host, "arange", policy)
+    if host.dtype.kind in "iu" and host.size:  # bounds for index checks, read on the host
+        _bounds.remember(out._value, min(host[0], host[-1]), max(host[0], host[-1]))
+    return out
 
 
 def _scalar_or_array(x: Any, policy: Policy) -> Any:

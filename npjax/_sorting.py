@@ -28,7 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _buckets, _dtypes, _stats
+from npjax import _bounds, _buckets, _dtypes, _stats
 from npjax._dispatch import ArrayIn, npfunc
 from npjax._errors import AxisError
 from npjax._impl.setops import (_concat, _in_sorted, _in_sorted_set, _intersect_core,
@@ -65,7 +65,10 @@ def _along(x: jax.Array, axis: Any, want: str) -> Any:
     if x.size == 0:
         shape = (0,) if axis is None else x.shape
         return x.reshape(shape) if want == "values" else jnp.zeros(shape, _INTP)
-    return _sort_axis(x, axis, want)
+    out = _sort_axis(x, axis, want)
+    if want == "indices":  # an index array in bounds by construction (no check to wait on)
+        _bounds.remember(out, 0, (x.size if axis is None else x.shape[axis]) - 1)
+    return out
 
 
 def _check_sort_args(kind: Any, order: Any, stable: Any) -> None:

@@ -184,7 +184,8 @@ def stats() -> dict[str, Any]:
     under ``fallback="eager"``, with the line that could not trace); ``device_wait`` (count,
     seconds); ``syncs`` (host waits for the device: value ``fetches``, floating-point
     ``checks`` made at the call, checks deferred to the next read and the ``deferred_reads``
-    that read them); ``compiles`` (count,
+    that read them, ``index_bounds`` read to raise NumPy's IndexError at the indexing line);
+    ``compiles`` (count,
     seconds, by_function, trace/lowering parts, the persistent cache's ``cache_hits`` and
     ``cache_misses``, ``cache_dir`` and JAX's raw ``cache`` events); ``lazy`` (calls recorded,
     flushes, calls executed by flushes, values they kept, programs compiled);
@@ -212,7 +213,8 @@ def stats() -> dict[str, Any]:
         "device_wait": {"count": device_wait[1], "seconds": device_wait[0]},
         "syncs": {"fetches": device_wait[1], "checks": SYNCS["checks"],
                   "deferred_checks": SYNCS["deferred"],
-                  "deferred_reads": SYNCS["deferred_reads"]},
+                  "deferred_reads": SYNCS["deferred_reads"],
+                  "index_bounds": SYNCS["bounds"]},
         "compiles": {
             "count": int(compiles["count"]),
             "seconds": compile_s,
