@@ -631,12 +631,20 @@ class FiniteWatch:
     when underflow is reported)? ``x * 0`` is NaN exactly where ``x`` is not finite, and
     NaN survives sums, so results of one shape are summed elementwise into one accumulator:
     XLA fuses that sum into the loops that compute the results, and only one reduction per
-    shape is left (a reduction per result would stop the fusion of elementwise chains)."""
+    shape is left (a reduction per result would stop the fusion of elementwise chains).
+
+    A result stored whole into an array (``a[i] = expr``) is checked where it was stored,
+    read back from the array's final value (``stored``), not from the expression: XLA
+    would otherwise compute the expression a second time for the check, reading the old
+    value of the array that the store updates in place, and so copy the array before each
+    update (in a rolled loop: a copy of every carried array per iteration)."""
 
     def __init__(self) -> None:
         self._results: list = []
         self._covered: set = set()
         self._tiny: list = []
+        self._ids: set = set()  # ids of the watched results (kept alive by ``_results``)
+        self._stored: dict = {}  # id(result) -> (holder, value it was left, read)
 
     def add(self, outs: Any, under: bool = False, operands: Any = None) -> None:
         """Watch ``outs``. ``operands``: those of a call of a PROPAGATING ufunc that gave
@@ -644,6 +652,7 @@ class FiniteWatch:
         check of their own, ``outs`` shows theirs (this is what lets XLA fuse the chain)."""
         outs = [o for o in outs if o.dtype.kind in "fc"]
         self._results.extend(outs)
+        self._ids.update(id(o) for o in outs)
         if operands is not None and not under and all(o.size for o in outs):
             self._covered.update(id(v) for v in operands)
         if under:
@@ -651,6 +660,26 @@ class FiniteWatch:
                 if o.size:
                     tiny = float(np.finfo(o.dtype).tiny)
                     self._tiny.append(jnp.any((jnp.abs(o) < tiny) & (o != 0)))
+
+    def stored(self, value: Any, holder: Any, left: Any, read: Callable) -> None:
+        """``value`` was just stored into ``holder`` (an array whose ``_value`` the store
+        made ``left``); ``read(left)`` reads the stored part back: exactly the stored
+        elements. It is checked instead of ``value`` when it has ``value``'s dtype and size
+        and ``holder._value`` is still ``left`` when the check is built (no later write:
+        reading a value that a later write updates in place would bring the copy back)."""
+        if id(value) in self._ids:
+            self._stored[id(value)] = (holder, left, read)
+
+    def _checked(self, o: Any) -> Any:
+        """What to check for result ``o``: ``o``, or the part of an array it was stored
+        into (``stored``)."""
+        s = self._stored.get(id(o))
+        if s is None or s[0]._value is not s[1]:
+            return o
+        r = s[2](s[1])
+        if r.dtype != o.dtype or r.size != o.size:
+            return o
+        return r.reshape(o.shape)
 
     def flag(self) -> Any:
         """The traced boolean (None when nothing was added)."""
@@ -671,7 +700,7 @@ class FiniteWatch:
         for o in self._results:
             if id(o) in self._covered or not o.size:
                 continue
-            zero = o * 0
+            zero = self._checked(o) * 0
             if zero.dtype.kind == "c":
                 zero = jnp.real(zero) + jnp.imag(zero)
             zero = zero.astype(np.float32)

@@ -54,7 +54,7 @@ import numpy as np
 
 from npjax._errors import JitError
 
-from npjax import _context, _errstate, _lazy, _loop_source, _masked
+from npjax import _context, _errstate, _lazy, _loop_source, _masked, _views
 from npjax._ndarray import ndarray
 from npjax._context import current, policy
 
@@ -95,6 +95,12 @@ class _Trace:
     def check(self, bad: jax.Array) -> None:
         """Record a traced boolean that is True when eager NumPy would have raised."""
         self.checks.append(jnp.asarray(bad, bool).reshape(()))
+
+    def note_stored(self, root: ndarray, value: Any, lens: tuple, dyns: tuple) -> None:
+        """Called after ``value`` was stored into ``root`` through ``lens``: the error-state
+        check of ``value`` (if it is a watched result) reads it back from ``root``."""
+        self.watch.stored(value, root, root._value,
+                          lambda v: _views.apply_get(lens, v, dyns))
 
     def note_write(self, root: ndarray) -> None:
         """Called before a write to ``root``: remember concrete (pre-trace) values."""
