@@ -644,7 +644,8 @@ class FiniteWatch:
         self._covered: set = set()
         self._tiny: list = []
         self._ids: set = set()  # ids of the watched results (kept alive by ``_results``)
-        self._stored: dict = {}  # id(result) -> (holder, value it was left, read)
+        self._stored: dict = {}  # id(result) -> (holder, position in its chain, read)
+        self._chains: dict = {}  # id(holder) -> [(value before, value after, box)] of stores
 
     def add(self, outs: Any, under: bool = False, operands: Any = None) -> None:
         """Watch ``outs``. ``operands``: those of a call of a PROPAGATING ufunc that gave
@@ -661,22 +662,36 @@ class FiniteWatch:
                     tiny = float(np.finfo(o.dtype).tiny)
                     self._tiny.append(jnp.any((jnp.abs(o) < tiny) & (o != 0)))
 
-    def stored(self, value: Any, holder: Any, left: Any, read: Callable) -> None:
+    def stored(self, value: Any, holder: Any, before: Any, left: Any, read: Callable,
+               box: Any = None) -> None:
         """``value`` was just stored into ``holder`` (an array whose ``_value`` the store
-        made ``left``); ``read(left)`` reads the stored part back: exactly the stored
-        elements. It is checked instead of ``value`` when it has ``value``'s dtype and size
-        and ``holder._value`` is still ``left`` when the check is built (no later write:
-        reading a value that a later write updates in place would bring the copy back)."""
+        changed from ``before`` to ``left``); ``read(v)`` reads the stored part of a value
+        ``v`` of the array back; ``box``: the part as ((start, ...), (size, ...)) when its
+        place is known, else None. What ``read`` gives is checked instead of ``value``
+        (when it has ``value``'s dtype and size), read from the array's final value when
+        every later store into it is recorded here and misses the part, else not at all:
+        reading a value that a later store updates in place would bring the copy back."""
+        chain = self._chains.setdefault(id(holder), [])
+        chain.append((before, left, box))
         if id(value) in self._ids:
-            self._stored[id(value)] = (holder, left, read)
+            self._stored[id(value)] = (holder, len(chain) - 1, read)
 
     def _checked(self, o: Any) -> Any:
         """What to check for result ``o``: ``o``, or the part of an array it was stored
         into (``stored``)."""
         s = self._stored.get(id(o))
-        if s is None or s[0]._value is not s[1]:
+        if s is None:
             return o
-        r = s[2](s[1])
+        holder, k, read = s
+        chain = self._chains[id(holder)]
+        _, left, box = chain[k]
+        for before, after, other in chain[k + 1:]:
+            if before is not left or not _apart(box, other):
+                return o
+            left = after
+        if holder._value is not left:
+            return o
+        r = read(left)
         if r.dtype != o.dtype or r.size != o.size:
             return o
         return r.reshape(o.shape)
@@ -707,6 +722,14 @@ class FiniteWatch:
             acc = sums.get(o.shape)
             sums[o.shape] = zero if acc is None else acc + zero
         return sums, list(self._tiny)
+
+
+def _apart(a: Any, b: Any) -> bool:
+    """Whether two boxes ((start, ...), (size, ...)) are known to share no element."""
+    if a is None or b is None:
+        return False
+    return any(s0 + n0 <= s1 or s1 + n1 <= s0
+               for s0, n0, s1, n1 in zip(a[0], a[1], b[0], b[1]))
 
 
 def _is_host_scalar(v: Any) -> bool:

@@ -457,6 +457,22 @@ def transient_stencil(xp, u, c, steps):
     return u
 
 
+def stored_then_other_parts(xp, u, b):
+    for i in range(b.shape[0]):
+        u[1:-1] = b[i] * 1e300  # infinite in one iteration only...
+        u[0] = 1.0  # ...then stores that miss it (it is read back from the final u)
+        u[-1] = u[0]
+    return u
+
+
+def stored_then_overwritten(xp, u, b):
+    for i in range(b.shape[0]):
+        u[1:-1] = b[i] * 1e300
+        u[0] = 1.0
+        u[2:4] = 0.0  # overlaps the first store
+    return u
+
+
 def _reports(run, xp, args):
     """(result, exception, [(category, message)]) of one run, every warning recorded."""
     with warnings.catch_warnings(record=True) as got:
@@ -522,6 +538,15 @@ def test_a_transient_overflow_in_a_stencil_warns():
     check_reports(transient_stencil, u, 0.9, 12, static=(1, 2))
 
 
+@pytest.mark.parametrize("kernel", [stored_then_other_parts, stored_then_overwritten])
+def test_a_transient_overflow_followed_by_other_stores_warns(kernel):
+    b = np.random.default_rng(8).random((9, 6))
+    b[4, 2] = 1e10
+    check_reports(kernel, np.zeros(8), b)
+    b[4, 2] = 0.5
+    check_reports(kernel, np.zeros(8), b, reruns=False)
+
+
 def test_finite_rolled_loops_do_not_rerun():
     check_reports(rows, *_rows(), reruns=False)
     check_reports(stencil, np.linspace(0.0, 1.0, 32) ** 2, 0.1, 20, static=(1, 2),
@@ -547,3 +572,16 @@ def test_errstate_raise_and_ignore_in_rolled_loops(kernel, big):
     assert str(info.value) == str(np_info.value)
     with npjax.errstate(all="ignore"):
         check_reports(kernel, a, b, reruns=False)
+
+
+def test_stores_outside_loops_are_checked_the_same_way():
+    def straight(xp, a, b):
+        a[1:] = b * 1e300
+        a[0] = 1.0
+        c = a * 1.0  # reads the stored infinity: checked again
+        a[1:] = 0.0
+        return a, c
+
+    b = np.array([1.0, 1e10, 2.0])
+    check_reports(straight, np.zeros(4), b)
+    check_reports(straight, np.zeros(4), b * 0, reruns=False)
