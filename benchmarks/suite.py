@@ -42,7 +42,8 @@ FUSABLE = ("elementwise", "stencil")
 
 def _block(x: Any) -> Any:
     if isinstance(x, npjax.ndarray):
-        jax.block_until_ready(x._read())
+        if x._host() is None:  # a host array is ready (reading it would copy it to the device)
+            jax.block_until_ready(x._read())
     elif isinstance(x, jax.Array):
         jax.block_until_ready(x)
     elif isinstance(x, tuple | list):

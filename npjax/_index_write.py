@@ -235,9 +235,12 @@ def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
         if not lazy:
             a._read()  # a value left by lazy mode: computed now
         donate = not lazy and a._mine and sys.getrefcount(a._value) == 2
-        a._value = _owner_scalar_writer(len(pos), donate)(a._value, pos, v)
+        before = a._value
+        a._value = _owner_scalar_writer(len(pos), donate)(before, pos, v)
         a._mine = True
         a._version += 1
+        if tr is not None:
+            tr.note_stored(a, v, (_views.Box((1,) * len(pos)),), (pos,), before)
         return
     write_through(a, (_views.Box((1,) * len(pos), pos),) if pos else (), v)
 
@@ -290,8 +293,11 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
         del old
         donate = not lazy and root._mine and sys.getrefcount(root._value) == 2
         keep = None if tr is not None else _multi_device_sharding(root._value)
-        root._value = _updater(lens, donate, keep)(root._value, _views.dynamic_args(lens), new)
+        dyns, before = _views.dynamic_args(lens), root._value
+        root._value = _updater(lens, donate, keep)(before, dyns, new)
         root._mine = True
+        if tr is not None:
+            tr.note_stored(root, new, lens, dyns, before)
     root._version += 1
     if root._layout is not None and root._layout.shape != root._value.shape:
         root._layout = None

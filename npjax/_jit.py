@@ -54,7 +54,7 @@ import numpy as np
 
 from npjax._errors import JitError
 
-from npjax import _context, _errstate, _lazy, _loop_source, _masked, _stats
+from npjax import _context, _errstate, _lazy, _loop_source, _masked, _stats, _views
 from npjax._ndarray import ndarray
 from npjax._context import current, policy
 
@@ -95,6 +95,18 @@ class _Trace:
     def check(self, bad: jax.Array) -> None:
         """Record a traced boolean that is True when eager NumPy would have raised."""
         self.checks.append(jnp.asarray(bad, bool).reshape(()))
+
+    def note_stored(self, root: ndarray, value: Any, lens: tuple, dyns: tuple,
+                    before: Any) -> None:
+        """Called after ``value`` was stored into ``root`` through ``lens`` (``root._value``
+        was ``before``): the error-state check of ``value`` (if it is a watched result)
+        reads it back from ``root`` (``_errstate.FiniteWatch.stored``)."""
+        box = None
+        if len(lens) == 1 and type(lens[0]) is _views.Box and all(
+                isinstance(d, int | np.integer) for d in dyns[0]):
+            box = (tuple(int(d) for d in dyns[0]), lens[0].static)
+        self.watch.stored(value, root, before, root._value,
+                          lambda v: _views.apply_get(lens, v, dyns), box)
 
     def note_write(self, root: ndarray) -> None:
         """Called before a write to ``root``: remember concrete (pre-trace) values."""
@@ -467,11 +479,22 @@ class Jitted:
             _stats.record_jit_eager(self.__qualname__, entry.eager)
             return self._eager(args, kwargs)
         roots = inputs.roots
-        root_vals = [r._read() if type(r) is ndarray or isinstance(r, ndarray) else r
-                     for r in roots]
-        for i, v in enumerate(root_vals):
-            if isinstance(v, np.ndarray):
-                root_vals[i] = jnp.asarray(v)
+        # Host data goes to the program as it is: jax.jit's own dispatch moves a NumPy
+        # array several times faster than ``device_put`` (90 -> 25 us for 64 KB on CPU).
+        direct = jax.config.jax_enable_x64
+        root_vals = []
+        for r in roots:
+            if type(r) is ndarray or isinstance(r, ndarray):
+                data = r._host() if direct and r._base is None else None
+                if data is None:
+                    root_vals.append(r._read())
+                else:
+                    _stats.record_transfer("host_to_device", data.nbytes)
+                    root_vals.append(data)
+            elif isinstance(r, np.ndarray) and not direct:
+                root_vals.append(jnp.asarray(r))
+            else:
+                root_vals.append(r)
         dyns = np.asarray(inputs.dyns, np.int64) if inputs.dyns else None
         first = entry.compiled is None
         if first:
@@ -494,7 +517,7 @@ class Jitted:
             raise
         finally:
             _context.restore(token)
-        if flags is not None and bool(np.any(np.asarray(flags))):
+        if flags is not None and np.asarray(flags).any():
             # A device-side check failed: eager NumPy semantics raise at the failing line.
             return self._eager(args, kwargs)
         meta = entry.meta

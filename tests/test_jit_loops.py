@@ -402,3 +402,180 @@ def test_functions_without_source_are_left_alone():
     assert _loop_source.rolled(f) is f
     out = npjax.jit(f)(npjax.zeros(5))
     assert_same(out, np.array([1.0, 1, 1, 1, 0]))
+
+
+# --- floating-point reports of rolled loops -----------------------------------------------
+# A rolled body's float results are checked on the device in every iteration (a stored result
+# is read back from the array it was stored into, ``_errstate.FiniteWatch.stored``); when one
+# is not finite, the call reruns eagerly and NumPy's warnings (or FloatingPointError) follow.
+
+
+def transient_overwritten(xp, a, b):
+    for i in range(1, a.shape[0]):
+        a[i] = b[i] * 1e300 + a[i - 1]  # infinite where b is large...
+        a[i] = b[i]  # ...and overwritten in the same iteration: finite at the end
+    return a
+
+
+def transient_next_iteration(xp, a, b):
+    for i in range(1, b.shape[0]):
+        a[0] = b[i] * 1e300  # infinite in one iteration only, finite in the next
+    return a
+
+
+def transient_temporary(xp, a, b):
+    for i in range(1, a.shape[0]):
+        t = b[i] * 1e300  # never stored
+        a[i] = xp.minimum(t, 1.0) - t * 0 + a[i - 1] * 0.5
+    return a
+
+
+def transient_element(xp, a, b):
+    for i in range(1, a.shape[0]):
+        a[i] = b[i] * 1e300
+        a[i] = b[i] * 0.5
+    return a
+
+
+def transient_float32(xp, a, b):
+    for i in range(1, a.shape[0]):
+        a[i] = b[i] * 1e300  # float64 results stored into float32 rows
+        a[i - 1] = 0.0
+    return a
+
+
+def transient_stencil(xp, u, c, steps):
+    for _t in range(steps):
+        u[1:-1] = u[1:-1] + c * (u[2:] - 2 * u[1:-1] + u[:-2])
+        u[1:-1] = xp.minimum(u[1:-1], 1.0)
+    return u
+
+
+def stored_then_other_parts(xp, u, b):
+    for i in range(b.shape[0]):
+        u[1:-1] = b[i] * 1e300  # infinite in one iteration only...
+        u[0] = 1.0  # ...then stores that miss it (it is read back from the final u)
+        u[-1] = u[0]
+    return u
+
+
+def stored_then_overwritten(xp, u, b):
+    for i in range(b.shape[0]):
+        u[1:-1] = b[i] * 1e300
+        u[0] = 1.0
+        u[2:4] = 0.0  # overlaps the first store
+    return u
+
+
+def _reports(run, xp, args):
+    """(result, exception, [(category, message)]) of one run, every warning recorded."""
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        try:
+            result, exc = run(xp, *args), None
+        except Exception as e:  # compared with NumPy's below
+            result, exc = None, e
+    return result, exc, [(w.category, str(w.message)) for w in got]
+
+
+def check_reports(kernel, *host_args, static=(), rolled=True, reruns=True):
+    """NumPy eagerly, then npjax.jit (twice): the same result, arguments, exception and
+    warnings (class and text, in order); ``reruns``: whether the call reran eagerly."""
+    jitted = npjax.jit(kernel, static_argnums=(0, *[i + 1 for i in static]))
+    for _ in range(2):
+        np_args = [a.copy() if isinstance(a, np.ndarray) else a for a in host_args]
+        expected, np_exc, np_warns = _reports(kernel, np, np_args)
+        args = [npjax.array(a) if isinstance(a, np.ndarray) else a for a in host_args]
+        with _count_eager() as runs:
+            actual, exc, warns = _reports(jitted, npjax, args)
+        assert_same_outcome(actual, exc, expected, np_exc, args, np_args)
+        assert warns == np_warns
+        assert bool(runs) is reruns, f"eager reruns: {len(runs)}"
+    assert [o.rolled for o in jitted.loops] == [rolled] * len(jitted.loops)
+    return jitted
+
+
+def _rows(n=8, m=3, big=()):
+    rng = np.random.default_rng(7)
+    a, b = rng.random((n, m)), rng.random((n, m))
+    for i in big:
+        b[i] = 1e10
+    return a, b
+
+
+def test_a_transient_overflow_overwritten_in_the_same_iteration_warns():
+    check_reports(transient_overwritten, *_rows(big=(3,)))
+
+
+def test_a_transient_overflow_overwritten_in_the_next_iteration_warns():
+    a, b = _rows(big=(3,))
+    check_reports(transient_next_iteration, a[:1].copy(), b)
+
+
+def test_an_overflow_in_a_temporary_warns():
+    check_reports(transient_temporary, *_rows(big=(4,)))
+
+
+def test_a_transient_element_overflow_warns():
+    a, b = _rows(big=(2, 5))
+    check_reports(transient_element, a[:, 0].copy(), b[:, 0].copy())
+
+
+def test_a_transient_overflow_stored_with_a_cast_warns():
+    a, b = _rows(big=(5,))
+    check_reports(transient_float32, a.astype(np.float32), b)
+
+
+def test_a_transient_overflow_in_a_stencil_warns():
+    u = np.linspace(0.0, 1.0, 32)
+    u[7] = 1e308
+    check_reports(transient_stencil, u, 0.9, 12, static=(1, 2))
+
+
+@pytest.mark.parametrize("kernel", [stored_then_other_parts, stored_then_overwritten])
+def test_a_transient_overflow_followed_by_other_stores_warns(kernel):
+    b = np.random.default_rng(8).random((9, 6))
+    b[4, 2] = 1e10
+    check_reports(kernel, np.zeros(8), b)
+    b[4, 2] = 0.5
+    check_reports(kernel, np.zeros(8), b, reruns=False)
+
+
+def test_finite_rolled_loops_do_not_rerun():
+    check_reports(rows, *_rows(), reruns=False)
+    check_reports(stencil, np.linspace(0.0, 1.0, 32) ** 2, 0.1, 20, static=(1, 2),
+                  reruns=False)
+    check_reports(transient_overwritten, *_rows(n=1 + 1), rolled=False, reruns=False)
+
+
+@pytest.mark.parametrize("kernel, big", [(transient_overwritten, (3,)),
+                                         (transient_next_iteration, (3,)),
+                                         (transient_element, (2,))])
+def test_errstate_raise_and_ignore_in_rolled_loops(kernel, big):
+    a, b = _rows(big=big)
+    if kernel is transient_next_iteration:
+        a = a[:1].copy()
+    if kernel is transient_element:
+        a, b = a[:, 0].copy(), b[:, 0].copy()
+    jitted = npjax.jit(kernel, static_argnums=0)
+    with npjax.errstate(over="raise"):
+        with pytest.raises(FloatingPointError) as np_info:
+            kernel(np, a.copy(), b)
+        with pytest.raises(FloatingPointError) as info:
+            jitted(npjax, npjax.array(a), b)
+    assert str(info.value) == str(np_info.value)
+    with npjax.errstate(all="ignore"):
+        check_reports(kernel, a, b, reruns=False)
+
+
+def test_stores_outside_loops_are_checked_the_same_way():
+    def straight(xp, a, b):
+        a[1:] = b * 1e300
+        a[0] = 1.0
+        c = a * 1.0  # reads the stored infinity: checked again
+        a[1:] = 0.0
+        return a, c
+
+    b = np.array([1.0, 1e10, 2.0])
+    check_reports(straight, np.zeros(4), b)
+    check_reports(straight, np.zeros(4), b * 0, reruns=False)
