@@ -18,8 +18,8 @@ import pytest
 
 import npjax
 from npjax import _loop_source
-from tests._parity import assert_same
-from tests.test_jit_masks import compare_calls
+from tests._parity import assert_same, assert_same_outcome
+from tests.test_jit_masks import _count_eager, compare_calls
 
 
 def check(kernel, *host_args, static=(), rolled=None, traced=True, calls=2):
