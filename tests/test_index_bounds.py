@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import npjax
@@ -70,6 +70,8 @@ def route(request, monkeypatch):
     return request.param
 
 
+# ``route`` patches once per test, the same for every example: nothing to reset between them.
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(S.shapes(min_dims=1, max_dims=3, min_side=1, max_side=5), st.data())
 def test_reads_with_device_index_arrays(route, shape, data):
     host = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
