@@ -17,7 +17,8 @@ plain warnings) or ``("flags", loop name)`` (flag bits, ``_errstate.report``).
   (a "raise"/"call" state, "error" filters, ``catch_warnings``); otherwise deferred to the
   next host read, each warning naming the line of its operation. Under ``npjax.jit`` the
   values become a device check (the call reruns eagerly and warns); in lazy mode the check
-  goes with the recorded call, made when its program runs.
+  goes with the recorded call, made when its program runs, under the warnings filters of the
+  recording (``catch_warnings`` around a call silences its warnings as in NumPy).
 
 The flags are inferred from values, per output lane, as for ufuncs: overflow where a sum (or
 product, square, difference) is infinite from finite operands, invalid where it is NaN from
@@ -36,6 +37,7 @@ import contextlib
 import contextvars
 import functools
 import math
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -98,7 +100,8 @@ def empty_mean(result_size: int, scalar: bool, dtype: np.dtype) -> None:
 
 def check(events: tuple, body: Callable, static: tuple, args: tuple, result: Any) -> None:
     """Check ``events`` of one call: ``body(*static, *args, result)`` computes their values
-    on the device (``args``: the operands the kernel was given, None where absent)."""
+    on the device (``args``: the first operands the kernel was given, in order, None where
+    absent: lazy mode replays the check with the kernel's recorded operands)."""
     if _off.get():
         return
     st = _errstate.state()
@@ -125,7 +128,8 @@ def _check(events: tuple, fn: Callable, args: tuple, result: Any, st: dict,
            flags_on: bool) -> None:
     if isinstance(result, _lazy.Lazy):
         if result.value is None:  # recorded: checked when its program runs
-            _lazy.defer_check(result, _replayed(events, fn, args), st)
+            _lazy.defer_check(result, _replayed(events, fn, args, list(warnings.filters)),
+                              st)
             return
         result = result.value
         args = jax.tree.map(_lazy.concrete, args)
@@ -149,15 +153,20 @@ def _check(events: tuple, fn: Callable, args: tuple, result: Any, st: dict,
         _errstate.issue_events(values, events, st)
 
 
-def _replayed(events: tuple, fn: Callable, args: tuple) -> Callable:
+def _replayed(events: tuple, fn: Callable, args: tuple, filters: list) -> Callable:
     """The check lazy mode makes when the recorded call's program runs (its operands and
-    results as ``_lazy`` passes them, under the recorded error state)."""
+    results as ``_lazy`` passes them, under the recorded error state and warnings
+    ``filters``)."""
     treedef = jax.tree.structure(args)
 
     def replay(leaves: list, outs: tuple, mask: Any = True) -> None:
         st = _errstate.state()
         flags_on = any(st[k] != "ignore" for k in ("divide", "over", "invalid"))
-        _check(events, fn, jax.tree.unflatten(treedef, leaves), outs[0], st, flags_on)
+        # a check's operands are the first operands of the kernel it follows (``check``)
+        args_now = jax.tree.unflatten(treedef, leaves[:treedef.num_leaves])
+        with warnings.catch_warnings():
+            warnings.filters[:] = filters
+            _check(events, fn, args_now, outs[0], st, flags_on)
 
     return replay
 
