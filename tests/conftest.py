@@ -43,9 +43,6 @@ def pytest_addoption(parser):
                      help="run every test under this npjax execution mode")
     parser.addoption("--npjax-placement", default=None, choices=("auto", "device", "host"),
                      help="run every test under this placement (default: the policy's)")
-    parser.addoption("--npjax-shard", default=None, metavar="I/N",
-                     help="run only the I-th of N interleaved parts of the collected tests "
-                          "(so a long rerun splits across workers)")
 
 
 def pytest_configure(config):
@@ -55,21 +52,35 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "device_placement: the test checks how device arrays "
                             "work (programs, donation, transfers): it runs with "
                             "placement='device' whatever the suite's placement")
+    config.addinivalue_line("markers", "rerun: the test reruns parity suites in a subprocess "
+                            "(minutes): such tests start first, spread over the workers")
 
 
 def pytest_collection_modifyitems(config, items):
-    shard = config.getoption("--npjax-shard")
-    if shard:
-        i, n = map(int, shard.split("/"))
-        kept = {id(t) for t in items[i::n]}
-        config.hook.pytest_deselected(items=[t for t in items if id(t) not in kept])
-        items[:] = [t for t in items if id(t) in kept]
+    _start_reruns_first(items)
     if config.getoption("--npjax-mode") != "lazy":
         return
     skip = pytest.mark.skip(reason="eager-mode timing; lazy mode's own is in test_lazy.py")
     for item in items:
         if item.get_closest_marker("eager_only"):
             item.add_marker(skip)
+
+
+def _start_reruns_first(items):
+    """Put the long subprocess reruns at the head of each worker's first batch, so no worker
+    ends the run alone with one. pytest-xdist's load scheduler hands each of n workers
+    ``len(items) // n // 4`` consecutive tests first; rerun k goes to worker k % n."""
+    reruns = [t for t in items if t.get_closest_marker("rerun")]
+    rest = [t for t in items if not t.get_closest_marker("rerun")]
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    chunk = max(len(items) // workers // 4, 2)
+    ordered = []
+    for k in range(workers):
+        mine = reruns[k::workers]
+        filler = max(chunk - len(mine), 0) if k < workers - 1 else 0  # up to the next batch
+        ordered += mine + rest[:filler]
+        rest = rest[filler:]
+    items[:] = ordered + rest
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import npjax
 from npjax import _lazy
 from tests._parity import assert_parity
-from tests._rerun import rerun
+from tests._rerun import rerun, suites_id
 
 # Lazy mode records device work: arrays made outside it are device arrays here too.
 pytestmark = pytest.mark.device_placement
@@ -274,14 +274,17 @@ def test_runner_lazy_mode_matches_numpy():
     assert "MATCH" in done.stdout + done.stderr
 
 
-# The core parity suites, rerun under lazy mode (the whole suite: ``--npjax-mode=lazy``).
-LAZY_SUITES = ["tests/test_views.py", "tests/test_indexing.py", "tests/test_operators.py",
-               "tests/test_reductions.py", "tests/test_scalars.py", "tests/test_smoke_parity.py"]
+# The core parity suites, rerun under lazy mode (the whole suite: ``--npjax-mode=lazy``), in
+# two processes of about the same time (see DEVICE_SUITES in tests/test_placement.py).
+LAZY_SUITES = ["tests/test_reductions.py tests/test_scalars.py",
+               "tests/test_views.py tests/test_indexing.py tests/test_operators.py "
+               "tests/test_smoke_parity.py"]
 
 
-@pytest.mark.parametrize("suite", LAZY_SUITES)
+@pytest.mark.rerun
+@pytest.mark.parametrize("suite", LAZY_SUITES, ids=suites_id)
 def test_core_parity_suites_pass_under_lazy_mode(suite):
-    rerun(suite, "-x", "--npjax-mode=lazy", "--npjax-placement=device", timeout=900)
+    rerun(suite, "-x", "--npjax-mode=lazy", "--npjax-placement=device")
 
 
 @pytest.mark.parametrize("expression", [

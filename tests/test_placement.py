@@ -15,7 +15,7 @@ import pytest
 
 import npjax
 from tests._parity import assert_parity, assert_same
-from tests._rerun import rerun
+from tests._rerun import rerun, suites_id
 
 
 @pytest.fixture(autouse=True)
@@ -203,16 +203,19 @@ def test_device_nan_written_into_a_host_integer_array():
 
 
 # The parity suites rerun with every array on the device (the default run keeps small arrays
-# on the host), so the device path stays proven for the arrays that use it.
-DEVICE_SUITES = ["tests/test_views.py", "tests/test_indexing.py", "tests/test_operators.py",
-                 "tests/test_reductions.py", "tests/test_scalars.py", "tests/test_smoke_parity.py",
-                 "tests/test_ufuncs.py@0/3", "tests/test_ufuncs.py@1/3", "tests/test_ufuncs.py@2/3",
-                 "tests/test_ufunc_methods.py", "tests/test_shape_ops.py",
-                 "tests/test_creation.py", "tests/test_selection.py", "tests/test_linalg.py",
-                 "tests/test_statistics.py", "tests/test_jit.py", "tests/test_errstate.py"]
+# on the host), so the device path stays proven for the arrays that use it. Each group is one
+# process (common kernels compile once); the groups take about the same time, and the rerun
+# marker starts them first on both workers (tests/conftest.py).
+DEVICE_SUITES = ["tests/test_ufuncs.py",
+                 "tests/test_statistics.py tests/test_selection.py",
+                 "tests/test_linalg.py tests/test_jit.py tests/test_errstate.py",
+                 "tests/test_views.py tests/test_indexing.py tests/test_operators.py "
+                 "tests/test_reductions.py tests/test_scalars.py tests/test_smoke_parity.py "
+                 "tests/test_ufunc_methods.py tests/test_shape_ops.py tests/test_creation.py"]
 
 
-@pytest.mark.parametrize("suite", DEVICE_SUITES)
+@pytest.mark.rerun
+@pytest.mark.parametrize("suite", DEVICE_SUITES, ids=suites_id)
 def test_parity_suites_pass_with_every_array_on_the_device(suite):
     rerun(suite, "--npjax-placement=device")
 
