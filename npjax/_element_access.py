@@ -50,15 +50,22 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
 
 
 _FLOAT64, _INT64 = np.dtype(np.float64), np.dtype(np.int64)
+_HOST_TYPE = np.ndarray
 
 
 def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
-    data = self._host()
+    data = self._value
+    if type(index) is int and type(data) is _HOST_TYPE and not self._scalar:
+        kind = type(value)  # the scalar loop's write into a host array: the hot path
+        if kind is float or kind is int:
+            dtype = data.dtype
+            if dtype is _FLOAT64 or dtype is _INT64:
+                data[index] = value  # NumPy's own (it cannot warn)
+                return
+    if type(data) is not _HOST_TYPE:  # ``_host`` written out
+        base = self._base
+        data = None if base is None or type(base._value) is not _HOST_TYPE else self._layout
     if data is not None and not self._scalar:
-        if type(index) is int and (type(value) is float or type(value) is int) and (
-                data.dtype is _FLOAT64 or data.dtype is _INT64):
-            data[index] = value  # the scalar loop's write, NumPy's own (it cannot warn)
-            return
         key = _host_index(index)
         new = _host_part(value)
         if key is not _DEVICE and new is not _DEVICE:

@@ -25,11 +25,11 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax import _context, _stats
+from npjax import _context, _errstate, _stats
 from npjax._policy import DEFAULT_LIMIT
 from npjax._dtypes import is_device_dtype
 from npjax._errstate import call_numpy_function, call_numpy_ufunc, run_loops, runs_loops
-from npjax._ndarray import from_numpy, ndarray
+from npjax._ndarray import from_numpy, host_owner, ndarray
 from npjax._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
                                call_ufunc, has_subclass)
 
@@ -383,7 +383,66 @@ def place_new(result: Any, args: tuple, limit: int) -> Any:
     return place_result(result, npjax_operands(args, {}), limit)
 
 
-new_host = ndarray._owner
+new_host = host_owner
+_HOST_TYPE = np.ndarray
+
+
+def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int) -> Any:
+    """NumPy's binary ``np_ufunc(a, b)`` placed as a new result, for host arrays (and their
+    views) and numbers, or ``NOT_HOST`` for other operands: the ufunc call's hot path, with
+    ``plain_operand``, ``run_loops`` and ``place_new`` written out (the caller counts it)."""
+    kind = type(a)
+    if kind is ndarray:
+        x = a._value
+        if type(x) is not _HOST_TYPE:
+            x = a._base
+            if x is None or type(x._value) is not _HOST_TYPE:
+                return NOT_HOST
+            x = a._layout
+        elif a._scalar:
+            x = x[()]
+    elif kind is float or kind is int or kind in _NUMBER_SCALARS:
+        x = a
+    else:
+        return NOT_HOST
+    kind = type(b)
+    if kind is ndarray:
+        y = b._value
+        if type(y) is not _HOST_TYPE:
+            y = b._base
+            if y is None or type(y._value) is not _HOST_TYPE:
+                return NOT_HOST
+            y = b._layout
+        elif b._scalar:
+            y = y[()]
+    elif kind is float or kind is int or kind in _NUMBER_SCALARS:
+        y = b
+    else:
+        return NOT_HOST
+    extobj = _numpy_errstate()
+    cached = _loops_context()
+    if cached[0] is not extobj:
+        cached = _errstate.cache_loops_context(extobj)
+    context = cached[1]
+    try:
+        result = np_ufunc(x, y) if context is None else context.run(np_ufunc, x, y)
+    except RuntimeError as e:
+        if "cannot enter context" not in str(e):
+            raise
+        result = run_loops(np_ufunc, x, y)
+    finally:
+        if _ever_logged[0]:
+            _errstate.issue_pending()
+    if type(result) is _HOST_TYPE:  # a ufunc without ``out=`` makes a new array (no base)
+        if result.size <= limit and _DEVICE_DTYPE.get(result.dtype):
+            return new_host(result)
+    elif type(result) is not tuple:
+        return result
+    return place_result(result, npjax_operands((a, b), {}), limit)
+
+
+_numpy_errstate, _loops_context = _errstate.numpy_errstate, _errstate.loops_context.get
+_ever_logged = _errstate.ever_logged
 
 
 # NumPy's number scalars (what a host array's element read returns): plain operands too.
@@ -409,6 +468,10 @@ def host_operator(name: str, impl: Any) -> Any:
     op = _OPERATORS[name]
     get_context = _context.get
     host_calls = _stats.host_calls
+    numpy_errstate, loops_context = _errstate.numpy_errstate, _errstate.loops_context.get
+    cache_loops_context, ever_logged = _errstate.cache_loops_context, _errstate.ever_logged
+    issue_pending, device_dtype = _errstate.issue_pending, _DEVICE_DTYPE
+    host_type = np.ndarray
 
     def method(self: ndarray, *args: Any) -> Any:
         ctx = get_context()
@@ -445,22 +508,64 @@ def host_operator(name: str, impl: Any) -> Any:
     elide = _ELIDABLE.get(name)
 
     def binary(self: ndarray, other: Any, *rest: Any) -> Any:
-        """``method``'s commonest case first: host arrays, Python and NumPy numbers."""
-        base = self._base
-        data = self._value if base is None else self._layout
-        y = plain_operand(other)
-        ctx = get_context()
-        limit = ctx.policy.host_limit
-        if (y is None or rest or type(data if base is None else base._value) is not np.ndarray
-                or limit < 0 or ctx.trace is not None or self._scalar):
+        """``method``'s commonest case written out (``plain_operand``, ``run_loops`` and
+        ``_operator_result`` inlined): a host array with a host array, a Python or a NumPy
+        number. Every attribute read and call here is measurable (``benchmarks/overhead.py``:
+        the wrapper's allocation alone costs about half of NumPy's own ``a + b``)."""
+        data = self._value
+        if type(data) is not host_type:
+            base = self._base  # a view of a host array: its NumPy view
+            if base is None or type(base._value) is not host_type:
+                return method(self, other, *rest)
+            data = self._layout
+        elif self._scalar:
+            return method(self, other, *rest)
+        kind = type(other)
+        if kind is ndarray:
+            y = other._value
+            if type(y) is not host_type:
+                y = other._base
+                if y is None or type(y._value) is not host_type:
+                    return method(self, other, *rest)
+                y = other._layout
+            elif other._scalar:
+                y = y[()]
+        elif kind is float or kind is int or kind in _NUMBER_SCALARS:
+            y = other
+        else:
+            return method(self, other, *rest)
+        limit = get_context().host
+        if limit < 0 or rest:
             return method(self, other, *rest)
         host_calls[name] += 1
-        if elide is not None and base is None and data.nbytes >= _ELIDE_BYTES and \
+        if elide is not None and data.nbytes >= _ELIDE_BYTES and \
                 data.dtype.kind in elide[1] and _temporary(self, data, y):
             result = run_loops(elide[0], data, y)  # NumPy's temporary elision: into ``data``
-        else:
-            result = run_loops(fn, y, data) if swapped else run_loops(fn, data, y)
-        return _operator_result(self, data, result, (other,), limit)
+        else:  # ``run_loops`` written out
+            extobj = numpy_errstate()
+            cached = loops_context()
+            if cached[0] is not extobj:
+                cached = cache_loops_context(extobj)
+            context = cached[1]
+            try:
+                if context is None:
+                    result = fn(y, data) if swapped else fn(data, y)
+                else:
+                    result = context.run(fn, y, data) if swapped else context.run(fn, data, y)
+            except RuntimeError as e:
+                if "cannot enter context" not in str(e):
+                    raise
+                result = run_loops(fn, y, data) if swapped else run_loops(fn, data, y)
+            finally:
+                if ever_logged[0]:
+                    issue_pending()
+        if type(result) is host_type:
+            if result is data:  # in place (``+=``, or the elision above)
+                return self
+            # NumPy's operator on NumPy operands makes a new array (no ``base``).
+            if result.size <= limit and device_dtype.get(result.dtype):
+                return new_host(result)
+        return place_new(result, (self, other), limit)
 
     functools.update_wrapper(binary, impl)
     binary.host_first = binary.host_method = True
