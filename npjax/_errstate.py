@@ -490,10 +490,22 @@ def _all_finite(r: jax.Array) -> bool:
         SYNCS["checks"] += 1
         return bool(_device_finite(r))
     h = np.asarray(r)  # the CPU buffer itself, no copy
-    if h.size > 4096 and h.dtype.kind == "f" and h.dtype.itemsize >= 4:
-        with np.errstate(all="ignore"):  # inf or NaN anywhere makes the dot non-finite
-            return math.isfinite(h.ravel().dot(h.ravel()))  # (false alarms go to step 2)
+    if h.dtype.char in "fd":  # float32/64: inf or NaN anywhere makes the dot non-finite
+        h = h.ravel()         # (false alarms from its overflow go to step 2); a third of the
+        # cost of ``isfinite`` and ``all``
+        try:
+            return math.isfinite(_QUIET.run(h.dot, h))
+        except RuntimeError as e:  # entered already: another thread runs in it
+            if "cannot enter context" not in str(e):
+                raise
+            with np.errstate(all="ignore"):
+                return math.isfinite(h.dot(h))
     return bool(_all(_isfinite(h), axis=None))
+
+
+_QUIET = contextvars.Context()  # NumPy's error state "ignore" everywhere, nothing else
+if _extobj_contextvar is not None:
+    _QUIET.run(_extobj_contextvar.set, _numpy_make_extobj(all="ignore"))
 
 
 def _no_tiny(r: jax.Array) -> bool:

@@ -389,15 +389,17 @@ _HOST_TYPE = np.ndarray
 
 def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int) -> Any:
     """NumPy's binary ``np_ufunc(a, b)`` placed as a new result, for host arrays (and their
-    views) and numbers, or ``NOT_HOST`` for other operands: the ufunc call's hot path, with
-    ``plain_operand``, ``run_loops`` and ``place_new`` written out (the caller counts it)."""
+    views) and numbers; ``DEVICE`` when an operand seen first is a device array (the call runs
+    on the device), ``NOT_HOST`` for other operands (``host_operands`` decides). The ufunc
+    call's hot path, ``plain_operand``, ``run_loops`` and ``place_new`` written out (the
+    caller counts it)."""
     kind = type(a)
     if kind is ndarray:
         x = a._value
         if type(x) is not _HOST_TYPE:
             x = a._base
             if x is None or type(x._value) is not _HOST_TYPE:
-                return NOT_HOST
+                return DEVICE
             x = a._layout
         elif a._scalar:
             x = x[()]
@@ -411,7 +413,7 @@ def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int) -> Any:
         if type(y) is not _HOST_TYPE:
             y = b._base
             if y is None or type(y._value) is not _HOST_TYPE:
-                return NOT_HOST
+                return DEVICE
             y = b._layout
         elif b._scalar:
             y = y[()]
@@ -516,7 +518,7 @@ def host_operator(name: str, impl: Any) -> Any:
         if type(data) is not host_type:
             base = self._base  # a view of a host array: its NumPy view
             if base is None or type(base._value) is not host_type:
-                return method(self, other, *rest)
+                return impl(self, other, *rest)  # a device array: ``method`` would call it
             data = self._layout
         elif self._scalar:
             return method(self, other, *rest)
