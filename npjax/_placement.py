@@ -443,6 +443,45 @@ def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int) -> Any:
     return place_result(result, npjax_operands((a, b), {}), limit)
 
 
+def host_ufunc1(np_ufunc: Any, a: Any, limit: int) -> Any:
+    """``host_ufunc2`` for a unary ufunc: NumPy's ``np_ufunc(a)`` placed, ``DEVICE`` for a
+    device array, ``NOT_HOST`` for other operands."""
+    kind = type(a)
+    if kind is ndarray:
+        x = a._value
+        if type(x) is not _HOST_TYPE:
+            x = a._base
+            if x is None or type(x._value) is not _HOST_TYPE:
+                return DEVICE
+            x = a._layout
+        elif a._scalar:
+            x = x[()]
+    elif kind is float or kind is int or kind in _NUMBER_SCALARS:
+        x = a
+    else:
+        return NOT_HOST
+    extobj = _numpy_errstate()
+    cached = _loops_context()
+    if cached[0] is not extobj:
+        cached = _errstate.cache_loops_context(extobj)
+    context = cached[1]
+    try:
+        result = np_ufunc(x) if context is None else context.run(np_ufunc, x)
+    except RuntimeError as e:
+        if "cannot enter context" not in str(e):
+            raise
+        result = run_loops(np_ufunc, x)
+    finally:
+        if _ever_logged[0]:
+            _errstate.issue_pending()
+    if type(result) is _HOST_TYPE:  # a ufunc without ``out=`` makes a new array (no base)
+        if result.size <= limit and _DEVICE_DTYPE.get(result.dtype):
+            return new_host(result)
+    elif type(result) is not tuple:
+        return result
+    return place_result(result, npjax_operands((a,), {}), limit)
+
+
 _numpy_errstate, _loops_context = _errstate.numpy_errstate, _errstate.loops_context.get
 _ever_logged = _errstate.ever_logged
 
@@ -567,6 +606,8 @@ def host_operator(name: str, impl: Any) -> Any:
             # NumPy's operator on NumPy operands makes a new array (no ``base``).
             if result.size <= limit and device_dtype.get(result.dtype):
                 return new_host(result)
+        elif type(result) is not tuple:  # a NumPy scalar: as it is
+            return result
         return place_new(result, (self, other), limit)
 
     functools.update_wrapper(binary, impl)

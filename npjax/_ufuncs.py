@@ -38,8 +38,8 @@ from npjax._impl.ufuncs import IMPL_OVERRIDES
 from npjax._lazy import Kernel, Lazy, concrete
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax, to_jax_lazy
-from npjax._placement import (DEVICE, NOT_HOST, host_operands, host_ufunc2, npjax_operands,
-                              place_new, place_result, plain_operand)
+from npjax._placement import (DEVICE, NOT_HOST, host_operands, host_ufunc1, host_ufunc2,
+                              npjax_operands, place_new, place_result)
 from npjax._subclasses import SubclassOperand, call_ufunc, has_subclass
 from npjax._context import current, trace
 
@@ -107,13 +107,16 @@ class ufunc:
                             return result
                         else:
                             values = host_operands(args, kwargs, limit)
+                    elif self.nin == 1:
+                        result = host_ufunc1(self._np, args[0], limit)
+                        if result is DEVICE:
+                            pass
+                        elif result is not NOT_HOST:
+                            _host_calls[self.__name__] += 1
+                            return result
+                        else:
+                            values = host_operands(args, kwargs, limit)
                     else:
-                        if self.nin == 1:
-                            x = plain_operand(args[0])
-                            if x is not None:
-                                _host_calls[self.__name__] += 1
-                                return place_new(_errstate.run_loops(self._np, x), args,
-                                                 limit)
                         values = host_operands(args, kwargs, limit)
                     if values is not None:
                         _host_calls[self.__name__] += 1
