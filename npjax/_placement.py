@@ -36,8 +36,7 @@ from npjax._subclasses import (HANDLED, SubclassOperand, call_function, call_met
 
 def host_limit() -> int:
     """The largest result the current context computes on the host, or -1 (no host work)."""
-    ctx = _context.get()
-    return ctx.policy.host_limit if ctx.trace is None else -1
+    return _context.get().host
 
 
 def beyond(size: int, limit: int) -> bool:
@@ -120,9 +119,8 @@ NOT_HOST = object()  # ``try_host``'s answer when the call must run on the devic
 def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
     """``fn(*args, **kwargs)`` run by NumPy when the context and the operands allow it (its
     results placed), else ``NOT_HOST``."""
-    ctx = _context.get()
-    limit = ctx.policy.host_limit
-    if limit < 0 or ctx.trace is not None:
+    limit = _context.get().host
+    if limit < 0:
         if name not in HANDLED and has_subclass(args, kwargs):
             return call_function(name, fn, args, kwargs)
         return NOT_HOST
@@ -515,10 +513,9 @@ def host_operator(name: str, impl: Any) -> Any:
     host_type = np.ndarray
 
     def method(self: ndarray, *args: Any) -> Any:
-        ctx = get_context()
-        limit = ctx.policy.host_limit
+        limit = get_context().host
         data = self._host()
-        if data is None or limit < 0 or ctx.trace is not None:
+        if data is None or limit < 0:
             return impl(self, *args)
         x = data[()] if self._scalar else data
         if not args:
