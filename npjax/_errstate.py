@@ -490,9 +490,10 @@ def _all_finite(r: jax.Array) -> bool:
         SYNCS["checks"] += 1
         return bool(_device_finite(r))
     h = np.asarray(r)  # the CPU buffer itself, no copy
-    if h.dtype.char in "fd":  # float32/64: inf or NaN anywhere makes the dot non-finite
-        h = h.ravel()         # (false alarms from its overflow go to step 2); a third of the
-        # cost of ``isfinite`` and ``all``
+    if h.dtype.char in "fd":
+        # float32/64: an inf or NaN anywhere makes the dot product non-finite, at a third of
+        # the cost of ``isfinite`` and ``all`` (a false alarm from its overflow: step 2)
+        h = h.ravel()
         try:
             return math.isfinite(_QUIET.run(h.dot, h))
         except RuntimeError as e:  # entered already: another thread runs in it
@@ -503,9 +504,19 @@ def _all_finite(r: jax.Array) -> bool:
     return bool(_all(_isfinite(h), axis=None))
 
 
-_QUIET = contextvars.Context()  # NumPy's error state "ignore" everywhere, nothing else
-if _extobj_contextvar is not None:
+class _IgnoreAll:
+    """``_QUIET`` without NumPy's private error-state variable: ``errstate(all="ignore")``."""
+
+    def run(self, fn: Callable, *args: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return fn(*args)
+
+
+if _extobj_contextvar is not None:  # NumPy's error state "ignore" everywhere, nothing else
+    _QUIET: Any = contextvars.Context()
     _QUIET.run(_extobj_contextvar.set, _numpy_make_extobj(all="ignore"))
+else:  # pragma: no cover - other NumPy layouts
+    _QUIET = _IgnoreAll()
 
 
 def _no_tiny(r: jax.Array) -> bool:

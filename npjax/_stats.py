@@ -23,7 +23,6 @@ import numpy as np
 from npjax._errstate import SYNCS, _deferred, flush_deferred
 
 
-
 class Tally(collections.Counter):
     """A ``Counter`` whose ``tally[key] += 1`` is dict's own C code: ``Counter`` defines
     ``__delitem__`` in Python, which routes every item store through Python (about twice the
