@@ -25,10 +25,18 @@ class Context(NamedTuple):
     policy: Policy
     trace: Any = None    # the running ``npjax.jit`` trace (``_jit.Trace``), or None
     calling: Any = None  # (args, kwargs, roots) of the ``npjax.jit`` call being compiled
+    host: int = -1       # the largest result NumPy computes here (-1: none); see ``_with``
+
+
+def _with(ctx: Context, **fields: Any) -> Context:
+    """``ctx`` with some fields changed and ``host`` derived again: the policy's host limit,
+    or -1 while ``npjax.jit`` traces (the hot paths read this one field)."""
+    new = ctx._replace(**fields)
+    return new._replace(host=new.policy.host_limit if new.trace is None else -1)
 
 
 _var: contextvars.ContextVar[Context] = contextvars.ContextVar(
-    "npjax_context", default=Context(DEFAULT_POLICY))  # noqa: B039 (a NamedTuple: immutable)
+    "npjax_context", default=_with(Context(DEFAULT_POLICY)))  # noqa: B039 (immutable)
 
 get = _var.get
 
@@ -40,7 +48,7 @@ def trace() -> Any:
 
 def replace(**fields: Any) -> contextvars.Token:
     """Set a context with some fields changed; returns the token that restores the old one."""
-    return _var.set(_var.get()._replace(**fields))
+    return _var.set(_with(_var.get(), **fields))
 
 
 def restore(token: contextvars.Token) -> None:
@@ -72,13 +80,13 @@ def set_policy(**fields: Any) -> Policy:
     """Change fields of the current policy (for this context and the code it starts)."""
     ctx = _var.get()
     new = dataclasses.replace(ctx.policy, **fields)
-    _var.set(ctx._replace(policy=new))
+    _var.set(_with(ctx, policy=new))
     return new
 
 
 def reset_policy() -> Policy:
     """Return to the defaults (built-in values overridden by ``NPJAX_*`` variables)."""
-    _var.set(_var.get()._replace(policy=DEFAULT_POLICY))
+    _var.set(_with(_var.get(), policy=DEFAULT_POLICY))
     return DEFAULT_POLICY
 
 

@@ -30,18 +30,24 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
         root, data = self, self._value
     else:
         data = self._layout
-    if type(root._value) is np.ndarray:  # a host array: NumPy's indexing (views, errors)
+    if type(root._value) is _HOST_TYPE:  # a host array: NumPy's indexing (views, errors)
         kind = type(index)
-        if kind is int and data.ndim == 1:
-            return data[index]  # the scalar loop's read: NumPy's scalar
-        if kind is slice or kind is int:
+        if kind is int or kind is slice:
             key = index
+        elif kind is tuple:  # ints, slices, None, Ellipsis: as it is (``_host_index``)
+            key = index
+            for k in index:
+                if type(k) not in _PLAIN:
+                    key = _host_index(index)
+                    if key is _DEVICE:
+                        return getitem(self, index)
+                    break
         else:
             key = _host_index(index)
             if key is _DEVICE:
                 return getitem(self, index)
         got = data[key]
-        if type(got) is not np.ndarray:  # an element: NumPy's scalar
+        if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
             return got
         if got.base is root._value:  # the common view: of the root's own memory
             return host_view(root, got)
@@ -49,16 +55,24 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
     return getitem(self, index)
 
 
-_FLOAT64, _INT64 = np.dtype(np.float64), np.dtype(np.int64)
 
 
 def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
-    data = self._host()
-    if data is not None and not self._scalar:
-        if type(index) is int and (type(value) is float or type(value) is int) and (
-                data.dtype is _FLOAT64 or data.dtype is _INT64):
-            data[index] = value  # the scalar loop's write, NumPy's own (it cannot warn)
+    data = self._value
+    if type(index) is int and type(data) is _HOST_TYPE and not self._scalar:
+        kind = type(value)  # the scalar loop's write into a host array: the hot path
+        if kind is float or kind is int:
+            dtype = data.dtype
+            if dtype is _FLOAT64 or dtype is _INT64:
+                data[index] = value  # NumPy's own (it cannot warn)
+                return
+        elif kind is _FLOAT64_SCALAR and data.dtype is _FLOAT64:  # (a loop's NumPy result)
+            data[index] = value
             return
+    if type(data) is not _HOST_TYPE:  # ``_host`` written out
+        base = self._base
+        data = None if base is None or type(base._value) is not _HOST_TYPE else self._layout
+    if data is not None and not self._scalar:
         key = _host_index(index)
         new = _host_part(value)
         if key is not _DEVICE and new is not _DEVICE:
@@ -75,6 +89,8 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
     _index_write.setitem(self, index, value)
 
 
+_FLOAT64, _INT64 = np.dtype(np.float64), np.dtype(np.int64)
+_HOST_TYPE, _FLOAT64_SCALAR = np.ndarray, np.float64
 _DEVICE = object()  # marker: this part lives on the device (or is being traced)
 _F16 = np.dtype(np.float16)
 _NARROW = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.complex64))

@@ -130,7 +130,7 @@ class _Pending(threading.local):
 
 
 _pending = _Pending()
-_ever_logged = [False]  # set once any thread has logged: then each call looks at its own list
+ever_logged = [False]  # set once any thread has logged: then each call looks at its own list
 
 
 class _LogToPending:
@@ -144,7 +144,7 @@ class _LogToPending:
         where = None if frame is None else (frame.f_code.co_filename, frame.f_lineno,
                                             frame.f_globals)
         _pending.messages.append((text, where))
-        _ever_logged[0] = True
+        ever_logged[0] = True
 
 
 _LOG_TO_PENDING = _LogToPending()
@@ -162,7 +162,7 @@ def _logging_copy(extobj: Any) -> Any:
         call=_LOG_TO_PENDING, **{key: "log" if m == "warn" else m for key, m in modes.items()})
 
 
-def _issue_pending() -> None:
+def issue_pending() -> None:
     """Issue the messages NumPy's loops logged in this thread as RuntimeWarnings, each where
     NumPy would have issued it (``warn_explicit``, with that module's registry)."""
     messages = _pending.messages
@@ -194,15 +194,15 @@ def call_numpy_ufunc(fn: Callable, args: tuple, kwargs: dict) -> Any:
         return fn(*args, **kwargs)
     finally:
         _extobj_contextvar.reset(token)
-        if _ever_logged[0]:
-            _issue_pending()
+        if ever_logged[0]:
+            issue_pending()
 
 
 # (NumPy's error state, a Context holding only its logging copy, or None): ``run_loops``'s
 # cache, per context like NumPy's error state itself. (Without NumPy's private API the state
 # reads None, matching the default: no context, NumPy warns itself.)
-_numpy_errstate = _extobj_contextvar.get if _extobj_contextvar is not None else lambda: None
-_loops_context: contextvars.ContextVar[tuple] = contextvars.ContextVar(
+numpy_errstate = _extobj_contextvar.get if _extobj_contextvar is not None else lambda: None
+loops_context: contextvars.ContextVar[tuple] = contextvars.ContextVar(
     "npjax_loops_context", default=(None, None))
 
 
@@ -215,10 +215,10 @@ def run_loops(fn: Callable, x: Any, y: Any = _UNARY) -> Any:
     runs in a context that holds just the logging error state (``Context.run`` costs a
     fraction of setting and resetting NumPy's context variable: this is the hot path of
     small-array code, written for speed)."""
-    extobj = _numpy_errstate()
-    cached = _loops_context.get()
+    extobj = numpy_errstate()
+    cached = loops_context.get()
     if cached[0] is not extobj:
-        cached = _cache_loops_context(extobj)
+        cached = cache_loops_context(extobj)
     context = cached[1]
     try:
         if context is None:
@@ -229,11 +229,11 @@ def run_loops(fn: Callable, x: Any, y: Any = _UNARY) -> Any:
             raise
         return call_numpy_ufunc(fn, (x,) if y is _UNARY else (x, y), {})
     finally:
-        if _ever_logged[0]:
-            _issue_pending()
+        if ever_logged[0]:
+            issue_pending()
 
 
-def _cache_loops_context(extobj: Any) -> tuple:
+def cache_loops_context(extobj: Any) -> tuple:
     """``run_loops``'s (NumPy's error state, a Context holding only its logging copy, or
     None), remembered in this context."""
     swapped = _logging_copy(extobj)
@@ -242,7 +242,7 @@ def _cache_loops_context(extobj: Any) -> tuple:
         context = contextvars.Context()
         context.run(_extobj_contextvar.set, swapped)
     cached = (extobj, context)
-    _loops_context.set(cached)
+    loops_context.set(cached)
     return cached
 
 
@@ -490,10 +490,33 @@ def _all_finite(r: jax.Array) -> bool:
         SYNCS["checks"] += 1
         return bool(_device_finite(r))
     h = np.asarray(r)  # the CPU buffer itself, no copy
-    if h.size > 4096 and h.dtype.kind == "f" and h.dtype.itemsize >= 4:
-        with np.errstate(all="ignore"):  # inf or NaN anywhere makes the dot non-finite
-            return math.isfinite(h.ravel().dot(h.ravel()))  # (false alarms go to step 2)
+    if h.dtype.char in "fd":
+        # float32/64: an inf or NaN anywhere makes the dot product non-finite, at a third of
+        # the cost of ``isfinite`` and ``all`` (a false alarm from its overflow: step 2)
+        h = h.ravel()
+        try:
+            return math.isfinite(_QUIET.run(h.dot, h))
+        except RuntimeError as e:  # entered already: another thread runs in it
+            if "cannot enter context" not in str(e):
+                raise
+            with np.errstate(all="ignore"):
+                return math.isfinite(h.dot(h))
     return bool(_all(_isfinite(h), axis=None))
+
+
+class _IgnoreAll:
+    """``_QUIET`` without NumPy's private error-state variable: ``errstate(all="ignore")``."""
+
+    def run(self, fn: Callable, *args: Any) -> Any:
+        with np.errstate(all="ignore"):
+            return fn(*args)
+
+
+if _extobj_contextvar is not None:  # NumPy's error state "ignore" everywhere, nothing else
+    _QUIET: Any = contextvars.Context()
+    _QUIET.run(_extobj_contextvar.set, _numpy_make_extobj(all="ignore"))
+else:  # pragma: no cover - other NumPy layouts
+    _QUIET = _IgnoreAll()
 
 
 def _no_tiny(r: jax.Array) -> bool:
@@ -639,7 +662,7 @@ def flush_deferred() -> None:
             for key, bit, text in _KINDS:
                 if flags & bit and st[key] == "warn":
                     _pending.messages.append((f"{text} encountered in {name}", where))
-    _issue_pending()
+    issue_pending()
 
 
 atexit.register(flush_deferred)

@@ -55,9 +55,11 @@ def _array_function(self: ndarray, func: Any, types: Any, args: tuple, kwargs: d
 
 def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any
                  ) -> Any:
-    ours = UFUNCS.get(ufunc.__name__)
+    ours = _OURS.get(ufunc)
     if ours is None:
-        return NotImplemented
+        ours = UFUNCS.get(ufunc.__name__)
+        if ours is None:
+            return NotImplemented
     if not kwargs and method == "__call__":  # NumPy's scalar operators land here
         return ours(*inputs)
     fn = ours if method == "__call__" else getattr(ours, method, None)
@@ -75,6 +77,9 @@ def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kw
     result = fn(*inputs, **kwargs)
     np.copyto(outs[0], np.asarray(result), casting=kwargs.get("casting", "same_kind"))
     return outs[0]
+
+
+_OURS = {ours._np: ours for ours in UFUNCS.values()}  # NumPy's ufunc -> npjax's
 
 
 def _dlpack(self: ndarray, **kwargs: Any) -> Any:

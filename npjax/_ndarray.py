@@ -720,6 +720,21 @@ def from_numpy(result: Any, inputs: tuple = ()) -> Any:
     return result
 
 
+def host_owner(data: np.ndarray) -> ndarray:
+    """``ndarray._owner(data)`` for a NumPy array that is not a scalar's: the constructor of
+    the host route's hot paths (no method binding, no checks)."""
+    self = _new_object(ndarray)
+    self._value = self._layout = data
+    self._root_shape = self._base = self._cache = None
+    self._lens = ()
+    self._scalar = self._mine = self._readonly = False
+    self._version = 0
+    return self
+
+
+_new_object = object.__new__
+
+
 def host_view(root: ndarray, data: np.ndarray) -> ndarray:
     """A view NumPy made (``data``) of the host array ``root``: NumPy keeps it aliased and
     checks writes to it, so it has no lens (None) and no flags of its own."""

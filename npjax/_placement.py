@@ -25,19 +25,18 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax import _context, _stats
+from npjax import _context, _errstate, _stats
 from npjax._policy import DEFAULT_LIMIT
 from npjax._dtypes import is_device_dtype
 from npjax._errstate import call_numpy_function, call_numpy_ufunc, run_loops, runs_loops
-from npjax._ndarray import from_numpy, ndarray
+from npjax._ndarray import from_numpy, host_owner, ndarray
 from npjax._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
                                call_ufunc, has_subclass)
 
 
 def host_limit() -> int:
     """The largest result the current context computes on the host, or -1 (no host work)."""
-    ctx = _context.get()
-    return ctx.policy.host_limit if ctx.trace is None else -1
+    return _context.get().host
 
 
 def beyond(size: int, limit: int) -> bool:
@@ -120,9 +119,8 @@ NOT_HOST = object()  # ``try_host``'s answer when the call must run on the devic
 def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
     """``fn(*args, **kwargs)`` run by NumPy when the context and the operands allow it (its
     results placed), else ``NOT_HOST``."""
-    ctx = _context.get()
-    limit = ctx.policy.host_limit
-    if limit < 0 or ctx.trace is not None:
+    limit = _context.get().host
+    if limit < 0:
         if name not in HANDLED and has_subclass(args, kwargs):
             return call_function(name, fn, args, kwargs)
         return NOT_HOST
@@ -383,7 +381,107 @@ def place_new(result: Any, args: tuple, limit: int) -> Any:
     return place_result(result, npjax_operands(args, {}), limit)
 
 
-new_host = ndarray._owner
+new_host = host_owner
+_HOST_TYPE = np.ndarray
+
+
+def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int) -> Any:
+    """NumPy's binary ``np_ufunc(a, b)`` placed as a new result, for host arrays (and their
+    views) and numbers; ``DEVICE`` when an operand seen first is a device array (the call runs
+    on the device), ``NOT_HOST`` for other operands (``host_operands`` decides). The ufunc
+    call's hot path, ``plain_operand``, ``run_loops`` and ``place_new`` written out (the
+    caller counts it)."""
+    kind = type(a)
+    if kind is ndarray:
+        x = a._value
+        if type(x) is not _HOST_TYPE:
+            x = a._base
+            if x is None or type(x._value) is not _HOST_TYPE:
+                return DEVICE
+            x = a._layout
+        elif a._scalar:
+            x = x[()]
+    elif kind is float or kind is int or kind in _NUMBER_SCALARS:
+        x = a
+    else:
+        return NOT_HOST
+    kind = type(b)
+    if kind is ndarray:
+        y = b._value
+        if type(y) is not _HOST_TYPE:
+            y = b._base
+            if y is None or type(y._value) is not _HOST_TYPE:
+                return DEVICE
+            y = b._layout
+        elif b._scalar:
+            y = y[()]
+    elif kind is float or kind is int or kind in _NUMBER_SCALARS:
+        y = b
+    else:
+        return NOT_HOST
+    extobj = _numpy_errstate()
+    cached = _loops_context()
+    if cached[0] is not extobj:
+        cached = _errstate.cache_loops_context(extobj)
+    context = cached[1]
+    try:
+        result = np_ufunc(x, y) if context is None else context.run(np_ufunc, x, y)
+    except RuntimeError as e:
+        if "cannot enter context" not in str(e):
+            raise
+        result = run_loops(np_ufunc, x, y)
+    finally:
+        if _ever_logged[0]:
+            _errstate.issue_pending()
+    if type(result) is _HOST_TYPE:  # a ufunc without ``out=`` makes a new array (no base)
+        if result.size <= limit and _DEVICE_DTYPE.get(result.dtype):
+            return new_host(result)
+    elif type(result) is not tuple:
+        return result
+    return place_result(result, npjax_operands((a, b), {}), limit)
+
+
+def host_ufunc1(np_ufunc: Any, a: Any, limit: int) -> Any:
+    """``host_ufunc2`` for a unary ufunc: NumPy's ``np_ufunc(a)`` placed, ``DEVICE`` for a
+    device array, ``NOT_HOST`` for other operands."""
+    kind = type(a)
+    if kind is ndarray:
+        x = a._value
+        if type(x) is not _HOST_TYPE:
+            x = a._base
+            if x is None or type(x._value) is not _HOST_TYPE:
+                return DEVICE
+            x = a._layout
+        elif a._scalar:
+            x = x[()]
+    elif kind is float or kind is int or kind in _NUMBER_SCALARS:
+        x = a
+    else:
+        return NOT_HOST
+    extobj = _numpy_errstate()
+    cached = _loops_context()
+    if cached[0] is not extobj:
+        cached = _errstate.cache_loops_context(extobj)
+    context = cached[1]
+    try:
+        result = np_ufunc(x) if context is None else context.run(np_ufunc, x)
+    except RuntimeError as e:
+        if "cannot enter context" not in str(e):
+            raise
+        result = run_loops(np_ufunc, x)
+    finally:
+        if _ever_logged[0]:
+            _errstate.issue_pending()
+    if type(result) is _HOST_TYPE:  # a ufunc without ``out=`` makes a new array (no base)
+        if result.size <= limit and _DEVICE_DTYPE.get(result.dtype):
+            return new_host(result)
+    elif type(result) is not tuple:
+        return result
+    return place_result(result, npjax_operands((a,), {}), limit)
+
+
+_numpy_errstate, _loops_context = _errstate.numpy_errstate, _errstate.loops_context.get
+_ever_logged = _errstate.ever_logged
 
 
 # NumPy's number scalars (what a host array's element read returns): plain operands too.
@@ -409,12 +507,15 @@ def host_operator(name: str, impl: Any) -> Any:
     op = _OPERATORS[name]
     get_context = _context.get
     host_calls = _stats.host_calls
+    numpy_errstate, loops_context = _errstate.numpy_errstate, _errstate.loops_context.get
+    cache_loops_context, ever_logged = _errstate.cache_loops_context, _errstate.ever_logged
+    issue_pending, device_dtype = _errstate.issue_pending, _DEVICE_DTYPE
+    host_type = np.ndarray
 
     def method(self: ndarray, *args: Any) -> Any:
-        ctx = get_context()
-        limit = ctx.policy.host_limit
+        limit = get_context().host
         data = self._host()
-        if data is None or limit < 0 or ctx.trace is not None:
+        if data is None or limit < 0:
             return impl(self, *args)
         x = data[()] if self._scalar else data
         if not args:
@@ -445,22 +546,66 @@ def host_operator(name: str, impl: Any) -> Any:
     elide = _ELIDABLE.get(name)
 
     def binary(self: ndarray, other: Any, *rest: Any) -> Any:
-        """``method``'s commonest case first: host arrays, Python and NumPy numbers."""
-        base = self._base
-        data = self._value if base is None else self._layout
-        y = plain_operand(other)
-        ctx = get_context()
-        limit = ctx.policy.host_limit
-        if (y is None or rest or type(data if base is None else base._value) is not np.ndarray
-                or limit < 0 or ctx.trace is not None or self._scalar):
+        """``method``'s commonest case written out (``plain_operand``, ``run_loops`` and
+        ``_operator_result`` inlined): a host array with a host array, a Python or a NumPy
+        number. Every attribute read and call here is measurable (``benchmarks/overhead.py``:
+        the wrapper's allocation alone costs about half of NumPy's own ``a + b``)."""
+        data = self._value
+        if type(data) is not host_type:
+            base = self._base  # a view of a host array: its NumPy view
+            if base is None or type(base._value) is not host_type:
+                return impl(self, other, *rest)  # a device array: ``method`` would call it
+            data = self._layout
+        elif self._scalar:
+            return method(self, other, *rest)
+        kind = type(other)
+        if kind is ndarray:
+            y = other._value
+            if type(y) is not host_type:
+                y = other._base
+                if y is None or type(y._value) is not host_type:
+                    return method(self, other, *rest)
+                y = other._layout
+            elif other._scalar:
+                y = y[()]
+        elif kind is float or kind is int or kind in _NUMBER_SCALARS:
+            y = other
+        else:
+            return method(self, other, *rest)
+        limit = get_context().host
+        if limit < 0 or rest:
             return method(self, other, *rest)
         host_calls[name] += 1
-        if elide is not None and base is None and data.nbytes >= _ELIDE_BYTES and \
+        if elide is not None and data.nbytes >= _ELIDE_BYTES and \
                 data.dtype.kind in elide[1] and _temporary(self, data, y):
             result = run_loops(elide[0], data, y)  # NumPy's temporary elision: into ``data``
-        else:
-            result = run_loops(fn, y, data) if swapped else run_loops(fn, data, y)
-        return _operator_result(self, data, result, (other,), limit)
+        else:  # ``run_loops`` written out
+            extobj = numpy_errstate()
+            cached = loops_context()
+            if cached[0] is not extobj:
+                cached = cache_loops_context(extobj)
+            context = cached[1]
+            try:
+                if context is None:
+                    result = fn(y, data) if swapped else fn(data, y)
+                else:
+                    result = context.run(fn, y, data) if swapped else context.run(fn, data, y)
+            except RuntimeError as e:
+                if "cannot enter context" not in str(e):
+                    raise
+                result = run_loops(fn, y, data) if swapped else run_loops(fn, data, y)
+            finally:
+                if ever_logged[0]:
+                    issue_pending()
+        if type(result) is host_type:
+            if result is data:  # in place (``+=``, or the elision above)
+                return self
+            # NumPy's operator on NumPy operands makes a new array (no ``base``).
+            if result.size <= limit and device_dtype.get(result.dtype):
+                return new_host(result)
+        elif type(result) is not tuple:  # a NumPy scalar: as it is
+            return result
+        return place_new(result, (self, other), limit)
 
     functools.update_wrapper(binary, impl)
     binary.host_first = binary.host_method = True

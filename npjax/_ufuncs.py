@@ -38,12 +38,13 @@ from npjax._impl.ufuncs import IMPL_OVERRIDES
 from npjax._lazy import Kernel, Lazy, concrete
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax, to_jax_lazy
-from npjax._placement import (host_operands, npjax_operands, place_new, place_result,
-                              plain_operand)
+from npjax._placement import (DEVICE, NOT_HOST, host_operands, host_ufunc1, host_ufunc2,
+                              npjax_operands, place_new, place_result)
 from npjax._subclasses import SubclassOperand, call_ufunc, has_subclass
 from npjax._context import current, trace
 
 _WEAK = _dtypes.WEAK_TYPES
+_host_calls, _calls = _stats.host_calls, _stats.calls
 
 
 # A comparison with a Python int outside the integer loop dtype's range is decided by the
@@ -93,37 +94,67 @@ class ufunc:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             ctx = _context.get()
-            policy = ctx.policy
-            limit = policy.host_limit
-            if limit >= 0 and ctx.trace is None:  # host operands: NumPy's own ufunc
+            limit = ctx.host
+            if limit >= 0:  # host operands: NumPy's own ufunc
                 if not kwargs and len(args) == self.nin:  # no out=: a new result
-                    x = plain_operand(args[0])
-                    if x is not None:
-                        if self.nin == 1:
-                            _stats.host_calls[self.__name__] += 1
-                            return place_new(_errstate.run_loops(self._np, x), args, limit)
-                        y = plain_operand(args[1]) if self.nin == 2 else None
-                        if y is not None:
-                            _stats.host_calls[self.__name__] += 1
-                            return place_new(_errstate.run_loops(self._np, x, y), args, limit)
-                    values = host_operands(args, kwargs, limit)
+                    values = None
+                    if self.nin == 2:
+                        result = host_ufunc2(self._np, args[0], args[1], limit)
+                        if result is DEVICE:
+                            pass  # a device array among the operands: the device path
+                        elif result is not NOT_HOST:
+                            _host_calls[self.__name__] += 1
+                            return result
+                        else:
+                            values = host_operands(args, kwargs, limit)
+                    elif self.nin == 1:
+                        result = host_ufunc1(self._np, args[0], limit)
+                        if result is DEVICE:
+                            pass
+                        elif result is not NOT_HOST:
+                            _host_calls[self.__name__] += 1
+                            return result
+                        else:
+                            values = host_operands(args, kwargs, limit)
+                    else:
+                        values = host_operands(args, kwargs, limit)
                     if values is not None:
-                        _stats.host_calls[self.__name__] += 1
+                        _host_calls[self.__name__] += 1
                         return place_new(_errstate.call_numpy_ufunc(self._np, *values), args,
                                          limit)
                 else:
                     ops = host_operands(args, kwargs, limit)
                     if ops is not None:
-                        _stats.host_calls[self.__name__] += 1
+                        _host_calls[self.__name__] += 1
                         return place_result(_errstate.call_numpy_ufunc(
                             self._np, *ops), npjax_operands(args, kwargs), limit)
-            _stats.calls[self.__name__] += 1
+            policy = ctx.policy
+            _calls[self.__name__] += 1
             # Fast path: npjax array operands, no keywords, loop already seen (one dict lookup
             # keyed by the operand dtypes), no placement asked for (operands stay where they
             # are). Anything else takes the full path below, which places operands.
             if (not kwargs and len(args) == self.nin and policy.device is None
                     and policy.sharding is None):
                 lazy = policy.mode == "lazy"
+                if not lazy and self.nin == 2 and self.nout == 1:  # the same, written out
+                    a, b = args
+                    kind_a, kind_b = type(a), type(b)
+                    if (kind_a is ndarray or kind_a is float) and (
+                            kind_b is ndarray or kind_b is float):
+                        x = a._read() if kind_a is ndarray else a
+                        y = b._read() if kind_b is ndarray else b
+                        entry = self._fast.get((float if kind_a is float else x.dtype,
+                                                float if kind_b is float else y.dtype))
+                        if entry is not None:
+                            kernel, check = entry
+                            try:
+                                results = kernel.now((x, y))
+                            except (TypeError, IndexError):
+                                return self._call(*args)  # shape errors: NumPy's exception
+                            if check is not None:  # floating-point error state (_errstate.py)
+                                check([x, y], results, True)
+                            r = results[0]
+                            return ndarray._owner(r, r.ndim == 0)
                 vals = [(a._read_lazy() if lazy else a._read()) if type(a) is ndarray else a
                         for a in args if type(a) is ndarray or type(a) is float]
                 try:

@@ -372,3 +372,26 @@ def test_host_warnings_from_python_c() -> None:
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert "<string>:2: RuntimeWarning: divide by zero encountered in divide" in done.stderr
+
+
+# The device screen of float32/float64 results is a dot product of the result with itself:
+# large finite values overflow it (a false alarm the flags then clear), non-finite ones show.
+SCREENED = {
+    "large finite float64": (lambda xp: xp.asarray([1e200, -1e300, 3.0]) + 1.0, 0),
+    "large finite float32": (lambda xp: xp.asarray([1e30, 2e38], np.float32) * 0.5, 0),
+    "large finite 2-d": (lambda xp: xp.full((3, 4), 1e250) - 1.0, 0),
+    "overflow among large float64": (lambda xp: xp.asarray([1e200, 1e308]) * 10.0, 2),
+    "nan from inf float32": (lambda xp: xp.asarray([np.inf, 1e30], np.float32)
+                             - xp.asarray([np.inf, 1.0], np.float32), 8),
+}
+
+
+@pytest.mark.device_placement
+@pytest.mark.parametrize("case", sorted(SCREENED))
+def test_device_screen_has_no_false_alarms(case: str) -> None:
+    fn, flags = SCREENED[case]
+    for mode in ("warn", "raise", "call"):
+        same_behaviour(fn, all=mode)
+    for xp in (np, npjax):
+        got = observe(fn, xp, all="call")[3]
+        assert {f for _, f in got} == ({flags} if flags else set()), (xp.__name__, got)
