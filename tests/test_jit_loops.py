@@ -631,3 +631,57 @@ def test_in_place_slice_updates_in_a_rolled_loop_copy_no_array():
     hz[5, 7] = 1e308  # overflows in the loop: NumPy's warnings, after an eager rerun
     check_reports(slice_updates, ey, hz, 6, static=(2,))
     check_reports(slice_updates, ey, hz * 0, 6, static=(2,), reruns=False)
+
+
+# --- loops over an array: ``for x in a`` rolls as ``x = a[k]`` -------------------------------
+
+
+def over_values(xp, data):
+    a, b = xp.int64(1), xp.int64(0)
+    for x in data.astype(xp.int64):
+        a = (a + x) % 65521
+        b = (b + a) % 65521
+    return xp.array([a, b, (b << 16) | a]), x
+
+
+def over_rows(xp, m, out):
+    for row in m:
+        row *= 2  # through the row, a view of m
+        out += row
+    return out, row
+
+
+def over_itself(xp, a):
+    for x in a:  # each element read when its iteration starts, as NumPy's iterator does
+        a[0] = a[0] + x
+    return a
+
+
+def over_a_list(xp, a):
+    for v in [1.0, 2.0, 3.0, 4.0, 5.0]:
+        a = a * v
+    return a
+
+
+def over_zero_d(xp, a):
+    for x in a[0, 0]:
+        a += x
+    return a
+
+
+def test_a_loop_over_a_vector_rolls():
+    data = np.random.default_rng(4).integers(0, 256, 300).astype(np.uint8)
+    check(over_values, data, rolled=True)
+    check(over_itself, np.arange(1.0, 9.0), rolled=True)
+
+
+def test_a_loop_over_matrix_rows_rolls_and_writes_through_the_rows():
+    m = np.random.default_rng(5).random((7, 3))
+    check(over_rows, m, np.zeros(3), rolled=True)
+
+
+def test_loops_over_other_iterables_run_as_written():
+    check(over_a_list, np.arange(3.0), rolled=[])
+    check(over_zero_d, np.ones((2, 2)), rolled=[])  # TypeError: iteration over a 0-d array
+    check(over_values, np.array([7, 9], np.uint8), rolled=False)  # too short to roll
+
