@@ -567,7 +567,7 @@ class Jitted:
             raise
         finally:
             calling.now = None
-        if flags is not None and np.asarray(flags).any():
+        if flags is not None and flags.item():  # (one bool: the cheapest read back)
             # A device-side check failed: eager NumPy semantics raise at the failing line.
             return self._eager(args, kwargs)
         meta = entry.meta
@@ -627,7 +627,7 @@ class Jitted:
             finite = trace.watch.flag()
             if finite is not None:
                 trace.check(finite)
-            flags = jnp.stack(trace.checks) if trace.checks else None
+            flags = jnp.any(jnp.stack(trace.checks)) if trace.checks else None
             return outs.leaves, written_vals, flags
 
         return traced
