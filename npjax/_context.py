@@ -24,7 +24,6 @@ class Context(NamedTuple):
 
     policy: Policy
     trace: Any = None    # the running ``npjax.jit`` trace (``_jit.Trace``), or None
-    calling: Any = None  # (args, kwargs, roots) of the ``npjax.jit`` call being compiled
     host: int = -1       # the largest result NumPy computes here (-1: none); see ``_with``
 
 

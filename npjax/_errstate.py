@@ -713,7 +713,7 @@ class FiniteWatch:
         self._covered: set = set()
         self._tiny: list = []
         self._ids: set = set()  # ids of the watched results (kept alive by ``_results``)
-        self._stored: dict = {}  # id(result) -> (holder, position in its chain, read)
+        self._stored: dict = {}  # id(value) -> (holder, position in its chain, read, value)
         self._chains: dict = {}  # id(holder) -> [(value before, value after, box)] of stores
 
     def add(self, outs: Any, under: bool = False, operands: Any = None) -> None:
@@ -742,8 +742,9 @@ class FiniteWatch:
         reading a value that a later store updates in place would bring the copy back."""
         chain = self._chains.setdefault(id(holder), [])
         chain.append((before, left, box))
-        if id(value) in self._ids:
-            self._stored[id(value)] = (holder, len(chain) - 1, read)
+        # ``value`` may be watched later (a ufunc with ``out=`` stores, then is watched):
+        # it is kept alive here, so its id stays its own.
+        self._stored[id(value)] = (holder, len(chain) - 1, read, value)
 
     def _checked(self, o: Any) -> Any:
         """What to check for result ``o``: ``o``, or the part of an array it was stored
@@ -751,7 +752,7 @@ class FiniteWatch:
         s = self._stored.get(id(o))
         if s is None:
             return o
-        holder, k, read = s
+        holder, k, read, _ = s
         chain = self._chains[id(holder)]
         _, left, box = chain[k]
         for before, after, other in chain[k + 1:]:

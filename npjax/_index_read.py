@@ -87,6 +87,13 @@ def _read_one(a: ndarray, pos: tuple) -> ndarray:
     if a._base is None:
         if not pos:
             return ndarray._owner(a._read_lazy(), True)
+        tr = trace()
+        if tr is not None:  # npjax.jit: the element just stored there, or read before it
+            src, stored = tr.read_source(a._value, ("element", tuple(pos)))
+            if stored:
+                return ndarray._owner(src, True)
+            if src is not a._value:
+                return ndarray._owner(_owner_scalar_reader(len(pos))(src, pos), True)
         return ndarray._owner(_owner_scalar_reader(len(pos))(a._read_lazy(), pos), True)
     if not pos:
         return ndarray._owner(a._read_lazy(), True)

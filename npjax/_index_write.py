@@ -241,6 +241,9 @@ def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
         a._version += 1
         if tr is not None:
             tr.note_stored(a, v, (_views.Box((1,) * len(pos)),), (pos,), before)
+            part = jnp.asarray(v, v.dtype).reshape(()) if isinstance(v, jax.Array) and \
+                v.dtype == a._value.dtype and v.size == 1 else None
+            tr.note_part(before, a._value, ("element", tuple(pos)), part)
         return
     write_through(a, (_views.Box((1,) * len(pos), pos),) if pos else (), v)
 

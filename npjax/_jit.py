@@ -14,9 +14,9 @@ have left there.
 Rules:
 - Python scalars, strings, tuples, NumPy scalars and dtypes are static: a new value retraces
   (one compiled program per value, cached). ``static_argnums``/``static_argnames`` add more.
-- ``for i in range(n)`` loops whose body keeps its shapes compile once as a
-  ``lax.fori_loop`` (``npjax._loops``: exact, or left unrolled); other Python loops and
-  branches on static values unroll at trace time.
+- ``for i in range(n)`` loops (and ``for x in a`` over an npjax array) whose body keeps its
+  shapes compile once as a ``lax.fori_loop`` (``npjax._loops``: exact, or left unrolled);
+  other Python loops and branches on static values unroll at trace time.
 - ``x[m]`` with a traced mask is a masked value (``npjax._masked``): used elementwise,
   written back under the same mask (``x[m] = x[m] * 2``, ``x[m] += 1``) or reduced
   (``np.sum(x[x > 0])``, ``x[m].max()``) it traces, one program for every count.
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 import traceback
 import weakref
 from collections.abc import Callable, Sequence
@@ -86,6 +87,7 @@ class _Trace:
         self.writes: list[tuple[Any, Any]] = []
         self._seen: set[int] = set()
         self.loop_probe: Any = None  # while a loop body is probed: sees every write
+        self._part: tuple | None = None  # (array value, where, part) of the latest store
         self.loops: list[Any] = []  # ``_loops.LoopOutcome`` of each loop traced
 
     # ``a[mask]`` with a traced mask, and writes of such reads (``npjax._masked``)
@@ -107,6 +109,32 @@ class _Trace:
             box = (tuple(int(d) for d in dyns[0]), lens[0].static)
         self.watch.stored(value, root, before, root._value,
                           lambda v: _views.apply_get(lens, v, dyns), box)
+        same = isinstance(value, jax.Array) and value.dtype == root._value.dtype
+        self.note_part(before, root._value, ("view", lens, dyns), value if same else None)
+
+    def note_part(self, before: Any, value: Any, where: tuple, part: Any) -> None:
+        """A store changed an owner's value from ``before`` to ``value``, which holds ``part``
+        at ``where`` (("element", positions) or ("view", lens, dynamic positions); Python
+        ints). Until the next store, a read of that part is ``part`` itself and a read of a
+        box apart from it reads ``before`` (``read_source``): reading either from ``value``
+        made XLA fuse the update into the read and copy the array to update it in place."""
+        if all(type(p) is int for p in _flat_ints(where[-1])):
+            self._part = (value, where, part, before, _box(where))
+        else:
+            self._part = None
+
+    def read_source(self, value: Any, where: tuple) -> tuple[Any, bool]:
+        """(the part stored at ``where`` of ``value``, True), or (the value to read that
+        part from, False): ``value`` or, for a part apart from the latest store, the value
+        before it (``note_part``)."""
+        got = self._part
+        if got is None or got[0] is not value:
+            return value, False
+        if got[1] == where:  # (a part of another dtype, or broadcast: read back)
+            return (value, False) if got[2] is None else (got[2], True)
+        if _errstate._apart(got[4], _box(where)):
+            return got[3], False
+        return value, False
 
     def note_write(self, root: ndarray) -> None:
         """Called before a write to ``root``: remember concrete (pre-trace) values."""
@@ -116,6 +144,22 @@ class _Trace:
             return
         self._seen.add(id(root))
         self.writes.append((weakref.ref(root), root._value))
+
+
+def _flat_ints(dyns: tuple) -> list:
+    """The positions of ``dyns`` (a tuple of ints, or of tuples of them), flattened."""
+    return [p for d in dyns for p in (d if type(d) is tuple else (d,))]
+
+
+def _box(where: tuple) -> tuple | None:
+    """((start, ...), (size, ...)) in the root of a part ``note_part`` names, or None."""
+    if where[0] == "element":
+        return where[1], (1,) * len(where[1])
+    lens, dyns = where[1], where[2]
+    if lens and type(lens[0]) is _views.Box and all(
+            type(step) is _views.Reshape for step in lens[1:]):
+        return dyns[0], lens[0].static
+    return None
 
 
 # --- argument walking --------------------------------------------------------------------
@@ -436,6 +480,7 @@ class Jitted:
         self._fallback = fallback
         self._roll_loops = roll_loops
         self._cache: dict[Any, _Entry] = {}
+        self._calling = threading.local()  # ``.now``: the call being traced, per thread
         self.loops: tuple = ()  # ``LoopOutcome`` of each loop in the latest trace
         functools.update_wrapper(self, fn)
 
@@ -483,23 +528,28 @@ class Jitted:
         # array several times faster than ``device_put`` (90 -> 25 us for 64 KB on CPU).
         direct = jax.config.jax_enable_x64
         root_vals = []
+        sent = nbytes = 0
         for r in roots:
             if type(r) is ndarray or isinstance(r, ndarray):
                 data = r._host() if direct and r._base is None else None
                 if data is None:
                     root_vals.append(r._read())
                 else:
-                    _stats.record_transfer("host_to_device", data.nbytes)
+                    sent += 1
+                    nbytes += data.nbytes
                     root_vals.append(data)
             elif isinstance(r, np.ndarray) and not direct:
                 root_vals.append(jnp.asarray(r))
             else:
                 root_vals.append(r)
+        if sent:
+            _stats.record_transfer("host_to_device", nbytes, sent)
         dyns = np.asarray(inputs.dyns, np.int64) if inputs.dyns else None
         first = entry.compiled is None
         if first:
             entry.compiled = jax.jit(self._traced_fn(entry, arg_specs, kw_specs))
-        token = _context.replace(calling=(args, kwargs, roots))  # read by a trace, if any
+        calling = self._calling
+        calling.now = (args, kwargs, roots)  # read by a trace, if any
         try:
             outs, written, flags = entry.compiled(root_vals, dyns, _lazy.neg_zero())
         except _TRACE_ERRORS as exc:
@@ -516,8 +566,8 @@ class Jitted:
                 entry.compiled = None
             raise
         finally:
-            _context.restore(token)
-        if flags is not None and np.asarray(flags).any():
+            calling.now = None
+        if flags is not None and flags.item():  # (one bool: the cheapest read back)
             # A device-side check failed: eager NumPy semantics raise at the failing line.
             return self._eager(args, kwargs)
         meta = entry.meta
@@ -545,7 +595,7 @@ class Jitted:
         def traced(root_vals, dyns, neg_zero):
             # jax.jit traces once per entry (the key fixes shapes, dtypes, statics and
             # structure), with the arguments of the call that is running.
-            args, kwargs, roots = _context.get().calling
+            args, kwargs, roots = self._calling.now
             rb = _Rebuild(arg_specs, roots, root_vals, dyns)
             new_args = [rb.build(s, a) if i not in self._static_argnums else a
                         for i, (s, a) in enumerate(zip(arg_specs, args))]
@@ -555,7 +605,7 @@ class Jitted:
                 if isinstance(roots[k], np.ndarray) and k not in rb.wrappers:
                     rb.owner(k, False, not roots[k].flags.writeable)
             trace = _Trace(neg_zero)
-            with _context.using(trace=trace, calling=None):
+            with _context.using(trace=trace):
                 result = fn(*new_args, **new_kwargs)
             self.loops = tuple(trace.loops)
             del new_args, new_kwargs
@@ -577,7 +627,7 @@ class Jitted:
             finite = trace.watch.flag()
             if finite is not None:
                 trace.check(finite)
-            flags = jnp.stack(trace.checks) if trace.checks else None
+            flags = jnp.any(jnp.stack(trace.checks)) if trace.checks else None
             return outs.leaves, written_vals, flags
 
         return traced

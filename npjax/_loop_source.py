@@ -1,4 +1,4 @@
-"""The source side of loop rolling: ``rolled(fn)`` rewrites ``fn``'s loops over ``range``.
+"""The source side of loop rolling: ``rolled(fn)`` rewrites ``fn``'s ``for`` loops.
 
 Each eligible ``for NAME in range(...)`` (see ``npjax._loops`` for what runs it) becomes::
 
@@ -9,6 +9,8 @@ Each eligible ``for NAME in range(...)`` (see ``npjax._loops`` for what runs it)
     _npjax_rK = run_loop(_npjax_bodyK, range, (args...), (NAME, x, y), line)
     NAME, x, y = _npjax_rK                   # (a name returned UNBOUND is deleted)
 
+A loop over anything else, ``for NAME in seq``, calls ``run_loop(body, items, (seq,), ...)``:
+over an npjax array it rolls as ``NAME = seq[k]``, over anything else it iterates as written.
 Loops are rewritten innermost first; a loop whose body has ``break``/``continue`` of its own,
 ``return``, ``yield``, ``await``, ``try``, ``del``, ``import``, a nested ``def``/``lambda``/
 ``class``, an attribute or starred store, an item store inside an unpacking, or a name
@@ -28,7 +30,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from npjax._loops import UNBOUND, aug, call, getsub, run_loop, setsub
+from npjax._loops import UNBOUND, aug, call, getsub, items, run_loop, setsub
 
 __all__ = ["rolled"]
 
@@ -188,7 +190,7 @@ class _Instrument(ast.NodeTransformer):
 
 
 class _Loops(ast.NodeTransformer):
-    """Rewrites eligible ``for NAME in range(...)`` loops, innermost first."""
+    """Rewrites eligible ``for NAME in ...`` loops, innermost first."""
 
     def __init__(self, declared: set[str]) -> None:
         self.declared = declared  # global/nonlocal names of the function
@@ -220,11 +222,11 @@ class _Loops(ast.NodeTransformer):
     def _eligible(self, node: ast.For) -> list[str]:
         """The names the loop carries (its variable first), or _Refuse."""
         it = node.iter
-        if not (isinstance(node.target, ast.Name) and isinstance(it, ast.Call)
-                and isinstance(it.func, ast.Name) and it.func.id == "range"
-                and 1 <= len(it.args) <= 3 and not it.keywords
-                and not any(isinstance(a, ast.Starred) for a in it.args)):
-            raise _Refuse("not a loop over range")
+        if not isinstance(node.target, ast.Name):
+            raise _Refuse("the loop variable is not a name")
+        if _range_call(it) and not (1 <= len(it.args) <= 3 and not it.keywords and not any(
+                isinstance(a, ast.Starred) for a in it.args)):
+            raise _Refuse("not a plain call of range")
         for s in node.body:
             for sub in ast.walk(s):
                 if isinstance(sub, _REFUSED) or (isinstance(sub, ast.FunctionDef) and
@@ -267,9 +269,10 @@ class _Loops(ast.NodeTransformer):
         ins = [f"{_PREFIX}i{k}_{j}" for j in range(len(names))]
         before = [_load_or_unbound(n, i) for n, i in zip(names, ins)]
         res = f"{_PREFIX}r{k}"
+        rng, args = (it.func, list(it.args)) if _range_call(it) else (
+            _name(_PREFIX + "items"), [it])  # ``for x in seq``: ``run_loop`` looks at seq
         loop = ast.Assign(targets=[_name(res, True)], value=_helper_call(
-            "loop", _name(fname), it.func,
-            ast.Tuple(elts=list(it.args), ctx=ast.Load()),
+            "loop", _name(fname), rng, ast.Tuple(elts=args, ctx=ast.Load()),
             ast.Tuple(elts=[_name(i) for i in ins], ctx=ast.Load()),
             ast.Constant(value=node.lineno)))
         after = []
@@ -282,6 +285,10 @@ class _Loops(ast.NodeTransformer):
                     value=_name(res), slice=ast.Constant(value=j), ctx=ast.Load()))]))
         out = [fdef] + before + [loop] + after + list(node.orelse)
         return [ast.copy_location(s, node) for s in out]
+
+
+def _range_call(it: ast.expr) -> bool:
+    return isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
 
 
 def _load_or_unbound(name: str, into: str) -> ast.stmt:
@@ -300,7 +307,7 @@ def _unbind(name: str) -> ast.stmt:
 
 
 _HELPERS = {"loop": run_loop, "call": call, "getsub": getsub, "setsub": setsub, "aug": aug,
-            "slice": slice, "UNBOUND": UNBOUND, "NameError": NameError}
+            "items": items, "slice": slice, "UNBOUND": UNBOUND, "NameError": NameError}
 _CACHE: dict[Any, Any] = {}
 
 
@@ -391,7 +398,7 @@ def _transformed_code(fn: Callable) -> types.CodeType | None:
 
 
 def rolled(fn: Callable) -> Callable:
-    """``fn`` with its ``for ... in range(...)`` loops routed through ``run_loop`` (``fn``
+    """``fn`` with its ``for`` loops routed through ``run_loop`` (``fn``
     itself when it has none that qualify, or its source cannot be read)."""
     if type(fn) is not types.FunctionType:
         return fn

@@ -1,4 +1,5 @@
-"""Loop rolling for ``npjax.jit``: ``for i in range(...)`` compiled once as ``lax.fori_loop``.
+"""Loop rolling for ``npjax.jit``: ``for i in range(...)`` compiled once as ``lax.fori_loop``
+(and ``for x in a`` over an npjax array ``a``, as ``x = a[k]`` for k in ``range(len(a))``).
 
 Route: a source transformation plus a checked trace. Tracing alone cannot roll a Python loop:
 the interpreter runs the body once per iteration and no tracer can stop it, so the body must
@@ -61,7 +62,7 @@ from npjax._ndarray import ndarray
 from npjax._ufuncs import ufunc
 from npjax._views import Box
 
-__all__ = ["LoopOutcome", "UNBOUND", "aug", "call", "getsub", "run_loop", "setsub"]
+__all__ = ["LoopOutcome", "UNBOUND", "aug", "call", "getsub", "items", "run_loop", "setsub"]
 
 MIN_TRIPS = 4  # shorter loops unroll: rolling costs about three traces of the body
 _Tracer = jax.core.Tracer
@@ -577,6 +578,20 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
     return tuple(body(r[-1], *vals[1:]))
 
 
+def items(seq: Any) -> Any:
+    """The iterable of ``for x in seq`` (the transformed loop passes ``seq`` to ``run_loop``
+    with this marker as its range)."""
+    return seq
+
+
+def _over(body: Callable, seq: ndarray) -> Callable:
+    """The body of ``for x in seq`` as a body over ``k``: ``x`` is ``seq[k]``, read when the
+    iteration starts, as NumPy's iterator reads it."""
+    def over(k: Any, *rest: Any) -> tuple:
+        return body(getsub(seq, k), *rest)
+    return over
+
+
 def _unroll(body: Callable, it: Any, ins: tuple) -> tuple:
     vals = ins
     for v in it:
@@ -593,6 +608,11 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int) -> tu
     """Run ``for NAME in rng(*args)`` of the transformed function: rolled when it can be,
     else iterated as written. Returns the final values of the loop's names."""
     tr = _context.trace()
+    if rng is items:  # ``for x in seq``: over an npjax array, ``x = seq[k]`` for each k
+        seq = args[0]
+        if tr is None or type(seq) is not ndarray or not seq.shape:
+            return _unroll(body, seq, ins)
+        body, rng, args = _over(body, seq), range, (seq.shape[0],)
     if tr is None or rng is not range:
         return _unroll(body, rng(*args), ins)
     if not all(type(a) is int for a in args):

@@ -37,7 +37,7 @@ from npjax import _stats, _views
 from npjax._dtypes import is_device_dtype
 from npjax._axes import diagonal_axes, normalize_axes, normalize_axis, reshape_target
 from npjax._lazy import Kernel, Lazy, concrete_if_done
-from npjax._context import current
+from npjax._context import current, trace
 
 
 builtins_type = builtins.type
@@ -204,7 +204,16 @@ class ndarray:
         root = base._read()
         if not lens:  # no cache: it would hold the root's buffer and block its donation
             return root
-        value = _views.getter(lens)(root, _views.dynamic_args(lens))
+        dyns = _views.dynamic_args(lens)
+        if isinstance(root, jax.core.Tracer) and (tr := trace()) is not None:
+            # npjax.jit: the part just stored there, or read from the value before that store
+            root, stored = tr.read_source(root, ("view", lens, dyns))
+            if stored and root.shape == self._layout.shape:
+                self._cache = (base._version, root)
+                return root
+            if stored:
+                root = base._value
+        value = _views.getter(lens)(root, dyns)
         self._cache = (base._version, value)
         return value
 

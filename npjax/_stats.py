@@ -107,18 +107,18 @@ def record_jit_eager(function: str, site: str) -> None:
     jit_eager[(function, site)] += 1
 
 
-def record_transfer(kind: str, nbytes: int) -> None:
-    """Count one transfer (``kind``: "host_to_device", "device_to_host" or
-    "device_to_device") and its site."""
+def record_transfer(kind: str, nbytes: int, count: int = 1) -> None:
+    """Count ``count`` transfers (``kind``: "host_to_device", "device_to_host" or
+    "device_to_device") of ``nbytes`` in all, and their site."""
     entry = transfers[kind]
-    entry[0] += 1
+    entry[0] += count
     entry[1] += nbytes
     key = (kind, *_caller())
     site = transfer_sites.get(key)
     if site is None:
-        transfer_sites[key] = [1, nbytes]
+        transfer_sites[key] = [count, nbytes]
     else:
-        site[0] += 1
+        site[0] += count
         site[1] += nbytes
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -468,3 +469,19 @@ def test_random_parameter_checks_are_device_checks():
             f(npjax, npjax.asarray(bad_p), npjax.asarray(bad_lam))
         with pytest.raises(ValueError):
             _draws(np, bad_p, bad_lam)
+
+
+def test_a_call_counts_its_host_arguments_as_transfers_at_the_callers_line():
+    # One record per call (the caller's line is looked up once): count and bytes per argument.
+    f = npjax.jit(lambda a, b: a * b)
+    a, b = npjax.asarray(np.ones(4)), npjax.asarray(np.ones(4, np.float32))
+    f(a, b)
+    npjax.reset_stats()
+    f(a, b); line = sys._getframe().f_lineno  # noqa: E702
+    s = npjax.stats()
+    if a._host() is None:  # a policy that keeps small arrays on the device: nothing is sent
+        assert s["transfers"]["host_to_device"]["count"] == 0
+        return
+    assert s["transfers"]["host_to_device"] == {"count": 2, "bytes": 48}
+    sites = {(e["direction"], e["site"]): e for e in s["transfer_sites"]}
+    assert sites[("host_to_device", f"{__file__}:{line}")]["count"] == 2

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import re
 import warnings
 
 import numpy as np
@@ -579,3 +580,159 @@ def test_stores_outside_loops_are_checked_the_same_way():
     b = np.array([1.0, 1e10, 2.0])
     check_reports(straight, np.zeros(4), b)
     check_reports(straight, np.zeros(4), b * 0, reruns=False)
+
+
+# --- the compiled program of a rolled loop ---------------------------------------------------
+
+
+def _program_text(jitted, *args):
+    """The optimised HLO text of the program ``jitted`` runs for ``args``."""
+    jitted(*args)
+    (entry,) = jitted._cache.values()
+    compiled, seen = entry.compiled, []
+    entry.compiled = lambda *a: seen.append(a) or compiled(*a)
+    try:
+        jitted(*args)
+    finally:
+        entry.compiled = compiled
+    return compiled.lower(*seen[0]).compile().as_text()
+
+
+def _array_copies_in_loop_bodies(text):
+    """How many arrays (not scalars) the while-loop bodies of an HLO module copy."""
+    bodies = set(re.findall(r"body=(%[\w.\-]+)", text))
+    assert bodies, "no while loop in the program"
+    count, current = 0, None
+    for line in text.splitlines():
+        head = re.match(r"(%[\w.\-]+) \(", line)
+        if head:
+            current = head.group(1)
+        elif current in bodies and re.search(r"= \w+\[\d[\d,]*\]\S* copy\(", line):
+            count += 1
+    return count
+
+
+def slice_updates(xp, ey, hz, steps):
+    for _t in range(steps):
+        ey[1:, :] -= 0.1 * (hz[1:, :] - hz[:-1, :])  # a ufunc with out=: stored, then watched
+        hz[:, 1:] *= 0.5 + 0.01 * ey[:, :-1]
+    return ey, hz
+
+
+def test_in_place_slice_updates_in_a_rolled_loop_copy_no_array():
+    # The error-state check of an in-place result reads it back from the array it was
+    # stored into; checking the expression instead made XLA copy each array per iteration.
+    rng = np.random.default_rng(3)
+    ey, hz = rng.random((16, 12)), rng.random((16, 12))
+    check(slice_updates, ey, hz, 6, static=(2,), rolled=True)
+    jitted = npjax.jit(slice_updates, static_argnums=(0, 3))
+    text = _program_text(jitted, npjax, npjax.array(ey), npjax.array(hz), 6)
+    assert _array_copies_in_loop_bodies(text) == 0
+    hz[5, 7] = 1e308  # overflows in the loop: NumPy's warnings, after an eager rerun
+    check_reports(slice_updates, ey, hz, 6, static=(2,))
+    check_reports(slice_updates, ey, hz * 0, 6, static=(2,), reruns=False)
+
+
+# --- loops over an array: ``for x in a`` rolls as ``x = a[k]`` -------------------------------
+
+
+def over_values(xp, data):
+    a, b = xp.int64(1), xp.int64(0)
+    for x in data.astype(xp.int64):
+        a = (a + x) % 65521
+        b = (b + a) % 65521
+    return xp.array([a, b, (b << 16) | a]), x
+
+
+def over_rows(xp, m, out):
+    for row in m:
+        row *= 2  # through the row, a view of m
+        out += row
+    return out, row
+
+
+def over_itself(xp, a):
+    for x in a:  # each element read when its iteration starts, as NumPy's iterator does
+        a[0] = a[0] + x
+    return a
+
+
+def over_a_list(xp, a):
+    for v in [1.0, 2.0, 3.0, 4.0, 5.0]:
+        a = a * v
+    return a
+
+
+def over_zero_d(xp, a):
+    for x in a[0, 0]:
+        a += x
+    return a
+
+
+def test_a_loop_over_a_vector_rolls():
+    data = np.random.default_rng(4).integers(0, 256, 300).astype(np.uint8)
+    check(over_values, data, rolled=True)
+    check(over_itself, np.arange(1.0, 9.0), rolled=True)
+
+
+def test_a_loop_over_matrix_rows_rolls_and_writes_through_the_rows():
+    m = np.random.default_rng(5).random((7, 3))
+    check(over_rows, m, np.zeros(3), rolled=True)
+
+
+def test_loops_over_other_iterables_run_as_written():
+    check(over_a_list, np.arange(3.0), rolled=[])
+    check(over_zero_d, np.ones((2, 2)), rolled=[])  # TypeError: iteration over a 0-d array
+    check(over_values, np.array([7, 9], np.uint8), rolled=False)  # too short to roll
+
+
+def periodic_ends(xp, u, steps):
+    for _t in range(steps):
+        un = u.copy()
+        u[1:-1] = un[1:-1] - 0.25 * (un[2:] - un[:-2])
+        u[0] = un[0] - 0.25 * (un[1] - un[-2])
+        u[-1] = u[0]  # the element just stored: read as the stored value
+    return u
+
+
+def element_reads_after_other_writes(xp, u, steps):
+    for _t in range(steps):
+        u[0] = u[1] * 0.5
+        u[0] += 1.0  # written again: the read below sees this value
+        w = u[:2]
+        u[-1] = u[0]
+        w[0] = 7.0  # through a view: not the element stored last
+        u[-2] = u[0] * 2
+    return u
+
+
+def test_an_element_read_after_its_store_copies_no_array():
+    u = np.sin(np.linspace(0.0, 6.0, 40))
+    check(periodic_ends, u, 8, static=(1,), rolled=True)
+    check(element_reads_after_other_writes, u, 8, static=(1,), rolled=True)
+    check(element_reads_after_other_writes, (u * 8).astype(np.int32), 8, static=(1,),
+          rolled=True)
+    jitted = npjax.jit(periodic_ends, static_argnums=(0, 2))
+    text = _program_text(jitted, npjax, npjax.array(u), 8)
+    assert _array_copies_in_loop_bodies(text) <= 2  # u.copy() and the in-place update of u
+
+
+def parts_after_a_store(xp, a):
+    for k in range(a.shape[0] - 1):  # unrolled (the slices shrink): static positions
+        a[k + 1:, k] /= a[k, k]
+        a[k + 1:, k + 1:] -= xp.outer(a[k + 1:, k], a[k, k + 1:])  # the part just stored
+    a[0, 0] = a[1, 1] * 2  # an element...
+    b = a[0, :2] + a[0, 0] + a[1, 0]  # ...then reads that overlap it, equal it, miss it
+    a[1:3, 1:3] = 5  # a broadcast store, then reads of it
+    return a, b, a[1:3, 1:3] * 1, a[1, 1:], a[0, 1:3].copy()
+
+
+def test_parts_read_after_a_store_are_numpys_and_copy_less():
+    a = np.random.default_rng(6).random((7, 7)) + 7 * np.eye(7)
+    check(parts_after_a_store, a, rolled=False)
+    check(parts_after_a_store, a.astype(np.float32), rolled=False)
+    jitted = npjax.jit(parts_after_a_store, static_argnums=0)
+    text = _program_text(jitted, npjax, npjax.array(a))
+    # 13 array copies when every read went through the updated array (XLA fused the update
+    # into the read); the rest come from the error-state checks of overlapping stores
+    assert len(re.findall(r"= \w+\[\d[\d,]*\]\S* copy\(", text)) <= 9
