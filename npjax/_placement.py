@@ -25,7 +25,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax import _context, _errstate, _stats
+from npjax import _context, _stats
 from npjax._policy import DEFAULT_LIMIT
 from npjax._dtypes import is_device_dtype
 from npjax._errstate import call_numpy_function, call_numpy_ufunc, run_loops, runs_loops
@@ -385,118 +385,58 @@ new_host = host_owner
 _HOST_TYPE = np.ndarray
 
 
+def host_data(x: Any) -> Any:
+    """What NumPy gets for ``x`` on the host route: a host array's data (its NumPy view for a
+    view, a NumPy scalar for a scalar), a Python or NumPy number as it is; ``DEVICE`` for a
+    device array, ``NOT_HOST`` for anything else. Operands like these run no Python code inside
+    NumPy's loops (``run_loops``)."""
+    kind = type(x)
+    if kind is ndarray:
+        data = x._value
+        if type(data) is _HOST_TYPE:
+            return data[()] if x._scalar else data
+        base = x._base  # a view (``_value`` None) or a device array
+        if base is None or type(base._value) is not _HOST_TYPE:
+            return DEVICE
+        data = x._layout
+        return data[()] if x._scalar else data
+    if kind is float or kind is int or kind in _NUMBER_SCALARS:
+        return x
+    return NOT_HOST
+
+
 def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int) -> Any:
-    """NumPy's binary ``np_ufunc(a, b)`` placed as a new result, for host arrays (and their
-    views) and numbers; ``DEVICE`` when an operand seen first is a device array (the call runs
-    on the device), ``NOT_HOST`` for other operands (``host_operands`` decides). The ufunc
-    call's hot path, ``plain_operand``, ``run_loops`` and ``place_new`` written out (the
-    caller counts it)."""
-    kind = type(a)
-    if kind is ndarray:
-        x = a._value
-        if type(x) is not _HOST_TYPE:
-            x = a._base
-            if x is None or type(x._value) is not _HOST_TYPE:
-                return DEVICE
-            x = a._layout
-        elif a._scalar:
-            x = x[()]
-    elif kind is float or kind is int or kind in _NUMBER_SCALARS:
-        x = a
-    else:
-        return NOT_HOST
-    kind = type(b)
-    if kind is ndarray:
-        y = b._value
-        if type(y) is not _HOST_TYPE:
-            y = b._base
-            if y is None or type(y._value) is not _HOST_TYPE:
-                return DEVICE
-            y = b._layout
-        elif b._scalar:
-            y = y[()]
-    elif kind is float or kind is int or kind in _NUMBER_SCALARS:
-        y = b
-    else:
-        return NOT_HOST
-    extobj = _numpy_errstate()
-    cached = _loops_context()
-    if cached[0] is not extobj:
-        cached = _errstate.cache_loops_context(extobj)
-    context = cached[1]
-    try:
-        result = np_ufunc(x, y) if context is None else context.run(np_ufunc, x, y)
-    except RuntimeError as e:
-        if "cannot enter context" not in str(e):
-            raise
-        result = run_loops(np_ufunc, x, y)
-    finally:
-        if _ever_logged[0]:
-            _errstate.issue_pending()
-    if type(result) is _HOST_TYPE:  # a ufunc without ``out=`` makes a new array (no base)
-        if result.size <= limit and _DEVICE_DTYPE.get(result.dtype):
-            return new_host(result)
-    elif type(result) is not tuple:
-        return result
-    return place_result(result, npjax_operands((a, b), {}), limit)
+    """NumPy's binary ``np_ufunc(a, b)`` placed as a new result, for operands ``host_data``
+    accepts; otherwise its answer (``DEVICE`` or ``NOT_HOST``) for the first it refuses."""
+    x = host_data(a)
+    if x is DEVICE or x is NOT_HOST:
+        return x
+    y = host_data(b)
+    if y is DEVICE or y is NOT_HOST:
+        return y
+    return _new_result(run_loops(np_ufunc, x, y), (a, b), limit)
 
 
 def host_ufunc1(np_ufunc: Any, a: Any, limit: int) -> Any:
-    """``host_ufunc2`` for a unary ufunc: NumPy's ``np_ufunc(a)`` placed, ``DEVICE`` for a
-    device array, ``NOT_HOST`` for other operands."""
-    kind = type(a)
-    if kind is ndarray:
-        x = a._value
-        if type(x) is not _HOST_TYPE:
-            x = a._base
-            if x is None or type(x._value) is not _HOST_TYPE:
-                return DEVICE
-            x = a._layout
-        elif a._scalar:
-            x = x[()]
-    elif kind is float or kind is int or kind in _NUMBER_SCALARS:
-        x = a
-    else:
-        return NOT_HOST
-    extobj = _numpy_errstate()
-    cached = _loops_context()
-    if cached[0] is not extobj:
-        cached = _errstate.cache_loops_context(extobj)
-    context = cached[1]
-    try:
-        result = np_ufunc(x) if context is None else context.run(np_ufunc, x)
-    except RuntimeError as e:
-        if "cannot enter context" not in str(e):
-            raise
-        result = run_loops(np_ufunc, x)
-    finally:
-        if _ever_logged[0]:
-            _errstate.issue_pending()
-    if type(result) is _HOST_TYPE:  # a ufunc without ``out=`` makes a new array (no base)
+    """``host_ufunc2`` for a unary ufunc."""
+    x = host_data(a)
+    if x is DEVICE or x is NOT_HOST:
+        return x
+    return _new_result(run_loops(np_ufunc, x), (a,), limit)
+
+
+def _new_result(result: Any, operands: tuple, limit: int) -> Any:
+    """A ufunc's result (no ``out=``: a new array or a NumPy scalar) placed."""
+    if type(result) is _HOST_TYPE:
         if result.size <= limit and _DEVICE_DTYPE.get(result.dtype):
             return new_host(result)
     elif type(result) is not tuple:
         return result
-    return place_result(result, npjax_operands((a,), {}), limit)
-
-
-_numpy_errstate, _loops_context = _errstate.numpy_errstate, _errstate.loops_context.get
-_ever_logged = _errstate.ever_logged
+    return place_result(result, npjax_operands(operands, {}), limit)
 
 
 # NumPy's number scalars (what a host array's element read returns): plain operands too.
 _NUMBER_SCALARS = frozenset(np.dtype(c).type for c in np.typecodes["All"] if c not in "OSUVMm")
-
-
-def plain_operand(x: Any) -> Any:
-    """What NumPy gets for a host array (its data; a NumPy scalar for a scalar), a Python int
-    or float or a NumPy number: operands under which no Python code runs in NumPy's loops
-    (``run_loops``). None for anything else (a device array included)."""
-    kind = type(x)
-    if kind is ndarray:
-        data = x._host()
-        return data if data is None or not x._scalar else data[()]
-    return x if kind is float or kind is int or kind in _NUMBER_SCALARS else None
 
 
 def host_operator(name: str, impl: Any) -> Any:
@@ -507,10 +447,7 @@ def host_operator(name: str, impl: Any) -> Any:
     op = _OPERATORS[name]
     get_context = _context.get
     host_calls = _stats.host_calls
-    numpy_errstate, loops_context = _errstate.numpy_errstate, _errstate.loops_context.get
-    cache_loops_context, ever_logged = _errstate.cache_loops_context, _errstate.ever_logged
-    issue_pending, device_dtype = _errstate.issue_pending, _DEVICE_DTYPE
-    host_type = np.ndarray
+    device_dtype, host_type = _DEVICE_DTYPE, np.ndarray
 
     def method(self: ndarray, *args: Any) -> Any:
         limit = get_context().host
@@ -522,8 +459,8 @@ def host_operator(name: str, impl: Any) -> Any:
             host_calls[name] += 1
             result = run_loops(op, x)
         else:
-            y = plain_operand(args[0])
-            if y is not None and len(args) == 1:
+            y = host_data(args[0])
+            if y is not DEVICE and y is not NOT_HOST and len(args) == 1:
                 host_calls[name] += 1
                 result = run_loops(op, x, y)
             else:
@@ -546,10 +483,10 @@ def host_operator(name: str, impl: Any) -> Any:
     elide = _ELIDABLE.get(name)
 
     def binary(self: ndarray, other: Any, *rest: Any) -> Any:
-        """``method``'s commonest case written out (``plain_operand``, ``run_loops`` and
-        ``_operator_result`` inlined): a host array with a host array, a Python or a NumPy
-        number. Every attribute read and call here is measurable (``benchmarks/overhead.py``:
-        the wrapper's allocation alone costs about half of NumPy's own ``a + b``)."""
+        """``method``'s commonest case written out (``_operator_result`` inlined): a host
+        array with a host array, a Python or a NumPy number. Every attribute read and call
+        here is measurable (``benchmarks/overhead.py``: the wrapper's allocation alone costs
+        about half of NumPy's own ``a + b``)."""
         data = self._value
         if type(data) is not host_type:
             base = self._base  # a view of a host array: its NumPy view
@@ -558,19 +495,8 @@ def host_operator(name: str, impl: Any) -> Any:
             data = self._layout
         elif self._scalar:
             return method(self, other, *rest)
-        kind = type(other)
-        if kind is ndarray:
-            y = other._value
-            if type(y) is not host_type:
-                y = other._base
-                if y is None or type(y._value) is not host_type:
-                    return method(self, other, *rest)
-                y = other._layout
-            elif other._scalar:
-                y = y[()]
-        elif kind is float or kind is int or kind in _NUMBER_SCALARS:
-            y = other
-        else:
+        y = host_data(other)
+        if y is DEVICE or y is NOT_HOST:
             return method(self, other, *rest)
         limit = get_context().host
         if limit < 0 or rest:
@@ -579,24 +505,8 @@ def host_operator(name: str, impl: Any) -> Any:
         if elide is not None and data.nbytes >= _ELIDE_BYTES and \
                 data.dtype.kind in elide[1] and _temporary(self, data, y):
             result = run_loops(elide[0], data, y)  # NumPy's temporary elision: into ``data``
-        else:  # ``run_loops`` written out
-            extobj = numpy_errstate()
-            cached = loops_context()
-            if cached[0] is not extobj:
-                cached = cache_loops_context(extobj)
-            context = cached[1]
-            try:
-                if context is None:
-                    result = fn(y, data) if swapped else fn(data, y)
-                else:
-                    result = context.run(fn, y, data) if swapped else context.run(fn, data, y)
-            except RuntimeError as e:
-                if "cannot enter context" not in str(e):
-                    raise
-                result = run_loops(fn, y, data) if swapped else run_loops(fn, data, y)
-            finally:
-                if ever_logged[0]:
-                    issue_pending()
+        else:
+            result = run_loops(fn, y, data) if swapped else run_loops(fn, data, y)
         if type(result) is host_type:
             if result is data:  # in place (``+=``, or the elision above)
                 return self

@@ -97,31 +97,16 @@ class ufunc:
             limit = ctx.host
             if limit >= 0:  # host operands: NumPy's own ufunc
                 if not kwargs and len(args) == self.nin:  # no out=: a new result
-                    values = None
-                    if self.nin == 2:
-                        result = host_ufunc2(self._np, args[0], args[1], limit)
-                        if result is DEVICE:
-                            pass  # a device array among the operands: the device path
-                        elif result is not NOT_HOST:
-                            _host_calls[self.__name__] += 1
-                            return result
-                        else:
-                            values = host_operands(args, kwargs, limit)
-                    elif self.nin == 1:
-                        result = host_ufunc1(self._np, args[0], limit)
-                        if result is DEVICE:
-                            pass
-                        elif result is not NOT_HOST:
-                            _host_calls[self.__name__] += 1
-                            return result
-                        else:
-                            values = host_operands(args, kwargs, limit)
-                    else:
+                    nin = self.nin
+                    result = (host_ufunc2(self._np, args[0], args[1], limit) if nin == 2 else
+                              host_ufunc1(self._np, args[0], limit) if nin == 1 else NOT_HOST)
+                    if result is NOT_HOST:  # other operands: placed, or a device array
                         values = host_operands(args, kwargs, limit)
-                    if values is not None:
+                        result = DEVICE if values is None else place_new(
+                            _errstate.call_numpy_ufunc(self._np, *values), args, limit)
+                    if result is not DEVICE:
                         _host_calls[self.__name__] += 1
-                        return place_new(_errstate.call_numpy_ufunc(self._np, *values), args,
-                                         limit)
+                        return result
                 else:
                     ops = host_operands(args, kwargs, limit)
                     if ops is not None:
