@@ -52,7 +52,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _context, _errstate
+from npjax import _context, _finite_watch
 from npjax._index_plan import _basic_plan, _expand
 from npjax._index_read import _read_one
 from npjax._index_values import convert_value
@@ -446,7 +446,7 @@ def _probe(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple) -
         inner = k._trace
         probe = _Probe(inner, state[4])
         tr.loop_probe = probe
-        tr.checks, tr.watch = [], _errstate.FiniteWatch()
+        tr.checks, tr.watch = [], _finite_watch.FiniteWatch()
         token = _GUARD.set(_GUARD.get() + 1)
         try:
             outs = body(LoopIndex(k, kmax, mul, add), *ins[1:])
@@ -528,7 +528,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
             vals[j] = ndarray._owner(v, ins[j]._scalar)
         probe = _Probe(inner, state[4])
         tr.loop_probe = probe
-        tr.checks, tr.watch = [], _errstate.FiniteWatch()
+        tr.checks, tr.watch = [], _finite_watch.FiniteWatch()
         token = _GUARD.set(_GUARD.get() + 1)
         try:
             outs = body(LoopIndex(k, kmax, mul, add), *vals[1:])
