@@ -436,6 +436,16 @@ class _Peel(Exception):
     """The first iteration changes what a carried name holds: run it unrolled first."""
 
 
+def _enter_body(tr: Any, inner: Any, state: tuple) -> tuple:
+    """Set up ``tr`` for one trace of the loop body in ``inner`` (the loop's trace): a fresh
+    probe of its writes, fresh error-state checks, the guard raised. Returns (probe, guard
+    token); the caller resets the guard with the token when the body has run."""
+    probe = _Probe(inner, state[4])
+    tr.loop_probe = probe
+    tr.checks, tr.watch = [], _finite_watch.FiniteWatch()
+    return probe, _GUARD.set(_GUARD.get() + 1)
+
+
 def _probe(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple) -> tuple:
     """Trace the body once with a symbolic index; returns (classes, written roots, checks).
     Everything the body changed is restored; raises NoRoll/_Peel or the body's exception."""
@@ -444,10 +454,7 @@ def _probe(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple) -
 
     def run(k):
         inner = k._trace
-        probe = _Probe(inner, state[4])
-        tr.loop_probe = probe
-        tr.checks, tr.watch = [], _finite_watch.FiniteWatch()
-        token = _GUARD.set(_GUARD.get() + 1)
+        probe, token = _enter_body(tr, inner, state)
         try:
             outs = body(LoopIndex(k, kmax, mul, add), *ins[1:])
             sums, tiny = tr.watch.parts()
@@ -526,10 +533,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         vals = list(ins)
         for j, v in zip(carry_at, name_vals):
             vals[j] = ndarray._owner(v, ins[j]._scalar)
-        probe = _Probe(inner, state[4])
-        tr.loop_probe = probe
-        tr.checks, tr.watch = [], _finite_watch.FiniteWatch()
-        token = _GUARD.set(_GUARD.get() + 1)
+        probe, token = _enter_body(tr, inner, state)
         try:
             outs = body(LoopIndex(k, kmax, mul, add), *vals[1:])
         finally:
