@@ -17,7 +17,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax._errstate import _stacklevel, call_numpy_ufunc
+from npjax._errstate import _stacklevel
+from npjax._numpy_calls import call_numpy_ufunc
 from npjax import _casts
 from npjax._ndarray import install_methods, ndarray
 

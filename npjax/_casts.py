@@ -41,7 +41,9 @@ import numpy as np
 from npjax import _stats
 from npjax._context import trace
 from npjax._errors import ComplexWarning
-from npjax._errstate import call_numpy_ufunc, on_host, report, state
+from npjax._errstate import report, state
+from npjax._host_reads import on_host
+from npjax._numpy_calls import call_numpy_ufunc
 from npjax._lazy import Kernel, Lazy
 
 _Tracer = jax.core.Tracer

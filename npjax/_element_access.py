@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax import _index_write, _stats
-from npjax._errstate import call_numpy_ufunc
+from npjax._numpy_calls import call_numpy_ufunc
 from npjax._index_read import getitem
 from npjax._index_values import _complex_warning, _single_value, cast_device
 from npjax._lazy import Lazy

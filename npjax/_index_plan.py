@@ -34,7 +34,7 @@ import numpy as np
 
 from npjax import _bounds, _buckets, _views
 from npjax._context import trace
-from npjax._errstate import SYNCS, on_host
+from npjax._host_reads import SYNCS, on_host
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax
 

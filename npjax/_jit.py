@@ -55,7 +55,7 @@ import numpy as np
 
 from npjax._errors import JitError
 
-from npjax import _context, _errstate, _lazy, _loop_source, _masked, _stats, _views
+from npjax import _context, _errstate, _finite_watch, _lazy, _loop_source, _masked, _stats, _views
 from npjax._ndarray import ndarray
 from npjax._context import current, policy
 
@@ -83,7 +83,7 @@ class _Trace:
     def __init__(self, neg_zero: jax.Array) -> None:
         self.neg_zero = neg_zero  # a traced -0.0 that rounds products (``_lazy.round_products``)
         self.checks: list[jax.Array] = []
-        self.watch = _errstate.FiniteWatch()  # float results of ufuncs (error state)
+        self.watch = _finite_watch.FiniteWatch()  # float results of ufuncs (error state)
         self.writes: list[tuple[Any, Any]] = []
         self._seen: set[int] = set()
         self.loop_probe: Any = None  # while a loop body is probed: sees every write
@@ -102,7 +102,7 @@ class _Trace:
                     before: Any) -> None:
         """Called after ``value`` was stored into ``root`` through ``lens`` (``root._value``
         was ``before``): the error-state check of ``value`` (if it is a watched result)
-        reads it back from ``root`` (``_errstate.FiniteWatch.stored``)."""
+        reads it back from ``root`` (``_finite_watch.FiniteWatch.stored``)."""
         box = None
         if len(lens) == 1 and type(lens[0]) is _views.Box and all(
                 isinstance(d, int | np.integer) for d in dyns[0]):
@@ -132,7 +132,7 @@ class _Trace:
             return value, False
         if got[1] == where:  # (a part of another dtype, or broadcast: read back)
             return (value, False) if got[2] is None else (got[2], True)
-        if _errstate._apart(got[4], _box(where)):
+        if _finite_watch.apart(got[4], _box(where)):
             return got[3], False
         return value, False
 

@@ -45,7 +45,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax import _stats
-from npjax._errstate import FiniteWatch
+from npjax._finite_watch import FiniteWatch
 from npjax._context import current, trace
 
 # Pending calls after which a graph is cut and run (bounds compile time and memory).

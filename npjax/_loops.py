@@ -53,7 +53,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _context, _errstate
+from npjax import _context, _finite_watch
 from npjax._index_plan import _basic_plan, _expand
 from npjax._index_read import _read_one
 from npjax._index_values import convert_value
@@ -437,6 +437,16 @@ class _Peel(Exception):
     """The first iteration changes what a carried name holds: run it unrolled first."""
 
 
+def _enter_body(tr: Any, inner: Any, state: tuple) -> tuple:
+    """Set up ``tr`` for one trace of the loop body in ``inner`` (the loop's trace): a fresh
+    probe of its writes, fresh error-state checks, the guard raised. Returns (probe, guard
+    token); the caller resets the guard with the token when the body has run."""
+    probe = _Probe(inner, state[4])
+    tr.loop_probe = probe
+    tr.checks, tr.watch = [], _finite_watch.FiniteWatch()
+    return probe, _GUARD.set(_GUARD.get() + 1)
+
+
 def _probe(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple) -> tuple:
     """Trace the body once with a symbolic index; returns (classes, written roots, checks).
     Everything the body changed is restored; raises NoRoll/_Peel or the body's exception."""
@@ -445,10 +455,7 @@ def _probe(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple) -
 
     def run(k):
         inner = k._trace
-        probe = _Probe(inner, state[4])
-        tr.loop_probe = probe
-        tr.checks, tr.watch = [], _errstate.FiniteWatch()
-        token = _GUARD.set(_GUARD.get() + 1)
+        probe, token = _enter_body(tr, inner, state)
         try:
             outs = body(LoopIndex(k, kmax, mul, add), *ins[1:])
             sums, tiny = tr.watch.parts()
@@ -527,10 +534,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         vals = list(ins)
         for j, v in zip(carry_at, name_vals):
             vals[j] = ndarray._owner(v, ins[j]._scalar)
-        probe = _Probe(inner, state[4])
-        tr.loop_probe = probe
-        tr.checks, tr.watch = [], _errstate.FiniteWatch()
-        token = _GUARD.set(_GUARD.get() + 1)
+        probe, token = _enter_body(tr, inner, state)
         try:
             outs = body(LoopIndex(k, kmax, mul, add), *vals[1:])
         finally:

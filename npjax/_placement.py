@@ -28,7 +28,7 @@ import numpy as np
 from npjax import _context, _stats
 from npjax._policy import DEFAULT_LIMIT
 from npjax._dtypes import is_device_dtype
-from npjax._errstate import call_numpy_function, call_numpy_ufunc, run_loops, runs_loops
+from npjax._numpy_calls import call_numpy_function, call_numpy_ufunc, run_loops, runs_loops
 from npjax._ndarray import from_numpy, host_owner, ndarray
 from npjax._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
                                call_ufunc, has_subclass)

@@ -45,7 +45,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _context, _errstate, _lazy
+from npjax import _context, _deferred_checks, _errstate, _fp_screen, _host_reads, _lazy
 
 EMPTY_MEAN = "Mean of empty slice"
 DOF = "Degrees of freedom <= 0 for slice"
@@ -73,14 +73,14 @@ def unchecked() -> Iterator[None]:
 def warn_now(message: str) -> None:
     """A plain RuntimeWarning NumPy issues from the shapes alone, at the user's line."""
     if not _off.get():
-        _errstate.issue_events((1,), (("warn", message),))
+        _deferred_checks.issue_events((1,), (("warn", message),))
 
 
 def flags_now(bits: int, name: str) -> None:
     """Floating-point flags NumPy's loop ``name`` raises whatever the data (0 / 0 of an
     empty slice), as the error state says."""
     if not _off.get():
-        _errstate.issue_events((bits,), (("flags", name),))
+        _deferred_checks.issue_events((bits,), (("flags", name),))
 
 
 def divide_name(scalar: bool, dtype: np.dtype) -> str:
@@ -109,7 +109,7 @@ def check(events: tuple, body: Callable, static: tuple, args: tuple, result: Any
     if not flags_on and all(kind == "flags" for kind, _ in events):
         return
     if type(result) is not _lazy.Lazy and not isinstance(result, _Tracer) and \
-            _errstate.on_host(result):  # the hot path: results in host memory (CPU)
+            _host_reads.on_host(result):  # the hot path: results in host memory (CPU)
         if _host_finite(result):  # the screen: no event without a non-finite result
             return
     _check(events, _Events(body, len(events), static), args, result, st, flags_on)
@@ -121,7 +121,7 @@ def _host_finite(result: Any) -> bool:
     if h.ndim == 0:
         v = h.item()
         return cmath.isfinite(v) if type(v) is complex else math.isfinite(v)
-    return _errstate._all_finite(result)
+    return _fp_screen._all_finite(result)
 
 
 def _check(events: tuple, fn: Callable, args: tuple, result: Any, st: dict,
@@ -140,17 +140,17 @@ def _check(events: tuple, fn: Callable, args: tuple, result: Any, st: dict,
             values = _compiled(fn)(args, result)
             tr.check(jnp.any(values[jnp.asarray(active)] != 0))
         return
-    if _errstate._deferrable(result, st):
-        _errstate.defer_events(_compiled(fn)(args, result), events, st)
+    if _deferred_checks._deferrable(result, st):
+        _deferred_checks.defer_events(_compiled(fn)(args, result), events, st)
         return
-    if _errstate.on_host(result):
+    if _host_reads.on_host(result):
         if _host_finite(result):
             return
     else:
-        _errstate.SYNCS["checks"] += 1
+        _host_reads.SYNCS["checks"] += 1
     values = np.asarray(_compiled(fn)(args, result))
     if values.any():
-        _errstate.issue_events(values, events, st)
+        _deferred_checks.issue_events(values, events, st)
 
 
 def _replayed(events: tuple, fn: Callable, args: tuple, filters: list) -> Callable:

@@ -20,7 +20,8 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax._errstate import SYNCS, _deferred, flush_deferred
+from npjax._deferred_checks import _deferred, flush_deferred
+from npjax._host_reads import SYNCS
 
 
 class Tally(collections.Counter):

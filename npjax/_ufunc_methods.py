@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _dtypes, _errstate, _reductions
+from npjax import _dtypes, _reductions, _ufunc_checks
 from npjax._index_kernels import index_ids
 from npjax._index_plan import _advanced_parts, _expand
 from npjax._dispatch import write_out
@@ -240,7 +240,7 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
             x, init, mask if has_where else jnp.zeros((), bool))
     if res.dtype != result_dt:
         res = res.astype(result_dt)
-    _errstate.check_reduce(name, x, res, axes, has_initial, mask if has_where else True)
+    _ufunc_checks.check_reduce(name, x, res, axes, has_initial, mask if has_where else True)
     if out is not None:
         out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
         return write_out(out, res, "unsafe", name)

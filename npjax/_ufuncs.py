@@ -30,7 +30,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _casts, _context, _dtypes, _errstate, _lazy, _stats
+from npjax import _casts, _context, _dtypes, _errstate, _finite_watch, _lazy, _numpy_calls
+from npjax import _stats, _ufunc_checks
 from npjax._dispatch import DEFERRED, write_out
 from npjax._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._fallback import call_numpy
@@ -103,7 +104,7 @@ class ufunc:
                     if result is NOT_HOST:  # other operands: placed, or a device array
                         values = host_operands(args, kwargs, limit)
                         result = DEVICE if values is None else place_new(
-                            _errstate.call_numpy_ufunc(self._np, *values), args, limit)
+                            _numpy_calls.call_numpy_ufunc(self._np, *values), args, limit)
                     if result is not DEVICE:
                         _host_calls[self.__name__] += 1
                         return result
@@ -111,7 +112,7 @@ class ufunc:
                     ops = host_operands(args, kwargs, limit)
                     if ops is not None:
                         _host_calls[self.__name__] += 1
-                        return place_result(_errstate.call_numpy_ufunc(
+                        return place_result(_numpy_calls.call_numpy_ufunc(
                             self._np, *ops), npjax_operands(args, kwargs), limit)
             policy = ctx.policy
             _calls[self.__name__] += 1
@@ -253,7 +254,7 @@ class ufunc:
             except TypeError as exc:
                 raise _shape_error(self, [*vals, mask, *(olds if has_old else ())],
                                    exc) from None
-        check = _errstate.checker(self.__name__, loop_in, loop_out)
+        check = _ufunc_checks.checker(self.__name__, loop_in, loop_out)
         if outs is None:
             if check is not None:
                 _run_check(check, vals, results, True if where is True else mask, lazy)
@@ -465,7 +466,7 @@ def _kernel(name: str, loop_in: tuple, loop_out: tuple, with_where: bool,
     products = name in _PRODUCTS and any(dt.kind in "fc" for dt in loop_out)
     if not with_where:
         k = Kernel(jax.jit(body), products)
-        k.propagates = name in _errstate.PROPAGATING and all(dt.kind in "fc" for dt in loop_in)
+        k.propagates = name in _finite_watch.PROPAGATING and all(dt.kind in "fc" for dt in loop_in)
         return k
 
     def kernel(*xs):

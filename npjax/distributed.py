@@ -93,13 +93,13 @@ def _restart_backends() -> None:
 
 
 def _after_restart() -> None:
-    from npjax import _errstate, _normalize, _sharding
+    from npjax import _host_reads, _normalize, _sharding
 
     for cached in (_sharding._devices, _sharding._default_mesh, _sharding._target,
                    _normalize.resolve_device):
         cached.cache_clear()
-    if hasattr(_errstate, "_all_cpu"):
-        _errstate._all_cpu = None
+    if hasattr(_host_reads, "_all_cpu"):
+        _host_reads._all_cpu = None
     if "key" in _saved:
         _saved["rand"]._key = jax.device_put(_saved.pop("key"))
         _saved.pop("rand")

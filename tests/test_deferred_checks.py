@@ -1,4 +1,4 @@
-"""Deferred floating-point checks of results in accelerator memory (``_errstate._defer``).
+"""Deferred floating-point checks of results in accelerator memory (``_deferred_checks._defer``).
 
 This machine's device is the CPU, whose results are checked at the call (reading them costs
 no transfer); the tests make npjax treat device results as accelerator memory
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import npjax
-from npjax import _errstate
+from npjax import _deferred_checks, _host_reads
 
 pytestmark = pytest.mark.device_placement
 
@@ -23,14 +23,14 @@ pytestmark = pytest.mark.device_placement
 def accelerator(monkeypatch):
     """Device results count as accelerator memory; warnings go to a list, not pytest's
     recorder, so that the plain (deferring) filters are in force."""
-    monkeypatch.setattr(_errstate, "on_host", lambda x: not isinstance(x, jax.Array))
+    monkeypatch.setattr(_host_reads, "on_host", lambda x: not isinstance(x, jax.Array))
     issued = []
-    monkeypatch.setattr(_errstate.warnings, "warn_explicit",
+    monkeypatch.setattr(warnings, "warn_explicit",
                         lambda text, category, filename, lineno, *rest: issued.append(
                             (str(text), filename, lineno)))
     npjax.reset_stats()
     yield issued
-    _errstate.flush_deferred()
+    _deferred_checks.flush_deferred()
 
 
 def _plain_filters(monkeypatch) -> None:
@@ -38,7 +38,7 @@ def _plain_filters(monkeypatch) -> None:
     each test inside ``catch_warnings``), without the suite's "error" filter."""
     monkeypatch.setattr(warnings, "filters", [f for f in warnings.filters if f[0] != "error"])
     warnings._filters_mutated()
-    monkeypatch.setattr(_errstate, "_BASE_FILTERS", warnings.filters)
+    monkeypatch.setattr(_deferred_checks, "_BASE_FILTERS", warnings.filters)
 
 
 def _line_of(fn) -> int:

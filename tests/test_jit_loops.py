@@ -407,7 +407,7 @@ def test_functions_without_source_are_left_alone():
 
 # --- floating-point reports of rolled loops -----------------------------------------------
 # A rolled body's float results are checked on the device in every iteration (a stored result
-# is read back from the array it was stored into, ``_errstate.FiniteWatch.stored``); when one
+# is read back from the array it was stored into, ``_finite_watch.FiniteWatch.stored``); when one
 # is not finite, the call reruns eagerly and NumPy's warnings (or FloatingPointError) follow.
 
 

@@ -15,8 +15,9 @@ PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "npjax"
 # Bottom to top; a module may import only from its own layer and the layers below.
 LAYERS = {
     "pure": {"_errors", "_dtypes", "_axes", "_impl"},
-    "runtime": {"_policy", "_context", "_errstate", "_stats", "_compile_cache", "_disk_cache",
-                "_bounds"},
+    "runtime": {"_policy", "_context", "_errstate", "_numpy_calls", "_host_reads", "_fp_flags",
+                "_fp_screen", "_deferred_checks", "_finite_watch", "_ufunc_checks", "_stats",
+                "_compile_cache", "_disk_cache", "_bounds"},
     "core": {"_views", "_lazy", "_casts", "_ndarray", "_array_conversions", "_subclasses",
              "_sharding", "_normalize", "_placement", "_buckets", "_index_plan", "_index_kernels",
              "_index_values", "_index_read", "_index_write", "_element_access"},
