@@ -513,6 +513,7 @@ class Jitted:
         self._fallback = fallback
         self._roll_loops = roll_loops
         self._cache: dict[Any, _Entry] = {}
+        self._last: tuple | None = None
         self._calling = threading.local()  # ``.now``: the call being traced, per thread
         self.loops: tuple = ()  # ``LoopOutcome`` of each loop in the latest trace
         functools.update_wrapper(self, fn)
@@ -526,6 +527,7 @@ class Jitted:
     def clear_cache(self) -> None:
         """Forget every compiled program."""
         self._cache.clear()
+        self._last = None
 
     def _cache_size(self) -> int:
         return len(self._cache)
@@ -549,9 +551,14 @@ class Jitted:
         st = _errstate.state()  # the error state decides which device checks are traced
         key = (arg_specs, kw_specs, current(), st["divide"], st["over"], st["under"],
                st["invalid"])
-        entry = self._cache.get(key)
-        if entry is None:
-            entry = self._cache[key] = _Entry()
+        last = self._last  # (key, entry) of the latest call: equal keys skip the hashing
+        if last is not None and last[0] == key:
+            entry = last[1]
+        else:
+            entry = self._cache.get(key)
+            if entry is None:
+                entry = self._cache[key] = _Entry()
+            self._last = (key, entry)
         if entry.eager is not None:
             _stats.record_jit_eager(self.__qualname__, entry.eager)
             return self._eager(args, kwargs)
@@ -599,7 +606,7 @@ class Jitted:
             raise
         finally:
             calling.now = None
-        if flags is not None and flags.item():  # (one bool: the cheapest read back)
+        if flags is not None and np.asarray(flags):  # (one bool: the cheapest read back)
             # A device-side check failed: eager NumPy semantics raise at the failing line.
             return self._eager(args, kwargs)
         for k, new in zip(entry.written, written):
