@@ -112,7 +112,16 @@ def test_error_state_keys_repeat_calls():
             assert_same(f(a, b), np.full(2, np.inf))
         with np.errstate(divide="raise"), pytest.raises(FloatingPointError):
             f(a, b)
+    assert f._cache_size() == 3  # one program per error state: only "warn" and "raise" check
     assert_same(f(a, a), np.ones(2))
+
+
+def test_equal_static_scalars_of_other_types_are_other_programs():
+    f = npjax.jit(lambda a, s: a + s)
+    for host in (np.array([False, True]), np.arange(2)):
+        for s in (1, True, 1.0, 1, True, 1.0):
+            assert_same(f(npjax.asarray(host), s), host + s)
+    assert f._cache_size() == 6
 
 
 def test_repeat_results_keep_their_kind():
