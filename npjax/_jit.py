@@ -205,6 +205,31 @@ class _Inputs:
             self.roots.append(obj)
         return k
 
+    def walk_args(self, args: tuple, static: frozenset) -> tuple:
+        """The specs of the positional arguments: ``walk`` of each (``static``: the static
+        positions), with owners and scalars, the common case, handled inline."""
+        specs = []
+        for i, x in enumerate(args):
+            t = type(x)
+            if static and i in static:
+                specs.append(("S", _static_key(x)))
+            elif t is ndarray and x._base is None and x._lens is not None:
+                self.objs.append(x)
+                k = self.root_ids.get(id(x))
+                if k is None:
+                    k = self.root_ids[id(x)] = len(self.roots)
+                    self.roots.append(x)
+                v, layout = x._value, x._layout
+                specs.append(("A", k, v.shape, v.dtype, x._scalar, x._readonly,
+                              None if layout is None else _layout_key(layout)))
+            elif t is float or t is complex:
+                specs.append(("S", (t, repr(x))))
+            elif t is int or t is bool:
+                specs.append(("S", (t, x)))
+            else:
+                specs.append(self.walk(x))
+        return tuple(specs)
+
     def walk(self, x: Any) -> Any:
         t = type(x)
         if t is ndarray or isinstance(x, ndarray):
@@ -459,12 +484,20 @@ def _jit_error(exc: BaseException, fn: Callable) -> JitError:
 class _Entry:
     """One compiled program (per cache key) and what its trace learnt."""
 
-    __slots__ = ("compiled", "eager", "meta")
+    __slots__ = ("compiled", "eager", "layouts", "own", "result", "written")
 
     def __init__(self) -> None:
         self.compiled: Any = None
         self.eager: str | None = None  # fallback="eager": the user's line that cannot trace
-        self.meta: Any = None
+        self.result: Any = None  # the result's spec (``_Outputs.walk``)
+        self.own: tuple | None = None  # (scalar, layout, readonly) when it is one new owner
+        self.written: tuple = ()  # the roots the program returns new values of
+        self.layouts: dict = {}  # root -> its new layout, or _SAME
+
+    def learn(self, result: Any, written: tuple, layouts: dict) -> None:
+        """Keep what a trace learnt (set before the program's first run returns)."""
+        self.written, self.layouts, self.result = written, layouts, result
+        self.own = result[2:] if result[0] == "own" and result[1] == 0 else None
 
 
 class Jitted:
@@ -480,6 +513,7 @@ class Jitted:
         self._fallback = fallback
         self._roll_loops = roll_loops
         self._cache: dict[Any, _Entry] = {}
+        self._last: tuple | None = None
         self._calling = threading.local()  # ``.now``: the call being traced, per thread
         self.loops: tuple = ()  # ``LoopOutcome`` of each loop in the latest trace
         functools.update_wrapper(self, fn)
@@ -493,6 +527,7 @@ class Jitted:
     def clear_cache(self) -> None:
         """Forget every compiled program."""
         self._cache.clear()
+        self._last = None
 
     def _cache_size(self) -> int:
         return len(self._cache)
@@ -505,10 +540,9 @@ class Jitted:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         inputs = _Inputs()
         try:
-            arg_specs = tuple(("S", _static_key(a)) if i in self._static_argnums
-                              else inputs.walk(a) for i, a in enumerate(args))
+            arg_specs = inputs.walk_args(args, self._static_argnums)
             kw_specs = tuple((k, ("S", _static_key(v)) if k in self._static_argnames
-                              else inputs.walk(v)) for k, v in kwargs.items())
+                              else inputs.walk(v)) for k, v in kwargs.items()) if kwargs else ()
         except _Unhashable as exc:
             raise TypeError(f"npjax.jit({self.__qualname__}): {exc}; pass arrays, "
                             "Python scalars or hashable values, or mark it static") from None
@@ -517,9 +551,14 @@ class Jitted:
         st = _errstate.state()  # the error state decides which device checks are traced
         key = (arg_specs, kw_specs, current(), st["divide"], st["over"], st["under"],
                st["invalid"])
-        entry = self._cache.get(key)
-        if entry is None:
-            entry = self._cache[key] = _Entry()
+        last = self._last  # (key, entry) of the latest call: equal keys skip the hashing
+        if last is not None and last[0] == key:
+            entry = last[1]
+        else:
+            entry = self._cache.get(key)
+            if entry is None:
+                entry = self._cache[key] = _Entry()
+            self._last = (key, entry)
         if entry.eager is not None:
             _stats.record_jit_eager(self.__qualname__, entry.eager)
             return self._eager(args, kwargs)
@@ -567,11 +606,10 @@ class Jitted:
             raise
         finally:
             calling.now = None
-        if flags is not None and flags.item():  # (one bool: the cheapest read back)
+        if flags is not None and np.asarray(flags):  # (one bool: the cheapest read back)
             # A device-side check failed: eager NumPy semantics raise at the failing line.
             return self._eager(args, kwargs)
-        meta = entry.meta
-        for k, new in zip(meta["written"], written):
+        for k, new in zip(entry.written, written):
             root = roots[k]
             if isinstance(root, np.ndarray):
                 root[...] = np.asarray(new)
@@ -584,10 +622,15 @@ class Jitted:
             root._value = new
             root._mine = True
             root._version += 1
-            if meta["layouts"][k] is not _SAME:
-                root._layout = meta["layouts"][k]
+            if entry.layouts[k] is not _SAME:
+                root._layout = entry.layouts[k]
+        own = entry.own
+        if own is not None:  # the common result: one new array
+            out = ndarray._owner(outs[0], own[0])
+            out._layout, out._readonly = own[1], own[2]
+            return out
         made = {"roots": roots, "objs": inputs.objs}
-        return _build_result(meta["result"], outs, made)
+        return _build_result(entry.result, outs, made)
 
     def _traced_fn(self, entry: _Entry, arg_specs: tuple, kw_specs: tuple) -> Callable:
         fn = _loop_source.rolled(self._fn) if self._roll_loops else self._fn
@@ -622,8 +665,7 @@ class Jitted:
                         and w._value.shape == root._value.shape)
                     layouts[k] = _SAME if same else w._layout
             _check_external_writes(trace, outs, rb, self._fn)
-            entry.meta = {"result": result_spec, "written": tuple(written),
-                          "layouts": layouts}
+            entry.learn(result_spec, tuple(written), layouts)
             finite = trace.watch.flag()
             if finite is not None:
                 trace.check(finite)
