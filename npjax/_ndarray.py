@@ -517,7 +517,15 @@ class ndarray:
 
     @property
     def T(self) -> ndarray:
-        return self if self._scalar else self.transpose()
+        if self._scalar:
+            return self
+        data = self._host()
+        if data is not None:  # NumPy's view, as ``__getitem__`` makes them
+            root = self if self._base is None else self._base
+            view = data.T
+            if view.base is root._value:
+                return host_view(root, view)
+        return self.transpose()
 
     @property
     def mT(self) -> ndarray:
