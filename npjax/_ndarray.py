@@ -392,6 +392,8 @@ class ndarray:
         """
         data = self._host()
         if data is not None:
+            if order == "C" and not self._scalar:  # the default: no order to work out
+                return host_owner(data.copy())
             return ndarray._owner(data.copy(self._order(order)), self._scalar)
         # jax.Array values are immutable, so a copy can share the buffer: the first write to
         # either array makes a new one (writes never donate a buffer another object holds).
