@@ -190,7 +190,7 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
             handler = DEFERRED.get(type(a))
             if handler is not None:
                 return handler(public, call, args, kwargs)
-        if kwargs or len(args) > checks_from:
+        if checks and (kwargs or len(args) > checks_from):
             for pos, pname, default in checks:
                 value = args[pos] if pos is not None and pos < len(args) else kwargs.get(
                     pname, default)
