@@ -155,6 +155,8 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
                 by_position.append((i, tag.convert))
             by_name[p.name] = tag.convert
     has_out = "out" in annotations and annotations["out"] is Out
+    # Fewer positional arguments than this and no keywords: every check sees its default.
+    checks_from = min((pos for pos, _, _ in checks if pos is not None), default=len(params))
     numpy_target = numpy_fn
     # Lazy mode, decided here: a lazy-capable body gets pending array operands (its
     # ``_lazy.Kernel`` calls are recorded); a body declared not lazy-capable (``NOT_LAZY``)
@@ -188,11 +190,12 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
             handler = DEFERRED.get(type(a))
             if handler is not None:
                 return handler(public, call, args, kwargs)
-        for pos, pname, default in checks:
-            value = args[pos] if pos is not None and pos < len(args) else kwargs.get(
-                pname, default)
-            if value is not default and not _same(value, default):
-                raise unsupported(public, pname)
+        if checks and (kwargs or len(args) > checks_from):
+            for pos, pname, default in checks:
+                value = args[pos] if pos is not None and pos < len(args) else kwargs.get(
+                    pname, default)
+                if value is not default and not _same(value, default):
+                    raise unsupported(public, pname)
         if host_fn is not None:
             result = try_host(public, host_fn, args, kwargs)
             if result is not NOT_HOST:

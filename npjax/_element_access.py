@@ -73,9 +73,13 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
         base = self._base
         data = None if base is None or type(base._value) is not _HOST_TYPE else self._layout
     if data is not None and not self._scalar:
-        key = _host_index(index)
+        kind = type(index)
+        key = index if kind is slice or kind is int else _host_index(index)
         new = _host_part(value)
         if key is not _DEVICE and new is not _DEVICE:
+            if type(new) is _HOST_TYPE and new.dtype is data.dtype:  # no cast: nothing to warn
+                data[key] = new
+                return
             if data.dtype.kind in "fiu" and getattr(new, "dtype", None) is not None and \
                     new.dtype.kind == "c":  # NumPy's warning, at the user's line
                 _complex_warning(new.dtype, data.dtype)

@@ -392,6 +392,8 @@ class ndarray:
         """
         data = self._host()
         if data is not None:
+            if order == "C" and not self._scalar:  # the default: no order to work out
+                return host_owner(data.copy())
             return ndarray._owner(data.copy(self._order(order)), self._scalar)
         # jax.Array values are immutable, so a copy can share the buffer: the first write to
         # either array makes a new one (writes never donate a buffer another object holds).
@@ -517,7 +519,15 @@ class ndarray:
 
     @property
     def T(self) -> ndarray:
-        return self if self._scalar else self.transpose()
+        if self._scalar:
+            return self
+        data = self._host()
+        if data is not None:  # NumPy's view, as ``__getitem__`` makes them
+            root = self if self._base is None else self._base
+            view = data.T
+            if view.base is root._value:
+                return host_view(root, view)
+        return self.transpose()
 
     @property
     def mT(self) -> ndarray:

@@ -140,7 +140,21 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
                 break
         else:
             _stats.host_calls[name] += 1
-            return place_result(_runner(fn)(fn, ops, kwargs), inputs, limit)
+            run = _runner(fn)
+            if run is _run_quiet:
+                result = fn(*ops)
+            elif run is _run_function and 0 < len(ops) < 3:  # C code on NumPy arrays and
+                result = run_loops(fn, *ops)  # numbers: no Python code inside that could warn
+            else:
+                result = run(fn, ops, kwargs)
+            if type(result) is _HOST_TYPE and result.base is None and result.size <= limit \
+                    and _DEVICE_DTYPE.get(result.dtype):  # a new small array: ``place_new``
+                for x in ops:
+                    if x is result:  # an operand given back (``atleast_1d``): that array
+                        break
+                else:
+                    return new_host(result)
+            return place_result(result, inputs, limit)
     try:
         ops = host_operands(args, kwargs, limit)
     except SubclassOperand:  # NumPy's rules for subclass operands (_subclasses)

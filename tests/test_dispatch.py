@@ -25,6 +25,10 @@ def test_unsupported_parameter_names_itself():
     with pytest.raises(NotImplementedError, match="'order'"):
         _cumsum_or_host([1, 2], order="F")
     assert _cumsum_or_host([1, 2], order="K").tolist() == [1, 3]
+    with pytest.raises(NotImplementedError, match="'order'"):  # given by position
+        _cumsum_or_host([1, 2], None, None, None, "F")
+    assert _cumsum_or_host([1, 2], None, None, None, "K").tolist() == [1, 3]
+    assert _cumsum_or_host([1, 2], None).tolist() == [1, 3]  # before it: not looked at
 
 
 def test_public_identity():

@@ -192,6 +192,37 @@ def test_astype_of_a_host_array_warns_at_the_callers_line():
     assert caught[0].filename == __file__
 
 
+def test_host_functions_give_operands_back_and_warn_at_the_callers_line():
+    a = npjax.array([300.0, 300.0], dtype=npjax.float16)  # a C function's loop overflows
+    assert _on_host(a) and npjax.atleast_1d(a) is a  # NumPy gives the operand back
+    with pytest.warns(RuntimeWarning, match="overflow encountered in dot") as caught:
+        assert npjax.dot(a, a) == np.inf
+    assert caught[0].filename == __file__
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        npjax.dot(a, a)
+    z = npjax.zeros(3)
+    assert _on_host(z) and z.base is None and z.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_host_writes_of_the_same_dtype_are_numpys():
+    for xp in (np, npjax):  # overlapping, broadcast, read-only and out-of-range writes
+        x = xp.arange(6.0)
+        x[1:] = x[:-1]
+        x[2:4] += x[2:4]
+        assert x.tolist() == [0.0, 0.0, 2.0, 4.0, 3.0, 4.0]
+        with pytest.raises(ValueError, match="could not broadcast"):
+            x[:2] = x[:3]
+        with pytest.raises(IndexError):
+            x[7, :] = x[:1]
+        y = xp.arange(3.0)
+        y.flags.writeable = False
+        with pytest.raises(ValueError, match="read-only"):
+            y[:] = x[:3]
+        t = xp.zeros((2, 3))
+        t.T[0] = x[2:4]  # ``.T`` is a view NumPy made: it writes through
+        assert t[:, 0].tolist() == [2.0, 4.0] and t.T.base is t
+
+
 def test_device_nan_written_into_a_host_integer_array():
     host = npjax.zeros(3, npjax.int8)
     with npjax.policy(placement="device"):
