@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 import npjax
 from tests._parity import assert_same
 from tests.strategies import arrays, shapes
+from tests._threads import run_threads
 
 pytestmark = pytest.mark.eager_only  # warnings at the operation; lazy: test_lazy.py
 
@@ -200,28 +201,19 @@ def test_host_warnings_in_threads_and_copied_contexts() -> None:
     """The hot path's own context is per context, and a context copied into several threads
     at once (``run_in_executor``) still runs each call with NumPy's answers and warnings."""
     import contextvars
-    import threading
 
     a, z = npjax.ones(3), npjax.zeros(3)
     a / a  # the context caches its loops context
     copied = contextvars.copy_context()
-    results, errors = [], []
+    results = []
 
     def work(ctx: contextvars.Context) -> None:
-        try:
-            results.extend(ctx.run(lambda: float((a + a).sum())) for _ in range(300))
-            with pytest.warns(RuntimeWarning, match="divide by zero"):
-                ctx.run(lambda: a / z)
-        except Exception as e:  # collected for the assertion below
-            errors.append(e)
+        results.extend(ctx.run(lambda: float((a + a).sum())) for _ in range(300))
+        with pytest.warns(RuntimeWarning, match="divide by zero"):
+            ctx.run(lambda: a / z)
 
-    threads = [threading.Thread(target=work, args=(copied.copy() if i else copied,))
-               for i in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == [] and results == [6.0] * 900
+    run_threads([(work, (copied.copy() if i else copied,)) for i in range(3)])
+    assert results == [6.0] * 900
 
 
 def test_out_written_before_raise() -> None:
@@ -283,11 +275,7 @@ def test_errstate_is_per_thread() -> None:
             seen["ignoring"] = float(np.asarray(npjax.asarray([1.0]) / 0.0)[0])
             barrier.wait()
 
-    threads = [threading.Thread(target=raising), threading.Thread(target=ignoring)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads([(raising, ()), (ignoring, ())])
     assert seen == {"raising": "raised", "ignoring": np.inf}
 
 

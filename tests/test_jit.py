@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import npjax
 from tests._parity import assert_same, assert_same_outcome
 from tests.strategies import arrays
+from tests._threads import run_threads
 
 
 def _args(xp, host_args):
@@ -362,17 +363,12 @@ def test_trace_in_one_thread_does_not_see_writes_in_another():
         b[1] = 7.0
         written.set()
 
-    threads = [threading.Thread(target=trace_in_a), threading.Thread(target=write_in_b)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    run_threads([(trace_in_a, ()), (write_in_b, ())], timeout=60)
     assert_same(results["a"], np.full(3, 2.0))
     assert_same(b, np.array([0.0, 7.0, 0.0]))
 
 
 def test_concurrent_calls_of_one_jitted_function_use_their_own_arguments():
-    import threading
 
     f = npjax.jit(lambda x: x + 1.0)
     outs = {}
@@ -380,11 +376,7 @@ def test_concurrent_calls_of_one_jitted_function_use_their_own_arguments():
     def call(i):
         outs[i] = f(npjax.full(4, float(i)))
 
-    threads = [threading.Thread(target=call, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(60)
+    run_threads([(call, (i,)) for i in range(8)], timeout=60)
     for i in range(8):
         assert_same(outs[i], np.full(4, i + 1.0))
 

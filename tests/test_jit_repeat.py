@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import warnings
 
 import jax.numpy as jnp
@@ -11,6 +10,7 @@ import pytest
 
 import npjax
 from tests._parity import assert_same
+from tests._threads import run_threads
 
 
 def _scale_add(xp, a, b, s):
@@ -143,20 +143,11 @@ def test_repeat_results_keep_their_kind():
 def test_threads_calling_one_function_with_different_layouts():
     f = npjax.jit(lambda a, s: a * s)
     inputs = [np.arange(4.0), np.arange(5, dtype=np.float32), np.arange(3.0).reshape(3, 1)]
-    errors = []
 
     def call(k):
-        try:
-            for n in range(20):
-                host = inputs[(k + n) % len(inputs)]
-                assert_same(f(npjax.asarray(host), 2.0), host * 2.0)
-        except Exception as exc:  # reported by the main thread
-            errors.append(exc)
+        for n in range(20):
+            host = inputs[(k + n) % len(inputs)]
+            assert_same(f(npjax.asarray(host), 2.0), host * 2.0)
 
-    threads = [threading.Thread(target=call, args=(k,)) for k in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(120)
-    assert not errors, errors
+    run_threads([(call, (k,)) for k in range(3)])
     assert f._cache_size() == len(inputs)

@@ -21,6 +21,7 @@ import npjax
 from npjax import _lazy
 from tests._parity import assert_parity
 from tests._rerun import rerun, suites_id
+from tests._threads import run_threads
 
 # Lazy mode records device work: arrays made outside it are device arrays here too.
 pytestmark = pytest.mark.device_placement
@@ -353,7 +354,6 @@ def test_fft_transforms_are_recorded():
 def test_threads_record_and_compute_at_once():
     """Lazy mode in several threads at once: each thread's values are NumPy's (the pending
     graph is shared and locked; a flush in one thread never frees what another still uses)."""
-    import threading
 
     def work(seed: int) -> None:
         with npjax.policy(mode="lazy", placement="device"):
@@ -369,17 +369,5 @@ def test_threads_record_and_compute_at_once():
             results[seed] = np.asarray(x).tolist() == ref.tolist()
 
     results: dict = {}
-    errors: list = []
-
-    def run(seed: int) -> None:
-        try:
-            work(seed)
-        except Exception as e:  # collected for the assertion below
-            errors.append(e)
-
-    threads = [threading.Thread(target=run, args=(seed,)) for seed in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert errors == [] and results == dict.fromkeys(range(4), True)
+    run_threads([(work, (seed,)) for seed in range(4)])
+    assert results == dict.fromkeys(range(4), True)

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import npjax
+from tests._threads import run_threads
 
 
 def test_defaults_and_context_manager():
@@ -59,12 +60,7 @@ def test_threads_see_their_own_policy():
             barrier.wait()
             seen[name] = npjax.get_policy().fallback
 
-    threads = [threading.Thread(target=worker, args=("a", "allow")),
-               threading.Thread(target=worker, args=("b", "raise"))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads([(worker, ("a", "allow")), (worker, ("b", "raise"))])
     assert seen == {"a": "allow", "b": "raise"}
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import npjax
 from tests._parity import assert_parity
+from tests._threads import run_threads
 
 BASE = np.arange(12.0).reshape(3, 4)
 
@@ -77,28 +78,19 @@ def test_concurrent_writes_to_distinct_arrays() -> None:
     n_threads, n = 4, 16
     barrier = threading.Barrier(n_threads)
     results: dict[int, np.ndarray] = {}
-    errors: list[BaseException] = []
 
     def work(k: int) -> None:
-        try:
-            a = npjax.zeros(n)
-            barrier.wait()
-            for i in range(n):
-                a[i] = k * 100 + i
-            a += k
-            a[npjax.asarray([0, n - 1])] = -k
-            v = a[2:6]
-            v *= 2
-            results[k] = np.asarray(a)
-        except BaseException as exc:  # reported below, in the main thread
-            errors.append(exc)
+        a = npjax.zeros(n)
+        barrier.wait()
+        for i in range(n):
+            a[i] = k * 100 + i
+        a += k
+        a[npjax.asarray([0, n - 1])] = -k
+        v = a[2:6]
+        v *= 2
+        results[k] = np.asarray(a)
 
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(n_threads)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors
+    run_threads([(work, (k,)) for k in range(n_threads)])
     for k in range(n_threads):
         want = np.arange(n, dtype=float) + k * 100 + k
         want[[0, n - 1]] = -k
@@ -117,13 +109,8 @@ def test_each_thread_has_its_own_policy() -> None:
         p = npjax.get_policy()
         seen[name] = (p.fallback, p.x64, npjax.asarray([1.5]).dtype)
 
-    threads = [threading.Thread(target=work, args=("a",), kwargs={"fallback": "allow"}),
-               threading.Thread(target=work, args=("b",), kwargs={"x64": False}),
-               threading.Thread(target=work, args=("c",), kwargs={"fallback": "warn"})]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_threads([(lambda: work("a", fallback="allow"), ()), (lambda: work("b", x64=False), ()),
+                 (lambda: work("c", fallback="warn"), ())])
     assert seen["a"][:2] == ("allow", True) and seen["a"][2] == np.float64
     assert seen["b"][1] is False and seen["b"][2] == np.float32
     assert seen["c"][:2] == ("warn", True)
