@@ -18,7 +18,6 @@ import numpy as np
 
 from npjax._errstate import _stacklevel
 from npjax._creation import _astype
-from npjax._index_read import getitem
 from npjax._index_values import _single_value, as_value
 from npjax._index_write import setitem
 from npjax._errors import unsupported
@@ -171,7 +170,7 @@ class flatiter:
             if not -size <= key < size:
                 raise IndexError(f"index {key} is out of bounds for size {size}")
             pos = np.unravel_index(key % size, a.shape) if a.shape else ()
-            return getitem(a, tuple(int(p) for p in pos))
+            return a[tuple(int(p) for p in pos)]  # the host route for host arrays
         result = ndarray._owner(a._read().reshape(-1))[key]
         return result if result._base is None else result.copy()
 
