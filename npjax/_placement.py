@@ -147,13 +147,12 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
                 result = run_loops(fn, *ops)  # numbers: no Python code inside that could warn
             else:
                 result = run(fn, ops, kwargs)
-            if type(result) is _HOST_TYPE and result.base is None and result.size <= limit \
-                    and _DEVICE_DTYPE.get(result.dtype):  # a new small array: ``place_new``
-                for x in ops:
-                    if x is result:  # an operand given back (``atleast_1d``): that array
+            if type(result) is _HOST_TYPE:  # a new array, unless an operand given back
+                for x in ops:  # (``atleast_1d``): that array, as ``place_result`` says
+                    if x is result:
                         break
                 else:
-                    return new_host(result)
+                    return place_new(result, inputs, limit)
             return place_result(result, inputs, limit)
     try:
         ops = host_operands(args, kwargs, limit)
@@ -405,14 +404,13 @@ def host_data(x: Any) -> Any:
     device array, ``NOT_HOST`` for anything else. Operands like these run no Python code inside
     NumPy's loops (``run_loops``)."""
     kind = type(x)
-    if kind is ndarray:
+    if kind is ndarray:  # ``x._host()`` written out: this is every host operation's path
         data = x._value
-        if type(data) is _HOST_TYPE:
-            return data[()] if x._scalar else data
-        base = x._base  # a view (``_value`` None) or a device array
-        if base is None or type(base._value) is not _HOST_TYPE:
-            return DEVICE
-        data = x._layout
+        if type(data) is not _HOST_TYPE:
+            base = x._base  # a view (``_value`` None) or a device array
+            if base is None or type(base._value) is not _HOST_TYPE:
+                return DEVICE
+            data = x._layout
         return data[()] if x._scalar else data
     if kind is float or kind is int or kind in _NUMBER_SCALARS:
         return x
@@ -428,7 +426,7 @@ def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int) -> Any:
     y = host_data(b)
     if y is DEVICE or y is NOT_HOST:
         return y
-    return _new_result(run_loops(np_ufunc, x, y), (a, b), limit)
+    return place_new(run_loops(np_ufunc, x, y), (a, b), limit)
 
 
 def host_ufunc1(np_ufunc: Any, a: Any, limit: int) -> Any:
@@ -436,17 +434,7 @@ def host_ufunc1(np_ufunc: Any, a: Any, limit: int) -> Any:
     x = host_data(a)
     if x is DEVICE or x is NOT_HOST:
         return x
-    return _new_result(run_loops(np_ufunc, x), (a,), limit)
-
-
-def _new_result(result: Any, operands: tuple, limit: int) -> Any:
-    """A ufunc's result (no ``out=``: a new array or a NumPy scalar) placed."""
-    if type(result) is _HOST_TYPE:
-        if result.size <= limit and _DEVICE_DTYPE.get(result.dtype):
-            return new_host(result)
-    elif type(result) is not tuple:
-        return result
-    return place_result(result, npjax_operands(operands, {}), limit)
+    return place_new(run_loops(np_ufunc, x), (a,), limit)
 
 
 # NumPy's number scalars (what a host array's element read returns): plain operands too.
@@ -461,7 +449,7 @@ def host_operator(name: str, impl: Any) -> Any:
     op = _OPERATORS[name]
     get_context = _context.get
     host_calls = _stats.host_calls
-    device_dtype, host_type = _DEVICE_DTYPE, np.ndarray
+    host_type = np.ndarray
 
     def method(self: ndarray, *args: Any) -> Any:
         limit = get_context().host
@@ -497,10 +485,10 @@ def host_operator(name: str, impl: Any) -> Any:
     elide = _ELIDABLE.get(name)
 
     def binary(self: ndarray, other: Any, *rest: Any) -> Any:
-        """``method``'s commonest case written out (``_operator_result`` inlined): a host
-        array with a host array, a Python or a NumPy number. Every attribute read and call
-        here is measurable (``benchmarks/overhead.py``: the wrapper's allocation alone costs
-        about half of NumPy's own ``a + b``)."""
+        """``method``'s commonest case first: a host array with a host array, a Python or a
+        NumPy number. Every attribute read and call here is measurable
+        (``benchmarks/overhead.py``: the wrapper's allocation alone costs about half of
+        NumPy's own ``a + b``)."""
         data = self._value
         if type(data) is not host_type:
             base = self._base  # a view of a host array: its NumPy view
@@ -521,15 +509,7 @@ def host_operator(name: str, impl: Any) -> Any:
             result = run_loops(elide[0], data, y)  # NumPy's temporary elision: into ``data``
         else:
             result = run_loops(fn, y, data) if swapped else run_loops(fn, data, y)
-        if type(result) is host_type:
-            if result is data:  # in place (``+=``, or the elision above)
-                return self
-            # NumPy's operator on NumPy operands makes a new array (no ``base``).
-            if result.size <= limit and device_dtype.get(result.dtype):
-                return new_host(result)
-        elif type(result) is not tuple:  # a NumPy scalar: as it is
-            return result
-        return place_new(result, (self, other), limit)
+        return _operator_result(self, data, result, (other,), limit)
 
     functools.update_wrapper(binary, impl)
     binary.host_first = binary.host_method = True
