@@ -205,6 +205,12 @@ class _Inputs:
             self.roots.append(obj)
         return k
 
+    def owner(self, x: ndarray) -> tuple:
+        """The spec of an owner: its root index, shape, dtype, flags and layout."""
+        v = x._value
+        return ("A", self.root(x), v.shape, v.dtype, x._scalar, x._readonly,
+                _layout_key(x._layout))
+
     def walk_args(self, args: tuple, static: frozenset) -> tuple:
         """The specs of the positional arguments: ``walk`` of each (``static``: the static
         positions), with owners and scalars, the common case, handled inline."""
@@ -215,17 +221,9 @@ class _Inputs:
                 specs.append(("S", _static_key(x)))
             elif t is ndarray and x._base is None and x._lens is not None:
                 self.objs.append(x)
-                k = self.root_ids.get(id(x))
-                if k is None:
-                    k = self.root_ids[id(x)] = len(self.roots)
-                    self.roots.append(x)
-                v, layout = x._value, x._layout
-                specs.append(("A", k, v.shape, v.dtype, x._scalar, x._readonly,
-                              None if layout is None else _layout_key(layout)))
-            elif t is float or t is complex:
-                specs.append(("S", (t, repr(x))))
-            elif t is int or t is bool:
-                specs.append(("S", (t, x)))
+                specs.append(self.owner(x))
+            elif t is float or t is int or t is bool or t is complex:
+                specs.append(("S", _static_key(x)))
             else:
                 specs.append(self.walk(x))
         return tuple(specs)
@@ -242,9 +240,7 @@ class _Inputs:
             if x._lens is None:
                 raise _HostView  # a view NumPy made of a host array: the call runs eagerly
             if base is None:
-                k = self.root(x)
-                return ("A", k, x._value.shape, x._value.dtype, x._scalar, x._readonly,
-                        _layout_key(x._layout))
+                return self.owner(x)
             k = self.root(base)
             steps = []
             for step in x._lens:
