@@ -30,3 +30,10 @@ def on_host(x: Any) -> bool:
     if _all_cpu:  # a global array over several processes (npjax.distributed) is not
         return x.is_fully_addressable  # readable here: checked on the devices instead
     return all(d.platform == "cpu" for d in x.devices())
+
+
+def forget_backends() -> None:
+    """Find the backends again at the next ``on_host`` (``npjax.distributed`` restarts them:
+    a single CPU process may become one of several)."""
+    global _all_cpu, _host_only
+    _all_cpu, _host_only = None, False

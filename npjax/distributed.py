@@ -98,8 +98,7 @@ def _after_restart() -> None:
     for cached in (_sharding._devices, _sharding._default_mesh, _sharding._target,
                    _normalize.resolve_device):
         cached.cache_clear()
-    if hasattr(_host_reads, "_all_cpu"):
-        _host_reads._all_cpu = None
+    _host_reads.forget_backends()
     if "key" in _saved:
         _saved["rand"]._key = jax.device_put(_saved.pop("key"))
         _saved.pop("rand")
