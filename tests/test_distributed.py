@@ -107,3 +107,21 @@ def test_not_initialized():
 
 if __name__ == "__main__":
     _worker(int(sys.argv[1]), int(sys.argv[2]))
+
+
+def test_a_backend_restart_forgets_where_arrays_live(monkeypatch):
+    """``on_host`` caches whether every array is host memory (one CPU process); a restart
+    into several processes must drop that fact, not only the device list."""
+    import jax
+
+    from npjax import _host_reads
+
+    x = jax.numpy.zeros(2)
+    assert _host_reads.on_host(x)
+    monkeypatch.setattr(jax, "process_count", lambda: 2)  # as after jax.distributed starts
+    _host_reads.forget_backends()
+    try:
+        assert _host_reads.on_host(x)  # CPU memory, but now decided per array
+        assert _host_reads._host_only is False
+    finally:
+        _host_reads.forget_backends()
