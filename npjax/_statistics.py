@@ -1,8 +1,9 @@
 """Histograms, cov and corrcoef: NumPy's algorithms on npjax arrays.
 
 Histogram edges are NumPy's exactly: the outer edges (``range`` or the data's min/max, read
-back to the host as NumPy scalars) go through NumPy's scalar arithmetic and ``linspace``
-(npjax's ``linspace`` is NumPy's algorithm bit for bit). Counting follows
+back to the host as NumPy scalars) go through NumPy's scalar arithmetic and NumPy's own
+``linspace`` (a device's multiply-add may round once where NumPy rounds twice: on a GPU, a
+float32 edge came out one unit in the last place apart). Counting follows
 ``numpy/lib/_histograms_impl.py``: for equal bins, the index ``(a - first) / (last - first) *
 n`` truncated, then NumPy's one-bin corrections against the edges; for given edges, sorted data
 and ``searchsorted`` (cumulative counts or cumulative weights). Weights are accumulated in
@@ -237,8 +238,6 @@ def _get_outer_edges(a: ndarray, range: Any) -> tuple:
 
 
 def _get_bin_edges(a: ndarray, bins: Any, range: Any, weights: Any) -> tuple:
-    from npjax._ranges import linspace
-
     n_equal_bins = None
     bin_edges = None
     if isinstance(bins, str):
@@ -284,8 +283,10 @@ def _get_bin_edges(a: ndarray, bins: Any, range: Any, weights: Any) -> tuple:
         bin_type = np.result_type(first_edge, last_edge, np.empty(0, a.dtype))
         if bin_type.kind in "iu":
             bin_type = np.result_type(bin_type, float)
-        bin_edges = linspace(first_edge, last_edge, n_equal_bins + 1, endpoint=True,
-                             dtype=bin_type)
+        # NumPy's own linspace: the edges decide the counts, so they must be NumPy's to the
+        # last bit (a GPU contracts linspace's multiply-add into one rounding).
+        bin_edges = _asarray(np.linspace(first_edge, last_edge, n_equal_bins + 1,
+                                         endpoint=True, dtype=bin_type))
         if bool(_U["greater_equal"](bin_edges[:-1], bin_edges[1:]).any()):
             raise ValueError(f"Too many bins for data range. Cannot create {n_equal_bins} "
                              f"finite-sized bins.")
@@ -443,7 +444,6 @@ def _common(a: ndarray, edges: ndarray) -> tuple:
 def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = None,
                 weights: Any = None) -> tuple:
     """npjax implementation of ``numpy.histogramdd``."""
-    from npjax._ranges import linspace
     from npjax._shape_ops import atleast_2d
     from npjax._binning import bincount
     from npjax._differences import diff
@@ -487,7 +487,7 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = N
                 n = operator.index(bins[i])
             except TypeError as e:
                 raise TypeError(f"`bins[{i}]` must be an integer, when a scalar") from e
-            edges[i] = linspace(smin, smax, n + 1)
+            edges[i] = _asarray(np.linspace(smin, smax, n + 1))  # NumPy's edges, as above
         elif np.ndim(bins[i]) == 1:
             edges[i] = _asarray(bins[i])
             if bool(_U["greater"](edges[i][:-1], edges[i][1:]).any()):
