@@ -12,7 +12,8 @@ with ``block_until_ready``, and the best of several repeats is kept. Targets (is
 per-op time <= 1.5x raw ``jax.numpy`` eager; npjax scalar setitem <= 2x a hand-written donated
 ``jax.jit`` update. Results also go to ``benchmarks/results/overhead.json``.
 
-Usage: ``python benchmarks/overhead.py [--quick]`` (``--quick``: fewer repeats).
+Usage: ``python benchmarks/overhead.py [--quick] [--out DIR]`` (``--quick``: fewer repeats;
+``--out``: where overhead.json goes, default ``benchmarks/results``).
 """
 
 from __future__ import annotations
@@ -178,7 +179,8 @@ def main(argv: list[str]) -> int:
     print(f"  (for reference: raw eager .at[i].set / donated jit = "
           f"{setitem['jax eager .at[i].set'] / setitem['donated jax.jit']:.1f}x)")
 
-    out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+    out_dir = (argv[argv.index("--out") + 1] if "--out" in argv
+               else os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "overhead.json")
     with open(path, "w") as f:

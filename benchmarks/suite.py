@@ -76,6 +76,9 @@ class Runner:
             return _fresh(self.host_args, lambda a: a)
         if variant == "jax_hand":
             return _fresh(self.host_args, lambda a: _block(jax.device_put(a)))
+        if variant == "npjax_lazy":  # made as a script run with --mode lazy makes them
+            with npjax.policy(mode="lazy"):
+                return _fresh(self.host_args, lambda a: _block(npjax.asarray(a)))
         return _fresh(self.host_args, lambda a: _block(npjax.asarray(a)))
 
     def call(self, variant: str, args: list) -> tuple[float, Any]:
@@ -207,10 +210,12 @@ def _ms(rec: dict, variant: str, field: str = "median_s") -> str:
     return f"{t[field] * 1e3:.2f}" if t else "fail"
 
 
-def table(records: list[dict], summary: dict, machine: dict, size: str) -> str:
+def table(records: list[dict], summary: dict, machine: dict, size: str,
+          placement: str) -> str:
     lines = [f"Machine: {machine['node']} ({machine['processor']}, {machine['cpu_count']} CPUs, "
              f"JAX backend {machine['jax_backend']}: {machine['device_kind']}); size preset "
-             f"`{size}`; NumPy {machine['numpy']}, JAX {machine['jax']}.", "",
+             f"`{size}`; placement `{placement}`; NumPy {machine['numpy']}, "
+             f"JAX {machine['jax']}.", "",
              "| kernel | kind | NumPy ms | npjax eager ms | npjax lazy ms | npjax.jit ms | "
              "hand jax.jit ms | lazy / jit | jit / hand | lazy 1st call s | jit 1st call s | "
              "hand 1st call s | matches NumPy |",
@@ -278,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated kernel names")
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--out", default=os.path.join(HERE, "results"))
+    parser.add_argument("--placement", choices=("auto", "device", "host"), default=None,
+                        help="the npjax variants' placement (default: the policy's)")
     options = parser.parse_args(argv)
     repeats = options.repeats or (3 if options.quick else 7)
     mods = kernel_pkg.load_all()
@@ -285,6 +292,9 @@ def main(argv: list[str] | None = None) -> int:
         wanted = set(options.only.split(","))
         mods = [m for m in mods if m.NAME in wanted]
     npjax.set_policy(fallback="raise")  # a host NumPy fallback would not be a fair timing
+    if options.placement is not None:
+        npjax.set_policy(placement=options.placement)
+    placement = npjax.get_policy().placement
     machine = _machine()
 
     try:  # a progress bar when tqdm is installed (``pip install -e ".[bench]"``)
@@ -299,8 +309,13 @@ def main(argv: list[str] | None = None) -> int:
             print(msg, flush=True)
 
     log(f"npjax bench: {len(mods)} kernels, size {options.size}, {repeats} rounds, "
-        f"{machine['node']} / {machine['jax_backend']} ({machine['device_kind']})")
-    records = []
+        f"placement {placement}, {machine['node']} / {machine['jax_backend']} "
+        f"({machine['device_kind']})")
+    os.makedirs(options.out, exist_ok=True)
+    stem = os.path.join(options.out, f"bench_{options.size}"
+                        + ("" if options.placement is None else f"_{placement}"))
+    records: list[dict] = []
+    summary = summarize(records)
     progress = tqdm(mods, desc="kernels", unit="kernel") if tqdm is not None else mods
     for i, mod in enumerate(progress, 1):
         log(f"[{i}/{len(mods)}] {mod.NAME} {mod.SIZES[options.size]}")
@@ -311,19 +326,17 @@ def main(argv: list[str] | None = None) -> int:
         bad = [v for v, c in rec["check"].items() if not c.get("ok")]
         log(f"    {' '.join(parts)}  ({time.perf_counter() - t0:.1f}s)"
             + (f"  MISMATCH/FAIL: {bad}" if bad else "  all match NumPy"))
-    summary = summarize(records)
-    os.makedirs(options.out, exist_ok=True)
-    stem = os.path.join(options.out, f"bench_{options.size}")
-    data = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
-            "machine": machine, "size": options.size, "repeats": repeats, "rtol": RTOL,
-            "kernels": records, "summary": summary}
-    with open(stem + ".json", "w") as f:
-        json.dump(data, f, indent=1, default=str)
-    text = table(records, summary, machine, options.size)
+        summary = summarize(records)  # written after every kernel: a cut run keeps its results
+        data = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+                "machine": machine, "size": options.size, "placement": placement,
+                "repeats": repeats, "rtol": RTOL, "kernels": records, "summary": summary}
+        with open(stem + ".json", "w") as f:
+            json.dump(data, f, indent=1, default=str)
+    text = table(records, summary, machine, options.size, placement)
     with open(stem + ".md", "w") as f:
         f.write(text)
-    chart(records, stem + ".png", f"npjax bench ({options.size}) on {machine['node']} "
-                                  f"[{machine['jax_backend']}]")
+    chart(records, stem + ".png", f"npjax bench ({options.size}, placement {placement}) "
+                                  f"on {machine['node']} [{machine['jax_backend']}]")
     log(text)
     log(f"wrote {stem}.json, {stem}.md, {stem}.png")
     return 0 if not summary["kernels_not_matching_numpy"] else 1
