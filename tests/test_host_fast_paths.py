@@ -39,7 +39,7 @@ def _outcome(fn, *args):
         try:
             fn(*args)
             exc = None
-        except Exception as e:  # noqa: BLE001 - the exception type is what is compared
+        except Exception as e:  # the exception type is what is compared
             exc = type(e)
     return exc, [(w.category, str(w.message), w.filename) for w in seen]
 
