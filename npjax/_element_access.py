@@ -28,47 +28,56 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
     root = self._base
     if root is None:
         root, data = self, self._value
+        value = data
     else:
-        data = self._layout
-    if type(root._value) is _HOST_TYPE:  # a host array: NumPy's indexing (views, errors)
+        value, data = root._value, self._layout
+    if type(value) is _HOST_TYPE:  # a host array: NumPy's indexing (views, errors)
         kind = type(index)
-        if kind is int or kind is slice:
-            key = index
-        elif kind is tuple:  # ints, slices, None, Ellipsis: as it is (``_host_index``)
-            key = index
+        if kind is tuple:  # ints, slices, None, Ellipsis: as it is (``_host_index``)
             for k in index:
                 if type(k) not in _PLAIN:
                     key = _host_index(index)
                     if key is _DEVICE:
                         return getitem(self, index)
+                    got = data[key]
                     break
+            else:
+                got = data[index]
+        elif kind is int or kind is slice:
+            got = data[index]
         else:
             key = _host_index(index)
             if key is _DEVICE:
                 return getitem(self, index)
-        got = data[key]
+            got = data[key]
         if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
             return got
-        if got.base is root._value:  # the common view: of the root's own memory
+        if got.base is value:  # the common view: of the root's own memory
             return host_view(root, got)
         return place_result(got, (self,), host_limit())
     return getitem(self, index)
 
 
-
-
 def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
     data = self._value
-    if type(index) is int and type(data) is _HOST_TYPE and not self._scalar:
-        kind = type(value)  # the scalar loop's write into a host array: the hot path
-        if kind is float or kind is int:
+    if type(data) is _HOST_TYPE and not self._scalar:
+        # The scalar loop's write into a host array (``a[i] = v``, ``a[i, j] = v``): the hot
+        # path. A number whose write NumPy cannot warn about goes to NumPy as it is.
+        dtypes = _QUIET_NUMBERS.get(type(value))
+        if dtypes is not None:
             dtype = data.dtype
-            if dtype is _FLOAT64 or dtype is _INT64:
-                data[index] = value  # NumPy's own (it cannot warn)
-                return
-        elif kind is _FLOAT64_SCALAR and data.dtype is _FLOAT64:  # (a loop's NumPy result)
-            data[index] = value
-            return
+            if dtype is dtypes[0] or dtype is dtypes[1]:
+                kind = type(index)
+                if kind is int or kind is slice:
+                    data[index] = value
+                    return
+                if kind is tuple:
+                    for k in index:
+                        if type(k) not in _PLAIN:
+                            break
+                    else:
+                        data[index] = value
+                        return
     if type(data) is not _HOST_TYPE:  # ``_host`` written out
         base = self._base
         data = None if base is None or type(base._value) is not _HOST_TYPE else self._layout
@@ -94,7 +103,14 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
 
 
 _FLOAT64, _INT64 = np.dtype(np.float64), np.dtype(np.int64)
-_HOST_TYPE, _FLOAT64_SCALAR = np.ndarray, np.float64
+_HOST_TYPE = np.ndarray
+# A number's type -> the two array dtypes (the same one twice for NumPy's scalars) it is
+# written into by NumPy's own ``__setitem__`` without a cast that could warn
+# (``_cast_may_warn``): Python floats and ints into float64 and int64 arrays, a NumPy scalar
+# into an array of its own dtype.
+_QUIET_NUMBERS = {float: (_FLOAT64, _INT64), int: (_FLOAT64, _INT64)}
+_QUIET_NUMBERS.update((np.dtype(c).type, (np.dtype(c), np.dtype(c)))
+                      for c in np.typecodes["AllInteger"] + np.typecodes["AllFloat"] + "?")
 _DEVICE = object()  # marker: this part lives on the device (or is being traced)
 _F16 = np.dtype(np.float16)
 _NARROW = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.complex64))
@@ -124,6 +140,8 @@ def _host_part(x: Any) -> Any:
         if data is None:
             return _stats.fetch(x._read())
         return data[()] if x._scalar else data
+    if kind is _HOST_TYPE or kind in _QUIET_NUMBERS:  # NumPy's arrays and scalars
+        return x
     if isinstance(x, jax.Array):
         return _DEVICE if isinstance(x, jax.core.Tracer) else _stats.fetch(x)
     return x

@@ -24,7 +24,8 @@ from npjax import _stats
 from npjax._ndarray import install_methods, ndarray
 from npjax._normalize import to_jax
 from npjax._registry import public_module, public_namespace
-from npjax._ufuncs import UFUNCS
+from npjax._placement import NOT_HOST
+from npjax._ufuncs import UFUNCS, host_binary
 
 __all__ = ["asnumpy", "from_dlpack", "from_jax"]
 
@@ -61,6 +62,10 @@ def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kw
         if ours is None:
             return NotImplemented
     if not kwargs and method == "__call__":  # NumPy's scalar operators land here
+        if len(inputs) == 2:  # a NumPy scalar with a host array: NumPy's own ufunc
+            result = host_binary(ours, inputs[0], inputs[1])
+            if result is not NOT_HOST:
+                return result
         return ours(*inputs)
     fn = ours if method == "__call__" else getattr(ours, method, None)
     if fn is None:

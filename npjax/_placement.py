@@ -522,12 +522,15 @@ _UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
 def _operator_result(self: ndarray, data: np.ndarray, result: Any, args: tuple,
                      limit: int) -> Any:
     """An operator member's result: ``self`` when NumPy wrote into its data (in place), a
-    new host array in the common case, else ``place_new``'s answer."""
-    if type(result) is np.ndarray:
+    new host array or a NumPy scalar in the common cases, else ``place_new``'s answer."""
+    kind = type(result)
+    if kind is np.ndarray:
         if result is data:
             return self
         if result.base is None and result.size <= limit and _DEVICE_DTYPE.get(result.dtype):
             return new_host(result)
+    elif kind is not tuple:  # a NumPy scalar (``a @ b`` of vectors), as ``place_new`` says
+        return result
     return place_new(result, (self, *args), limit)
 
 # NumPy's temporary elision: in ``x * x + 1`` the ``+`` writes into the temporary ``x * x``
