@@ -22,8 +22,9 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("-m", dest="module", metavar="MODULE", default=None,
                      help="run library module MODULE as a script (as `python -m MODULE`); "
                           "the current folder's code gets npjax")
-    run.add_argument("--mode", choices=("eager", "lazy"), default=None,
-                     help="policy mode: eager (each call runs at once) or lazy")
+    run.add_argument("--mode", choices=("auto", "eager", "lazy"), default=None,
+                     help="policy mode: eager (each call runs at once), lazy (device work "
+                          "fused) or auto (lazy on an accelerator; the default)")
     run.add_argument("--device", default=None,
                      help="where arrays live: a platform name (cpu, gpu, tpu)")
     run.add_argument("--sharding", choices=("auto",), default=None,

@@ -213,7 +213,7 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
                 out = out[0]
         raw_args, raw_kwargs = args, dict(kwargs)
         try:
-            if policy.mode != "lazy":
+            if not policy.lazy:
                 result = convert_and_run(args, kwargs, policy, by_position, by_name)
             elif defer:  # pending operands in, the body's kernels recorded
                 result = convert_and_run(args, kwargs, policy, lazy_position, lazy_name)

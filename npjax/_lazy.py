@@ -138,7 +138,7 @@ def concrete_if_done(x: Any) -> Any:
 
 def is_on() -> bool:
     """Whether calls made now are recorded."""
-    return current().mode == "lazy"
+    return current().lazy
 
 
 class Kernel:
@@ -164,7 +164,7 @@ class Kernel:
         return type(other) is Kernel and other.fn is self.fn
 
     def __call__(self, *args: Any) -> Any:
-        if current().mode == "lazy":
+        if current().lazy:
             return record(self, args)
         return self.now(args)
 

@@ -220,7 +220,7 @@ class ndarray:
     def _read_lazy(self) -> Any:
         """The current value; in lazy mode possibly a pending ``_lazy.Lazy`` (view reads are
         then recorded too). Only code whose kernels are ``_lazy.Kernel`` may call this."""
-        if current().mode != "lazy" or self._host() is not None:
+        if self._host() is not None or not current().lazy:
             return self._read()
         base = self._base
         if base is None:

@@ -183,7 +183,7 @@ def where(condition: Any, x: Any = _NoValue, y: Any = _NoValue) -> Any:
     if x is _NoValue or y is _NoValue:
         raise ValueError("either both or neither of x and y should be given")
     policy = current()
-    read = to_jax_lazy if policy.mode == "lazy" else to_jax  # recorded in lazy mode
+    read = to_jax_lazy if policy.lazy else to_jax  # recorded in lazy mode
     cond = read(condition, policy)
     xv, yv = (v if type(v) in _dtypes.WEAK_TYPES else read(v, policy) for v in (x, y))
     dtype = _dtypes.result_type(_key(xv), _key(yv))

@@ -136,7 +136,7 @@ class ufunc:
             # are). Anything else takes the full path below, which places operands.
             if (not kwargs and len(args) == self.nin and policy.device is None
                     and policy.sharding is None):
-                lazy = policy.mode == "lazy"
+                lazy = policy.lazy
                 if not lazy and self.nin == 2 and self.nout == 1:  # the same, written out
                     a, b = args
                     kind_a, kind_b = type(a), type(b)
@@ -212,7 +212,7 @@ class ufunc:
                                "dtype": dtype}, current(), "no JAX implementation")
         policy = current()
         outs = _as_out_tuple(out, self.nout)
-        lazy = policy.mode == "lazy"
+        lazy = policy.lazy
         read = to_jax_lazy if lazy else to_jax
         try:
             vals = [a if type(a) in _WEAK else read(a, policy) for a in args]

@@ -39,8 +39,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def pytest_addoption(parser):
-    parser.addoption("--npjax-mode", default="eager", choices=("eager", "lazy"),
-                     help="run every test under this npjax execution mode")
+    parser.addoption("--npjax-mode", default="auto", choices=("auto", "eager", "lazy"),
+                     help="run every test under this npjax execution mode (default: the "
+                          "policy's, auto: lazy on an accelerator, eager on a CPU)")
     parser.addoption("--npjax-placement", default=None, choices=("auto", "device", "host"),
                      help="run every test under this placement (default: the policy's)")
 
@@ -58,7 +59,7 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     _start_reruns_first(items)
-    if config.getoption("--npjax-mode") != "lazy":
+    if not npjax.Policy(mode=config.getoption("--npjax-mode")).lazy:
         return
     skip = pytest.mark.skip(reason="eager-mode timing; lazy mode's own is in test_lazy.py")
     for item in items:

@@ -104,3 +104,44 @@ def test_device_policy_places_arrays():
         assert (a + 1).devices() == {cpu}
     with npjax.policy(device=cpu):
         assert npjax.zeros(2).devices() == {cpu}
+
+
+def test_auto_mode_is_eager_on_a_cpu_backend():
+    """The default mode "auto" runs eagerly on a CPU backend, where NumPy computes every size
+    on the host (benchmarks/threshold.py): nothing is recorded."""
+    assert npjax.get_policy().mode == "auto"
+    assert npjax.Policy().lazy is (jax.default_backend() != "cpu")
+    if jax.default_backend() != "cpu":
+        pytest.skip("an accelerator backend: auto is lazy here")
+    npjax.reset_stats()
+    x = np.linspace(0.0, 1.0, 100_000)
+    got = npjax.sqrt(npjax.asarray(x) * 2.0 + 1.0)
+    assert got._host() is not None and npjax.stats()["lazy"]["recorded"] == 0
+    np.testing.assert_array_equal(np.asarray(got), np.sqrt(x * 2.0 + 1.0))
+
+
+def test_auto_mode_fuses_device_work_on_an_accelerator(monkeypatch):
+    """On an accelerator backend "auto" is lazy mode: small arrays stay NumPy's, large ones
+    are device arrays whose work is recorded and run as one program when a value is read.
+    The backend is faked here (the fusing itself is lazy mode's, tested on this CPU)."""
+    from npjax import _policy
+
+    monkeypatch.setattr(_policy, "_cpu_backend", lambda: False)
+    x = np.linspace(-1.0, 1.0, 100_000)
+    with npjax.policy(mode="auto", fallback="raise") as p:  # a new policy: asked afresh
+        assert p.lazy
+        small = npjax.arange(5.0) * 2.0
+        assert small._host() is not None  # small work: NumPy's, as under any mode
+        big = npjax.asarray(x)
+        npjax.reset_stats()
+        y = npjax.exp(-big * big) + npjax.sin(big) * 0.5
+        s = y.sum()
+        assert npjax.stats()["lazy"]["recorded"] >= 5
+        assert npjax.stats()["lazy"]["flushes"] == 0
+        value = float(s)
+        assert npjax.stats()["lazy"]["flushes"] == 1
+    want = np.exp(-x * x) + np.sin(x) * 0.5
+    np.testing.assert_allclose(value, want.sum(), rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(y), want, rtol=1e-12, atol=1e-15)
+    with npjax.policy(mode="eager") as p:
+        assert not p.lazy
