@@ -27,13 +27,18 @@ side effect: every call goes through ``call()``, which (during a probe) admits o
 JAX functions, ndarray methods, ``math``/``operator`` and pure builtins; item stores go
 through ``setsub`` (npjax arrays only); ``x op= y`` through ``aug``. Anything else (``print``,
 ``lst.append``, a user function), a Python branch or conversion on the index (``if i > 0``,
-``float(i)``, ``range(i)``), a shape that depends on the index (``x[:i]``), an index that
-could be out of bounds or negative on some iteration, a carried Python value that changes
+``float(i)``, ``range(i)``), an index that could be out of bounds or negative on some
+iteration, a carried Python value that changes
 (``k += 1``), or any exception raises inside the probe, every array is restored, and the
 loop runs unrolled exactly as before. ``break``, ``continue``, ``return``, ``yield``, ``try``,
 ``del``, nested ``def``/``lambda``/``class``, attribute stores and ``global``/``nonlocal``
 names are refused from the source (the loop stays as written). Operators and attribute reads
 on user objects are assumed free of side effects, as NumPy's are.
+
+Slices whose extent moves with the index (``x[:i]``, ``L[j + 1:, :j]``, ``a[i:i + 5]`` clamped
+at the end) are read as masked windows of their full static extent (``npjax._windows``): sums,
+products, elementwise arithmetic and stores of the same bounds keep the body's shapes; any
+other use of one abandons the roll.
 
 The other known route, tracing the body at two concrete indices and comparing the programs,
 needs the body as a function too, and could not prove the absence of Python side effects

@@ -226,11 +226,11 @@ class Window:
         casting rules, its errors); the caller stores the result."""
         return _wrap(op(self.filled(1), _elementwise_operand(value, self)), self.bounds)
 
-    def sum(self, axis: Any = None) -> Any:
-        return _sum_call(_reductions.sum, (self, axis), {})
+    def sum(self, *args: Any, **kwargs: Any) -> Any:
+        return _sum_call(_reductions.sum, (self, *args), kwargs)
 
-    def dot(self, other: Any) -> Any:
-        return _product(_products.dot, self, other)
+    def dot(self, *args: Any, **kwargs: Any) -> Any:
+        return _dot_call(_products.dot, (self, *args), kwargs)
 
     def __getitem__(self, key: Any) -> Window:
         if type(key) is not slice or key != slice(None, None, -1) or not self.bounds:
