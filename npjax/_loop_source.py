@@ -30,7 +30,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from npjax._loops import UNBOUND, aug, call, getsub, items, run_loop, setsub
+from npjax._loops import UNBOUND, aug, augitem, call, getsub, items, run_loop, setsub
 
 __all__ = ["rolled"]
 
@@ -184,7 +184,7 @@ class _Instrument(ast.NodeTransformer):
                ast.Assign(targets=[_name(cur, True)],
                           value=_helper_call("getsub", _name(obj), _name(key))),
                ast.Assign(targets=[_name(cur, True)],
-                          value=_helper_call("aug", op, _name(cur), value)),
+                          value=_helper_call("augitem", op, _name(cur), value)),
                ast.Expr(value=_helper_call("setsub", _name(obj), _name(key), _name(cur)))]
         return [ast.copy_location(s, node) for s in out]
 
@@ -307,7 +307,8 @@ def _unbind(name: str) -> ast.stmt:
 
 
 _HELPERS = {"loop": run_loop, "call": call, "getsub": getsub, "setsub": setsub, "aug": aug,
-            "items": items, "slice": slice, "UNBOUND": UNBOUND, "NameError": NameError}
+            "augitem": augitem, "items": items, "slice": slice, "UNBOUND": UNBOUND,
+            "NameError": NameError}
 _CACHE: dict[Any, Any] = {}
 
 

@@ -27,13 +27,18 @@ side effect: every call goes through ``call()``, which (during a probe) admits o
 JAX functions, ndarray methods, ``math``/``operator`` and pure builtins; item stores go
 through ``setsub`` (npjax arrays only); ``x op= y`` through ``aug``. Anything else (``print``,
 ``lst.append``, a user function), a Python branch or conversion on the index (``if i > 0``,
-``float(i)``, ``range(i)``), a shape that depends on the index (``x[:i]``), an index that
-could be out of bounds or negative on some iteration, a carried Python value that changes
+``float(i)``, ``range(i)``), an index that could be out of bounds or negative on some
+iteration, a carried Python value that changes
 (``k += 1``), or any exception raises inside the probe, every array is restored, and the
 loop runs unrolled exactly as before. ``break``, ``continue``, ``return``, ``yield``, ``try``,
 ``del``, nested ``def``/``lambda``/``class``, attribute stores and ``global``/``nonlocal``
 names are refused from the source (the loop stays as written). Operators and attribute reads
 on user objects are assumed free of side effects, as NumPy's are.
+
+Slices whose extent moves with the index (``x[:i]``, ``L[j + 1:, :j]``, ``a[i:i + 5]`` clamped
+at the end) are read as masked windows of their full static extent (``npjax._windows``): sums,
+products, elementwise arithmetic and stores of the same bounds keep the body's shapes; any
+other use of one abandons the roll.
 
 The other known route, tracing the body at two concrete indices and comparing the programs,
 needs the body as a function too, and could not prove the absence of Python side effects
@@ -58,19 +63,17 @@ from npjax._index_plan import _basic_plan, _expand
 from npjax._index_read import _read_one
 from npjax._index_values import convert_value
 from npjax._index_write import _write_one, write_through
+from npjax._loop_index import LoopIndex, NoRoll
 from npjax._ndarray import ndarray
 from npjax._ufuncs import ufunc
 from npjax._views import Box
+from npjax._windows import Window, consumer, cut, store
 
-__all__ = ["LoopOutcome", "UNBOUND", "aug", "call", "getsub", "items", "run_loop", "setsub"]
+__all__ = ["LoopOutcome", "UNBOUND", "aug", "augitem", "call", "getsub", "items", "run_loop",
+           "setsub"]
 
 MIN_TRIPS = 4  # shorter loops unroll: rolling costs about three traces of the body
 _Tracer = jax.core.Tracer
-
-
-class NoRoll(BaseException):
-    """Raised inside a probe to abandon rolling (a BaseException: user code never catches it,
-    ``try`` being refused in rolled bodies)."""
 
 
 class _Unbound:
@@ -93,88 +96,6 @@ class LoopOutcome(NamedTuple):
 
 # depth of probes running in this context: calls and stores are checked while > 0
 _GUARD: contextvars.ContextVar[int] = contextvars.ContextVar("npjax_loop_guard", default=0)
-
-
-# --- the loop index ----------------------------------------------------------------------
-
-
-class LoopIndex:
-    """The loop variable of a rolled loop: ``k * mul + add`` for the fori_loop counter ``k``
-    in ``[0, kmax]``. Integer arithmetic with Python ints stays a LoopIndex; it can index
-    npjax arrays (``a[i]``, ``a[i - 1, :]``, ``a[i:i + 2]``) where every value is in bounds.
-    Anything needing its value (``int``, ``bool``, comparisons, use as array data) abandons
-    the roll."""
-
-    __slots__ = ("add", "k", "kmax", "mul")
-
-    def __init__(self, k: Any, kmax: int, mul: int, add: int) -> None:
-        self.k, self.kmax, self.mul, self.add = k, kmax, mul, add
-        if max(abs(self.lo), abs(self.hi)) >= 2 ** 31 - 1:
-            raise NoRoll("the loop index leaves the 32-bit range")
-
-    @property
-    def lo(self) -> int:
-        return min(self.add, self.add + self.mul * self.kmax)
-
-    @property
-    def hi(self) -> int:
-        return max(self.add, self.add + self.mul * self.kmax)
-
-    def traced(self) -> Any:
-        return self.k * self.mul + self.add
-
-    def _affine(self, mul: int, add: int) -> LoopIndex:
-        return LoopIndex(self.k, self.kmax, mul, add)
-
-    def __add__(self, other: Any) -> LoopIndex:
-        if type(other) is int:
-            return self._affine(self.mul, self.add + other)
-        if type(other) is LoopIndex and other.k is self.k:
-            return self._affine(self.mul + other.mul, self.add + other.add)
-        raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
-
-    __radd__ = __add__
-
-    def __sub__(self, other: Any) -> LoopIndex:
-        if type(other) is int:
-            return self._affine(self.mul, self.add - other)
-        if type(other) is LoopIndex and other.k is self.k:
-            return self._affine(self.mul - other.mul, self.add - other.add)
-        raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
-
-    def __rsub__(self, other: Any) -> LoopIndex:
-        if type(other) is int:
-            return self._affine(-self.mul, other - self.add)
-        raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
-
-    def __mul__(self, other: Any) -> LoopIndex:
-        if type(other) is int:
-            return self._affine(self.mul * other, self.add * other)
-        raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
-
-    __rmul__ = __mul__
-
-    def __neg__(self) -> LoopIndex:
-        return self._affine(-self.mul, -self.add)
-
-    def __pos__(self) -> LoopIndex:
-        return self
-
-    def _needs_value(self, *args: Any) -> Any:
-        raise NoRoll("the loop index is used as a value")
-
-    __index__ = __int__ = __float__ = __complex__ = __bool__ = __hash__ = _needs_value
-    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _needs_value  # type: ignore[assignment]
-    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _needs_value
-    __mod__ = __rmod__ = __pow__ = __rpow__ = __abs__ = __divmod__ = _needs_value
-    __and__ = __or__ = __xor__ = __lshift__ = __rshift__ = __invert__ = _needs_value
-    __array__ = __jax_array__ = __iter__ = __len__ = __format__ = _needs_value
-
-    def __getattr__(self, name: str) -> Any:
-        raise NoRoll(f"the loop index's attribute {name!r} is read")
-
-    def __repr__(self) -> str:
-        return f"<npjax loop index {self.mul}*k+{self.add}, k in [0, {self.kmax}]>"
 
 
 def _has_index(key: Any) -> bool:
@@ -259,6 +180,12 @@ def getsub(x: Any, key: Any) -> Any:
     """``x[key]`` in a transformed loop body (a loop index moves a box of the array)."""
     if not _has_index(key):
         return x[key]
+    if type(x) is Window:
+        raise NoRoll("a moving slice is indexed by the loop index")
+    moving = cut(x, key)
+    if moving is not None:  # a slice whose extent moves: a window of the whole part
+        whole, bounds = moving
+        return Window.read(getsub(x, whole), bounds)
     plan, pos, single = _plan(x, key)
     if single:
         return _read_one(x, pos)
@@ -275,6 +202,11 @@ def setsub(x: Any, key: Any, value: Any) -> None:
         return
     if x._readonly or x._scalar:
         raise NoRoll("a write to a read-only array")
+    moving = cut(x, key)
+    if moving is not None:  # a slice whose extent moves: a select into the whole part
+        whole, bounds = moving
+        setsub(x, whole, store(getsub(x, whole), bounds, value))
+        return
     plan, pos, single = _plan(x, key)
     if single:
         _write_one(x, pos, value)
@@ -318,6 +250,14 @@ def aug(op: str, x: Any, value: Any) -> Any:
     return _AUG_OPS[op](x, value)
 
 
+def augitem(op: str, cur: Any, value: Any) -> Any:
+    """The operator of ``x[key] op= value`` on ``cur = x[key]`` (``setsub`` stores what it
+    returns): for a moving slice, the in-place operator on a copy of its window."""
+    if type(cur) is Window:
+        return cur.inplace(_AUG_OPS[op], value)
+    return aug(op, cur, value)
+
+
 # --- the call guard ----------------------------------------------------------------------
 
 
@@ -346,7 +286,7 @@ def _allowed(f: Any) -> bool:
         return issubclass(f, np.generic) or f is np.dtype
     owner = getattr(f, "__self__", None)
     if owner is not None and t is not types.FunctionType:
-        if isinstance(owner, ndarray | ufunc | jax.Array):
+        if isinstance(owner, ndarray | ufunc | jax.Array | Window):
             return True
         if isinstance(owner, types.ModuleType):
             return owner.__name__ in ("math", "cmath", "operator")
@@ -369,9 +309,11 @@ def _allowed(f: Any) -> bool:
 
 def call(f: Any) -> Any:
     """The callee of a call in a transformed loop body: checked while a probe runs."""
-    if _GUARD.get() and not _allowed(f):
-        raise NoRoll(f"the body calls {getattr(f, '__qualname__', type(f).__name__)}, "
-                     "which may have Python side effects")
+    if _GUARD.get():
+        if not _allowed(f):
+            raise NoRoll(f"the body calls {getattr(f, '__qualname__', type(f).__name__)}, "
+                         "which may have Python side effects")
+        return consumer(f)  # (functions that take moving slices take them here)
     return f
 
 

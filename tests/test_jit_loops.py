@@ -16,6 +16,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import npjax
 from npjax import _loop_source
@@ -23,10 +25,11 @@ from tests._parity import assert_same, assert_same_outcome
 from tests.test_jit_masks import _count_eager, compare_calls
 
 
-def check(kernel, *host_args, static=(), rolled=None, traced=True, calls=2):
+def check(kernel, *host_args, static=(), rolled=None, traced=True, calls=2, roll_loops=True):
     """NumPy eagerly, then npjax.jit: the same outcome and final arguments. ``rolled``: a
     bool per loop the trace met (in order), or one bool for all of them."""
-    jitted = npjax.jit(kernel, static_argnums=(0, *[i + 1 for i in static]))
+    jitted = npjax.jit(kernel, static_argnums=(0, *[i + 1 for i in static]),
+                       roll_loops=roll_loops)
     for runs, np_exc in compare_calls(jitted, kernel, host_args, calls):
         if traced is not None and np_exc is None:
             assert bool(runs) is not traced, f"eager reruns: {len(runs)}"
@@ -240,9 +243,9 @@ def branches_on_index(xp, a):
     return a
 
 
-def prefix(xp, a, out):
+def prefix_max(xp, a, out):
     for i in range(1, a.shape[0]):
-        out[i] = a[:i].sum()  # the shape changes with i
+        out[i] = a[:i].max()  # the shape changes with i: max takes no masked window
     return out
 
 
@@ -312,7 +315,7 @@ def test_branch_on_the_index_unrolls():
 
 
 def test_shape_changing_body_unrolls():
-    check(prefix, np.arange(8.0), np.zeros(8), rolled=False)
+    check(prefix_max, np.arange(8.0), np.zeros(8), rolled=False)
 
 
 def test_appending_to_a_list_unrolls():
@@ -718,7 +721,7 @@ def test_an_element_read_after_its_store_copies_no_array():
 
 
 def parts_after_a_store(xp, a):
-    for k in range(a.shape[0] - 1):  # unrolled (the slices shrink): static positions
+    for k in range(a.shape[0] - 1):  # unrolled below (roll_loops=False): static positions
         a[k + 1:, k] /= a[k, k]
         a[k + 1:, k + 1:] -= xp.outer(a[k + 1:, k], a[k, k + 1:])  # the part just stored
     a[0, 0] = a[1, 1] * 2  # an element...
@@ -729,10 +732,238 @@ def parts_after_a_store(xp, a):
 
 def test_parts_read_after_a_store_are_numpys_and_copy_less():
     a = np.random.default_rng(6).random((7, 7)) + 7 * np.eye(7)
-    check(parts_after_a_store, a, rolled=False)
-    check(parts_after_a_store, a.astype(np.float32), rolled=False)
-    jitted = npjax.jit(parts_after_a_store, static_argnums=0)
+    check(parts_after_a_store, a, rolled=[], roll_loops=False)
+    check(parts_after_a_store, a.astype(np.float32), rolled=[], roll_loops=False)
+    jitted = npjax.jit(parts_after_a_store, static_argnums=0, roll_loops=False)
     text = _program_text(jitted, npjax, npjax.array(a))
     # 13 array copies when every read went through the updated array (XLA fused the update
     # into the read); the rest come from the error-state checks of overlapping stores
     assert len(re.findall(r"= \w+\[\d[\d,]*\]\S* copy\(", text)) <= 9
+
+
+# --- slices whose extent moves with the index: masked windows (npjax._windows) --------------
+
+
+def forward_subst(xp, L, b):
+    n = b.shape[0]
+    x = xp.zeros_like(b)
+    for i in range(n):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def cholesky(xp, a):
+    n = a.shape[0]
+    L = xp.zeros_like(a)
+    for j in range(n):
+        L[j, j] = xp.sqrt(a[j, j] - L[j, :j] @ L[j, :j])
+        L[j + 1:, j] = (a[j + 1:, j] - L[j + 1:, :j] @ L[j, :j]) / L[j, j]
+    return L
+
+
+def lu(xp, a):
+    n = a.shape[0]
+    for k in range(n - 1):
+        a[k + 1:, k] /= a[k, k]
+        a[k + 1:, k + 1:] -= xp.outer(a[k + 1:, k], a[k, k + 1:])
+    return a
+
+
+def prefix_sums(xp, a, out):
+    for i in range(out.shape[0]):
+        out[i] = a[:i].sum() + xp.sum(a[i:]) * 2
+    return out
+
+
+def prefix_dots(xp, a, b, out):
+    for i in range(out.shape[0]):
+        out[i] = a[:i] @ b[:i] + xp.dot(a[i:], b[i:]) + xp.matmul(a[:i], b[:i])
+    return out
+
+
+def clamped(xp, a, out):
+    for i in range(out.shape[0]):
+        out[i] = a[i - 2:i + 5].sum() + a[:i + 5].sum() * 3  # i - 2 < 0: from the end
+    return out
+
+
+def windowed_updates(xp, x, y):
+    for i in range(1, x.shape[0]):
+        x[1:i] = x[1:i] * 0.5 + y[1:i] - 1
+        x[i:] += xp.sqrt(abs(y[i:])) / 2
+        x[:i] -= 1.0 - x[:i]
+    return x
+
+
+def reversed_dots(xp, r, x, out):
+    for k in range(1, out.shape[0]):
+        out[k] = r[:k] @ x[:k][::-1]
+        x[:k] = x[:k] + 0.5 * x[:k][::-1]
+    return out, x
+
+
+def matrix_windows(xp, m, v, out):
+    for j in range(out.shape[0]):
+        out[j:] = m[j:, :j] @ v[:j] + m[j:, j:].sum(axis=1) - xp.sum(m[j:, :], axis=1)
+    return out
+
+
+def scratch_window(xp, a, out):
+    for i in range(out.shape[0]):
+        w = a[:i + 1]
+        out[i] = w.sum()
+    return out, w
+
+
+@pytest.mark.parametrize("n", [5, 24])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_triangular_kernels_roll_over_moving_slices(n, dtype):
+    rng = np.random.default_rng(11)
+    m = rng.random((n, n))
+    L = (np.tril(m, -1) * (2.0 / n) + np.diag(1.0 + rng.random(n))).astype(dtype)
+    for kernel, args in [(forward_subst, (L, rng.random(n).astype(dtype))),
+                         (cholesky, ((m @ m.T + n * np.eye(n)).astype(dtype),)),
+                         (lu, ((m + n * np.eye(n)).astype(dtype),))]:
+        jitted = check(kernel, *args, rolled=True)
+        assert jitted.loops[0].body_runs <= 4
+
+
+def test_lu_of_integers_raises_numpys_casting_error():
+    # ``int_array[k + 1:, k] /= ...``: the in-place operator's same-kind rule, as NumPy's
+    check(lu, np.arange(36).reshape(6, 6) + 40 * np.eye(6, dtype=np.int64))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int8, np.bool_,
+                                   np.complex128])
+def test_sums_and_dots_of_moving_slices_follow_numpys_dtypes(dtype):
+    rng = np.random.default_rng(12)
+    a = (rng.random(9) * 10).astype(dtype)
+    b = (rng.random(9) * 10 - 5).astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        a, b = a + 1j * b.real, b - 2j * a.real
+    check(prefix_sums, a, np.zeros(9, np.result_type(a.sum())), rolled=True)
+    check(prefix_dots, a, b, np.zeros(9, (a[:1] @ b[:1]).dtype), rolled=True)
+
+
+def test_empty_windows_and_clamped_ends():
+    # i = 0: ``a[:0] @ b[:0]`` is 0; ``a[i - 2:i + 5]`` starts from the end, then clamps
+    rng = np.random.default_rng(13)
+    check(prefix_dots, rng.random(8), rng.random(8), np.full(8, -1.0), rolled=True)
+    check(clamped, rng.random(9), np.zeros(9), rolled=True)
+    check(clamped, np.arange(9), np.zeros(9, np.int64), rolled=True)
+
+
+def prefix_only(xp, a, b, out):
+    for i in range(out.shape[0]):
+        out[i] = a[:i] @ b[:i] + (a[:i] / b[:i]).sum()
+    return out
+
+
+def test_non_finite_values_outside_a_window_never_reach_it():
+    a, b = np.arange(1.0, 10.0), np.ones(9)
+    a[-1], b[-1] = np.inf, np.nan  # outside every window
+    check(prefix_only, a, b, np.zeros(8), rolled=True)  # no eager rerun: nothing warns
+    a[-1] = -0.0
+    check(prefix_only, a, b * 0 + 2, np.zeros(8), rolled=True)
+    b[-1] = 0.0  # 0 / 0 outside the windows
+    check(prefix_only, a, b, np.zeros(8), rolled=True)
+    check(prefix_sums, np.array([np.nan, -0.0, 1e308, 1e308, 2.0, 3.0, 4.0]),
+          np.zeros(7), rolled=True, traced=None)  # overflows: NumPy's warnings
+
+
+def test_elementwise_updates_and_stores_of_moving_slices():
+    rng = np.random.default_rng(14)
+    check(windowed_updates, rng.random(10), rng.random(10) - 0.5, rolled=True)
+    check(windowed_updates, rng.random(10).astype(np.float32),
+          rng.random(10).astype(np.float32), rolled=True)
+
+
+def test_reversed_moving_slices():
+    rng = np.random.default_rng(15)
+    check(reversed_dots, rng.random(9), rng.random(9), np.zeros(9), rolled=True)
+
+
+def test_products_and_axis_sums_of_2d_moving_slices():
+    rng = np.random.default_rng(16)
+    check(matrix_windows, rng.random((7, 7)), rng.random(7), np.zeros(7), rolled=True)
+
+
+def test_a_window_bound_in_the_body_is_numpys_view_after_the_loop():
+    check(scratch_window, np.arange(6.0), np.zeros(6), rolled=True)
+
+
+def _moving_sums(p, q, s, t):
+    def kernel(xp, a, out):
+        for i in range(out.shape[0]):
+            out[i] = a[p * i + q:s * i + t].sum() - a[p * i + q:s * i + t] @ a[p * i + q:s * i + t]
+        return out
+    return kernel
+
+
+@settings(max_examples=15, deadline=None)
+@given(p=st.integers(-2, 2), q=st.integers(-12, 12), s=st.integers(-2, 2),
+       t=st.integers(-12, 12), dtype=st.sampled_from([np.float64, np.int32]))
+def test_moving_slice_bounds_follow_python_slicing(p, q, s, t, dtype):
+    a = (np.arange(1, 11) * 1.5).astype(dtype)
+    check(_moving_sums(p, q, s, t), a, np.zeros(6, a.dtype), rolled=True)
+
+
+# --- uses of a moving slice that are not exact as a window: unrolled, NumPy's answer
+
+
+def window_length(xp, a, out):
+    for i in range(out.shape[0]):
+        out[i] = len(a[:i]) + a[:i].shape[0]
+    return out
+
+
+def window_to_other_function(xp, a, out):
+    for i in range(1, out.shape[0]):
+        out[i] = xp.mean(a[:i]) + xp.asarray(a[:i]).max()
+    return out
+
+
+def different_bounds(xp, a, out):
+    for i in range(out.shape[0]):
+        out[i] = a[:i] @ a[1:i + 1]  # equal lengths, but bounds of other forms
+    return out
+
+
+def in_place_through_a_window(xp, a):
+    for i in range(a.shape[0]):
+        w = a[:i]
+        w += 1  # writes through NumPy's view
+    return a
+
+
+def written_under_a_window(xp, a, out):
+    for i in range(out.shape[0]):
+        w = a[:i + 1]
+        a[0] = a[0] + 1  # the view sees this write
+        out[i] = w.sum()
+    return out
+
+
+def array_on_the_left(xp, a, out):
+    for i in range(out.shape[0]):
+        out[i] = (a[i] * a[:i]).sum() + (a[:i] * a[i]).sum()
+    return out
+
+
+def printed_window(xp, a):
+    for i in range(a.shape[0]):
+        print(a[:i])
+    return a
+
+
+@pytest.mark.parametrize("kernel", [window_length, window_to_other_function, different_bounds,
+                                    written_under_a_window, array_on_the_left])
+def test_other_uses_of_a_moving_slice_unroll(kernel):
+    check(kernel, np.arange(1.0, 8.0), np.zeros(6), rolled=False)
+
+
+def test_in_place_operators_and_printing_of_a_moving_slice_unroll():
+    check(in_place_through_a_window, np.arange(6.0), rolled=False)
+    jitted = npjax.jit(printed_window, static_argnums=0)
+    with pytest.raises(npjax.JitError, match="print of an array"):  # as when it unrolled
+        jitted(npjax, npjax.arange(5.0))
