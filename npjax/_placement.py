@@ -45,6 +45,26 @@ def beyond(size: int, limit: int) -> bool:
     return size > limit and not (limit == DEFAULT_LIMIT and _context.get().policy.keeps_large())
 
 
+def grows_off_host(x: Any, y: Any, limit: int) -> bool:
+    """Whether broadcasting two host operands makes a result that leaves the host (``beyond``):
+    such a call runs on the device from copies of the small operands, rather than NumPy
+    computing the large result here and moving it (on a GPU, n-body's ``pos[None] -
+    pos[:, None]``: 12.6M elements made by NumPy and sent across each step, 25x the device's
+    time). The product of the sizes bounds the result's size, so small operands cost one
+    multiplication."""
+    if type(x) is not _HOST_TYPE or type(y) is not _HOST_TYPE or not beyond(x.size * y.size,
+                                                                          limit):
+        return False
+    try:
+        shape = np.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        return False  # NumPy raises its own error
+    size = 1
+    for n in shape:
+        size *= n
+    return size > limit
+
+
 _PLAIN_SCALARS = {int, float, bool, complex}
 
 
@@ -426,6 +446,8 @@ def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int) -> Any:
     y = host_data(b)
     if y is DEVICE or y is NOT_HOST:
         return y
+    if grows_off_host(x, y, limit):
+        return DEVICE
     return place_new(run_loops(np_ufunc, x, y), (a, b), limit)
 
 
@@ -463,6 +485,8 @@ def host_operator(name: str, impl: Any) -> Any:
         else:
             y = host_data(args[0])
             if y is not DEVICE and y is not NOT_HOST and len(args) == 1:
+                if grows_off_host(x, y, limit):
+                    return impl(self, *args)
                 host_calls[name] += 1
                 result = run_loops(op, x, y)
             else:
@@ -501,7 +525,7 @@ def host_operator(name: str, impl: Any) -> Any:
         if y is DEVICE or y is NOT_HOST:
             return method(self, other, *rest)
         limit = get_context().host
-        if limit < 0 or rest:
+        if limit < 0 or rest or grows_off_host(data, y, limit):
             return method(self, other, *rest)
         host_calls[name] += 1
         if elide is not None and data.nbytes >= _ELIDE_BYTES and \

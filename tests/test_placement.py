@@ -390,3 +390,40 @@ def test_small_host_work_does_not_start_jax():
     assert done.returncode == 0, done.stderr
     started_small, big_on_host, on_cpu, started = done.stdout.split()
     assert (started_small, big_on_host, started) == ("False", on_cpu, "True")
+
+
+@pytest.mark.parametrize("mode", ["eager", "lazy"])
+def test_broadcast_past_the_threshold_runs_on_the_device(mode):
+    """Two small host operands that broadcast into a result over the threshold run on the
+    device from copies of them (NumPy does not make the large result here to move it);
+    values, dtypes, warnings and broadcasting errors stay NumPy's."""
+    x = np.linspace(-1.0, 1.0, 100)
+    z = np.zeros(100)
+    with npjax.policy(host_threshold=1000, mode=mode):
+        a, zero = npjax.asarray(x), npjax.asarray(z)
+        npjax.reset_stats()
+        got = [a[None, :] - a[:, None], npjax.multiply(a[:, None], a[None, :]),
+               a[:, None] + np.float32(2.0)]  # the last does not grow: NumPy's
+        assert npjax.stats()["placement"]["device"] == 2
+        assert [g._host() is None for g in got] == [True, True, False]
+        with pytest.warns(RuntimeWarning, match="divide by zero"):
+            q = a[:, None] / zero[None, :]
+            q_host = np.asarray(q)
+        with pytest.raises(ValueError, match="could not be broadcast"):
+            a.reshape(10, 10) + a[:11]
+    want = [x[None, :] - x[:, None], np.multiply(x[:, None], x[None, :]), x[:, None] + 2.0]
+    for g, w in zip(got, want):
+        assert_same(g, w)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        np.testing.assert_array_equal(q_host, x[:, None] / z[None, :], strict=True)
+
+
+def test_broadcast_on_a_cpu_backend_stays_numpy():
+    """Under the default eager policy on a CPU backend every size stays NumPy's."""
+    import jax
+
+    if jax.default_backend() != "cpu":
+        pytest.skip("a CPU backend's rule")
+    with npjax.policy(host_threshold=None):  # the default (this module's is 64)
+        a = npjax.arange(300.0)
+        assert (a[None, :] - a[:, None])._host() is not None
