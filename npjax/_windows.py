@@ -14,7 +14,8 @@ not depend on what lies outside its bounds:
 - ufuncs and arithmetic operators with Python or NumPy scalars, 0-d arrays and windows of the
   same bounds: the operands are set to one outside the bounds (nothing there overflows or
   divides by zero), and the result is a window again;
-- ``w[::-1]`` along an axis whose window starts at 0 (a gather with clipped indices);
+- ``w[::-1]`` along an axis whose window starts at 0 (a gather with clipped indices), and
+  ``w.T``;
 - ``x[lo:hi] = v`` and ``x[lo:hi] op= v`` with the same bounds: a select into the full part.
 
 Anything else a window meets (``shape``, ``len``, printing, another function, a window of
@@ -231,6 +232,13 @@ class Window:
 
     def dot(self, *args: Any, **kwargs: Any) -> Any:
         return _dot_call(_products.dot, (self, *args), kwargs)
+
+    @property
+    def T(self) -> Window:
+        """The transpose: the same elements, the axes and their bounds reversed."""
+        t = Window(self.value.T, self.bounds[::-1])
+        t.root, t.version = self.root, self.version  # still the array it was read from
+        return t
 
     def __getitem__(self, key: Any) -> Window:
         if type(key) is not slice or key != slice(None, None, -1) or not self.bounds:

@@ -815,6 +815,35 @@ def scratch_window(xp, a, out):
     return out, w
 
 
+def gram_schmidt(xp, a):
+    m, n = a.shape
+    q = xp.zeros((m, n), a.dtype)
+    r = xp.zeros((n, n), a.dtype)
+    for j in range(n):
+        v = a[:, j].copy()
+        r[:j, j] = q[:, :j].T @ a[:, j]  # a transposed window
+        v -= q[:, :j] @ r[:j, j]
+        r[j, j] = xp.sqrt(v @ v)
+        q[:, j] = v / r[j, j]
+    return q, r
+
+
+def transposed_after_a_write(xp, a, out):
+    for j in range(1, out.shape[0]):
+        w = a[:, :j].T
+        a[0, 0] += 1.0  # NumPy's view sees this write: a window of the old value may not
+        out[j] = w.sum()
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_transposed_moving_slices_roll(dtype):
+    a = np.random.default_rng(13).random((12, 6)).astype(dtype)
+    jitted = check(gram_schmidt, a, rolled=True)
+    assert jitted.loops[0].body_runs <= 4
+    check(transposed_after_a_write, np.ones((3, 6), dtype), np.zeros(6, dtype), rolled=False)
+
+
 @pytest.mark.parametrize("n", [5, 24])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_triangular_kernels_roll_over_moving_slices(n, dtype):
