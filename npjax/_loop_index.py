@@ -15,12 +15,26 @@ class NoRoll(BaseException):
 
 
 
+def _ordering(test: Any) -> Any:
+    """``<``, ``<=``, ``>`` or ``>=`` of a loop index (``test`` of the difference): the Python
+    bool every rolled iteration gives alike (``if k < n - 1:``, false only on the last
+    iteration, which runs as written), else NoRoll."""
+    def compare(self: LoopIndex, other: Any) -> bool:
+        d = self._difference(other)
+        answer = test(d.lo)
+        if test(d.hi) is not answer:
+            raise NoRoll("a comparison of the loop index that changes with it")
+        return answer
+    return compare
+
+
 class LoopIndex:
     """The loop variable of a rolled loop: ``k * mul + add`` for the fori_loop counter ``k``
     in ``[0, kmax]``. Integer arithmetic with Python ints stays a LoopIndex; it can index
     npjax arrays (``a[i]``, ``a[i - 1, :]``, ``a[i:i + 2]``) where every value is in bounds.
-    Anything needing its value (``int``, ``bool``, comparisons, use as array data) abandons
-    the roll."""
+    A comparison with a Python int that every value answers alike is that Python bool;
+    anything else needing its value (``int``, ``bool``, use as array data) abandons the
+    roll."""
 
     __slots__ = ("add", "k", "kmax", "mul")
 
@@ -80,8 +94,26 @@ class LoopIndex:
     def _needs_value(self, *args: Any) -> Any:
         raise NoRoll("the loop index is used as a value")
 
+    def _difference(self, other: Any) -> LoopIndex:
+        if type(other) is int or (type(other) is LoopIndex and other.k is self.k):
+            return self - other
+        raise NoRoll("the loop index compared with a value that is not a Python int")
+
+    __lt__ = _ordering(lambda d: d < 0)
+    __le__ = _ordering(lambda d: d <= 0)
+    __gt__ = _ordering(lambda d: d > 0)
+    __ge__ = _ordering(lambda d: d >= 0)
+
+    def __eq__(self, other: Any) -> bool:  # type: ignore[override]
+        d = self._difference(other)
+        if d.lo == d.hi or d.lo > 0 or d.hi < 0:
+            return d.lo == 0
+        raise NoRoll("a comparison of the loop index that changes with it")
+
+    def __ne__(self, other: Any) -> bool:  # type: ignore[override]
+        return not self.__eq__(other)
+
     __index__ = __int__ = __float__ = __complex__ = __bool__ = __hash__ = _needs_value
-    __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = _needs_value  # type: ignore[assignment]
     __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _needs_value
     __mod__ = __rmod__ = __pow__ = __rpow__ = __abs__ = __divmod__ = _needs_value
     __and__ = __or__ = __xor__ = __lshift__ = __rshift__ = __invert__ = _needs_value

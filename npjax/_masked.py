@@ -51,6 +51,7 @@ from npjax import _context, _reduction_checks
 from npjax._registry import public_module
 from npjax._errors import JitError
 from npjax._dispatch import DEFERRED
+from npjax._placement import DEFERRED_UFUNC
 from npjax._index_plan import _FULL
 from npjax._index_values import _complex_warning, cast_device
 from npjax._index_write import write_through
@@ -647,3 +648,4 @@ def function_call(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
 
 
 DEFERRED[MaskedValue] = function_call
+DEFERRED_UFUNC[MaskedValue] = ufunc_call

@@ -238,6 +238,9 @@ _OPERATORS["__rdivmod__"] = lambda a, b: divmod(b, a)
 # run npjax functions their own way (``npjax._masked.MaskedValue`` registers itself; read
 # by ``host_first``, ``_dispatch.npfunc`` and the ufuncs).
 DEFERRED: dict[type, Any] = {}
+# type -> handler(ufunc, args, keywords): the same for ufunc calls (operators included), with
+# every keyword of ``ufunc.__call__`` given (``_masked.MaskedValue``, ``_windows.Window``).
+DEFERRED_UFUNC: dict[type, Any] = {}
 
 
 def host_first(name: str, host_fn: Any, impl: Any) -> Any:

@@ -32,15 +32,15 @@ from jax import lax
 
 from npjax import _casts, _context, _dtypes, _errstate, _finite_watch, _lazy, _numpy_calls
 from npjax import _stats, _ufunc_checks
-from npjax._dispatch import DEFERRED, write_out
+from npjax._dispatch import write_out
 from npjax._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._fallback import call_numpy
 from npjax._impl.ufuncs import IMPL_OVERRIDES
 from npjax._lazy import Kernel, Lazy, concrete
 from npjax._ndarray import ndarray
 from npjax._normalize import to_jax, to_jax_lazy
-from npjax._placement import (DEVICE, NOT_HOST, host_operands, host_ufunc1, host_ufunc2,
-                              npjax_operands, place_new, place_result)
+from npjax._placement import (DEFERRED_UFUNC, DEVICE, NOT_HOST, host_operands, host_ufunc1,
+                              host_ufunc2, npjax_operands, place_new, place_result)
 from npjax._subclasses import SubclassOperand, call_ufunc, has_subclass
 from npjax._context import current, trace
 
@@ -194,14 +194,14 @@ class ufunc:
             raise unsupported(self.__name__, next(iter(extra)))
         if has_subclass(args, {"out": out}):
             raise SubclassOperand
-        if DEFERRED:
-            for a in (*args, where):  # a masked read under npjax.jit (``_masked``)
-                if type(a) in DEFERRED:
-                    from npjax._masked import ufunc_call
-                    return ufunc_call(self, args, {"out": out, "where": where,
-                                                   "casting": casting, "order": order,
-                                                   "dtype": dtype, "subok": subok,
-                                                   "signature": signature})
+        if DEFERRED_UFUNC:
+            for a in (*args, where):  # a stand-in under npjax.jit (``_masked``, ``_windows``)
+                handler = DEFERRED_UFUNC.get(type(a))
+                if handler is not None:
+                    return handler(self, args, {"out": out, "where": where,
+                                                "casting": casting, "order": order,
+                                                "dtype": dtype, "subok": subok,
+                                                "signature": signature})
         if signature is not None:
             raise unsupported(self.__name__, "signature")
         if self._impl is None:

@@ -9,17 +9,20 @@ not depend on what lies outside its bounds:
 
 - ``@``, ``dot``, ``matmul`` and ``outer``: the operands are set to zero outside their bounds
   (no inf or nan from there reaches the product), and contracted axes must have the same
-  bounds; a product that keeps a bounded axis is a window again;
+  bounds (or the same slice on axes of two lengths that never clamp it, ``r[:k] @ x[:k]``
+  with ``len(r) < len(x)``: ``Bound.aligned``); a product that keeps a bounded axis is a
+  window again;
 - ``sum`` (of all elements, or along one axis): set to zero outside the bounds;
-- ufuncs and arithmetic operators with Python or NumPy scalars, 0-d arrays and windows of the
-  same bounds: the operands are set to one outside the bounds (nothing there overflows or
+- ufuncs and arithmetic operators (a 0-d array on the left too: the operator's ufunc hands
+  the window here, ``DEFERRED_UFUNC``) with Python or NumPy scalars, 0-d arrays and windows
+  of the same bounds: the operands are set to one outside the bounds (nothing there overflows or
   divides by zero), and the result is a window again;
 - ``w[::-1]`` along an axis whose window starts at 0 (a gather with clipped indices), and
   ``w.T``;
 - ``x[lo:hi] = v`` and ``x[lo:hi] op= v`` with the same bounds: a select into the full part.
 
 Anything else a window meets (``shape``, ``len``, printing, another function, a window of
-other bounds, an array operand on the left of an operator) raises ``NoRoll``, and the loop
+other bounds, an array operand that is not 0-d) raises ``NoRoll``, and the loop
 unrolls as written. A window holds the value its array had when it was read: used after that
 array was written, it refuses as well (NumPy's view would see the write).
 """
@@ -41,6 +44,7 @@ from npjax import _casts, _products, _reductions
 from npjax._index_values import convert_value
 from npjax._loop_index import LoopIndex, NoRoll
 from npjax._ndarray import ndarray
+from npjax._placement import DEFERRED_UFUNC
 from npjax._ufuncs import ufunc
 
 __all__ = ["Bound", "Window", "consumer", "cut", "store"]
@@ -76,18 +80,30 @@ class Bound:
     """The part [lo, hi) of an axis of static length ``n`` that a window holds; ``form`` is
     the symbolic slice it came from: equal forms give equal bounds on every iteration."""
 
-    __slots__ = ("form", "hi", "lo", "n")
+    __slots__ = ("form", "hi", "lo", "n", "reach")
 
     def __init__(self, start: Any, stop: Any, n: int) -> None:
         self.n = n
         self.form = (_form(start, n, 0), _form(stop, n, n))
         self.lo = _position(start, self.form[0], n)
         self.hi = _position(stop, self.form[1], n)
+        ends = [e for e in (start, stop) if type(e) is LoopIndex]
+        # the interval the index-dependent ends span before any clamping
+        self.reach = (min(e.lo for e in ends), max(e.hi for e in ends)) if ends else (0, 0)
 
     def same(self, other: Bound | None) -> bool:
-        return other is not None and self.n == other.n and all(
-            a is b or (type(a) is int and type(b) is int and a == b)
-            for fa, fb in zip(self.form, other.form) for a, b in zip(fa, fb))
+        return other is not None and self.n == other.n and self._same_form(other)
+
+    def _same_form(self, other: Bound) -> bool:
+        return all(a is b or (type(a) is int and type(b) is int and a == b)
+                   for fa, fb in zip(self.form, other.form) for a, b in zip(fa, fb))
+
+    def aligned(self, other: Bound | None) -> bool:
+        """Whether ``other``, on an axis of another length, holds the same positions on
+        every iteration: the same slice, and neither length ever clamps it (so both
+        windows lie in the first ``min(n)`` elements)."""
+        return other is not None and self._same_form(other) and self.reach[0] >= 0 and \
+            self.reach[1] <= min(self.n, other.n)
 
     def starts_at_zero(self) -> bool:
         return self.form[0] == (None, 0, 0)
@@ -323,7 +339,10 @@ def _product(fn: Callable, a: Any, b: Any) -> Any:
     """``fn(a, b)`` for ``@``/``dot``/``matmul`` of 1-d and 2-d operands."""
     (x, bx), (y, by) = _product_operand(a), _product_operand(b)
     if not _same_bound(bx[-1], by[0]):  # (the first axis of y, 1-d or 2-d)
-        raise NoRoll("a product over axes of different bounds")
+        if bx[-1] is None or not bx[-1].aligned(by[0]):
+            raise NoRoll("a product over axes of different bounds")
+        m = min(bx[-1].n, by[0].n)  # ``r[:k] @ x[:k]`` with len(r) < len(x): both cut to m
+        x, y = ndarray._owner(x._read()[..., :m]), ndarray._owner(y._read()[:m])
     return _wrap(fn(x, y), bx[:-1] + by[1:] if len(by) == 2 else bx[:-1])
 
 
@@ -356,6 +375,22 @@ def _sum_call(fn: Callable, args: tuple, kwargs: dict) -> Any:
         raise NoRoll("a moving slice summed along an axis that is not an int in range")
     axis %= ndim
     return _wrap(fn(w.filled(0), axis), w.bounds[:axis] + w.bounds[axis + 1:])
+
+
+_UFUNC_DEFAULTS = {"out": None, "where": True, "casting": "same_kind", "order": "K",
+                   "dtype": None, "subok": True, "signature": None}
+
+
+def _operator_call(fn: ufunc, args: tuple, kwargs: dict) -> Any:
+    """A ufunc reached with a window and every keyword given (``ufunc.__call__``): an array
+    operator with the window on the right, ``mu * w[:k]``."""
+    if any(not (kwargs[k] is v or type(v) is str and kwargs[k] == v)
+           for k, v in _UFUNC_DEFAULTS.items()):
+        raise NoRoll(f"a moving slice in {fn.__name__} with keywords")
+    return _ufunc_call(fn, args, {})
+
+
+DEFERRED_UFUNC[Window] = _operator_call
 
 
 def _ufunc_call(fn: ufunc, args: tuple, kwargs: dict) -> Any:

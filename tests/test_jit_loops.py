@@ -314,6 +314,61 @@ def test_branch_on_the_index_unrolls():
     check(branches_on_index, np.arange(8.0), rolled=False)
 
 
+def branch_all_but_last(xp, a, out):
+    n = a.shape[0]
+    for k in range(1, n):
+        out[k] = a[:k] @ a[:k]
+        if k < n - 1:  # false only on the last iteration, which runs as written
+            out[k] += a[k + 1]
+        if k >= 1 and n - 1 > k and k != 0 and not k == -5:
+            out[k] *= 2.0
+    return out
+
+
+def branch_changing(xp, a, out):
+    for k in range(1, a.shape[0]):
+        if k < 3:  # true on some rolled iterations only
+            out[k] = a[k]
+    return out
+
+
+def test_branches_every_rolled_iteration_takes_alike_roll():
+    a = np.random.default_rng(14).random(9)
+    check(branch_all_but_last, a, np.zeros(9), rolled=True)
+    check(branch_changing, a, np.zeros(9), rolled=False)
+
+
+def levinson(xp, r, b):
+    n = b.shape[0]
+    x, y = xp.zeros(n), xp.zeros(n)
+    y[0], x[0] = -r[0], b[0]
+    beta, alpha = 1.0, -r[0]
+    for k in range(1, n):
+        beta = (1.0 - alpha * alpha) * beta
+        mu = (b[k] - r[:k] @ x[:k][::-1]) / beta  # r is one shorter than x: aligned windows
+        x[:k] = x[:k] + mu * y[:k][::-1]  # a 0-d array on the left of a window
+        x[k] = mu
+        if k < n - 1:
+            alpha = (-r[k] - r[:k] @ y[:k][::-1]) / beta
+            y[:k] = y[:k] + alpha * y[:k][::-1]
+            y[k] = alpha
+    return x
+
+
+def unaligned_product(xp, r, x, out):
+    for k in range(out.shape[0]):
+        out[k] = r[k:] @ x[k:]  # lengths n - 1 - k and n - k: NumPy's error, unrolled
+    return out
+
+
+def test_levinson_rolls_and_unaligned_windows_unroll():
+    rng = np.random.default_rng(15)
+    r = 0.4 * 0.5 ** np.arange(11) * (rng.random(11) - 0.5)
+    jitted = check(levinson, r, rng.random(12), rolled=True)
+    assert jitted.loops[0].body_runs <= 6
+    check(unaligned_product, rng.random(5), rng.random(6), np.zeros(5))  # the same error
+
+
 def test_shape_changing_body_unrolls():
     check(prefix_max, np.arange(8.0), np.zeros(8), rolled=False)
 
@@ -986,9 +1041,22 @@ def printed_window(xp, a):
 
 
 @pytest.mark.parametrize("kernel", [window_length, window_to_other_function, different_bounds,
-                                    written_under_a_window, array_on_the_left])
+                                    written_under_a_window])
 def test_other_uses_of_a_moving_slice_unroll(kernel):
     check(kernel, np.arange(1.0, 8.0), np.zeros(6), rolled=False)
+
+
+def matrix_on_the_left(xp, a, m, out):
+    for i in range(out.shape[0]):
+        out[i] = (m * a[:i]).sum()  # a 1-d array (of one element) beside a window: refused
+    return out
+
+
+def test_operands_on_the_left_of_a_moving_slice():
+    """A 0-d value on the left of a window rolls (the operator's ufunc hands the window to
+    ``_windows``); an array that is not 0-d still unrolls."""
+    check(array_on_the_left, np.arange(1.0, 8.0), np.zeros(6), rolled=True)
+    check(matrix_on_the_left, np.arange(1.0, 8.0), np.full(1, 2.0), np.zeros(6), rolled=False)
 
 
 def test_in_place_operators_and_printing_of_a_moving_slice_unroll():
