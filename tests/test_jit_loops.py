@@ -20,6 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import npjax
+from benchmarks.kernels import cholesky as _cholesky
+from benchmarks.kernels import forward_subst as _forward_subst
+from benchmarks.kernels import levinson as _levinson
+from benchmarks.kernels import lu as _lu
 from npjax import _loop_source
 from tests._parity import assert_same, assert_same_outcome
 from tests.test_jit_masks import _count_eager, compare_calls
@@ -338,23 +342,6 @@ def test_branches_every_rolled_iteration_takes_alike_roll():
     check(branch_changing, a, np.zeros(9), rolled=False)
 
 
-def levinson(xp, r, b):
-    n = b.shape[0]
-    x, y = xp.zeros(n), xp.zeros(n)
-    y[0], x[0] = -r[0], b[0]
-    beta, alpha = 1.0, -r[0]
-    for k in range(1, n):
-        beta = (1.0 - alpha * alpha) * beta
-        mu = (b[k] - r[:k] @ x[:k][::-1]) / beta  # r is one shorter than x: aligned windows
-        x[:k] = x[:k] + mu * y[:k][::-1]  # a 0-d array on the left of a window
-        x[k] = mu
-        if k < n - 1:
-            alpha = (-r[k] - r[:k] @ y[:k][::-1]) / beta
-            y[:k] = y[:k] + alpha * y[:k][::-1]
-            y[k] = alpha
-    return x
-
-
 def unaligned_product(xp, r, x, out):
     for k in range(out.shape[0]):
         out[k] = r[k:] @ x[k:]  # lengths n - 1 - k and n - k: NumPy's error, unrolled
@@ -364,7 +351,7 @@ def unaligned_product(xp, r, x, out):
 def test_levinson_rolls_and_unaligned_windows_unroll():
     rng = np.random.default_rng(15)
     r = 0.4 * 0.5 ** np.arange(11) * (rng.random(11) - 0.5)
-    jitted = check(levinson, r, rng.random(12), rolled=True)
+    jitted = check(_levinson.kernel, r, rng.random(12), rolled=True)
     assert jitted.loops[0].body_runs <= 6
     check(unaligned_product, rng.random(5), rng.random(6), np.zeros(5))  # the same error
 
@@ -799,29 +786,9 @@ def test_parts_read_after_a_store_are_numpys_and_copy_less():
 # --- slices whose extent moves with the index: masked windows (npjax._windows) --------------
 
 
-def forward_subst(xp, L, b):
-    n = b.shape[0]
-    x = xp.zeros_like(b)
-    for i in range(n):
-        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
-    return x
-
-
-def cholesky(xp, a):
-    n = a.shape[0]
-    L = xp.zeros_like(a)
-    for j in range(n):
-        L[j, j] = xp.sqrt(a[j, j] - L[j, :j] @ L[j, :j])
-        L[j + 1:, j] = (a[j + 1:, j] - L[j + 1:, :j] @ L[j, :j]) / L[j, j]
-    return L
-
-
-def lu(xp, a):
-    n = a.shape[0]
-    for k in range(n - 1):
-        a[k + 1:, k] /= a[k, k]
-        a[k + 1:, k + 1:] -= xp.outer(a[k + 1:, k], a[k, k + 1:])
-    return a
+# The suite's own NumPy-style kernels (benchmarks/kernels): forward_subst, cholesky, lu,
+# levinson.
+forward_subst, cholesky, lu = (k.kernel for k in (_forward_subst, _cholesky, _lu))
 
 
 def prefix_sums(xp, a, out):
