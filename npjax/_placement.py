@@ -528,7 +528,8 @@ def host_operator(name: str, impl: Any) -> Any:
         if y is DEVICE or y is NOT_HOST:
             return method(self, other, *rest)
         limit = get_context().host
-        if limit < 0 or rest or grows_off_host(data, y, limit):
+        if limit < 0 or rest or (type(y) is host_type and data.size * y.size > limit
+                                 and grows_off_host(data, y, limit)):
             return method(self, other, *rest)
         host_calls[name] += 1
         if elide is not None and data.nbytes >= _ELIDE_BYTES and \
