@@ -51,18 +51,20 @@ def grows_off_host(x: Any, y: Any, limit: int) -> bool:
     computing the large result here and moving it (on a GPU, n-body's ``pos[None] -
     pos[:, None]``: 12.6M elements made by NumPy and sent across each step, 25x the device's
     time). The product of the sizes bounds the result's size, so small operands cost one
-    multiplication."""
-    if type(x) is not _HOST_TYPE or type(y) is not _HOST_TYPE or not beyond(x.size * y.size,
-                                                                          limit):
+    multiplication; JAX's backend is asked (``beyond``) only for a result over the limit."""
+    if type(x) is not _HOST_TYPE or type(y) is not _HOST_TYPE or x.size * y.size <= limit:
         return False
+    xs, ys = x.shape, y.shape
+    if xs == ys:
+        return False  # no larger than its operands
     try:
-        shape = np.broadcast_shapes(x.shape, y.shape)
+        shape = np.broadcast_shapes(xs, ys)
     except ValueError:
         return False  # NumPy raises its own error
     size = 1
     for n in shape:
         size *= n
-    return size > limit
+    return size > max(x.size, y.size) and beyond(size, limit)
 
 
 _PLAIN_SCALARS = {int, float, bool, complex}

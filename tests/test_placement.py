@@ -370,6 +370,8 @@ from jax._src import xla_bridge
 
 a = npjax.arange(50.0)
 b = (a * 2 + 1)[1:-1].sum() + npjax.sin(a)[3]
+m = npjax.ones((33, 33))  # operands whose size product passes the limit: no backend either
+m[1:-1, 1:-1] = m[1:-1, 1:-1] + 0.2 * (m[2:, 1:-1] - m[1:-1, 1:-1]) + m[0, 1:-1] * m[1:-1, :1]
 started_small = xla_bridge.backends_are_initialized()
 big = npjax.ones(100_000) + 1  # over the accelerator limit: now the backend is asked
 import jax
