@@ -76,10 +76,9 @@ class Runner:
             return _fresh(self.host_args, lambda a: a)
         if variant == "jax_hand":
             return _fresh(self.host_args, lambda a: _block(jax.device_put(a)))
-        if variant == "npjax_lazy":  # made as a script run with --mode lazy makes them
-            with npjax.policy(mode="lazy"):
-                return _fresh(self.host_args, lambda a: _block(npjax.asarray(a)))
-        return _fresh(self.host_args, lambda a: _block(npjax.asarray(a)))
+        mode = "lazy" if variant == "npjax_lazy" else npjax.get_policy().mode
+        with npjax.policy(mode=mode):  # lazy: made as a script run with --mode lazy makes them
+            return _fresh(self.host_args, lambda a: _block(npjax.asarray(a)))
 
     def call(self, variant: str, args: list) -> tuple[float, Any]:
         mod = self.mod

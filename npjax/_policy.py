@@ -95,8 +95,8 @@ class Policy:
     def keeps_large(self) -> bool:
         """Whether results over ``host_limit`` stay on the host all the same: eager work under
         the default threshold on a CPU backend (JAX's backend starts the first time)."""
-        return (self.mode != "lazy" and self.placement == "auto" and self.host_threshold is None
-                and self.host_limit == DEFAULT_LIMIT and _cpu_backend())
+        return (self.placement == "auto" and self.host_threshold is None
+                and self.host_limit == DEFAULT_LIMIT and not self.lazy and _cpu_backend())
 
     @functools.cached_property
     def lazy(self) -> bool:
