@@ -33,7 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import npjax
-from npjax import _index_plan, _index_read, _index_write
+from npjax._core import _index_plan, _index_read, _index_write
 
 N = 1000
 K = 100

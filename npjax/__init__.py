@@ -11,64 +11,65 @@ import jax as _jax
 # defaults instead.
 _jax.config.update("jax_enable_x64", True)
 
-# Compiled programs persist on disk between runs (npjax/_compile_cache.py; NPJAX_CACHE_DIR).
-from npjax import _compile_cache
+# Compiled programs persist on disk between runs (npjax/_runtime/_compile_cache.py;
+# NPJAX_CACHE_DIR).
+from npjax._runtime import _compile_cache
 
 _compile_cache.configure()
 
 # ndarray's conversion members (__array__, __repr__, __float__, item, astype...): first, so
 # that every array made while the modules below load has them.
-from npjax import _array_conversions
+from npjax._core import _array_conversions
 # ndarray's element access members (__getitem__, __setitem__, _write, fill).
-from npjax import _element_access
-from npjax import _scalar_members  # members of NumPy scalars for 0-d device scalars
-from npjax import _operators
-from npjax._creation import *  # noqa: F403
-from npjax._ranges import *  # noqa: F403
-from npjax._matrix_builders import *  # noqa: F403
-from npjax._memory import *  # noqa: F403
-from npjax._reductions import *  # noqa: F403
-from npjax._selection import *  # noqa: F403
-from npjax._put import *  # noqa: F403
-from npjax._differences import *  # noqa: F403
-from npjax._binning import *  # noqa: F403
-from npjax._sorting import *  # noqa: F403
-from npjax._shape_ops import *  # noqa: F403
-from npjax._joining import *  # noqa: F403
-from npjax._rearranging import *  # noqa: F403
-from npjax._products import *  # noqa: F403
-from npjax._signal import *  # noqa: F403
-from npjax._polynomial import *  # noqa: F403
-from npjax._statistics import *  # noqa: F403
-from npjax._calculus import *  # noqa: F403
-from npjax._elementwise_misc import *  # noqa: F403
-from npjax._bits import *  # noqa: F403
-from npjax._index_tricks import *  # noqa: F403
-from npjax._iterators import *  # noqa: F403
-from npjax._functional import *  # noqa: F403
-from npjax._errstate import *  # noqa: F403
-from npjax._dtype_functions import *  # noqa: F403
-from npjax._io import *  # noqa: F403
-from npjax._interop import *  # noqa: F403
-from npjax import _array_methods  # ndarray.dot, conj, to_device, byteswap, ...
-from npjax import _host_memory  # ndarray.__array_interface__, ctypes, data, __buffer__
-from npjax._sharding import *  # noqa: F403
-from npjax._jit import *  # noqa: F403
+from npjax._core import _element_access
+from npjax._core import _scalar_members  # members of NumPy scalars for 0-d device scalars
+from npjax._calls import _operators
+from npjax._library._creation import *  # noqa: F403
+from npjax._library._ranges import *  # noqa: F403
+from npjax._library._matrix_builders import *  # noqa: F403
+from npjax._library._memory import *  # noqa: F403
+from npjax._library._reductions import *  # noqa: F403
+from npjax._library._selection import *  # noqa: F403
+from npjax._library._put import *  # noqa: F403
+from npjax._library._differences import *  # noqa: F403
+from npjax._library._binning import *  # noqa: F403
+from npjax._library._sorting import *  # noqa: F403
+from npjax._library._shape_ops import *  # noqa: F403
+from npjax._library._joining import *  # noqa: F403
+from npjax._library._rearranging import *  # noqa: F403
+from npjax._library._products import *  # noqa: F403
+from npjax._library._signal import *  # noqa: F403
+from npjax._library._polynomial import *  # noqa: F403
+from npjax._library._statistics import *  # noqa: F403
+from npjax._library._calculus import *  # noqa: F403
+from npjax._library._elementwise_misc import *  # noqa: F403
+from npjax._library._bits import *  # noqa: F403
+from npjax._library._index_tricks import *  # noqa: F403
+from npjax._library._iterators import *  # noqa: F403
+from npjax._library._functional import *  # noqa: F403
+from npjax._runtime._errstate import *  # noqa: F403
+from npjax._library._dtype_functions import *  # noqa: F403
+from npjax._library._io import *  # noqa: F403
+from npjax._calls._interop import *  # noqa: F403
+from npjax._library import _array_methods  # ndarray.dot, conj, to_device, byteswap, ...
+from npjax._core import _host_memory  # ndarray.__array_interface__, ctypes, data, __buffer__
+from npjax._core._sharding import *  # noqa: F403
+from npjax._compile._jit import *  # noqa: F403
 from npjax import distributed, fft, linalg, random
-from npjax import _ufunc_methods  # installs ufunc.reduce/accumulate/outer/reduceat/at
-from npjax._array_api_info import __array_namespace_info__
-from npjax._errors import FallbackWarning
-from npjax._ndarray import ndarray
-from npjax._context import get_policy, policy, reset_policy, set_policy
-from npjax._policy import Policy
-from npjax._stats import reset_stats, stats
-from npjax._ufuncs import UFUNCS as _UFUNCS
-from npjax._ufuncs import ufunc
+from npjax._library import _ufunc_methods  # installs ufunc.reduce/accumulate/outer/reduceat/at
+from npjax._library._array_api_info import __array_namespace_info__
+from npjax._pure._errors import FallbackWarning
+from npjax._core._ndarray import ndarray
+from npjax._runtime._context import get_policy, policy, reset_policy, set_policy
+from npjax._runtime._policy import Policy
+from npjax._runtime._stats import reset_stats, stats
+from npjax._calls._ufuncs import UFUNCS as _UFUNCS
+from npjax._calls._ufuncs import ufunc
 
 globals().update(_UFUNCS)
 
-# Placement: NumPy runs calls whose operands all live on the host (npjax/_placement.py).
-from npjax import _placement
+# Placement: NumPy runs calls whose operands all live on the host (npjax/_core/_placement.py).
+from npjax._core import _placement
 
 _placement.route_namespace(globals(), __import__("numpy"))
 _placement.route_namespace(vars(linalg), __import__("numpy").linalg)
@@ -77,15 +78,15 @@ _placement.route_methods()
 _placement.route_ufunc_methods(ufunc)
 _placement.route_draws(vars(random))
 
-# Subclasses of npjax.ndarray keep their class as in NumPy (npjax/_subclasses.py): built
+# Subclasses of npjax.ndarray keep their class as in NumPy (npjax/_core/_subclasses.py): built
 # last, from the members as routed above.
-from npjax import _subclasses
+from npjax._core import _subclasses
 
 _subclasses.install()
 
 # Every other public NumPy name: NumPy's own data-free objects, host functions, declared
-# fallbacks (npjax/_registry.py says which is which).
-from npjax import _registry
+# fallbacks (npjax/_calls/_registry.py says which is which).
+from npjax._calls import _registry
 
 _registry.install(globals())
 for _sub in (fft, linalg, random):

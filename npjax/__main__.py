@@ -90,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of ``python -m npjax``; returns the exit status."""
     options = _parser().parse_args(argv)
     if options.command == "coverage":
-        from npjax import _coverage
+        from npjax._tools import _coverage
 
         text = _coverage.render(markdown=options.markdown or bool(options.write))
         if options.write:
@@ -108,7 +108,7 @@ _POLICY_FLAGS = ("mode", "device", "sharding", "fallback", "random", "x64")
 
 
 def _run(options: argparse.Namespace) -> int:
-    from npjax import _runner
+    from npjax._tools import _runner
 
     args = list(options.args)
     if options.module is not None:

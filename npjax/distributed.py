@@ -23,7 +23,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax import _context
+from npjax._runtime import _context
 
 __all__ = ["initialize", "is_initialized", "process_count", "process_index", "shutdown"]
 
@@ -93,7 +93,8 @@ def _restart_backends() -> None:
 
 
 def _after_restart() -> None:
-    from npjax import _host_reads, _normalize, _sharding
+    from npjax._runtime import _host_reads
+    from npjax._core import _normalize, _sharding
 
     for cached in (_sharding._devices, _sharding._default_mesh, _sharding._target,
                    _normalize.resolve_device):

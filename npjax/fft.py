@@ -24,14 +24,14 @@ import numpy as np
 from jax import lax
 from numpy.lib.array_utils import normalize_axis_index
 
-from npjax._dispatch import wrap, write_out
-from npjax._errors import unsupported
-from npjax._errstate import _stacklevel
-from npjax._ndarray import ndarray
-from npjax._lazy import Kernel
-from npjax._normalize import to_jax, to_jax_lazy
-from npjax._context import current
-from npjax._rearranging import roll as _roll  # the public roll (NumPy's axis checks)
+from npjax._calls._dispatch import wrap, write_out
+from npjax._pure._errors import unsupported
+from npjax._runtime._errstate import _stacklevel
+from npjax._core._ndarray import ndarray
+from npjax._core._lazy import Kernel
+from npjax._core._normalize import to_jax, to_jax_lazy
+from npjax._runtime._context import current
+from npjax._library._rearranging import roll as _roll  # the public roll (NumPy's axis checks)
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "rfftn", "irfftn", "rfft2",
            "irfft2", "fft2", "ifft2", "fftn", "ifftn", "fftfreq", "rfftfreq", "fftshift",

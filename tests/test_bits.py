@@ -1,4 +1,4 @@
-"""Parity of packbits and unpackbits (npjax/_bits.py) with NumPy."""
+"""Parity of packbits and unpackbits (npjax/_library/_bits.py) with NumPy."""
 
 from __future__ import annotations
 

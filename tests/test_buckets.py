@@ -1,4 +1,4 @@
-"""Data-dependent result lengths at bucketed lengths (npjax/_buckets.py), on the device.
+"""Data-dependent result lengths at bucketed lengths (npjax/_core/_buckets.py), on the device.
 
 ``a[mask]``, ``nonzero``, ``argwhere``, ``flatnonzero``, ``compress``, ``extract``,
 ``unique`` (and its variants), the set operations and ``place`` must give NumPy's results
@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import npjax
-from npjax import _buckets
+from npjax._core import _buckets
 from tests import strategies as S
 from tests._parity import assert_parity
 

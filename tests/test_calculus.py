@@ -1,4 +1,4 @@
-"""Parity of gradient, trapezoid, interp and unwrap (npjax/_calculus.py) with NumPy."""
+"""Parity of gradient, trapezoid, interp and unwrap (npjax/_library/_calculus.py) with NumPy."""
 
 from __future__ import annotations
 

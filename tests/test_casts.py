@@ -271,7 +271,7 @@ def test_lazy_mode():
                                  numpy.dtype(numpy.float16)])
 def test_accelerator_branch(monkeypatch, src, dst):
     """Off the CPU backend the check is a kernel output read back: forced here on CPU."""
-    from npjax import _casts
+    from npjax._core import _casts
 
     monkeypatch.setattr(_casts, "on_host", lambda value: False)
     check(lambda m: _array(m, _SPECIAL, src).astype(dst), (src, dst))

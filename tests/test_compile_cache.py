@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import npjax
-from npjax import _compile_cache
-from npjax._disk_cache import DiskCache
+from npjax._runtime import _compile_cache
+from npjax._runtime._disk_cache import DiskCache
 
 ROOT = Path(__file__).resolve().parents[1]
 _OWN = ("NPJAX_", "JAX_COMPILATION_CACHE", "JAX_PERSISTENT_CACHE", "JAX_ENABLE_COMPILATION")

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import npjax
-from npjax import _deferred_checks, _host_reads
+from npjax._runtime import _deferred_checks, _host_reads
 
 pytestmark = pytest.mark.device_placement
 

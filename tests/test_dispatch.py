@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import npjax
-from npjax._dispatch import ArrayIn, Out, Unsupported, npfunc
-from npjax._errors import NpjaxUnsupported
+from npjax._calls._dispatch import ArrayIn, Out, Unsupported, npfunc
+from npjax._pure._errors import NpjaxUnsupported
 
 
 @npfunc(numpy_fn=np.cumsum)

@@ -114,7 +114,7 @@ def test_a_backend_restart_forgets_where_arrays_live(monkeypatch):
     into several processes must drop that fact, not only the device list."""
     import jax
 
-    from npjax import _host_reads
+    from npjax._runtime import _host_reads
 
     x = jax.numpy.zeros(2)
     assert _host_reads.on_host(x)

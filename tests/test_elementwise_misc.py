@@ -1,4 +1,4 @@
-"""Parity of the non-ufunc elementwise helpers (npjax/_elementwise_misc.py) with NumPy."""
+"""Parity of the non-ufunc elementwise helpers (npjax/_library/_elementwise_misc.py) with NumPy."""
 
 from __future__ import annotations
 

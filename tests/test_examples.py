@@ -10,7 +10,7 @@ import pathlib
 import pytest
 
 import npjax
-from npjax import _runner
+from npjax._tools import _runner
 
 EXAMPLES = pathlib.Path(__file__).resolve().parent.parent / "examples"
 

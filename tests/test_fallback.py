@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import npjax
-from npjax import _fallback, _stats
+from npjax._calls import _fallback
+from npjax._runtime import _stats
 from tests._parity import assert_parity
 
 emath_sqrt = npjax.emath.sqrt  # a registry fallback (results' dtype depends on the data)

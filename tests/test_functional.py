@@ -1,4 +1,4 @@
-"""Parity of function application (npjax/_functional.py) with NumPy."""
+"""Parity of function application (npjax/_library/_functional.py) with NumPy."""
 
 from __future__ import annotations
 

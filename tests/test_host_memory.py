@@ -1,4 +1,4 @@
-"""Host-memory protocols (npjax/_host_memory.py): ``__array_interface__``,
+"""Host-memory protocols (npjax/_core/_host_memory.py): ``__array_interface__``,
 ``__array_struct__``, ``ctypes``, ``data``, ``__buffer__``. A host array hands out its NumPy
 data's own (live) memory; a device array has none and says which copy to make."""
 
@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import npjax
-from npjax import _registry_methods
+from npjax._calls import _registry_methods
 from tests.strategies import ALL, arrays
 
 MEMBERS = ("__array_interface__", "__array_struct__", "ctypes", "data")

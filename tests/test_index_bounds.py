@@ -1,4 +1,5 @@
-"""Bounds checks of device index arrays (``npjax/_index_plan.py``, ``npjax/_bounds.py``).
+"""Bounds checks of device index arrays (``npjax/_core/_index_plan.py``,
+``npjax/_runtime/_bounds.py``).
 
 NumPy raises IndexError at the indexing line, so the check is made at the call (not deferred,
 see ``_index_plan``'s docstring); these tests check that it is free where the bounds are known
@@ -14,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import npjax
-from npjax import _index_plan
+from npjax._core import _index_plan
 from tests import strategies as S
 from tests._parity import assert_parity
 

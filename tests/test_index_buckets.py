@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import npjax
-from npjax import _buckets, _index_plan
+from npjax._core import _buckets, _index_plan
 from tests import strategies as S
 from tests._parity import assert_parity
 from tests.test_buckets import buckets

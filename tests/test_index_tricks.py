@@ -1,4 +1,4 @@
-"""Parity of the index helpers (npjax/_index_tricks.py) with NumPy, and their mutations."""
+"""Parity of the index helpers (npjax/_library/_index_tricks.py) with NumPy, and their mutations."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import npjax
-from npjax import _memory
+from npjax._library import _memory
 from tests import strategies as S
 from tests._parity import assert_parity
 
@@ -428,7 +428,7 @@ def _cache_size(fn):
 
 
 def test_loops_compile_once():
-    from npjax import _index_read, _index_write
+    from npjax._core import _index_read, _index_write
 
     a = npjax.zeros(10)
     a[0] = 1.0
@@ -478,7 +478,7 @@ def test_npjax_scalar_values_convert_as_numpy_scalars():
 def test_augmented_slice_assignment_writes_once(monkeypatch):
     # ``a[1:-1] += 1.0`` is ``v = a[1:-1]; v += 1.0; a[1:-1] = v``: the last store puts a
     # view back where it came from, which changes nothing and must cost nothing.
-    from npjax import _index_write
+    from npjax._core import _index_write
 
     writes = []
     real = _index_write.write_through

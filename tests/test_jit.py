@@ -239,7 +239,7 @@ def test_fallback_eager():
 
 def test_fallback_eager_is_counted_at_the_line_that_could_not_trace():
     """npjax.stats() (and the runner's report) name the line that made a call run eagerly."""
-    from npjax import _report
+    from npjax._tools import _report
 
     line = inspect.getsourcelines(_value_branch)[1] + 1
     f = npjax.jit(_value_branch, fallback="eager")

@@ -24,7 +24,7 @@ from benchmarks.kernels import cholesky as _cholesky
 from benchmarks.kernels import forward_subst as _forward_subst
 from benchmarks.kernels import levinson as _levinson
 from benchmarks.kernels import lu as _lu
-from npjax import _loop_source
+from npjax._compile import _loop_source
 from tests._parity import assert_same, assert_same_outcome
 from tests.test_jit_masks import _count_eager, compare_calls
 
@@ -783,7 +783,7 @@ def test_parts_read_after_a_store_are_numpys_and_copy_less():
     assert len(re.findall(r"= \w+\[\d[\d,]*\]\S* copy\(", text)) <= 9
 
 
-# --- slices whose extent moves with the index: masked windows (npjax._windows) --------------
+# --- slices whose extent moves with the index: masked windows (npjax._compile._windows) ---
 
 
 # The suite's own NumPy-style kernels (benchmarks/kernels): forward_subst, cholesky, lu,

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import npjax
-from npjax._jit import Jitted
+from npjax._compile._jit import Jitted
 from tests._parity import assert_same, assert_same_outcome
 from tests.strategies import elements
 

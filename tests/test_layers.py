@@ -1,6 +1,6 @@
-"""The layer order of docs/architecture.md, read from the source: no import circle at module
-level anywhere, and the bottom layers (pure, runtime, core) never import from above, not even
-inside a function."""
+"""The layers of docs/architecture.md, read from the source: each layer is a folder of
+``npjax/``, a module imports (even inside a function) only from its own layer and the ones
+below, there is no import circle at module level anywhere, and no module is over 800 lines."""
 
 from __future__ import annotations
 
@@ -12,20 +12,12 @@ import pytest
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "npjax"
 
-# Bottom to top; a module may import only from its own layer and the layers below.
-LAYERS = {
-    "pure": {"_errors", "_dtypes", "_axes", "_impl"},
-    "runtime": {"_policy", "_context", "_errstate", "_numpy_calls", "_host_reads", "_fp_flags",
-                "_fp_screen", "_deferred_checks", "_finite_watch", "_ufunc_checks", "_stats",
-                "_compile_cache", "_disk_cache", "_bounds"},
-    "core": {"_views", "_lazy", "_casts", "_ndarray", "_array_conversions", "_subclasses",
-             "_sharding", "_normalize", "_placement", "_buckets", "_index_plan", "_index_kernels",
-             "_index_values", "_index_read", "_index_write", "_element_access"},
-}
-TOOLS = {"__main__", "_runner", "_report", "_coverage"}
+# The layer folders, bottom to top.
+LAYERS = ("_pure", "_runtime", "_core", "_calls", "_library", "_compile", "_tools")
 # Modules that may import the public namespace ``npjax`` (the package itself and the public
-# subpackages built from it); every other module imports the modules it needs.
-PUBLIC = {"npjax", "npjax.lib"}
+# subpackages built from it, and the tools); every other module imports the modules it needs.
+PUBLIC = {"npjax", "npjax.lib", "npjax.__main__"}
+MAX_LINES = 800
 
 
 def _name(path: pathlib.Path) -> str:
@@ -80,11 +72,9 @@ GRAPH = _imports()
 
 
 def _layer(module: str) -> int | None:
-    short = module.split(".")[1] if "." in module else module
-    for rank, members in enumerate(LAYERS.values()):
-        if short in members:
-            return rank
-    return None
+    """The rank of a module's layer folder (None for the public modules above them)."""
+    parts = module.split(".")
+    return LAYERS.index(parts[1]) if len(parts) > 1 and parts[1] in LAYERS else None
 
 
 def test_no_import_circle_at_module_level():
@@ -108,23 +98,32 @@ def test_no_import_circle_at_module_level():
 
 
 @pytest.mark.parametrize("module", sorted(m for m in GRAPH if _layer(m) is not None))
-def test_bottom_layers_import_only_downwards(module):
+def test_layers_import_only_downwards(module):
     rank = _layer(module)
-    upward = [t for t in GRAPH[module] if _layer(t) is None or _layer(t) > rank]
-    assert not upward, f"{module} (layer {list(LAYERS)[rank]}) imports from above: {upward}"
+    upward = [t for t in GRAPH[module] if (_layer(t) is None or _layer(t) > rank)
+              and not (t == "npjax" and LAYERS[rank] == "_tools")]
+    assert not upward, f"{module} (layer {LAYERS[rank]}) imports from above: {upward}"
+
+
+def test_every_private_module_is_in_a_layer_folder():
+    flat = sorted(p.name for p in PACKAGE.glob("_*.py") if p.name not in ("__init__.py",
+                                                                           "__main__.py"))
+    folders = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name.startswith("_")
+                     and p.name != "__pycache__")
+    assert not flat, f"private modules outside the layer folders: {flat}"
+    assert folders == sorted(LAYERS), folders
 
 
 def test_nothing_imports_the_tools():
     for module, edges in GRAPH.items():
-        if module.split(".")[-1] in TOOLS or module == "npjax":
+        if _layer(module) == LAYERS.index("_tools") or module in ("npjax", "npjax.__main__"):
             continue
-        assert not [t for t in edges if t.split(".")[-1] in TOOLS and t != "npjax"], module
+        assert not [t for t in edges if _layer(t) == LAYERS.index("_tools")], module
 
 
-def test_the_layer_table_names_real_modules():
-    shorts = {m.split(".")[1] for m in GRAPH if "." in m}
-    for members in LAYERS.values():
-        assert members <= shorts, members - shorts
+@pytest.mark.parametrize("path", sorted(PACKAGE.rglob("*.py")), ids=lambda p: p.name)
+def test_no_module_is_over_the_line_limit(path):
+    assert len(path.read_text().splitlines()) <= MAX_LINES, path
 
 
 def test_no_library_module_imports_the_public_namespace():
@@ -134,7 +133,7 @@ def test_no_library_module_imports_the_public_namespace():
     route; ``_registry.public_namespace`` finds public functions by name)."""
     offenders = sorted(m for m, edges in GRAPH.items()
                        if "npjax" in edges and m not in PUBLIC
-                       and m.split(".")[-1] not in TOOLS)
+                       and _layer(m) != LAYERS.index("_tools"))
     assert not offenders, f"modules importing the public namespace npjax: {offenders}"
 
 

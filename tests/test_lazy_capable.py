@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 import npjax
-from npjax import _dispatch, _lazy, _registry
+from npjax._calls import _dispatch, _registry
+from npjax._core import _lazy
 
 pytestmark = pytest.mark.device_placement
 

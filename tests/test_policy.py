@@ -124,7 +124,7 @@ def test_auto_mode_fuses_device_work_on_an_accelerator(monkeypatch):
     """On an accelerator backend "auto" is lazy mode: small arrays stay NumPy's, large ones
     are device arrays whose work is recorded and run as one program when a value is read.
     The backend is faked here (the fusing itself is lazy mode's, tested on this CPU)."""
-    from npjax import _policy
+    from npjax._runtime import _policy
 
     monkeypatch.setattr(_policy, "_cpu_backend", lambda: False)
     x = np.linspace(-1.0, 1.0, 100_000)

@@ -8,7 +8,7 @@ import numpy.lib.recfunctions as np_rfn
 import pytest
 
 import npjax
-from npjax import _runner
+from npjax._tools import _runner
 from npjax.lib import recfunctions as rfn
 
 PAIR = np.dtype([("a", "f8"), ("b", "f8")])

@@ -1,5 +1,5 @@
 """NumPy's RuntimeWarnings of reductions and statistics on device arrays
-(``npjax/_reduction_checks.py``): value, dtype, and the warnings (class, message, order)
+(``npjax/_library/_reduction_checks.py``): value, dtype, and the warnings (class, message, order)
 compared with NumPy's; npjax's name the test's own line."""
 
 from __future__ import annotations

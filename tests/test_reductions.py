@@ -1,7 +1,7 @@
 """Reductions against NumPy: values, dtypes, scalar-vs-array, out=, where=, errors.
 
 NumPy's RuntimeWarnings (empty slices, all-NaN slices, overflow) are silenced on both sides:
-npjax does not emit them (see npjax/_reductions.py), the values are compared.
+npjax does not emit them (see npjax/_library/_reductions.py), the values are compared.
 """
 
 from __future__ import annotations

@@ -15,7 +15,8 @@ import warnings
 import pytest
 
 import npjax
-from npjax import _coverage, _registry, _registry_methods, _registry_scalars
+from npjax._tools import _coverage
+from npjax._calls import _registry, _registry_methods, _registry_scalars
 
 RECORDS = _registry.records()
 NATIVE = [r for r in RECORDS if r.status == "native"]

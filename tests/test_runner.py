@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from npjax import _runner
+from npjax._tools import _runner
 from npjax.__main__ import main
 
 
@@ -87,8 +87,8 @@ def test_script_gets_npjax_libraries_keep_numpy(tree):
     done = _run("run", script, env=env)
     assert done.returncode == 0, done.stderr
     out = _lines(done.stdout)
-    assert out["np"] == "npjax._ndarray"
-    assert out["from"] == "npjax._ndarray"
+    assert out["np"] == "npjax._core._ndarray"
+    assert out["from"] == "npjax._core._ndarray"
     assert out["numpy"] == "npjax"
     assert out["beside"] == "npjax"
     assert out["site-packages"] == "numpy"
@@ -161,7 +161,7 @@ def test_compare_reports_differ(tmp_path, capsys):
     assert _runner.compare(differ, []) == 1
     out = capsys.readouterr().out
     assert "Result: DIFFER (1 identical, 1 DIFFER)" in out
-    assert "npjax: npjax._ndarray" in out and "NumPy: numpy" in out
+    assert "npjax: npjax._core._ndarray" in out and "NumPy: numpy" in out
 
 
 @pytest.mark.parametrize(("ours", "theirs", "status"), [
@@ -223,7 +223,7 @@ def test_module_mode(tmp_path):
     done = _run("run", "--no-report", "-m", "tool.cli", "a", "--b", cwd=tmp_path)
     assert done.returncode == 3, done.stderr
     out = _lines(done.stdout)
-    assert out["np"] == "npjax npjax._ndarray"
+    assert out["np"] == "npjax npjax._core._ndarray"
     assert out["name"] == "__main__"
     assert out["argv"] == "['a', '--b'] True"
     assert out["norm"] == "5.0"
@@ -410,7 +410,7 @@ def test_numpy_lib_imports_resolve_to_npjax(tmp_path):
         """)
     done = _run("run", "--no-report", script)
     assert done.returncode == 0, done.stderr
-    assert done.stdout == ("npjax._ndarray npjax npjax.lib.stride_tricks numpy.lib.format\n"
+    assert done.stdout == ("npjax._core._ndarray npjax npjax.lib.stride_tricks numpy.lib.format\n"
                            "True True 18\n")
 
 
@@ -444,7 +444,7 @@ def test_stats_in_process():
 
 
 def test_report_text_from_data():
-    from npjax import _report
+    from npjax._tools import _report
 
     data = {"wall_s": 2.0, "calls": {"add": 5, "sum": 1},
             "fallback_sites": [{"function": "histogram", "site": "/x/s.py:3", "count": 2}],

@@ -22,7 +22,7 @@ PY_FUNCS = [float, int, bool, complex, operator.index, hash, len, str, repr,
             lambda x: f"{x:.3f}", lambda x: f"{x}", lambda x: f"{x:>12}", lambda x: x.item(),
             lambda x: x.tolist(), lambda x: [10, 20, 30, 40][x], lambda x: list(range(x)),
             lambda x: list(iter(x)), lambda x: x.item(0), math.isnan, math.floor,
-            # members of NumPy's scalars that numpy.ndarray lacks (npjax/_scalar_members.py)
+            # members of NumPy's scalars that numpy.ndarray lacks (npjax/_core/_scalar_members.py)
             round, lambda x: round(x, 1), math.trunc, math.ceil, lambda x: x.is_integer(),
             lambda x: x.as_integer_ratio(), lambda x: x.bit_count(), lambda x: x.numerator,
             lambda x: x.denominator, lambda x: x.hex()]

@@ -1,4 +1,5 @@
-"""Parity of sorting, searching and selection functions (npjax/_selection.py) with NumPy."""
+"""Parity of sorting, searching and selection functions (npjax/_library/_selection.py) with
+NumPy."""
 
 from __future__ import annotations
 

@@ -746,9 +746,9 @@ def test_methods_installed():
 
 
 def test_only_numpy_names_are_public():
-    from npjax import _shape_ops
+    from npjax._library import _shape_ops
 
     for name in _shape_ops.__all__:
         assert hasattr(np, name), name
-        # itself, or behind the host route (npjax/_placement.py)
+        # itself, or behind the host route (npjax/_core/_placement.py)
         assert inspect.unwrap(getattr(npjax, name)) is inspect.unwrap(getattr(_shape_ops, name))

@@ -353,7 +353,7 @@ def test_policy_validation():
 
 @given(shapes(max_dims=4, max_side=12), st.sampled_from([1, 2, 3, 4, 8]))
 def test_auto_spec_splits_largest_divisible_axis(shape, n):
-    from npjax._sharding import AXIS, _auto_spec
+    from npjax._core._sharding import AXIS, _auto_spec
 
     spec = tuple(_auto_spec(shape, n))
     candidates = [i for i, d in enumerate(shape) if d >= n and d % n == 0]

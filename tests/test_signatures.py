@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import npjax
-from npjax import _registry
+from npjax._calls import _registry
 
 SKIP_KINDS = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 

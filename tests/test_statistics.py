@@ -1,4 +1,4 @@
-"""Parity of histograms, cov and corrcoef (npjax/_statistics.py) with NumPy."""
+"""Parity of histograms, cov and corrcoef (npjax/_library/_statistics.py) with NumPy."""
 
 from __future__ import annotations
 

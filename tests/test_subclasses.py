@@ -1,4 +1,4 @@
-"""Subclasses of npjax.ndarray (npjax/_subclasses.py) against the same subclass of
+"""Subclasses of npjax.ndarray (npjax/_core/_subclasses.py) against the same subclass of
 numpy.ndarray: which results keep the subclass, ``__array_finalize__`` calls, shared
 memory, the subclass's own methods, and a clear error where npjax does not follow."""
 

@@ -19,7 +19,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import npjax
-from npjax._ufuncs import NAMES
+from npjax._calls._ufuncs import NAMES
 from tests import strategies as S
 from tests._parity import assert_parity
 from tests.tolerances import OVERRIDES

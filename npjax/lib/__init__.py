@@ -2,12 +2,12 @@
 
 ``stride_tricks`` is npjax's own (views on JAX); ``scimath`` is ``npjax.emath``;
 ``recfunctions`` (NumPy's functions for structured arrays, host data) is imported on first
-use, as NumPy's is; the rest are NumPy's own objects, classified in ``npjax/_registry.py``
+use, as NumPy's is; the rest are NumPy's own objects, classified in ``npjax/_calls/_registry.py``
 like every public NumPy name.
 """
 
 import npjax as _npjax
-from npjax import _registry
+from npjax._calls import _registry
 from npjax.lib import stride_tricks as stride_tricks
 
 scimath = _npjax.emath

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy.lib.recfunctions as _numpy_rfn
 
-from npjax import _registry
-from npjax._fallback import to_host
+from npjax._calls import _registry
+from npjax._calls._fallback import to_host
 
 __all__ = list(_numpy_rfn.__all__)
 
@@ -40,4 +40,4 @@ for _name in __all__:
     globals()[_name] = _host(_name, getattr(_numpy_rfn, _name))
 
 _registry.install(globals(), "numpy.lib.recfunctions")
-_npjax_host = True  # the module as a name of numpy.lib: a host module (npjax/_registry.py)
+_npjax_host = True  # the module as a name of numpy.lib: a host module (npjax/_calls/_registry.py)

@@ -20,10 +20,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _views
-from npjax._dispatch import ArrayKeep, npfunc
-from npjax._ndarray import ndarray
-from npjax._shape_ops import _same_bits
+from npjax._core import _views
+from npjax._calls._dispatch import ArrayKeep, npfunc
+from npjax._core._ndarray import ndarray
+from npjax._library._shape_ops import _same_bits
 
 __all__ = ["as_strided", "sliding_window_view"]
 

@@ -12,9 +12,9 @@ import numpy as np
 from numpy.linalg import LinAlgError
 from numpy.linalg._linalg import EighResult, EigResult, QRResult, SVDResult
 
-from npjax._errstate import _stacklevel
-from npjax._impl import linalg as _k
-from npjax._ndarray import ndarray
+from npjax._runtime._errstate import _stacklevel
+from npjax._pure._impl import linalg as _k
+from npjax._core._ndarray import ndarray
 from npjax.linalg._rules import (_COMPLEX, _REAL, _arr, _check_square, _check_stacked_2d,
                                  _common_type, _flag, _out, host_data_to_numpy)
 

@@ -13,8 +13,8 @@ import numpy as np
 from numpy.linalg import LinAlgError
 from numpy.linalg._linalg import SlogdetResult
 
-from npjax._impl import linalg as _k
-from npjax._ndarray import normalize_axis
+from npjax._pure._impl import linalg as _k
+from npjax._core._ndarray import normalize_axis
 from npjax.linalg._decompositions import _svdvals, _svdvals_any
 from npjax.linalg._rules import (_F32, _F64, _REAL, _arr, _check_square, _common_type, _flag,
                                  _out, host_data_to_numpy)

@@ -13,12 +13,12 @@ import jax.numpy as jnp
 import numpy as np
 from numpy.linalg import LinAlgError
 
-from npjax import _context
-from npjax._context import current
-from npjax._dispatch import wrap
-from npjax._errors import HostOnly
-from npjax._fallback import call_numpy
-from npjax._normalize import to_jax
+from npjax._runtime import _context
+from npjax._runtime._context import current
+from npjax._calls._dispatch import wrap
+from npjax._pure._errors import HostOnly
+from npjax._calls._fallback import call_numpy
+from npjax._core._normalize import to_jax
 
 _NoValue = np._NoValue
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from npjax import _products
-from npjax._ndarray import ndarray
-from npjax._registry import public_module
+from npjax._library import _products
+from npjax._core._ndarray import ndarray
+from npjax._calls._registry import public_module
 from npjax.linalg._rules import _arr, _check_2d, host_data_to_numpy
 
 

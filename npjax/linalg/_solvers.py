@@ -12,9 +12,9 @@ import jax.numpy as jnp
 import numpy as np
 from numpy.linalg import LinAlgError
 
-from npjax import _products
-from npjax._impl import linalg as _k
-from npjax._ndarray import ndarray
+from npjax._library import _products
+from npjax._pure._impl import linalg as _k
+from npjax._core._ndarray import ndarray
 from npjax.linalg._decompositions import _svd
 from npjax.linalg._rules import (_F64, _REAL, _NoValue, _arr, _check_2d, _check_square,
                                  _common_type, _flag, _out, host_data_to_numpy)

@@ -11,9 +11,9 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax._ndarray import ndarray
-from npjax._normalize import to_jax
-from npjax._context import current
+from npjax._core._ndarray import ndarray
+from npjax._core._normalize import to_jax
+from npjax._runtime._context import current
 
 
 # --- keys ------------------------------------------------------------------------------------

@@ -12,9 +12,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._axes import normalize_axis
-from npjax._ndarray import ndarray
-from npjax._normalize import to_jax
+from npjax._pure._axes import normalize_axis
+from npjax._core._ndarray import ndarray
+from npjax._core._normalize import to_jax
 from npjax.random import _samplers as S
 from npjax.random._bridge import key_from_seed_seq, numpy_mode, streamed, to_host
 from npjax.random._params import size_shape

@@ -12,7 +12,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax._errstate import _stacklevel
+from npjax._runtime._errstate import _stacklevel
 from npjax.random import _samplers as S
 from npjax.random._bridge import key_from_seed_seq, numpy_mode, streamed
 from npjax.random._streams import _Streams, draw_integers

@@ -9,7 +9,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax._ndarray import ndarray
+from npjax._core._ndarray import ndarray
 from npjax.random._bridge import to_host
 
 # --- parameters ------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _context
+from npjax._runtime import _context
 
 f64 = jnp.float64
 i64 = jnp.int64

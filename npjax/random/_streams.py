@@ -15,11 +15,11 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax._errstate import _stacklevel
-from npjax._axes import normalize_axis
-from npjax._ndarray import ndarray
-from npjax._normalize import place, to_jax
-from npjax._context import current
+from npjax._runtime._errstate import _stacklevel
+from npjax._pure._axes import normalize_axis
+from npjax._core._ndarray import ndarray
+from npjax._core._normalize import place, to_jax
+from npjax._runtime._context import current
 from npjax.random import _samplers as S
 from npjax.random._bridge import _check_out_flags, from_host, numpy_mode, streamed, to_host
 from npjax.random._params import _broadcast_size, _device_arg, _scalar_value, as_param, size_shape

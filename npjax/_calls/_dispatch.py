@@ -1,0 +1,279 @@
+"""The one call path: ``@npfunc`` turns a pure-JAX body into a public NumPy-style function.
+
+Parameters carry tags as annotations (``ArrayIn``, ``ArraySeq``, ``ArrayKeep``, ``DTypeIn``,
+``Out``, ``Unsupported(default)``). The decorator reads them once, at import, into a list of
+(position, name, converter); a call converts by position and keyword without binding a
+signature. Then: fallback if registered, run the body (it sees ``jax.Array`` values, never
+npjax arrays unless tagged ``ArrayKeep``), write ``out=`` and wrap results.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+
+from npjax._core import _casts
+
+from npjax._pure import _dtypes
+
+from npjax._runtime import _stats
+from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
+from npjax._calls._fallback import call_numpy
+from npjax._core._lazy import Lazy
+from npjax._core._ndarray import ndarray
+from npjax._core._normalize import to_jax, to_jax_lazy
+from npjax._core._placement import DEFERRED, NOT_HOST, try_host
+from npjax._calls._registry import NOT_LAZY
+from npjax._runtime._context import current
+from npjax._runtime._policy import Policy
+from npjax._runtime._context import policy as using_policy
+
+
+class Tag:
+    """A parameter tag: how the call path converts one argument."""
+
+    def __init__(self, name: str, convert: Callable[[Any, Policy], Any]) -> None:
+        self.name = name
+        self.convert = convert
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class Unsupported:
+    """Tag of a NumPy parameter npjax accepts only at its default value."""
+
+    def __init__(self, default: Any = None) -> None:
+        self.default = default
+
+    def __repr__(self) -> str:
+        return f"Unsupported({self.default!r})"
+
+
+def _keep(x: Any, policy: Policy) -> ndarray:
+    return x if isinstance(x, ndarray) else ndarray._owner(to_jax(x, policy))
+
+
+def _opt_array(x: Any, policy: Policy) -> Any:
+    return None if x is None else to_jax(x, policy)
+
+
+def _opt_array_lazy(x: Any, policy: Policy) -> Any:
+    return None if x is None else to_jax_lazy(x, policy)
+
+
+ArrayIn = Tag("ArrayIn", to_jax)
+OptArrayIn = Tag("OptArrayIn", _opt_array)
+ArraySeq = Tag("ArraySeq", lambda xs, policy: [to_jax(x, policy) for x in xs])
+ArrayKeep = Tag("ArrayKeep", _keep)
+DTypeIn = Tag("DTypeIn", lambda d, policy: _dtypes.canonical_dtype(d))
+Out = Tag("Out", lambda x, policy: x)
+DeviceIn = Tag("DeviceIn", lambda x, policy: x)
+
+
+def wrap(result: Any, scalar: bool = False) -> Any:
+    """Raw JAX results as npjax arrays; 0-d results are NumPy-style scalars when ``scalar``."""
+    if isinstance(result, jax.Array) or type(result) is Lazy:
+        return ndarray._owner(result, scalar and result.ndim == 0)
+    if isinstance(result, tuple):
+        items = [wrap(r, scalar) for r in result]
+        return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
+    if isinstance(result, list):
+        return [wrap(r, scalar) for r in result]
+    return result
+
+
+def write_out(out: Any, value: jax.Array, casting: str, name: str, loop: str = "cast"
+              ) -> ndarray:
+    """Store a result into ``out`` (NumPy's shape and casting checks) and return ``out``.
+    ``loop``: where NumPy says a floating-point error of the cast into ``out`` happened."""
+    if not isinstance(out, ndarray):
+        raise TypeError(f"npjax.{name}: 'out' must be an npjax array")
+    if tuple(value.shape) != out.shape:
+        try:
+            if np.broadcast_shapes(value.shape, out.shape) != out.shape:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"non-broadcastable output operand with shape {out.shape} "
+                             f"doesn't match the broadcast shape {tuple(value.shape)}") from None
+    if value.dtype != out.dtype and not _dtypes.can_cast(value.dtype, out.dtype, casting):
+        raise output_casting_error(name, casting, value.dtype, out.dtype)
+    if _casts.needs_check(value.dtype, out.dtype):  # NumPy's values and warnings
+        value = _casts.cast(value, out.dtype, loop)
+    out._write(value)
+    return out
+
+
+# Results larger than this are waited for inside the call, so that an allocation the device
+# cannot make raises MemoryError at the call (JAX dispatches asynchronously).
+_SYNC_BYTES = 1 << 30
+
+
+# Every ``npfunc`` function by public name (``tests/test_lazy_capable.py`` reads it).
+FUNCTIONS: dict[str, Callable] = {}
+
+
+def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool = False,
+           numpy_fn: Any = None, out_casting: str = "unsafe") -> Any:
+    """Make ``fn`` (parameters tagged by annotation, body in pure JAX) a public function.
+
+    scalar: 0-d results are NumPy-style scalars (reductions and the like).
+    numpy_fn: run this on the host when the body raises ``NpjaxUnsupported``.
+    out_casting: the casting rule for ``out=`` (NumPy functions use "unsafe").
+
+    Lazy mode: a function is lazy-capable unless ``_registry.NOT_LAZY`` names it. A
+    lazy-capable body gets its array operands pending (``_lazy.Lazy``; its ``Kernel`` calls
+    are recorded); any other body runs eagerly on computed operands. Decided here, once.
+    """
+    if fn is None:
+        return functools.partial(npfunc, name=name, scalar=scalar, numpy_fn=numpy_fn,
+                                 out_casting=out_casting)
+    public = name or fn.__name__
+    lazy = public not in NOT_LAZY
+    params = list(inspect.signature(fn).parameters.values())
+    # Evaluated, so modules using ``from __future__ import annotations`` get tag objects too.
+    annotations = inspect.get_annotations(fn, eval_str=True)
+    by_position, by_name, checks = [], {}, []
+    star_tag = None
+    out_position = None
+    for i, p in enumerate(params):
+        tag = annotations.get(p.name)
+        if p.kind is p.VAR_POSITIONAL:
+            star_tag = tag if isinstance(tag, Tag) else None
+            star_at = i
+            continue
+        if isinstance(tag, Unsupported):
+            checks.append((i if p.kind is not p.KEYWORD_ONLY else None, p.name, tag.default))
+        elif isinstance(tag, Tag):
+            if tag is Out:
+                out_position = i if p.kind is not p.KEYWORD_ONLY else None
+                continue
+            if tag is DeviceIn:  # keyword-only in NumPy; handled around the call below
+                continue
+            if p.kind is not p.KEYWORD_ONLY:
+                by_position.append((i, tag.convert))
+            by_name[p.name] = tag.convert
+    has_out = "out" in annotations and annotations["out"] is Out
+    # Fewer positional arguments than this and no keywords: every check sees its default.
+    checks_from = min((pos for pos, _, _ in checks if pos is not None), default=len(params))
+    numpy_target = numpy_fn
+    # Lazy mode, decided here: a lazy-capable body gets pending array operands (its
+    # ``_lazy.Kernel`` calls are recorded); a body declared not lazy-capable (``NOT_LAZY``)
+    # runs eagerly on computed operands; others (no array operand to keep pending) run as
+    # called, their kernels recorded.
+    lazy_of = {to_jax: to_jax_lazy, _opt_array: _opt_array_lazy}
+    lazy_position = [(pos, lazy_of.get(convert, convert)) for pos, convert in by_position]
+    lazy_name = {key: lazy_of.get(convert, convert) for key, convert in by_name.items()}
+    defer = lazy and star_tag is None and any(c in lazy_of for _, c in by_position)
+
+    def convert_and_run(args: Any, kwargs: dict, policy: Policy, positions: list,
+                        names: dict) -> Any:
+        if star_tag is not None:
+            args = tuple(star_tag.convert(a, policy) if i >= star_at else a
+                         for i, a in enumerate(args))
+        if positions:
+            args = list(args)
+            n = len(args)
+            for pos, convert in positions:
+                if pos < n:
+                    args[pos] = convert(args[pos], policy)
+        for key in kwargs.keys() & names.keys():
+            kwargs[key] = names[key](kwargs[key], policy)
+        return fn(*args, **kwargs)
+
+    host_fn = getattr(np, public, None)  # NumPy's function of this name runs host operands
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        for a in args:  # a stand-in such as a masked read under npjax.jit (``_masked``)
+            handler = DEFERRED.get(type(a))
+            if handler is not None:
+                return handler(public, call, args, kwargs)
+        if checks and (kwargs or len(args) > checks_from):
+            for pos, pname, default in checks:
+                value = args[pos] if pos is not None and pos < len(args) else kwargs.get(
+                    pname, default)
+                if value is not default and not _same(value, default):
+                    raise unsupported(public, pname)
+        if host_fn is not None:
+            result = try_host(public, host_fn, args, kwargs)
+            if result is not NOT_HOST:
+                return result
+        _stats.calls[public] += 1
+        policy = current()
+        out = None
+        if has_out:
+            if out_position is not None and out_position < len(args):
+                out = args[out_position]
+                args = args[:out_position] + (None,) + args[out_position + 1:]
+            else:
+                out = kwargs.pop("out", None)
+            if isinstance(out, tuple) and len(out) == 1:
+                out = out[0]
+        raw_args, raw_kwargs = args, dict(kwargs)
+        try:
+            if not policy.lazy:
+                result = convert_and_run(args, kwargs, policy, by_position, by_name)
+            elif defer:  # pending operands in, the body's kernels recorded
+                result = convert_and_run(args, kwargs, policy, lazy_position, lazy_name)
+            elif not lazy:  # computed operands, the body run now (nothing recorded)
+                with using_policy(mode="eager"):
+                    result = convert_and_run(args, kwargs, policy, by_position, by_name)
+            else:
+                result = convert_and_run(args, kwargs, policy, by_position, by_name)
+            if isinstance(result, jax.Array) and result.nbytes > _SYNC_BYTES:
+                result.block_until_ready()  # a failed allocation surfaces here, not later
+        except jax.errors.JaxRuntimeError as exc:
+            if "RESOURCE_EXHAUSTED" in str(exc):  # NumPy: MemoryError for too large arrays
+                raise MemoryError(f"npjax.{public}: {exc}") from None
+            raise
+        except NpjaxUnsupported as exc:
+            quiet = isinstance(exc, HostOnly)
+            target = numpy_target or (getattr(np, public, None) if quiet else None)
+            if target is None:
+                raise NotImplementedError(f"npjax.{public}: {exc}") from None
+            if out is not None:
+                raw_kwargs["out"] = out
+            return call_numpy(public, target, tuple(raw_args), raw_kwargs, policy, str(exc),
+                              quiet)
+        if out is not None:
+            return write_out(out, result, out_casting, public)
+        return wrap(result, scalar)
+
+    if annotations.get("device") is DeviceIn:
+        call = with_device(call)
+    call.__module__ = "npjax"
+    call.__name__ = call.__qualname__ = public
+    call.__wrapped__ = fn
+    call.host_first = True  # placement is decided inside (``try_host``)
+    call.lazy = lazy
+    FUNCTIONS[public] = call
+    return call
+
+
+def with_device(call: Callable) -> Callable:
+    """Honour a ``device=`` keyword (NumPy's "cpu", or a ``jax.Device`` such as ``x.device``,
+    as the Array API passes it) by running the call under that device policy."""
+
+    @functools.wraps(call)
+    def placed(*args: Any, **kwargs: Any) -> Any:
+        device = kwargs.get("device")
+        if device is None:
+            return call(*args, **kwargs)
+        kwargs["device"] = None
+        with using_policy(device=device):
+            return call(*args, **kwargs)
+
+    return placed
+
+
+def _same(value: Any, default: Any) -> bool:
+    try:
+        return bool(value == default)
+    except Exception:  # arrays and odd objects: anything not identical counts as given
+        return False

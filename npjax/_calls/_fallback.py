@@ -1,0 +1,163 @@
+"""Host NumPy round trip for calls npjax does not run on JAX, announced by the policy.
+
+Three things lead here, never a blanket ``except Exception``:
+- a name the registry declares ``fallback`` (``fallback_function``),
+- an implementation that raises ``NpjaxUnsupported`` on purpose (``@npfunc(numpy_fn=...)``),
+- data of a host-only dtype (str, bytes, datetime64, object, structured: ``HostOnly``), which
+  lives as NumPy arrays; those calls are NumPy's own and run quietly, counted apart.
+
+Arguments NumPy mutates (``out=``, ``copyto``'s destination, ...) are handed to NumPy as writable
+host copies and written back into the npjax arrays afterwards, so views and aliases see the
+change; a result that *is* such a copy comes back as the npjax array itself.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from npjax._runtime import _stats
+from npjax._pure._dtypes import is_device_dtype
+from npjax._pure._errors import FallbackWarning
+from npjax._core._ndarray import ndarray
+from npjax._runtime._context import current
+from npjax._runtime._policy import Policy
+
+
+# NumPy functions that write into a positional argument (position of the destination).
+MUTATED_POSITIONS: dict[str, tuple[int, ...]] = {
+    "copyto": (0,), "putmask": (0,), "place": (0,), "put": (0,), "put_along_axis": (0,),
+    "fill_diagonal": (0,), "shuffle": (0,),
+}
+
+
+def announce(name: str, reason: str, policy: Policy) -> None:
+    """Apply the fallback policy (raise, warn at the user's line, or allow) and count it."""
+    if policy.fallback == "raise":
+        raise NotImplementedError(
+            f"npjax.{name} would run on host NumPy ({reason}) and the policy says "
+            "fallback='raise'")
+    frame = _stats.caller_frame()
+    if frame is None:
+        _stats.record_fallback(name, "<unknown>:0")
+        return
+    filename, line = frame.f_code.co_filename, frame.f_lineno
+    _stats.record_fallback(name, f"{filename}:{line}")
+    if policy.fallback == "warn":
+        # What warnings.warn does for a frame it finds by stacklevel, for the user's frame.
+        where = frame.f_globals
+        warnings.warn_explicit(
+            f"npjax.{name} runs on host NumPy: {reason}", FallbackWarning, filename, line,
+            module=where.get("__name__"), registry=where.setdefault("__warningregistry__", {}),
+            module_globals=where)
+
+
+class _HostCopies:
+    """Converts arguments to host data, remembering writable copies that must go back."""
+
+    def __init__(self) -> None:
+        self.back: dict[int, tuple[np.ndarray, ndarray]] = {}
+
+    def convert(self, x: Any, writable: bool = False) -> Any:
+        if isinstance(x, ndarray):
+            if writable:
+                host = np.array(_stats.fetch(x._read()))
+                self.back[id(host)] = (host, x)
+                return host
+            host = _stats.fetch(x._read())
+            return host[()] if x._scalar else host
+        if isinstance(x, tuple) and hasattr(x, "_fields"):
+            return type(x)(*(self.convert(v, writable) for v in x))
+        if isinstance(x, list | tuple):
+            return type(x)(self.convert(v, writable) for v in x)
+        if isinstance(x, dict):
+            return {k: self.convert(v, writable) for k, v in x.items()}
+        return x
+
+    def write_back(self) -> None:
+        from npjax._core._normalize import to_jax
+
+        for host, target in self.back.values():
+            target._write(to_jax(host))
+
+    def result(self, x: Any) -> Any:
+        if isinstance(x, np.ndarray) and id(x) in self.back:
+            return self.back[id(x)][1]
+        return from_host(x, self.result)
+
+
+def to_host(x: Any) -> Any:
+    """npjax arrays (also inside lists, tuples and dicts) as NumPy arrays."""
+    return _HostCopies().convert(x)
+
+
+def from_host(x: Any, inner: Any = None) -> Any:
+    """NumPy results back as npjax arrays (host-only dtypes stay NumPy arrays)."""
+    from npjax._core._normalize import to_jax
+
+    inner = inner or from_host
+    if isinstance(x, np.ndarray) and is_device_dtype(x.dtype):
+        return ndarray._owner(to_jax(x))
+    if isinstance(x, np.generic) and is_device_dtype(x.dtype):
+        return ndarray._owner(to_jax(np.asarray(x)), True)
+    if isinstance(x, tuple) and hasattr(x, "_fields"):
+        return type(x)(*(inner(v) for v in x))
+    if isinstance(x, list | tuple):
+        return type(x)(inner(v) for v in x)
+    return x
+
+
+def run_on_host(name: str, numpy_fn: Any, args: tuple, kwargs: dict) -> Any:
+    """Call ``numpy_fn`` on host copies; write mutated arguments back; results to the device."""
+    copies = _HostCopies()
+    mutated = MUTATED_POSITIONS.get(name, ())
+    host_args = tuple(copies.convert(a, i in mutated) for i, a in enumerate(args))
+    host_kwargs = {k: copies.convert(v, k == "out") for k, v in kwargs.items()}
+    result = numpy_fn(*host_args, **host_kwargs)
+    copies.write_back()
+    return copies.result(result)
+
+
+def call_numpy(name: str, numpy_fn: Any, args: tuple, kwargs: dict, policy: Policy,
+               reason: str, quiet: bool = False) -> Any:
+    """Announce (unless ``quiet``: host-only data) and run ``numpy_fn`` on the host."""
+    if quiet:
+        _stats.host_only[name] += 1
+    else:
+        announce(name, reason, policy)
+    if kwargs.get("out", 0) is None:
+        kwargs = {k: v for k, v in kwargs.items() if k != "out"}
+    return run_on_host(name, numpy_fn, args, kwargs)
+
+
+def fallback_function(name: str, numpy_fn: Any, reason: str = "no JAX implementation") -> Any:
+    """A public npjax function that runs NumPy's ``numpy_fn`` on the host (registry use)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return call_numpy(name, numpy_fn, args, kwargs, current(), reason)
+
+    call.__name__ = call.__qualname__ = name.rpartition(".")[2]
+    call.__module__ = "npjax"
+    call.__doc__ = (f"Runs ``numpy.{name}`` on host NumPy ({reason}); announced by the "
+                    f"``fallback`` policy.\n\n{getattr(numpy_fn, '__doc__', '') or ''}")
+    call.__wrapped__ = numpy_fn
+    call._npjax_fallback = True
+    call._npjax_reason = reason
+    return call
+
+
+def host_function(name: str, numpy_fn: Any) -> Any:
+    """A public npjax function whose job is host-side (I/O, text, dtype questions): NumPy's
+    own function on host copies of npjax arrays, results placed back; not a fallback."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return run_on_host(name, numpy_fn, args, kwargs)
+
+    call.__name__ = call.__qualname__ = name.rpartition(".")[2]
+    call.__module__ = "npjax"
+    call.__doc__ = f"npjax's ``numpy.{name}``: runs on the host by nature (no device work)."
+    call.__wrapped__ = numpy_fn
+    call._npjax_host = True
+    return call

@@ -1,0 +1,166 @@
+"""npjax arrays among other libraries: NumPy's dispatch protocols, DLPack, the Array API, JAX
+pytrees, and explicit conversions.
+
+- ``numpy.add(x, 1)``, ``numpy.sum(x)``, ``numpy.linalg.inv(x)``, ``numpy_array + x`` on npjax
+  arrays run npjax's function of the same name (``__array_ufunc__``, ``__array_function__``):
+  they stay on the device and return npjax arrays. npjax's fallbacks announce themselves as
+  usual. NumPy functions npjax takes as they are (data-free helpers) run NumPy's own code,
+  which reads the array through ``__array__`` (a host copy).
+- A NumPy array passed as ``out=`` to a NumPy ufunc gets the result copied into it.
+- ``jax.jit``/``jax.grad``/``jax.vmap`` accept npjax arrays: the class is a pytree whose one
+  leaf is the current value (a view contributes its materialised value; the function gets a
+  fresh owner, so writes inside a JAX transform never reach the caller's array).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from npjax._runtime import _stats
+from npjax._core._ndarray import install_methods, ndarray
+from npjax._core._normalize import to_jax
+from npjax._calls._registry import public_module, public_namespace
+from npjax._core._placement import NOT_HOST
+from npjax._calls._ufuncs import UFUNCS, host_binary
+
+__all__ = ["asnumpy", "from_dlpack", "from_jax"]
+
+_NAMESPACES = ("numpy", "numpy.linalg", "numpy.fft", "numpy.lib.stride_tricks")
+_targets: dict[Any, Any] = {}
+
+
+def _target(func: Any) -> Any:
+    """npjax's function for NumPy's ``func`` (cached; ``None`` when npjax has no such name)."""
+    try:
+        return _targets[func]
+    except KeyError:
+        pass
+    module = getattr(func, "__module__", "")
+    found = None
+    if module in _NAMESPACES:  # npjax's public function of that name (the registry's record)
+        found = public_namespace(module).get(func.__name__)
+    _targets[func] = found
+    return found
+
+
+def _array_function(self: ndarray, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+    target = _target(func)
+    if target is None or target is func:  # npjax uses NumPy's own: run it without dispatch
+        return func._implementation(*args, **kwargs)
+    return target(*args, **kwargs)
+
+
+def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any
+                 ) -> Any:
+    ours = _OURS.get(ufunc)
+    if ours is None:
+        ours = UFUNCS.get(ufunc.__name__)
+        if ours is None:
+            return NotImplemented
+    if not kwargs and method == "__call__":  # NumPy's scalar operators land here
+        if len(inputs) == 2:  # a NumPy scalar with a host array: NumPy's own ufunc
+            result = host_binary(ours, inputs[0], inputs[1])
+            if result is not NOT_HOST:
+                return result
+        return ours(*inputs)
+    fn = ours if method == "__call__" else getattr(ours, method, None)
+    if fn is None:
+        return NotImplemented
+    out = kwargs.pop("out", None)
+    outs = out if isinstance(out, tuple) else (out,) if out is not None else ()
+    host_outs = [o for o in outs if isinstance(o, np.ndarray)]
+    if not host_outs:
+        if out is not None:
+            kwargs["out"] = out
+        return fn(*inputs, **kwargs)
+    if len(outs) != 1:
+        raise NotImplementedError("npjax: several NumPy arrays as 'out' of one ufunc")
+    result = fn(*inputs, **kwargs)
+    np.copyto(outs[0], np.asarray(result), casting=kwargs.get("casting", "same_kind"))
+    return outs[0]
+
+
+_OURS = {ours._np: ours for ours in UFUNCS.values()}  # NumPy's ufunc -> npjax's
+
+
+def _dlpack(self: ndarray, **kwargs: Any) -> Any:
+    return self._read().__dlpack__(**kwargs)
+
+
+def _dlpack_device(self: ndarray) -> tuple:
+    return self._read().__dlpack_device__()
+
+
+def _array_namespace(self: ndarray, api_version: str | None = None) -> Any:
+    if api_version is not None and api_version not in _API_VERSIONS:
+        raise ValueError(f"npjax: unsupported Array API version {api_version!r}")
+    return public_module("numpy")
+
+
+_API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
+
+
+def _to_jax(self: ndarray) -> jax.Array:
+    """The current value as an immutable ``jax.Array`` (no copy)."""
+    return self._read()
+
+
+def from_dlpack(x: Any, /, *, device: Any = None, copy: Any = None) -> ndarray:
+    """npjax implementation of ``numpy.from_dlpack``: a new npjax array from any DLPack
+    producer (a copy on the device; npjax never writes into the producer's memory)."""
+    if device is not None:
+        from npjax._pure._errors import unsupported
+
+        raise unsupported("from_dlpack", "device")
+    return ndarray._owner(jnp.from_dlpack(x, copy=copy))
+
+
+def asnumpy(x: Any) -> np.ndarray:
+    """A host NumPy copy of ``x`` (npjax arrays, JAX arrays, anything array-like)."""
+    return np.asarray(x)
+
+
+def from_jax(a: jax.Array) -> ndarray:
+    """An npjax array holding the ``jax.Array`` ``a`` (no copy; ``a`` itself stays as it is)."""
+    if not isinstance(a, jax.Array):
+        raise TypeError(f"npjax.from_jax: expected a jax.Array, got {type(a).__name__}")
+    return ndarray._owner(a)
+
+
+def _flatten(x: ndarray) -> tuple:
+    return (x._read(),), x._scalar
+
+
+def _unflatten(scalar: bool, children: tuple) -> ndarray:
+    return ndarray._owner(children[0], scalar)
+
+
+def _reduce(self: ndarray) -> tuple:
+    """Pickling: the value travels as a host NumPy array (and the class of a subclass
+    instance, rebuilt with ``__array_finalize__(None)`` as NumPy's pickles are)."""
+    host = _stats.fetch(self._read())
+    if type(self) is not ndarray:
+        return (_subclass_from_host, (type(self), host))
+    return (_from_host, (host, self._scalar))
+
+
+def _from_host(host: np.ndarray, scalar: bool) -> ndarray:
+    return ndarray._owner(to_jax(host), scalar)
+
+
+def _subclass_from_host(cls: type, host: np.ndarray) -> ndarray:
+    from npjax._core._subclasses import as_subclass
+
+    return as_subclass(ndarray._owner(to_jax(host)), cls, None)
+
+
+jax.tree_util.register_pytree_node(ndarray, _flatten, _unflatten)
+install_methods({"__reduce__": _reduce,
+    "__array_function__": _array_function, "__array_ufunc__": _array_ufunc,
+    "__dlpack__": _dlpack, "__dlpack_device__": _dlpack_device,
+    "__array_namespace__": _array_namespace, "to_jax": _to_jax,
+})

@@ -1,0 +1,131 @@
+"""``ndarray`` operators from one table: each dunder is a ufunc call.
+
+Reflected operators swap the operands; in-place operators are the ufunc with ``out=self``
+(NumPy's same-kind casting, so ``int_array += 1.5`` raises). A NumPy scalar is immutable, so
+an in-place operator on a scalar result rebinds the name to a new scalar instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+
+from npjax._core._ndarray import ndarray
+from npjax._core._normalize import to_jax
+from npjax._calls._ufuncs import UFUNCS
+
+BINARY = {
+    "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
+    "floordiv": "floor_divide", "mod": "remainder", "pow": "power", "matmul": "matmul",
+    "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "left_shift", "rshift": "right_shift",
+}
+COMPARISON = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal",
+              "gt": "greater", "ge": "greater_equal"}
+UNARY = {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}
+
+
+def _forward(uf):
+    def op(self, other):
+        return uf(self, other)
+    return op
+
+
+def _reflected(uf):
+    def op(self, other):
+        return uf(other, self)
+    return op
+
+
+def _equality(uf, const: bool):
+    """``==``/``!=``: None and strings compare elementwise as unequal objects (NumPy)."""
+    def op(self, other):
+        if other is None or isinstance(other, str | bytes):
+            if self._scalar and other is None:
+                return const
+            return ndarray._owner(jnp.full(self.shape, const), self.ndim == 0)
+        return uf(self, other)
+    return op
+
+
+def _inplace(uf):
+    def op(self, other):
+        if self._scalar:
+            return uf(self, other)
+        return uf(self, other, out=self)
+    return op
+
+
+def _unary(uf):
+    def op(self):
+        return uf(self)
+    return op
+
+
+# ``float_or_complex_array ** python_scalar``: NumPy's operator (``fast_scalar_power``) calls
+# square for the int 2, reciprocal for the int -1 and sqrt for the float 0.5; any other
+# exponent (2.0, -1.0, NumPy scalars) goes to np.power. Results differ in the last bit
+# (complex) and at non-finite values.
+_FAST_POWER = {(int, 2): "square", (int, -1): "reciprocal", (float, 0.5): "sqrt"}
+
+
+def _power_ufunc(self: ndarray, other: Any) -> tuple[Any, tuple]:
+    """The ufunc and operands NumPy's ``**``/``**=`` use for ``self ** other``."""
+    kind = type(other)
+    if kind in (int, float) and self.dtype.kind in "fc":
+        fast = _FAST_POWER.get((kind, other))
+        if fast is not None:
+            return UFUNCS[fast], (self,)
+    return UFUNCS["power"], (self, other)
+
+
+def _pow(self, other):
+    uf, operands = _power_ufunc(self, other)
+    return uf(*operands)
+
+
+def _ipow(self, other):
+    uf, operands = _power_ufunc(self, other)
+    return uf(*operands) if self._scalar else uf(*operands, out=self)
+
+
+def _divmod(self: ndarray, other: Any) -> Any:
+    return UFUNCS["divmod"](self, other)
+
+
+def _rdivmod(self: ndarray, other: Any) -> Any:
+    return UFUNCS["divmod"](other, self)
+
+
+def install() -> None:
+    for short, name in BINARY.items():
+        uf = UFUNCS[name]
+        for prefix, make in (("", _forward), ("r", _reflected), ("i", _inplace)):
+            op = make(uf)
+            op.__name__ = f"__{prefix}{short}__"
+            setattr(ndarray, op.__name__, op)
+    for short, name in COMPARISON.items():
+        if short in ("eq", "ne"):
+            op = _equality(UFUNCS[name], short == "ne")
+        else:
+            op = _forward(UFUNCS[name])
+        op.__name__ = f"__{short}__"
+        setattr(ndarray, op.__name__, op)
+    for short, name in UNARY.items():
+        op = _unary(UFUNCS[name])
+        op.__name__ = f"__{short}__"
+        setattr(ndarray, op.__name__, op)
+    ndarray.__pow__ = _pow
+    ndarray.__ipow__ = _ipow
+    ndarray.__divmod__ = _divmod
+    ndarray.__rdivmod__ = _rdivmod
+    ndarray.__contains__ = _contains
+
+
+def _contains(self: ndarray, value: Any) -> bool:
+    """``value in a``: whether any element equals ``value`` (NumPy's ``(a == value).any()``)."""
+    return bool(jnp.any(self._read() == to_jax(value)))
+
+
+install()

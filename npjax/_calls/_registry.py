@@ -1,0 +1,276 @@
+"""One record per public NumPy name (how npjax provides it), and npjax's own public names.
+
+Statuses:
+- ``native``: an npjax implementation (computes on JAX, or is pure Python logic of npjax's own).
+- ``host``: an npjax function whose work is host-side by nature (files, text, calendars): NumPy's
+  own function on host copies of npjax arrays, results placed back. Not announced.
+- ``numpy``: NumPy's own object, used as it is because it touches no array data (scalar types,
+  constants, exceptions, dtype questions, the printing options).
+- ``fallback``: runs on host NumPy, announced by the ``fallback`` policy (warning by default).
+- ``excluded``: NumPy's own object, not adapted to npjax arrays; the reason says why.
+- ``npjax``: a public name of npjax's own, which NumPy does not have (``OWN``: its kind and
+  what it is).
+
+Names are classified by the tables below; ``install`` fills a module's namespace with every name
+that the npjax modules do not define. ``npjax.__all__`` and ``dir(npjax)`` are generated here
+(``npjax_all``): NumPy's public names and ``OWN``; ``tests/test_registry.py`` checks that the
+module has exactly those public attributes. A name NumPy gains later and no table lists still
+resolves (``__getattr__``, as a fallback) and ``tests/test_registry.py`` fails until it is
+classified.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import types
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from npjax._calls._fallback import fallback_function, host_function
+
+MODULES = ("numpy", "numpy.linalg", "numpy.fft", "numpy.random", "numpy.lib",
+           "numpy.lib.stride_tricks", "numpy.lib.recfunctions")
+
+
+class Record(NamedTuple):
+    module: str
+    name: str
+    status: str
+    reason: str
+
+
+# NumPy's own objects that need no adaptation (besides the automatic classes below: scalar
+# types, exceptions and warnings, and non-callable constants).
+NUMPY_OBJECTS = {
+    "finfo", "iinfo", "dtype", "issubdtype", "isdtype", "promote_types", "typename",
+    "mintypecode", "format_float_positional", "format_float_scientific", "base_repr",
+    "binary_repr", "get_printoptions", "set_printoptions", "printoptions", "getbufsize",
+    "setbufsize", "busdaycalendar", "datetime_data", "info", "iterable", "ndindex",
+    "dtypes", "exceptions", "typing", "char", "strings", "testing",
+    "errstate", "seterr", "geterr", "seterrcall", "geterrcall", "common_type",
+    "lib.add_docstring", "lib.add_newdoc", "lib.mixins",
+}
+
+HOST = {
+    "save": "writes a file", "savez": "writes a file", "savez_compressed": "writes a file",
+    "savetxt": "writes a file", "load": "reads a file", "loadtxt": "reads a file",
+    "genfromtxt": "reads a file", "fromfile": "reads a file", "fromregex": "reads a file",
+    "array2string": "text", "array_repr": "text", "array_str": "text",
+    "datetime_as_string": "datetime64 is host-only", "busday_count": "datetime64 is host-only",
+    "busday_offset": "datetime64 is host-only", "is_busday": "datetime64 is host-only",
+}
+HOST["lib.recfunctions"] = "structured arrays are host data: NumPy's functions, on the host"
+HOST.update({f"lib.recfunctions.{name}": "structured arrays are host data: NumPy's own "
+             "function, its result as NumPy returns it" for name in (
+                 __import__("numpy.lib.recfunctions", fromlist=["_"]).__all__)})
+
+FALLBACK: dict[str, str] = {}
+
+# ``npfunc`` functions that are not lazy-capable: in lazy mode their bodies run eagerly on
+# computed operands (``_dispatch.npfunc``); every other npfunc body gets pending operands.
+# Each was found by running the parity suites and tests/test_lazy_capable.py under lazy mode
+# with pending operands; the reason is what the body did with them.
+_RAW_JAX = "its body passes an array operand to a jax function (TypeError on a pending value)"
+NOT_LAZY = {
+    "append": _RAW_JAX, "argpartition": _RAW_JAX, "argsort": _RAW_JAX, "delete": _RAW_JAX,
+    "i0": _RAW_JAX, "insert": _RAW_JAX, "pad": _RAW_JAX, "partition": _RAW_JAX,
+    "roll": _RAW_JAX, "sort": _RAW_JAX, "take": _RAW_JAX, "tril": _RAW_JAX, "triu": _RAW_JAX,
+    "repeat": _RAW_JAX + " with an axis",
+    "searchsorted": _RAW_JAX + " for some operands (side='right', 2-d values)",
+    "average": _RAW_JAX + " with weights",
+    "compress": "data-dependent length: counts the selected elements (_buckets)",
+    "nonzero": "data-dependent length: counts the selected elements (_buckets)",
+    "unique": "data-dependent length, and its sort passes the operand to a jax function",
+    "linspace": "its kernels' outputs, pending, reach a jax function (TypeError)",
+}
+
+EXCLUDED = {
+    "show_config": "describes NumPy's own build", "show_runtime": "describes NumPy's runtime",
+    "get_include": "C headers of NumPy", "test": "runs NumPy's own test suite",
+    "f2py": "Fortran wrapper generator", "ctypeslib": "ctypes views of host memory",
+    "core": "NumPy's private implementation package",
+    "ma": "masked arrays are NumPy arrays (a subclass npjax does not mirror)",
+    "rec": "record arrays are structured host data",
+    "polynomial": "the Polynomial classes run on NumPy arrays (legacy poly* functions are "
+                  "native)",
+    "matrix": "np.matrix is a NumPy subclass (discouraged by NumPy itself)",
+    "asmatrix": "np.matrix is a NumPy subclass", "bmat": "np.matrix is a NumPy subclass",
+    "memmap": "memory-mapped host files", "recarray": "structured host data",
+    "record": "structured host data",
+    "linalg.test": "runs NumPy's own test suite", "fft.test": "runs NumPy's own test suite",
+    "random.test": "runs NumPy's own test suite",
+    "lib.test": "runs NumPy's own test suite",
+    "lib.array_utils": "axis helpers take no array data; byte_bounds reports host memory "
+                       "addresses, which npjax arrays do not have",
+    "lib.format": "the .npy format's low-level readers and writers work on host files and "
+                  "NumPy arrays (np.save and np.load are npjax host functions)",
+    "lib.introspect": "describes NumPy's own SIMD dispatch",
+    "lib.npyio": "DataSource and NpzFile read host files into NumPy arrays",
+    "random.bit_generator":
+        "NumPy's implementation module (the bit generator classes are in numpy.random)",
+    **{f"lib.recfunctions.{name}": "a module recfunctions imports for its own use (not in "
+       "its __all__)" for name in ("itertools", "ma", "mrec", "np")},
+}
+
+# npjax's own public names (NumPy has none of them): name -> (kind, what it is). Every public
+# attribute of ``npjax`` that is not a NumPy name must be here, and every name here must exist.
+OWN = {
+    "FallbackWarning": ("warning", "issued when a call runs on host NumPy (fallback policy)"),
+    "JitError": ("exception", "npjax.jit met a value that only exists at run time"),
+    "Policy": ("class", "the policy value: device, sharding, mode, fallback, random, placement"),
+    "policy": ("function", "context manager: a policy for a block of code"),
+    "get_policy": ("function", "the policy in force"),
+    "set_policy": ("function", "change fields of the current policy"),
+    "reset_policy": ("function", "back to the default policy (NPJAX_* variables apply)"),
+    "stats": ("function", "counters: calls, fallbacks, transfers, compiles"),
+    "reset_stats": ("function", "zero the counters"),
+    "jit": ("function", "compile a NumPy-style function with JAX"),
+    "asnumpy": ("function", "a host NumPy copy of an array"),
+    "from_jax": ("function", "an npjax array holding a jax.Array (no copy)"),
+    "mesh": ("function", "a jax.sharding.Mesh for placing npjax arrays"),
+    "shard": ("function", "re-place an array's storage with a sharding spec"),
+    "distributed": ("module", "one NumPy script over several processes (jax.distributed)"),
+}
+
+# Modules whose functions run on host NumPy, announced (each callable is a fallback).
+FALLBACK_MODULES = {"emath": "complex-valued results depend on the data (host NumPy)"}
+
+
+def _auto_numpy(obj: Any) -> bool:
+    """Scalar types, dtype classes, exceptions, warnings and plain constants."""
+    if isinstance(obj, type):
+        return issubclass(obj, np.generic | np.dtype | BaseException)
+    return not callable(obj) and not isinstance(obj, types.ModuleType)
+
+
+def _numpy_module(module: str) -> types.ModuleType:
+    return __import__(module, fromlist=["_"])
+
+
+def public_names(module: str) -> list[str]:
+    """NumPy's public names in ``module`` (every attribute not starting with ``_``)."""
+    return sorted(n for n in dir(_numpy_module(module)) if not n.startswith("_"))
+
+
+def _key(module: str, name: str) -> str:
+    """The table key of a name: bare for ``numpy``, ``"linalg.inv"`` for submodules."""
+    return name if module == "numpy" else f"{module[6:]}.{name}"
+
+
+def classify(module: str, name: str, ours: Any) -> Record:
+    """The record of one NumPy name given npjax's object for it (``None`` when absent)."""
+    theirs = getattr(_numpy_module(module), name)
+    if ours is None:
+        return Record(module, name, "missing", "no npjax object")
+    if getattr(ours, "_npjax_fallback", False):
+        return Record(module, name, "fallback",
+                      FALLBACK_MODULES.get(name) or getattr(ours, "_npjax_reason", ""))
+    if getattr(ours, "_npjax_host", False):
+        return Record(module, name, "host", HOST.get(_key(module, name), ""))
+    if ours is theirs:
+        if _key(module, name) in EXCLUDED:
+            return Record(module, name, "excluded", EXCLUDED[_key(module, name)])
+        if _key(module, name) in NUMPY_OBJECTS or _auto_numpy(theirs) or (
+                module != "numpy" and isinstance(theirs, type)):
+            return Record(module, name, "numpy", "touches no array data")
+        return Record(module, name, "missing", "NumPy's object re-exported without a reason")
+    return Record(module, name, "native", "")
+
+
+# NumPy's module name -> npjax's public namespace for it (its module dict), as installed by
+# npjax/__init__.py: how the library finds public functions by name at call time (NumPy's
+# dispatch protocols, ``__array_namespace__``) without importing the package above it.
+_PUBLIC: dict[str, dict[str, Any]] = {}
+
+
+def register(namespace: dict[str, Any], module: str) -> None:
+    """Record ``namespace`` (an npjax module dict) as npjax's public module for ``module``."""
+    _PUBLIC[module] = namespace
+
+
+def public_namespace(module: str = "numpy") -> dict[str, Any]:
+    """npjax's public namespace (module dict) for NumPy's ``module`` (empty before import)."""
+    return _PUBLIC.get(module, {})
+
+
+def public_module(module: str = "numpy") -> types.ModuleType:
+    """npjax's public module for NumPy's ``module`` (``npjax`` for "numpy")."""
+    return sys.modules[_PUBLIC[module]["__name__"]]
+
+
+def install(namespace: dict[str, Any], module: str = "numpy") -> None:
+    """Give ``namespace`` (npjax's module dict) every NumPy name it lacks, per the tables, and
+    record it as npjax's public namespace for ``module``."""
+    register(namespace, module)
+    source = _numpy_module(module)
+    for name in public_names(module):
+        if name in namespace:
+            continue
+        obj = getattr(source, name)
+        qualified = _key(module, name)
+        if qualified in FALLBACK_MODULES:
+            namespace[name] = _fallback_module(name, obj)
+        elif qualified in HOST and not isinstance(obj, types.ModuleType):
+            namespace[name] = host_function(qualified, obj)
+        elif (qualified in NUMPY_OBJECTS or qualified in EXCLUDED or _auto_numpy(obj)
+              or isinstance(obj, type | types.ModuleType)):
+            namespace[name] = obj
+        elif callable(obj):
+            namespace[name] = fallback_function(qualified, obj)
+        else:
+            namespace[name] = obj
+
+
+def _fallback_module(name: str, source: types.ModuleType) -> types.ModuleType:
+    module = types.ModuleType(f"npjax.{name}", f"numpy.{name} run on host NumPy (fallback).")
+    for attr in getattr(source, "__all__", [n for n in dir(source) if not n.startswith("_")]):
+        obj = getattr(source, attr)
+        module.__dict__[attr] = (fallback_function(f"{name}.{attr}", obj, FALLBACK_MODULES[name])
+                                 if callable(obj) and not isinstance(obj, type) else obj)
+    module.__all__ = list(getattr(source, "__all__", []))
+    module._npjax_fallback = True
+    module._npjax_reason = FALLBACK_MODULES[name]
+    return module
+
+
+def lazy_fallback(module: str, name: str) -> Any:
+    """A name NumPy has and no table lists (e.g. new in a later NumPy): a fallback."""
+    source = _numpy_module(module)
+    if name.startswith("_") or not hasattr(source, name):
+        raise AttributeError(f"module 'npjax' has no attribute {name!r}")
+    obj = getattr(source, name)
+    if callable(obj) and not isinstance(obj, type):
+        return fallback_function(name, obj, "not yet classified by npjax")
+    return obj
+
+
+@functools.cache
+def records() -> tuple[Record, ...]:
+    """Every record, for the coverage report and the tests."""
+    for module in MODULES:  # submodules imported on demand (numpy.lib.recfunctions): both
+        _numpy_module(module)  # NumPy's and npjax's first, as their parents then list them
+        if module not in _PUBLIC:
+            __import__("npjax" + module[5:])
+    out = []
+    for module in MODULES:
+        namespace = public_namespace(module)
+        for name in public_names(module):
+            if name in namespace and namespace[name] is None:  # newaxis, whose value is None
+                out.append(Record(module, name, "numpy", "touches no array data"))
+            else:
+                out.append(classify(module, name, namespace.get(name)))
+    return tuple(out)
+
+
+def own_records() -> tuple[Record, ...]:
+    """The records of npjax's own public names (status ``npjax``; reason: kind and meaning)."""
+    return tuple(Record("npjax", name, "npjax", f"{kind}: {what}")
+                 for name, (kind, what) in sorted(OWN.items()))
+
+
+def npjax_all() -> list[str]:
+    """``npjax.__all__`` (and ``dir(npjax)``): NumPy's public names, each of which resolves in
+    npjax, and npjax's own (``OWN``)."""
+    return sorted(set(public_names("numpy")) | set(OWN))

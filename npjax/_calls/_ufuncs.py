@@ -1,0 +1,510 @@
+"""NumPy's ufuncs as npjax ufunc objects: one table, one class.
+
+Every ``numpy.ufunc`` in NumPy's namespace gets an npjax ``ufunc`` of the same name. Type
+resolution is NumPy's own (``numpy.ufunc.resolve_dtypes``, NEP 50 weak Python scalars), so
+result dtypes are NumPy's exactly; the computation is a cached ``jax.jit`` kernel per
+(ufunc, loop dtypes) that casts the inputs to the loop dtypes, calls ``jax.numpy`` (or the
+implementation in ``_impl/ufuncs.py`` where ``jax.numpy``'s is not NumPy's) and casts the
+outputs. ``reduce``/``accumulate``/``outer``/``reduceat``/``at`` live in
+``_ufunc_methods.py`` and are attached to the class there.
+
+Differences from NumPy:
+- Floating-point errors (divide/over/under/invalid) follow ``numpy.errstate`` but are
+  inferred from the values after the kernel (``_errstate.py``: rules, cost, limits).
+  Integer division and remainder by zero give 0 with NumPy's "divide by zero" warning.
+- Complex functions: branch cuts (signed zeros) match NumPy; non-finite parts match on the
+  tested edge set, other inf/nan combinations may follow XLA rather than C99 Annex G.
+- XLA's CPU backend flushes subnormal results to zero (NumPy keeps them).
+- The fast path (npjax array operands, no keywords) caches one compiled kernel per operand
+  dtypes on the ufunc object.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from npjax._core import _casts, _lazy
+
+from npjax._runtime import _context, _errstate, _finite_watch, _numpy_calls
+
+from npjax._pure import _dtypes
+from npjax._runtime import _stats, _ufunc_checks
+from npjax._calls._dispatch import write_out
+from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
+from npjax._calls._fallback import call_numpy
+from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
+from npjax._core._lazy import Kernel, Lazy, concrete
+from npjax._core._ndarray import ndarray
+from npjax._core._normalize import to_jax, to_jax_lazy
+from npjax._core._placement import (DEFERRED_UFUNC, DEVICE, NOT_HOST, host_operands, host_ufunc1,
+                              host_ufunc2, npjax_operands, place_new, place_result)
+from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
+from npjax._runtime._context import current, trace
+
+_WEAK = _dtypes.WEAK_TYPES
+_host_calls, _calls = _stats.host_calls, _stats.calls
+
+
+# A comparison with a Python int outside the integer loop dtype's range is decided by the
+# side the int lies on: (ufunc, int above the range) -> (ufunc, replacement) with the int
+# replaced by the range's end (NumPy 2 compares exactly).
+_CMP_ABOVE = {"less": "less_equal", "less_equal": "less_equal", "not_equal": "less_equal",
+              "greater": "greater", "greater_equal": "greater", "equal": "greater"}
+_CMP_BELOW = {"less": "less", "less_equal": "less", "equal": "less",
+              "greater": "greater_equal", "greater_equal": "greater_equal",
+              "not_equal": "greater_equal"}
+_CMP_SWAP = {"less": "greater", "less_equal": "greater_equal", "greater": "less",
+             "greater_equal": "less_equal", "equal": "equal", "not_equal": "not_equal"}
+
+# Ufuncs that run on host NumPy (no JAX equivalent for their dtypes).
+_HOST_ONLY = {"isnat"}
+
+# Comparisons accept Python ints outside the array's range (NumPy 2 compares exactly).
+_COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
+
+
+def host_binary(uf: ufunc, a: Any, b: Any) -> Any:
+    """``uf(a, b)`` for a binary ufunc, computed by NumPy's own ufunc when the context and
+    both operands allow the host route (``host_ufunc2``), else ``NOT_HOST``. The entry of
+    NumPy's scalar operators (``np.float64(2) * host_array`` reaches ``__array_ufunc__``),
+    without the keyword handling of ``ufunc.__call__``."""
+    limit = _context.get().host
+    if limit < 0 or uf.nin != 2:
+        return NOT_HOST
+    result = host_ufunc2(uf._np, a, b, limit)
+    if result is DEVICE or result is NOT_HOST:
+        return NOT_HOST
+    _host_calls[uf.__name__] += 1
+    return result
+
+
+class ufunc:
+    """An elementwise function with NumPy's ufunc interface, computed by JAX."""
+
+    def __init__(self, name: str) -> None:
+        np_ufunc = getattr(np, name)
+        self.__name__ = np_ufunc.__name__
+        self.__qualname__ = self.__name__
+        self._np = np_ufunc
+        self._impl = IMPL_OVERRIDES.get(self.__name__) or getattr(jnp, self.__name__, None)
+        self._fast: dict[tuple, Callable] = {}  # operand dtypes -> compiled kernel
+        self.nin = np_ufunc.nin
+        self.nout = np_ufunc.nout
+        self.nargs = np_ufunc.nargs
+        self.identity = np_ufunc.identity
+        self.signature = np_ufunc.signature
+        self.ntypes = np_ufunc.ntypes
+        self.types = np_ufunc.types
+        self.__doc__ = f"npjax implementation of the NumPy ufunc ``numpy.{self.__name__}``."
+
+    def __repr__(self) -> str:
+        return f"<ufunc '{self.__name__}'>"
+
+    def _body(self, loops: tuple) -> Callable:
+        """Un-jitted body for loop dtypes ``(loop_in, loop_out)`` (for the ufunc methods)."""
+        return _make_body(self.__name__, tuple(loops[0]), tuple(loops[1]))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            ctx = _context.get()
+            limit = ctx.host
+            if limit >= 0:  # host operands: NumPy's own ufunc
+                if not kwargs and len(args) == self.nin:  # no out=: a new result
+                    nin = self.nin
+                    result = (host_ufunc2(self._np, args[0], args[1], limit) if nin == 2 else
+                              host_ufunc1(self._np, args[0], limit) if nin == 1 else NOT_HOST)
+                    if result is NOT_HOST:  # other operands: placed, or a device array
+                        values = host_operands(args, kwargs, limit)
+                        result = DEVICE if values is None else place_new(
+                            _numpy_calls.call_numpy_ufunc(self._np, *values), args, limit)
+                    if result is not DEVICE:
+                        _host_calls[self.__name__] += 1
+                        return result
+                else:
+                    ops = host_operands(args, kwargs, limit)
+                    if ops is not None:
+                        _host_calls[self.__name__] += 1
+                        return place_result(_numpy_calls.call_numpy_ufunc(
+                            self._np, *ops), npjax_operands(args, kwargs), limit)
+            policy = ctx.policy
+            _calls[self.__name__] += 1
+            # Fast path: npjax array operands, no keywords, loop already seen (one dict lookup
+            # keyed by the operand dtypes), no placement asked for (operands stay where they
+            # are). Anything else takes the full path below, which places operands.
+            if (not kwargs and len(args) == self.nin and policy.device is None
+                    and policy.sharding is None):
+                lazy = policy.lazy
+                if not lazy and self.nin == 2 and self.nout == 1:  # the same, written out
+                    a, b = args
+                    kind_a, kind_b = type(a), type(b)
+                    if (kind_a is ndarray or kind_a is float) and (
+                            kind_b is ndarray or kind_b is float):
+                        x = a._read() if kind_a is ndarray else a
+                        y = b._read() if kind_b is ndarray else b
+                        entry = self._fast.get((float if kind_a is float else x.dtype,
+                                                float if kind_b is float else y.dtype))
+                        if entry is not None:
+                            kernel, check = entry
+                            try:
+                                results = kernel.now((x, y))
+                            except (TypeError, IndexError):
+                                return self._call(*args)  # shape errors: NumPy's exception
+                            if check is not None:  # floating-point error state (_errstate.py)
+                                check([x, y], results, True)
+                            r = results[0]
+                            return ndarray._owner(r, r.ndim == 0)
+                vals = [(a._read_lazy() if lazy else a._read()) if type(a) is ndarray else a
+                        for a in args if type(a) is ndarray or type(a) is float]
+                try:
+                    entry = self._fast.get(tuple(float if type(v) is float else v.dtype
+                                                 for v in vals))
+                except AttributeError:
+                    entry = None
+                if entry is not None and len(vals) == self.nin:
+                    kernel, check = entry
+                    try:
+                        results = kernel(*vals)
+                    except (TypeError, IndexError):
+                        pass  # shape errors: the full path raises NumPy's exception
+                    else:
+                        if check is not None:  # floating-point error state (_errstate.py)
+                            _run_check(check, vals, results, True, lazy)
+                        if self.nout == 1:
+                            r = results[0]
+                            return ndarray._owner(r, r.ndim == 0)
+                        return tuple(ndarray._owner(r, r.ndim == 0) for r in results)
+            return self._call(*args, **kwargs)
+        except SubclassOperand:  # NumPy's rules: results take the operand's subclass
+            return call_ufunc(self, args, kwargs)
+
+    def _call(self, *args: Any, out: Any = None, where: Any = True,
+              casting: str = "same_kind", order: str = "K", dtype: Any = None,
+              subok: bool = True, signature: Any = None, **extra: Any) -> Any:
+        nin = self.nin
+        if len(args) != nin:
+            if nin < len(args) <= self.nargs and out is None:
+                args, out = args[:nin], args[nin:]
+            else:
+                raise TypeError(f"{self.__name__}() takes from {nin} to {self.nargs} "
+                                f"positional arguments but {len(args)} were given")
+        if extra:
+            raise unsupported(self.__name__, next(iter(extra)))
+        if has_subclass(args, {"out": out}):
+            raise SubclassOperand
+        if DEFERRED_UFUNC:
+            for a in (*args, where):  # a stand-in under npjax.jit (``_masked``, ``_windows``)
+                handler = DEFERRED_UFUNC.get(type(a))
+                if handler is not None:
+                    return handler(self, args, {"out": out, "where": where,
+                                                "casting": casting, "order": order,
+                                                "dtype": dtype, "subok": subok,
+                                                "signature": signature})
+        if signature is not None:
+            raise unsupported(self.__name__, "signature")
+        if self._impl is None:
+            if self.__name__ == "isnat":
+                _check_isnat(args[0])
+            return call_numpy(self.__name__, self._np, args,
+                              {"out": out, "where": where, "casting": casting,
+                               "dtype": dtype}, current(), "no JAX implementation")
+        policy = current()
+        outs = _as_out_tuple(out, self.nout)
+        lazy = policy.lazy
+        read = to_jax_lazy if lazy else to_jax
+        try:
+            vals = [a if type(a) in _WEAK else read(a, policy) for a in args]
+        except NpjaxUnsupported as exc:
+            if self.__name__ in ("equal", "not_equal") and any(a is None for a in args):
+                return _compare_none(self, args, out)
+            if any(a is None or isinstance(a, str | bytes) for a in args) and any(
+                    isinstance(a, ndarray) for a in args):
+                raise TypeError(f"ufunc '{self.__name__}' did not contain a loop with "
+                                "signature matching types") from None
+            return call_numpy(self.__name__, self._np, args,
+                              {"out": out, "where": where, "casting": casting,
+                               "dtype": dtype}, policy, str(exc), isinstance(exc, HostOnly))
+        keys = tuple(type(v) if type(v) in _WEAK else v.dtype for v in vals)
+        loop_in, loop_out = _resolve(self._np, keys, _dtypes.canonical_dtype(dtype), casting)
+        for i, v in enumerate(vals):
+            if type(v) is int:
+                dt = loop_in[i]
+                if dt.kind in "iu" and self.__name__ in _COMPARISONS and getattr(
+                        keys[1 - i], "kind", "i") != "b":  # bool == 2**63: OverflowError
+                    info = _iinfo(dt)
+                    if not info.min <= v <= info.max:
+                        return self._compare_out_of_range(i, args, out, where, casting,
+                                                          dtype, v > info.max, info)
+                vals[i] = _weak_int(v, dt, self.__name__)
+        if dtype is not None or casting == "unsafe":  # inputs cast by NumPy's rules
+            vals = [v if type(v) in _WEAK else _casts.precast(v, dt)
+                    for v, dt in zip(vals, loop_in)]
+        if self.signature is not None:  # after the Python ints' OverflowError, as NumPy
+            _check_core_dims(self.__name__, vals)
+        if outs is not None:  # NumPy checks the output cast before computing anything
+            for o, dt in zip(outs, loop_out):
+                if o is not None and dt != o.dtype and not _dtypes.can_cast(dt, o.dtype,
+                                                                            casting):
+                    raise output_casting_error(self.__name__, casting, dt, o.dtype)
+        if self.__name__ == "power" and loop_in[1].kind == "i" and all(
+                getattr(v, "size", 1) for v in vals):
+            _check_power(vals[1])
+        if where is True:
+            try:
+                results = _kernel(self.__name__, loop_in, loop_out, False, False)(*vals)
+            except (TypeError, IndexError) as exc:  # types resolved: this is a shape error
+                raise _shape_error(self, vals, exc) from None
+        else:
+            mask = to_jax(where, policy)
+            if mask.dtype != np.bool_:
+                raise TypeError("Cannot cast array data from dtype('"
+                                f"{mask.dtype}') to dtype('bool') according to the rule 'safe'")
+            olds = [o._read() if o is not None else None for o in outs] if outs else []
+            has_old = bool(olds) and all(o is not None for o in olds)
+            try:
+                results = _kernel(self.__name__, loop_in, loop_out, True, has_old)(
+                    *vals, mask, *(olds if has_old else ()))
+            except TypeError as exc:
+                raise _shape_error(self, [*vals, mask, *(olds if has_old else ())],
+                                   exc) from None
+        check = _ufunc_checks.checker(self.__name__, loop_in, loop_out)
+        if outs is None:
+            if check is not None:
+                _run_check(check, vals, results, True if where is True else mask, lazy)
+            if (where is True and dtype is None and casting == "same_kind"
+                    and self.signature is None and self.__name__ != "power"
+                    and all(type(a) is ndarray or type(a) is float for a in args)):
+                self._fast[keys] = (_kernel(self.__name__, loop_in, loop_out, False, False),
+                                    check)
+            if self.nout == 1:
+                return ndarray._owner(results[0], results[0].ndim == 0)
+            return tuple(ndarray._owner(r, r.ndim == 0) for r in results)
+        written = []
+        for r, o in zip(results, outs):
+            if o is None:
+                written.append(ndarray._owner(r, r.ndim == 0))
+                continue
+            written.append(write_out(o, r, "unsafe", self.__name__, self.__name__))
+        if check is not None:  # after the write, as NumPy (its loop has filled ``out``)
+            _run_check(check, vals, results, True if where is True else mask, lazy)
+        return written[0] if self.nout == 1 else tuple(written)
+
+
+def _compare_out_of_range(self: ufunc, i: int, args: tuple, out: Any, where: Any,
+                          casting: str, dtype: Any, above: bool, info: Any) -> Any:
+    name = self.__name__
+    if i == 0:
+        name = _CMP_SWAP[name]
+        args = (args[1], args[0])
+    new = (_CMP_ABOVE if above else _CMP_BELOW)[name]
+    end = int(info.max if above else info.min)
+    return UFUNCS[new](args[0], end, out=out, where=where, casting=casting, dtype=dtype)
+
+
+ufunc._compare_out_of_range = _compare_out_of_range
+
+
+def _run_check(check: Callable, vals: list, results: tuple, mask: Any, lazy: bool) -> None:
+    """The floating-point error-state check of one call; in lazy mode float checks go with
+    the recorded call (made when its program runs), others need the values now."""
+    if lazy and type(results[0]) is Lazy:
+        # (a result already computed, e.g. written into a host array: checked now)
+        if mask is True and check.__name__ == "check_float" and results[0].value is None:
+            st = _errstate.state()
+            if any(st[key] != "ignore" for key in ("divide", "over", "under", "invalid")):
+                _lazy.defer_check(results, check, st)
+            return
+        vals = [concrete(v) for v in vals]
+        results = tuple(concrete(r) for r in results)
+    check(vals, results, mask)
+
+
+@functools.lru_cache(maxsize=64)
+def _iinfo(dt: np.dtype) -> Any:
+    return np.iinfo(dt)
+
+
+def _check_power(exponent: Any) -> None:
+    """NumPy refuses negative integer exponents for integer loops (ValueError)."""
+    exponent = concrete(exponent)
+    if isinstance(exponent, np.generic | int):
+        bad = exponent < 0
+    elif exponent.size == 0:
+        return
+    elif exponent.dtype.kind != "i":
+        return
+    else:
+        bad = jnp.any(exponent < 0)
+        if isinstance(bad, jax.core.Tracer):
+            tr = trace()
+            if tr is not None:  # npjax.jit: checked on the device
+                tr.check(bad)
+                return
+        bad = bool(bad)
+    if bad:
+        raise ValueError("Integers to negative integer powers are not allowed.")
+
+
+# gufuncs: the fewest dimensions each operand needs for its core signature.
+_CORE_NDIM = {"matmul": (1, 1), "vecdot": (1, 1), "matvec": (2, 1), "vecmat": (1, 2)}
+
+
+def _check_core_dims(name: str, vals: list) -> None:
+    for i, (v, need) in enumerate(zip(vals, _CORE_NDIM[name])):
+        ndim = np.ndim(v)
+        if ndim < need:
+            raise ValueError(f"{name}: Input operand {i} does not have enough dimensions "
+                             f"(has {ndim}, gufunc core with signature "
+                             f"{UFUNCS[name].signature} requires {need})")
+
+
+def _check_isnat(x: Any) -> None:
+    """isnat is defined for datetimes only (host arrays); numbers raise NumPy's TypeError."""
+    if isinstance(x, ndarray) or np.asarray(x).dtype.kind not in "mM":
+        raise TypeError("ufunc 'isnat' is only defined for np.datetime64 and np.timedelta64.")
+
+
+def _compare_none(uf: ufunc, args: tuple, out: Any) -> Any:
+    """``x == None`` compares as objects in NumPy: elementwise False (True for !=)."""
+    shapes = [np.shape(a) if not isinstance(a, ndarray) else a.shape for a in args]
+    shape = np.broadcast_shapes(*shapes)
+    value = jnp.full(shape, uf.__name__ == "not_equal")
+    if out is not None:
+        return write_out(out[0] if isinstance(out, tuple) else out, value, "unsafe",
+                         uf.__name__)
+    return ndarray._owner(value, not shape and all(not isinstance(a, ndarray) or a._scalar
+                                                  for a in args))
+
+
+def _shape_error(uf: ufunc, vals: list, exc: Exception) -> ValueError:
+    """NumPy's ValueError for operands whose shapes do not fit (JAX raises TypeError)."""
+    shapes = " ".join(str(tuple(np.shape(v))) for v in vals)
+    if uf.signature is not None:
+        return ValueError(f"{uf.__name__}: operand shapes {shapes} do not match the core "
+                          f"signature {uf.signature} ({exc})")
+    return ValueError(f"operands could not be broadcast together with shapes {shapes} ")
+
+
+def _as_out_tuple(out: Any, nout: int) -> tuple | None:
+    if out is None:
+        return None
+    if not isinstance(out, tuple):
+        out = (out,)
+    if len(out) != nout:
+        raise ValueError(f"The 'out' tuple must have exactly {nout} entries: one per ufunc "
+                         "output")
+    if all(o is None for o in out):
+        return None
+    for o in out:
+        if o is not None and not isinstance(o, ndarray):
+            raise TypeError("return arrays must be of ArrayType")
+    return out
+
+
+@functools.lru_cache(maxsize=8192)
+def _resolve(np_ufunc: np.ufunc, keys: tuple, dtype: np.dtype | None,
+             casting: str) -> tuple[tuple, tuple]:
+    """NumPy's loop dtypes for these operand dtypes: (input dtypes, output dtypes)."""
+    nin, nout = np_ufunc.nin, np_ufunc.nout
+    sig = None if dtype is None else (None,) * nin + (dtype,) * nout
+    kwargs = {} if sig is None else {"signature": sig}
+    if casting in ("no", "equiv") and any(isinstance(k, type) for k in keys):
+        # resolve_dtypes crashes (segfault) on weak Python scalars with casting='equiv' once
+        # JAX is imported: ask the ufunc itself on 0-d samples for its verdict instead.
+        samples = [k(0) if isinstance(k, type) else np.zeros((), k) for k in keys]
+        with np.errstate(all="ignore"):
+            np_ufunc(*samples, casting=casting, **({} if dtype is None else {"dtype": dtype}))
+        casting = "unsafe"
+    resolved = np_ufunc.resolve_dtypes(keys + (None,) * nout, casting=casting, **kwargs)
+    # NumPy has two equal uint64/int64 dtype classes (ulonglong, ulong); JAX accepts scalars
+    # of only one of them, so name each dtype by its canonical instance.
+    resolved = tuple(np.dtype(d.str) if d.kind in "iu" else d for d in resolved)
+    return resolved[:nin], resolved[nin:]
+
+
+def _weak_int(value: int, dtype: np.dtype, name: str) -> Any:
+    """A Python int operand as a NumPy scalar of its loop dtype (OverflowError as NumPy)."""
+    if dtype.kind in "iu":
+        _dtypes.check_python_int(value, dtype, name)
+        return dtype.type(value)
+    if dtype.kind == "b":
+        if not -(2**63) <= value < 2**63:  # NumPy converts the int to a C long first
+            raise OverflowError("Python int too large to convert to C long")
+        return np.bool_(value)
+    return dtype.type(value)  # beyond int64 JAX cannot take a Python int
+
+
+# Ufuncs whose float16 loop must stay in float16 (they look at the float16 bit pattern).
+_NO_UPCAST = {"nextafter", "spacing"}
+
+
+def _make_body(name: str, loop_in: tuple, loop_out: tuple) -> Callable:
+    """The pure-JAX body of one ufunc loop: cast inputs to ``loop_in``, compute, cast out.
+
+    float16 loops compute in float32 and round once, as NumPy's float16 loops do.
+    """
+    impl = UFUNCS[name]._impl
+    f16 = np.dtype(np.float16)
+    up = name not in _NO_UPCAST and any(dt == f16 for dt in loop_in)
+    compute = tuple(np.dtype(np.float32) if up and dt == f16 else dt for dt in loop_in)
+    if name == "power" and loop_in[0] == f16:
+        impl = jnp.power  # NumPy's float16 loop has no sqrt fast path
+
+    def body(*xs):
+        ins = [_cast_in(x, dt) for x, dt in zip(xs, loop_in)]
+        if up:  # operands take float16 values first, then the loop computes in float32
+            ins = [x.astype(dt) if x.dtype != dt else x for x, dt in zip(ins, compute)]
+        if any(jnp.asarray(x).dtype == np.bool_ and dt.kind in "fc" for x, dt in zip(xs, loop_in)):
+            # XLA rewrites x * convert(bool) as a select (inf * False gives 0, not NumPy's nan)
+            ins = list(lax.optimization_barrier(tuple(ins)))
+        res = impl(*ins)
+        res = res if isinstance(res, tuple) else (res,)
+        return tuple(jnp.asarray(r).astype(dt) for r, dt in zip(res, loop_out))
+
+    return body
+
+
+def _cast_in(x: Any, dt: np.dtype) -> jax.Array:
+    x = jnp.asarray(x)
+    if dt == np.bool_ and x.dtype != np.bool_:  # truth value (complex: either part)
+        return x != 0
+    return x.astype(dt)
+
+
+@functools.lru_cache(maxsize=8192)
+def _kernel(name: str, loop_in: tuple, loop_out: tuple, with_where: bool,
+            has_old: bool) -> Callable:
+    body = _make_body(name, loop_in, loop_out)
+    nin = len(loop_in)
+    products = name in _PRODUCTS and any(dt.kind in "fc" for dt in loop_out)
+    if not with_where:
+        k = Kernel(jax.jit(body), products)
+        k.propagates = name in _finite_watch.PROPAGATING and all(dt.kind in "fc" for dt in loop_in)
+        return k
+
+    def kernel(*xs):
+        res = body(*xs[:nin])
+        mask = xs[nin]
+        olds = xs[nin + 1:] if has_old else [jnp.zeros_like(r) for r in res]
+        return tuple(jnp.where(mask, r, o) for r, o in zip(res, olds))
+
+    return Kernel(jax.jit(kernel), products)
+
+
+# Ufuncs whose results are floating-point products (see ``_lazy.round_products``).
+_PRODUCTS = {"multiply", "square", "power", "float_power"}
+
+
+NAMES = tuple(sorted(n for n in dir(np) if isinstance(getattr(np, n), np.ufunc)))
+UFUNCS: dict[str, ufunc] = {}
+for _name in NAMES:
+    _canonical = getattr(np, _name).__name__
+    if _canonical not in UFUNCS:
+        UFUNCS[_canonical] = ufunc(_canonical)
+    UFUNCS[_name] = UFUNCS[_canonical]

@@ -1,0 +1,126 @@
+"""The loop index of a rolled loop (``LoopIndex``: the ``fori_loop`` counter times a step plus
+a start, knowing the interval of its values) and ``NoRoll``, which abandons a roll
+(``npjax._compile._loops``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["LoopIndex", "NoRoll"]
+
+
+class NoRoll(BaseException):
+    """Raised inside a probe to abandon rolling (a BaseException: user code never catches it,
+    ``try`` being refused in rolled bodies)."""
+
+
+
+def _ordering(test: Any) -> Any:
+    """``<``, ``<=``, ``>`` or ``>=`` of a loop index (``test`` of the difference): the Python
+    bool every rolled iteration gives alike (``if k < n - 1:``, false only on the last
+    iteration, which runs as written), else NoRoll."""
+    def compare(self: LoopIndex, other: Any) -> bool:
+        d = self._difference(other)
+        answer = test(d.lo)
+        if test(d.hi) is not answer:
+            raise NoRoll("a comparison of the loop index that changes with it")
+        return answer
+    return compare
+
+
+class LoopIndex:
+    """The loop variable of a rolled loop: ``k * mul + add`` for the fori_loop counter ``k``
+    in ``[0, kmax]``. Integer arithmetic with Python ints stays a LoopIndex; it can index
+    npjax arrays (``a[i]``, ``a[i - 1, :]``, ``a[i:i + 2]``) where every value is in bounds.
+    A comparison with a Python int that every value answers alike is that Python bool;
+    anything else needing its value (``int``, ``bool``, use as array data) abandons the
+    roll."""
+
+    __slots__ = ("add", "k", "kmax", "mul")
+
+    def __init__(self, k: Any, kmax: int, mul: int, add: int) -> None:
+        self.k, self.kmax, self.mul, self.add = k, kmax, mul, add
+        if max(abs(self.lo), abs(self.hi)) >= 2 ** 31 - 1:
+            raise NoRoll("the loop index leaves the 32-bit range")
+
+    @property
+    def lo(self) -> int:
+        return min(self.add, self.add + self.mul * self.kmax)
+
+    @property
+    def hi(self) -> int:
+        return max(self.add, self.add + self.mul * self.kmax)
+
+    def traced(self) -> Any:
+        return self.k * self.mul + self.add
+
+    def _affine(self, mul: int, add: int) -> LoopIndex:
+        return LoopIndex(self.k, self.kmax, mul, add)
+
+    def __add__(self, other: Any) -> LoopIndex:
+        if type(other) is int:
+            return self._affine(self.mul, self.add + other)
+        if type(other) is LoopIndex and other.k is self.k:
+            return self._affine(self.mul + other.mul, self.add + other.add)
+        raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> LoopIndex:
+        if type(other) is int:
+            return self._affine(self.mul, self.add - other)
+        if type(other) is LoopIndex and other.k is self.k:
+            return self._affine(self.mul - other.mul, self.add - other.add)
+        raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
+
+    def __rsub__(self, other: Any) -> LoopIndex:
+        if type(other) is int:
+            return self._affine(-self.mul, other - self.add)
+        raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
+
+    def __mul__(self, other: Any) -> LoopIndex:
+        if type(other) is int:
+            return self._affine(self.mul * other, self.add * other)
+        raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
+
+    __rmul__ = __mul__
+
+    def __neg__(self) -> LoopIndex:
+        return self._affine(-self.mul, -self.add)
+
+    def __pos__(self) -> LoopIndex:
+        return self
+
+    def _needs_value(self, *args: Any) -> Any:
+        raise NoRoll("the loop index is used as a value")
+
+    def _difference(self, other: Any) -> LoopIndex:
+        if type(other) is int or (type(other) is LoopIndex and other.k is self.k):
+            return self - other
+        raise NoRoll("the loop index compared with a value that is not a Python int")
+
+    __lt__ = _ordering(lambda d: d < 0)
+    __le__ = _ordering(lambda d: d <= 0)
+    __gt__ = _ordering(lambda d: d > 0)
+    __ge__ = _ordering(lambda d: d >= 0)
+
+    def __eq__(self, other: Any) -> bool:  # type: ignore[override]
+        d = self._difference(other)
+        if d.lo == d.hi or d.lo > 0 or d.hi < 0:
+            return d.lo == 0
+        raise NoRoll("a comparison of the loop index that changes with it")
+
+    def __ne__(self, other: Any) -> bool:  # type: ignore[override]
+        return not self.__eq__(other)
+
+    __index__ = __int__ = __float__ = __complex__ = __bool__ = __hash__ = _needs_value
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _needs_value
+    __mod__ = __rmod__ = __pow__ = __rpow__ = __abs__ = __divmod__ = _needs_value
+    __and__ = __or__ = __xor__ = __lshift__ = __rshift__ = __invert__ = _needs_value
+    __array__ = __jax_array__ = __iter__ = __len__ = __format__ = _needs_value
+
+    def __getattr__(self, name: str) -> Any:
+        raise NoRoll(f"the loop index's attribute {name!r} is read")
+
+    def __repr__(self) -> str:
+        return f"<npjax loop index {self.mul}*k+{self.add}, k in [0, {self.kmax}]>"

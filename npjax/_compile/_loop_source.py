@@ -1,0 +1,424 @@
+"""The source side of loop rolling: ``rolled(fn)`` rewrites ``fn``'s ``for`` loops.
+
+Each eligible ``for NAME in range(...)`` (see ``npjax._compile._loops`` for what runs it) becomes::
+
+    def _npjax_bodyK(NAME, x, y):            # the names the loop body binds
+        if x is UNBOUND: del x               # (unbound before the loop: still unbound)
+        ...the body, instrumented...         # calls via call(), a[k] via getsub/setsub
+        return (NAME, x, y)                  # (UNBOUND for a name left unbound)
+    _npjax_rK = run_loop(_npjax_bodyK, range, (args...), (NAME, x, y), line)
+    NAME, x, y = _npjax_rK                   # (a name returned UNBOUND is deleted)
+
+A loop over anything else, ``for NAME in seq``, calls ``run_loop(body, items, (seq,), ...)``:
+over an npjax array it rolls as ``NAME = seq[k]``, over anything else it iterates as written.
+Loops are rewritten innermost first; a loop whose body has ``break``/``continue`` of its own,
+``return``, ``yield``, ``await``, ``try``, ``del``, ``import``, a nested ``def``/``lambda``/
+``class``, an attribute or starred store, an item store inside an unpacking, or a name
+declared ``global``/``nonlocal`` is left as written. The function is recompiled only when its
+source (``inspect.getsource``) compiles to the very bytecode that runs, with the user's file
+name and line numbers, as a closure over the same cells plus the helpers; otherwise (no
+source, a lambda, a generator) it is used as it is.
+"""
+
+from __future__ import annotations
+
+import __future__
+import ast
+import inspect
+import textwrap
+import types
+from collections.abc import Callable
+from typing import Any
+
+from npjax._compile._loops import UNBOUND, aug, augitem, call, getsub, items, run_loop, setsub
+
+__all__ = ["rolled"]
+
+_PREFIX = "_npjax_"
+
+
+# --- the source transformation -----------------------------------------------------------
+
+
+_REFUSED = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal,
+            ast.Delete, ast.Try, ast.Lambda, ast.ClassDef, ast.AsyncFunctionDef,
+            ast.AsyncFor, ast.AsyncWith, ast.Import, ast.ImportFrom, ast.AnnAssign)
+try:
+    _REFUSED += (ast.TryStar,)  # type: ignore[attr-defined]
+except AttributeError:  # Python 3.10
+    pass
+_SCOPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+class _Refuse(Exception):
+    pass
+
+
+def _loop_jumps(stmts: list) -> bool:
+    """Whether ``break``/``continue`` of this loop occur (not those of nested loops)."""
+    for node in stmts:
+        for sub in _walk_same_loop(node):
+            if isinstance(sub, ast.Break | ast.Continue):
+                return True
+    return False
+
+
+def _walk_same_loop(node: ast.AST):
+    yield node
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.For | ast.While):
+            yield from (x for s in child.orelse for x in _walk_same_loop(s))
+            continue
+        yield from _walk_same_loop(child)
+
+
+def _assigned(stmts: list) -> list[str]:
+    """Names the statements bind, in first-seen order (comprehension variables excluded)."""
+    out: dict[str, None] = {}
+
+    def visit(node: ast.AST, in_scope: bool) -> None:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and not in_scope:
+            out.setdefault(node.id)
+        elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            out.setdefault(node.target.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            out.setdefault(node.name)
+        elif isinstance(node, ast.FunctionDef):
+            out.setdefault(node.name)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, in_scope or isinstance(node, _SCOPES))
+
+    for s in stmts:
+        visit(s, False)
+    return [n for n in out if not n.startswith(_PREFIX)]
+
+
+def _name(id_: str, store: bool = False) -> ast.Name:
+    return ast.Name(id=id_, ctx=ast.Store() if store else ast.Load())
+
+
+def _helper_call(helper: str, *args: ast.expr) -> ast.Call:
+    return ast.Call(func=_name(_PREFIX + helper), args=list(args), keywords=[])
+
+
+def _index_expr(node: ast.expr) -> ast.expr:
+    """An index expression as a value (slices as ``slice(...)`` calls)."""
+    if isinstance(node, ast.Slice):
+        none = ast.Constant(value=None)
+        return _helper_call("slice", node.lower or none, node.upper or none, node.step or none)
+    if isinstance(node, ast.Tuple) and any(isinstance(e, ast.Slice) for e in node.elts):
+        return ast.Tuple(elts=[_index_expr(e) for e in node.elts], ctx=ast.Load())
+    return node
+
+
+class _Instrument(ast.NodeTransformer):
+    """Calls through ``call``, item reads through ``getsub``, item stores through ``setsub``,
+    augmented assignments through ``aug``."""
+
+    def __init__(self, new_temp: Callable[[], str]) -> None:
+        self.temp = new_temp
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> Any:
+        if node.name.startswith(_PREFIX):
+            return node  # a nested loop's body, instrumented already
+        raise _Refuse("a nested def")
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id.startswith(_PREFIX):
+            return node
+        node.func = _helper_call("call", node.func)
+        return node
+
+    def visit_Subscript(self, node: ast.Subscript) -> Any:
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load):
+            raise _Refuse("an item store outside an assignment")
+        return ast.copy_location(_helper_call("getsub", node.value, _index_expr(node.slice)),
+                                 node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load):
+            raise _Refuse("an attribute store")
+        return node
+
+    def visit_Assign(self, node: ast.Assign) -> Any:
+        node.value = self.visit(node.value)
+        for t in node.targets:
+            for sub in ast.walk(t):
+                if isinstance(sub, ast.Attribute | ast.Starred) and isinstance(
+                        sub.ctx, ast.Store):
+                    raise _Refuse("an attribute or starred store")
+            if not isinstance(t, ast.Subscript) and any(
+                    isinstance(s, ast.Subscript) for s in ast.walk(t)):
+                raise _Refuse("an item store inside an unpacking")
+        if not any(isinstance(t, ast.Subscript) for t in node.targets):
+            node.targets = [self.visit(t) for t in node.targets]
+            return node
+        tmp = self.temp()
+        out: list[ast.stmt] = [ast.Assign(targets=[_name(tmp, True)], value=node.value)]
+        for t in node.targets:
+            if isinstance(t, ast.Subscript):
+                call_ = _helper_call("setsub", self.visit(t.value),
+                                     _index_expr(self.visit(t.slice)), _name(tmp))
+                out.append(ast.Expr(value=call_))
+            else:
+                out.append(ast.Assign(targets=[self.visit(t)], value=_name(tmp)))
+        return [ast.copy_location(s, node) for s in out]
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> Any:
+        op = ast.Constant(value=type(node.op).__name__)
+        value = self.visit(node.value)
+        if isinstance(node.target, ast.Name):
+            new = ast.Assign(targets=[_name(node.target.id, True)],
+                             value=_helper_call("aug", op, _name(node.target.id), value))
+            return ast.copy_location(new, node)
+        if not isinstance(node.target, ast.Subscript):
+            raise _Refuse("an augmented attribute store")
+        obj, key, cur = self.temp(), self.temp(), self.temp()
+        t = node.target
+        out = [ast.Assign(targets=[_name(obj, True)], value=self.visit(t.value)),
+               ast.Assign(targets=[_name(key, True)], value=_index_expr(self.visit(t.slice))),
+               ast.Assign(targets=[_name(cur, True)],
+                          value=_helper_call("getsub", _name(obj), _name(key))),
+               ast.Assign(targets=[_name(cur, True)],
+                          value=_helper_call("augitem", op, _name(cur), value)),
+               ast.Expr(value=_helper_call("setsub", _name(obj), _name(key), _name(cur)))]
+        return [ast.copy_location(s, node) for s in out]
+
+
+class _Loops(ast.NodeTransformer):
+    """Rewrites eligible ``for NAME in ...`` loops, innermost first."""
+
+    def __init__(self, declared: set[str]) -> None:
+        self.declared = declared  # global/nonlocal names of the function
+        self.count = 0
+        self.temps = 0
+
+    def temp(self) -> str:
+        self.temps += 1
+        return f"{_PREFIX}t{self.temps}"
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> Any:
+        return node  # nested functions keep their loops
+
+    visit_Lambda = visit_ClassDef = visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore
+
+    def visit_For(self, node: ast.For) -> Any:
+        try:
+            names = self._eligible(node)
+        except _Refuse:
+            names = None
+        self.generic_visit(node)
+        if names is None:
+            return node
+        try:
+            return self._rewrite(node, names)
+        except _Refuse:
+            return node
+
+    def _eligible(self, node: ast.For) -> list[str]:
+        """The names the loop carries (its variable first), or _Refuse."""
+        it = node.iter
+        if not isinstance(node.target, ast.Name):
+            raise _Refuse("the loop variable is not a name")
+        if _range_call(it) and not (1 <= len(it.args) <= 3 and not it.keywords and not any(
+                isinstance(a, ast.Starred) for a in it.args)):
+            raise _Refuse("not a plain call of range")
+        for s in node.body:
+            for sub in ast.walk(s):
+                if isinstance(sub, _REFUSED) or (isinstance(sub, ast.FunctionDef) and
+                                                 not sub.name.startswith(_PREFIX)):
+                    raise _Refuse(type(sub).__name__)
+                if isinstance(sub, ast.Name) and sub.id in ("super", "__class__", "locals",
+                                                            "vars", "exec", "eval"):
+                    raise _Refuse(sub.id)
+        if _loop_jumps(node.body):
+            raise _Refuse("break or continue")
+        target = node.target.id
+        names = [target] + [n for n in _assigned(node.body) if n != target]
+        if set(names) & self.declared:
+            raise _Refuse("a global or nonlocal name")
+        return names
+
+    def _rewrite(self, node: ast.For, names: list[str]) -> list[ast.stmt]:
+        it = node.iter
+        k = self.count
+        self.count += 1
+        body = [_Instrument(self.temp).visit(s) for s in node.body]
+        flat: list[ast.stmt] = []
+        for s in body:
+            flat.extend(s if isinstance(s, list) else [s])
+        prologue = [ast.If(test=ast.Compare(left=_name(n), ops=[ast.Is()],
+                                            comparators=[_name(_PREFIX + "UNBOUND")]),
+                           body=[ast.Delete(targets=[_name(n, False)])], orelse=[])
+                    for n in names[1:]]
+        for p in prologue:
+            p.body[0].targets[0].ctx = ast.Del()
+        outs = [f"{_PREFIX}o{j}" for j in range(len(names))]
+        epilogue = [_load_or_unbound(n, o) for n, o in zip(names, outs)]
+        ret = ast.Return(value=ast.Tuple(elts=[_name(o) for o in outs], ctx=ast.Load()))
+        fname = f"{_PREFIX}body{k}"
+        fdef = ast.FunctionDef(
+            name=fname, args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names],
+                                           kwonlyargs=[], kw_defaults=[], defaults=[]),
+            body=prologue + flat + epilogue + [ret], decorator_list=[], returns=None,
+            type_comment=None)
+        ins = [f"{_PREFIX}i{k}_{j}" for j in range(len(names))]
+        before = [_load_or_unbound(n, i) for n, i in zip(names, ins)]
+        res = f"{_PREFIX}r{k}"
+        rng, args = (it.func, list(it.args)) if _range_call(it) else (
+            _name(_PREFIX + "items"), [it])  # ``for x in seq``: ``run_loop`` looks at seq
+        loop = ast.Assign(targets=[_name(res, True)], value=_helper_call(
+            "loop", _name(fname), rng, ast.Tuple(elts=args, ctx=ast.Load()),
+            ast.Tuple(elts=[_name(i) for i in ins], ctx=ast.Load()),
+            ast.Constant(value=node.lineno)))
+        after = []
+        for j, n in enumerate(names):
+            got = ast.Subscript(value=_name(res), slice=ast.Constant(value=j), ctx=ast.Load())
+            unbound = ast.Compare(left=got, ops=[ast.Is()],
+                                  comparators=[_name(_PREFIX + "UNBOUND")])
+            after.append(ast.If(test=unbound, body=[_unbind(n)], orelse=[
+                ast.Assign(targets=[_name(n, True)], value=ast.Subscript(
+                    value=_name(res), slice=ast.Constant(value=j), ctx=ast.Load()))]))
+        out = [fdef] + before + [loop] + after + list(node.orelse)
+        return [ast.copy_location(s, node) for s in out]
+
+
+def _range_call(it: ast.expr) -> bool:
+    return isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+
+
+def _load_or_unbound(name: str, into: str) -> ast.stmt:
+    unbound = ast.Assign(targets=[_name(into, True)], value=_name(_PREFIX + "UNBOUND"))
+    return ast.Try(body=[ast.Assign(targets=[_name(into, True)], value=_name(name))],
+                   handlers=[ast.ExceptHandler(type=_name(_PREFIX + "NameError"), name=None,
+                                               body=[unbound])],
+                   orelse=[], finalbody=[])
+
+
+def _unbind(name: str) -> ast.stmt:
+    return ast.Try(body=[ast.Delete(targets=[ast.Name(id=name, ctx=ast.Del())])],
+                   handlers=[ast.ExceptHandler(type=_name(_PREFIX + "NameError"), name=None,
+                                               body=[ast.Pass()])],
+                   orelse=[], finalbody=[])
+
+
+_HELPERS = {"loop": run_loop, "call": call, "getsub": getsub, "setsub": setsub, "aug": aug,
+            "augitem": augitem, "items": items, "slice": slice, "UNBOUND": UNBOUND,
+            "NameError": NameError}
+_CACHE: dict[Any, Any] = {}
+
+
+def _declared(fdef: ast.FunctionDef) -> set[str]:
+    out: set[str] = set()
+    for sub in ast.walk(fdef):
+        if isinstance(sub, ast.Global | ast.Nonlocal):
+            out.update(sub.names)
+    return out
+
+
+def _compile(fn: Callable, fdef: ast.FunctionDef, first: int) -> types.CodeType:
+    """The code of ``fdef`` compiled as a closure over ``fn``'s free names and the helpers."""
+    params = list(fn.__code__.co_freevars) + [_PREFIX + h for h in _HELPERS]
+    factory = ast.FunctionDef(
+        name=_PREFIX + "factory",
+        args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params],
+                           kwonlyargs=[], kw_defaults=[], defaults=[]),
+        body=[fdef, ast.Return(value=_name(fdef.name))], decorator_list=[], returns=None,
+        type_comment=None)
+    # Module-level imports of the user's file: the compiler reads ``np.f(x)`` on a name that
+    # an import bound as an attribute load, not a method load (CPython 3.11+).
+    imported = sorted({n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and
+                       isinstance(fn.__globals__.get(n.id), types.ModuleType)})
+    imports = [ast.Import(names=[ast.alias(name="sys", asname=n)]) for n in imported]
+    module = ast.Module(body=imports + [factory], type_ignores=[])
+    ast.fix_missing_locations(module)
+    flags = fn.__code__.co_flags & _FUTURE_FLAGS
+    code = compile(module, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
+    outer = next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return next(c for c in outer.co_consts if isinstance(c, types.CodeType)
+                and c.co_name == fdef.name)
+
+
+_FUTURE_FLAGS = 0
+for _feature in ("annotations", "division", "generator_stop"):
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
+
+def _parse(fn: Callable) -> ast.FunctionDef | None:
+    code = fn.__code__
+    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
+                        inspect.CO_ASYNC_GENERATOR) or fn.__name__ == "<lambda>":
+        return None
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+        tree = ast.parse(src)
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) or \
+            tree.body[0].name != fn.__name__:
+        return None
+    fdef = tree.body[0]
+    ast.increment_lineno(tree, code.co_firstlineno - 1)  # line 1 is the first decorator's
+    fdef.decorator_list = []
+    fdef.returns = None
+    for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs + [
+            fdef.args.vararg, fdef.args.kwarg]:
+        if a is not None:
+            a.annotation = None
+    return fdef
+
+
+def _transformed_code(fn: Callable) -> types.CodeType | None:
+    fdef = _parse(fn)
+    if fdef is None:
+        return None
+    try:
+        same = _compile(fn, fdef, 0)  # the source must be the code that runs
+    except (SyntaxError, ValueError, StopIteration):
+        return None
+    code = fn.__code__
+    if same.co_code != code.co_code or same.co_names != code.co_names or \
+            same.co_varnames != code.co_varnames:
+        return None
+    loops = _Loops(_declared(fdef))
+    fdef.body = [loops.visit(s) for s in fdef.body]
+    flat: list[ast.stmt] = []
+    for s in fdef.body:
+        flat.extend(s if isinstance(s, list) else [s])
+    fdef.body = flat
+    if not loops.count:
+        return None
+    try:
+        return _compile(fn, fdef, 0)
+    except (SyntaxError, ValueError, StopIteration):
+        return None
+
+
+def rolled(fn: Callable) -> Callable:
+    """``fn`` with its ``for`` loops routed through ``run_loop`` (``fn``
+    itself when it has none that qualify, or its source cannot be read)."""
+    if type(fn) is not types.FunctionType:
+        return fn
+    key = fn.__code__
+    if key not in _CACHE:
+        if len(_CACHE) > 256:
+            _CACHE.clear()
+        _CACHE[key] = _transformed_code(fn)
+    new = _CACHE[key]
+    if new is None:
+        return fn
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    for h, v in _HELPERS.items():
+        cells[_PREFIX + h] = types.CellType(v)
+    try:
+        closure = tuple(cells[n] for n in new.co_freevars)
+    except KeyError:
+        return fn
+    out = types.FunctionType(new, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+    out.__kwdefaults__ = fn.__kwdefaults__
+    return out
+

@@ -1,0 +1,599 @@
+"""Loop rolling for ``npjax.jit``: ``for i in range(...)`` compiled once as ``lax.fori_loop``
+(and ``for x in a`` over an npjax array ``a``, as ``x = a[k]`` for k in ``range(len(a))``).
+
+Route: a source transformation plus a checked trace. Tracing alone cannot roll a Python loop:
+the interpreter runs the body once per iteration and no tracer can stop it, so the body must
+become a function first. ``_loop_source.rolled(fn)`` rewrites ``fn``'s syntax tree once:
+every eligible ``for NAME in range(...)`` becomes a nested function ``body(NAME, *carried)``
+(the names the body assigns, passed in and returned, so rebinding ``x = x + ...`` is
+explicit) and one call
+``run_loop(body, range, args, values)``. Run as it is, that call iterates exactly as the loop
+did (so the transformed function is the original whenever nothing rolls). Inside a trace it
+tries to roll:
+
+1. *Probe*: the body is traced once (``jax.eval_shape``) with the loop index a ``LoopIndex``
+   (a traced integer that knows the interval of its values). Every array root it writes is
+   recorded (``_jit._Trace.note_write``) and restored afterwards; what each carried name ends
+   as is classified: unchanged, an array of the same shape and dtype (carried), or scratch
+   (written before being read; a second probe with the name unbound proves it).
+2. *Roll*: ``lax.fori_loop`` over all iterations but the last, carrying the written roots,
+   the carried arrays and one flag that gathers device-side checks (index bounds, error
+   state) of every iteration.
+3. *Last iteration*: run as plain Python with the concrete index, so every name the loop
+   leaves behind (the loop variable, views, scalars) is exactly what NumPy leaves.
+
+Exactness. The body is instrumented so that a probe can abandon the attempt before any Python
+side effect: every call goes through ``call()``, which (during a probe) admits only npjax and
+JAX functions, ndarray methods, ``math``/``operator`` and pure builtins; item stores go
+through ``setsub`` (npjax arrays only); ``x op= y`` through ``aug``. Anything else (``print``,
+``lst.append``, a user function), a Python branch or conversion on the index (``if i > 0``,
+``float(i)``, ``range(i)``), an index that could be out of bounds or negative on some
+iteration, a carried Python value that changes
+(``k += 1``), or any exception raises inside the probe, every array is restored, and the
+loop runs unrolled exactly as before. ``break``, ``continue``, ``return``, ``yield``, ``try``,
+``del``, nested ``def``/``lambda``/``class``, attribute stores and ``global``/``nonlocal``
+names are refused from the source (the loop stays as written). Operators and attribute reads
+on user objects are assumed free of side effects, as NumPy's are.
+
+Slices whose extent moves with the index (``x[:i]``, ``L[j + 1:, :j]``, ``a[i:i + 5]`` clamped
+at the end) are read as masked windows of their full static extent (``_windows``): sums,
+products, elementwise arithmetic and stores of the same bounds keep the body's shapes; any
+other use of one abandons the roll.
+
+The other known route, tracing the body at two concrete indices and comparing the programs,
+needs the body as a function too, and could not prove the absence of Python side effects
+or recover names left after the loop; the probe with a symbolic index does both in one trace.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import operator
+import types
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from npjax._runtime import _context, _finite_watch
+from npjax._core._index_plan import _basic_plan, _expand
+from npjax._core._index_read import _read_one
+from npjax._core._index_values import convert_value
+from npjax._core._index_write import _write_one, write_through
+from npjax._compile._loop_index import LoopIndex, NoRoll
+from npjax._core._ndarray import ndarray
+from npjax._calls._ufuncs import ufunc
+from npjax._core._views import Box
+from npjax._compile._windows import Window, consumer, cut, store
+
+__all__ = ["LoopOutcome", "UNBOUND", "aug", "augitem", "call", "getsub", "items", "run_loop",
+           "setsub"]
+
+MIN_TRIPS = 4  # shorter loops unroll: rolling costs about three traces of the body
+_Tracer = jax.core.Tracer
+
+
+class _Unbound:
+    def __repr__(self) -> str:
+        return "<unbound>"
+
+
+UNBOUND = _Unbound()
+
+
+class LoopOutcome(NamedTuple):
+    """What ``npjax.jit`` did with one loop while tracing."""
+
+    line: int          # the ``for`` line in the user's file
+    trips: int         # iterations
+    rolled: bool
+    body_runs: int     # times the body ran in Python during the trace
+    reason: str        # why it did not roll ("" when it rolled)
+
+
+# depth of probes running in this context: calls and stores are checked while > 0
+_GUARD: contextvars.ContextVar[int] = contextvars.ContextVar("npjax_loop_guard", default=0)
+
+
+def _has_index(key: Any) -> bool:
+    t = type(key)
+    if t is LoopIndex:
+        return True
+    if t is slice:
+        return type(key.start) is LoopIndex or type(key.stop) is LoopIndex or \
+            type(key.step) is LoopIndex
+    if t is tuple:
+        return any(_has_index(k) for k in key)
+    return False
+
+
+def _plan(x: Any, key: Any) -> tuple:
+    """(placeholder plan, dynamic starts by axis, single) for a basic index with loop
+    indices: each must be in bounds on every iteration (no clamping, no shape change)."""
+    if type(x) is not ndarray or x._lens is None:
+        raise NoRoll("a loop index subscripts something that is not an npjax array")
+    shape = x.shape
+    items = list(key) if type(key) is tuple else [key]
+    placeholder, dynamic = [], {}
+    axis = 0
+    for item in items:
+        if item is None:
+            placeholder.append(None)
+            continue
+        if item is Ellipsis:
+            raise NoRoll("an ellipsis beside a loop index")
+        if axis >= len(shape):
+            raise NoRoll("too many indices")
+        n = shape[axis]
+        if type(item) is LoopIndex:
+            if item.lo >= 0 and item.hi < n:
+                pos = item
+            elif item.lo >= -n and item.hi < 0:
+                pos = item + n
+            else:
+                raise NoRoll("a loop index out of bounds (or of both signs) on some iteration")
+            placeholder.append(pos.add)
+            if pos.mul:
+                dynamic[axis] = pos
+        elif type(item) is slice and _has_index(item):
+            start, stop, step = item.start, item.stop, item.step
+            if step not in (None, 1) or type(start) is not LoopIndex or \
+                    type(stop) is not LoopIndex or start.k is not stop.k or \
+                    start.mul != stop.mul:
+                raise NoRoll("a slice whose length changes with the loop index")
+            if start.lo < 0 or stop.lo < 0 or start.hi > n or stop.hi > n:
+                raise NoRoll("a slice by the loop index that is clamped on some iteration")
+            length = max(0, stop.add - start.add)
+            placeholder.append(slice(start.add, start.add + length))
+            if start.mul and length:
+                dynamic[axis] = start
+        elif isinstance(item, int | np.integer | slice) and not isinstance(item, bool):
+            placeholder.append(item)
+        else:
+            raise NoRoll("an array or boolean beside a loop index")
+        axis += 1
+    items_, kinds, advanced, single = _expand(tuple(placeholder), len(shape))
+    if advanced:
+        raise NoRoll("an advanced index beside a loop index")
+    if single:
+        pos = []
+        for ax, (k, n) in enumerate(zip(items_, shape)):
+            d = dynamic.get(ax)
+            pos.append(d.traced() if d is not None else (k + n if k < 0 else k))
+        return None, tuple(pos), True
+    steps, host = _basic_plan(items_, kinds, shape)
+    if dynamic:
+        if not steps or type(steps[0]) is not Box:
+            raise NoRoll("no box to move")
+        box = steps[0]
+        starts = list(box.dynamic)
+        for ax, d in dynamic.items():
+            starts[ax] = d.traced()
+        steps = (Box(box.static, tuple(starts)),) + tuple(steps[1:])
+    return (steps, host), None, False
+
+
+def getsub(x: Any, key: Any) -> Any:
+    """``x[key]`` in a transformed loop body (a loop index moves a box of the array)."""
+    if not _has_index(key):
+        return x[key]
+    if type(x) is Window:
+        raise NoRoll("a moving slice is indexed by the loop index")
+    moving = cut(x, key)
+    if moving is not None:  # a slice whose extent moves: a window of the whole part
+        whole, bounds = moving
+        return Window.read(getsub(x, whole), bounds)
+    plan, pos, single = _plan(x, key)
+    if single:
+        return _read_one(x, pos)
+    steps, host = plan
+    return x._view(steps, x._layout_array()[host])
+
+
+def setsub(x: Any, key: Any, value: Any) -> None:
+    """``x[key] = value`` in a transformed loop body; in a probe only npjax arrays."""
+    if _GUARD.get() and type(x) is not ndarray:
+        raise NoRoll(f"an item of a {type(x).__name__} is assigned")
+    if not _has_index(key):
+        x[key] = value
+        return
+    if x._readonly or x._scalar:
+        raise NoRoll("a write to a read-only array")
+    moving = cut(x, key)
+    if moving is not None:  # a slice whose extent moves: a select into the whole part
+        whole, bounds = moving
+        setsub(x, whole, store(getsub(x, whole), bounds, value))
+        return
+    plan, pos, single = _plan(x, key)
+    if single:
+        _write_one(x, pos, value)
+        return
+    steps, host = plan
+    if type(value) is ndarray and value._base is not None and _same_view(x, steps, value):
+        return  # the store of ``a[i] += v``: the view already holds the result
+    write_through(x, steps, convert_value(value, x.dtype, x._layout_array()[host].shape))
+
+
+def _same_view(x: ndarray, steps: tuple, value: ndarray) -> bool:
+    root = x if x._base is None else x._base
+    if value._base is not root:
+        return False
+    lens = x._lens + tuple(steps) if x._base is not None else tuple(steps)
+    other = value._lens
+    if len(lens) != len(other):
+        return False
+    for a, b in zip(lens, other):
+        if a != b or len(a.dynamic) != len(b.dynamic) or not all(
+                u is v or (type(u) is int and type(v) is int and u == v)
+                for u, v in zip(a.dynamic, b.dynamic)):
+            return False
+    return True
+
+
+_AUG_OPS = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul,
+            "Div": operator.itruediv, "FloorDiv": operator.ifloordiv, "Mod": operator.imod,
+            "Pow": operator.ipow, "LShift": operator.ilshift, "RShift": operator.irshift,
+            "BitAnd": operator.iand, "BitOr": operator.ior, "BitXor": operator.ixor,
+            "MatMult": operator.imatmul}  # by the name of the ``ast`` operator
+_SAFE_AUG = (ndarray, jax.Array, int, float, complex, bool, np.generic, LoopIndex, tuple,
+             str)
+
+
+def aug(op: str, x: Any, value: Any) -> Any:
+    """``x op= value`` in a transformed loop body (in a probe: not on mutable Python
+    containers, whose in-place operators are side effects)."""
+    if _GUARD.get() and not isinstance(x, _SAFE_AUG):
+        raise NoRoll(f"an in-place operator on a {type(x).__name__}")
+    return _AUG_OPS[op](x, value)
+
+
+def augitem(op: str, cur: Any, value: Any) -> Any:
+    """The operator of ``x[key] op= value`` on ``cur = x[key]`` (``setsub`` stores what it
+    returns): for a moving slice, the in-place operator on a copy of its window."""
+    if type(cur) is Window:
+        return cur.inplace(_AUG_OPS[op], value)
+    return aug(op, cur, value)
+
+
+# --- the call guard ----------------------------------------------------------------------
+
+
+_PURE_BUILTINS = frozenset(id(f) for f in (
+    abs, all, any, bool, callable, complex, divmod, enumerate, float, format, getattr,
+    hasattr, hash, int, isinstance, issubclass, len, list, max, min, pow, range, repr,
+    reversed, round, slice, sorted, str, sum, tuple, type, zip, dict, frozenset, set))
+_PURE_MODULES = ("math", "cmath", "operator", "jax", "jax.numpy", "jax.lax")
+_IMPURE_NAMES = frozenset((
+    "save", "savez", "savez_compressed", "savetxt", "tofile", "dump", "seterr", "seterrcall",
+    "set_printoptions", "setbufsize", "set_policy", "reset_policy", "resize", "setflags",
+    "__setstate__", "printoptions", "errstate", "policy"))
+_CONTAINER_METHODS = frozenset(("get", "keys", "values", "items", "index", "count", "copy"))
+
+
+def _allowed(f: Any) -> bool:
+    if id(f) in _PURE_BUILTINS or f is run_loop or f is ndarray:
+        return True
+    name = getattr(f, "__name__", None)
+    if name in _IMPURE_NAMES:
+        return False
+    t = type(f)
+    if t is ufunc:
+        return True
+    if isinstance(f, type):
+        return issubclass(f, np.generic) or f is np.dtype
+    owner = getattr(f, "__self__", None)
+    if owner is not None and t is not types.FunctionType:
+        if isinstance(owner, ndarray | ufunc | jax.Array | Window):
+            return True
+        if isinstance(owner, types.ModuleType):
+            return owner.__name__ in ("math", "cmath", "operator")
+        if type(owner) in (dict, list, tuple):
+            return name in _CONTAINER_METHODS and type(owner) is not list or name in (
+                "index", "count", "copy")
+        return False
+    module = getattr(f, "__module__", None) or ""
+    if t is types.FunctionType or t is types.BuiltinFunctionType or t is np.ufunc or \
+            callable(f):
+        if module == "npjax" or (module.startswith("npjax.") and
+                                 not module.startswith("npjax.random")):
+            return True
+        if module in _PURE_MODULES or module.startswith(("jax.", "jax._src.")):
+            return not module.startswith(("jax.debug", "jax._src.debugging"))
+        if t is types.BuiltinFunctionType and module in ("math", "cmath", "_operator"):
+            return True
+    return False
+
+
+def call(f: Any) -> Any:
+    """The callee of a call in a transformed loop body: checked while a probe runs."""
+    if _GUARD.get():
+        if not _allowed(f):
+            raise NoRoll(f"the body calls {getattr(f, '__qualname__', type(f).__name__)}, "
+                         "which may have Python side effects")
+        return consumer(f)  # (functions that take moving slices take them here)
+    return f
+
+
+# --- running a loop ----------------------------------------------------------------------
+
+
+class _Probe:
+    """Records the roots a body writes, and restores them."""
+
+    def __init__(self, inner: Any, parent: Any) -> None:
+        self.inner = inner  # the probe's JAX trace: roots made by the body are its own
+        self.parent = parent  # the probe of an enclosing rolled loop, if any
+        self.saved: dict[int, tuple] = {}
+
+    def __call__(self, root: ndarray) -> None:
+        if self.parent is not None:
+            self.parent(root)
+        if id(root) in self.saved:
+            return
+        value = root._value
+        if isinstance(value, _Tracer) and value._trace is self.inner:
+            return  # an array the body made
+        self.saved[id(root)] = (root, value, root._mine, root._layout)
+
+    def restore(self) -> None:
+        for root, value, mine, layout in self.saved.values():
+            root._value, root._mine, root._layout = value, mine, layout
+            root._version += 1
+            root._cache = None
+
+
+def _state(tr: Any) -> tuple:
+    return (tr.checks, tr.watch, len(tr.writes), set(tr._seen), tr.loop_probe)
+
+
+def _reset(tr: Any, state: tuple) -> None:
+    tr.checks, tr.watch = state[0], state[1]
+    del tr.writes[state[2]:]
+    tr._seen = state[3]
+    tr.loop_probe = state[4]
+
+
+def _static_same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if type(a) is not type(b) or type(a) not in (int, float, complex, bool, str, type(None)):
+        return False
+    return repr(a) == repr(b)
+
+
+def _internal(v: Any, inner: Any) -> bool:
+    return type(v) is ndarray and v._base is None and isinstance(v._value, _Tracer) and \
+        v._value._trace is inner and v._layout is None
+
+
+def _carryable(v0: Any, v1: Any) -> bool:
+    return type(v0) is ndarray and v0._base is None and v0._layout is None and \
+        isinstance(v0._value, jax.Array) and v0._scalar == v1._scalar and \
+        v0._value.shape == v1._value.shape and v0._value.dtype == v1._value.dtype
+
+
+class _Peel(Exception):
+    """The first iteration changes what a carried name holds: run it unrolled first."""
+
+
+def _enter_body(tr: Any, inner: Any, state: tuple) -> tuple:
+    """Set up ``tr`` for one trace of the loop body in ``inner`` (the loop's trace): a fresh
+    probe of its writes, fresh error-state checks, the guard raised. Returns (probe, guard
+    token); the caller resets the guard with the token when the body has run."""
+    probe = _Probe(inner, state[4])
+    tr.loop_probe = probe
+    tr.checks, tr.watch = [], _finite_watch.FiniteWatch()
+    return probe, _GUARD.set(_GUARD.get() + 1)
+
+
+def _probe(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple) -> tuple:
+    """Trace the body once with a symbolic index; returns (classes, written roots, checks).
+    Everything the body changed is restored; raises NoRoll/_Peel or the body's exception."""
+    state = _state(tr)
+    found: dict[str, Any] = {}
+
+    def run(k):
+        inner = k._trace
+        probe, token = _enter_body(tr, inner, state)
+        try:
+            outs = body(LoopIndex(k, kmax, mul, add), *ins[1:])
+            sums, tiny = tr.watch.parts()
+            found["checks"] = bool(tr.checks or tiny)
+            found["sums"] = tuple(sorted(sums))
+            found["classes"] = _classify(ins, outs, inner, probe)
+            found["written"] = [(r, v) for r, v, _, _ in probe.saved.values()]
+            for root, _v, _m, layout in probe.saved.values():
+                if not isinstance(_v, jax.Array) or root._layout is not layout or \
+                        root._value.shape != _v.shape or root._value.dtype != _v.dtype:
+                    raise NoRoll("the body changes an array's shape or dtype")
+        finally:
+            _GUARD.reset(token)
+            probe.restore()
+        return 0
+
+    try:
+        jax.eval_shape(run, jax.ShapeDtypeStruct((), _index_dtype()))
+    finally:
+        _reset(tr, state)
+    return found["classes"], found["written"], (found["checks"], found["sums"])
+
+
+def _classify(ins: tuple, outs: tuple, inner: Any, probe: _Probe) -> list:
+    """Per carried name: 'same', 'carry', 'scratch' (not read before written), 'peel', or
+    'unbind' (prove with a probe where it is unbound)."""
+    classes = ["index"]
+    for v0, v1 in zip(ins[1:], outs[1:]):
+        if _static_same(v0, v1):
+            classes.append("same")
+        elif _internal(v1, inner):
+            if v0 is UNBOUND:
+                classes.append("scratch")
+            elif _carryable(v0, v1) and id(v0) not in probe.saved:
+                classes.append("carry")
+            else:
+                classes.append("peel")
+        elif v0 is UNBOUND:
+            classes.append("scratch")
+        elif type(v1) is LoopIndex or type(v1) is ndarray or isinstance(
+                v1, int | float | complex | bool | str | tuple | type(None) | np.generic):
+            classes.append("unbind")
+        else:
+            raise NoRoll(f"a carried name ends as a {type(v1).__name__}")
+    return classes
+
+
+def _index_dtype() -> Any:
+    return jnp.int64 if jax.config.jax_enable_x64 else jnp.int32
+
+
+def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
+    """Roll all iterations of ``r`` but the last, then run the last one in Python."""
+    kmax = len(r) - 2
+    mul, add = r.step, r.start
+    classes, written, checks = _probe(tr, body, kmax, mul, add, ins)
+    if "peel" in classes:
+        raise _Peel
+    if "unbind" in classes:
+        ins = tuple(UNBOUND if c == "unbind" else v for c, v in zip(classes, ins))
+        classes, written, checks = _probe(tr, body, kmax, mul, add, ins)
+        if "unbind" in classes or "peel" in classes:
+            raise NoRoll("a carried name is read before it is written")
+    carry_at = [j for j, c in enumerate(classes) if c == "carry"]
+    roots = [root for root, _ in written]
+    known = {id(r) for r in roots}
+    state = _state(tr)
+
+    def step(k, carry):
+        bad, accs, root_vals, name_vals = carry
+        inner = k._trace
+        for root, v in zip(roots, root_vals):
+            root._value = v
+            root._version += 1
+            root._cache = None
+        vals = list(ins)
+        for j, v in zip(carry_at, name_vals):
+            vals[j] = ndarray._owner(v, ins[j]._scalar)
+        probe, token = _enter_body(tr, inner, state)
+        try:
+            outs = body(LoopIndex(k, kmax, mul, add), *vals[1:])
+        finally:
+            _GUARD.reset(token)
+        if any(key not in known for key in probe.saved):
+            raise NoRoll("the body writes another array than when probed")
+        for j, c in enumerate(classes):
+            if c == "same" and not _static_same(vals[j], outs[j]):
+                raise NoRoll("a carried name changes")
+        sums, tiny = tr.watch.parts()
+        if tuple(sorted(sums)) != checks[1]:
+            raise NoRoll("the body's error-state checks differ from the probe's")
+        for f in tr.checks + tiny:
+            bad = bad | jnp.asarray(f, bool).reshape(())
+        accs = [acc + sums[shape] for shape, acc in zip(checks[1], accs)]
+        new_roots = [lax.convert_element_type(root._read(), v.dtype)
+                     for root, v in zip(roots, root_vals)]
+        new_names = [lax.convert_element_type(outs[j]._read(), v.dtype)
+                     for j, v in zip(carry_at, name_vals)]
+        return bad, accs, new_roots, new_names
+
+    init = (jnp.zeros((), bool), [jnp.zeros(shape, np.float32) for shape in checks[1]],
+            [r._value for r in roots], [ins[j]._value for j in carry_at])
+    try:
+        bad, accs, root_vals, name_vals = lax.fori_loop(0, len(r) - 1, step, init)
+    except BaseException:
+        for root, v in written:
+            root._value = v
+            root._version += 1
+            root._cache = None
+        raise
+    finally:
+        _reset(tr, state)
+    for root, v in zip(roots, root_vals):
+        root._value = v
+        root._version += 1
+        root._cache = None
+    for acc in accs:  # error state: one reduction per shape after the loop
+        bad = bad | ~jnp.isfinite(jnp.sum(acc))
+    if checks[0] or checks[1]:
+        tr.check(bad)
+    vals = list(ins)
+    for j, v in zip(carry_at, name_vals):
+        vals[j] = ndarray._owner(v, ins[j]._scalar)
+    return tuple(body(r[-1], *vals[1:]))
+
+
+def items(seq: Any) -> Any:
+    """The iterable of ``for x in seq`` (the transformed loop passes ``seq`` to ``run_loop``
+    with this marker as its range)."""
+    return seq
+
+
+def _over(body: Callable, seq: ndarray) -> Callable:
+    """The body of ``for x in seq`` as a body over ``k``: ``x`` is ``seq[k]``, read when the
+    iteration starts, as NumPy's iterator reads it."""
+    def over(k: Any, *rest: Any) -> tuple:
+        return body(getsub(seq, k), *rest)
+    return over
+
+
+def _unroll(body: Callable, it: Any, ins: tuple) -> tuple:
+    vals = ins
+    for v in it:
+        vals = body(v, *vals[1:])
+    return tuple(vals)
+
+
+def _note(tr: Any, line: int, trips: int, rolled: bool, runs: int, reason: str) -> None:
+    if not _GUARD.get():  # (a loop inside a rolled body is noted when it runs for real)
+        tr.loops.append(LoopOutcome(line, trips, rolled, runs, reason))
+
+
+def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int) -> tuple:
+    """Run ``for NAME in rng(*args)`` of the transformed function: rolled when it can be,
+    else iterated as written. Returns the final values of the loop's names."""
+    tr = _context.trace()
+    if rng is items:  # ``for x in seq``: over an npjax array, ``x = seq[k]`` for each k
+        seq = args[0]
+        if tr is None or type(seq) is not ndarray or not seq.shape:
+            return _unroll(body, seq, ins)
+        body, rng, args = _over(body, seq), range, (seq.shape[0],)
+    if tr is None or rng is not range:
+        return _unroll(body, rng(*args), ins)
+    if not all(type(a) is int for a in args):
+        try:
+            args = tuple(operator.index(a) if isinstance(a, np.integer) else a for a in args)
+        except TypeError:
+            pass
+        if not all(type(a) is int for a in args):
+            _note(tr, line, -1, False, 0, "the range bounds are not Python integers")
+            return _unroll(body, range(*args), ins)
+    r = range(*args)
+    if len(r) < MIN_TRIPS:
+        _note(tr, line, len(r), False, len(r), f"fewer than {MIN_TRIPS} iterations")
+        return _unroll(body, r, ins)
+    runs = 0
+    for _attempt in range(2):
+        try:
+            out = _roll(tr, body, r, ins)
+        except _Peel:
+            ins = tuple(body(r[0], *ins[1:]))  # the first iteration, as written
+            r = r[1:]
+            runs += 1
+            if len(r) < MIN_TRIPS:
+                reason = "the first iteration changes a carried value; too few left"
+                break
+            continue
+        except NoRoll as exc:
+            reason = str(exc)
+            break
+        except Exception as exc:  # the body failed when traced: unrolled, it raises at its line
+            reason = f"{type(exc).__name__} when traced with a symbolic index"
+            break
+        _note(tr, line, len(r) + runs, True, runs + 4, "")
+        return out
+    else:
+        reason = "the carried values change kind after the first iteration"
+    _note(tr, line, len(r) + runs, False, runs + len(r), reason)
+    return _unroll(body, r, ins)

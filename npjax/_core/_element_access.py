@@ -1,0 +1,198 @@
+"""The array's element access members: ``__getitem__``, ``__setitem__``, ``_write`` and
+``fill``.
+
+A host array (its root value a NumPy array) is indexed and written by NumPy itself (views,
+errors, warnings at the user's line); npjax arrays in the index or the value are read as
+their data. Anything on the device (or traced) goes to ``_index_read.getitem`` and
+``_index_write.setitem``/``write_through``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from npjax._core import _index_write
+
+from npjax._runtime import _stats
+from npjax._runtime._numpy_calls import call_numpy_ufunc
+from npjax._core._index_read import getitem
+from npjax._core._index_values import _complex_warning, _single_value, cast_device
+from npjax._core._lazy import Lazy
+from npjax._core._ndarray import host_view, install_methods, ndarray
+from npjax._core._placement import host_limit, place_result
+
+
+def _getitem_method(self: ndarray, index: Any) -> ndarray:
+    root = self._base
+    if root is None:
+        root, data = self, self._value
+        value = data
+    else:
+        value, data = root._value, self._layout
+    if type(value) is _HOST_TYPE:  # a host array: NumPy's indexing (views, errors)
+        kind = type(index)
+        if kind is tuple:  # ints, slices, None, Ellipsis: as it is (``_host_index``)
+            for k in index:
+                if type(k) not in _PLAIN:
+                    key = _host_index(index)
+                    if key is _DEVICE:
+                        return getitem(self, index)
+                    got = data[key]
+                    break
+            else:
+                got = data[index]
+        elif kind is int or kind is slice:
+            got = data[index]
+        else:
+            key = _host_index(index)
+            if key is _DEVICE:
+                return getitem(self, index)
+            got = data[key]
+        if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
+            return got
+        if got.base is value:  # the common view: of the root's own memory
+            return host_view(root, got)
+        return place_result(got, (self,), host_limit())
+    return getitem(self, index)
+
+
+def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
+    data = self._value
+    if type(data) is _HOST_TYPE and not self._scalar:
+        # The scalar loop's write into a host array (``a[i] = v``, ``a[i, j] = v``): the hot
+        # path. A number whose write NumPy cannot warn about goes to NumPy as it is.
+        dtypes = _QUIET_NUMBERS.get(type(value))
+        if dtypes is not None:
+            dtype = data.dtype
+            if dtype is dtypes[0] or dtype is dtypes[1]:
+                kind = type(index)
+                if kind is int or kind is slice:
+                    data[index] = value
+                    return
+                if kind is tuple:
+                    for k in index:
+                        if type(k) not in _PLAIN:
+                            break
+                    else:
+                        data[index] = value
+                        return
+    if type(data) is not _HOST_TYPE:  # ``_host`` written out
+        base = self._base
+        data = None if base is None or type(base._value) is not _HOST_TYPE else self._layout
+    if data is not None and not self._scalar:
+        kind = type(index)
+        key = index if kind is slice or kind is int else _host_index(index)
+        new = _host_part(value)
+        if key is not _DEVICE and new is not _DEVICE:
+            if type(new) is _HOST_TYPE and new.dtype is data.dtype:  # no cast: nothing to warn
+                data[key] = new
+                return
+            if data.dtype.kind in "fiu" and getattr(new, "dtype", None) is not None and \
+                    new.dtype.kind == "c":  # NumPy's warning, at the user's line
+                _complex_warning(new.dtype, data.dtype)
+                new = new.real
+            if _cast_may_warn(new, data.dtype):  # NumPy's warning, at the user's line
+                call_numpy_ufunc(data.__setitem__, (key, new), {})
+            else:
+                data[key] = new
+            return
+    _stats.record_scalar_write(index)  # the report's advice is about device writes
+    _index_write.setitem(self, index, value)
+
+
+_FLOAT64, _INT64 = np.dtype(np.float64), np.dtype(np.int64)
+_HOST_TYPE = np.ndarray
+# A number's type -> the two array dtypes (the same one twice for NumPy's scalars) it is
+# written into by NumPy's own ``__setitem__`` without a cast that could warn
+# (``_cast_may_warn``): Python floats and ints into float64 and int64 arrays, a NumPy scalar
+# into an array of its own dtype.
+_QUIET_NUMBERS = {float: (_FLOAT64, _INT64), int: (_FLOAT64, _INT64)}
+_QUIET_NUMBERS.update((np.dtype(c).type, (np.dtype(c), np.dtype(c)))
+                      for c in np.typecodes["AllInteger"] + np.typecodes["AllFloat"] + "?")
+_DEVICE = object()  # marker: this part lives on the device (or is being traced)
+_F16 = np.dtype(np.float16)
+_NARROW = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.complex64))
+
+
+def _cast_may_warn(new: Any, dtype: np.dtype) -> bool:
+    """Whether NumPy's cast of ``new`` into an array of ``dtype`` may report a floating-point
+    error (a float to an integer or to another float dtype; a Python float or int into a
+    narrow float)."""
+    src = getattr(new, "dtype", None)
+    if src is None:
+        kind = type(new)
+        return ((kind is float or kind is complex) and dtype in _NARROW) or (
+            kind is int and dtype == _F16)
+    return src.kind in "fc" and src != dtype and dtype.kind in "iufc"
+
+
+_PLAIN = {int, float, bool, complex, slice, type(None), type(Ellipsis)}
+
+
+def _host_part(x: Any) -> Any:
+    kind = type(x)
+    if kind in _PLAIN:
+        return x
+    if kind is ndarray:
+        data = x._host()
+        if data is None:
+            return _stats.fetch(x._read())
+        return data[()] if x._scalar else data
+    if kind is _HOST_TYPE or kind in _QUIET_NUMBERS:  # NumPy's arrays and scalars
+        return x
+    if isinstance(x, jax.Array):
+        return _DEVICE if isinstance(x, jax.core.Tracer) else _stats.fetch(x)
+    return x
+
+
+def _host_index(index: Any) -> Any:
+    """An index as NumPy takes it: npjax arrays as their data (device ones fetched)."""
+    if type(index) is tuple:
+        for k in index:
+            if type(k) not in _PLAIN:
+                break
+        else:
+            return index  # ints, slices, None, Ellipsis: as it is
+        parts = []
+        for k in index:
+            if type(k) not in _PLAIN:
+                k = _host_part(k)
+                if k is _DEVICE:
+                    return _DEVICE
+            parts.append(k)
+        return tuple(parts)
+    return _host_part(index)
+
+
+def _write_method(self: ndarray, new: Any) -> None:
+    """Replace this array's value (already of this shape and dtype) everywhere it shows."""
+    data = self._host()
+    if data is not None:
+        if type(new) is Lazy:
+            new = new.get()
+        data[...] = new if type(new) is np.ndarray else np.asarray(
+            new._fetch() if type(new) is ndarray else _stats.fetch(new))
+        return
+    if self._readonly:
+        raise ValueError("assignment destination is read-only")
+    _index_write.write_through(self, (), new)
+
+
+def _fill_method(self: ndarray, value: Any) -> None:
+    """npjax implementation of ``numpy.ndarray.fill`` (NumPy's scalar conversion)."""
+    data = self._host()
+    if data is not None:
+        new = _host_part(value)
+        if new is not _DEVICE:
+            data.fill(new)
+            return
+    one = cast_device(_single_value(value, self.dtype), self.dtype)
+    self._write(jnp.broadcast_to(jnp.asarray(one, self.dtype), self.shape))
+
+
+install_methods({"__getitem__": _getitem_method, "__setitem__": _setitem_method,
+                 "_write": _write_method, "fill": _fill_method})

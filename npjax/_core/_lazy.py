@@ -1,0 +1,423 @@
+"""Lazy mode (``policy(mode="lazy")``): record kernel calls, run them later as one program.
+
+Every compiled kernel of the eager path (ufunc loops, reductions, view reads, writes through
+views, element reads and writes, casts) is a ``Kernel``. Under lazy mode, calling one does
+not run it: it records a ``Call`` and returns ``Lazy`` placeholders that know their shape and
+dtype (from ``jax.eval_shape``, cached by kernel and operand types), so npjax arrays can hold
+them and Python code can ask for shapes as usual. Nothing else changes: NumPy's checks, result
+types and errors still happen at the call, in Python.
+
+A value is computed when something needs it: ``ndarray._read()`` (printing, ``float``,
+``bool``, ``__array__``, a host transfer, a fallback, any function without a lazy path), or
+when more than ``BOUND`` calls are pending. Then *all* pending work that is still referenced
+from outside the graph (held by an array, a view cache or a local variable; found by reference
+counts, so dead temporaries are never materialised) is computed by one ``jax.jit`` program.
+Programs are cached by structure (the sequence of kernels and how their operands connect), so
+a loop body that flushes at the same place each time compiles once.
+
+Floating-point error state (``errstate``): a checked ufunc call records its check; the program
+also returns one flag that is set when any checked result is not finite (or tiny, when
+underflow is reported). Only then are the calls of that program replayed one by one with the
+error state each call was recorded under, which gives NumPy's warnings or ``FloatingPointError``
+- at the line that needed the value, not at the operation's line.
+
+Values are never changed in place in lazy mode (no buffer donation). The mode is per thread
+like the rest of the policy; the pending graph is process-wide and guarded by one lock, so
+threads may record and compute at once: a flush computes the values any thread still holds
+(a thread's locals count as references), and a thread's value computed by another thread's
+flush is simply there when it asks. A computation whose result is never used is never run
+(nor checked).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+import threading
+import weakref
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from npjax._runtime import _stats
+from npjax._runtime._finite_watch import FiniteWatch
+from npjax._runtime._context import current, trace
+from npjax._runtime._errstate import PACKAGE_DIR
+
+# Pending calls after which a graph is cut and run (bounds compile time and memory).
+BOUND = 1000
+
+_Tracer = jax.core.Tracer
+_SCALARS = (int, float, complex, bool)
+
+_calls: list = []          # weak references to the Calls recorded since the last flush
+_shapes: dict = {}         # (kernel, treedef, operand types) -> (output treedef, output avals)
+_programs: dict = {}       # program structure -> compiled program
+_seq = 0
+_segment: Any = None       # (kernel, program point) of the first call of the pending graph
+_lock = threading.RLock()  # guards the pending graph: recording, flushing, running
+
+
+class Call:
+    """One recorded kernel call: its operands (leaves of ``treedef``) and, weakly, outputs."""
+
+    __slots__ = ("__weakref__", "check", "empty", "kernel", "leaves", "outs", "seq",
+                 "treedef")
+
+    def __init__(self, kernel: Kernel, treedef: Any, leaves: list) -> None:
+        global _seq
+        _seq += 1
+        self.seq = _seq
+        self.kernel = kernel
+        self.treedef = treedef
+        self.leaves = leaves
+        self.outs: list = []
+        self.check: Any = None  # (checker, errstate dict) for checked ufuncs
+        self.empty = False  # an output has no elements
+
+
+class Lazy:
+    """A value a recorded call will produce: shape and dtype now, the array when asked."""
+
+    __slots__ = ("__weakref__", "aval", "call", "index", "key", "value")
+
+    def __init__(self, aval: Any, call: Call, index: int) -> None:
+        self.aval = aval
+        self.key = (aval.shape, aval.dtype, aval.weak_type)  # as ``record`` keys operands
+        self.call = call
+        self.index = index
+        self.value: Any = None
+
+    shape = property(lambda self: self.aval.shape)
+    dtype = property(lambda self: self.aval.dtype)
+    ndim = property(lambda self: len(self.aval.shape))
+    size = property(lambda self: int(np.prod(self.aval.shape, dtype=np.int64)))
+    weak_type = property(lambda self: self.aval.weak_type)
+
+    def get(self) -> jax.Array:
+        """The computed value (computing every pending value still in use, if needed)."""
+        if self.value is None:
+            flush(self)
+        return self.value
+
+    def __getattr__(self, name: str) -> Any:  # any other use needs the value
+        return getattr(self.get(), name)
+
+    def __repr__(self) -> str:
+        state = "pending" if self.value is None else "computed"
+        return f"Lazy({state}, shape={self.shape}, dtype={self.dtype})"
+
+
+def _forward(name: str) -> Callable:
+    def method(self: Lazy, *args: Any) -> Any:
+        return getattr(self.get(), name)(*args)
+
+    method.__name__ = name
+    return method
+
+
+for _name in ("__array__", "__bool__", "__float__", "__int__", "__complex__", "__index__",
+              "__len__", "__iter__", "__getitem__", "__format__"):
+    setattr(Lazy, _name, _forward(_name))
+
+
+def concrete(x: Any) -> Any:
+    """``x`` with a lazy value replaced by the computed array."""
+    return x.get() if type(x) is Lazy else x
+
+
+def concrete_if_done(x: Any) -> Any:
+    """``x`` with a computed lazy value replaced by its array (pending ones stay)."""
+    return x.value if type(x) is Lazy and x.value is not None else x
+
+
+def is_on() -> bool:
+    """Whether calls made now are recorded."""
+    return current().lazy
+
+
+class Kernel:
+    """A compiled kernel of the eager path that lazy mode can record instead of running.
+
+    ``fn`` is a ``jax.jit`` function of arrays (and pytrees of them); it must not donate
+    buffers when called while lazy mode is on.
+    """
+
+    __slots__ = ("__weakref__", "fn", "products", "propagates")
+
+    def __init__(self, fn: Callable, products: bool = False) -> None:
+        self.fn = fn
+        self.products = products  # its float results are products (see ``round_products``)
+        # every element of each float operand shows in the result, and a non-finite operand
+        # element gives a non-finite result (elementwise ufuncs like add, sqrt)
+        self.propagates = False
+
+    def __hash__(self) -> int:
+        return hash(self.fn)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Kernel and other.fn is self.fn
+
+    def __call__(self, *args: Any) -> Any:
+        if current().lazy:
+            return record(self, args)
+        return self.now(args)
+
+    def now(self, args: tuple) -> Any:
+        """Run the kernel now, on computed operands: a lazy value among them (one left by
+        lazy mode) is computed first. No lazy value exists before lazy mode records its
+        first call (``_seq`` is 0), so a process that never records pays no look at the
+        operands."""
+        if _seq and _has_lazy(args):
+            args = jax.tree.map(concrete, args)
+        out = self.fn(*args)
+        if self.products:
+            tr = trace()
+            if tr is not None:  # traced by npjax.jit
+                out = round_products(out, tr.neg_zero)
+        return out
+
+    def __repr__(self) -> str:
+        return f"Kernel({getattr(self.fn, '__name__', self.fn)!r})"
+
+
+def round_products(out: Any, neg_zero: Any) -> Any:
+    """Products rounded as eager code rounds them, inside a larger compiled program.
+
+    XLA's CPU backend contracts a multiplication followed by an addition into one fused
+    multiply-add (exact product, one rounding), which eager NumPy and eager npjax never do;
+    on cancellations the results differ (``r - (r / 127) * 127`` gives -128 instead of 0).
+    Adding a -0.0 that XLA cannot see (a program input) turns the product into ``fma(a, b,
+    -0.0)``: the correctly rounded product, sign of zero kept, and nothing left to contract
+    with the addition that uses it (openxla/xla#41579).
+    """
+    def rounded(x: Any) -> Any:
+        if x.dtype.kind not in "fc":
+            return x
+        return x + neg_zero.astype(x.dtype)
+
+    return jax.tree.map(rounded, out)
+
+
+def _has_lazy(args: tuple) -> bool:
+    return any(type(leaf) is Lazy for leaf in jax.tree.leaves(args))
+
+
+def _abstract(x: Any) -> Any:
+    if type(x) in _SCALARS:
+        return x
+    if isinstance(x, np.generic):
+        return jax.ShapeDtypeStruct((), x.dtype)
+    return jax.ShapeDtypeStruct(x.shape, x.dtype, weak_type=getattr(x, "weak_type", False))
+
+
+def record(k: Kernel, args: tuple) -> Any:
+    """Record ``k(*args)``: placeholders for its outputs (same structure as ``k``'s)."""
+    leaves, treedef = jax.tree.flatten(args)
+    types = []
+    for i, leaf in enumerate(leaves):
+        t = type(leaf)
+        if t is Lazy:
+            if leaf.value is None:
+                types.append(leaf.key)
+                continue
+            leaves[i] = leaf = leaf.value
+            t = type(leaf)
+        if t in _SCALARS:
+            types.append(t)
+        elif isinstance(leaf, np.generic):
+            types.append(leaf.dtype)
+        elif isinstance(leaf, _Tracer):  # inside a trace (npjax.jit, jax.jit): just run it
+            # on computed operands; pending ones are computed outside the trace (the graph's
+            # operands are concrete), never staged into it
+            with jax.ensure_compile_time_eval():
+                args = jax.tree.map(concrete, args)
+            return k.now(args)
+        else:
+            types.append((leaf.shape, leaf.dtype, getattr(leaf, "weak_type", False)))
+    key = (k, treedef, tuple(types))
+    info = _shapes.get(key)
+    if info is None:
+        def run(*xs):
+            return k.fn(*jax.tree.unflatten(treedef, xs))
+
+        out = jax.eval_shape(run, *[_abstract(x) for x in leaves])
+        out_leaves, out_tree = jax.tree.flatten(out)
+        info = _shapes[key] = (out_tree, out_leaves)
+    global _segment
+    with _lock:
+        n = len(_calls)
+        if n == 0 or n >= BOUND:  # where a long graph is cut (see ``_program_point``)
+            point = (k, _program_point())
+            if n == 0:
+                _segment = point
+            elif point == _segment or n >= 2 * BOUND:
+                flush()
+                _segment = point
+        call = Call(k, treedef, leaves)
+        outs = [Lazy(aval, call, i) for i, aval in enumerate(info[1])]
+        call.empty = any(0 in aval.shape for aval in info[1])
+        call.outs = [weakref.ref(z) for z in outs]
+        _calls.append(weakref.ref(call))
+    _stats.lazy["recorded"] += 1
+    return jax.tree.unflatten(info[0], outs)
+
+
+def _program_point() -> tuple:
+    """The user's code position (code object, bytecode offset) that made this call.
+
+    A graph longer than ``BOUND`` is cut where the call that began it is made again (same
+    kernel, same place in the user's code): in a loop, every cut then falls at the same point
+    of the body, every later graph has the same structure, and one compiled program serves
+    them all. A graph of ``2 * BOUND`` calls is cut wherever it is.
+    """
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
+        frame = frame.f_back
+    return (None, -1) if frame is None else (frame.f_code, frame.f_lasti)
+
+
+def defer_check(results: Any, check: Callable, st: dict) -> None:
+    """Attach an error-state check to the call that produced ``results`` (lazy values)."""
+    first = results[0] if isinstance(results, tuple | list) else results
+    first.call.check = (check, st)
+
+
+# --- running ---------------------------------------------------------------------------
+
+
+def flush(*wanted: Lazy) -> None:
+    """Compute ``wanted`` and every pending value still referenced outside the graph."""
+    global _calls
+    with _lock:
+        refs, _calls = _calls, []
+        try:
+            outputs = _outputs(refs, wanted)
+            if outputs:
+                _run(outputs)
+        except BaseException:
+            _calls = refs + _calls  # nothing is lost: what was pending stays pending
+            raise
+
+
+def _outputs(refs: list, wanted: tuple) -> list:
+    calls = [c for c in (r() for r in refs) if c is not None and c.leaves is not None]
+    inside = _operand_counts(calls)
+    outputs = [z for z in wanted if z.value is None]
+    chosen = {id(z) for z in outputs}
+    for c in calls:
+        for ref in c.outs:
+            z = ref()
+            # references: ``z``, getrefcount's argument, and operands of pending calls
+            if z is not None and z.value is None and id(z) not in chosen and (
+                    sys.getrefcount(z) - 2 > inside[id(z)]):
+                outputs.append(z)
+            del z
+    return outputs
+
+
+def _operand_counts(calls: list) -> Counter:
+    """How often each pending value is an operand of these calls (a function of its own, so
+    that no loop variable is left holding a value while references are counted)."""
+    inside: Counter = Counter()
+    for c in calls:
+        for leaf in c.leaves:
+            if type(leaf) is Lazy:
+                inside[id(leaf)] += 1
+    return inside
+
+
+def _run(outputs: list) -> None:
+    # the calls the outputs need, in recording order
+    needed: dict = {}
+    stack = [z.call for z in outputs]
+    while stack:
+        c = stack.pop()
+        if id(c) in needed:
+            continue
+        needed[id(c)] = c
+        stack.extend(leaf.call for leaf in c.leaves if type(leaf) is Lazy and leaf.value is None)
+    program = sorted(needed.values(), key=lambda c: c.seq)
+    position = {id(c): i for i, c in enumerate(program)}
+    inputs: list = []
+    input_at: dict = {}
+    spec = []
+    for c in program:
+        refs = []
+        for leaf in c.leaves:
+            if type(leaf) is Lazy:
+                if leaf.value is None:
+                    refs.append((position[id(leaf.call)], leaf.index))
+                    continue
+                leaf = leaf.value
+            # one input per distinct Python int (view positions repeat), else per object
+            ident = (int, leaf) if type(leaf) is int else id(leaf)
+            at = input_at.get(ident)
+            if at is None:
+                at = input_at[ident] = len(inputs)
+                inputs.append(leaf)
+            refs.append(at)
+        check = None  # else (underflow reported, a check of the result covers the operands)
+        if c.check is not None:
+            check = (c.check[1]["under"] != "ignore", c.kernel.propagates and not c.empty)
+        spec.append((c.kernel, c.treedef, tuple(refs), check))
+    out_refs = tuple((position[id(z.call)], z.index) for z in outputs)
+    key = (tuple(spec), out_refs)
+    compiled = _programs.get(key)
+    if compiled is None:
+        compiled = _programs[key] = jax.jit(_program(spec, out_refs))
+        _stats.lazy["programs"] += 1
+    _stats.lazy["flushes"] += 1
+    _stats.lazy["executed"] += len(program)
+    _stats.lazy["outputs"] += len(outputs)
+    values, suspect = compiled(neg_zero(), *inputs)
+    for z, v in zip(outputs, values):
+        z.value = v
+        z.call = None
+    checks = [c.check for c in program]
+    for c in program:  # free the operands: every value still wanted has been computed
+        c.leaves = None
+    if suspect is not None and bool(suspect):
+        _replay_checks(checks, spec, inputs)
+
+
+@functools.lru_cache(maxsize=1)
+def neg_zero() -> jax.Array:
+    return jnp.asarray(-0.0, np.float64)
+
+
+def _program(spec: list, out_refs: tuple) -> Callable:
+    def program(neg_zero, *inputs):
+        results: list = []
+        watch = FiniteWatch()
+        for k, treedef, refs, check in spec:
+            leaves = [inputs[r] if type(r) is int else results[r[0]][r[1]] for r in refs]
+            outs = jax.tree.leaves(k.fn(*jax.tree.unflatten(treedef, leaves)))
+            if k.products:
+                outs = round_products(outs, neg_zero)
+            results.append(outs)
+            if check is not None:
+                watch.add(outs, check[0], leaves if check[1] else None)
+        suspect = watch.flag()
+        return [results[i][j] for i, j in out_refs], suspect
+
+    return program
+
+
+def _replay_checks(checks: list, spec: list, inputs: list) -> None:
+    """Run the calls one by one and make each recorded error-state check on its values."""
+    results: list = []
+    for recorded, (k, treedef, refs, _) in zip(checks, spec):
+        leaves = [inputs[r] if type(r) is int else results[r[0]][r[1]] for r in refs]
+        out = k.fn(*jax.tree.unflatten(treedef, leaves))
+        outs = jax.tree.leaves(out)
+        results.append(outs)
+        if recorded is not None:
+            check, st = recorded
+            with np.errstate(divide=st["divide"], over=st["over"], under=st["under"],
+                             invalid=st["invalid"], call=st.get("call")):
+                check(list(leaves), tuple(outs))

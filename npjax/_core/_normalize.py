@@ -1,0 +1,102 @@
+"""The only way data enters npjax: ``to_jax`` turns any array-like into a placed ``jax.Array``.
+
+Host data (lists, tuples, NumPy arrays and scalars) gets NumPy's own dtype inference first, so
+``[1, 2]`` is int64 and ``[1.0]`` float64 exactly as in NumPy; then it is put on the policy's
+device with ``jax.device_put``. npjax arrays give their current value (views materialise here).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from npjax._core import _casts, _sharding
+
+from npjax._pure import _dtypes
+
+from npjax._runtime import _stats
+from npjax._pure._errors import HostOnly
+from npjax._core._ndarray import ndarray
+from npjax._runtime._context import current
+from npjax._runtime._policy import Policy
+
+
+@functools.lru_cache(maxsize=64)
+def resolve_device(device: Any) -> Any:
+    """A policy ``device`` value as a ``jax.Device`` (platform names pick the first device)."""
+    if device is None or isinstance(device, jax.Device):
+        return device
+    return jax.devices(device)[0]
+
+
+def place(value: jax.Array, policy: Policy) -> jax.Array:
+    """``value`` on the policy's device(s); a move between devices is counted."""
+    if policy.sharding is not None:
+        return _sharding.place(value, policy)
+    if policy.device is None:
+        return value
+    device = resolve_device(policy.device)
+    # device_put to the device an array already lives on returns a *new* Array object that
+    # shares the buffer; that would defeat the refcount check guarding buffer donation.
+    if isinstance(value, jax.Array):
+        if isinstance(value, jax.core.Tracer) or value.sharding.device_set == {device}:
+            return value
+        _stats.record_transfer("device_to_device", value.nbytes)
+    return jax.device_put(value, device)
+
+
+def as_host(x: Any, policy: Policy, dtype: Any = None) -> np.ndarray:
+    """Host data as a NumPy array with NumPy's dtype inference (narrowed when ``x64=False``)."""
+    host = np.asarray(x, dtype=dtype)
+    if dtype is None and not policy.x64 and not isinstance(x, np.ndarray | np.generic):
+        narrow = _dtypes.narrow_default(host.dtype, False)
+        if narrow.kind in "iu" and narrow != host.dtype and host.size:
+            info = np.iinfo(narrow)  # Python ints that do not fit: NumPy's OverflowError
+            if host.min() < info.min or host.max() > info.max:
+                raise OverflowError(f"Python integer out of bounds for {narrow}")
+        host = host.astype(narrow, copy=False)
+    if not _dtypes.is_device_dtype(host.dtype):
+        raise HostOnly(f"dtype {host.dtype} lives on the host only")
+    return host
+
+
+def _has_array(seq: Any) -> bool:
+    return any(isinstance(item, ndarray | jax.Array) for item in seq)
+
+
+def to_jax_lazy(x: Any, policy: Policy) -> Any:
+    """``to_jax`` for code whose kernels are ``_lazy.Kernel``: in lazy mode an npjax array's
+    pending value is returned as it is (a ``_lazy.Lazy``)."""
+    if isinstance(x, ndarray) and policy.device is None and policy.sharding is None:
+        return x._read_lazy()
+    return to_jax(x, policy)
+
+
+def to_jax(x: Any, policy: Policy | None = None, dtype: Any = None) -> jax.Array:
+    """Any array-like as a ``jax.Array`` on the policy's device (optionally cast to ``dtype``)."""
+    if policy is None:
+        policy = current()
+    if isinstance(x, ndarray):
+        value = x._read()
+    elif isinstance(x, jax.Array):
+        value = x
+    elif isinstance(x, list | tuple) and _has_array(x):
+        parts = [to_jax(item, policy) for item in x]
+        rtype = _dtypes.result_type(*[p.dtype for p in parts])
+        value = jnp.stack([p.astype(rtype) for p in parts]) if parts else jnp.zeros(0)
+    else:
+        # device_put, not jnp.asarray: the latter compiles a small kernel per shape and dtype.
+        host = as_host(x, policy, dtype)
+        _stats.record_transfer("host_to_device", host.nbytes)
+        if policy.sharding is not None:
+            return _sharding.put_host(host, policy)
+        if policy.device is None:
+            return jax.device_put(host)
+        return jax.device_put(host, resolve_device(policy.device))
+    if dtype is not None and value.dtype != np.dtype(dtype):
+        value = _casts.cast(value, dtype)
+    return place(value, policy)

@@ -1,0 +1,665 @@
+"""Placement: which calls NumPy computes on the host, and where their results live.
+
+A *host* array is an ``npjax.ndarray`` whose storage is a NumPy array (``_ndarray.py``). A call
+runs on the host, by NumPy itself, when the policy allows it (``Policy.host_limit`` >= 0: an
+x64 policy without ``device``/``sharding``, outside ``npjax.jit``) and none of its operands is
+a device array; NumPy's values, dtypes, views, errors and warnings are then NumPy's by construction.
+Its results stay on the host when they have at most ``host_limit`` elements (views and 0-d
+results always do); larger new arrays move to the device once, as they are made. A call with
+a device operand runs on the device and reads each host operand as a device copy: a host array
+never turns into a device array, so NumPy's views of it stay valid.
+
+Anchor: cuPyNumeric's eager (NumPy) and deferred (Legate) thunks; results eager when small and
+all inputs eager.
+"""
+
+from __future__ import annotations
+
+import dis
+import functools
+import inspect
+import operator
+import sys
+from typing import Any
+
+import jax
+import numpy as np
+
+from npjax._runtime import _context, _stats
+from npjax._runtime._policy import DEFAULT_LIMIT
+from npjax._pure._dtypes import is_device_dtype
+from npjax._runtime._numpy_calls import call_numpy_function, call_numpy_ufunc, run_loops, runs_loops
+from npjax._core._ndarray import from_numpy, host_owner, ndarray
+from npjax._core._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
+                               call_ufunc, has_subclass)
+
+
+def host_limit() -> int:
+    """The largest result the current context computes on the host, or -1 (no host work)."""
+    return _context.get().host
+
+
+def beyond(size: int, limit: int) -> bool:
+    """Whether an array of ``size`` elements leaves the host under ``limit`` (on a CPU backend
+    the default limit is lifted for eager work: ``Policy.keeps_large``)."""
+    return size > limit and not (limit == DEFAULT_LIMIT and _context.get().policy.keeps_large())
+
+
+def grows_off_host(x: Any, y: Any, limit: int) -> bool:
+    """Whether broadcasting two host operands makes a result that leaves the host (``beyond``):
+    such a call runs on the device from copies of the small operands, rather than NumPy
+    computing the large result here and moving it (on a GPU, n-body's ``pos[None] -
+    pos[:, None]``: 12.6M elements made by NumPy and sent across each step, 25x the device's
+    time). The product of the sizes bounds the result's size, so small operands cost one
+    multiplication; JAX's backend is asked (``beyond``) only for a result over the limit."""
+    if type(x) is not _HOST_TYPE or type(y) is not _HOST_TYPE or x.size * y.size <= limit:
+        return False
+    xs, ys = x.shape, y.shape
+    if xs == ys:
+        return False  # no larger than its operands
+    try:
+        shape = np.broadcast_shapes(xs, ys)
+    except ValueError:
+        return False  # NumPy raises its own error
+    size = 1
+    for n in shape:
+        size *= n
+    return size > max(x.size, y.size) and beyond(size, limit)
+
+
+_PLAIN_SCALARS = {int, float, bool, complex}
+
+
+def operand(x: Any, limit: int) -> Any:
+    """``x`` as NumPy gets it: a host array's data (a NumPy scalar for an npjax scalar), a
+    small foreign NumPy array as it is, or the marker ``DEVICE`` for a device array, a
+    ``jax.Array`` or a large NumPy array."""
+    kind = type(x)
+    if kind is ndarray:
+        data = x._host()
+        if data is None:
+            return DEVICE
+        return data[()] if x._scalar else data
+    if kind in _PLAIN_SCALARS or isinstance(x, np.generic):
+        return x
+    if kind is np.ndarray:  # results that alias it are copied (``place_result``)
+        return DEVICE if beyond(x.size, limit) else x
+    if kind is list or kind is tuple:
+        for item in x:
+            kind = type(item)
+            if kind in _PLAIN_SCALARS:
+                continue
+            if kind is ndarray or kind is np.ndarray or kind is list or kind is tuple or \
+                    isinstance(item, jax.Array | ndarray):
+                return _sequence(x, limit)  # nested: NumPy must never meet an npjax array
+        return x
+    if isinstance(x, jax.Array):
+        return DEVICE
+    if isinstance(x, ndarray):  # a subclass instance: the caller applies NumPy's rules
+        raise SubclassOperand
+    return x
+
+
+def _sequence(xs: Any, limit: int) -> Any:
+    items = []
+    for item in xs:
+        item = operand(item, limit)
+        if item is DEVICE:
+            return DEVICE
+        items.append(item)
+    return type(xs)(items)
+
+
+DEVICE = object()  # marker: a device operand
+
+
+def host_operands(args: tuple, kwargs: dict, limit: int) -> tuple[tuple, dict] | None:
+    """The operands as NumPy sees them, or None when one of them lives on the device (or an
+    ``out=`` is not an npjax array: the device path gives npjax's error)."""
+    out = _sequence(args, limit)
+    if out is DEVICE:
+        return None
+    if kwargs:
+        kw = {}
+        for k, v in kwargs.items():
+            if (k == "device" or k == "like") and v is not None:
+                return None  # an explicit device (or like=): the device path decides
+            if k == "out" and v is not None and type(v) is not ndarray and not (
+                    type(v) is tuple and all(type(o) is ndarray or o is None for o in v)):
+                return None
+            v = operand(v, limit)
+            if v is DEVICE:
+                return None
+            kw[k] = v
+        return out, kw
+    return out, kwargs
+
+
+NOT_HOST = object()  # ``try_host``'s answer when the call must run on the device
+
+
+def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
+    """``fn(*args, **kwargs)`` run by NumPy when the context and the operands allow it (its
+    results placed), else ``NOT_HOST``."""
+    limit = _context.get().host
+    if limit < 0:
+        if name not in HANDLED and has_subclass(args, kwargs):
+            return call_function(name, fn, args, kwargs)
+        return NOT_HOST
+    if not kwargs:  # the common case, host arrays and numbers, in one pass
+        ops, inputs = [], []
+        for a in args:
+            kind = type(a)
+            if kind is ndarray:
+                data = a._host()
+                if data is None:
+                    return NOT_HOST
+                ops.append(data[()] if a._scalar else data)
+                inputs.append(a)
+            elif kind in _PLAIN_SCALARS:
+                ops.append(a)
+            else:
+                break
+        else:
+            _stats.host_calls[name] += 1
+            run = _runner(fn)
+            if run is _run_quiet:
+                result = fn(*ops)
+            elif run is _run_function and 0 < len(ops) < 3:  # C code on NumPy arrays and
+                result = run_loops(fn, *ops)  # numbers: no Python code inside that could warn
+            else:
+                result = run(fn, ops, kwargs)
+            if type(result) is _HOST_TYPE:  # a new array, unless an operand given back
+                for x in ops:  # (``atleast_1d``): that array, as ``place_result`` says
+                    if x is result:
+                        break
+                else:
+                    return place_new(result, inputs, limit)
+            return place_result(result, inputs, limit)
+    try:
+        ops = host_operands(args, kwargs, limit)
+    except SubclassOperand:  # NumPy's rules for subclass operands (_subclasses)
+        if name in HANDLED:
+            return NOT_HOST
+        return call_function(name, fn, args, kwargs)
+    if ops is None:
+        return NOT_HOST
+    _stats.host_calls[name] += 1
+    return place_result(_runner(fn)(fn, *ops), npjax_operands(args, kwargs), limit)
+
+
+# NumPy functions that compute no values from their operands (nothing to cast, no loop to
+# report a floating-point error): they run as they are, without the warning machinery.
+_QUIET = frozenset(getattr(np, name) for name in (
+    "zeros", "ones", "empty", "zeros_like", "ones_like", "empty_like", "eye", "identity",
+    "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "squeeze", "expand_dims",
+    "atleast_1d", "atleast_2d", "atleast_3d", "shape", "ndim", "size"))
+_RUNNERS: dict = {}  # NumPy function -> how the host route calls it
+
+
+def _run_quiet(fn: Any, args: Any, kwargs: dict) -> Any:
+    return fn(*args, **kwargs)
+
+
+def _run_function(fn: Any, args: Any, kwargs: dict) -> Any:
+    return call_numpy_function(fn, args, kwargs, True)
+
+
+def _run_python_function(fn: Any, args: Any, kwargs: dict) -> Any:
+    return call_numpy_function(fn, args, kwargs, False)
+
+
+def _runner(fn: Any) -> Any:
+    """How NumPy's ``fn`` runs for the host route: ``call_numpy_function`` (its warnings at
+    the user's line), or directly for the functions in ``_QUIET``."""
+    found = _RUNNERS.get(fn)
+    if found is None:
+        found = _RUNNERS[fn] = (_run_quiet if fn in _QUIET else
+                                _run_function if runs_loops(fn) else _run_python_function)
+    return found
+
+
+# ndarray's operator members, by Python's operator functions: a call runs Python's whole
+# binary-operator protocol on the NumPy operands (NotImplemented, reflection, scalars).
+_OPERATORS = {}
+_REFLECTED = {}  # reflected member -> the operator it runs with operands swapped
+for _short in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and",
+               "or", "xor", "lshift", "rshift"):
+    _fn = getattr(operator, _short + "_" if _short in ("and", "or") else _short)
+    _OPERATORS[f"__{_short}__"] = _fn
+    _OPERATORS[f"__r{_short}__"] = functools.partial(lambda f, a, b: f(b, a), _fn)
+    _REFLECTED[f"__r{_short}__"] = _fn
+    _OPERATORS[f"__i{_short}__"] = getattr(operator, f"i{_short}")
+for _short in ("lt", "le", "eq", "ne", "gt", "ge", "neg", "pos", "abs", "invert"):
+    _OPERATORS[f"__{_short}__"] = getattr(operator, _short)
+_OPERATORS["__divmod__"] = divmod
+_OPERATORS["__rdivmod__"] = lambda a, b: divmod(b, a)
+
+
+# type -> handler(public name, function, args, kwargs): operand types that are not arrays and
+# run npjax functions their own way (``npjax._compile._masked.MaskedValue`` registers itself; read
+# by ``host_first``, ``_dispatch.npfunc`` and the ufuncs).
+DEFERRED: dict[type, Any] = {}
+# type -> handler(ufunc, args, keywords): the same for ufunc calls (operators included), with
+# every keyword of ``ufunc.__call__`` given (``_masked.MaskedValue``, ``_windows.Window``).
+DEFERRED_UFUNC: dict[type, Any] = {}
+
+
+def host_first(name: str, host_fn: Any, impl: Any) -> Any:
+    """``impl`` preceded by the host route: NumPy's ``host_fn`` runs host operands."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        for a in args:  # a stand-in such as a masked read under npjax.jit
+            handler = DEFERRED.get(type(a))
+            if handler is not None:
+                return handler(name, impl, args, kwargs)
+        result = try_host(name, host_fn, args, kwargs)
+        return impl(*args, **kwargs) if result is NOT_HOST else result
+
+    functools.update_wrapper(call, impl)
+    call.host_first = True
+    return call
+
+
+def host_method(name: str, impl: Any) -> Any:
+    """The ndarray method ``impl`` preceded by the host route: on a host array (and host
+    operands) NumPy's own method of that name runs on its data (a NumPy scalar's for an npjax
+    scalar), its warnings where NumPy issues them."""
+
+    def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
+        data = self._host()
+        if data is not None:
+            limit = host_limit()
+            if limit >= 0:
+                if args or kwargs:
+                    try:
+                        ops = host_operands(args, kwargs, limit)
+                    except SubclassOperand:  # NumPy's rules (a plain self: plain results)
+                        return call_method(name, method, self, args, kwargs)
+                    inputs = None if ops is None else (self, *npjax_operands(args, kwargs))
+                else:
+                    ops, inputs = (args, kwargs), (self,)
+                if ops is not None:
+                    bound = getattr(data[()] if self._scalar else data, name, None)
+                    if bound is None:
+                        return impl(self, *args, **kwargs)
+                    result = call_numpy_function(bound, *ops)
+                    _stats.host_calls[name] += 1
+                    return place_result(result, inputs, limit)
+        return impl(self, *args, **kwargs)
+
+    functools.update_wrapper(method, impl)
+    method.host_first = method.host_method = True
+    return method
+
+
+# Public names whose NumPy function must not run host operands: it returns objects that
+# compute with NumPy (frompyfunc's ufunc), or npjax's own version already routes.
+_NOT_ROUTED = {"frompyfunc", "array", "asarray", "asanyarray", "load", "fromfunction",
+               "apply_along_axis", "apply_over_axes", "piecewise"}
+# ndarray members that are not routed: storage, conversion and protocol members npjax
+# implements for both kinds itself.
+_OWN_MEMBERS = {
+    "__getitem__", "__setitem__", "__array__", "__array_ufunc__", "__array_function__",
+    "__array_namespace__", "__init__", "__new__", "__repr__", "__str__", "__format__",
+    "__len__", "__iter__", "__bool__", "__float__", "__int__", "__complex__", "__index__",
+    "__hash__", "__copy__", "__deepcopy__", "__reduce__", "__reduce_ex__", "__setstate__",
+    "__getattribute__", "__setattr__", "__delattr__", "__class_getitem__",
+    "__init_subclass__", "__sizeof__", "__dir__", "__jax_array__", "__dlpack__",
+    "__dlpack_device__", "__array_priority__", "__getstate__", "__subclasshook__",
+    "__buffer__", "__release_buffer__", "__array_wrap__", "__array_finalize__", "copy",
+    "astype", "view", "fill", "item", "tolist", "tobytes", "reshape", "transpose",
+    "to_device", "resize", "setflags", "__class__", "dump", "dumps", "getfield", "setfield",
+}
+
+
+def host_ufunc_method(name: str, impl: Any) -> Any:
+    """The ufunc method ``impl`` (reduce, accumulate, ...) preceded by the host route: NumPy's
+    ufunc's own method runs host operands."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        limit = host_limit()
+        if limit < 0:
+            if has_subclass(args, kwargs):  # NumPy's rules for subclass operands
+                return call_ufunc(self, args, kwargs, name)
+            return impl(self, *args, **kwargs)
+        try:
+            ops = host_operands(args, kwargs, limit)
+        except SubclassOperand:
+            return call_ufunc(self, args, kwargs, name)
+        if ops is not None:
+            _stats.host_calls[f"{self.__name__}.{name}"] += 1
+            return place_result(call_numpy_ufunc(getattr(self._np, name), *ops),
+                                npjax_operands(args, kwargs), limit)
+        return impl(self, *args, **kwargs)
+
+    functools.update_wrapper(method, impl)
+    return method
+
+
+def route_ufunc_methods(ufunc_class: type) -> None:
+    """Put the host route in front of the npjax ufunc class's methods."""
+    for name in ("reduce", "accumulate", "reduceat", "outer", "at"):
+        setattr(ufunc_class, name, host_ufunc_method(name, getattr(ufunc_class, name)))
+
+
+def drawn_on_host(result: Any, args: tuple, kwargs: dict) -> Any:
+    """A random draw placed like any other result without array inputs: small device
+    results move to the host (NumPy scalars for scalars); an ``out=`` array stays itself."""
+    kind = type(result)
+    if kind is tuple or kind is list:
+        return kind(drawn_on_host(r, args, kwargs) for r in result)
+    if kind is not ndarray or result._base is not None or result._host() is not None:
+        return result
+    limit = host_limit()
+    if limit < 0 or beyond(result.size, limit) or result is kwargs.get("out") or any(
+            result is a for a in args):
+        return result
+    data = np.array(_stats.fetch(result._read()))
+    return data[()] if result._scalar else ndarray._owner(data)
+
+
+def host_draws(impl: Any) -> Any:
+    """A random function or method whose results are placed by ``drawn_on_host``."""
+
+    def draw(*args: Any, **kwargs: Any) -> Any:
+        return drawn_on_host(impl(*args, **kwargs), args, kwargs)
+
+    functools.update_wrapper(draw, impl)
+    draw.host_draws = True
+    return draw
+
+
+def route_draws(namespace: dict) -> None:
+    """Place the draws of the public functions in ``namespace`` (``npjax.random``'s) and of
+    the methods of the classes there (``Generator``, ``RandomState``)."""
+    for name, obj in list(namespace.items()):
+        if name.startswith("_"):
+            continue
+        if inspect.isfunction(obj):
+            namespace[name] = host_draws(obj)
+        elif isinstance(obj, type) and obj.__module__.startswith("npjax"):
+            for cls in obj.__mro__[:-1]:  # their bases' methods too (not object's)
+                for attr, fn in list(vars(cls).items()):
+                    if not attr.startswith("_") and inspect.isfunction(fn) and not getattr(
+                            fn, "host_draws", False):
+                        setattr(cls, attr, host_draws(fn))
+
+
+def route_namespace(namespace: dict, numpy_module: Any) -> None:
+    """Put the host route in front of every public function of ``namespace`` that NumPy's
+    module has under the same name (npfunc functions and ufuncs already route)."""
+    for name, impl in list(namespace.items()):
+        if not name.startswith("_"):
+            namespace[name] = public(impl, numpy_module, name)
+
+
+def public(impl: Any, numpy_module: Any = np, name: str | None = None) -> Any:
+    """The function the public namespace holds for ``impl``: ``impl`` preceded by the host
+    route when NumPy's module has a function of that name (what ``route_namespace`` puts in
+    ``npjax``). Library modules call other public functions through this, never through
+    ``import npjax``."""
+    name = name or getattr(impl, "__name__", "")
+    if name in _NOT_ROUTED or not inspect.isfunction(impl) or getattr(impl, "host_first",
+                                                                       False):
+        return impl
+    host_fn = getattr(numpy_module, name, None)
+    if host_fn is None or host_fn is impl or isinstance(host_fn, type) or not callable(host_fn):
+        return impl
+    return host_first(name, host_fn, impl)
+
+
+def place_new(result: Any, args: tuple, limit: int) -> Any:
+    """``place_result`` with the common case first: a new small array of a device dtype."""
+    if type(result) is np.ndarray:
+        if result.base is None and result.size <= limit and _DEVICE_DTYPE.get(result.dtype):
+            return new_host(result)
+    elif type(result) is not tuple:
+        return result
+    return place_result(result, npjax_operands(args, {}), limit)
+
+
+new_host = host_owner
+_HOST_TYPE = np.ndarray
+
+
+def host_data(x: Any) -> Any:
+    """What NumPy gets for ``x`` on the host route: a host array's data (its NumPy view for a
+    view, a NumPy scalar for a scalar), a Python or NumPy number as it is; ``DEVICE`` for a
+    device array, ``NOT_HOST`` for anything else. Operands like these run no Python code inside
+    NumPy's loops (``run_loops``)."""
+    kind = type(x)
+    if kind is ndarray:  # ``x._host()`` written out: this is every host operation's path
+        data = x._value
+        if type(data) is not _HOST_TYPE:
+            base = x._base  # a view (``_value`` None) or a device array
+            if base is None or type(base._value) is not _HOST_TYPE:
+                return DEVICE
+            data = x._layout
+        return data[()] if x._scalar else data
+    if kind is float or kind is int or kind in _NUMBER_SCALARS:
+        return x
+    return NOT_HOST
+
+
+def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int) -> Any:
+    """NumPy's binary ``np_ufunc(a, b)`` placed as a new result, for operands ``host_data``
+    accepts; otherwise its answer (``DEVICE`` or ``NOT_HOST``) for the first it refuses."""
+    x = host_data(a)
+    if x is DEVICE or x is NOT_HOST:
+        return x
+    y = host_data(b)
+    if y is DEVICE or y is NOT_HOST:
+        return y
+    if grows_off_host(x, y, limit):
+        return DEVICE
+    return place_new(run_loops(np_ufunc, x, y), (a, b), limit)
+
+
+def host_ufunc1(np_ufunc: Any, a: Any, limit: int) -> Any:
+    """``host_ufunc2`` for a unary ufunc."""
+    x = host_data(a)
+    if x is DEVICE or x is NOT_HOST:
+        return x
+    return place_new(run_loops(np_ufunc, x), (a,), limit)
+
+
+# NumPy's number scalars (what a host array's element read returns): plain operands too.
+_NUMBER_SCALARS = frozenset(np.dtype(c).type for c in np.typecodes["All"] if c not in "OSUVMm")
+
+
+def host_operator(name: str, impl: Any) -> Any:
+    """An operator member (``__add__``, ``__iadd__``, ``__neg__``...) preceded by the host
+    route, by Python's operator on the NumPy operands. This is the hot path of small-array
+    code, so the common case (a host array with a host array or a Python number) is written
+    out: every call or tuple saved here is measurable (``benchmarks/overhead.py``)."""
+    op = _OPERATORS[name]
+    get_context = _context.get
+    host_calls = _stats.host_calls
+    host_type = np.ndarray
+
+    def method(self: ndarray, *args: Any) -> Any:
+        limit = get_context().host
+        data = self._host()
+        if data is None or limit < 0:
+            return impl(self, *args)
+        x = data[()] if self._scalar else data
+        if not args:
+            host_calls[name] += 1
+            result = run_loops(op, x)
+        else:
+            y = host_data(args[0])
+            if y is not DEVICE and y is not NOT_HOST and len(args) == 1:
+                if grows_off_host(x, y, limit):
+                    return impl(self, *args)
+                host_calls[name] += 1
+                result = run_loops(op, x, y)
+            else:
+                try:
+                    y = operand(args[0], limit)
+                except SubclassOperand:  # NumPy's rules (a plain self: plain results)
+                    return call_method(name, method, self, args, {})
+                if y is DEVICE:
+                    return impl(self, *args)
+                host_calls[name] += 1
+                result = call_numpy_ufunc(op, (x, y, *args[1:]), {})
+        return _operator_result(self, data, result, args, limit)
+
+    if name in _UNARY_OPERATORS:
+        functools.update_wrapper(method, impl)
+        method.host_first = method.host_method = True
+        return method
+    swapped = name in _REFLECTED
+    fn = _REFLECTED.get(name, op)
+    elide = _ELIDABLE.get(name)
+
+    def binary(self: ndarray, other: Any, *rest: Any) -> Any:
+        """``method``'s commonest case first: a host array with a host array, a Python or a
+        NumPy number. Every attribute read and call here is measurable
+        (``benchmarks/overhead.py``: the wrapper's allocation alone costs about half of
+        NumPy's own ``a + b``)."""
+        data = self._value
+        if type(data) is not host_type:
+            base = self._base  # a view of a host array: its NumPy view
+            if base is None or type(base._value) is not host_type:
+                return impl(self, other, *rest)  # a device array: ``method`` would call it
+            data = self._layout
+        elif self._scalar:
+            return method(self, other, *rest)
+        y = host_data(other)
+        if y is DEVICE or y is NOT_HOST:
+            return method(self, other, *rest)
+        limit = get_context().host
+        if limit < 0 or rest or (type(y) is host_type and data.size * y.size > limit
+                                 and grows_off_host(data, y, limit)):
+            return method(self, other, *rest)
+        host_calls[name] += 1
+        if elide is not None and data.nbytes >= _ELIDE_BYTES and \
+                data.dtype.kind in elide[1] and _temporary(self, data, y):
+            result = run_loops(elide[0], data, y)  # NumPy's temporary elision: into ``data``
+        else:
+            result = run_loops(fn, y, data) if swapped else run_loops(fn, data, y)
+        return _operator_result(self, data, result, (other,), limit)
+
+    functools.update_wrapper(binary, impl)
+    binary.host_first = binary.host_method = True
+    return binary
+
+
+_UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
+
+
+def _operator_result(self: ndarray, data: np.ndarray, result: Any, args: tuple,
+                     limit: int) -> Any:
+    """An operator member's result: ``self`` when NumPy wrote into its data (in place), a
+    new host array or a NumPy scalar in the common cases, else ``place_new``'s answer."""
+    kind = type(result)
+    if kind is np.ndarray:
+        if result is data:
+            return self
+        if result.base is None and result.size <= limit and _DEVICE_DTYPE.get(result.dtype):
+            return new_host(result)
+    elif kind is not tuple:  # a NumPy scalar (``a @ b`` of vectors), as ``place_new`` says
+        return result
+    return place_new(result, (self, *args), limit)
+
+# NumPy's temporary elision: in ``x * x + 1`` the ``+`` writes into the temporary ``x * x``
+# (no new array, no page faults: large arrays run markedly faster). npjax wraps that
+# temporary, so NumPy cannot see it is one; the operator members below do it instead, on
+# NumPy's conditions: an operator of the interpreter (not a call from C code, which may
+# still use the operand), an array nobody else can reach (the wrapper and its buffer
+# referenced only by this call), NumPy's own array of at least 256 KiB (NumPy's limit), and
+# a result of the same dtype and shape as the temporary (the other operand of its dtype and
+# shape, or a Python number where that keeps the dtype).
+_ARITHMETIC, _BITWISE = frozenset("fciu"), frozenset("biu")
+# member -> (its in-place operator, dtype kinds of temporaries it may write into)
+_ELIDABLE = {"__add__": (operator.iadd, _ARITHMETIC), "__sub__": (operator.isub, _ARITHMETIC),
+             "__mul__": (operator.imul, _ARITHMETIC), "__radd__": (operator.iadd, _ARITHMETIC),
+             "__rmul__": (operator.imul, _ARITHMETIC),
+             "__truediv__": (operator.itruediv, frozenset("fc")),
+             "__and__": (operator.iand, _BITWISE), "__or__": (operator.ior, _BITWISE),
+             "__xor__": (operator.ixor, _BITWISE), "__rand__": (operator.iand, _BITWISE),
+             "__ror__": (operator.ior, _BITWISE), "__rxor__": (operator.ixor, _BITWISE)}
+_ELIDE_BYTES = 256 * 1024
+_BINARY_OPCODES = frozenset(code for opname, code in dis.opmap.items() if opname == "BINARY_OP"
+                            or opname.startswith(("BINARY_", "INPLACE_")) and opname not in (
+                                "BINARY_SUBSCR", "BINARY_SLICE"))
+# References to a temporary while ``_temporary`` looks: the interpreter's stack, the member's
+# parameter and this function's, getrefcount's argument; to its buffer: the wrapper's
+# ``_value`` and ``_layout``, the member's local, this function's parameter, getrefcount's.
+_TEMPORARY_REFS, _BUFFER_REFS = 4, 5
+
+
+def _temporary(self: ndarray, data: np.ndarray, other: Any) -> bool:
+    """Whether the operator member may write its result into ``self``'s buffer (``data``)."""
+    kind = type(other)
+    if kind is np.ndarray:
+        if other.dtype != data.dtype or (other.shape != data.shape and other.ndim != 0):
+            return False
+    elif kind is float or kind is int:  # (with integers NEP 50 may raise OverflowError)
+        if data.dtype.kind not in "fc":
+            return False
+    elif getattr(other, "dtype", None) != data.dtype:  # NumPy's scalars keep their dtype
+        return False
+    if type(self) is not ndarray or self._cache is not None \
+            or self._readonly or data.base is not None or not data.flags.writeable:
+        return False
+    if sys.getrefcount(self) > _TEMPORARY_REFS or sys.getrefcount(data) > _BUFFER_REFS:
+        return False
+    frame = sys._getframe(2)  # the code that applied the operator
+    return frame.f_code.co_code[frame.f_lasti] in _BINARY_OPCODES
+
+
+def route_methods() -> None:
+    """Put the host route in front of ``ndarray``'s methods NumPy's ndarray also has: on a
+    host array NumPy's own method runs (``a.sum()`` is NumPy's ``ndarray.sum``, also where
+    npjax's method is its module function ``npjax.sum``)."""
+    for name, impl in list(vars(ndarray).items()):
+        if name in _OWN_MEMBERS or not inspect.isfunction(impl) or getattr(
+                impl, "host_method", False) or not hasattr(np.ndarray, name):
+            continue
+        route = host_operator if name in _OPERATORS else host_method
+        setattr(ndarray, name, route(name, impl))
+
+
+def npjax_operands(args: tuple, kwargs: dict) -> tuple:
+    """The arrays among the arguments, npjax and foreign NumPy ones (one level into
+    sequences, and ``out=``)."""
+    found = []
+    for a in (*args, *kwargs.values()):
+        kind = type(a)
+        if kind is ndarray or kind is np.ndarray:
+            found.append(a)
+        elif kind is tuple or kind is list:
+            found.extend(x for x in a if type(x) is ndarray or type(x) is np.ndarray)
+    return tuple(found)
+
+
+_DEVICE_DTYPE: dict = {}  # dtype -> is_device_dtype(dtype), filled as results appear
+
+
+def place_result(result: Any, inputs: tuple, limit: int) -> Any:
+    """NumPy's result as npjax arrays (``from_numpy``); new arrays over ``limit`` elements
+    move to the device."""
+    kind = type(result)
+    if kind is np.ndarray:
+        device_dtype = _DEVICE_DTYPE.get(result.dtype)
+        if device_dtype is None:
+            device_dtype = _DEVICE_DTYPE[result.dtype] = is_device_dtype(result.dtype)
+        if not device_dtype:
+            return result  # NumPy's own array, as for host-only dtypes everywhere
+        if result.base is None and beyond(result.size, limit):
+            _stats.record_transfer("host_to_device", result.nbytes)
+            return ndarray._owner(jax.device_put(result))
+        mine = inputs
+        for x in inputs:
+            if type(x) is np.ndarray:  # npjax arrays never alias memory npjax does not own
+                if np.may_share_memory(result, x):
+                    return ndarray._owner(result.copy())
+                mine = tuple(x for x in inputs if type(x) is ndarray)
+        return from_numpy(result, mine)
+    if kind is tuple or kind is list:
+        return kind(place_result(r, inputs, limit) for r in result)
+    if isinstance(result, tuple):  # named tuples
+        return kind(*(place_result(r, inputs, limit) for r in result))
+    return result  # NumPy's scalars and other objects, as they are

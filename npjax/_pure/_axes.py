@@ -1,0 +1,60 @@
+"""Axis arguments with NumPy's rules and errors: ``normalize_axis``, ``normalize_axes``,
+``diagonal_axes`` and ``reshape_target`` (pure: ints and shapes in, ints and shapes out)."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import numpy as np
+
+from npjax._pure._errors import AxisError
+
+
+def normalize_axis(axis: int, ndim: int) -> int:
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise AxisError(axis, ndim)
+    return axis % ndim if ndim else 0
+
+
+def diagonal_axes(ndim: int, axis1: int, axis2: int) -> tuple[int, int]:
+    """The two axes of a diagonal (``diagonal``, ``trace``), with NumPy's errors."""
+    if ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    a1, a2 = normalize_axis(axis1, ndim), normalize_axis(axis2, ndim)
+    if a1 == a2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    return a1, a2
+
+
+def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    """An int or a sequence of ints as non-negative axes (``AxisError``, repeated → ValueError)."""
+    if isinstance(axis, tuple | list):
+        axes = tuple(normalize_axis(a, ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError("repeated axis")
+        return axes
+    return (normalize_axis(axis, ndim),)
+
+
+def reshape_target(size: int, shape: Any) -> tuple[int, ...]:
+    """The shape ``reshape`` produces, with NumPy's errors for bad requests."""
+    shape = (shape,) if isinstance(shape, int | np.integer) else tuple(shape)
+    shape = tuple(operator.index(n) for n in shape)
+    unknown = [i for i, n in enumerate(shape) if n < 0]  # NumPy: any negative is unknown
+    if len(unknown) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    known = int(np.prod([n for n in shape if n >= 0], dtype=np.int64))
+    if unknown:
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape array of size {size} into shape "
+                             f"{_shape_text(shape)}")
+        shape = tuple(size // known if n < 0 else n for n in shape)
+    elif known != size:
+        raise ValueError(f"cannot reshape array of size {size} into shape {_shape_text(shape)}")
+    return shape
+
+
+def _shape_text(shape: tuple) -> str:
+    return str(shape)

@@ -1,0 +1,537 @@
+"""Pure-JAX reduction cores: NumPy's order of operations for sums, products, means,
+variances, min/max, arg-min/max and cumulative functions, and the compiled-kernel cache.
+
+Moved from ``npjax/_library/_reductions.py``, which holds the NumPy-facing wrappers.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from npjax._pure import _dtypes
+
+_builtin_any = any
+_builtin_max = max
+_F16 = np.dtype(np.float16)
+_F32 = np.dtype(np.float32)
+_F64 = np.dtype(np.float64)
+_INTP = np.dtype(np.intp)
+_BOOL = np.dtype(np.bool_)
+
+# Unrolled NumPy-order reductions are built up to about this many elementary steps.
+_UNROLL = 600
+
+
+# --- compiled kernels ------------------------------------------------------------------------
+
+# XLA's CPU backend contracts ``a*b + c`` into one FMA (openxla/xla#41579), which rounds
+# differently from NumPy's separate multiply and add. Adding a zero the compiler cannot see
+# (a runtime argument) after a product makes the product round on its own, as in NumPy.
+_TRACE = threading.local()
+
+
+@functools.lru_cache(maxsize=8192)
+def _compiled(core: Callable, static: tuple) -> Callable:
+    def kernel(zero: Any, *args: Any) -> Any:
+        previous = getattr(_TRACE, "zero", None)
+        _TRACE.zero = zero
+        try:
+            return core(*static, *args)
+        finally:
+            _TRACE.zero = previous
+
+    return jax.jit(kernel)
+
+
+@functools.lru_cache(maxsize=1)
+def _zero() -> Any:
+    return jnp.zeros((), _F64)
+
+
+@functools.lru_cache(maxsize=8192)
+def _jit(core: Callable, static: tuple) -> Callable:
+    """One compiled kernel per (core, static parameters); shapes are jit's own cache key."""
+    return functools.partial(_compiled(core, static), _zero())
+
+
+@functools.lru_cache(maxsize=8192)
+def _jit_plain(core: Callable, static: tuple) -> Callable:
+    """``_jit`` for kernels without products (no FMA guard needed): one argument less."""
+    return jax.jit(functools.partial(core, *static))
+
+
+def _r(p: Any) -> Any:
+    """``p`` rounded as a product on its own (no FMA contraction with a following add)."""
+    zero = getattr(_TRACE, "zero", None)
+    return p if zero is None else p + zero.astype(p.dtype)
+
+
+# --- shapes and dtypes -----------------------------------------------------------------------
+
+def _kept_shape(shape: tuple, axes: tuple, keepdims: bool) -> tuple:
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def _keep(value: Any, shape: tuple, axes: tuple, keepdims: bool) -> Any:
+    return value.reshape(_kept_shape(shape, axes, True)) if keepdims else value
+
+
+def _comp(dtype: np.dtype) -> np.dtype:
+    """The dtype NumPy's inner loops accumulate in (float32 for float16)."""
+    return _F32 if dtype == _F16 else dtype
+
+
+def _cast(x: Any, dtype: np.dtype) -> Any:
+    return x if x.dtype == dtype else x.astype(dtype)
+
+
+def _div_dtype(a: np.dtype, b: np.dtype) -> np.dtype:
+    return _dtypes.result_type(a, b)
+
+
+# --- pure-JAX cores: NumPy's order of operations -----------------------------------------
+
+def _pairwise(x: Any) -> Any:
+    """NumPy's pairwise sum along the last axis (x already in the accumulation dtype)."""
+    n = x.shape[-1]
+    cplx = x.dtype.kind == "c"
+    lanes, block = (4, 64) if cplx else (8, 128)
+    if n < lanes:
+        res = jnp.zeros(x.shape[:-1], x.dtype)
+        for i in range(n):
+            res = res + x[..., i]
+        return res
+    if n <= block:
+        m = n - n % lanes
+        r = x[..., :lanes]
+        for i in range(lanes, m, lanes):
+            r = r + x[..., i:i + lanes]
+        if cplx:
+            res = (r[..., 0] + r[..., 1]) + (r[..., 2] + r[..., 3])
+        else:
+            res = (((r[..., 0] + r[..., 1]) + (r[..., 2] + r[..., 3]))
+                   + ((r[..., 4] + r[..., 5]) + (r[..., 6] + r[..., 7])))
+        for i in range(m, n):
+            res = res + x[..., i]
+        return res
+    n2 = (n - n % 8) // 2 if cplx else n // 2 - (n // 2) % 8
+    return _pairwise(x[..., :n2]) + _pairwise(x[..., n2:])
+
+
+def _pairwise_cost(n: int, cplx: bool) -> int:
+    lanes, block = (4, 64) if cplx else (8, 128)
+    if n < lanes:
+        return n
+    if n <= block:
+        return n // lanes + lanes + n % lanes
+    n2 = (n - n % 8) // 2 if cplx else n // 2 - (n // 2) % 8
+    return _pairwise_cost(n2, cplx) + _pairwise_cost(n - n2, cplx) + 1
+
+
+def _identity(op: str, dtype: np.dtype) -> Any:
+    return jnp.asarray(0 if op == "add" else 1, dtype)
+
+
+def _cmul(a: Any, b: Any) -> Any:
+    """Complex product with NumPy's formula (XLA's complex multiply differs at overflow)."""
+    ar, ai, br, bi = jnp.real(a), jnp.imag(a), jnp.real(b), jnp.imag(b)
+    return jax.lax.complex(_r(ar * br) - _r(ai * bi), _r(ar * bi) + _r(ai * br))
+
+
+def _first_mul(binop: Callable) -> Callable:
+    """Multiplication whose first use is by the identity ``1+0j`` written out as NumPy computes
+    it (``re = ar - ai*0``, ``im = ai + ar*0``): XLA would fold a constant ``1*x`` to ``x``."""
+    state = {"first": True}
+
+    def mul(acc: Any, y: Any) -> Any:
+        if state["first"]:
+            state["first"] = False
+            ar, ai = jnp.real(y), jnp.imag(y)
+            zero = jnp.zeros((), ar.dtype)
+            return jax.lax.complex(ar - _r(ai * zero), ai + _r(ar * zero))
+        return binop(acc, y)
+
+    return mul
+
+
+def _fold(x: Any, axes: tuple, op: str, dtype: np.dtype, init: Any = None) -> Any:
+    """``np.add.reduce``/``np.multiply.reduce`` of x over ``axes`` in ``dtype`` (no keepdims)."""
+    kept = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+    cplx_identity = init is None and dtype.kind == "c"
+    init = _identity(op, dtype) if init is None else _cast(jnp.asarray(init), dtype)
+    if math.prod(x.shape[i] for i in axes) == 0 or math.prod(kept) == 0:
+        return jnp.broadcast_to(init, kept)
+    if dtype.kind not in "fc":
+        x = _cast(x, dtype)
+        if dtype == _BOOL:
+            r = jnp.any(x, axis=axes) if op == "add" else jnp.all(x, axis=axes)
+            return (r | init) if op == "add" else (r & init)
+        r = jnp.sum(x, axis=axes, dtype=dtype) if op == "add" else jnp.prod(x, axis=axes,
+                                                                          dtype=dtype)
+        return _cast(init + r if op == "add" else init * r, dtype)
+    comp = _comp(dtype)
+    x = _cast(_cast(x, dtype), comp)  # NumPy casts to the loop dtype first
+    groups: list[list] = []
+    for i, n in enumerate(x.shape):
+        if n == 1:
+            continue
+        red = i in axes
+        if groups and groups[-1][1] == red:
+            groups[-1][0] *= n
+        else:
+            groups.append([n, red])
+    binop = jnp.add if op == "add" else (_cmul if dtype.kind == "c" else jnp.multiply)
+    if op == "mul" and cplx_identity:
+        binop = _first_mul(binop)
+    if not _builtin_any(red for _, red in groups):
+        return _cast(binop(_cast(init, comp), x.reshape(kept)), dtype)
+    x = x.reshape([n for n, _ in groups])
+    inner_reduced = groups[-1][1]
+    cplx = dtype.kind == "c"
+    outer = [i for i, (_, red) in enumerate(groups) if red]
+    if op == "add" and inner_reduced:
+        outer = outer[:-1]
+        n_outer = math.prod(groups[i][0] for i in outer)
+        cost = n_outer * (1 + _pairwise_cost(groups[-1][0], cplx))
+    else:
+        n_outer = math.prod(groups[i][0] for i in outer)
+        cost = n_outer
+    if cost > _UNROLL:  # large: XLA's own reduction order
+        r = jnp.sum(x, axis=tuple(i for i, (_, red) in enumerate(groups) if red)) \
+            if op == "add" else jnp.prod(x, axis=tuple(i for i, (_, red) in enumerate(groups)
+                                                       if red))
+        return _cast(binop(_cast(init, comp), r), dtype).reshape(kept)
+    if op == "add" and inner_reduced:
+        x = _pairwise(x)
+        groups = groups[:-1]
+    if op == "mul" and inner_reduced and comp != dtype:
+        # float16 products: each inner run is multiplied in float32, then rounded.
+        rows = list(outer[:-1])
+        inner_n = groups[-1][0]
+        rest = [i for i in range(len(groups)) if i not in outer]
+        y = jnp.transpose(x, rows + [len(groups) - 1] + rest)
+        y = y.reshape((math.prod(groups[i][0] for i in rows), inner_n)
+                      + tuple(groups[i][0] for i in rest))
+        acc = jnp.broadcast_to(init, y.shape[2:])
+        for r in range(y.shape[0]):
+            run = _cast(acc, comp)
+            for j in range(inner_n):
+                run = run * y[r, j]
+            acc = _cast(run, dtype)
+        return acc.reshape(kept)
+    outer = [i for i, (_, red) in enumerate(groups) if red]
+    rest = [i for i in range(len(groups)) if i not in outer]
+    y = jnp.transpose(x, outer + rest)
+    y = y.reshape((math.prod(groups[i][0] for i in outer),)
+                  + tuple(groups[i][0] for i in rest))
+    # A left fold in NumPy's order. The first step is peeled off (``_first_mul`` writes it
+    # out); the rest is one ``lax.scan``: an unrolled chain of complex products used each
+    # partial product four times, and XLA's fused code for it grew exponentially with the
+    # length (prod of 400 complex64 values never finished compiling).
+    acc = _cast(binop(_cast(jnp.broadcast_to(init, y.shape[1:]), comp), y[0]), dtype)
+
+    def step(acc: Any, row: Any) -> tuple:
+        return _cast(binop(_cast(acc, comp), row), dtype), None
+
+    acc, _ = jax.lax.scan(step, acc, y[1:])
+    return acc.reshape(kept)
+
+
+def _accumulate(x: Any, axis: int, op: str, dtype: np.dtype) -> Any:
+    """``np.add.accumulate``/``np.multiply.accumulate`` along ``axis`` in ``dtype``."""
+    n = x.shape[axis]
+    if dtype == _BOOL:
+        x = _cast(x, _BOOL).astype(np.int8)
+        r = jax.lax.cummax(x, axis) if op == "add" else jax.lax.cummin(x, axis)
+        return r.astype(_BOOL)
+    if dtype.kind not in "fc" or n == 0:
+        x = _cast(x, dtype)
+        return jnp.cumsum(x, axis, dtype=dtype) if op == "add" else jnp.cumprod(
+            x, axis, dtype=dtype)
+    comp = _comp(dtype)
+    x = _cast(_cast(x, dtype), comp)  # NumPy casts to the loop dtype first
+    if n > _UNROLL // 2:
+        r = jnp.cumsum(x, axis) if op == "add" else jnp.cumprod(x, axis)
+        return _cast(r, dtype)
+    binop = jnp.add if op == "add" else (_cmul if dtype.kind == "c" else jnp.multiply)
+    y = jnp.moveaxis(x, axis, 0)
+    acc = _cast(y[0], dtype)
+    parts = [acc]
+    for i in range(1, n):
+        acc = _cast(binop(_cast(acc, comp), y[i]), dtype)
+        parts.append(acc)
+    return jnp.moveaxis(jnp.stack(parts), 0, axis)
+
+
+def _count(shape: tuple, axes: tuple, mask: Any, keepdims: bool) -> Any:
+    """Number of elements reduced per output (intp), as NumPy's ``_count_reduce_items``."""
+    if mask is None:
+        return jnp.asarray(math.prod(shape[i] for i in axes), _INTP)
+    m = jnp.broadcast_to(mask, shape)
+    return _keep(jnp.sum(m, axis=axes, dtype=_INTP), shape, axes, keepdims)
+
+
+def _masked(x: Any, mask: Any, fill: Any) -> Any:
+    return x if mask is None else jnp.where(mask, x, jnp.asarray(fill, x.dtype))
+
+
+def _true_div(a: Any, b: Any) -> Any:
+    """``a / b`` correctly rounded. XLA rewrites a division by a broadcast or a constant into
+    a multiplication by its reciprocal, which rounds differently; an optimisation barrier on
+    the full-shape divisor keeps the division."""
+    shape = jnp.broadcast_shapes(jnp.shape(a), jnp.shape(b))
+    a = jnp.broadcast_to(a, shape)
+    return a / jax.lax.optimization_barrier(jnp.broadcast_to(b, shape).astype(a.dtype))
+
+
+def _divide(s: Any, count: Any, dtype: np.dtype) -> Any:
+    """``true_divide(s, count, out=s, casting='unsafe')``: divide in the promoted dtype.
+
+    A complex numerator uses NumPy's complex division (Smith's method with a real divisor):
+    ``re = (ar + ai*0) * (1/n)``, ``im = (ai - ar*0) * (1/n)``, so infinities give NaN parts
+    exactly where NumPy's do.
+    """
+    div = _div_dtype(s.dtype, count.dtype)
+    if div.kind != "c":
+        return _cast(_true_div(_cast(s, div), _cast(count, div)), dtype)
+    fl = np.dtype(div.char.lower()) if div.char in "FD" else _F64
+    br = _cast(jnp.real(count) if count.dtype.kind == "c" else count, fl)
+    ar, ai = _cast(jnp.real(s), fl), _cast(jnp.imag(s), fl)
+    rat = jnp.zeros_like(br)
+    scl = _true_div(jnp.ones_like(br), br)
+    zero = br == 0
+    re = jnp.where(zero, _true_div(ar, jnp.abs(br)), _r((ar + _r(ai * rat)) * scl))
+    im = jnp.where(zero, _true_div(ai, jnp.abs(br)), _r((ai - _r(ar * rat)) * scl))
+    return _cast(jax.lax.complex(re, im), dtype)
+
+
+# kernels: (static...) then runtime arrays
+
+def _k_fold(axes, keepdims, op, dtype, nan_fill, x, mask, init):
+    if nan_fill is not None and x.dtype.kind in "fc":
+        x = jnp.where(jnp.isnan(x), jnp.asarray(nan_fill, x.dtype), x)
+    x = _masked(x, mask, 0 if op == "add" else 1)
+    return _keep(_fold(x, axes, op, dtype, init), x.shape, axes, keepdims)
+
+
+def _k_fold_plain(axes, keepdims, op, dtype, nan_fill, x):
+    return _k_fold(axes, keepdims, op, dtype, nan_fill, x, None, None)
+
+
+def _k_mean(axes, keepdims, sum_dt, res_dt, x, mask=None):
+    s = _fold(_masked(x, mask, 0), axes, "add", sum_dt)
+    s = _keep(s, x.shape, axes, keepdims)
+    r = _divide(s, _count(x.shape, axes, mask, keepdims), sum_dt)
+    return _cast(r, res_dt)
+
+
+def _var_core(axes, keepdims, dtype, ddof, x, mask, mean):
+    """NumPy's ``_var``: returns the variance (before any square root)."""
+    sum_dt = dtype if dtype is not None else (_F64 if x.dtype.kind in "biu" else x.dtype)
+    count = _count(x.shape, axes, mask, True)
+    if mean is None:
+        m = _keep(_fold(_masked(x, mask, 0), axes, "add", sum_dt), x.shape, axes, True)
+        m = _divide(m, count, sum_dt)
+    else:
+        m = mean
+    d_dt = _dtypes.result_type(x.dtype, m.dtype)
+    d = _cast(x, d_dt) - _cast(m, d_dt)
+    if d_dt.kind == "c":
+        sq = _r(jnp.real(d) * jnp.real(d)) + _r(jnp.imag(d) * jnp.imag(d))
+    elif d_dt == _BOOL:
+        sq = d & d
+    else:
+        sq = _r(d * d)
+    ret_dt = dtype if dtype is not None else sq.dtype
+    ret = _keep(_fold(_masked(sq, mask, 0), axes, "add", ret_dt), x.shape, axes, keepdims)
+    if not keepdims:
+        count = count.reshape(ret.shape) if count.ndim else count
+    rcount = jnp.maximum(count - ddof, 0)
+    return _divide(ret, rcount, ret_dt)
+
+
+def _k_var(axes, keepdims, dtype, ddof, res_dt, root, x, mask, mean):
+    v = _var_core(axes, keepdims, dtype, ddof, x, mask, mean)
+    if root:
+        v = jnp.sqrt(v)
+    return _cast(v, res_dt)
+
+
+def _k_nanvar(axes, keepdims, dtype, ddof, res_dt, root, x, mask, mean):
+    nan = jnp.isnan(x)
+    arr = jnp.where(nan, jnp.zeros((), x.dtype), x)
+    valid = ~nan if mask is None else (~nan & mask)
+    cnt = jnp.sum(valid, axis=axes, dtype=_INTP, keepdims=True)
+    sum_dt = dtype if dtype is not None else x.dtype
+    if mean is None:
+        avg = _keep(_fold(_masked(arr, mask, 0), axes, "add", sum_dt), x.shape, axes, True)
+        avg = _divide(avg, cnt, avg.dtype)
+    else:
+        avg = mean
+    sub_dt = _dtypes.result_type(arr.dtype, avg.dtype)
+    arr = _cast(_cast(arr, sub_dt) - _cast(avg, sub_dt), x.dtype)
+    arr = jnp.where(nan, jnp.zeros((), x.dtype), arr)
+    if x.dtype.kind == "c":
+        ar, ai = jnp.real(arr), jnp.imag(arr)
+        sqr = _r(ar * ar) - _r(ai * -ai)
+    else:
+        sqr = _r(arr * arr)
+    v_dt = dtype if dtype is not None else sqr.dtype
+    v = _keep(_fold(_masked(sqr, mask, 0), axes, "add", v_dt), x.shape, axes, keepdims)
+    if not keepdims:
+        cnt = cnt.reshape(v.shape)
+    dof = cnt - ddof
+    v = _divide(v, dof, v.dtype)
+    v = jnp.where(dof <= 0, jnp.asarray(np.nan, v.dtype), v)
+    if root:
+        v = jnp.sqrt(v)
+    return _cast(v, res_dt)
+
+
+def _k_nanmean(axes, keepdims, sum_dt, res_dt, x, mask):
+    nan = jnp.isnan(x)
+    arr = jnp.where(nan, jnp.zeros((), x.dtype), x)
+    valid = ~nan if mask is None else (~nan & mask)
+    cnt = jnp.sum(valid, axis=axes, dtype=_INTP, keepdims=keepdims)
+    tot = _keep(_fold(_masked(arr, mask, 0), axes, "add", sum_dt), x.shape, axes, keepdims)
+    return _cast(_divide(tot, cnt, tot.dtype), res_dt)
+
+
+def _flat_last(x: Any, axes: tuple) -> Any:
+    """Reduced axes moved to the end and merged (NumPy's ``_ureduce`` layout)."""
+    keep = [i for i in range(x.ndim) if i not in axes]
+    y = jnp.transpose(x, keep + list(axes))
+    return y.reshape(tuple(x.shape[i] for i in keep) + (math.prod(x.shape[i] for i in axes),))
+
+
+def _lex_best(x: Any, is_max: bool, valid: Any, nan_first: bool) -> Any:
+    """Index (last axis) of the lexicographic max/min of complex x, NumPy's tie and NaN rules."""
+    re, im = jnp.real(x), jnp.imag(x)
+    nan = jnp.isnan(re) | jnp.isnan(im)
+    if not is_max:
+        re, im = -re, -im
+    ok = valid & ~nan
+    neg = jnp.asarray(-np.inf, re.dtype)
+    m_re = jnp.max(jnp.where(ok, re, neg), axis=-1, keepdims=True)
+    cand = ok & (re == m_re)
+    m_im = jnp.max(jnp.where(cand, im, neg), axis=-1, keepdims=True)
+    best = jnp.argmax(cand & (im == m_im), axis=-1)
+    if nan_first:
+        has_nan = jnp.any(nan & valid, axis=-1)
+        best = jnp.where(has_nan, jnp.argmax(nan & valid, axis=-1), best)
+    return best
+
+
+def _k_minmax(axes, keepdims, is_max, ignore_nan, x, mask, init):
+    shape = x.shape
+    if x.dtype.kind == "c":
+        if x.size == 0:
+            return jnp.zeros(_kept_shape(shape, axes, keepdims), x.dtype)
+        y = _flat_last(x, axes)
+        valid = jnp.ones(y.shape, bool) if mask is None else _flat_last(
+            jnp.broadcast_to(mask, shape), axes)
+        if init is not None:
+            y = jnp.concatenate([jnp.broadcast_to(init.astype(x.dtype), y.shape[:-1] + (1,)),
+                                 y], axis=-1)
+            valid = jnp.concatenate([jnp.ones(y.shape[:-1] + (1,), bool), valid], axis=-1)
+        idx = _lex_best(y, is_max, valid, not ignore_nan)
+        r = jnp.take_along_axis(y, idx[..., None], axis=-1)[..., 0]
+        if ignore_nan:
+            allnan = ~jnp.any(valid & ~(jnp.isnan(y.real) | jnp.isnan(y.imag)), axis=-1)
+            r = jnp.where(allnan, jnp.asarray(complex(np.nan, 0), x.dtype), r)
+        return _keep(r, shape, axes, keepdims)
+    red = jnp.max if is_max else jnp.min
+    kw = {} if init is None else {"initial": init}
+    if ignore_nan and x.dtype.kind == "f":
+        nan = jnp.isnan(x)
+        fill = -np.inf if is_max else np.inf
+        r = red(jnp.where(nan, jnp.asarray(fill, x.dtype), x), axis=axes, where=mask,
+                keepdims=keepdims, **kw)
+        if init is None:
+            seen = ~nan if mask is None else (~nan & mask)
+            allnan = ~jnp.any(seen, axis=axes, keepdims=keepdims)
+            r = jnp.where(allnan, jnp.asarray(np.nan, x.dtype), r)
+        return r
+    r = red(x, axis=axes, where=mask, keepdims=keepdims, **kw)
+    if x.dtype.kind == "f":  # XLA's cross-device max/min on CPU drops NaN: NumPy keeps it
+        nan = jnp.isnan(x) if mask is None else jnp.isnan(x) & mask
+        r = jnp.where(jnp.any(nan, axis=axes, keepdims=keepdims), jnp.asarray(np.nan, x.dtype), r)
+    return r
+
+
+def _k_minmax_plain(axes, keepdims, is_max, ignore_nan, x):
+    return _k_minmax(axes, keepdims, is_max, ignore_nan, x, None, None)
+
+
+def _k_arg(is_max, axis, keepdims, ignore_nan, x):
+    if axis is None:
+        y, ax = x.reshape(-1), 0
+    else:
+        y, ax = x, axis
+    if x.dtype.kind == "c":
+        y = jnp.moveaxis(y, ax, -1)
+        r = _lex_best(y, is_max, jnp.ones(y.shape, bool), not ignore_nan)
+    else:
+        if ignore_nan and x.dtype.kind == "f":
+            y = jnp.where(jnp.isnan(y), jnp.asarray(-np.inf if is_max else np.inf, y.dtype), y)
+        r = (jnp.argmax if is_max else jnp.argmin)(y, axis=ax)
+    r = r.astype(_INTP)
+    if keepdims:
+        r = r.reshape((1,) * x.ndim if axis is None else
+                      tuple(1 if i == axis else n for i, n in enumerate(x.shape)))
+    return r
+
+
+def _k_allnan(axis, x):
+    nan = jnp.isnan(x)
+    return jnp.any(jnp.all(nan, axis=axis)) if x.size else jnp.asarray(False)
+
+
+def _k_anyall(axes, keepdims, is_any, x, mask):
+    fn = jnp.any if is_any else jnp.all
+    if x.dtype.kind == "c":  # JAX's complex -> bool looks at the real part only
+        x = x != 0
+    return fn(x, axis=axes, keepdims=keepdims, where=mask)
+
+
+def _k_accumulate(axis, op, dtype, nan_fill, initial_pad, x):
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    if nan_fill is not None and x.dtype.kind in "fc":
+        x = jnp.where(jnp.isnan(x), jnp.asarray(nan_fill, x.dtype), x)
+    r = _accumulate(x, axis, op, dtype)
+    if initial_pad:
+        shape = list(r.shape)
+        shape[axis] = 1
+        r = jnp.concatenate([jnp.full(shape, 0 if op == "add" else 1, dtype), r], axis=axis)
+    return r
+
+
+def _k_ptp(axes, keepdims, x):
+    hi = _k_minmax(axes, keepdims, True, False, x, None, None)
+    lo = _k_minmax(axes, keepdims, False, False, x, None, None)
+    return hi - lo
+
+
+def _k_count_nonzero(axes, keepdims, x):
+    return jnp.sum(x != 0, axis=axes, keepdims=keepdims, dtype=_INTP)
+
+
+def _k_average(axes, keepdims, rd, x, w):
+    # the weight sum is over the weights as given (1s on the other axes), as NumPy's is
+    scl = _keep(_fold(w, axes, "add", rd), w.shape, axes, keepdims)
+    wb = jnp.broadcast_to(w, x.shape)
+    prod = _cmul(_cast(x, rd), _cast(wb, rd)) if rd.kind == "c" else _r(
+        _cast(x, rd) * _cast(wb, rd))
+    s = _keep(_fold(prod, axes, "add", rd), x.shape, axes, keepdims)
+    return _true_div(s, scl), scl, jnp.any(scl == 0)

@@ -1,0 +1,134 @@
+"""Pure-JAX sorting cores: NumPy's sort order as integer keys, stable sorts, binary search
+and lexsort (``jax.Array`` in, ``jax.Array`` out).
+
+Orderings are NumPy's: NaN sorts last, ``-0.0`` equals ``0.0``, complex numbers sort
+lexicographically with NumPy's NaN classes (``R+Rj < R+nanj < nan+Rj < nan+nanj``). Every
+value is mapped to integer sort keys with exactly that order (``_keys``), so sorting, binary
+search and lexsort share one definition of "less than".
+
+Moved from ``npjax/_library/_selection.py``; the NumPy-facing wrappers are in
+``npjax/_library/_sorting.py``.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+_INTP = np.dtype(np.intp)
+
+_INT_OF = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _float_key(x: jax.Array) -> jax.Array:
+    """Integers ordered as NumPy orders floats: NaN last, ``-0.0 == 0.0``.
+
+    Pure integer work on the bits: XLA on CPU flushes subnormals to zero in float compares.
+    """
+    itype = _INT_OF[x.dtype.itemsize]
+    top = np.iinfo(itype).max
+    inf_bits = int(np.array(np.inf, x.dtype).view(itype))
+    i = lax.bitcast_convert_type(x, itype)
+    mag = i & top
+    i = jnp.where(mag == 0, 0, jnp.where(mag > inf_bits, top, i)).astype(itype)
+    return i ^ ((i >> (8 * x.dtype.itemsize - 1)) & top)
+
+
+def _nan_bits(x: jax.Array) -> jax.Array:
+    itype = _INT_OF[x.dtype.itemsize]
+    inf_bits = int(np.array(np.inf, x.dtype).view(itype))
+    return (lax.bitcast_convert_type(x, itype) & np.iinfo(itype).max) > inf_bits
+
+
+def _eq(a: jax.Array, b: jax.Array) -> jax.Array:
+    """NumPy's ``a == b`` (NaN unequal, ``-0.0 == 0.0``), exact for subnormals."""
+    kind = a.dtype.kind
+    if kind == "f":
+        return (_float_key(a) == _float_key(b)) & ~_nan_bits(a)
+    if kind == "c":
+        return _eq(jnp.real(a), jnp.real(b)) & _eq(jnp.imag(a), jnp.imag(b))
+    return a == b
+
+
+def _keys(x: jax.Array) -> list[jax.Array]:
+    """Sort keys (most significant first) with NumPy's order for ``x``'s dtype."""
+    kind = x.dtype.kind
+    if kind == "b":
+        return [x.astype(np.uint8)]
+    if kind in "iu":
+        return [x]
+    if kind == "f":
+        return [_float_key(x)]
+    re, im = jnp.real(x), jnp.imag(x)
+    re_nan, im_nan = _nan_bits(re), _nan_bits(im)
+    cls = 2 * re_nan.astype(np.uint8) + im_nan.astype(np.uint8)
+    return [cls, jnp.where(re_nan, 0, _float_key(re)), jnp.where(im_nan, 0, _float_key(im))]
+
+
+@functools.partial(jax.jit, static_argnames=("want",))
+def _sort_last(x: jax.Array, want: str) -> Any:
+    """Stable sort along the last axis: values, indices or both."""
+    keys = _keys(x)
+    iota = lax.broadcasted_iota(_INTP, x.shape, x.ndim - 1)
+    out = lax.sort((*keys, iota), dimension=x.ndim - 1, num_keys=len(keys), is_stable=True)
+    perm = out[-1]
+    if want == "indices":
+        return perm
+    values = jnp.take_along_axis(x, perm, axis=-1)
+    return values if want == "values" else (values, perm)
+
+
+@functools.partial(jax.jit, static_argnames=("axis", "want"))
+def _sort_axis(x: jax.Array, axis: int | None, want: str) -> Any:
+    if axis is None:
+        return _sort_last(x.ravel(), want)
+    last = x.ndim - 1
+    if axis == last:
+        return _sort_last(x, want)
+    return jnp.moveaxis(_sort_last(jnp.moveaxis(x, axis, last), want), last, axis)
+
+
+def _lt(a: list, b: list) -> jax.Array:
+    """Lexicographic ``a < b`` over key lists."""
+    result = a[-1] < b[-1]
+    for x, y in zip(reversed(a[:-1]), reversed(b[:-1])):
+        result = (x < y) | ((x == y) & result)
+    return result
+
+
+@functools.partial(jax.jit, static_argnames=("right", "dtype", "reverse"))
+def _bsearch(a: jax.Array, v: jax.Array, right: bool, dtype: np.dtype | None = None,
+             reverse: bool = False) -> jax.Array:
+    """Insertion points of ``v`` into sorted 1-D ``a`` (NumPy's order), compared in
+    ``dtype``; ``reverse`` searches ``a[::-1]``."""
+    if dtype is not None:
+        a, v = a.astype(dtype), v.astype(dtype)
+    if reverse:
+        a = a[::-1]
+    n = a.shape[0]
+    akeys, vkeys = _keys(a), _keys(v)
+    lo = jnp.zeros(v.shape, _INTP)
+    hi = jnp.full(v.shape, n, _INTP)
+    for _ in range(n.bit_length()):
+        mid = (lo + hi) // 2
+        at = jnp.minimum(mid, n - 1)
+        am = [k[at] for k in akeys]
+        go = ~_lt(vkeys, am) if right else _lt(am, vkeys)
+        active = lo < hi
+        lo = jnp.where(active & go, mid + 1, lo)
+        hi = jnp.where(active & ~go, mid, hi)
+    return lo
+
+
+@functools.partial(jax.jit, static_argnames=("axis",))
+def _lexsort(cols: tuple, axis: int) -> jax.Array:
+    last = cols[0].ndim - 1
+    keys = [k for c in reversed(cols) for k in _keys(jnp.moveaxis(c, axis, last))]
+    iota = lax.broadcasted_iota(_INTP, keys[0].shape, last)
+    perm = lax.sort((*keys, iota), dimension=last, num_keys=len(keys), is_stable=True)[-1]
+    return jnp.moveaxis(perm, last, axis)

@@ -1,0 +1,123 @@
+"""The floating-point check of traced results under ``npjax.jit``: one device boolean for the
+float results of a traced function (``FiniteWatch``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+
+# Ufuncs whose result is not finite wherever an operand is not (inf * 0 is nan, sqrt(-inf)
+# is nan, log(-inf) is nan, ...), for float loops: a check of their result covers their
+# operands (``FiniteWatch``).
+PROPAGATING = frozenset({"add", "subtract", "multiply", "negative", "positive", "absolute",
+                         "sqrt", "square", "log", "conjugate"})
+
+
+class FiniteWatch:
+    """Traced float results gathered into one check: is any of them not finite (or tiny,
+    when underflow is reported)? ``x * 0`` is NaN exactly where ``x`` is not finite, and
+    NaN survives sums, so results of one shape are summed elementwise into one accumulator:
+    XLA fuses that sum into the loops that compute the results, and only one reduction per
+    shape is left (a reduction per result would stop the fusion of elementwise chains).
+
+    A result stored whole into an array (``a[i] = expr``) is checked where it was stored,
+    read back from the array's final value (``stored``), not from the expression: XLA
+    would otherwise compute the expression a second time for the check, reading the old
+    value of the array that the store updates in place, and so copy the array before each
+    update (in a rolled loop: a copy of every carried array per iteration)."""
+
+    def __init__(self) -> None:
+        self._results: list = []
+        self._covered: set = set()
+        self._tiny: list = []
+        self._ids: set = set()  # ids of the watched results (kept alive by ``_results``)
+        self._stored: dict = {}  # id(value) -> (holder, position in its chain, read, value)
+        self._chains: dict = {}  # id(holder) -> [(value before, value after, box)] of stores
+
+    def add(self, outs: Any, under: bool = False, operands: Any = None) -> None:
+        """Watch ``outs``. ``operands``: those of a call of a PROPAGATING ufunc that gave
+        ``outs`` (non-finite where an operand is, every operand element used): they need no
+        check of their own, ``outs`` shows theirs (this is what lets XLA fuse the chain)."""
+        outs = [o for o in outs if o.dtype.kind in "fc"]
+        self._results.extend(outs)
+        self._ids.update(id(o) for o in outs)
+        if operands is not None and not under and all(o.size for o in outs):
+            self._covered.update(id(v) for v in operands)
+        if under:
+            for o in outs:
+                if o.size:
+                    tiny = float(np.finfo(o.dtype).tiny)
+                    self._tiny.append(jnp.any((jnp.abs(o) < tiny) & (o != 0)))
+
+    def stored(self, value: Any, holder: Any, before: Any, left: Any, read: Callable,
+               box: Any = None) -> None:
+        """``value`` was just stored into ``holder`` (an array whose ``_value`` the store
+        changed from ``before`` to ``left``); ``read(v)`` reads the stored part of a value
+        ``v`` of the array back; ``box``: the part as ((start, ...), (size, ...)) when its
+        place is known, else None. What ``read`` gives is checked instead of ``value``
+        (when it has ``value``'s dtype and size), read from the array's final value when
+        every later store into it is recorded here and misses the part, else not at all:
+        reading a value that a later store updates in place would bring the copy back."""
+        chain = self._chains.setdefault(id(holder), [])
+        chain.append((before, left, box))
+        # ``value`` may be watched later (a ufunc with ``out=`` stores, then is watched):
+        # it is kept alive here, so its id stays its own.
+        self._stored[id(value)] = (holder, len(chain) - 1, read, value)
+
+    def _checked(self, o: Any) -> Any:
+        """What to check for result ``o``: ``o``, or the part of an array it was stored
+        into (``stored``)."""
+        s = self._stored.get(id(o))
+        if s is None:
+            return o
+        holder, k, read, _ = s
+        chain = self._chains[id(holder)]
+        _, left, box = chain[k]
+        for before, after, other in chain[k + 1:]:
+            if before is not left or not apart(box, other):
+                return o
+            left = after
+        if holder._value is not left:
+            return o
+        r = read(left)
+        if r.dtype != o.dtype or r.size != o.size:
+            return o
+        return r.reshape(o.shape)
+
+    def flag(self) -> Any:
+        """The traced boolean (None when nothing was added)."""
+        sums, tiny = self.parts()
+        parts = [~jnp.isfinite(jnp.sum(acc)) for acc in sums.values()] + tiny
+        if not parts:
+            return None
+        bad = parts[0]
+        for p in parts[1:]:
+            bad = bad | p
+        return bad
+
+    def parts(self) -> tuple[dict, list]:
+        """({shape: float32 accumulator, NaN where a result is not finite}, [traced
+        booleans of tiny results]): a rolled loop carries the accumulators across its
+        iterations and reduces them once (``npjax._compile._loops``)."""
+        sums: dict = {}
+        for o in self._results:
+            if id(o) in self._covered or not o.size:
+                continue
+            zero = self._checked(o) * 0
+            if zero.dtype.kind == "c":
+                zero = jnp.real(zero) + jnp.imag(zero)
+            zero = zero.astype(np.float32)
+            acc = sums.get(o.shape)
+            sums[o.shape] = zero if acc is None else acc + zero
+        return sums, list(self._tiny)
+
+
+def apart(a: Any, b: Any) -> bool:
+    """Whether two boxes ((start, ...), (size, ...)) are known to share no element."""
+    if a is None or b is None:
+        return False
+    return any(s0 + n0 <= s1 or s1 + n1 <= s0
+               for s0, n0, s1, n1 in zip(a[0], a[1], b[0], b[1]))

@@ -1,0 +1,148 @@
+"""The error-state check after a ufunc call (``checker``) or a division ``reduce``
+(``check_reduce``): traced (``npjax.jit``), deferred (accelerator memory) or at the call."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from npjax._runtime._deferred_checks import _defer, _deferrable
+from npjax._runtime._errstate import _KINDS, report, state
+from npjax._runtime._finite_watch import PROPAGATING
+from npjax._runtime._fp_flags import _CMP, _INT_DIV, _int_flags, _reduce_flags
+from npjax._runtime._fp_screen import _all_finite, _flags, _no_tiny
+
+_Tracer = jax.core.Tracer
+
+_quiet_state: Any = None  # the last state dict seen with every category "ignore"
+
+
+def _remember_quiet(st: dict) -> None:
+    global _quiet_state
+    _quiet_state = st
+
+
+def _traced(outs: Any, st: dict, flags: Callable | None, operands: Any = None) -> bool:
+    """Under ``npjax.jit`` (traced results): record a device-side check that is True when the
+    call could warn or raise; the jitted call then reruns eagerly, with NumPy's reports.
+    Float calls (``flags`` None) check only what every flag needs first, as ``check_float``
+    does: a non-finite output (or, when underflow is reported, a tiny one)."""
+    if not isinstance(outs[0], _Tracer):  # outputs are all traced or none is
+        return False
+    from npjax._runtime._context import trace
+
+    tr = trace()
+    if tr is None:  # traced by plain jax.jit: no place to report, no check
+        return True
+    if flags is not None:
+        active = sum(bit for key, bit, _ in _KINDS if st[key] != "ignore")
+        tr.check((flags() & active) != 0)
+        return True
+    tr.watch.add(outs, st["under"] != "ignore", operands)
+    return True
+
+
+def _is_host_scalar(v: Any) -> bool:
+    return isinstance(v, int | float | complex | np.generic)
+
+
+@functools.lru_cache(maxsize=8192)
+def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
+    """The error-state check after a call of ufunc ``name`` with these loop dtypes, or None
+    when such a call cannot raise a floating-point flag. ``check(vals, outs, mask=True)``
+    takes the operands (as given to the kernel) and the results; it warns, raises or calls
+    as the error state says."""
+    int_kind = bool(loop_in) and all(dt.kind in "iub" for dt in loop_in)
+    if int_kind and (name in _INT_DIV or name == "reciprocal"):
+        keys = ("divide", "invalid") if name == "reciprocal" else ("divide", "over")
+        low = (int(np.iinfo(loop_in[0]).min) if name in ("floor_divide", "divmod")
+               and loop_in[0].kind == "i" else None)
+
+        def check_int(vals: list, outs: tuple, mask: Any = True) -> None:
+            st = state()
+            if st[keys[0]] == "ignore" and st[keys[1]] == "ignore":
+                return
+            d = vals[-1]
+            if _is_host_scalar(d) and d != 0 and (d != -1 or name == "reciprocal"):
+                return
+            if mask is True and getattr(outs[0], "size", 1) == 0:
+                return
+            if _traced(outs, st, lambda: _int_flags(jnp, name, low, list(vals), mask)):
+                return
+            if _deferrable(outs[0], st):
+                _defer(name, "int", vals, outs, mask, st, low)
+                return
+            flags = _flags(name, "int", False, vals, outs, mask, low)
+            if flags:
+                report(flags, name, st)
+
+        return check_int
+    if not any(dt.kind in "fc" for dt in loop_out) and not (
+            name in _CMP and loop_in[0].kind == "c"):
+        return None
+    floats = [i for i, dt in enumerate(loop_out) if dt.kind in "fc"]
+    covers = name in PROPAGATING and all(dt.kind in "fc" for dt in loop_in)
+    compare = name in _CMP  # complex comparisons: flags come from NaN operands
+
+    def check_float(vals: list, outs: tuple, mask: Any = True) -> None:
+        st = state()
+        if st is _quiet_state:  # the same state object as last time, with nothing to report
+            return
+        under = st["under"] != "ignore"
+        if not under and st["divide"] == "ignore" and st["over"] == "ignore" \
+                and st["invalid"] == "ignore":
+            _remember_quiet(st)
+            return
+        if isinstance(outs[0], _Tracer):
+            _traced(outs, st, None, vals if covers and mask is True else None)
+            return
+        if floats and _deferrable(outs[floats[0]], st):
+            _defer(name, "float", vals, outs, mask, st)
+            return
+        hit = compare
+        for i in floats:
+            o = outs[i]
+            if not _all_finite(o) or (under and not _no_tiny(o)):
+                hit = True
+                break
+        if not hit:
+            return
+        # underflow too even when ignored: NumPy's "call" callback gets every raised bit
+        flags = _flags(name, "float", True, vals, outs, mask)
+        if flags:
+            report(flags, name, st)
+
+    return check_float
+
+
+# --- ufunc.reduce -------------------------------------------------------------------------
+
+_DIVISIONS = _INT_DIV | {"divide", "true_divide"}
+
+
+def check_reduce(name: str, x: Any, res: Any, axes: tuple, all_divisors: bool,
+                 mask: Any = True) -> None:
+    """The error-state check after ``reduce`` of a division ufunc (NumPy: "... encountered
+    in reduce").
+
+    A zero among the divisors (every element after the first along the reduced axis, or all
+    of them after an ``initial``) gives "divide"; for float loops a non-finite result from
+    finite operands gives "divide" at such a zero, else "overflow" (inf) or "invalid" (NaN),
+    decided per output lane (``axes``: the reduced axes of ``x``). Sums and products are
+    checked by ``_reduction_checks``. Under ``npjax.jit`` and in lazy mode nothing is
+    checked here."""
+    if name not in _DIVISIONS:
+        return
+    st = state()
+    if st["divide"] == "ignore" and st["over"] == "ignore" and st["invalid"] == "ignore":
+        return
+    if not isinstance(res, jax.Array) or isinstance(res, _Tracer) or x.size == 0:
+        return  # traced (npjax.jit) or pending (lazy mode): not checked here
+    flags = int(_reduce_flags(axes, all_divisors)(x, res, mask))
+    if flags:
+        report(flags, "reduce", st)
