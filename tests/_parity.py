@@ -3,7 +3,10 @@
 ``assert_parity(fn, name=...)`` calls ``fn(numpy)`` and ``fn(npjax)``. Both must raise an
 exception of the same family, or both must return results with the same type category (array,
 scalar, Python value), shape, dtype and values (tolerances.py; NaN positions must match).
-A failure message carries the inputs so the case can be rerun.
+A failure message carries the inputs so the case can be rerun. Under ``pytest --npjax-jit``
+npjax's side runs as one ``npjax.jit`` call of ``fn`` (the body traced as a function, NumPy's
+answer still the oracle); a body that cannot trace runs eagerly (``fallback="eager"``) and is
+counted in ``JIT_COUNTS``.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 import numpy as np
 
 import npjax
+from npjax._runtime import _stats
 from tests.tolerances import tolerance
 
 # Most specific first: AxisError is both a ValueError and an IndexError.
@@ -28,6 +32,11 @@ def family(exc: BaseException) -> type:
     return type(exc)
 
 
+# Set by tests/conftest.py from ``--npjax-jit``.
+JIT = False
+JIT_COUNTS = {"traced": 0, "eager": 0}
+
+
 def _run(fn, xp):
     try:
         return fn(xp), None
@@ -38,7 +47,7 @@ def _run(fn, xp):
 def assert_parity(fn, *, name: str | None = None, context: Any = "", check_sign_of_zero=False):
     """Assert ``fn(numpy)`` and ``fn(npjax)`` agree (value, dtype, shape, exception)."""
     expected, np_exc = _run(fn, np)
-    actual, our_exc = _run(fn, npjax)
+    actual, our_exc = _run(_jitted(fn) if JIT else fn, npjax)
     where = f"\n  case: {context}" if context != "" else ""
     if np_exc is not None or our_exc is not None:
         if np_exc is None:
@@ -51,6 +60,20 @@ def assert_parity(fn, *, name: str | None = None, context: Any = "", check_sign_
         return None
     assert_same(actual, expected, name=name, where=where, check_sign_of_zero=check_sign_of_zero)
     return actual
+
+
+def _jitted(fn):
+    """``fn`` compiled by ``npjax.jit`` (the namespace static), counting how it ran."""
+    jitted = npjax.jit(fn, static_argnums=0, fallback="eager")
+
+    def run(xp):
+        before = _stats.jit_eager.total()
+        try:
+            return jitted(xp)
+        finally:
+            eager = _stats.jit_eager.total() > before
+            JIT_COUNTS["eager" if eager else "traced"] += 1
+    return run
 
 
 def assert_same(actual, expected, *, name=None, where="", check_sign_of_zero=False):

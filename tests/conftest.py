@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, settings
 os.environ["NPJAX_CACHE_DIR"] = "off"
 
 import npjax
+from tests import _parity
 
 _ENV = [k for k in os.environ if k.startswith("NPJAX_") and k != "NPJAX_CACHE_DIR"]
 if _ENV:
@@ -42,11 +43,16 @@ def pytest_addoption(parser):
     parser.addoption("--npjax-mode", default="auto", choices=("auto", "eager", "lazy"),
                      help="run every test under this npjax execution mode (default: the "
                           "policy's, auto: lazy on an accelerator, eager on a CPU)")
+    parser.addoption("--npjax-jit", action="store_true",
+                     help="run npjax's side of every assert_parity comparison as one "
+                          "npjax.jit call of the test body (fallback='eager' where it cannot "
+                          "trace; the counts are printed at the end)")
     parser.addoption("--npjax-placement", default=None, choices=("auto", "device", "host"),
                      help="run every test under this placement (default: the policy's)")
 
 
 def pytest_configure(config):
+    _parity.JIT = config.getoption("--npjax-jit")
     config.addinivalue_line("markers", "eager_only: the test checks eager-mode timing (when a "
                             "warning or error appears, buffer donation); lazy mode documents "
                             "its own and tests it in test_lazy.py")
@@ -55,6 +61,11 @@ def pytest_configure(config):
                             "placement='device' whatever the suite's placement")
     config.addinivalue_line("markers", "rerun: the test reruns parity suites in a subprocess "
                             "(minutes): such tests start first, spread over the workers")
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if _parity.JIT:
+        terminalreporter.write_line(f"npjax.jit parity bodies: {_parity.JIT_COUNTS}")
 
 
 def pytest_collection_modifyitems(config, items):
