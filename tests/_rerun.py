@@ -7,10 +7,11 @@ import subprocess
 import sys
 
 
-def rerun(suites: str, *options: str, timeout: int = 1800) -> None:
+def rerun(suites: str, *options: str, timeout: int = 1800) -> str:
     """Run ``pytest`` on ``suites`` (test files separated by spaces) with ``options`` in one
-    subprocess, at the rerun Hypothesis profile; fail with its output. One process for several
-    files compiles their common kernels once (a third less CPU time than a process each)."""
+    subprocess, at the rerun Hypothesis profile; fail with its output, else return its stdout.
+    One process for several files compiles their common kernels once (a third less CPU time
+    than a process each)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NPJAX_", "PYTEST_"))}
     profile = os.environ.get("HYPOTHESIS_PROFILE", "ci")  # "full", "thorough": theirs
     env["HYPOTHESIS_PROFILE"] = "rerun-ci" if profile == "ci" else profile
@@ -18,6 +19,7 @@ def rerun(suites: str, *options: str, timeout: int = 1800) -> None:
                            "-p", "no:xdist", *options, *suites.split()],
                           capture_output=True, text=True, timeout=timeout, env=env)
     assert done.returncode == 0, done.stdout[-5000:] + done.stderr[-2000:]
+    return done.stdout
 
 
 def suites_id(suites: str) -> str:

@@ -1,6 +1,5 @@
 """Parity of the ndarray members in npjax/_library/_array_methods.py (dot, conj, to_device,
-byteswap,
-getfield, setfield, __array_wrap__, __setstate__, ...) with NumPy's."""
+byteswap, getfield, setfield, __array_wrap__, __setstate__, ...) with NumPy's."""
 
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import inspect
 import sys
 
@@ -14,6 +15,7 @@ from hypothesis import strategies as st
 
 import npjax
 from tests._parity import assert_same, assert_same_outcome
+from tests._rerun import rerun, suites_id
 from tests.strategies import arrays
 from tests._threads import run_threads
 
@@ -477,3 +479,31 @@ def test_a_call_counts_its_host_arguments_as_transfers_at_the_callers_line():
     assert s["transfers"]["host_to_device"] == {"count": 2, "bytes": 48}
     sites = {(e["direction"], e["site"]): e for e in s["transfer_sites"]}
     assert sites[("host_to_device", f"{__file__}:{line}")]["count"] == 2
+
+
+def test_an_index_array_into_an_empty_axis_raises_index_error():
+    # NumPy: any entry is out of bounds for a size-0 axis; the trace knows it from the shape
+    # (it raised JAX's gather TypeError; found by the parity suites under --npjax-jit).
+    f = npjax.jit(lambda a, i: a[i])
+    with pytest.raises(IndexError):
+        np.zeros(0)[np.array([0])]
+    with pytest.raises(IndexError):
+        f(npjax.zeros(0), npjax.asarray([0]))
+    assert f(npjax.zeros(0), npjax.asarray([], dtype=np.intp)).shape == (0,)
+
+
+# Parity suites with every test body traced by npjax.jit (tests/_parity.py, --npjax-jit): one
+# group in CI; README's thorough profile runs every suite so (see "Tests").
+JIT_SUITES = ["tests/test_reductions.py tests/test_views.py tests/test_indexing.py "
+              "tests/test_operators.py tests/test_scalars.py tests/test_smoke_parity.py "
+              "tests/test_selection.py"]
+
+
+@pytest.mark.rerun
+@pytest.mark.parametrize("suite", JIT_SUITES, ids=suites_id)
+def test_core_parity_suites_pass_with_bodies_under_npjax_jit(suite):
+    out = rerun(suite, "-x", "--npjax-jit")
+    line = next(s for s in out.splitlines() if s.startswith("npjax.jit parity bodies:"))
+    counts = ast.literal_eval(line.split(":", 1)[1].strip())
+    # Most bodies trace; the rest (float(), data-dependent shapes) run eagerly by fallback.
+    assert counts["traced"] >= 3 * counts["eager"], counts

@@ -234,6 +234,8 @@ def _check_bounds(checks: list, shape: tuple) -> None:
         if arr.size:
             tr = trace()
             if tr is not None and isinstance(arr, jax.core.Tracer):
+                if n == 0:  # every entry is out of bounds: known without the values
+                    raise IndexError(f"index is out of bounds for axis {axis} with size 0")
                 lo, hi = _min_max(arr)
                 tr.check((lo < -n) | (hi >= n))  # npjax.jit: checked after the call
                 continue
