@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _index_write, _stats
+from npjax import _index_write, _stats, _window_reads
 from npjax._numpy_calls import call_numpy_ufunc
 from npjax._index_read import getitem
 from npjax._index_values import _complex_warning, _single_value, cast_device
@@ -98,6 +98,9 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
             else:
                 data[key] = new
             return
+    if type(value) is ndarray and value._base is not None and _basic(index) and \
+            _window_reads.setitem(self, getitem(self, index), value):
+        return  # windows of a length seen before: one scatter per bucket
     _stats.record_scalar_write(index)  # the report's advice is about device writes
     _index_write.setitem(self, index, value)
 
@@ -164,6 +167,14 @@ def _host_index(index: Any) -> Any:
             parts.append(k)
         return tuple(parts)
     return _host_part(index)
+
+
+def _basic(index: Any) -> bool:
+    """Whether ``index`` is a slice, or a tuple of ints and slices (with one slice)."""
+    if type(index) is slice:
+        return True
+    return type(index) is tuple and sum(type(k) is slice for k in index) == 1 and all(
+        type(k) is int or type(k) is slice for k in index)
 
 
 def _write_method(self: ndarray, new: Any) -> None:

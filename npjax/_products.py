@@ -27,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax import _window_reads
 from npjax._errstate import _stacklevel
 from npjax._dispatch import wrap
 from npjax._errors import HostOnly, unsupported
@@ -139,7 +140,8 @@ def _write_dot_out(out: Any, value: jax.Array) -> None:
 
 def dot(a: Any, b: Any, out: Any = None) -> Any:
     """npjax implementation of numpy.dot."""
-    a, b = _lazy_arr(a), _lazy_arr(b)
+    ops = None if out is not None else _window_reads.pair(a, b)  # windows: at a bucket
+    a, b = (ops if ops is not None else (_lazy_arr(a), _lazy_arr(b)))
     _check_numeric(a.dtype, b.dtype)
     if a.ndim == 0 or b.ndim == 0:
         result = _scalar_product(a, b)

@@ -33,7 +33,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax import _casts, _context, _dtypes
+from npjax import _casts, _context, _dtypes, _window_reads
 from npjax import _reduction_checks as _checks
 from npjax._dispatch import ArrayIn, DTypeIn, npfunc, write_out
 from npjax._errors import output_casting_error
@@ -783,6 +783,14 @@ def average(a: ArrayIn, axis: Any = None, weights: Any = None, returned: bool = 
 # ndarray methods: exactly the reductions NumPy's ndarray has as methods
 _METHOD_NAMES = ("sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "any",
                  "all", "cumsum", "cumprod")
+
+
+def _sum_method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
+    """``a.sum()``: a window of a length seen before summed at its bucket (``_window_reads``)."""
+    value = None if args or kwargs or self._base is None else _window_reads.one(self)
+    return sum(self, *args, **kwargs) if value is None else sum(ndarray._owner(value))
+
+
 install_methods({name: globals()[name] for name in _METHOD_NAMES
-                 if hasattr(np.ndarray, name)})
+                 if hasattr(np.ndarray, name)} | {"sum": _sum_method})
 

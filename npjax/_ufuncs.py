@@ -31,7 +31,7 @@ import numpy as np
 from jax import lax
 
 from npjax import _casts, _context, _dtypes, _errstate, _finite_watch, _lazy, _numpy_calls
-from npjax import _stats, _ufunc_checks
+from npjax import _stats, _ufunc_checks, _window_reads
 from npjax._dispatch import write_out
 from npjax._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._fallback import call_numpy
@@ -131,6 +131,12 @@ class ufunc:
                             self._np, *ops), npjax_operands(args, kwargs), limit)
             policy = ctx.policy
             _calls[self.__name__] += 1
+            for a in args:  # a window of a length seen before: its bucket's programs
+                if type(a) is ndarray and a._base is not None:
+                    got = _window_reads.ufunc_call(self, args, kwargs)
+                    if got is not _window_reads.NO:
+                        return got
+                    break
             # Fast path: npjax array operands, no keywords, loop already seen (one dict lookup
             # keyed by the operand dtypes), no placement asked for (operands stay where they
             # are). Anything else takes the full path below, which places operands.

@@ -20,7 +20,8 @@ LAYERS = {
                 "_compile_cache", "_disk_cache", "_bounds"},
     "core": {"_views", "_lazy", "_casts", "_ndarray", "_array_conversions", "_subclasses",
              "_sharding", "_normalize", "_placement", "_buckets", "_index_plan", "_index_kernels",
-             "_index_values", "_index_read", "_index_write", "_element_access"},
+             "_index_values", "_index_read", "_index_write", "_element_access",
+             "_window_reads"},
 }
 TOOLS = {"__main__", "_runner", "_report", "_coverage"}
 # Modules that may import the public namespace ``npjax`` (the package itself and the public
