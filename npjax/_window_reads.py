@@ -38,10 +38,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax import _views
+from npjax import _index_write, _views
 from npjax._context import get as _get_context
 from npjax._index_values import cast_device
-from npjax._index_write import write_through
 from npjax._ndarray import ndarray
 
 __all__ = ["FLOOR", "NO", "Win", "bucket", "mask", "one", "padded", "pair", "setitem", "store",
@@ -186,7 +185,7 @@ def store(target: Win, view: ndarray, value: jax.Array) -> None:
     old = root._read()
     new = _writer(old.shape, old.dtype, target.stride, value.shape[0])(
         old, value, np.int32(target.offset), np.int32(target.length))
-    write_through(root, (), new)
+    _index_write.write_through(root, (), new)
 
 
 # --- consumers ---------------------------------------------------------------------------
