@@ -6,7 +6,10 @@ Measured at n = 200 (2 shared CPUs, before any change for windows): ``r[:k] @ y[
 programs (a view read and a product per length), ``r[:k].sum()`` 199 (the reduction per
 length), the triangular solve step ``x[k] = (b[k] - A[k, :k] @ x[:k]) / A[k, k]`` 205 (the view
 read per length), ``y[:k] += 0.5 * y[:k][::-1]`` 795 (reads, elementwise ops and the update per
-length).
+length). After ``npjax/_window_reads.py`` (windows of a length seen before at buckets of
+256, 512, ...): 2, 2, 3 and 3 programs (run alone, n = 200); the Levinson loop 1203 programs
+and 109 s at n = 200 before, 21 at n = 200 and 45 at n = 4096 after (28 s against NumPy's
+0.06 s on 2 busy CPUs: ~14 dispatches per iteration, not the issue's 3x).
 
 With ``--levinson N`` it also runs the Levinson-Durbin recursion of issue 16 at ``N``
 (``alpha = -(r[k] + dot(r[:k][::-1], y[:k])) / beta; y[:k] += alpha * y[:k][::-1];
