@@ -18,9 +18,7 @@ import jax
 import numpy as np
 
 from npjax._core import _casts
-
 from npjax._pure import _dtypes
-
 from npjax._runtime import _stats
 from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._calls._fallback import call_numpy

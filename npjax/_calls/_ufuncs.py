@@ -31,9 +31,7 @@ import numpy as np
 from jax import lax
 
 from npjax._core import _casts, _lazy
-
 from npjax._runtime import _context, _errstate, _finite_watch, _numpy_calls
-
 from npjax._pure import _dtypes
 from npjax._runtime import _stats, _ufunc_checks
 from npjax._calls._dispatch import write_out
@@ -44,7 +42,8 @@ from npjax._core._lazy import Kernel, Lazy, concrete
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax, to_jax_lazy
 from npjax._core._placement import (DEFERRED_UFUNC, DEVICE, NOT_HOST, host_operands, host_ufunc1,
-                              host_ufunc2, npjax_operands, place_new, place_result)
+                                    host_ufunc2, npjax_operands, place_new, place_result)
+from npjax._core import _window_reads
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
 from npjax._runtime._context import current, trace
 
@@ -135,6 +134,12 @@ class ufunc:
                             self._np, *ops), npjax_operands(args, kwargs), limit)
             policy = ctx.policy
             _calls[self.__name__] += 1
+            for a in args:  # a window of a length seen before: its bucket's programs
+                if type(a) is ndarray and a._base is not None:
+                    got = _window_reads.ufunc_call(self, args, kwargs)
+                    if got is not _window_reads.NO:
+                        return got
+                    break
             # Fast path: npjax array operands, no keywords, loop already seen (one dict lookup
             # keyed by the operand dtypes), no placement asked for (operands stay where they
             # are). Anything else takes the full path below, which places operands.

@@ -54,11 +54,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._pure._errors import JitError
-
 from npjax._runtime import _context, _errstate, _finite_watch, _stats
-
 from npjax._core import _lazy, _views
-
 from npjax._compile import _loop_source, _masked
 from npjax._core._ndarray import ndarray
 from npjax._runtime._context import current, policy

@@ -48,7 +48,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._runtime import _context
-
 from npjax._library import _reduction_checks
 from npjax._calls._registry import public_module
 from npjax._pure._errors import JitError

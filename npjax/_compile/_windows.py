@@ -41,7 +41,6 @@ import numpy as np
 from jax import lax
 
 from npjax._core import _casts
-
 from npjax._library import _products, _reductions
 from npjax._core._index_values import convert_value
 from npjax._compile._loop_index import LoopIndex, NoRoll

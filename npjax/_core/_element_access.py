@@ -16,7 +16,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._core import _index_write
-
 from npjax._runtime import _stats
 from npjax._runtime._numpy_calls import call_numpy_ufunc
 from npjax._core._index_read import getitem
@@ -24,6 +23,7 @@ from npjax._core._index_values import _complex_warning, _single_value, cast_devi
 from npjax._core._lazy import Lazy
 from npjax._core._ndarray import host_view, install_methods, ndarray
 from npjax._core._placement import host_limit, place_result
+from npjax._core import _window_reads
 
 
 def _getitem_method(self: ndarray, index: Any) -> ndarray:
@@ -100,6 +100,9 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
             else:
                 data[key] = new
             return
+    if type(value) is ndarray and value._base is not None and _basic(index) and \
+            _window_reads.setitem(self, getitem(self, index), value):
+        return  # windows of a length seen before: one scatter per bucket
     _stats.record_scalar_write(index)  # the report's advice is about device writes
     _index_write.setitem(self, index, value)
 
@@ -166,6 +169,14 @@ def _host_index(index: Any) -> Any:
             parts.append(k)
         return tuple(parts)
     return _host_part(index)
+
+
+def _basic(index: Any) -> bool:
+    """Whether ``index`` is a slice, or a tuple of ints and slices (with one slice)."""
+    if type(index) is slice:
+        return True
+    return type(index) is tuple and sum(type(k) is slice for k in index) == 1 and all(
+        type(k) is int or type(k) is slice for k in index)
 
 
 def _write_method(self: ndarray, new: Any) -> None:

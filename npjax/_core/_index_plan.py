@@ -33,7 +33,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._runtime import _bounds
-
 from npjax._core import _buckets, _views
 from npjax._runtime._context import trace
 from npjax._runtime._host_reads import SYNCS, on_host

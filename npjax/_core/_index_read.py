@@ -19,8 +19,8 @@ from npjax._core import _buckets, _views
 from npjax._runtime._context import trace
 from npjax._core._index_kernels import _gather, _gather_checked, _gather_masked
 from npjax._core._index_plan import (_advanced_shape, _advanced_unchecked, _basic_plan,
-                               _bucketed_arrays, _device_checks, _raise_out_of_bounds,
-                               _check_bounds, _check_int, _expand, _int_positions, _one_mask)
+                                     _bucketed_arrays, _device_checks, _raise_out_of_bounds,
+                                     _check_bounds, _check_int, _expand, _int_positions, _one_mask)
 from npjax._core._lazy import Kernel
 from npjax._core._ndarray import ndarray
 

@@ -21,14 +21,13 @@ from jax import lax
 from jax.sharding import SingleDeviceSharding
 
 from npjax._core import _buckets, _views
-
 from npjax._runtime import _stats
 from npjax._runtime._context import trace
 from npjax._pure._errors import JitError
 from npjax._core._index_kernels import _mask_place, _scatter_last
 from npjax._core._index_plan import (_FULL, _advanced_shape, _advanced_unchecked, _as_tuple,
-                               _basic_plan, _bucketed_arrays, _check_bounds, _check_int, _expand,
-                               _int_positions)
+                                     _basic_plan, _bucketed_arrays, _check_bounds, _check_int,
+                                     _expand, _int_positions)
 from npjax._core._index_values import _complex_warning, _single_value, cast_device, convert_value
 from npjax._core._lazy import Kernel, Lazy
 from npjax._core._lazy import is_on as _lazy_on

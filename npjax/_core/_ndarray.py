@@ -27,6 +27,7 @@ from __future__ import annotations
 import builtins
 import operator
 import sys
+import weakref
 from typing import Any
 
 import jax
@@ -34,7 +35,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._runtime import _stats
-
 from npjax._core import _views
 from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._axes import diagonal_axes, normalize_axes, normalize_axis, reshape_target
@@ -49,6 +49,11 @@ _RESIZE_REFS = 3
 
 _real = Kernel(jax.jit(jnp.real))
 _imag = Kernel(jax.jit(jnp.imag))
+
+
+# Owners that only hold a padded value (``_window_reads``: id -> owner): an array seen as a
+# view of one is a new array to the user, as NumPy's result would be (no base, owns its data).
+PADDED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 
 class Flags:
@@ -80,7 +85,7 @@ class Flags:
 
     @property
     def owndata(self) -> bool:
-        return self._array._base is None
+        return self._array.base is None
 
     @property
     def c_contiguous(self) -> bool:
@@ -318,7 +323,8 @@ class ndarray:
 
     @property
     def base(self) -> ndarray | None:
-        return self._base
+        base = self._base
+        return None if base is not None and PADDED.get(id(base)) is base else base
 
     @property
     def flags(self) -> Flags:

@@ -15,9 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._core import _casts, _sharding
-
 from npjax._pure import _dtypes
-
 from npjax._runtime import _stats
 from npjax._pure._errors import HostOnly
 from npjax._core._ndarray import ndarray

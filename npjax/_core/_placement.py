@@ -31,7 +31,7 @@ from npjax._pure._dtypes import is_device_dtype
 from npjax._runtime._numpy_calls import call_numpy_function, call_numpy_ufunc, run_loops, runs_loops
 from npjax._core._ndarray import from_numpy, host_owner, ndarray
 from npjax._core._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
-                               call_ufunc, has_subclass)
+                                     call_ufunc, has_subclass)
 
 
 def host_limit() -> int:

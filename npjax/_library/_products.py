@@ -37,6 +37,7 @@ from npjax._core._ndarray import ndarray
 from npjax._core._lazy import Kernel
 from npjax._core._normalize import to_jax, to_jax_lazy
 from npjax._runtime._context import current
+from npjax._core import _window_reads
 
 __all__ = ["dot", "vdot", "inner", "outer", "tensordot", "kron", "einsum", "einsum_path",
            "cross"]
@@ -139,7 +140,8 @@ def _write_dot_out(out: Any, value: jax.Array) -> None:
 
 def dot(a: Any, b: Any, out: Any = None) -> Any:
     """npjax implementation of numpy.dot."""
-    a, b = _lazy_arr(a), _lazy_arr(b)
+    ops = None if out is not None else _window_reads.pair(a, b)  # windows: at a bucket
+    a, b = (ops if ops is not None else (_lazy_arr(a), _lazy_arr(b)))
     _check_numeric(a.dtype, b.dtype)
     if a.ndim == 0 or b.ndim == 0:
         result = _scalar_product(a, b)

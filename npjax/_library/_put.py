@@ -12,7 +12,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._core import _buckets
-
 from npjax._pure import _dtypes
 from npjax._pure._impl.positions import nonzero_mask
 from npjax._pure._axes import normalize_axis

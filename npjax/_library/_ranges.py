@@ -32,8 +32,8 @@ from npjax._core._normalize import place, to_jax
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
 from npjax._library._creation import (_astype, _default_dtype, _device, _device_dtype,
-                             _explicit_64, _host_to_array, _is_int_dtype, _narrow, array,
-                             asanyarray)
+                                      _explicit_64, _host_to_array, _is_int_dtype, _narrow, array,
+                                      asanyarray)
 
 __all__ = ["arange", "linspace", "logspace", "geomspace", "meshgrid", "mgrid", "ogrid",
            "indices", "fromfunction"]

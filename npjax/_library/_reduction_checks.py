@@ -46,7 +46,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._runtime import _context, _deferred_checks, _errstate, _fp_screen, _host_reads
-
 from npjax._core import _lazy
 
 EMPTY_MEAN = "Mean of empty slice"

@@ -34,14 +34,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._core import _casts
-
 from npjax._runtime import _context
-
 from npjax._pure import _dtypes
 from npjax._library import _reduction_checks as _checks
 from npjax._calls._dispatch import ArrayIn, DTypeIn, npfunc, write_out
 from npjax._pure._errors import output_casting_error
 from npjax._core._lazy import Kernel
+from npjax._core import _window_reads
 from npjax._pure._impl.quantiles import (
     _DISCRETE, _METHODS, _k_median, _k_nanmedian, _k_quantile, _k_quantile_weighted,
 )
@@ -787,6 +786,14 @@ def average(a: ArrayIn, axis: Any = None, weights: Any = None, returned: bool = 
 # ndarray methods: exactly the reductions NumPy's ndarray has as methods
 _METHOD_NAMES = ("sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "any",
                  "all", "cumsum", "cumprod")
+
+
+def _sum_method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
+    """``a.sum()``: a window of a length seen before summed at its bucket (``_window_reads``)."""
+    value = None if args or kwargs or self._base is None else _window_reads.one(self)
+    return sum(self, *args, **kwargs) if value is None else sum(ndarray._owner(value))
+
+
 install_methods({name: globals()[name] for name in _METHOD_NAMES
-                 if hasattr(np.ndarray, name)})
+                 if hasattr(np.ndarray, name)} | {"sum": _sum_method})
 

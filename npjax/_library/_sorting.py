@@ -29,15 +29,13 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._runtime import _bounds, _stats
-
 from npjax._core import _buckets
-
 from npjax._pure import _dtypes
 from npjax._calls._dispatch import ArrayIn, npfunc
 from npjax._pure._errors import AxisError
 from npjax._pure._impl.setops import (_concat, _in_sorted, _in_sorted_set, _intersect_core,
-                                _setdiff_keep, _setxor_core, _unique_core, _unique_inverse,
-                                _unique_outputs, _unique_rows_core)
+                                      _setdiff_keep, _setxor_core, _unique_core, _unique_inverse,
+                                      _unique_outputs, _unique_rows_core)
 from npjax._pure._impl.sorting import _bsearch, _lexsort, _sort_axis
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import install_methods, ndarray

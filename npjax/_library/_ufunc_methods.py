@@ -20,9 +20,7 @@ import numpy as np
 from jax import lax
 
 from npjax._pure import _dtypes
-
 from npjax._library import _reductions
-
 from npjax._runtime import _ufunc_checks
 from npjax._core._index_kernels import index_ids
 from npjax._core._index_plan import _advanced_parts, _expand

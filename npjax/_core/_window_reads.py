@@ -1,0 +1,280 @@
+"""Windows whose length changes, read and written at a bucketed length on the eager device
+path (issue 16).
+
+A loop over ``x[:k]``, ``x[k:]``, ``A[k, :k]`` or ``y[:k][::-1]`` on a device array made
+views of a new length on every iteration, and each length compiled its own programs (the
+view read, then the product, reduction, ufunc or write that used it). Here a 1-D view of a
+1-D or 2-D device array is a *window*: element ``i`` of it is element ``offset + stride * i``
+of its root's flat value, for ``i < length`` (``window``, read from NumPy's layout of the
+view). A window is read as a *padded* value: the root's elements at the window's positions,
+``bucket(length)`` of them (the next power of two, at least ``FLOOR``), zeros after
+``length``; one program per (root shape, dtype, stride, bucket) with the offset and length
+passed as data (``padded``). Consumers take padded values:
+
+- ufuncs of windows of one length, scalars and 0-d arrays: the ufunc's own call on the
+  padded operands with ``where=`` the first ``length`` lanes (NumPy's dtypes, casts and
+  floating-point checks, on those lanes only); the result is a view ``[:length]`` of a
+  padded owner (``wrap``), itself a window; ``out=`` a window is written back by one
+  scatter program per bucket (``store``), so ``y[:k] += a * y[:k][::-1]`` compiles per
+  bucket;
+- ``@``/``matmul``/``dot`` of two 1-D windows and ``w.sum()``: the padded values added with
+  zeros (floating-point sums equal NumPy's up to the order of the additions);
+- ``x[a:b] = w``: one scatter per bucket.
+
+The first length seen for a (root shape, dtype, stride) is left to the exact path (a view
+of one fixed size in a loop keeps its exact programs); later lengths take the buckets.
+Anything else (exact values: printing, other functions) reads the view exactly, as before.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from npjax._core import _index_write, _views
+from npjax._runtime._context import get as _get_context
+from npjax._core._index_values import cast_device
+from npjax._core._ndarray import PADDED, ndarray
+
+__all__ = ["FLOOR", "NO", "Win", "bucket", "mask", "one", "padded", "pair", "setitem", "store",
+           "ufunc_call", "window", "wrap"]
+
+_STEPS = (_views.Box, _views.Strided, _views.Reshape, _views.Transpose)
+# (root shape, dtype, stride) -> the first length seen (left to the exact path)
+_SEEN: dict[tuple, int] = {}
+
+
+class Win(NamedTuple):
+    """A window: ``root`` (the owner), its value, the flat ``offset`` and ``stride`` of the
+    window's first element and step, and its ``length``."""
+    root: ndarray
+    value: jax.Array
+    offset: int
+    stride: int
+    length: int
+
+
+# Smallest bucket. A window's programs are a gather, the ufunc, product or sum, and a
+# scatter: at 256 elements each runs in well under the ~10-40 us of one dispatch on the CPU,
+# and a loop to n = 4096 compiles 5 buckets where 64 made 7.
+FLOOR = 256
+
+
+def bucket(length: int) -> int:
+    """The padded length of a window of ``length`` elements."""
+    return FLOOR if length <= FLOOR else 1 << (length - 1).bit_length()
+
+
+def _eligible() -> bool:
+    """Whether the context runs device code eagerly with no placement asked for."""
+    ctx = _get_context()
+    policy = ctx.policy
+    return ctx.trace is None and not policy.lazy and policy.device is None and \
+        policy.sharding is None
+
+
+def window(x: Any) -> Win | None:
+    """``x`` as a window, or None (not a 1-D view of a concrete 1-D/2-D device array made of
+    slices, ints, transposes; or a length first seen for its family: see the docstring)."""
+    if type(x) is not ndarray:
+        return None
+    base = x._base
+    if base is None or x._lens is None:
+        return None
+    value = base._value
+    lay = x._layout
+    if not isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer) or \
+            lay is None or lay.ndim != 1 or not 1 <= value.ndim <= 2 or \
+            x._root_shape != value.shape:
+        return None
+    for step in x._lens:
+        if type(step) not in _STEPS:
+            return None
+    rl = base._layout
+    if rl is None or rl.dtype != lay.dtype or not rl.flags.c_contiguous:
+        return None
+    item = lay.itemsize
+    delta = lay.__array_interface__["data"][0] - rl.__array_interface__["data"][0]
+    length = lay.shape[0]
+    stride = lay.strides[0] // item
+    if delta % item or lay.strides[0] % item:
+        return None
+    offset = delta // item
+    last = offset + stride * (length - 1)
+    if length and not (0 <= offset < rl.size and 0 <= last < rl.size):
+        return None
+    if PADDED.get(id(base)) is not base:
+        first = _SEEN.setdefault((value.shape, value.dtype, stride), length)
+        if first == length or not _eligible():
+            return None
+    elif not _eligible():
+        return None
+    return Win(base, value, offset, stride, length)
+
+
+@functools.lru_cache(maxsize=512)
+def _reader(shape: tuple, dtype: np.dtype, stride: int, size: int) -> Any:
+    n = math.prod(shape)
+
+    def read(root: jax.Array, offset: jax.Array, length: jax.Array) -> jax.Array:
+        i = lax.iota(np.int32, size)
+        got = root.reshape(n)[jnp.clip(offset + stride * i, 0, n - 1)]
+        return jnp.where(i < length, got, jnp.zeros((), dtype))
+
+    return jax.jit(read)
+
+
+@functools.lru_cache(maxsize=512)
+def _writer(shape: tuple, dtype: np.dtype, stride: int, size: int) -> Any:
+    n = math.prod(shape)
+
+    def write(root: jax.Array, new: jax.Array, offset: jax.Array,
+              length: jax.Array) -> jax.Array:
+        i = lax.iota(np.int32, size)
+        at = jnp.where(i < length, offset + stride * i, n)  # n: dropped
+        return root.reshape(n).at[at].set(new.astype(dtype), mode="drop").reshape(shape)
+
+    return jax.jit(write)
+
+
+def padded(w: Win, size: int) -> jax.Array:
+    """The window's elements, zeros after its length, ``size`` of them."""
+    v = w.value
+    if w.offset == 0 and w.stride == 1 and v.shape == (size,) and \
+            PADDED.get(id(w.root)) is w.root:
+        return v
+    return _reader(v.shape, v.dtype, w.stride, size)(v, np.int32(w.offset),
+                                                      np.int32(w.length))
+
+
+@functools.lru_cache(maxsize=256)
+def _mask(size: int, length: int, device: Any) -> jax.Array:
+    return jax.device_put(np.arange(size) < length, device)
+
+
+def mask(size: int, length: int, like: jax.Array) -> jax.Array:
+    """True on the first ``length`` of ``size`` lanes, placed as ``like`` is (committed to
+    its device or not: a committed operand makes programs compile again for that)."""
+    return _mask(size, length, next(iter(like.devices())) if like.committed else None)
+
+
+def wrap(value: jax.Array, length: int) -> ndarray:
+    """A padded value as the array of its first ``length`` elements (a view of an owner
+    nothing else sees; zeros in its padding lanes)."""
+    owner = ndarray._owner(value)
+    PADDED[id(owner)] = owner
+    layout = owner._layout_array()[:length]
+    return owner._view((_views.Box((length,), (0,)),), layout)
+
+
+def store(target: Win, view: ndarray, value: jax.Array) -> None:
+    """Write the padded ``value`` (already of the target's dtype, cast by the caller) into
+    the window ``target`` (``view``: its array)."""
+    if view._readonly:
+        raise ValueError("assignment destination is read-only")
+    root = target.root
+    old = root._read()
+    new = _writer(old.shape, old.dtype, target.stride, value.shape[0])(
+        old, value, np.int32(target.offset), np.int32(target.length))
+    _index_write.write_through(root, (), new)
+
+
+# --- consumers ---------------------------------------------------------------------------
+
+NO = object()  # marker: not for windows, the caller goes on as before
+_SCALARS = (int, float, complex, bool)
+
+
+def _owner(value: jax.Array) -> ndarray:
+    return ndarray._owner(value)
+
+
+def ufunc_call(uf: Any, args: tuple, kwargs: dict) -> Any:
+    """``uf(*args, **kwargs)`` through windows when its array operands (and ``out=``) are
+    windows of one length (scalars and 0-d arrays beside them), else ``NO``."""
+    if len(args) != uf.nin or uf.nout != 1:
+        return NO
+    out = None
+    if kwargs:
+        if kwargs.keys() != {"out"}:
+            return NO
+        out = kwargs["out"]
+        if type(out) is tuple:
+            if len(out) != 1:
+                return NO
+            out = out[0]
+        if type(out) is not ndarray:
+            return NO
+    if uf.__name__ == "matmul":
+        if out is not None:
+            return NO
+        ops = pair(*args)
+        return NO if ops is None else uf._call(_owner(ops[0]), _owner(ops[1]))
+    if uf.signature is not None:
+        return NO
+    wins: dict[int, Win | None] = {}
+    for a in args if out is None else (*args, out):  # every operand's length is recorded
+        if type(a) is ndarray:
+            if (a.ndim == 0 and a is not out) or id(a) in wins:
+                continue
+            wins[id(a)] = window(a)
+        elif not (type(a) in _SCALARS or isinstance(a, np.generic)):
+            return NO
+    lengths = {None if w is None else w.length for w in wins.values()}
+    if len(lengths) != 1 or None in lengths:
+        return NO
+    length = lengths.pop()
+    size = bucket(length)
+    values = {key: _owner(padded(w, size)) for key, w in wins.items() if w is not None}
+    ops = [values[id(a)] if id(a) in values else a for a in args]
+    where = _owner(mask(size, length, next(iter(values.values()))._value))
+    if out is None:
+        return wrap(uf._call(*ops, where=where)._read(), length)
+    target = values[id(out)]
+    uf._call(*ops, out=target, where=where)
+    store(wins[id(out)], out, target._read())  # type: ignore[arg-type]
+    return out
+
+
+def pair(a: Any, b: Any) -> tuple | None:
+    """Padded values of two windows of one length (a product's operands: the zeros after
+    the length add nothing), or None."""
+    wa, wb = window(a), window(b)  # (both lengths recorded)
+    if wa is None or wb is None or wb.length != wa.length:
+        return None
+    size = bucket(wa.length)
+    return padded(wa, size), padded(wb, size)
+
+
+def one(a: Any) -> jax.Array | None:
+    """The padded value of a window (for sums: the zeros add nothing), or None."""
+    w = window(a)
+    return None if w is None else padded(w, bucket(w.length))
+
+
+def setitem(a: ndarray, view: Any, value: Any) -> bool:
+    """``a[index] = value`` where ``view`` is ``a[index]``: True when both are windows of
+    one length and the write is done (a window written into itself: nothing to do)."""
+    tw = window(view)
+    if tw is None:
+        return False
+    vw = window(value)
+    if vw is None or vw.length != tw.length:
+        return False
+    if vw.root is tw.root and vw.offset == tw.offset and vw.stride == tw.stride:
+        return True  # ``y[:k] = y[:k]``, the store of ``y[:k] += v``
+    dtype = view.dtype
+    if vw.value.dtype != dtype and (not np.can_cast(vw.value.dtype, dtype, "same_kind") or
+                                    vw.value.dtype.kind == "c" and dtype.kind != "c"):
+        return False  # NumPy's casts and warnings: the exact path
+    new = padded(vw, bucket(vw.length))
+    if new.dtype != dtype:
+        new = cast_device(new, dtype)
+    store(tw, view, new)
+    return True
