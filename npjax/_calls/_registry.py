@@ -1,4 +1,7 @@
-"""One record per public NumPy name (how npjax provides it), and npjax's own public names.
+"""One ``Spec`` per public NumPy name (how npjax provides it: its status, kind and facts), and
+npjax's own public names. The facts (``_facts``): whether the result is a view of the first
+argument, whether lazy mode records the work (``NOT_LAZY`` below), why it cannot trace under
+``npjax.jit``; ``tests/test_specs.py`` checks them against NumPy and ``npjax.jit``.
 
 Statuses:
 - ``native``: an npjax implementation (computes on JAX, or is pure Python logic of npjax's own).
@@ -28,17 +31,25 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from npjax._calls._facts import NOT_TRACEABLE, VIEWS
 from npjax._calls._fallback import fallback_function, host_function
 
 MODULES = ("numpy", "numpy.linalg", "numpy.fft", "numpy.random", "numpy.lib",
            "numpy.lib.stride_tricks", "numpy.lib.recfunctions")
 
 
-class Record(NamedTuple):
+class Spec(NamedTuple):
+    """How npjax provides one public name, and what is known of it."""
     module: str
     name: str
     status: str
     reason: str
+    # "function", "ufunc", "class", "module", "constant"; for ndarray attributes "method",
+    # "dunder", "property"
+    kind: str = ""
+    view: str = ""  # ``_facts.VIEWS``: "always", "may", or "" (a new array or no array)
+    lazy: bool | None = None  # lazy mode records its work (None: not an npfunc or a ufunc)
+    trace: str = ""  # why it cannot trace under npjax.jit (``_facts.NOT_TRACEABLE``), or ""
 
 
 # NumPy's own objects that need no adaptation (besides the automatic classes below: scalar
@@ -159,24 +170,41 @@ def _key(module: str, name: str) -> str:
     return name if module == "numpy" else f"{module[6:]}.{name}"
 
 
-def classify(module: str, name: str, ours: Any) -> Record:
-    """The record of one NumPy name given npjax's object for it (``None`` when absent)."""
+def classify(module: str, name: str, ours: Any) -> Spec:
+    """The spec of one NumPy name given npjax's object for it (``None`` when absent)."""
+    status, reason = _status(module, name, ours)
+    obj = ours if ours is not None else getattr(_numpy_module(module), name)
+    key = _key(module, name)
+    lazy = getattr(obj, "lazy", None)
+    if type(obj).__name__ == "ufunc":
+        kind, lazy = "ufunc", status == "native"
+    elif isinstance(obj, types.ModuleType):
+        kind = "module"
+    elif isinstance(obj, type):
+        kind = "class"
+    else:
+        kind = "function" if callable(obj) else "constant"
+    return Spec(module, name, status, reason, kind, VIEWS.get(key, ""),
+                lazy if isinstance(lazy, bool) else None, NOT_TRACEABLE.get(key, ""))
+
+
+def _status(module: str, name: str, ours: Any) -> tuple[str, str]:
+    """(status, reason) of one NumPy name given npjax's object for it."""
     theirs = getattr(_numpy_module(module), name)
     if ours is None:
-        return Record(module, name, "missing", "no npjax object")
+        return "missing", "no npjax object"
     if getattr(ours, "_npjax_fallback", False):
-        return Record(module, name, "fallback",
-                      FALLBACK_MODULES.get(name) or getattr(ours, "_npjax_reason", ""))
+        return "fallback", FALLBACK_MODULES.get(name) or getattr(ours, "_npjax_reason", "")
     if getattr(ours, "_npjax_host", False):
-        return Record(module, name, "host", HOST.get(_key(module, name), ""))
+        return "host", HOST.get(_key(module, name), "")
     if ours is theirs:
         if _key(module, name) in EXCLUDED:
-            return Record(module, name, "excluded", EXCLUDED[_key(module, name)])
+            return "excluded", EXCLUDED[_key(module, name)]
         if _key(module, name) in NUMPY_OBJECTS or _auto_numpy(theirs) or (
                 module != "numpy" and isinstance(theirs, type)):
-            return Record(module, name, "numpy", "touches no array data")
-        return Record(module, name, "missing", "NumPy's object re-exported without a reason")
-    return Record(module, name, "native", "")
+            return "numpy", "touches no array data"
+        return "missing", "NumPy's object re-exported without a reason"
+    return "native", ""
 
 
 # NumPy's module name -> npjax's public namespace for it (its module dict), as installed by
@@ -247,8 +275,8 @@ def lazy_fallback(module: str, name: str) -> Any:
 
 
 @functools.cache
-def records() -> tuple[Record, ...]:
-    """Every record, for the coverage report and the tests."""
+def records() -> tuple[Spec, ...]:
+    """Every spec of NumPy's public names, for the coverage report and the tests."""
     for module in MODULES:  # submodules imported on demand (numpy.lib.recfunctions): both
         _numpy_module(module)  # NumPy's and npjax's first, as their parents then list them
         if module not in _PUBLIC:
@@ -258,15 +286,15 @@ def records() -> tuple[Record, ...]:
         namespace = public_namespace(module)
         for name in public_names(module):
             if name in namespace and namespace[name] is None:  # newaxis, whose value is None
-                out.append(Record(module, name, "numpy", "touches no array data"))
+                out.append(Spec(module, name, "numpy", "touches no array data", "constant"))
             else:
                 out.append(classify(module, name, namespace.get(name)))
     return tuple(out)
 
 
-def own_records() -> tuple[Record, ...]:
-    """The records of npjax's own public names (status ``npjax``; reason: kind and meaning)."""
-    return tuple(Record("npjax", name, "npjax", f"{kind}: {what}")
+def own_records() -> tuple[Spec, ...]:
+    """The specs of npjax's own public names (status ``npjax``; reason: kind and meaning)."""
+    return tuple(Spec("npjax", name, "npjax", f"{kind}: {what}", kind)
                  for name, (kind, what) in sorted(OWN.items()))
 
 

@@ -12,7 +12,8 @@ import functools
 
 import numpy as np
 
-from npjax._calls._registry import Record
+from npjax._calls._facts import VIEWS
+from npjax._calls._registry import Spec
 
 MODULE = "numpy.ndarray"
 
@@ -51,22 +52,29 @@ def _own(name: str) -> bool:
 
 
 def classify_attribute(module: str, name: str, excluded: dict, host: dict,
-                       missing: str) -> Record:
-    """One attribute's record: excluded (with the reason), missing (``missing`` says why)
-    when ``npjax.ndarray`` does not define it, host (with the reason) or native."""
+                       missing: str) -> Spec:
+    """One attribute's spec: excluded (with the reason), missing (``missing`` says why)
+    when ``npjax.ndarray`` does not define it, host (with the reason) or native; its kind,
+    and whether it returns a view (``_facts.VIEWS``, keys ``ndarray.<name>``)."""
     if name in excluded:
-        return Record(module, name, "excluded", excluded[name])
-    if not _own(name):
-        return Record(module, name, "missing", missing)
-    if name in host:
-        return Record(module, name, "host", host[name])
-    return Record(module, name, "native", "")
+        status, reason = "excluded", excluded[name]
+    elif not _own(name):
+        status, reason = "missing", missing
+    elif name in host:
+        status, reason = "host", host[name]
+    else:
+        status, reason = "native", ""
+    theirs = getattr(np.ndarray, name, getattr(np.generic, name, None))
+    kind = ("dunder" if name.startswith("__") else "method" if callable(theirs)
+            else "property")
+    return Spec(module, name, status, reason, kind, VIEWS.get(f"ndarray.{name}", "")
+                if module == MODULE else "")
 
 
-def classify(name: str) -> Record:
+def classify(name: str) -> Spec:
     return classify_attribute(MODULE, name, EXCLUDED, HOST, "npjax.ndarray lacks it")
 
 
 @functools.cache
-def records() -> tuple[Record, ...]:
+def records() -> tuple[Spec, ...]:
     return tuple(classify(n) for n in public_attributes())

@@ -21,7 +21,7 @@ import functools
 import numpy as np
 
 from npjax._calls import _registry_methods
-from npjax._calls._registry import Record
+from npjax._calls._registry import Spec
 
 MODULE = "numpy scalars"
 
@@ -54,11 +54,11 @@ def public_attributes() -> list[str]:
                    for n in vars(cls) if n not in _SKIP})
 
 
-def classify(name: str) -> Record:
+def classify(name: str) -> Spec:
     return _registry_methods.classify_attribute(MODULE, name, EXCLUDED, HOST,
                                                 "npjax's 0-d scalar arrays lack it")
 
 
 @functools.cache
-def records() -> tuple[Record, ...]:
+def records() -> tuple[Spec, ...]:
     return tuple(classify(n) for n in public_attributes())

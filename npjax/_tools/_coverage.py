@@ -13,7 +13,7 @@ import types
 import numpy as np
 
 from npjax._calls import _registry_methods, _registry_scalars
-from npjax._calls._registry import MODULES, Record, own_records, records
+from npjax._calls._registry import MODULES, NOT_LAZY, Spec, own_records, records
 
 STATUSES = ("native", "host", "numpy", "fallback", "excluded", "missing")
 MEANING = {
@@ -26,7 +26,7 @@ MEANING = {
 }
 
 
-def _computing(record: Record) -> bool:
+def _computing(record: Spec) -> bool:
     """A callable that works on array data: what the native share is measured over."""
     obj = getattr(__import__(record.module, fromlist=["_"]), record.name)
     return (callable(obj) and not isinstance(obj, types.ModuleType)
@@ -92,6 +92,7 @@ def render(markdown: bool = False) -> str:
         lines += _table(["name", "reason"],
                         [[_qualified(r), r.reason or "-"] for r in chosen], markdown)
         lines.append("")
+    lines += _facts(every, markdown)
     own = own_records()
     title = f"npjax's own names ({len(own)}, not in NumPy)"
     lines += [f"## {title}" if markdown else f"{title}:", ""]
@@ -100,7 +101,26 @@ def render(markdown: bool = False) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _qualified(r: Record) -> str:
+def _facts(every: tuple[Spec, ...], markdown: bool) -> list[str]:
+    """The specs' facts: which callables return views, run eagerly in lazy mode, or cannot
+    trace under ``npjax.jit``."""
+    lines = []
+    for view, meaning in (("always", "always a view of the first argument"),
+                          ("may", "a view where NumPy's result is one")):
+        names = [_qualified(r) for r in every if r.view == view]
+        lines += [f"Views ({meaning}): {', '.join(names)}.", ""]
+    for title, header, rows in (
+            ("Eager in lazy mode", "why",
+             [[_qualified(r), NOT_LAZY.get(r.name, "-")] for r in every if r.lazy is False]),
+            ("Not traceable under npjax.jit", "why (JitError; fallback='eager' runs it)",
+             [[_qualified(r), r.trace] for r in every if r.trace])):
+        title = f"{title} ({len(rows)})"
+        lines += [f"## {title}" if markdown else f"{title}:", ""]
+        lines += [*_table(["name", header], rows, markdown), ""]
+    return lines
+
+
+def _qualified(r: Spec) -> str:
     return f"{r.module}.{r.name}"
 
 
