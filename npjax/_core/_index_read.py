@@ -21,7 +21,7 @@ from npjax._core._index_kernels import _gather, _gather_checked, _gather_masked
 from npjax._core._index_plan import (_advanced_shape, _advanced_unchecked, _basic_plan,
                                      _bucketed_arrays, _device_checks, _raise_out_of_bounds,
                                      _check_bounds, _check_int, _expand, _int_positions, _one_mask)
-from npjax._core._lazy import Kernel
+from npjax._core._lazy import Kernel, stored_part
 from npjax._core._ndarray import ndarray
 
 
@@ -94,7 +94,11 @@ def _read_one(a: ndarray, pos: tuple) -> ndarray:
                 return ndarray._owner(src, True)
             if src is not a._value:
                 return ndarray._owner(_owner_scalar_reader(len(pos))(src, pos), True)
-        return ndarray._owner(_owner_scalar_reader(len(pos))(a._read_lazy(), pos), True)
+        value = a._read_lazy()  # lazy mode: the element a pending store just put there
+        part = stored_part(value, ("element", len(pos)), pos, (), a.dtype)
+        if part is not None:
+            return ndarray._owner(part, True)
+        return ndarray._owner(_owner_scalar_reader(len(pos))(value, pos), True)
     if not pos:
         return ndarray._owner(a._read_lazy(), True)
     ones = (1,) * len(pos)

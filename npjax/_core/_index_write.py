@@ -219,7 +219,8 @@ def _owner_scalar_writer(ndim: int, donate: bool):
     def write(x, starts, v):
         return settled(lax.dynamic_update_slice(x, _views.fit(v, ones, x.dtype), starts))
 
-    return Kernel(jax.jit(write, donate_argnums=(0,) if donate else ()))
+    return Kernel(jax.jit(write, donate_argnums=(0,) if donate else ()),
+                  store=("element", ndim))
 
 
 def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
@@ -257,7 +258,7 @@ def _updater(lens: tuple, donate: bool, sharding: Any = None):
         return settled(_views.apply_set(lens, root, dyns, new))
 
     return Kernel(jax.jit(update, donate_argnums=(0,) if donate else (),
-                          out_shardings=sharding))
+                          out_shardings=sharding), store=("view", lens))
 
 
 def _multi_device_sharding(value: Any) -> Any:

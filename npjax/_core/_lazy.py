@@ -147,14 +147,17 @@ class Kernel:
     buffers when called while lazy mode is on.
     """
 
-    __slots__ = ("__weakref__", "fn", "products", "propagates")
+    __slots__ = ("__weakref__", "fn", "products", "propagates", "store")
 
-    def __init__(self, fn: Callable, products: bool = False) -> None:
+    def __init__(self, fn: Callable, products: bool = False, store: Any = None) -> None:
         self.fn = fn
         self.products = products  # its float results are products (see ``round_products``)
         # every element of each float operand shows in the result, and a non-finite operand
         # element gives a non-finite result (elementwise ufuncs like add, sqrt)
         self.propagates = False
+        # an update kernel ``(old, positions, part) -> new``: which part it writes, e.g.
+        # ("view", lens) or ("element", ndim) (``stored_part``)
+        self.store = store
 
     def __hash__(self) -> int:
         return hash(self.fn)
@@ -281,6 +284,44 @@ def _program_point() -> tuple:
     return (None, -1) if frame is None else (frame.f_code, frame.f_lasti)
 
 
+def stored_part(value: Any, where: tuple, dyns: tuple, shape: tuple, dtype: Any) -> Any:
+    """What reading the part ``where`` at positions ``dyns`` (Python ints) of ``value`` gives,
+    when ``value`` is pending and made by a store of a value of that ``shape`` and ``dtype``
+    into exactly that part: that stored value; else None.
+
+    A loop like ``a[i] = a[i - 1] * 0.5 + b[i]`` reads back the row it stored the iteration
+    before. Read from the array's new value, the read makes XLA fuse the update into it and
+    read the value before the update, which the next update then cannot overwrite in place:
+    it copies the whole array at every store. Reading the stored value leaves every array
+    value with one user, the next update (what ``npjax.jit`` does with ``read_source``).
+    """
+    if type(value) is not Lazy or value.value is not None:
+        return None
+    call = value.call
+    if call is None or call.leaves is None or call.kernel.store != where:
+        return None
+    _, at, part = jax.tree.unflatten(call.treedef, call.leaves)
+    if not _same_ints(at, dyns):
+        return None
+    if type(part) is Lazy:
+        if part.value is not None:
+            part = part.value
+        elif part.aval.shape == shape and part.dtype == dtype and not part.weak_type:
+            return part
+    if isinstance(part, jax.Array) and not isinstance(part, _Tracer) and \
+            part.shape == shape and part.dtype == dtype and not part.weak_type:
+        return part
+    return None
+
+
+def _same_ints(a: Any, b: Any) -> bool:
+    """Whether two tuples (nested) of Python ints are equal (any other leaf: False)."""
+    la, lb = jax.tree.leaves(a), jax.tree.leaves(b)
+    return len(la) == len(lb) and all(
+        type(x) is int and type(y) is int and x == y for x, y in zip(la, lb)) and \
+        jax.tree.structure(a) == jax.tree.structure(b)
+
+
 def defer_check(results: Any, check: Callable, st: dict) -> None:
     """Attach an error-state check to the call that produced ``results`` (lazy values)."""
     first = results[0] if isinstance(results, tuple | list) else results
@@ -367,14 +408,21 @@ def _run(outputs: list) -> None:
         spec.append((c.kernel, c.treedef, tuple(refs), check))
     out_refs = tuple((position[id(z.call)], z.index) for z in outputs)
     key = (tuple(spec), out_refs)
-    compiled = _programs.get(key)
-    if compiled is None:
-        compiled = _programs[key] = jax.jit(_program(spec, out_refs))
-        _stats.lazy["programs"] += 1
+    got = _programs.get(key)
+    if got is None:
+        got = _compile(key, spec, out_refs, inputs)
     _stats.lazy["flushes"] += 1
     _stats.lazy["executed"] += len(program)
     _stats.lazy["outputs"] += len(outputs)
-    values, suspect = compiled(neg_zero(), *inputs)
+    compiled, roll = got
+    if roll is None:
+        values, suspect = compiled(neg_zero(), *inputs)
+    else:
+        try:
+            values, suspect = compiled(neg_zero(), *roll.arrange(inputs))
+        except _NoRoll:
+            compiled = _compile(key, spec, out_refs, inputs, roll)[0]
+            values, suspect = compiled(neg_zero(), *inputs)
     for z, v in zip(outputs, values):
         z.value = v
         z.call = None
@@ -383,6 +431,27 @@ def _run(outputs: list) -> None:
         c.leaves = None
     if suspect is not None and bool(suspect):
         _replay_checks(checks, spec, inputs)
+
+
+def _compile(key: tuple, spec: list, out_refs: tuple, inputs: list,
+             roll: Roll | None = None) -> tuple:
+    """The program of ``spec``, with its repeated part rolled into a loop where it has one
+    (``Roll``), and its entry in the cache of programs."""
+    if roll is None:
+        _stats.lazy["programs"] += 1
+        roll = Roll.find(spec, out_refs, inputs)
+        if roll is not None:
+            try:  # traced now: a loop the values do not fit runs unrolled instead
+                jax.eval_shape(roll.program(spec, out_refs), neg_zero(), *roll.arrange(inputs))
+            except _NoRoll:
+                roll = None
+            else:
+                _stats.lazy["rolled"] += 1
+    else:  # a rolled program that inputs of other types do not fit
+        roll = None
+    fn = _program(spec, out_refs) if roll is None else roll.program(spec, out_refs)
+    got = _programs[key] = (jax.jit(fn), roll)
+    return got
 
 
 @functools.lru_cache(maxsize=1)
@@ -421,3 +490,206 @@ def _replay_checks(checks: list, spec: list, inputs: list) -> None:
             with np.errstate(divide=st["divide"], over=st["over"], under=st["under"],
                              invalid=st["invalid"], call=st.get("call")):
                 check(list(leaves), tuple(outs))
+
+
+# --- rolling: a loop body recorded many times runs as one compiled loop ------------------
+
+MIN_TRIPS = 4  # repetitions of a body before it is rolled
+MAX_BODY = 64  # calls in a rolled body, at most
+
+
+class _NoRoll(Exception):
+    """The repeated calls do not fit a loop after all (types that differ between trips)."""
+
+
+def _kinds(entry: tuple) -> tuple:
+    k, treedef, refs, check = entry
+    return (k, treedef, check, tuple(type(r) is int for r in refs))
+
+
+class Roll:
+    """How a program whose calls repeat the same body (the calls of a Python loop recorded
+    iteration by iteration) runs that body as a ``lax.scan``: compiled once whatever the
+    trip count, and XLA updates an array the body writes in place, where a straight program
+    of a thousand writes into one array copies the array at each write and compiles for
+    seconds. The first trip and whatever comes before or after the repeats run as written.
+
+    ``slots[j]``: where call ``j`` of the body takes each operand: ("in", input) the same
+    input every trip, ("x", stack) a Python scalar or NumPy scalar that changes with the trip
+    (stacked into an array), ("local", call, out) an output of an earlier call of the same
+    trip, ("carry", n) an output of the trip before, ("pre", position, out) a value computed
+    before the loop.
+    """
+
+    def __init__(self, start: int, size: int, trips: int) -> None:
+        self.start, self.size, self.trips = start, size, trips  # the loop: trips 1 .. trips-1
+        self.slots: list = []
+        self.stacks: list = []  # per stacked slot: the input of each trip
+        self.carry: list = []  # (call in body, out) each carried value comes from
+        self.carry_at: dict = {}
+        self.keep: list = []  # inputs given to the program as they are
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size * self.trips
+
+    @staticmethod
+    def find(spec: list, out_refs: tuple, inputs: list) -> Roll | None:
+        """The loop of ``spec`` (its longest repeated run of calls), or None."""
+        n = len(spec)
+        if n < MIN_TRIPS * 2:
+            return None
+        ids: dict = {}
+        kinds = [ids.setdefault(_kinds(e), len(ids)) for e in spec]
+        best = (0, 0, 0)  # (calls covered, start, body size)
+        for size in range(1, min(MAX_BODY, n // MIN_TRIPS) + 1):
+            run = 0
+            for i in range(n - size - 1, -1, -1):
+                run = run + 1 if kinds[i] == kinds[i + size] else 0
+                covered = (run + size) // size * size
+                if covered > best[0]:
+                    best = (covered, i, size)
+        covered, start, size = best
+        if covered < MIN_TRIPS * size or covered < 8:
+            return None
+        roll = Roll(start, size, covered // size)
+        return roll if roll._plan(spec, out_refs, inputs) else None
+
+    def _plan(self, spec: list, out_refs: tuple, inputs: list) -> bool:
+        start, size, trips = self.start, self.size, self.trips
+        loop = range(1, trips)
+        used: set = set()
+        for j in range(size):
+            slots = []
+            for t in range(len(spec[start + j][2])):
+                refs = [spec[start + p * size + j][2][t] for p in loop]
+                slot = self._slot(refs, j, [start + p * size for p in loop], inputs)
+                if slot is None:
+                    return False
+                if slot[0] == "in":
+                    used.add(slot[1])
+                slots.append(slot)
+            self.slots.append(slots)
+        body = range(self.stop - size, self.stop)
+        outside = [r for e in spec[self.stop:] for r in e[2] if type(r) is not int]
+        for q, o in list(outside) + list(out_refs):  # values used after the loop
+            if self.start + size <= q < self.stop:
+                if q not in body:
+                    return False
+                self._carried(q - body.start, o)
+        for i in [*range(start + size), *range(self.stop, len(spec))]:
+            used.update(r for r in spec[i][2] if type(r) is int)
+        self.keep = sorted(used)
+        return True
+
+    def _slot(self, refs: list, j: int, bases: list, inputs: list) -> tuple | None:
+        first = refs[0]
+        if type(first) is int:
+            if all(r == first for r in refs):
+                return ("in", first)
+            values = [inputs[r] for r in refs]
+            t = type(values[0])
+            if not (t in _SCALARS or isinstance(values[0], np.generic)) or any(
+                    type(v) is not t for v in values):
+                return None
+            self.stacks.append(refs)
+            return ("x", len(self.stacks) - 1, t in _SCALARS)
+        rel = {(q - b, o) for (q, o), b in zip(refs, bases)}
+        if len(rel) == 1:
+            (d, o), = rel
+            if 0 <= d < j:
+                return ("local", d, o)
+            if -self.size <= d < 0:
+                return ("carry", self._carried(d + self.size, o))
+        if all(r == first for r in refs) and first[0] < self.start + self.size:
+            return ("pre", first[0], first[1])
+        return None
+
+    def _carried(self, j: int, o: int) -> int:
+        at = self.carry_at.get((j, o))
+        if at is None:
+            at = self.carry_at[(j, o)] = len(self.carry)
+            self.carry.append((j, o))
+        return at
+
+    def arrange(self, inputs: list) -> list:
+        """The program's arguments: the inputs it takes as they are, then the stacks."""
+        return [inputs[i] for i in self.keep] + [
+            np.asarray([inputs[r] for r in refs]) for refs in self.stacks]
+
+    def program(self, spec: list, out_refs: tuple) -> Callable:
+        start, size, stop = self.start, self.size, self.stop
+        first_loop = start + size
+        keep = {i: n for n, i in enumerate(self.keep)}
+        checked = any(e[3] is not None for e in spec)
+
+        def program(neg_zero, *args):
+            stacks = args[len(keep):]
+            results: dict = {}
+            watch = FiniteWatch()
+
+            def call(entry, leaves, watch):
+                k, treedef, _, check = entry
+                outs = jax.tree.leaves(k.fn(*jax.tree.unflatten(treedef, leaves)))
+                if k.products:
+                    outs = round_products(outs, neg_zero)
+                if check is not None:
+                    watch.add(outs, check[0], leaves if check[1] else None)
+                return outs
+
+            def value(r):
+                if type(r) is int:
+                    return args[keep[r]]
+                q, o = r
+                if first_loop <= q < stop:
+                    return carry[self.carry_at[(q - (stop - size), o)]]
+                return results[q][o]
+
+            for i in range(first_loop):
+                results[i] = call(spec[i], [value(r) for r in spec[i][2]], watch)
+            carry = tuple(results[start + j][o] for j, o in self.carry)
+
+            def body(state, xs):
+                carry, bad = state
+                inner = FiniteWatch()
+                local: list = []
+                for j in range(size):
+                    leaves = []
+                    for slot in self.slots[j]:
+                        kind = slot[0]
+                        if kind == "in":
+                            leaves.append(args[keep[slot[1]]])
+                        elif kind == "x":
+                            x = xs[slot[1]]
+                            leaves.append(_weak(x) if slot[2] else x)
+                        elif kind == "local":
+                            leaves.append(local[slot[1]][slot[2]])
+                        elif kind == "carry":
+                            leaves.append(carry[slot[1]])
+                        else:
+                            leaves.append(results[slot[1]][slot[2]])
+                    local.append(call(spec[first_loop + j], leaves, inner))
+                flag = inner.flag()
+                if flag is not None:
+                    bad = bad | flag
+                return (tuple(local[j][o] for j, o in self.carry), bad), None
+
+            try:
+                (carry, bad), _ = jax.lax.scan(body, (carry, jnp.zeros((), bool)),
+                                               tuple(stacks), length=self.trips - 1)
+            except TypeError as exc:  # a carried value whose type changes between trips
+                raise _NoRoll from exc
+            for i in range(stop, len(spec)):
+                results[i] = call(spec[i], [value(r) for r in spec[i][2]], watch)
+            flag = watch.flag()
+            if not checked:
+                return [value(r) for r in out_refs], None
+            return [value(r) for r in out_refs], bad if flag is None else bad | flag
+
+        return program
+
+
+def _weak(x: Any) -> Any:
+    """A trip's Python scalar, weakly typed as the scalar itself is in a program."""
+    from jax._src.lax.lax import _convert_element_type
+    return _convert_element_type(x, x.dtype, weak_type=True)

@@ -38,7 +38,7 @@ from npjax._runtime import _stats
 from npjax._core import _views
 from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._axes import diagonal_axes, normalize_axes, normalize_axis, reshape_target
-from npjax._core._lazy import Kernel, Lazy, concrete_if_done
+from npjax._core._lazy import Kernel, Lazy, concrete_if_done, stored_part
 from npjax._runtime._context import current, trace
 
 
@@ -242,7 +242,11 @@ class ndarray:
         root = base._read_lazy()
         if not lens:
             return root
-        value = Kernel(_views.getter(lens))(root, _views.dynamic_args(lens))
+        dyns = _views.dynamic_args(lens)
+        # the value a pending store just put in this very part, else a recorded read
+        value = stored_part(root, ("view", lens), dyns, self.shape, self.dtype)
+        if value is None:
+            value = Kernel(_views.getter(lens))(root, dyns)
         self._cache = (base._version, value)
         return value
 

@@ -237,7 +237,7 @@ def stats() -> dict[str, Any]:
             **_cache_summary(),
         },
         "lazy": {key: lazy[key] for key in ("recorded", "flushes", "executed", "outputs",
-                                            "programs")},
+                                            "programs", "rolled")},
     }
 
 
