@@ -126,6 +126,26 @@ def test_no_module_is_over_the_line_limit(path):
     assert len(path.read_text().splitlines()) <= MAX_LINES, path
 
 
+def _reachable(module: str) -> set[str]:
+    """Every npjax module ``module`` imports, directly or not, at module level or inside a
+    function."""
+    seen: set[str] = set()
+    todo = [module]
+    while todo:
+        for target in GRAPH[todo.pop()]:
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+def test_the_index_plan_never_imports_the_array():
+    """An index is planned (parsed, checked, turned into lens steps) without the array: the
+    plan and what it imports know an npjax array only by its base class (``ArrayBase``)."""
+    reached = _reachable("npjax._core._index_plan")
+    assert "npjax._core._ndarray" not in reached, sorted(reached)
+
+
 def test_no_library_module_imports_the_public_namespace():
     """Not at module level, not inside a function (``import npjax``, ``from npjax import
     roll``, ``importlib.import_module("npjax")``): a module imports the module that defines

@@ -36,7 +36,7 @@ from npjax._runtime import _bounds
 from npjax._core import _buckets, _views
 from npjax._runtime._context import trace
 from npjax._runtime._host_reads import SYNCS, on_host
-from npjax._core._ndarray import ndarray
+from npjax._core._array_base import ArrayBase
 from npjax._core._normalize import to_jax
 
 _INDEX_TYPES_MSG = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
@@ -62,7 +62,7 @@ def _classify(item: Any) -> str:
         return "bool"
     if isinstance(item, int | np.integer):
         return "int"
-    if isinstance(item, ndarray | np.ndarray | jax.Array):
+    if isinstance(item, ArrayBase | np.ndarray | jax.Array):
         if item.dtype.kind not in "iub":
             raise IndexError(_INDEX_TYPES_MSG if item.ndim == 0 else
                              "arrays used as indices must be of integer (or boolean) type")
@@ -415,7 +415,7 @@ def _one_mask(items: list, kinds: list) -> bool:
     masks = 0
     for item, kind in zip(items, kinds):
         if kind == "array":
-            if not (isinstance(item, ndarray | np.ndarray | jax.Array) and
+            if not (isinstance(item, ArrayBase | np.ndarray | jax.Array) and
                     item.dtype == np.bool_ and item.ndim):
                 return False
             masks += 1

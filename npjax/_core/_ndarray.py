@@ -36,6 +36,7 @@ import numpy as np
 
 from npjax._runtime import _stats
 from npjax._core import _views
+from npjax._core._array_base import ArrayBase
 from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._axes import diagonal_axes, normalize_axes, normalize_axis, reshape_target
 from npjax._core._lazy import Kernel, Lazy, concrete_if_done, stored_part
@@ -109,7 +110,7 @@ class Flags:
                 f"  OWNDATA : {self.owndata}\n  WRITEABLE : {self.writeable}")
 
 
-class ndarray:
+class ndarray(ArrayBase):
     """An N-dimensional array that behaves like ``numpy.ndarray`` and computes with JAX."""
 
     __slots__ = ("__weakref__", "_base", "_cache", "_layout", "_lens", "_mine", "_readonly",

@@ -18,7 +18,7 @@ from npjax._core import _casts, _sharding
 from npjax._pure import _dtypes
 from npjax._runtime import _stats
 from npjax._pure._errors import HostOnly
-from npjax._core._ndarray import ndarray
+from npjax._core._array_base import ArrayBase
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
 
@@ -63,13 +63,13 @@ def as_host(x: Any, policy: Policy, dtype: Any = None) -> np.ndarray:
 
 
 def _has_array(seq: Any) -> bool:
-    return any(isinstance(item, ndarray | jax.Array) for item in seq)
+    return any(isinstance(item, ArrayBase | jax.Array) for item in seq)
 
 
 def to_jax_lazy(x: Any, policy: Policy) -> Any:
     """``to_jax`` for code whose kernels are ``_lazy.Kernel``: in lazy mode an npjax array's
     pending value is returned as it is (a ``_lazy.Lazy``)."""
-    if isinstance(x, ndarray) and policy.device is None and policy.sharding is None:
+    if isinstance(x, ArrayBase) and policy.device is None and policy.sharding is None:
         return x._read_lazy()
     return to_jax(x, policy)
 
@@ -78,7 +78,7 @@ def to_jax(x: Any, policy: Policy | None = None, dtype: Any = None) -> jax.Array
     """Any array-like as a ``jax.Array`` on the policy's device (optionally cast to ``dtype``)."""
     if policy is None:
         policy = current()
-    if isinstance(x, ndarray):
+    if isinstance(x, ArrayBase):
         value = x._read()
     elif isinstance(x, jax.Array):
         value = x

@@ -31,7 +31,7 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec, SingleDeviceSharding
 
 from npjax._runtime import _stats
-from npjax._core._ndarray import ndarray
+from npjax._core._array_base import ArrayBase
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
 
@@ -192,7 +192,7 @@ def _as_sharding(spec: Any, shape: tuple, on_mesh: Mesh | None) -> Any:
                     f"or None, got {spec!r}")
 
 
-def shard(a: ndarray, spec: Any = "auto", *, mesh: Mesh | None = None) -> ndarray:
+def shard(a: ArrayBase, spec: Any = "auto", *, mesh: Mesh | None = None) -> ArrayBase:
     """Re-place the storage of ``a`` with ``spec`` and return ``a`` (values unchanged).
 
     spec: a ``PartitionSpec`` (over ``mesh``, default ``npjax.mesh()``), a
@@ -201,7 +201,7 @@ def shard(a: ndarray, spec: Any = "auto", *, mesh: Mesh | None = None) -> ndarra
     that of the array owning the data: for a view, ``spec`` applies to its base array's shape,
     and every view of it sees the new placement.
     """
-    if not isinstance(a, ndarray):
+    if not isinstance(a, ArrayBase):
         raise TypeError(f"npjax.shard: expected an npjax array, got {type(a).__name__}")
     root = a if a._base is None else a._base
     value = root._value
