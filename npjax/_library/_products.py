@@ -28,7 +28,7 @@ import numpy as np
 from jax import lax
 
 from npjax._runtime._errstate import _stacklevel
-from npjax._calls._dispatch import wrap
+from npjax._calls._dispatch import wrap, write_out
 from npjax._pure._errors import HostOnly, unsupported
 from npjax._calls._fallback import call_numpy
 from npjax._pure._impl.reductions import _jit, _r
@@ -135,7 +135,7 @@ def _write_dot_out(out: Any, value: jax.Array) -> None:
     if not ok:
         raise ValueError("output array is not acceptable (must have the right datatype, "
                          "number of dimensions, and be a C-Array)")
-    out._write(value)
+    write_out(out, value, "no", "dot")
 
 
 def dot(a: Any, b: Any, out: Any = None) -> Any:
@@ -428,8 +428,7 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, dtype: Any = 
         raise TypeError(f"Iterator requested dtype could not be cast from {res_dtype!r} to "
                         f"{out.dtype!r}, the operand {len(arrays)} dtype, according to the "
                         f"rule '{casting}'")
-    out._write(result.astype(out.dtype))
-    return out
+    return write_out(out, result, "unsafe", "einsum")
 
 
 def einsum_path(*operands: Any, optimize: Any = "greedy", einsum_call: bool = False) -> Any:

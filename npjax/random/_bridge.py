@@ -11,6 +11,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from npjax._calls._dispatch import write_out
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
 from npjax._runtime._context import current
@@ -85,8 +86,7 @@ def streamed(fn: Callable) -> Callable:
                 twin = np.empty(out.shape, out.dtype)
                 kwargs = dict(kwargs, out=twin)
                 call_numpy(self._np, name, args, kwargs)
-                out._write(to_jax(twin))
-                return out
+                return write_out(out, to_jax(twin), "no", name)
             return call_numpy(self._np, name, args, kwargs)
         return fn(self, *args, **kwargs)
 

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._pure._axes import normalize_axis
+from npjax._calls._dispatch import write_out
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
 from npjax.random import _samplers as S
@@ -131,8 +132,7 @@ class Generator(_Streams):
             result = self._run("permuted", arr.shape, str(arr.dtype), (axis,), (arr,))
         if out is None:
             return ndarray._owner(result)
-        out._write(result.astype(out.dtype))
-        return out
+        return write_out(out, result, "unsafe", "permuted")
 
     @streamed
     def multivariate_normal(self, mean: Any, cov: Any, size: Any = None,

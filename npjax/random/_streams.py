@@ -17,6 +17,7 @@ from jax import lax
 
 from npjax._runtime._errstate import _stacklevel
 from npjax._pure._axes import normalize_axis
+from npjax._calls._dispatch import write_out
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import place, to_jax
 from npjax._runtime._context import current
@@ -96,8 +97,7 @@ class _Streams:
             args = tuple(_device_arg(a) for a in arrays)
         value = self._run(name, shape, dtype, static, args, True)
         if out is not None:
-            out._write(value)
-            return out
+            return write_out(out, value, "no", name)
         return ndarray._owner(value)
 
     def _cons(self, name: str, default: int) -> int:
