@@ -148,7 +148,7 @@ class Kernel:
     buffers when called while lazy mode is on.
     """
 
-    __slots__ = ("__weakref__", "fn", "products", "propagates")
+    __slots__ = ("__weakref__", "fn", "poisons", "products", "propagates")
 
     def __init__(self, fn: Callable, products: bool = False) -> None:
         self.fn = fn
@@ -156,6 +156,9 @@ class Kernel:
         # every element of each float operand shows in the result, and a non-finite operand
         # element gives a non-finite result (elementwise ufuncs like add, sqrt)
         self.propagates = False
+        # under npjax.jit its float results are made to show non-finite operands
+        # (``FiniteWatch.poison``): None, "some" or "every" (its ``every`` argument)
+        self.poisons: str | None = None
 
     def __hash__(self) -> int:
         return hash(self.fn)
@@ -176,10 +179,13 @@ class Kernel:
         if _seq and _has_lazy(args):
             args = jax.tree.map(concrete, args)
         out = self.fn(*args)
-        if self.products:
+        if self.products or self.poisons:
             tr = trace()
             if tr is not None:  # traced by npjax.jit
-                out = round_products(out, tr.neg_zero)
+                if self.products:
+                    out = round_products(out, tr.neg_zero)
+                if self.poisons:
+                    out = tr.watch.poison(out, args, self.poisons == "every")
         return out
 
     def __repr__(self) -> str:
