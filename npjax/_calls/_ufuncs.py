@@ -491,6 +491,9 @@ def _kernel(name: str, loop_in: tuple, loop_out: tuple, with_where: bool,
     if not with_where:
         k = Kernel(jax.jit(body), products)
         k.propagates = name in _finite_watch.PROPAGATING and all(dt.kind in "fc" for dt in loop_in)
+        if not k.propagates and getattr(np, name).signature is None and all(
+                dt.kind in "fc" for dt in loop_out):
+            k.poisons = "every" if name in _finite_watch.QUIET else "some"
         return k
 
     def kernel(*xs):

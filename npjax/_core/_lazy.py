@@ -147,7 +147,7 @@ class Kernel:
     buffers when called while lazy mode is on.
     """
 
-    __slots__ = ("__weakref__", "fn", "products", "propagates", "store")
+    __slots__ = ("__weakref__", "fn", "poisons", "products", "propagates", "store")
 
     def __init__(self, fn: Callable, products: bool = False, store: Any = None) -> None:
         self.fn = fn
@@ -158,6 +158,9 @@ class Kernel:
         # an update kernel ``(old, positions, part) -> new``: which part it writes, e.g.
         # ("view", lens) or ("element", ndim) (``stored_part``)
         self.store = store
+        # under npjax.jit its float results are made to show non-finite operands
+        # (``FiniteWatch.poison``): None, "some" or "every" (its ``every`` argument)
+        self.poisons: str | None = None
 
     def __hash__(self) -> int:
         return hash(self.fn)
@@ -178,10 +181,13 @@ class Kernel:
         if _seq and _has_lazy(args):
             args = jax.tree.map(concrete, args)
         out = self.fn(*args)
-        if self.products:
+        if self.products or self.poisons:
             tr = trace()
             if tr is not None:  # traced by npjax.jit
-                out = round_products(out, tr.neg_zero)
+                if self.products:
+                    out = round_products(out, tr.neg_zero)
+                if self.poisons:
+                    out = tr.watch.poison(out, args, self.poisons == "every")
         return out
 
     def __repr__(self) -> str:

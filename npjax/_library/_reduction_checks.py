@@ -16,7 +16,8 @@ plain warnings) or ``("flags", loop name)`` (flag bits, ``_errstate.report``).
   result is host memory (CPU: the screen reads the result in place) or where the user watches
   (a "raise"/"call" state, "error" filters, ``catch_warnings``); otherwise deferred to the
   next host read, each warning naming the line of its operation. Under ``npjax.jit`` the
-  values become a device check (the call reruns eagerly and warns); in lazy mode the check
+  values become a device check (the call reruns eagerly and warns), or, where the trace
+  already watches the operands, its finite watch's look at the result; in lazy mode the check
   goes with the recorded call, made when its program runs, under the warnings filters of the
   recording (``catch_warnings`` around a call silences its warnings as in NumPy).
 
@@ -99,21 +100,38 @@ def empty_mean(result_size: int, scalar: bool, dtype: np.dtype) -> None:
 
 # --- data-dependent conditions ------------------------------------------------------------
 
-def check(events: tuple, body: Callable, static: tuple, args: tuple, result: Any) -> None:
+def check(events: tuple, body: Callable, static: tuple, args: tuple, result: Any,
+          covers: bool = False) -> None:
     """Check ``events`` of one call: ``body(*static, *args, result)`` computes their values
     on the device (``args``: the first operands the kernel was given, in order, None where
-    absent: lazy mode replays the check with the kernel's recorded operands)."""
+    absent: lazy mode replays the check with the kernel's recorded operands). ``covers``:
+    every element of ``args[0]`` goes into the result, and a non-finite one makes its lane
+    of the result non-finite (sums, products, means, variances)."""
     if _off.get():
         return
     st = _errstate.state()
     flags_on = st["invalid"] != "ignore" or st["over"] != "ignore" or st["divide"] != "ignore"
     if not flags_on and all(kind == "flags" for kind, _ in events):
         return
+    if isinstance(result, _Tracer) and _watched(result, args, covers):
+        return
     if type(result) is not _lazy.Lazy and not isinstance(result, _Tracer) and \
             _host_reads.on_host(result):  # the hot path: results in host memory (CPU)
         if _host_finite(result):  # the screen: no event without a non-finite result
             return
     _check(events, _Events(body, len(events), static), args, result, st, flags_on)
+
+
+def _watched(result: Any, args: tuple, covers: bool) -> bool:
+    """Under ``npjax.jit``, when the trace's finite watch already checks every float operand:
+    every event comes with a non-finite result, so the check is the watch's look at the
+    result (no device branch over the operands: it kept XLA from fusing their computation
+    into the reduction). The result's look then covers ``args[0]``'s when ``covers``."""
+    tr = _context.trace()
+    if tr is None or result.dtype.kind not in "fc" or not tr.watch.watches(args):
+        return False
+    tr.watch.add([result], False, args[:1] if covers else None)
+    return True
 
 
 def _host_finite(result: Any) -> bool:
@@ -266,7 +284,8 @@ def fold(axes: tuple, op: str, nan_fill: Any, x: Any, mask: Any, init: Any,
     """``sum``/``prod``/``nansum``/``nanprod``/``add.reduce``: "... encountered in reduce"."""
     if result.dtype.kind not in "fc" or x.size == 0:
         return
-    check((("flags", "reduce"),), _fold_body, (axes, op, nan_fill), (x, mask, init), result)
+    check((("flags", "reduce"),), _fold_body, (axes, op, nan_fill), (x, mask, init), result,
+          mask is None and nan_fill is None)
 
 
 def _mean_body(axes, sum_dt, div, x, mask, result):
@@ -290,7 +309,7 @@ def mean(axes: tuple, sum_dt: np.dtype, x: Any, mask: Any, result: Any, scalar: 
     div = divide_name(scalar, np.dtype(sum_dt))
     events = (("flags", "reduce"),) if mask is None else (
         ("warn", EMPTY_MEAN), ("flags", "reduce"), ("flags", div))
-    check(events, _mean_body, (axes, sum_dt, div), (x, mask), result)
+    check(events, _mean_body, (axes, sum_dt, div), (x, mask), result, mask is None)
 
 
 def _var_body(axes, ddof, comp_dt, masked, x, mask, mean, result):
@@ -349,7 +368,8 @@ def var(axes: tuple, ddof: Any, comp_dt: np.dtype, x: Any, mask: Any, mean: Any,
         ("flags", "subtract"), ("flags", "square")) + (
         (("flags", "add"),) if comp_dt.kind == "c" else ()) + (
         ("flags", "reduce"), ("flags", div))
-    check(events, _var_body, (axes, ddof, comp_dt, masked), (x, mask, mean), result)
+    check(events, _var_body, (axes, ddof, comp_dt, masked), (x, mask, mean), result,
+          not masked)
 
 
 def _nanmean_body(axes, sum_dt, x, mask, result):

@@ -1,19 +1,29 @@
 """The floating-point check of traced results under ``npjax.jit``: one device boolean for the
-float results of a traced function (``FiniteWatch``)."""
+float results of a traced function (``FiniteWatch``). A result whose check implies its
+operands' (it is not finite wherever they are not) *covers* them: they are not read again."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
+
+from npjax._runtime._errstate import state
 
 # Ufuncs whose result is not finite wherever an operand is not (inf * 0 is nan, sqrt(-inf)
 # is nan, log(-inf) is nan, ...), for float loops: a check of their result covers their
 # operands (``FiniteWatch``).
 PROPAGATING = frozenset({"add", "subtract", "multiply", "negative", "positive", "absolute",
                          "sqrt", "square", "log", "conjugate"})
+
+
+# Ufuncs that never raise a floating-point flag on real float loops (a non-finite result
+# comes only from a non-finite operand): their results need no check of their own.
+QUIET = frozenset({"maximum", "minimum", "fmax", "fmin", "copysign", "floor", "ceil", "trunc",
+                   "rint", "fabs", "sign", "heaviside"})
 
 
 class FiniteWatch:
@@ -33,7 +43,10 @@ class FiniteWatch:
         self._results: list = []
         self._covered: set = set()
         self._tiny: list = []
-        self._ids: set = set()  # ids of the watched results (kept alive by ``_results``)
+        self._ids: set = set()  # ids of the watched values (kept alive by ``_results``,
+        self._implied: list = []  # and ``_implied``: values not finite only where a
+        # watched value is, ``implied``)
+        self._poisoned: dict = {}  # id of a result made by ``poison`` -> the operands
         self._stored: dict = {}  # id(value) -> (holder, position in its chain, read, value)
         self._chains: dict = {}  # id(holder) -> [(value before, value after, box)] of stores
 
@@ -51,6 +64,57 @@ class FiniteWatch:
                 if o.size:
                     tiny = float(np.finfo(o.dtype).tiny)
                     self._tiny.append(jnp.any((jnp.abs(o) < tiny) & (o != 0)))
+
+    def poison(self, outs: tuple, operands: tuple, every: bool) -> tuple:
+        """``outs`` of a traced elementwise ufunc call whose results need not show
+        non-finite operands (``exp(-inf)`` is 0, ``maximum(-inf, 0)`` is 0), made to show
+        those of its watched float operands: ``o - (v - v)`` is ``o`` bit for bit where
+        ``v`` is finite (``v - v`` is +0.0, and ``o - 0.0`` keeps even a -0.0) and NaN where
+        it is not. Done only where the call's check watches ``outs`` (the error state
+        reports a flag, underflow ignored): a NaN made here then reruns the call eagerly
+        anyway, and ``outs`` cover those operands (``poisoned``), which then need no pass
+        of their own over memory. ``every``: only when every traced float operand is
+        watched (``QUIET`` ufuncs, whose results are watched only then)."""
+        st = state()
+        if st["under"] != "ignore" or (st["divide"] == "ignore" and st["over"] == "ignore"
+                                       and st["invalid"] == "ignore"):
+            return outs
+        floats = [v for v in operands if isinstance(v, jax.core.Tracer)
+                  and v.dtype.kind in "fc"]
+        watched = [v for v in floats if id(v) in self._ids]
+        if not watched or (every and len(watched) < len(floats)) or not all(
+                o.size and o.dtype.kind in "fc" and all(_fits(v.shape, o.shape)
+                                                        for v in watched) for o in outs):
+            return outs
+        made = []
+        for o in outs:
+            for v in watched:
+                d = v - v
+                if d.dtype.kind == "c" and o.dtype.kind != "c":
+                    d = jnp.real(d) + jnp.imag(d)
+                o = o - (d if d.dtype.kind == "c" else d.astype(o.dtype))
+            made.append(o)
+        self._implied.extend(made)  # kept alive: their ids stay theirs
+        self._poisoned[id(made[0])] = watched
+        return tuple(made)
+
+    def poisoned(self, outs: Any) -> list | None:
+        """The operands ``outs`` were made to show (``poison``), or None."""
+        return self._poisoned.get(id(outs[0]))
+
+    def implied(self, outs: Any, operands: Any) -> None:
+        """``outs`` of a call that cannot raise a flag (``QUIET``) are not finite only where
+        an operand is not: when every float operand is watched, so are they (no check of
+        their own); else nothing is watched."""
+        if self.watches(operands):
+            self._implied.extend(outs)  # kept alive: their ids stay theirs
+            self._ids.update(id(o) for o in outs)
+
+    def watches(self, values: Any) -> bool:
+        """Whether every traced float array among ``values`` (a pytree) is a watched result:
+        a check of a value computed from them needs no look at them (theirs are made)."""
+        return all(id(v) in self._ids for v in jax.tree.leaves(values)
+                   if getattr(v, "dtype", None) is not None and v.dtype.kind in "fc")
 
     def stored(self, value: Any, holder: Any, before: Any, left: Any, read: Callable,
                box: Any = None) -> None:
@@ -106,13 +170,21 @@ class FiniteWatch:
         for o in self._results:
             if id(o) in self._covered or not o.size:
                 continue
-            zero = self._checked(o) * 0
+            c = self._checked(o)
+            zero = c - c  # (``c * 0`` broadcast a zero that XLA's CPU backend materialised)
             if zero.dtype.kind == "c":
                 zero = jnp.real(zero) + jnp.imag(zero)
             zero = zero.astype(np.float32)
             acc = sums.get(o.shape)
             sums[o.shape] = zero if acc is None else acc + zero
         return sums, list(self._tiny)
+
+
+def _fits(shape: tuple, target: tuple) -> bool:
+    """Whether ``shape`` broadcasts to ``target`` (each of its elements shows there)."""
+    if len(shape) > len(target):
+        return False
+    return all(n == 1 or n == m for n, m in zip(shape[::-1], target[::-1]))
 
 
 def apart(a: Any, b: Any) -> bool:

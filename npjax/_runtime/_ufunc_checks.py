@@ -13,8 +13,8 @@ import numpy as np
 
 from npjax._runtime._deferred_checks import _defer, _deferrable
 from npjax._runtime._errstate import _KINDS, report, state
-from npjax._runtime._finite_watch import PROPAGATING
-from npjax._runtime._fp_flags import _CMP, _INT_DIV, _int_flags, _reduce_flags
+from npjax._runtime._finite_watch import PROPAGATING, QUIET
+from npjax._runtime._fp_flags import _CMP, _INT_DIV, _float_flags, _int_flags, _reduce_flags
 from npjax._runtime._fp_screen import _all_finite, _flags, _no_tiny
 
 _Tracer = jax.core.Tracer
@@ -45,6 +45,14 @@ def _traced(outs: Any, st: dict, flags: Callable | None, operands: Any = None) -
         return True
     tr.watch.add(outs, st["under"] != "ignore", operands)
     return True
+
+
+def _poisoned(outs: tuple) -> list | None:
+    """The operands whose non-finite values traced ``outs`` show (``poison``), or None."""
+    from npjax._runtime._context import trace
+
+    tr = trace()
+    return None if tr is None else tr.watch.poisoned(outs)
 
 
 def _is_host_scalar(v: Any) -> bool:
@@ -88,6 +96,22 @@ def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
     floats = [i for i, dt in enumerate(loop_out) if dt.kind in "fc"]
     covers = name in PROPAGATING and all(dt.kind in "fc" for dt in loop_in)
     compare = name in _CMP  # complex comparisons: flags come from NaN operands
+    if name in QUIET and all(dt.kind == "f" for dt in (*loop_in, *loop_out)):
+        def check_quiet(vals: list, outs: tuple, mask: Any = True) -> None:
+            """No flag to report; under ``npjax.jit`` the results of watched operands
+            are watched too (``FiniteWatch.implied``)."""
+            if isinstance(outs[0], _Tracer):
+                from npjax._runtime._context import trace
+
+                tr = trace()
+                if tr is not None and mask is True:
+                    shown = tr.watch.poisoned(outs)
+                    if shown is not None:
+                        tr.watch.add(outs, False, shown)
+                    else:
+                        tr.watch.implied(outs, vals)
+
+        return check_quiet
 
     def check_float(vals: list, outs: tuple, mask: Any = True) -> None:
         st = state()
@@ -99,7 +123,12 @@ def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
             _remember_quiet(st)
             return
         if isinstance(outs[0], _Tracer):
-            _traced(outs, st, None, vals if covers and mask is True else None)
+            if under:  # an underflow to 0 is finite: the finite watch would not see it
+                _traced(outs, st, lambda: _float_flags(jnp, name, True, list(vals),
+                                                       list(outs), mask))
+                return
+            shown = vals if covers else _poisoned(outs)
+            _traced(outs, st, None, shown if mask is True else None)
             return
         if floats and _deferrable(outs[floats[0]], st):
             _defer(name, "float", vals, outs, mask, st)
