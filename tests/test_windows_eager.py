@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import npjax
 from npjax._core import _window_reads
+from benchmarks.growing_windows import levinson as _levinson
 from tests.tolerances import tolerance
 
 
@@ -23,18 +24,6 @@ def _same(got, want, dtype=None):
 
 def _programs() -> int:
     return npjax.stats()["compiles"]["count"]
-
-
-def _levinson(xp, r, n):
-    y = xp.zeros(n)
-    y[0] = -r[0]
-    alpha, beta = -r[0], 1.0
-    for k in range(1, n):
-        beta = (1 - alpha * alpha) * beta
-        alpha = -(r[k] + xp.dot(r[:k][::-1], y[:k])) / beta
-        y[:k] += alpha * y[:k][::-1]
-        y[k] = alpha
-    return y
 
 
 def test_levinson_matches_numpy_and_compiles_per_bucket():
