@@ -507,3 +507,24 @@ def test_core_parity_suites_pass_with_bodies_under_npjax_jit(suite):
     counts = ast.literal_eval(line.split(":", 1)[1].strip())
     # Most bodies trace; the rest (float(), data-dependent shapes) run eagerly by fallback.
     assert counts["traced"] >= 3 * counts["eager"], counts
+
+
+def test_a_gather_view_returned_from_a_trace():
+    # as_strided's view carries an array of positions (found by --npjax-jit: it raised
+    # JAX's TypeError when the view was rebuilt after the call)
+    def f(xp, a):
+        return xp.lib.stride_tricks.as_strided(a, (4, 3), (a.strides[0], a.strides[0]))
+
+    want = f(np, np.arange(6.0))
+    got = npjax.jit(f, static_argnums=0)(npjax, npjax.asarray(np.arange(6.0)))
+    assert_same(got, want)
+
+
+def test_an_array_from_outside_returned_from_a_trace_is_that_array():
+    # as NumPy returns it (found by --npjax-jit: a pending lazy value left the trace)
+    with npjax.policy(mode="lazy", placement="device"):
+        outside = npjax.asarray(np.arange(4.0)) * 2  # pending
+        got = npjax.jit(lambda x: (x + 1, outside))(npjax.asarray(np.ones(2)))
+    assert got[1] is outside
+    assert_same(got[1], np.arange(4.0) * 2)
+    assert_same(got[0], np.full(2, 2.0))

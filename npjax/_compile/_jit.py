@@ -373,6 +373,11 @@ class _Outputs:
                 return ("argview", k, self.lens_spec(x))
             if k is not None:  # a view of a host NumPy argument: a copy
                 return ("copy", self.leaf(x._read()), x._readonly)
+            if not isinstance(root._value, _Tracer):
+                # an array from outside the function (a closure's, a global's; writes to it
+                # are refused): that very array, as NumPy returns it (its value may be pending
+                # lazy work or host data, neither of which is a traced output)
+                return ("const", x)
             j = self.out_roots.get(id(root))
             if j is None:
                 j = self.out_roots[id(root)] = self.leaf(root._value)
@@ -400,7 +405,10 @@ class _Outputs:
 
 
 def _unpack_dyn(spec: tuple, leaves: Sequence) -> tuple:
-    return tuple(int(leaves[d[1]]) if d[0] == "leaf" else d[1] for d in spec)
+    """A lens step's dynamic arguments: ints (offsets) back as ints, arrays (the positions
+    of a ``Gather`` step, as ``as_strided`` makes) as they are."""
+    return tuple((int(leaf) if np.ndim(leaf := leaves[d[1]]) == 0 else leaf)
+                 if d[0] == "leaf" else d[1] for d in spec)
 
 
 def _make_view(root: ndarray, lens_spec: tuple, leaves: Sequence) -> ndarray:

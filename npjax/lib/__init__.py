@@ -23,3 +23,9 @@ def __getattr__(name: str):
 
         return importlib.import_module("npjax.lib.recfunctions")
     return _registry.lazy_fallback("numpy.lib", name)
+
+
+def __dir__() -> list[str]:
+    """The names here, ``recfunctions`` included before its first use (as ``dir(numpy.lib)``
+    lists it)."""
+    return sorted(set(globals()) | {"recfunctions"})
