@@ -74,8 +74,8 @@ VIEW_CALLS = {
 }
 
 # C-contiguous, and a strided view (where the "may" functions copy)
-INPUTS = {"contiguous": lambda: np.arange(1.0, 17.0).reshape(4, 4),
-          "strided": lambda: np.arange(1.0, 33.0).reshape(4, 8)[:, ::2]}
+INPUTS = {"contiguous": lambda xp: xp.arange(1.0, 17.0).reshape(4, 4),
+          "strided": lambda xp: xp.arange(1.0, 33.0).reshape(4, 8)[:, ::2]}
 
 
 def test_the_view_table_is_exactly_the_functions_checked_here():
@@ -86,11 +86,9 @@ def test_the_view_table_is_exactly_the_functions_checked_here():
 @pytest.mark.parametrize("name", sorted(VIEW_CALLS))
 def test_views_share_memory_where_numpy_does(name, layout):
     make, call = VIEW_CALLS[name]
-    base = INPUTS[layout]()
-    ours_base = npjax.asarray(base.copy()) if layout == "contiguous" else \
-        npjax.asarray(np.arange(1.0, 33.0).reshape(4, 8))[:, ::2]
-    theirs_in = make(np, base) if make else base
-    ours_in = make(npjax, ours_base) if make else ours_base
+    theirs_in, ours_in = INPUTS[layout](np), INPUTS[layout](npjax)
+    if make:
+        theirs_in, ours_in = make(np, theirs_in), make(npjax, ours_in)
     theirs, ours = call(np, theirs_in), call(npjax, ours_in)
     assert_same(ours, theirs)
     shared = np.shares_memory(theirs, theirs_in)
