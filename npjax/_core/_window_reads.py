@@ -85,7 +85,7 @@ def window(x: Any) -> Win | None:
     if type(x) is not ndarray:
         return None
     base = x._base
-    if base is None or x._lens is None:
+    if base is None or x._lens is None or not _eligible():
         return None
     value = base._value
     lay = x._layout
@@ -109,11 +109,8 @@ def window(x: Any) -> Win | None:
     last = offset + stride * (length - 1)
     if length and not (0 <= offset < rl.size and 0 <= last < rl.size):
         return None
-    if PADDED.get(id(base)) is not base:
-        first = _SEEN.setdefault((value.shape, value.dtype, stride), length)
-        if first == length or not _eligible():
-            return None
-    elif not _eligible():
+    if PADDED.get(id(base)) is not base and \
+            _SEEN.setdefault((value.shape, value.dtype, stride), length) == length:
         return None
     return Win(base, value, offset, stride, length)
 
