@@ -19,7 +19,9 @@ KERNELS=${KERNELS:-chain,monte_carlo,mandelbrot,heat_3d,jacobi_2d,fdtd_2d,cfd_1d
 KERNELS_DEVICE=${KERNELS_DEVICE:-nbody,kmeans,whiten_checks,histogram,softmax_mlp,mandelbrot}
 BENCH_S=${BENCH_S:-220}
 BENCH_DEVICE_S=${BENCH_DEVICE_S:-110}
-TEST_S=${TEST_S:-100}
+SIZE=${SIZE:-large}
+SLOW_S=${SLOW_S:-5}  # a variant whose first call takes longer is timed once, not three times
+TEST_S=${TEST_S:-100}  # 0: no parity suites
 TESTS=${TESTS:-tests/test_ufuncs.py tests/test_linalg.py tests/test_reductions.py \
 tests/test_statistics.py tests/test_products.py tests/test_fft.py}
 WORKERS=${WORKERS:-8}
@@ -30,14 +32,18 @@ $PY -c "import npjax as np; a = np.arange(5.0); print(a + 1, (a * a).sum(), np.l
 
 echo "== overhead"
 timeout 50 $PY benchmarks/overhead.py --quick --out "$OUT"
-echo "== threshold: one elementwise chain per placement and size"
-timeout 50 $PY benchmarks/threshold.py --quick
+if [ "${THRESHOLD:-1}" = 1 ]; then
+    echo "== threshold: one elementwise chain per placement and size"
+    timeout 50 $PY benchmarks/threshold.py --quick
+fi
 echo "== large preset, default placement"
-timeout "$BENCH_S" $PY benchmarks/suite.py --quick --size large --only "$KERNELS" --out "$OUT"
+timeout "$BENCH_S" $PY benchmarks/suite.py --quick --size "$SIZE" --slow-s "$SLOW_S" \
+    --only "$KERNELS" --out "$OUT"
 echo "== large preset, every array on the device"
-timeout "$BENCH_DEVICE_S" $PY benchmarks/suite.py --quick --size large \
+timeout "$BENCH_DEVICE_S" $PY benchmarks/suite.py --quick --size "$SIZE" --slow-s "$SLOW_S" \
     --only "$KERNELS_DEVICE" --placement device --out "$OUT"
 rm -f "$OUT"/*.png  # redrawn from the JSON where the files come back
+[ "$TEST_S" = 0 ] && exit 0
 echo "== parity suites, every array on the GPU"
 # shellcheck disable=SC2086
 HYPOTHESIS_PROFILE=rerun-ci timeout "$TEST_S" $PY -m pytest -q -p no:cacheprovider -p no:benchmark \

@@ -76,7 +76,8 @@ class Runner:
             return _fresh(self.host_args, lambda a: a)
         if variant == "jax_hand":
             return _fresh(self.host_args, lambda a: _block(jax.device_put(a)))
-        mode = "lazy" if variant == "npjax_lazy" else npjax.get_policy().mode
+        mode = {"npjax_lazy": "lazy", "npjax_eager": "eager"}.get(variant,
+                                                                  npjax.get_policy().mode)
         # npjax.jit gets its inputs in device memory, as the hand-written version does (both
         # placed before the timer; on a CPU backend the default keeps them on the host, and
         # each call would copy them in); lazy: made as a script run with --mode lazy does.
@@ -89,8 +90,9 @@ class Runner:
         t0 = time.perf_counter()
         if variant == "numpy":
             out = mod.kernel(numpy, *args)
-        elif variant == "npjax_eager":
-            out = _block(mod.kernel(npjax, *args))
+        elif variant == "npjax_eager":  # eager even where the default mode is lazy (a GPU)
+            with npjax.policy(mode="eager"):
+                out = _block(mod.kernel(npjax, *args))
         elif variant == "npjax_lazy":
             with npjax.policy(mode="lazy"):
                 out = mod.kernel(npjax, *args)
@@ -114,7 +116,9 @@ def _check(got: Any, want: numpy.ndarray) -> tuple[bool, float]:
     return ok, float(numpy.max(err)) if err.size else 0.0
 
 
-def run_kernel(mod: Any, size: str, repeats: int, log: Any) -> dict:
+def run_kernel(mod: Any, size: str, repeats: int, log: Any, slow_s: float = math.inf) -> dict:
+    """Every variant's first call, then ``repeats`` interleaved rounds; a variant whose first
+    call took over ``slow_s`` seconds is timed in one round only (its ``samples_s`` says so)."""
     runner = Runner(mod, size)
     record: dict[str, Any] = {"name": mod.NAME, "kind": mod.KIND, "params": runner.params,
                               "times": {}, "check": {}}
@@ -137,8 +141,10 @@ def run_kernel(mod: Any, size: str, repeats: int, log: Any) -> dict:
             ok, err = _check(out, expected)
             record["check"][variant] = {"ok": ok, "max_rel_err": err}
     samples: dict[str, list[float]] = {v: [] for v in firsts}
-    for _ in range(repeats):  # interleaved rounds
+    for round_ in range(repeats):  # interleaved rounds
         for variant in firsts:
+            if round_ and firsts[variant] > slow_s:
+                continue
             args = runner.prepare(variant)
             t, _ = runner.call(variant, args)
             samples[variant].append(t)
@@ -155,6 +161,7 @@ def _machine() -> dict:
             "python": platform.python_version(), "numpy": numpy.__version__,
             "jax": jax.__version__, "jax_backend": jax.default_backend(),
             "devices": [str(d) for d in devices],
+            "default_mode": "lazy" if npjax.get_policy().lazy else "eager",
             "device_kind": getattr(devices[0], "device_kind", "?")}
 
 
@@ -217,7 +224,8 @@ def table(records: list[dict], summary: dict, machine: dict, size: str,
           placement: str) -> str:
     lines = [f"Machine: {machine['node']} ({machine['processor']}, {machine['cpu_count']} CPUs, "
              f"JAX backend {machine['jax_backend']}: {machine['device_kind']}); size preset "
-             f"`{size}`; placement `{placement}`; NumPy {machine['numpy']}, "
+             f"`{size}`; placement `{placement}`; default mode "
+             f"{machine.get('default_mode', 'eager')}; NumPy {machine['numpy']}, "
              f"JAX {machine['jax']}.", "",
              "| kernel | kind | NumPy ms | npjax eager ms | npjax lazy ms | npjax.jit ms | "
              "hand jax.jit ms | lazy / jit | jit / hand | lazy 1st call s | jit 1st call s | "
@@ -286,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated kernel names")
     parser.add_argument("--repeats", type=int, default=None)
     parser.add_argument("--out", default=os.path.join(HERE, "results"))
+    parser.add_argument("--slow-s", type=float, default=math.inf,
+                        help="time a variant whose first call took longer in one round only")
     parser.add_argument("--placement", choices=("auto", "device", "host"), default=None,
                         help="the npjax variants' placement (default: the policy's)")
     options = parser.parse_args(argv)
@@ -323,7 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     for i, mod in enumerate(progress, 1):
         log(f"[{i}/{len(mods)}] {mod.NAME} {mod.SIZES[options.size]}")
         t0 = time.perf_counter()
-        rec = run_kernel(mod, options.size, repeats, log)
+        rec = run_kernel(mod, options.size, repeats, log, options.slow_s)
         records.append(rec)
         parts = [f"{v}={rec['times'][v]['median_s'] * 1e3:.2f}ms" for v in rec["times"]]
         bad = [v for v, c in rec["check"].items() if not c.get("ok")]
