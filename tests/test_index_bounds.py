@@ -92,3 +92,15 @@ def test_error_text_on_both_routes(route):
     j = npjax.asarray([2, 3]) + 0
     with pytest.raises(IndexError, match="^index 3 is out of bounds for axis 1 with size 3$"):
         a[i, j]
+
+
+def test_index_array_into_an_empty_axis_on_both_routes(route):
+    # the accelerator route must not trace its fused gather from a size-0 axis: JAX 0.11
+    # refuses that gather with a TypeError (found on a GPU), NumPy raises IndexError
+    for shape in [(0,), (2, 0)]:
+        def fn(xp, shape=shape):
+            a = xp.zeros(shape, bool)
+            return xp.take_along_axis(a, xp.asarray([[0]] if len(shape) == 2 else [0]) + 0,
+                                      axis=-1)
+
+        assert_parity(fn, context=(shape, route))

@@ -92,7 +92,7 @@ def _float_flags(xp: Any, name: str, under: bool, vals: list, outs: list, mask: 
             nan_in, fin_in = nan_in | xp.any(xp.isnan(v)), fin_in & xp.all(xp.isfinite(v))
         for o in outs:
             nan_out, inf_out = nan_out | xp.any(xp.isnan(o)), inf_out | xp.any(xp.isinf(o))
-        return xp.where(inf_out & fin_in, 2, 0) + xp.where(nan_out & ~nan_in, 8, 0)
+        return xp.where(inf_out & fin_in, 2, 0) + xp.where(nan_out & xp.logical_not(nan_in), 8, 0)
     nan_in, fin_in = False, True
     for v in floats:
         spacing = name == "spacing" and v.dtype != np.float16  # spacing(inf): no flag
@@ -102,13 +102,15 @@ def _float_flags(xp: Any, name: str, under: bool, vals: list, outs: list, mask: 
     pole = _pole(xp, name, vals)
     inv = _extra_invalid(xp, name, vals)
     div = over = und = False
+    # logical_not, not ~: either may be a Python bool, whose ~ is an int (deprecated in 3.12)
+    not_nan_in, not_pole = xp.logical_not(nan_in), xp.logical_not(pole)
     for o in outs:
-        inv = inv | (xp.isnan(o) & ~nan_in)
+        inv = inv | (xp.isnan(o) & not_nan_in)
         new_inf = xp.isinf(o) & fin_in
         div = div | (new_inf & pole)
-        over = over | (new_inf & ~pole)
+        over = over | (new_inf & not_pole)
         if name in ("floor_divide", "divmod"):  # NumPy's npy_divmod: inf - inf inside
-            inv = inv | (new_inf & ~pole)
+            inv = inv | (new_inf & not_pole)
         if under and name in _UNDER:
             tiny = np.finfo(o.dtype).tiny
             und = und | ((xp.abs(o) < tiny) & fin_in & _nonzero_exact(name, vals))
