@@ -49,6 +49,8 @@ class FiniteWatch:
         self._poisoned: dict = {}  # id of a result made by ``poison`` -> the operands
         self._stored: dict = {}  # id(value) -> (holder, position in its chain, read, value)
         self._chains: dict = {}  # id(holder) -> [(value before, value after, box)] of stores
+        self._inside: dict = {}  # id(filled value) -> the watched value it shows (``inside``)
+        self._through: dict = {}  # id(value) -> (holder, its new value, mask) (``through``)
 
     def add(self, outs: Any, under: bool = False, operands: Any = None) -> None:
         """Watch ``outs``. ``operands``: those of a call of a PROPAGATING ufunc that gave
@@ -58,7 +60,10 @@ class FiniteWatch:
         self._results.extend(outs)
         self._ids.update(id(o) for o in outs)
         if operands is not None and not under and all(o.size for o in outs):
-            self._covered.update(id(v) for v in operands)
+            for v in operands:
+                while v is not None:
+                    self._covered.add(id(v))
+                    v = self._inside.get(id(v))
         if under:
             for o in outs:
                 if o.size:
@@ -110,6 +115,17 @@ class FiniteWatch:
             self._implied.extend(outs)  # kept alive: their ids stay theirs
             self._ids.update(id(o) for o in outs)
 
+    def inside(self, filled: Any, value: Any) -> None:
+        """``filled`` is ``value`` inside a part (a moving slice's bounds, ``_windows``) and
+        a finite constant outside it, where ``value`` holds padding that no NumPy value
+        holds: when ``value`` is watched, ``filled`` is watched too (it is not finite only
+        where ``value`` is), and a result that covers ``filled`` covers ``value`` (its only
+        elements NumPy computes are inside the part)."""
+        if id(value) in self._ids and getattr(filled, "dtype", None) == value.dtype:
+            self._implied.append(filled)  # kept alive: its id stays its own
+            self._ids.add(id(filled))
+            self._inside[id(filled)] = value
+
     def watches(self, values: Any) -> bool:
         """Whether every traced float array among ``values`` (a pytree) is a watched result:
         a check of a value computed from them needs no look at them (theirs are made)."""
@@ -131,9 +147,27 @@ class FiniteWatch:
         # it is kept alive here, so its id stays its own.
         self._stored[id(value)] = (holder, len(chain) - 1, read, value)
 
+    def through(self, value: Any, holder: Any, new: Any, mask: Any) -> None:
+        """``new``, the next value of ``holder`` (an array), is ``value`` where ``mask`` is
+        True (a store into a moving slice, ``_windows.store``), and ``value`` elsewhere is
+        padding that no NumPy value holds: ``value`` is checked as ``new`` inside ``mask``,
+        read back from ``holder``'s final value (``stored``): checking ``value`` itself
+        made XLA compute it a second time (in a rolled loop, on every iteration)."""
+        if getattr(new, "dtype", None) == value.dtype and new.shape == value.shape:
+            self._through[id(value)] = (holder, new, mask, value)  # (kept alive)
+
     def _checked(self, o: Any) -> Any:
         """What to check for result ``o``: ``o``, or the part of an array it was stored
-        into (``stored``)."""
+        into (``stored``, ``through``)."""
+        t = self._through.get(id(o))
+        if t is not None:
+            holder, new, mask, _ = t
+            c = self._checked(new)
+            if c is new and holder._value is not new:  # (updated since: not read back)
+                return o
+            if c.dtype == o.dtype and c.shape == o.shape:
+                return jnp.where(mask, c, jnp.zeros((), c.dtype))
+            return o
         s = self._stored.get(id(o))
         if s is None:
             return o
