@@ -115,6 +115,14 @@ class FiniteWatch:
             self._implied.extend(outs)  # kept alive: their ids stay theirs
             self._ids.update(id(o) for o in outs)
 
+    def cover(self, value: Any) -> None:
+        """``value``, if watched, needs no check of its own: another device-side check of
+        the trace is True wherever it is not finite (a float to integer cast's), and that
+        reruns the call eagerly, with NumPy's reports."""
+        while value is not None and id(value) in self._ids:
+            self._covered.add(id(value))
+            value = self._inside.get(id(value))
+
     def inside(self, filled: Any, value: Any) -> None:
         """``filled`` is ``value`` inside a part (a moving slice's bounds, ``_windows``) and
         a finite constant outside it, where ``value`` holds padding that no NumPy value
