@@ -70,7 +70,7 @@ class FiniteWatch:
                     tiny = float(np.finfo(o.dtype).tiny)
                     self._tiny.append(jnp.any((jnp.abs(o) < tiny) & (o != 0)))
 
-    def poison(self, outs: tuple, operands: tuple, every: bool) -> tuple:
+    def poison(self, outs: tuple, operands: tuple, every: bool, first: bool = False) -> tuple:
         """``outs`` of a traced elementwise ufunc call whose results need not show
         non-finite operands (``exp(-inf)`` is 0, ``maximum(-inf, 0)`` is 0), made to show
         those of its watched float operands: ``o - (v - v)`` is ``o`` bit for bit where
@@ -79,7 +79,8 @@ class FiniteWatch:
         reports a flag, underflow ignored): a NaN made here then reruns the call eagerly
         anyway, and ``outs`` cover those operands (``poisoned``), which then need no pass
         of their own over memory. ``every``: only when every traced float operand is
-        watched (``QUIET`` ufuncs, whose results are watched only then)."""
+        watched (``QUIET`` ufuncs, whose results are watched only then). ``first``: the
+        results show the first operand's non-finite values already (real ``divide``)."""
         st = state()
         if st["under"] != "ignore" or (st["divide"] == "ignore" and st["over"] == "ignore"
                                        and st["invalid"] == "ignore"):
@@ -91,9 +92,15 @@ class FiniteWatch:
                 o.size and o.dtype.kind in "fc" and all(_fits(v.shape, o.shape)
                                                         for v in watched) for o in outs):
             return outs
-        made = []
+        # ``first``: the first operand shows in the results already (a real division is
+        # not finite wherever its numerator is not): it is covered without a poison
+        made, shown = [], [v for v in watched if not (first and v is operands[0])]
+        if not shown:
+            self._implied.extend(outs)  # kept alive: their ids stay theirs
+            self._poisoned[id(outs[0])] = watched
+            return outs
         for o in outs:
-            for v in watched:
+            for v in shown:
                 d = v - v
                 if d.dtype.kind == "c" and o.dtype.kind != "c":
                     d = jnp.real(d) + jnp.imag(d)
