@@ -1106,3 +1106,47 @@ def test_sums_of_a_few_elements_stage_no_loop():
     check(small_sums, d, rolled=[])
     traced = _traced_program(npjax.jit(small_sums, static_argnums=0), npjax, npjax.array(d))
     assert "scan[" not in str(traced.jaxpr)
+
+
+# --- carried values checked by the next iteration (issue 17: newton_scalar) --------------
+
+
+def horner(xp, coeffs, x):
+    p, dp = coeffs[0] * 1.0, coeffs[0] * 0.0
+    for c in coeffs[1:]:
+        dp = dp * x + p  # shows the p and dp this iteration started with
+        p = p * x + c
+    return p, dp
+
+
+def resets(xp, a):
+    s = a[0] * 1.0
+    for i in range(a.shape[0]):
+        t = s * 2.0  # shows the s this iteration started with, and is checked
+        s = a[i] * 3.0  # not computed from the old s
+    return s, t
+
+
+@pytest.mark.parametrize("big", [None, 2, 5])
+def test_carried_values_are_checked_by_the_next_iteration(big):
+    coeffs = np.linspace(1.0, 2.0, 9)
+    x = np.array(1.5)
+    if big is not None:
+        coeffs[big] = 1e308  # p overflows after it, then stays infinite (or becomes nan)
+    check_reports(horner, coeffs, x, reruns=big is not None)
+    a = np.linspace(0.5, 4.0, 12)
+    if big is not None:
+        a[big] = 1e308  # a * 3.0 overflows, the next iteration's s * 2.0 sees it
+    check_reports(resets, a, reruns=big is not None)
+    a[-1] = 1e308  # the last value only: checked after the loop
+    check_reports(resets, a, reruns=True)
+
+
+def test_a_rolled_horner_loop_accumulates_no_check():
+    coeffs = npjax.asarray(np.linspace(1.0, 2.0, 9))
+    traced = _traced_program(npjax.jit(horner, static_argnums=0), npjax, coeffs,
+                             npjax.asarray(1.5))
+    scans = [e for e in traced.jaxpr.eqns if e.primitive.name == "scan"]
+    assert len(scans) == 1
+    carried = [v.aval.dtype for v in scans[0].outvars]
+    assert np.dtype(np.float32) not in carried, carried  # no float32 accumulator

@@ -211,13 +211,20 @@ class FiniteWatch:
             bad = bad | p
         return bad
 
-    def parts(self) -> tuple[dict, list]:
+    def covers(self, value: Any) -> bool:
+        """Whether ``value`` (not a result watched here: an input of a loop body) is shown
+        by a result watched here (a ``PROPAGATING`` ufunc took it whole)."""
+        return id(value) in self._covered
+
+    def parts(self, later: frozenset = frozenset()) -> tuple[dict, list]:
         """({shape: float32 accumulator, NaN where a result is not finite}, [traced
         booleans of tiny results]): a rolled loop carries the accumulators across its
-        iterations and reduces them once (``npjax._compile._loops``)."""
+        iterations and reduces them once (``npjax._compile._loops``). ``later``: ids of
+        results checked later (a loop body's carried values that the next iteration's
+        results show, ``covers``), left out."""
         sums: dict = {}
         for o in self._results:
-            if id(o) in self._covered or not o.size:
+            if id(o) in self._covered or not o.size or id(o) in later:
                 continue
             c = self._checked(o)
             zero = c - c  # (``c * 0`` broadcast a zero that XLA's CPU backend materialised)
