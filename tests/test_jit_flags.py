@@ -73,6 +73,10 @@ def quotient(xp, x, y, c):
     return ((x * y) / c).sum(axis=0)
 
 
+def ratios(xp, x, y, z):  # benchmarks/kernels/particles.py: a product over a product
+    return (x * y) / (z * z) + x / y
+
+
 def truncated(xp, x, y):
     return xp.trunc(x * y), xp.floor(x * y) + xp.ceil(x * y)
 
@@ -81,7 +85,19 @@ def clipped_sum(xp, x):
     return xp.maximum(x, 0.0).sum() + xp.exp(x).mean()
 
 
+def binned(xp, x, c):  # benchmarks/kernels/histogram.py: bins of scaled values
+    idx = xp.floor((x - 4.0) * c).astype(np.int64)
+    xp.clip(idx, 0, 7, out=idx)
+    counts = xp.zeros(8, dtype=np.int64)
+    xp.add.at(counts, idx, 1)
+    return counts
+
+
 CASES = {
+    "bins": (binned, [np.linspace(0.0, 8.0, 50), np.array(1.0)]),
+    "bins, overflow before the cast": (binned, [np.array([1.0, BIG, 5.0]), np.array(BIG)]),
+    "bins, nan before the cast": (binned, [np.array([1.0, NAN, 5.0]), np.array(1.0)]),
+    "bins, invalid product": (binned, [np.array([4.0, 5.0]), np.array(INF)]),
     "chain": (chain, [np.linspace(0.0, 1.0, 100)]),
     "chain, large": (chain, [np.linspace(0.0, 1.0, 5000)]),
     "chain, overflow": (chain, [np.array([1.0, BIG, 3.0])]),
@@ -104,6 +120,16 @@ CASES = {
                                               np.array([INF, 2.0])]),
     "quotient, overflowed product": (quotient, [np.array([[BIG, 1.0]]), np.array([[BIG, 1.0]]),
                                                 np.array([INF, 2.0])]),
+    "ratios": (ratios, [np.array([1.0, -2.0, 0.0]), np.array([3.0, 0.5, -1.0]),
+                        np.array([2.0, 1.0, 4.0])]),
+    "ratios, overflowed numerator": (ratios, [np.array([1.0, BIG]), np.array([2.0, BIG]),
+                                              np.array([1.0, 3.0])]),
+    "ratios, overflowed divisor": (ratios, [np.array([1.0, 2.0]), np.array([2.0, 1.0]),
+                                            np.array([1.0, BIG])]),
+    "ratios, both overflowed": (ratios, [np.array([1.0, BIG]), np.array([2.0, BIG]),
+                                         np.array([1.0, BIG])]),
+    "ratios, zero divisor": (ratios, [np.array([1.0, 2.0]), np.array([0.0, 1.0]),
+                                      np.array([1.0, 2.0])]),
     "signed zeros": (truncated, [np.array([-0.3, 0.3, 0.0, -2.5]),
                                  np.array([1.0, 1.0, -1.0, 1.0])]),
     "signed zeros, overflow": (truncated, [np.array([-0.3, BIG]), np.array([1.0, -BIG])]),
@@ -119,6 +145,8 @@ def test_flags_like_numpy(case):
 
 
 @pytest.mark.parametrize("case", ["pricing, overflow to -inf before exp",
+                                  "ratios, overflowed numerator", "ratios, overflowed divisor",
+                                  "bins, overflow before the cast", "bins, invalid product",
                                   "pricing, underflow in exp",
                                   "exp of an overflowed product", "moments, overflow",
                                   "chain, invalid in sqrt", "signed zeros, overflow"])
@@ -142,6 +170,10 @@ def test_flags_found_in_cases():
     assert found("exp of an overflowed product") == [
         (RuntimeWarning, "overflow encountered in multiply"),
         (RuntimeWarning, "overflow encountered in exp")]
+    assert found("ratios, overflowed numerator") == [
+        (RuntimeWarning, "overflow encountered in multiply")]
+    assert found("ratios, overflowed divisor") == [
+        (RuntimeWarning, "overflow encountered in multiply")]
     assert found("non-finite inputs") == []
     assert found("pricing, underflow in exp") == []
     assert found("pricing, underflow in exp", under="warn") == [
@@ -159,3 +191,65 @@ def test_exp_of_underflowed_values_stays_traced():
     f._eager = lambda *a: calls.append(a)
     f(x, y)
     assert calls == []
+
+
+def test_a_float_to_int_cast_checks_its_operand():
+    # The cast's own check is True at any non-finite value (and reruns the call eagerly,
+    # with NumPy's reports), so the float result it casts needs no finite check of its own;
+    # the clipped positions need no bounds check (clip by Python ints bounds them).
+    x = npjax.asarray(np.linspace(0.0, 8.0, 50))
+    jitted = npjax.jit(binned, static_argnums=0)
+    jitted(npjax, x, npjax.asarray(1.0))
+    (entry,) = jitted._cache.values()
+    compiled, seen = entry.compiled, []
+    entry.compiled = lambda *a: seen.append(a) or compiled(*a)
+    try:
+        jitted(npjax, x, npjax.asarray(1.0))
+    finally:
+        entry.compiled = compiled
+    text = str(compiled.trace(*seen[0]).jaxpr)
+    assert "is_finite" not in text  # no finite watch left
+    assert "reduce_min" not in text and "reduce_max" not in text  # no bounds check
+
+
+def clipped_past_the_end(xp, idx):
+    counts = xp.zeros(4, dtype=np.int64)
+    xp.add.at(counts, xp.clip(idx, -5, 4), 1)  # 4 and -5 are out of bounds
+    return counts
+
+
+@pytest.mark.parametrize("idx", [[0, 1, 3, -4], [0, 9, 2], [-9, 1]])
+def test_clipped_positions_out_of_bounds_raise_numpys_error(idx):
+    idx = np.array(idx, np.int64)
+    try:
+        want = clipped_past_the_end(np, idx.copy())
+    except IndexError as exc:
+        with pytest.raises(IndexError) as info:
+            npjax.jit(clipped_past_the_end, static_argnums=0)(npjax, npjax.asarray(idx))
+        assert str(info.value) == str(exc)
+    else:
+        got = npjax.jit(clipped_past_the_end, static_argnums=0)(npjax, npjax.asarray(idx))
+        assert_same(got, want)
+
+
+def test_a_quotient_shows_its_numerator():
+    # ``x / y`` is not finite wherever ``x`` is not: only a watched divisor is made to show
+    # in the quotient (``FiniteWatch.poison``), the numerator is covered as it is.
+    def quotients(xp, x, y):
+        return (x * 2.0) / y, (x * 3.0) / (y * 2.0)
+
+    jitted = npjax.jit(quotients, static_argnums=0)
+    x, y = npjax.asarray(np.arange(1.0, 4.0)), npjax.asarray(np.arange(2.0, 5.0))
+    jitted(npjax, x, y)
+    (entry,) = jitted._cache.values()
+    compiled, seen = entry.compiled, []
+    entry.compiled = lambda *a: seen.append(a) or compiled(*a)
+    try:
+        jitted(npjax, x, y)
+    finally:
+        entry.compiled = compiled
+    text = str(compiled.trace(*seen[0]).jaxpr)
+    # one poison (``y * 2.0`` shown in the second quotient: two subtractions), none for
+    # the numerators, and the finite check of each quotient (one subtraction each); the
+    # numerators' poisons made eight
+    assert text.count(" sub ") == 4, text

@@ -1031,3 +1031,122 @@ def test_in_place_operators_and_printing_of_a_moving_slice_unroll():
     jitted = npjax.jit(printed_window, static_argnums=0)
     with pytest.raises(npjax.JitError, match="print of an array"):  # as when it unrolled
         jitted(npjax, npjax.arange(5.0))
+
+
+# --- the error-state check of moving slices (issue 17: npjax.jit near hand-written jax.jit) --
+
+
+def lu_overwritten(xp, a):
+    for k in range(a.shape[0] - 1):
+        a[k + 1:, k] /= a[k, k]
+        a[k + 1:, k + 1:] -= xp.outer(a[k + 1:, k], a[k, k + 1:])  # stored...
+        a[-1, k + 1:] = 0.5  # ...then partly overwritten: checked as computed
+    return a
+
+
+def _lu_input(n=8, big=()):
+    a = np.random.default_rng(21).random((n, n)) + n * np.eye(n)
+    for pos in big:
+        a[pos] = 1e200  # the outer product overflows inside the window
+    return a
+
+
+@pytest.mark.parametrize("kernel", [lu, lu_overwritten])
+def test_overflow_in_a_product_of_moving_slices_warns(kernel):
+    check_reports(kernel, _lu_input(big=[(2, 6), (5, 2)]))
+    check_reports(kernel, _lu_input(big=[(3, 4), (4, 3)]))
+    check_reports(kernel, _lu_input(), reruns=False)
+    with npjax.errstate(over="raise"):
+        with pytest.raises(FloatingPointError) as np_info:
+            kernel(np, _lu_input(big=[(2, 6), (5, 2)]))
+        with pytest.raises(FloatingPointError) as info:
+            npjax.jit(kernel, static_argnums=0)(npjax, npjax.array(_lu_input(big=[(2, 6), (5, 2)])))
+    assert str(info.value) == str(np_info.value)
+
+
+def _traced_program(jitted, *args):
+    """The program ``jitted`` runs for ``args``, traced (``.jaxpr``, ``.lower()``)."""
+    jitted(*args)
+    (entry,) = jitted._cache.values()
+    compiled, seen = entry.compiled, []
+    entry.compiled = lambda *a: seen.append(a) or compiled(*a)
+    try:
+        jitted(*args)
+    finally:
+        entry.compiled = compiled
+    return compiled.trace(*seen[0])
+
+
+def _float32_accumulators(jitted, *args):
+    """The float32 accumulators of the error-state check in the lowered program, by shape."""
+    text = _traced_program(jitted, *args).lower().as_text()
+    return re.findall(r"stablehlo.convert %\S+ : \(tensor<([\dx]*)xf64>\) -> tensor<\1xf32>",
+                      text)
+
+
+def test_a_product_of_moving_slices_is_checked_once_where_it_is_stored():
+    # lu: the product ``outer(...)`` (at its full padded size) is covered by the difference
+    # stored into the window, which is checked as read back from ``a`` inside the window:
+    # one 2-d check per iteration, none recomputing the product.
+    a = _lu_input(n=12)
+    jitted = npjax.jit(lu, static_argnums=0)
+    shapes = _float32_accumulators(jitted, npjax, npjax.array(a))
+    assert shapes.count("12x12") == 1, shapes
+    check_reports(lu, a, reruns=False)
+
+
+def small_sums(xp, d):
+    return xp.sqrt(xp.sum(d * d)) + d.sum()
+
+
+def test_sums_of_a_few_elements_stage_no_loop():
+    # NumPy's order of a short sum is written out; the rest of the fold (no rows here) was
+    # a scan of length 0, one while loop per sum for XLA to compile away (particles: 112)
+    d = np.array([1.0, 2.0, 3.0])
+    check(small_sums, d, rolled=[])
+    traced = _traced_program(npjax.jit(small_sums, static_argnums=0), npjax, npjax.array(d))
+    assert "scan[" not in str(traced.jaxpr)
+
+
+# --- carried values checked by the next iteration (issue 17: newton_scalar) --------------
+
+
+def horner(xp, coeffs, x):
+    p, dp = coeffs[0] * 1.0, coeffs[0] * 0.0
+    for c in coeffs[1:]:
+        dp = dp * x + p  # shows the p and dp this iteration started with
+        p = p * x + c
+    return p, dp
+
+
+def resets(xp, a):
+    s = a[0] * 1.0
+    for i in range(a.shape[0]):
+        t = s * 2.0  # shows the s this iteration started with, and is checked
+        s = a[i] * 3.0  # not computed from the old s
+    return s, t
+
+
+@pytest.mark.parametrize("big", [None, 2, 5])
+def test_carried_values_are_checked_by_the_next_iteration(big):
+    coeffs = np.linspace(1.0, 2.0, 9)
+    x = np.array(1.5)
+    if big is not None:
+        coeffs[big] = 1e308  # p overflows after it, then stays infinite (or becomes nan)
+    check_reports(horner, coeffs, x, reruns=big is not None)
+    a = np.linspace(0.5, 4.0, 12)
+    if big is not None:
+        a[big] = 1e308  # a * 3.0 overflows, the next iteration's s * 2.0 sees it
+    check_reports(resets, a, reruns=big is not None)
+    a[-1] = 1e308  # the last value only: checked after the loop
+    check_reports(resets, a, reruns=True)
+
+
+def test_a_rolled_horner_loop_accumulates_no_check():
+    coeffs = npjax.asarray(np.linspace(1.0, 2.0, 9))
+    traced = _traced_program(npjax.jit(horner, static_argnums=0), npjax, coeffs,
+                             npjax.asarray(1.5))
+    scans = [e for e in traced.jaxpr.eqns if e.primitive.name == "scan"]
+    assert len(scans) == 1
+    carried = [v.aval.dtype for v in scans[0].outvars]
+    assert np.dtype(np.float32) not in carried, carried  # no float32 accumulator

@@ -494,6 +494,8 @@ def _kernel(name: str, loop_in: tuple, loop_out: tuple, with_where: bool,
         if not k.propagates and getattr(np, name).signature is None and all(
                 dt.kind in "fc" for dt in loop_out):
             k.poisons = "every" if name in _finite_watch.QUIET else "some"
+            if name == "divide" and all(dt.kind == "f" for dt in (*loop_in, *loop_out)):
+                k.poisons = "first"  # x / y is not finite wherever x is not
         return k
 
     def kernel(*xs):

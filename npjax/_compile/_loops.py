@@ -399,8 +399,10 @@ def _probe(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple) -
         inner = k._trace
         probe, token = _enter_body(tr, inner, state)
         try:
+            before = _values(ins)
             outs = body(LoopIndex(k, kmax, mul, add), *ins[1:])
-            sums, tiny = tr.watch.parts()
+            later = _later(tr.watch, before, outs, range(1, len(ins)))
+            sums, tiny = tr.watch.parts(frozenset(id(outs[j]._value) for j in later))
             found["checks"] = bool(tr.checks or tiny)
             found["sums"] = tuple(sorted(sums))
             found["classes"] = _classify(ins, outs, inner, probe)
@@ -419,6 +421,27 @@ def _probe(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple) -
     finally:
         _reset(tr, state)
     return found["classes"], found["written"], (found["checks"], found["sums"])
+
+
+def _values(ins: Any) -> list:
+    """The value each carried name holds when a body starts (None: not an owner array)."""
+    return [v._value if type(v) is ndarray and v._base is None else None for v in ins]
+
+
+def _later(watch: Any, before: list, outs: Any, at: Any) -> list:
+    """The carried names (j in ``at``) whose value the body leaves (``outs[j]``) is checked
+    by the next iteration: the body's checked results show the value the name held when
+    the body started (``before[j]``, taken whole by a ``PROPAGATING`` ufunc), and the next
+    iteration starts with this one's. The last iteration's are checked after the loop
+    (``_roll``)."""
+    later = []
+    for j in at:
+        v0, v1 = before[j], outs[j]
+        if v0 is not None and type(v1) is ndarray and v1._base is None and \
+                v1._value is not v0 and getattr(v1._value, "dtype", None) is not None and \
+                v1._value.dtype.kind in "fc" and watch.covers(v0):
+            later.append(j)
+    return later
 
 
 def _classify(ins: tuple, outs: tuple, inner: Any, probe: _Probe) -> list:
@@ -465,6 +488,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
     roots = [root for root, _ in written]
     known = {id(r) for r in roots}
     state = _state(tr)
+    later: list = []  # the carried names whose check each next iteration makes (``_later``)
 
     def step(k, carry):
         bad, accs, root_vals, name_vals = carry
@@ -477,6 +501,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         for j, v in zip(carry_at, name_vals):
             vals[j] = ndarray._owner(v, ins[j]._scalar)
         probe, token = _enter_body(tr, inner, state)
+        before = _values(vals)
         try:
             outs = body(LoopIndex(k, kmax, mul, add), *vals[1:])
         finally:
@@ -486,7 +511,8 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         for j, c in enumerate(classes):
             if c == "same" and not _static_same(vals[j], outs[j]):
                 raise NoRoll("a carried name changes")
-        sums, tiny = tr.watch.parts()
+        later[:] = _later(tr.watch, before, outs, carry_at)
+        sums, tiny = tr.watch.parts(frozenset(id(outs[j]._value) for j in later))
         if tuple(sorted(sums)) != checks[1]:
             raise NoRoll("the body's error-state checks differ from the probe's")
         for f in tr.checks + tiny:
@@ -518,6 +544,11 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         bad = bad | ~jnp.isfinite(jnp.sum(acc))
     if checks[0] or checks[1]:
         tr.check(bad)
+    # carried values each iteration left to the next one's check (``_later``): the last
+    # of them are checked here, as results of the function
+    tr.watch.add([name_vals[carry_at.index(j)] for j in later])
+    for j in later:  # and the values they start from: the first iteration shows them
+        tr.watch.cover(ins[j]._value)
     vals = list(ins)
     for j, v in zip(carry_at, name_vals):
         vals[j] = ndarray._owner(v, ins[j]._scalar)

@@ -40,6 +40,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._runtime import _context
 from npjax._core import _casts
 from npjax._library import _products, _reductions
 from npjax._core._index_values import convert_value
@@ -237,7 +238,12 @@ class Window:
         if self.root is not None and self.root._version != self.version:
             raise NoRoll("an array is written while a moving slice of it is in use")
         v = self.value
-        return ndarray._owner(jnp.where(_mask(self.bounds), v, jnp.full((), fill, v.dtype)))
+        out = jnp.where(_mask(self.bounds), v, jnp.full((), fill, v.dtype))
+        if self.root is None:  # a computed window: outside its bounds, padding
+            tr = _context.trace()
+            if tr is not None:
+                tr.watch.inside(out, v)
+        return ndarray._owner(out)
 
     def inplace(self, op: Callable, value: Any) -> Window:
         """``self op= value`` of ``x[lo:hi] op= value``: the in-place operator on a copy (its
@@ -432,9 +438,11 @@ def store(whole: ndarray, bounds: tuple, value: Any) -> ndarray:
     writes) after ``x[key] = value``: ``value`` cast as NumPy's setitem casts, inside the
     bounds; the old value outside."""
     shape = whole.shape
+    shown = None  # a computed window's value: checked as the stored part (``through``)
     if type(value) is Window:
         if value.value.shape != shape or not _same_bounds(value.bounds, bounds):
             raise NoRoll("a moving slice stored into one of other bounds")
+        shown = value.value if value.root is None else None
         value = value.filled(0)  # (nothing outside the bounds reaches the cast's checks)
     elif not _is_scalar(value):
         raise NoRoll("an array stored into a moving slice")
@@ -445,4 +453,9 @@ def store(whole: ndarray, bounds: tuple, value: Any) -> ndarray:
         v = _casts.cast(v, whole.dtype)
     else:
         raise NoRoll("a value stored into a moving slice that is not an array")
-    return ndarray._owner(jnp.where(_mask(bounds), v, whole._read()))
+    mask = _mask(bounds)
+    new = jnp.where(mask, v, whole._read())
+    tr = _context.trace() if shown is not None else None
+    if tr is not None:
+        tr.watch.through(shown, whole if whole._base is None else whole._base, new, mask)
+    return ndarray._owner(new)

@@ -200,6 +200,8 @@ def _cast(value: Any, src: np.dtype, dst: np.dtype, rule: str, keep: bool,
         tr = trace()
         if tr is not None and (rule == "int" or state()["over"] != "ignore"):
             tr.check(jnp.any(_bad(value, result, rule, dst)))
+            if rule == "int" and value.dtype.kind == "f":  # (True at any inf or nan)
+                tr.watch.cover(value)
         return value if keep else result
     if rule == "over" and state()["over"] == "ignore":  # same values, nothing to report
         return value if keep else _fixed_kernel(dst)(value)

@@ -125,4 +125,16 @@ def _mask_place(n_rest: int, lead: int):
 def index_ids(template: tuple, arrays: list, shape: tuple) -> jax.Array:
     """Flat positions an index selects (for ``ufunc.at``)."""
     size = int(np.prod(shape, dtype=np.int64))
+    if shape and len(template) == len(shape) and all(t is not None and t[0] == "a"
+                                                     for t in template):
+        # one index array per axis (``np.add.at(counts, idx, 1)``): the row-major position
+        # of each (bounds were checked), without gathering from ``arange(size)``
+        dt = jnp.arange(0).dtype
+        ids, stride = None, 1
+        for t, n in zip(template[::-1], shape[::-1]):
+            a = jnp.asarray(arrays[t[1]]).astype(dt)
+            a = jnp.where(a < 0, a + n, a) * stride
+            ids = a if ids is None else ids + a
+            stride *= n
+        return ids
     return _take(template, jnp.arange(size).reshape(shape), arrays)

@@ -235,6 +235,9 @@ def _check_bounds(checks: list, shape: tuple) -> None:
             if tr is not None and isinstance(arr, jax.core.Tracer):
                 if n == 0:  # every entry is out of bounds: known without the values
                     raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+                known = tr.bounds.get(id(arr))
+                if known is not None and known[0] is arr and -n <= known[1] and known[2] < n:
+                    continue
                 lo, hi = _min_max(arr)
                 tr.check((lo < -n) | (hi >= n))  # npjax.jit: checked after the call
                 continue

@@ -159,7 +159,8 @@ class Kernel:
         # ("view", lens) or ("element", ndim) (``stored_part``)
         self.store = store
         # under npjax.jit its float results are made to show non-finite operands
-        # (``FiniteWatch.poison``): None, "some" or "every" (its ``every`` argument)
+        # (``FiniteWatch.poison``): None, "some", "every" (its ``every`` argument) or "first"
+        # (its ``first`` argument: the first operand shows in the results)
         self.poisons: str | None = None
 
     def __hash__(self) -> int:
@@ -187,7 +188,8 @@ class Kernel:
                 if self.products:
                     out = round_products(out, tr.neg_zero)
                 if self.poisons:
-                    out = tr.watch.poison(out, args, self.poisons == "every")
+                    out = tr.watch.poison(out, args, self.poisons == "every",
+                                          self.poisons == "first")
         return out
 
     def __repr__(self) -> str:

@@ -38,7 +38,7 @@ from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core import _normalize
 from npjax._core._normalize import to_jax, to_jax_lazy
-from npjax._runtime._context import current
+from npjax._runtime._context import current, trace
 
 __all__ = [
     "where", "clip", "nonzero", "argwhere", "flatnonzero", "take", "take_along_axis", "choose",
@@ -238,6 +238,11 @@ def _clip(a: Any, lo: Any, hi: Any, out: Any = None, casting: str = "same_kind",
     ops = [_cast(v, d, True) for v, d in zip((av, lov, hiv), loop)]
     np.broadcast_shapes(*[np.shape(v) for v in ops])
     result = _clip_kernel(*ops, loop)
+    if dtype.kind in "iu" and isinstance(lo, int | np.integer) and isinstance(
+            hi, int | np.integer) and isinstance(result, jax.core.Tracer):
+        tr = trace()
+        if tr is not None:  # npjax.jit: its entries are known to lie in [lo, hi]
+            tr.bounds[id(result)] = (result, int(min(lo, hi)), int(max(lo, hi)))
     if out is not None:
         if isinstance(out, tuple) and len(out) == 1:
             out = out[0]

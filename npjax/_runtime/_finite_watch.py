@@ -49,6 +49,8 @@ class FiniteWatch:
         self._poisoned: dict = {}  # id of a result made by ``poison`` -> the operands
         self._stored: dict = {}  # id(value) -> (holder, position in its chain, read, value)
         self._chains: dict = {}  # id(holder) -> [(value before, value after, box)] of stores
+        self._inside: dict = {}  # id(filled value) -> the watched value it shows (``inside``)
+        self._through: dict = {}  # id(value) -> (holder, its new value, mask) (``through``)
 
     def add(self, outs: Any, under: bool = False, operands: Any = None) -> None:
         """Watch ``outs``. ``operands``: those of a call of a PROPAGATING ufunc that gave
@@ -58,14 +60,17 @@ class FiniteWatch:
         self._results.extend(outs)
         self._ids.update(id(o) for o in outs)
         if operands is not None and not under and all(o.size for o in outs):
-            self._covered.update(id(v) for v in operands)
+            for v in operands:
+                while v is not None:
+                    self._covered.add(id(v))
+                    v = self._inside.get(id(v))
         if under:
             for o in outs:
                 if o.size:
                     tiny = float(np.finfo(o.dtype).tiny)
                     self._tiny.append(jnp.any((jnp.abs(o) < tiny) & (o != 0)))
 
-    def poison(self, outs: tuple, operands: tuple, every: bool) -> tuple:
+    def poison(self, outs: tuple, operands: tuple, every: bool, first: bool = False) -> tuple:
         """``outs`` of a traced elementwise ufunc call whose results need not show
         non-finite operands (``exp(-inf)`` is 0, ``maximum(-inf, 0)`` is 0), made to show
         those of its watched float operands: ``o - (v - v)`` is ``o`` bit for bit where
@@ -74,7 +79,8 @@ class FiniteWatch:
         reports a flag, underflow ignored): a NaN made here then reruns the call eagerly
         anyway, and ``outs`` cover those operands (``poisoned``), which then need no pass
         of their own over memory. ``every``: only when every traced float operand is
-        watched (``QUIET`` ufuncs, whose results are watched only then)."""
+        watched (``QUIET`` ufuncs, whose results are watched only then). ``first``: the
+        results show the first operand's non-finite values already (real ``divide``)."""
         st = state()
         if st["under"] != "ignore" or (st["divide"] == "ignore" and st["over"] == "ignore"
                                        and st["invalid"] == "ignore"):
@@ -86,9 +92,15 @@ class FiniteWatch:
                 o.size and o.dtype.kind in "fc" and all(_fits(v.shape, o.shape)
                                                         for v in watched) for o in outs):
             return outs
-        made = []
+        # ``first``: the first operand shows in the results already (a real division is
+        # not finite wherever its numerator is not): it is covered without a poison
+        made, shown = [], [v for v in watched if not (first and v is operands[0])]
+        if not shown:
+            self._implied.extend(outs)  # kept alive: their ids stay theirs
+            self._poisoned[id(outs[0])] = watched
+            return outs
         for o in outs:
-            for v in watched:
+            for v in shown:
                 d = v - v
                 if d.dtype.kind == "c" and o.dtype.kind != "c":
                     d = jnp.real(d) + jnp.imag(d)
@@ -109,6 +121,25 @@ class FiniteWatch:
         if self.watches(operands):
             self._implied.extend(outs)  # kept alive: their ids stay theirs
             self._ids.update(id(o) for o in outs)
+
+    def cover(self, value: Any) -> None:
+        """``value``, if watched, needs no check of its own: another device-side check of
+        the trace is True wherever it is not finite (a float to integer cast's), and that
+        reruns the call eagerly, with NumPy's reports."""
+        while value is not None and id(value) in self._ids:
+            self._covered.add(id(value))
+            value = self._inside.get(id(value))
+
+    def inside(self, filled: Any, value: Any) -> None:
+        """``filled`` is ``value`` inside a part (a moving slice's bounds, ``_windows``) and
+        a finite constant outside it, where ``value`` holds padding that no NumPy value
+        holds: when ``value`` is watched, ``filled`` is watched too (it is not finite only
+        where ``value`` is), and a result that covers ``filled`` covers ``value`` (its only
+        elements NumPy computes are inside the part)."""
+        if id(value) in self._ids and getattr(filled, "dtype", None) == value.dtype:
+            self._implied.append(filled)  # kept alive: its id stays its own
+            self._ids.add(id(filled))
+            self._inside[id(filled)] = value
 
     def watches(self, values: Any) -> bool:
         """Whether every traced float array among ``values`` (a pytree) is a watched result:
@@ -131,9 +162,27 @@ class FiniteWatch:
         # it is kept alive here, so its id stays its own.
         self._stored[id(value)] = (holder, len(chain) - 1, read, value)
 
+    def through(self, value: Any, holder: Any, new: Any, mask: Any) -> None:
+        """``new``, the next value of ``holder`` (an array), is ``value`` where ``mask`` is
+        True (a store into a moving slice, ``_windows.store``), and ``value`` elsewhere is
+        padding that no NumPy value holds: ``value`` is checked as ``new`` inside ``mask``,
+        read back from ``holder``'s final value (``stored``): checking ``value`` itself
+        made XLA compute it a second time (in a rolled loop, on every iteration)."""
+        if getattr(new, "dtype", None) == value.dtype and new.shape == value.shape:
+            self._through[id(value)] = (holder, new, mask, value)  # (kept alive)
+
     def _checked(self, o: Any) -> Any:
         """What to check for result ``o``: ``o``, or the part of an array it was stored
-        into (``stored``)."""
+        into (``stored``, ``through``)."""
+        t = self._through.get(id(o))
+        if t is not None:
+            holder, new, mask, _ = t
+            c = self._checked(new)
+            if c is new and holder._value is not new:  # (updated since: not read back)
+                return o
+            if c.dtype == o.dtype and c.shape == o.shape:
+                return jnp.where(mask, c, jnp.zeros((), c.dtype))
+            return o
         s = self._stored.get(id(o))
         if s is None:
             return o
@@ -162,13 +211,20 @@ class FiniteWatch:
             bad = bad | p
         return bad
 
-    def parts(self) -> tuple[dict, list]:
+    def covers(self, value: Any) -> bool:
+        """Whether ``value`` (not a result watched here: an input of a loop body) is shown
+        by a result watched here (a ``PROPAGATING`` ufunc took it whole)."""
+        return id(value) in self._covered
+
+    def parts(self, later: frozenset = frozenset()) -> tuple[dict, list]:
         """({shape: float32 accumulator, NaN where a result is not finite}, [traced
         booleans of tiny results]): a rolled loop carries the accumulators across its
-        iterations and reduces them once (``npjax._compile._loops``)."""
+        iterations and reduces them once (``npjax._compile._loops``). ``later``: ids of
+        results checked later (a loop body's carried values that the next iteration's
+        results show, ``covers``), left out."""
         sums: dict = {}
         for o in self._results:
-            if id(o) in self._covered or not o.size:
+            if id(o) in self._covered or not o.size or id(o) in later:
                 continue
             c = self._checked(o)
             zero = c - c  # (``c * 0`` broadcast a zero that XLA's CPU backend materialised)

@@ -243,7 +243,8 @@ def _fold(x: Any, axes: tuple, op: str, dtype: np.dtype, init: Any = None) -> An
     def step(acc: Any, row: Any) -> tuple:
         return _cast(binop(_cast(acc, comp), row), dtype), None
 
-    acc, _ = jax.lax.scan(step, acc, y[1:])
+    if y.shape[0] > 1:  # (a scan of no rows would still compile to a loop)
+        acc, _ = jax.lax.scan(step, acc, y[1:])
     return acc.reshape(kept)
 
 
