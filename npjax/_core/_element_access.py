@@ -22,7 +22,7 @@ from npjax._core._index_read import getitem
 from npjax._core._index_values import _complex_warning, _single_value, cast_device
 from npjax._core._lazy import Lazy
 from npjax._core._ndarray import host_view, install_methods, ndarray
-from npjax._core._placement import host_limit, moves_to_device, place_result
+from npjax._core._placement import host_limit, place_result
 from npjax._core import _window_reads
 
 
@@ -84,10 +84,6 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
         base = self._base
         data = None if base is None or type(base._value) is not _HOST_TYPE else self._layout
     if data is not None and not self._scalar:
-        if (type(value) is ndarray and self._base is None and value._host() is None
-                and value.dtype == data.dtype and moves_to_device(self, data)):
-            _index_write.setitem(self, index, value)  # a device value: moved, then stored
-            return
         kind = type(index)
         key = index if kind is slice or kind is int else _host_index(index)
         new = _host_part(value)

@@ -552,17 +552,16 @@ def host_operator(name: str, impl: Any) -> Any:
 
 _UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
 
-# References to a host root's data where its callers ask when nothing else holds one: the
-# root's value and layout (the same array), the caller's ``data``, ``moves_to_device``'s
+# References to a host root's data on ``binary``'s path when nothing else holds one: the
+# root's value and layout (the same array), ``binary``'s ``data``, ``moves_to_device``'s
 # parameter and getrefcount's argument (tests/test_placement.py checks both outcomes).
 _LONE_REFS = 5
 
 
 def moves_to_device(root: ndarray, data: np.ndarray) -> bool:
     """Whether host root ``root`` (its data ``data``), updated in place with a device operand
-    (``vel += dt * acc``, by ``binary``) or written with a device array (``c[j] = dev``, by
-    ``__setitem__``), moved its storage to the device once, before the update: else each
-    such step would copy it to the device and the result back (or wait for the device value).
+    (``vel += dt * acc``: NumPy cannot compute it here, and each such step would copy it to
+    the device and the result back), moved its storage to the device once, before the update.
 
     As cuPyNumeric converts an eager array that meets a deferred one, so a loop does not send
     it back and forth every step. Only when nothing but the root can see its memory: the
