@@ -11,8 +11,7 @@ every question about memory layout exactly as NumPy would: whether ``reshape`` c
 A *host* array (placement, ``_placement.py``) has a NumPy array as its root's ``_value``; its
 ``_layout`` is then that array or a real NumPy view of it (views are made the same way), so
 NumPy itself keeps views aliased, and ``_host()`` hands the data to NumPy. ``_read`` gives a
-device copy of it for code that computes with JAX; a host root becomes a device one only
-through ``_placement.moves_to_device``.
+device copy of it for code that computes with JAX; a host root never becomes a device one.
 
 Methods that belong to a family are attached by that family's module (``install_methods``):
 element access and ``_write`` by ``_element_access.py``, operators by ``_operators.py``,

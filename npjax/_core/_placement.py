@@ -6,9 +6,8 @@ x64 policy without ``device``/``sharding``, outside ``npjax.jit``) and none of i
 a device array; NumPy's values, dtypes, views, errors and warnings are then NumPy's by construction.
 Its results stay on the host when they have at most ``host_limit`` elements (views and 0-d
 results always do); larger new arrays move to the device once, as they are made. A call with
-a device operand runs on the device and reads each host operand as a device copy, so NumPy's
-views of a host array stay valid; the one move is ``moves_to_device`` (an in-place operator
-with a device operand, on a host array nothing else sees).
+a device operand runs on the device and reads each host operand as a device copy: a host array
+never turns into a device array, so NumPy's views of it stay valid.
 
 Anchor: cuPyNumeric's eager (NumPy) and deferred (Legate) thunks; results eager when small and
 all inputs eager.
@@ -513,7 +512,6 @@ def host_operator(name: str, impl: Any) -> Any:
     swapped = name in _REFLECTED
     fn = _REFLECTED.get(name, op)
     elide = _ELIDABLE.get(name)
-    in_place = name.startswith("__i") and name != "__invert__"
 
     def binary(self: ndarray, other: Any, *rest: Any) -> Any:
         """``method``'s commonest case first: a host array with a host array, a Python or a
@@ -530,8 +528,6 @@ def host_operator(name: str, impl: Any) -> Any:
             return method(self, other, *rest)
         y = host_data(other)
         if y is DEVICE or y is NOT_HOST:
-            if in_place and y is DEVICE and self._base is None and moves_to_device(self, data):
-                return impl(self, other, *rest)
             return method(self, other, *rest)
         limit = get_context().host
         if limit < 0 or rest or (type(y) is host_type and data.size * y.size > limit
@@ -551,32 +547,6 @@ def host_operator(name: str, impl: Any) -> Any:
 
 
 _UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
-
-# References to a host root's data on ``binary``'s path when nothing else holds one: the
-# root's value and layout (the same array), ``binary``'s ``data``, ``moves_to_device``'s
-# parameter and getrefcount's argument (tests/test_placement.py checks both outcomes).
-_LONE_REFS = 5
-
-
-def moves_to_device(root: ndarray, data: np.ndarray) -> bool:
-    """Whether host root ``root`` (its data ``data``), updated in place with a device operand
-    (``vel += dt * acc``: NumPy cannot compute it here, and each such step would copy it to
-    the device and the result back), moved its storage to the device once, before the update.
-
-    As cuPyNumeric converts an eager array that meets a deferred one, so a loop does not send
-    it back and forth every step. Only when nothing but the root can see its memory: the
-    reference count at this fixed point of the operator's path says no NumPy view of it is
-    alive (npjax views of a host array are NumPy views), nobody was handed it
-    (``np.asarray(a)``, a buffer, ``ctypes``) and no pending work holds it; and not under the
-    CPU default, where NumPy computes every size and a host array should stay one
-    (``Policy.keeps_large``)."""
-    if (sys.getrefcount(data) != _LONE_REFS or root._scalar or not data.flags.writeable
-            or _context.get().policy.keeps_large()):
-        return False
-    root._value, root._layout = jax.device_put(data), None
-    root._version += 1
-    _stats.record_transfer("moved_to_device", data.nbytes)
-    return True
 
 
 def _operator_result(self: ndarray, data: np.ndarray, result: Any, args: tuple,

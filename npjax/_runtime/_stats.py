@@ -37,10 +37,8 @@ fallbacks: collections.Counter = collections.Counter()  # public name -> host Nu
 fallback_sites: collections.Counter = collections.Counter()  # (name, "file:line") -> runs
 host_only: collections.Counter = Tally()  # name -> calls on host-only dtypes
 host_calls: collections.Counter = Tally()  # name -> calls NumPy ran (host arrays)
-# moved_to_device: host arrays whose storage moved to the device for good (their bytes cross
-# once; ``_placement.moves_to_device``)
 transfers: dict[str, list[int]] = {"host_to_device": [0, 0], "device_to_host": [0, 0],
-                                   "device_to_device": [0, 0], "moved_to_device": [0, 0]}
+                                   "device_to_device": [0, 0]}
 # (direction, file, line) -> [count, bytes]
 transfer_sites: dict[tuple[str, str, int], list[int]] = {}
 scalar_writes: collections.Counter = collections.Counter()  # (file, line) -> a[i] = v writes

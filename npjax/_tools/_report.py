@@ -16,9 +16,7 @@ UPLOADS_AT_ONE_LINE = 50
 COMPILE_SHARE = 0.5  # compiles taking more than this share of the wall time
 MANY_COMPILES = 50
 
-_DIRECTION = {"host_to_device": "host -> device", "device_to_host": "device -> host",
-              "device_to_device": "device -> device",
-              "moved_to_device": "host arrays moved to the device"}
+_DIRECTION = {"host_to_device": "host -> device", "device_to_host": "device -> host"}
 
 
 def _nbytes(n: float) -> str:
