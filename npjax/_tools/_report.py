@@ -16,7 +16,8 @@ UPLOADS_AT_ONE_LINE = 50
 COMPILE_SHARE = 0.5  # compiles taking more than this share of the wall time
 MANY_COMPILES = 50
 
-_DIRECTION = {"host_to_device": "host -> device", "device_to_host": "device -> host"}
+_DIRECTION = {"host_to_device": "host -> device", "device_to_host": "device -> host",
+              "device_to_device": "device -> device"}
 
 
 def _nbytes(n: float) -> str:
