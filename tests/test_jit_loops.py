@@ -632,15 +632,7 @@ def test_stores_outside_loops_are_checked_the_same_way():
 
 def _program_text(jitted, *args):
     """The optimised HLO text of the program ``jitted`` runs for ``args``."""
-    jitted(*args)
-    (entry,) = jitted._cache.values()
-    compiled, seen = entry.compiled, []
-    entry.compiled = lambda *a: seen.append(a) or compiled(*a)
-    try:
-        jitted(*args)
-    finally:
-        entry.compiled = compiled
-    return compiled.lower(*seen[0]).compile().as_text()
+    return _traced_program(jitted, *args).lower().compile().as_text()
 
 
 def _array_copies_in_loop_bodies(text):
