@@ -41,14 +41,18 @@ from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
 from npjax._core._lazy import Kernel, Lazy, concrete
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax, to_jax_lazy
-from npjax._core._placement import (DEFERRED_UFUNC, DEVICE, NOT_HOST, host_operands, host_ufunc1,
-                                    host_ufunc2, npjax_operands, place_new, place_result)
+from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _HOST_TYPE, DEFERRED_UFUNC,
+                                    DEVICE, NOT_HOST, host_operands, host_ufunc1, host_ufunc2,
+                                    new_host, npjax_operands, place_new, place_result)
+from npjax._runtime._numpy_calls import (SHARED, cache_loops_context, entered, ever_logged,
+                                         issue_pending, loops_context, numpy_errstate)
 from npjax._core import _window_reads
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
 from npjax._runtime._context import current, trace
 
 _WEAK = _dtypes.WEAK_TYPES
-_host_calls, _calls = _stats.host_calls, _stats.calls
+_get_context = _context.get
+_calls = _stats.calls
 
 
 # A comparison with a Python int outside the integer loop dtype's range is decided by the
@@ -74,13 +78,13 @@ def host_binary(uf: ufunc, a: Any, b: Any) -> Any:
     both operands allow the host route (``host_ufunc2``), else ``NOT_HOST``. The entry of
     NumPy's scalar operators (``np.float64(2) * host_array`` reaches ``__array_ufunc__``),
     without the keyword handling of ``ufunc.__call__``."""
-    limit = _context.get().host
+    limit = _get_context().host
     if limit < 0 or uf.nin != 2:
         return NOT_HOST
-    result = host_ufunc2(uf._np, a, b, limit)
+    result = host_ufunc2(uf._np, a, b, limit, uf._bounded)
     if result is DEVICE or result is NOT_HOST:
         return NOT_HOST
-    _host_calls[uf.__name__] += 1
+    uf._count[0] += 1
     return result
 
 
@@ -96,6 +100,8 @@ class ufunc:
         self._fast: dict[tuple, Callable] = {}  # operand dtypes -> compiled kernel
         self.nin = np_ufunc.nin
         self.nout = np_ufunc.nout
+        self._bounded = np_ufunc.signature is None  # elementwise: see ``host_ufunc2``
+        self._count = _stats.host_cell(self.__name__)  # its host calls
         self.nargs = np_ufunc.nargs
         self.identity = np_ufunc.identity
         self.signature = np_ufunc.signature
@@ -112,24 +118,56 @@ class ufunc:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            ctx = _context.get()
+            ctx = _get_context()
             limit = ctx.host
             if limit >= 0:  # host operands: NumPy's own ufunc
-                if not kwargs and len(args) == self.nin:  # no out=: a new result
-                    nin = self.nin
-                    result = (host_ufunc2(self._np, args[0], args[1], limit) if nin == 2 else
-                              host_ufunc1(self._np, args[0], limit) if nin == 1 else NOT_HOST)
+                nin = self.nin
+                if not kwargs and len(args) == nin:  # no out=: a new result
+                    if nin == 2:  # the hot path (``npjax.add(a, b)``): host_ufunc2's
+                        a, b = args  # common case written out
+                        if type(a) is ndarray and type(b) is ndarray and \
+                                type(x := a._value) is _HOST_TYPE and \
+                                type(y := b._value) is _HOST_TYPE and \
+                                not a._scalar and not b._scalar:
+                            size = x.size * y.size
+                            if size <= limit:
+                                fn = self._np
+                                extobj = numpy_errstate()  # ``run_loops`` written out
+                                if extobj is SHARED[0]:
+                                    context = SHARED[1]
+                                else:
+                                    cached = loops_context.get()
+                                    if cached[0] is not extobj:
+                                        cached = cache_loops_context(extobj)
+                                    context = cached[1]
+                                try:
+                                    result = fn(x, y) if context is None else context.run(
+                                        fn, x, y)
+                                except RuntimeError as e:
+                                    result = entered(e, fn, (x, y))
+                                finally:
+                                    if ever_logged[0]:
+                                        issue_pending()
+                                self._count[0] += 1
+                                if type(result) is _HOST_TYPE and self._bounded:
+                                    dtype = result.dtype
+                                    if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
+                                        return new_host(result)
+                                return place_new(result, args, limit)
+                        result = host_ufunc2(self._np, a, b, limit, self._bounded)
+                    else:
+                        result = host_ufunc1(self._np, args[0], limit) if nin == 1 else NOT_HOST
                     if result is NOT_HOST:  # other operands: placed, or a device array
                         values = host_operands(args, kwargs, limit)
                         result = DEVICE if values is None else place_new(
                             _numpy_calls.call_numpy_ufunc(self._np, *values), args, limit)
                     if result is not DEVICE:
-                        _host_calls[self.__name__] += 1
+                        self._count[0] += 1
                         return result
                 else:
                     ops = host_operands(args, kwargs, limit)
                     if ops is not None:
-                        _host_calls[self.__name__] += 1
+                        self._count[0] += 1
                         return place_result(_numpy_calls.call_numpy_ufunc(
                             self._np, *ops), npjax_operands(args, kwargs), limit)
             policy = ctx.policy

@@ -28,7 +28,10 @@ import numpy as np
 from npjax._runtime import _context, _stats
 from npjax._runtime._policy import DEFAULT_LIMIT
 from npjax._pure._dtypes import is_device_dtype
-from npjax._runtime._numpy_calls import call_numpy_function, call_numpy_ufunc, run_loops, runs_loops
+from npjax._runtime._numpy_calls import (SHARED, cache_loops_context, call_numpy_function,
+                                         call_numpy_ufunc, entered, ever_logged,
+                                         issue_pending, loops_context, numpy_errstate,
+                                         run_loops, runs_loops)
 from npjax._core._ndarray import from_numpy, host_owner, ndarray
 from npjax._core._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
                                      call_ufunc, has_subclass)
@@ -442,26 +445,95 @@ def host_data(x: Any) -> Any:
     return NOT_HOST
 
 
-def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int) -> Any:
+def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int, bounded: bool = False) -> Any:
     """NumPy's binary ``np_ufunc(a, b)`` placed as a new result, for operands ``host_data``
-    accepts; otherwise its answer (``DEVICE`` or ``NOT_HOST``) for the first it refuses."""
-    x = host_data(a)
-    if x is DEVICE or x is NOT_HOST:
-        return x
-    y = host_data(b)
-    if y is DEVICE or y is NOT_HOST:
-        return y
-    if grows_off_host(x, y, limit):
-        return DEVICE
-    return place_new(run_loops(np_ufunc, x, y), (a, b), limit)
+    accepts; otherwise its answer (``DEVICE`` or ``NOT_HOST``) for the first it refuses.
+    ``bounded``: an elementwise ufunc, whose result has at most as many elements as the
+    product of its operands' sizes. The hot path of ``npjax.add(a, b)``: ``host_data``,
+    ``run_loops`` and ``place_new`` are written out for the common case."""
+    kind = type(a)
+    if kind is ndarray:
+        x = a._value
+        if type(x) is not _HOST_TYPE or a._scalar:
+            x = host_data(a)
+            if x is DEVICE or x is NOT_HOST:
+                return x
+    elif kind is not float and kind is not int:
+        x = host_data(a)
+        if x is DEVICE or x is NOT_HOST:
+            return x
+    else:
+        x = a
+    kind = type(b)
+    if kind is ndarray:
+        y = b._value
+        if type(y) is not _HOST_TYPE or b._scalar:
+            y = host_data(b)
+            if y is DEVICE or y is NOT_HOST:
+                return y
+    elif kind is not float and kind is not int:
+        y = host_data(b)
+        if y is DEVICE or y is NOT_HOST:
+            return y
+    else:
+        y = b
+    if type(x) is _HOST_TYPE:
+        size = x.size
+        if type(y) is _HOST_TYPE:
+            size *= y.size
+            if size > limit and grows_off_host(x, y, limit):
+                return DEVICE
+    else:
+        size = y.size if type(y) is _HOST_TYPE else 1
+    extobj = numpy_errstate()  # ``run_loops`` written out
+    if extobj is SHARED[0]:
+        context = SHARED[1]
+    else:
+        cached = loops_context.get()
+        if cached[0] is not extobj:
+            cached = cache_loops_context(extobj)
+        context = cached[1]
+    try:
+        result = np_ufunc(x, y) if context is None else context.run(np_ufunc, x, y)
+    except RuntimeError as e:
+        result = entered(e, np_ufunc, (x, y))
+    finally:
+        if ever_logged[0]:
+            issue_pending()
+    if type(result) is _HOST_TYPE:  # ``place_new`` written out (a ufunc's new array)
+        if (bounded and size <= limit) or result.size <= limit:
+            dtype = result.dtype
+            if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
+                return new_host(result)
+    elif type(result) is not tuple:
+        return result
+    return place_result(result, npjax_operands((a, b), {}), limit)
 
 
 def host_ufunc1(np_ufunc: Any, a: Any, limit: int) -> Any:
     """``host_ufunc2`` for a unary ufunc."""
-    x = host_data(a)
-    if x is DEVICE or x is NOT_HOST:
-        return x
-    return place_new(run_loops(np_ufunc, x), (a,), limit)
+    kind = type(a)
+    if kind is ndarray:
+        x = a._value
+        if type(x) is not _HOST_TYPE or a._scalar:
+            x = host_data(a)
+            if x is DEVICE or x is NOT_HOST:
+                return x
+    elif kind is not float and kind is not int:
+        x = host_data(a)
+        if x is DEVICE or x is NOT_HOST:
+            return x
+    else:
+        x = a
+    result = run_loops(np_ufunc, x)
+    if type(result) is _HOST_TYPE:  # ``place_new`` written out (a ufunc's new array)
+        if result.size <= limit:
+            dtype = result.dtype
+            if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
+                return new_host(result)
+    elif type(result) is not tuple:
+        return result
+    return place_result(result, npjax_operands((a,), {}), limit)
 
 
 # NumPy's number scalars (what a host array's element read returns): plain operands too.
@@ -475,7 +547,7 @@ def host_operator(name: str, impl: Any) -> Any:
     out: every call or tuple saved here is measurable (``benchmarks/overhead.py``)."""
     op = _OPERATORS[name]
     get_context = _context.get
-    host_calls = _stats.host_calls
+    count = _stats.host_cell(name)  # its host calls
     host_type = np.ndarray
 
     def method(self: ndarray, *args: Any) -> Any:
@@ -485,14 +557,14 @@ def host_operator(name: str, impl: Any) -> Any:
             return impl(self, *args)
         x = data[()] if self._scalar else data
         if not args:
-            host_calls[name] += 1
+            count[0] += 1
             result = run_loops(op, x)
         else:
             y = host_data(args[0])
             if y is not DEVICE and y is not NOT_HOST and len(args) == 1:
                 if grows_off_host(x, y, limit):
                     return impl(self, *args)
-                host_calls[name] += 1
+                count[0] += 1
                 result = run_loops(op, x, y)
             else:
                 try:
@@ -501,7 +573,7 @@ def host_operator(name: str, impl: Any) -> Any:
                     return call_method(name, method, self, args, {})
                 if y is DEVICE:
                     return impl(self, *args)
-                host_calls[name] += 1
+                count[0] += 1
                 result = call_numpy_ufunc(op, (x, y, *args[1:]), {})
         return _operator_result(self, data, result, args, limit)
 
@@ -512,12 +584,16 @@ def host_operator(name: str, impl: Any) -> Any:
     swapped = name in _REFLECTED
     fn = _REFLECTED.get(name, op)
     elide = _ELIDABLE.get(name)
+    # An elementwise result has at most as many elements as the product of its operands'
+    # sizes; a matrix product may have more (``(n, 0) @ (0, n)``): its size is read.
+    elementwise = name not in _MATMULS
+    new_object = object.__new__
 
     def binary(self: ndarray, other: Any, *rest: Any) -> Any:
         """``method``'s commonest case first: a host array with a host array, a Python or a
         NumPy number. Every attribute read and call here is measurable
-        (``benchmarks/overhead.py``: the wrapper's allocation alone costs about half of
-        NumPy's own ``a + b``)."""
+        (``benchmarks/overhead.py``), so ``host_data``, ``run_loops`` and
+        ``_operator_result`` are written out for it; anything else goes to ``method``."""
         data = self._value
         if type(data) is not host_type:
             base = self._base  # a view of a host array: its NumPy view
@@ -526,20 +602,67 @@ def host_operator(name: str, impl: Any) -> Any:
             data = self._layout
         elif self._scalar:
             return method(self, other, *rest)
-        y = host_data(other)
-        if y is DEVICE or y is NOT_HOST:
-            return method(self, other, *rest)
+        kind = type(other)
+        if kind is ndarray:  # ``host_data`` written out for a host array that owns its data
+            y = other._value
+            if type(y) is not host_type or other._scalar:
+                y = host_data(other)
+                if y is DEVICE or y is NOT_HOST:
+                    return method(self, other, *rest)
+        elif kind is not float and kind is not int:
+            y = host_data(other)
+            if y is DEVICE or y is NOT_HOST:
+                return method(self, other, *rest)
+        else:
+            y = other
         limit = get_context().host
-        if limit < 0 or rest or (type(y) is host_type and data.size * y.size > limit
-                                 and grows_off_host(data, y, limit)):
+        if limit < 0 or rest:
             return method(self, other, *rest)
-        host_calls[name] += 1
-        if elide is not None and data.nbytes >= _ELIDE_BYTES and \
+        size = data.size
+        if type(y) is host_type:  # the product of the sizes bounds an elementwise result
+            size *= y.size
+            if size > limit and grows_off_host(data, y, limit):
+                return method(self, other, *rest)
+        count[0] += 1
+        if elide is not None and size >= _ELIDE_ITEMS and data.nbytes >= _ELIDE_BYTES and \
                 data.dtype.kind in elide[1] and _temporary(self, data, y):
             result = run_loops(elide[0], data, y)  # NumPy's temporary elision: into ``data``
-        else:
-            result = run_loops(fn, y, data) if swapped else run_loops(fn, data, y)
-        return _operator_result(self, data, result, (other,), limit)
+        else:  # ``run_loops`` written out
+            extobj = numpy_errstate()
+            if extobj is SHARED[0]:
+                context = SHARED[1]
+            else:
+                cached = loops_context.get()
+                if cached[0] is not extobj:
+                    cached = cache_loops_context(extobj)
+                context = cached[1]
+            try:
+                if context is None:
+                    result = fn(y, data) if swapped else fn(data, y)
+                else:
+                    result = context.run(fn, y, data) if swapped else context.run(fn, data, y)
+            except RuntimeError as e:
+                result = entered(e, fn, (y, data) if swapped else (data, y))
+            finally:
+                if ever_logged[0]:
+                    issue_pending()
+        if type(result) is host_type:  # ``_operator_result`` written out
+            if result is data:
+                return self  # in place
+            # (NumPy's operators on its arrays and numbers make new arrays: no ``base``)
+            if (elementwise and size <= limit) or result.size <= limit:
+                dtype = result.dtype
+                if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
+                    new = new_object(ndarray)  # ``host_owner`` written out
+                    new._value = new._layout = result
+                    new._root_shape = new._base = new._cache = None
+                    new._lens = ()
+                    new._scalar = new._mine = new._readonly = False
+                    new._version = 0
+                    return new
+        elif type(result) is not tuple:  # a NumPy scalar (``a @ b`` of vectors)
+            return result
+        return place_new(result, (self, other), limit)
 
     functools.update_wrapper(binary, impl)
     binary.host_first = binary.host_method = True
@@ -547,6 +670,8 @@ def host_operator(name: str, impl: Any) -> Any:
 
 
 _UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
+_MATMULS = frozenset({"__matmul__", "__rmatmul__", "__imatmul__"})
+_F8, _B1 = np.dtype(np.float64), np.dtype(np.bool_)
 
 
 def _operator_result(self: ndarray, data: np.ndarray, result: Any, args: tuple,
@@ -581,6 +706,7 @@ _ELIDABLE = {"__add__": (operator.iadd, _ARITHMETIC), "__sub__": (operator.isub,
              "__xor__": (operator.ixor, _BITWISE), "__rand__": (operator.iand, _BITWISE),
              "__ror__": (operator.ior, _BITWISE), "__rxor__": (operator.ixor, _BITWISE)}
 _ELIDE_BYTES = 256 * 1024
+_ELIDE_ITEMS = _ELIDE_BYTES // 32  # fewer elements than this are under it at any itemsize
 _BINARY_OPCODES = frozenset(code for opname, code in dis.opmap.items() if opname == "BINARY_OP"
                             or opname.startswith(("BINARY_", "INPLACE_")) and opname not in (
                                 "BINARY_SUBSCR", "BINARY_SLICE"))

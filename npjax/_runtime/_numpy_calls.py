@@ -122,26 +122,37 @@ def run_loops(fn: Callable, x: Any, y: Any = _UNARY) -> Any:
     NumPy arrays of numbers and numbers only, so that no Python code runs inside: the call
     runs in a context that holds just the logging error state (``Context.run`` costs a
     fraction of setting and resetting NumPy's context variable: this is the hot path of
-    small-array code, written for speed)."""
+    small-array code, written for speed; ``_placement`` writes it out in its hottest paths)."""
     extobj = _numpy_errstate()
-    cached = _loops_context.get()
-    if cached[0] is not extobj:
-        cached = _cache_loops_context(extobj)
-    context = cached[1]
+    if extobj is SHARED[0]:  # NumPy's default error state
+        context = SHARED[1]
+    else:
+        cached = _loops_context.get()
+        if cached[0] is not extobj:
+            cached = cache_loops_context(extobj)
+        context = cached[1]
     try:
         if context is None:
             return fn(x) if y is _UNARY else fn(x, y)
         return context.run(fn, x) if y is _UNARY else context.run(fn, x, y)
-    except RuntimeError as e:  # entered already: another thread runs in it (a copied context)
-        if "cannot enter context" not in str(e):
-            raise
-        return call_numpy_ufunc(fn, (x,) if y is _UNARY else (x, y), {})
+    except RuntimeError as e:
+        return entered(e, fn, (x,) if y is _UNARY else (x, y))
     finally:
         if _ever_logged[0]:
             _issue_pending()
 
 
-def _cache_loops_context(extobj: Any) -> tuple:
+def entered(error: RuntimeError, fn: Callable, args: tuple) -> Any:
+    """``run_loops``'s answer to a RuntimeError: ``fn(*args)`` run as ``call_numpy_ufunc``
+    runs it when the context was entered already (another thread runs in it: sharing stops,
+    ``SHARED``), else the error raised again."""
+    if "cannot enter context" not in str(error):
+        raise error
+    SHARED[0] = _NEVER
+    return call_numpy_ufunc(fn, args, {})
+
+
+def cache_loops_context(extobj: Any) -> tuple:
     """``run_loops``'s (NumPy's error state, a Context holding only its logging copy, or
     None), remembered in this context."""
     swapped = _logging_copy(extobj)
@@ -152,6 +163,24 @@ def _cache_loops_context(extobj: Any) -> tuple:
     cached = (extobj, context)
     _loops_context.set(cached)
     return cached
+
+
+# [NumPy's default error state, a Context holding only its logging copy]: ``run_loops``'s
+# first guess, shared by every thread and task (one identity test instead of a context
+# variable's read and its cache). A Context is entered by one thread at a time: the first
+# time two threads meet in it (NumPy lets go of the GIL in long loops), sharing stops for
+# good and each context keeps its own (``cache_loops_context``).
+_NEVER = object()
+SHARED: list = [_NEVER, None]
+if _extobj_contextvar is not None:
+    SHARED[:] = contextvars.Context().run(
+        lambda: cache_loops_context(_extobj_contextvar.get()))
+else:  # pragma: no cover - other NumPy layouts: NumPy warns itself
+    SHARED[:] = [None, None]
+
+# ``run_loops``'s parts, for the host route's hot paths that write it out (``_placement``).
+numpy_errstate, loops_context, ever_logged, issue_pending = (
+    _numpy_errstate, _loops_context, _ever_logged, _issue_pending)
 
 
 _python_warn = warnings.warn
