@@ -43,7 +43,7 @@ from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax, to_jax_lazy
 from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _HOST_TYPE, DEFERRED_UFUNC,
                                     DEVICE, NOT_HOST, host_operands, host_ufunc1, host_ufunc2,
-                                    new_host, npjax_operands, place_new, place_result)
+                                    npjax_operands, place_new, place_result)
 from npjax._runtime._numpy_calls import (SHARED, cache_loops_context, entered, ever_logged,
                                          issue_pending, loops_context, numpy_errstate)
 from npjax._core import _window_reads
@@ -52,6 +52,7 @@ from npjax._runtime._context import current, trace
 
 _WEAK = _dtypes.WEAK_TYPES
 _get_context = _context.get
+_new_object = object.__new__
 _calls = _stats.calls
 
 
@@ -152,7 +153,13 @@ class ufunc:
                                 if type(result) is _HOST_TYPE and self._bounded:
                                     dtype = result.dtype
                                     if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
-                                        return new_host(result)
+                                        new = _new_object(ndarray)  # ``host_owner``
+                                        new._value = new._layout = result
+                                        new._root_shape = new._base = new._cache = None
+                                        new._lens = ()
+                                        new._scalar = new._mine = new._readonly = False
+                                        new._version = 0
+                                        return new
                                 return place_new(result, args, limit)
                         result = host_ufunc2(self._np, a, b, limit, self._bounded)
                     else:

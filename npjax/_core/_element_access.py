@@ -37,7 +37,8 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
         kind = type(index)
         if kind is tuple:  # ints, slices, None, Ellipsis: as it is (``_host_index``)
             for k in index:
-                if type(k) not in _PLAIN:
+                kind = type(k)
+                if kind is not int and kind is not slice and kind not in _PLAIN:
                     key = _host_index(index)
                     if key is _DEVICE:
                         return getitem(self, index)
@@ -54,39 +55,73 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
             got = data[key]
         if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
             return got
-        if got.base is value:  # the common view: of the root's own memory
-            return host_view(root, got)
+        if got.base is value:  # the common view, of the root's own memory: ``host_view``
+            view = _new_object(ndarray)  # written out
+            view._base = root
+            view._lens = view._root_shape = view._value = view._cache = None
+            view._layout = got
+            view._scalar = view._mine = view._readonly = False
+            view._version = 0
+            return view
         return place_result(got, (self,), host_limit())
     return getitem(self, index)
 
 
 def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
     data = self._value
-    if type(data) is _HOST_TYPE and not self._scalar:
+    if type(data) is _HOST_TYPE:
         # The scalar loop's write into a host array (``a[i] = v``, ``a[i, j] = v``): the hot
-        # path. A number whose write NumPy cannot warn about goes to NumPy as it is.
-        dtypes = _QUIET_NUMBERS.get(type(value))
-        if dtypes is not None:
-            dtype = data.dtype
-            if dtype is dtypes[0] or dtype is dtypes[1]:
-                kind = type(index)
-                if kind is int or kind is slice:
+        # path. A number whose write NumPy cannot warn about goes to NumPy as it is. (An npjax
+        # scalar's data is 0-d: an int or a slice is NumPy's IndexError there, the scalar's
+        # TypeError comes from the general path below.)
+        kind = type(value)
+        if data.dtype in _QUIET_PYTHON if kind is float or kind is int else \
+                data.dtype is _QUIET_SCALARS.get(kind):
+            kind = type(index)
+            if kind is int or kind is slice:
+                try:
                     data[index] = value
                     return
-                if kind is tuple:
-                    for k in index:
-                        if type(k) not in _PLAIN:
-                            break
-                    else:
-                        data[index] = value
-                        return
+                except IndexError:
+                    if not self._scalar:
+                        raise
+            elif kind is tuple and not self._scalar:
+                for k in index:
+                    kind = type(k)
+                    if kind is not int and kind is not slice and kind not in _PLAIN:
+                        break
+                else:
+                    data[index] = value
+                    return
     if type(data) is not _HOST_TYPE:  # ``_host`` written out
         base = self._base
         data = None if base is None or type(base._value) is not _HOST_TYPE else self._layout
     if data is not None and not self._scalar:
         kind = type(index)
-        key = index if kind is slice or kind is int else _host_index(index)
-        new = _host_part(value)
+        if kind is slice or kind is int:
+            key = index
+        elif kind is tuple:  # ``_host_index`` written out for ints and slices
+            key = index
+            for k in index:
+                kind = type(k)
+                if kind is not int and kind is not slice and kind not in _PLAIN:
+                    key = _host_index(index)
+                    break
+        else:
+            key = _host_index(index)
+        kind = type(value)
+        if kind is ndarray and not value._scalar:  # ``_host_part`` written out: a host
+            base = value._base  # array's data, a host view's NumPy view
+            if base is None:
+                new = value._value
+                if type(new) is not _HOST_TYPE:
+                    new = _host_part(value)
+            elif type(base._value) is _HOST_TYPE:
+                new = value._layout
+            else:
+                new = _host_part(value)
+        else:
+            new = _host_part(value)
         if key is not _DEVICE and new is not _DEVICE:
             if type(new) is _HOST_TYPE and new.dtype is data.dtype:  # no cast: nothing to warn
                 data[key] = new
@@ -116,6 +151,11 @@ _HOST_TYPE = np.ndarray
 _QUIET_NUMBERS = {float: (_FLOAT64, _INT64), int: (_FLOAT64, _INT64)}
 _QUIET_NUMBERS.update((np.dtype(c).type, (np.dtype(c), np.dtype(c)))
                       for c in np.typecodes["AllInteger"] + np.typecodes["AllFloat"] + "?")
+# The same, as the write's hot path reads it: the dtypes of Python numbers, the dtype of each
+# NumPy scalar type.
+_QUIET_PYTHON = _QUIET_NUMBERS[float]
+_QUIET_SCALARS = {kind: dtypes[0] for kind, dtypes in _QUIET_NUMBERS.items()
+                  if kind is not float and kind is not int}
 _DEVICE = object()  # marker: this part lives on the device (or is being traced)
 _F16 = np.dtype(np.float16)
 _NARROW = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.complex64))
@@ -134,6 +174,7 @@ def _cast_may_warn(new: Any, dtype: np.dtype) -> bool:
 
 
 _PLAIN = {int, float, bool, complex, slice, type(None), type(Ellipsis)}
+_new_object = object.__new__
 
 
 def _host_part(x: Any) -> Any:
