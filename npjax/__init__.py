@@ -76,7 +76,11 @@ _placement.route_namespace(vars(linalg), __import__("numpy").linalg)
 _placement.route_namespace(vars(fft), __import__("numpy").fft)
 _placement.route_methods()
 _placement.route_ufunc_methods(ufunc)
-_placement.route_draws(vars(random))
+
+# Random draws are placed like other results (npjax/_core/_host_draws.py).
+from npjax._core import _host_draws
+
+_host_draws.route_draws(vars(random))
 
 # Subclasses of npjax.ndarray keep their class as in NumPy (npjax/_core/_subclasses.py): built
 # last, from the members as routed above.

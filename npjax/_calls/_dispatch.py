@@ -186,12 +186,15 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
 
     host_fn = getattr(np, public, None)  # NumPy's function of this name runs host operands
 
+    has_device = annotations.get("device") is DeviceIn
+
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
+        if kwargs and has_device and kwargs.get("device") is not None:
+            return with_device(call)(*args, **kwargs)  # the call under that device policy
         for a in args:  # a stand-in such as a masked read under npjax.jit (``_masked``)
-            handler = DEFERRED.get(type(a))
-            if handler is not None:
-                return handler(public, call, args, kwargs)
+            if type(a) in DEFERRED:
+                return DEFERRED[type(a)](public, call, args, kwargs)
         if checks and (kwargs or len(args) > checks_from):
             for pos, pname, default in checks:
                 value = args[pos] if pos is not None and pos < len(args) else kwargs.get(
@@ -243,8 +246,6 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
             return write_out(out, result, out_casting, public)
         return wrap(result, scalar)
 
-    if annotations.get("device") is DeviceIn:
-        call = with_device(call)
     call.__module__ = "npjax"
     call.__name__ = call.__qualname__ = public
     call.__wrapped__ = fn

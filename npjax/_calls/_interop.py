@@ -24,8 +24,11 @@ from npjax._runtime import _stats
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._normalize import to_jax
 from npjax._calls._registry import public_module, public_namespace
-from npjax._core._placement import NOT_HOST
-from npjax._calls._ufuncs import UFUNCS, host_binary
+from npjax._core._placement import DEVICE, NOT_HOST, host_ufunc2
+from npjax._runtime import _context
+from npjax._calls._ufuncs import UFUNCS
+
+_get_context = _context.get
 
 __all__ = ["asnumpy", "from_dlpack", "from_jax"]
 
@@ -62,10 +65,13 @@ def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kw
         if ours is None:
             return NotImplemented
     if not kwargs and method == "__call__":  # NumPy's scalar operators land here
-        if len(inputs) == 2:  # a NumPy scalar with a host array: NumPy's own ufunc
-            result = host_binary(ours, inputs[0], inputs[1])
-            if result is not NOT_HOST:
-                return result
+        if len(inputs) == 2 and ours.nin == 2:  # a NumPy scalar with a host array: NumPy's
+            limit = _get_context().host  # own ufunc, without ``ufunc.__call__``'s keywords
+            if limit >= 0:
+                result = host_ufunc2(ours._np, inputs[0], inputs[1], limit, ours._bounded)
+                if result is not DEVICE and result is not NOT_HOST:
+                    ours._count[0] += 1
+                    return result
         return ours(*inputs)
     fn = ours if method == "__call__" else getattr(ours, method, None)
     if fn is None:

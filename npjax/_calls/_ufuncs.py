@@ -74,21 +74,6 @@ _HOST_ONLY = {"isnat"}
 _COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
 
 
-def host_binary(uf: ufunc, a: Any, b: Any) -> Any:
-    """``uf(a, b)`` for a binary ufunc, computed by NumPy's own ufunc when the context and
-    both operands allow the host route (``host_ufunc2``), else ``NOT_HOST``. The entry of
-    NumPy's scalar operators (``np.float64(2) * host_array`` reaches ``__array_ufunc__``),
-    without the keyword handling of ``ufunc.__call__``."""
-    limit = _get_context().host
-    if limit < 0 or uf.nin != 2:
-        return NOT_HOST
-    result = host_ufunc2(uf._np, a, b, limit, uf._bounded)
-    if result is DEVICE or result is NOT_HOST:
-        return NOT_HOST
-    uf._count[0] += 1
-    return result
-
-
 class ufunc:
     """An elementwise function with NumPy's ufunc interface, computed by JAX."""
 

@@ -28,10 +28,10 @@ import numpy as np
 from npjax._runtime import _context, _stats
 from npjax._runtime._policy import DEFAULT_LIMIT
 from npjax._pure._dtypes import is_device_dtype
-from npjax._runtime._numpy_calls import (SHARED, cache_loops_context, call_numpy_function,
-                                         call_numpy_ufunc, entered, ever_logged,
-                                         issue_pending, loops_context, numpy_errstate,
-                                         run_loops, runs_loops)
+from npjax._runtime._numpy_calls import (SHARED, cache_loops_context, call_numpy_method,
+                                         call_numpy_python, call_numpy_ufunc, entered,
+                                         ever_logged, issue_pending, loops_context,
+                                         numpy_errstate, run_loops, runs_loops)
 from npjax._core._ndarray import from_numpy, host_owner, ndarray
 from npjax._core._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
                                      call_ufunc, has_subclass)
@@ -154,18 +154,23 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
         for a in args:
             kind = type(a)
             if kind is ndarray:
-                data = a._host()
-                if data is None:
-                    return NOT_HOST
-                ops.append(data[()] if a._scalar else data)
+                data = a._value  # ``_host`` written out
+                if type(data) is not _HOST_TYPE:
+                    base = a._base
+                    if base is None or type(base._value) is not _HOST_TYPE:
+                        return NOT_HOST
+                    data = a._layout
+                elif a._scalar:
+                    data = data[()]
+                ops.append(data)
                 inputs.append(a)
-            elif kind in _PLAIN_SCALARS:
+            elif kind is int or kind is float or kind in _PLAIN_SCALARS:
                 ops.append(a)
             else:
                 break
         else:
             _stats.host_calls[name] += 1
-            run = _runner(fn)
+            run = _RUNNERS.get(fn) or _runner(fn)
             if run is _run_quiet:
                 result = fn(*ops)
             elif run is _run_function and 0 < len(ops) < 3:  # C code on NumPy arrays and
@@ -204,12 +209,8 @@ def _run_quiet(fn: Any, args: Any, kwargs: dict) -> Any:
     return fn(*args, **kwargs)
 
 
-def _run_function(fn: Any, args: Any, kwargs: dict) -> Any:
-    return call_numpy_function(fn, args, kwargs, True)
-
-
-def _run_python_function(fn: Any, args: Any, kwargs: dict) -> Any:
-    return call_numpy_function(fn, args, kwargs, False)
+_run_function = call_numpy_method  # C code: ``call_numpy_function(..., loops=True)``
+_run_python_function = call_numpy_python  # Python code: ``loops=False``
 
 
 def _runner(fn: Any) -> Any:
@@ -269,26 +270,36 @@ def host_method(name: str, impl: Any) -> Any:
     operands) NumPy's own method of that name runs on its data (a NumPy scalar's for an npjax
     scalar), its warnings where NumPy issues them."""
 
+    count = _stats.host_cell(name)  # its host calls
+
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
-        data = self._host()
-        if data is not None:
-            limit = host_limit()
-            if limit >= 0:
-                if args or kwargs:
-                    try:
-                        ops = host_operands(args, kwargs, limit)
-                    except SubclassOperand:  # NumPy's rules (a plain self: plain results)
-                        return call_method(name, method, self, args, kwargs)
-                    inputs = None if ops is None else (self, *npjax_operands(args, kwargs))
-                else:
-                    ops, inputs = (args, kwargs), (self,)
-                if ops is not None:
-                    bound = getattr(data[()] if self._scalar else data, name, None)
-                    if bound is None:
-                        return impl(self, *args, **kwargs)
-                    result = call_numpy_function(bound, *ops)
-                    _stats.host_calls[name] += 1
-                    return place_result(result, inputs, limit)
+        data = self._value  # ``_host`` written out
+        if type(data) is not _HOST_TYPE:
+            base = self._base
+            if base is None or type(base._value) is not _HOST_TYPE:
+                return impl(self, *args, **kwargs)
+            data = self._layout
+        limit = _context.get().host
+        if limit >= 0:
+            if args or kwargs:
+                try:
+                    ops = host_operands(args, kwargs, limit)
+                except SubclassOperand:  # NumPy's rules (a plain self: plain results)
+                    return call_method(name, method, self, args, kwargs)
+                if ops is None:
+                    return impl(self, *args, **kwargs)
+                inputs = (self, *npjax_operands(args, kwargs))
+            else:
+                ops, inputs = (args, kwargs), (self,)
+            bound = getattr(data[()] if self._scalar else data, name, None)
+            if bound is None:
+                return impl(self, *args, **kwargs)
+            result = call_numpy_method(bound, *ops)
+            count[0] += 1
+            kind = type(result)
+            if kind in _NUMBER_SCALARS:  # ``a.sum()``: NumPy's scalar, as ``place_result``
+                return result
+            return place_result(result, inputs, limit)
         return impl(self, *args, **kwargs)
 
     functools.update_wrapper(method, impl)
@@ -346,49 +357,6 @@ def route_ufunc_methods(ufunc_class: type) -> None:
         setattr(ufunc_class, name, host_ufunc_method(name, getattr(ufunc_class, name)))
 
 
-def drawn_on_host(result: Any, args: tuple, kwargs: dict) -> Any:
-    """A random draw placed like any other result without array inputs: small device
-    results move to the host (NumPy scalars for scalars); an ``out=`` array stays itself."""
-    kind = type(result)
-    if kind is tuple or kind is list:
-        return kind(drawn_on_host(r, args, kwargs) for r in result)
-    if kind is not ndarray or result._base is not None or result._host() is not None:
-        return result
-    limit = host_limit()
-    if limit < 0 or beyond(result.size, limit) or result is kwargs.get("out") or any(
-            result is a for a in args):
-        return result
-    data = np.array(_stats.fetch(result._read()))
-    return data[()] if result._scalar else ndarray._owner(data)
-
-
-def host_draws(impl: Any) -> Any:
-    """A random function or method whose results are placed by ``drawn_on_host``."""
-
-    def draw(*args: Any, **kwargs: Any) -> Any:
-        return drawn_on_host(impl(*args, **kwargs), args, kwargs)
-
-    functools.update_wrapper(draw, impl)
-    draw.host_draws = True
-    return draw
-
-
-def route_draws(namespace: dict) -> None:
-    """Place the draws of the public functions in ``namespace`` (``npjax.random``'s) and of
-    the methods of the classes there (``Generator``, ``RandomState``)."""
-    for name, obj in list(namespace.items()):
-        if name.startswith("_"):
-            continue
-        if inspect.isfunction(obj):
-            namespace[name] = host_draws(obj)
-        elif isinstance(obj, type) and obj.__module__.startswith("npjax"):
-            for cls in obj.__mro__[:-1]:  # their bases' methods too (not object's)
-                for attr, fn in list(vars(cls).items()):
-                    if not attr.startswith("_") and inspect.isfunction(fn) and not getattr(
-                            fn, "host_draws", False):
-                        setattr(cls, attr, host_draws(fn))
-
-
 def route_namespace(namespace: dict, numpy_module: Any) -> None:
     """Put the host route in front of every public function of ``namespace`` that NumPy's
     module has under the same name (npfunc functions and ufuncs already route)."""
@@ -415,14 +383,23 @@ def public(impl: Any, numpy_module: Any = np, name: str | None = None) -> Any:
 def place_new(result: Any, args: tuple, limit: int) -> Any:
     """``place_result`` with the common case first: a new small array of a device dtype."""
     if type(result) is np.ndarray:
-        if result.base is None and result.size <= limit and _DEVICE_DTYPE.get(result.dtype):
-            return new_host(result)
+        if result.base is None and result.size <= limit:
+            dtype = result.dtype
+            if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
+                new = _new_object(ndarray)  # ``host_owner`` written out
+                new._value = new._layout = result
+                new._root_shape = new._base = new._cache = None
+                new._lens = ()
+                new._scalar = new._mine = new._readonly = False
+                new._version = 0
+                return new
     elif type(result) is not tuple:
         return result
     return place_result(result, npjax_operands(args, {}), limit)
 
 
 new_host = host_owner
+_new_object = object.__new__
 _HOST_TYPE = np.ndarray
 
 

@@ -203,25 +203,60 @@ def _warn_past_npjax(message: Any, category: Any = None, stacklevel: int = 1,
 def call_numpy_function(fn: Callable, args: tuple, kwargs: dict, loops: bool = True) -> Any:
     """``fn(*args, **kwargs)``, any NumPy function or method, its warnings issued where NumPy
     issues them. ``loops``: ``fn`` is C code that may run NumPy's loops itself (a method, a
-    C function), whose floating-point warnings would name npjax's frame: it runs as in
-    ``call_numpy_ufunc``. A NumPy function written in Python (``loops=False``) runs under the
-    user's own error state, which its code may read (``isclose`` does), and its loops' warnings
-    name its own frames as in NumPy. Either way ``warnings.warn`` is swapped for the call, so
-    that a warning NumPy's Python code attributes to its caller (npjax) names the user's line
+    C function), whose floating-point warnings would name npjax's frame: it runs under the
+    logging error state (``call_numpy_method``). A NumPy function written in Python
+    (``loops=False``) runs under the user's own error state, which its code may read
+    (``isclose`` does), and its loops' warnings name its own frames as in NumPy
+    (``call_numpy_python``). Either way ``warnings.warn`` is swapped for the call, so that a
+    warning NumPy's Python code attributes to its caller (npjax) names the user's line
     (process-wide for the call, like ``catch_warnings``; C code's other warnings, rare, keep
     naming npjax)."""
-    run = call_numpy_ufunc if loops else _call
+    if loops:
+        return call_numpy_method(fn, args, kwargs)
+    return call_numpy_python(fn, args, kwargs)
+
+
+def call_numpy_python(fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """``call_numpy_function(fn, args, kwargs, False)``: a NumPy function written in Python,
+    under the user's own error state, ``warnings.warn`` swapped for the call."""
     if warnings.warn is not _python_warn:  # re-entered, or someone else's warn: leave it
-        return run(fn, args, kwargs)
+        return fn(*args, **kwargs)
     warnings.warn = _warn_past_npjax
     try:
-        return run(fn, args, kwargs)
+        return fn(*args, **kwargs)
     finally:
         warnings.warn = _python_warn
 
 
-def _call(fn: Callable, args: tuple, kwargs: dict) -> Any:
-    return fn(*args, **kwargs)
+def call_numpy_method(fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """``call_numpy_function(fn, args, kwargs)`` (C code that may run NumPy's loops) with the
+    error state set as ``run_loops`` sets it: in a Context holding its logging copy, the
+    default state's shared one first (cheaper than setting NumPy's context variable)."""
+    extobj = _numpy_errstate()
+    if extobj is SHARED[0]:
+        context = SHARED[1]
+    else:
+        cached = _loops_context.get()
+        if cached[0] is not extobj:
+            cached = cache_loops_context(extobj)
+        context = cached[1]
+    swap = warnings.warn is _python_warn  # (re-entered, or someone else's warn: leave it)
+    if swap:
+        warnings.warn = _warn_past_npjax
+    try:
+        if context is None:
+            return fn(*args, **kwargs)
+        return context.run(fn, *args, **kwargs)
+    except RuntimeError as e:
+        if "cannot enter context" not in str(e):
+            raise
+        SHARED[0] = _NEVER  # (see ``entered``; NumPy's Python code may run in here)
+        return call_numpy_ufunc(fn, args, kwargs)
+    finally:
+        if swap:
+            warnings.warn = _python_warn
+        if _ever_logged[0]:
+            _issue_pending()
 
 
 def runs_loops(fn: Callable) -> bool:
