@@ -502,7 +502,21 @@ def host_ufunc1(np_ufunc: Any, a: Any, limit: int) -> Any:
             return x
     else:
         x = a
-    result = run_loops(np_ufunc, x)
+    extobj = numpy_errstate()  # ``run_loops`` written out
+    if extobj is SHARED[0]:
+        context = SHARED[1]
+    else:
+        cached = loops_context.get()
+        if cached[0] is not extobj:
+            cached = cache_loops_context(extobj)
+        context = cached[1]
+    try:
+        result = np_ufunc(x) if context is None else context.run(np_ufunc, x)
+    except RuntimeError as e:
+        result = entered(e, np_ufunc, (x,))
+    finally:
+        if ever_logged[0]:
+            issue_pending()
     if type(result) is _HOST_TYPE:  # ``place_new`` written out (a ufunc's new array)
         if result.size <= limit:
             dtype = result.dtype
