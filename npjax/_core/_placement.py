@@ -60,14 +60,22 @@ def grows_off_host(x: Any, y: Any, limit: int) -> bool:
     xs, ys = x.shape, y.shape
     if xs == ys:
         return False  # no larger than its operands
+    size = _broadcast_size(xs, ys)
+    return size > max(x.size, y.size) and beyond(size, limit)
+
+
+@functools.lru_cache(maxsize=4096)
+def _broadcast_size(xs: tuple, ys: tuple) -> int:
+    """The number of elements of shapes ``xs`` and ``ys`` broadcast together, or -1 where
+    NumPy raises its own error (``np.broadcast_shapes`` costs microseconds: loops repeat)."""
     try:
         shape = np.broadcast_shapes(xs, ys)
     except ValueError:
-        return False  # NumPy raises its own error
+        return -1
     size = 1
     for n in shape:
         size *= n
-    return size > max(x.size, y.size) and beyond(size, limit)
+    return size
 
 
 _PLAIN_SCALARS = {int, float, bool, complex}
