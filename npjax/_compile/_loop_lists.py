@@ -1,0 +1,283 @@
+"""Python lists of arrays indexed by the loop index of a rolled loop (issue 17: ``particles``).
+
+NumPy users keep small vectors in lists (``P = [pos[i].copy() for i in range(n)]``) and
+loop over them: ``d = P[i + 1] - P[i]``, ``F[i] += f``, ``P[i] = P[i] + dt * V[i]``. A rolled
+body (``_loops``) cannot pick one Python object by a traced index, so such a list is
+carried through the ``lax.fori_loop`` as one *stacked* array (its items along a new first
+axis), and its items are written back, as new arrays, after the rolled iterations (the last
+one runs as written, on the list).
+
+Exactness: a list is stacked only where nobody can tell its items were replaced. When its
+loop starts, every item must be a plain, writeable, same-shape, same-dtype npjax owner
+array held by that list alone (reference counts: no other name, list, view or NumPy view
+of its data sees it), each object once. Inside one traced iteration ``lst[i]`` gives the
+same object for the same position (so ``x = P[i]; x += 1`` changes ``P[i]``, as in NumPy);
+``lst[i] = v`` puts ``v`` itself there (a plain owner of the items' shape and dtype, else
+the roll is abandoned). When the iteration ends, every object in a touched position must
+again be held by that position alone (not by a carried name, a view, another position or
+list): then only its value matters, and the iteration's stacked array is the old one with
+those positions updated. Positions of one list are ``k * mul + add`` for one ``mul`` (so
+two of them are the same slot exactly when ``add`` is); they must be in bounds on every
+iteration. Everything else is refused (the loop unrolls as before): an index of a stacked
+list that is not the loop index (``P[0]``), a slice, a list of other items, a list
+touched inside an enclosing rolled body, a list reassigned or changed in length (``append``
+and friends are refused by the call guard, ``P = [...]`` by the carried names). While a
+body is traced the list holds placeholders (``Stale``) that abandon the roll when used, so
+``len(P)`` is the list's length but ``np.stack(P)`` or ``for p in P`` inside the body
+abandon it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import sys
+import weakref
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from npjax._compile._loop_index import LoopIndex, NoRoll
+from npjax._core._ndarray import ndarray
+
+__all__ = ["Lists", "Stale", "active", "getitem", "setitem"]
+
+
+class Stale:
+    """What a stacked list holds while a rolled body is traced: any use abandons the roll."""
+
+    __slots__ = ("pos",)
+
+    def __init__(self, pos: int) -> None:
+        self.pos = pos
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> Any:
+        raise NoRoll("an item of a stacked list is used other than as lst[loop index]")
+
+    __getattr__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __hash__ = _refuse
+    __bool__ = __len__ = __iter__ = __getitem__ = __setitem__ = __contains__ = _refuse
+    __array__ = __jax_array__ = __index__ = __int__ = __float__ = __complex__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = _refuse
+    __rtruediv__ = __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pow__ = _refuse
+    __rpow__ = __matmul__ = __rmatmul__ = __neg__ = __pos__ = __abs__ = _refuse
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = __call__ = __format__ = _refuse
+
+
+def _plain(x: Any) -> bool:
+    """A plain writeable owner array (device value, or host data it owns alone)."""
+    if type(x) is not ndarray or x._base is not None or x._scalar or x._readonly or \
+            x._lens != ():
+        return False
+    v = x._value
+    if isinstance(v, jax.Array):  # (a C-order layout is the default one: as None)
+        lay = x._layout
+        return lay is None or (type(lay) is np.ndarray and lay.flags.c_contiguous and
+                               lay.shape == v.shape and lay.dtype == v.dtype)
+    return type(v) is np.ndarray and x._layout is v and v.flags.c_contiguous and \
+        v.flags.writeable and v.base is None and sys.getrefcount(v) <= 4
+
+
+class _Stacked:
+    """One list a rolled loop carries stacked."""
+
+    __slots__ = ("dtype", "items", "lst", "n", "shape")
+
+    def __init__(self, lst: list) -> None:
+        n = len(lst)
+        if n == 0:
+            raise NoRoll("an empty list is indexed by the loop index")
+        first = lst[0]
+        if not _plain(first):
+            raise NoRoll("a list item indexed by the loop index is not a plain npjax array")
+        shape, dtype = first._value.shape, first._value.dtype
+        del first
+        ids = set()
+        for x in lst:
+            if not _plain(x) or x._value.shape != shape or x._value.dtype != dtype:
+                raise NoRoll("a list indexed by the loop index holds arrays of different "
+                             "shapes or dtypes, or not plain npjax arrays")
+            # the list, the loop variable and getrefcount's argument: nothing else sees it
+            if id(x) in ids or sys.getrefcount(x) > 3:
+                raise NoRoll("an item of a list indexed by the loop index is also held "
+                             "elsewhere")
+            ids.add(id(x))
+        self.lst, self.n, self.shape, self.dtype = lst, n, shape, dtype
+        self.items = None
+
+    def stack(self, cache: dict, remember: bool = True) -> Any:
+        """The items stacked (from what ``cache`` remembers of this list, updated where an
+        item is another object or holds another value since; ``cache``: the stacks of the
+        trace, ``write_back`` and ``stack`` outside a probe store into it)."""
+        got = cache.get(id(self.lst))
+        if got is not None and got[0] is self.lst and len(got[1]) == self.n:
+            _lst, refs, values, stacked = got
+            changed = [j for j, x in enumerate(self.lst)  # (host data may change in place)
+                       if refs[j]() is not x or x._value is not values[j] or
+                       not isinstance(x._value, jax.Array)]
+            if len(changed) * 4 <= self.n:
+                for j in changed:
+                    stacked = lax.dynamic_update_index_in_dim(
+                        stacked, jnp.asarray(self.lst[j]._value), j, 0)
+                if remember:
+                    self._remember(cache, stacked)
+                return stacked
+        stacked = jnp.stack([jnp.asarray(x._value) for x in self.lst])
+        if remember:
+            self._remember(cache, stacked)
+        return stacked
+
+    def _remember(self, cache: dict, stacked: Any) -> None:
+        cache[id(self.lst)] = (self.lst, tuple(weakref.ref(x) for x in self.lst),
+                               tuple(x._value for x in self.lst), stacked)
+
+    def hide(self) -> None:
+        """Put placeholders in the list while a body is traced (``restore`` undoes it)."""
+        if self.items is None:
+            self.items = list(self.lst)
+            self.lst[:] = [Stale(j) for j in range(self.n)]
+
+    def restore(self) -> None:
+        if self.items is not None:
+            self.lst[:] = self.items
+            self.items = None
+
+    def write_back(self, value: Any, cache: dict) -> None:
+        """After the rolled iterations: the items are the rows of the final stacked value."""
+        rows = lax.split(value, [1] * self.n, axis=0)
+        self.lst[:] = [ndarray._owner(lax.squeeze(r, (0,)), False) for r in rows]
+        self._remember(cache, value)
+
+
+class Lists:
+    """The lists one rolled loop stacks, in the order its first probe met them."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled  # False inside an enclosing rolled body: nothing is stacked
+        self.order: list[_Stacked] = []
+        self.grew = False
+        self.changed: set[int] = set()  # the lists whose items the probed body changes
+
+    def index(self, lst: list, discover: bool) -> int:
+        for j, s in enumerate(self.order):
+            if s.lst is lst:
+                return j
+        if not self.enabled:
+            raise NoRoll("a loop index subscripts something that is not an npjax array")
+        if not discover:
+            raise NoRoll("the body indexes another list than when probed")
+        self.order.append(_Stacked(lst))
+        self.grew = True
+        return len(self.order) - 1
+
+
+class Frame:
+    """One traced iteration: the stacked value of each list when it starts, and the object
+    in each position it touched."""
+
+    def __init__(self, lists: Lists, k: Any, values: list | None, discover: bool,
+                 cache: dict, watch: Any) -> None:
+        self.lists, self.k, self.discover = lists, k, discover
+        self.cache = cache
+        self.watch = watch
+        self.values = list(values) if values is not None else [
+            s.stack(cache, False) for s in lists.order]
+        self.slots: list[dict] = [{} for _ in self.values]
+        self.got: list[dict] = [{} for _ in self.values]  # position -> the value read
+        self.mul: list[int | None] = [None] * len(self.values)
+        for s in lists.order:
+            s.hide()
+
+    def restore(self) -> None:
+        for s in self.lists.order:
+            s.restore()
+
+    def _where(self, lst: list, key: Any) -> tuple[int, tuple, Any]:
+        if type(key) is not LoopIndex or key.k is not self.k:
+            raise NoRoll("a stacked list is indexed by something other than the loop index")
+        j = self.lists.index(lst, self.discover)
+        if j == len(self.values):  # found now: stacked from its items, then hidden
+            s = self.lists.order[j]
+            self.values.append(s.stack(self.cache, False))
+            self.slots.append({})
+            self.got.append({})
+            self.mul.append(None)
+            s.hide()
+        n = self.lists.order[j].n
+        if key.lo >= 0 and key.hi < n:
+            pos = key
+        elif key.lo >= -n and key.hi < 0:
+            pos = key + n
+        else:
+            raise NoRoll("a loop index out of bounds (or of both signs) of a list")
+        if self.mul[j] is None:
+            self.mul[j] = pos.mul
+        elif self.mul[j] != pos.mul:
+            raise NoRoll("a list indexed at positions that may meet on some iteration")
+        return j, (pos.mul, pos.add), pos
+
+    def read(self, lst: list, key: Any) -> ndarray:
+        j, p, pos = self._where(lst, key)
+        got = self.slots[j].get(p)
+        if got is None:
+            v = lax.dynamic_index_in_dim(self.values[j], pos.traced(), 0, keepdims=False)
+            got = self.slots[j][p] = ndarray._owner(v, False)
+            self.got[j][p] = v
+        return got
+
+    def write(self, lst: list, key: Any, value: Any) -> None:
+        j, p, _pos = self._where(lst, key)
+        s = self.lists.order[j]
+        if not _plain(value) or value._value.shape != s.shape or \
+                value._value.dtype != s.dtype:
+            raise NoRoll("a list item is assigned something other than a plain array of "
+                         "its items' shape and dtype")
+        self.slots[j][p] = value
+
+    def finish(self) -> list:
+        """The stacked values the iteration leaves (every touched position's object held by
+        that position alone); a list no position of which changed keeps its value object."""
+        seen: set[int] = set()
+        out = []
+        for j, (value, slots) in enumerate(zip(self.values, self.slots)):
+            for p in list(slots):
+                obj = slots[p]
+                # the slot dict, this loop's variable, getrefcount's argument (and the
+                # error-state watch, for values stored into it)
+                if id(obj) in seen or not _plain(obj) or \
+                        sys.getrefcount(obj) > 3 + self.watch.holds(obj):
+                    raise NoRoll("an item of a stacked list is also held elsewhere when "
+                                 "an iteration ends")
+                seen.add(id(obj))
+                if obj._value is self.got[j].get(p):
+                    continue  # read, not changed
+                mul, add = p
+                at = self.k * mul + add
+                value = lax.dynamic_update_index_in_dim(
+                    value, jnp.asarray(obj._read()).astype(value.dtype), at, 0)
+            out.append(value)
+        return out
+
+
+_FRAME: contextvars.ContextVar[Frame | None] = contextvars.ContextVar(
+    "npjax_loop_lists", default=None)
+
+
+def active() -> contextvars.ContextVar:
+    return _FRAME
+
+
+def getitem(lst: Any, key: Any) -> Any:
+    """``lst[key]`` of a list in a rolled body (a loop index key, or a stacked list)."""
+    frame = _FRAME.get()
+    if frame is None:
+        raise NoRoll("a loop index subscripts something that is not an npjax array")
+    return frame.read(lst, key)
+
+
+def setitem(lst: Any, key: Any, value: Any) -> None:
+    frame = _FRAME.get()
+    if frame is None:
+        raise NoRoll(f"an item of a {type(lst).__name__} is assigned")
+    frame.write(lst, key, value)

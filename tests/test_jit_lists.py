@@ -1,0 +1,294 @@
+"""npjax.jit: loops over Python lists of arrays indexed by the loop index (issue 17,
+``particles``; ``npjax/_compile/_loop_lists.py``).
+
+A list of same-shape, same-dtype arrays that a loop body indexes with the loop index rolls
+as one stacked array carried by the ``fori_loop``; its items are written back after the
+loop. Each case compares with NumPy (values, dtypes, exceptions, final arguments, warnings)
+and asserts whether each loop rolled: aliasing the stacking cannot see through, and changes
+of the list's structure, leave the loop unrolled as before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import npjax
+from benchmarks.kernels import particles as _particles
+from tests.test_jit_loops import _traced_program, check, check_reports
+
+
+def _rows(n=6, m=3, dtype=np.float64, seed=3):
+    return np.random.default_rng(seed).random((n, m)).astype(dtype)
+
+
+# --- lists that roll ------------------------------------------------------------------------
+
+
+def recurrence(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    for i in range(1, len(P)):
+        P[i] = P[i - 1] * 0.5 + P[i]
+    return xp.stack(P)
+
+
+def springs(xp, a):
+    n = a.shape[0]
+    P = [a[i].copy() for i in range(n)]
+    F = [xp.zeros(a.shape[1], a.dtype) for _ in range(n)]
+    for i in range(n - 1):
+        d = P[i + 1] - P[i]
+        f = 2.0 * d
+        F[i] += f
+        F[i + 1] -= f
+    return xp.stack(F), xp.stack(P)
+
+
+def through_a_name(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    for i in range(len(P)):
+        x = P[i]
+        x += 1.0  # changes P[i] too (the same object)
+        x = None
+    return xp.stack(P)
+
+
+def replaced_then_old_changed(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    for i in range(len(P)):
+        x = P[i]
+        P[i] = x * 2.0
+        x += 100.0  # the old object: no longer in P
+        x = None
+    return xp.stack(P)
+
+
+def through_a_view(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    for i in range(len(P)):
+        v = P[i][1:]
+        v *= 3.0
+        P[i][0] = P[i][1] - 1.0
+        v = None
+    return xp.stack(P)
+
+
+def negative_positions(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    for i in range(1, len(P)):
+        P[-i] = P[-i] + P[-i - 1] * 0.25
+    return xp.stack(P)
+
+
+def two_lists(xp, a, b):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    V = [b[i].copy() for i in range(b.shape[0])]
+    Q = P  # the same list under two names
+    for i in range(len(P)):
+        V[i] = V[i] * 0.9 + Q[i]
+        P[i] = P[i] + 0.1 * V[i]
+    return xp.stack(P), xp.stack(V)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_lists_indexed_by_the_loop_index_roll(dtype):
+    a = (_rows(dtype=np.float64) * 10).astype(dtype)
+    # integers: ``P[i] * 0.5`` is float64 (another dtype: unrolled), ``x += 1.0`` raises
+    integer = dtype == np.int64
+    for kernel in (recurrence, springs, through_a_name, replaced_then_old_changed,
+                   through_a_view, negative_positions):
+        check(kernel, a, rolled=None if integer else True)
+    b = (_rows(seed=4) * 10).astype(dtype)
+    check(two_lists, a, b, rolled=not integer)
+    if integer:
+        check(integer_recurrence, a, rolled=True)
+
+
+def integer_recurrence(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    for i in range(1, len(P)):
+        P[i] = P[i - 1] // 2 + P[i]
+        P[i - 1] -= 1
+    return xp.stack(P)
+
+
+def test_particles_rolls_its_particle_loops():
+    pos, vel, steps = _particles.setup(np.random.default_rng(0), n=7, steps=2)
+    jitted = check(_particles.kernel, pos, vel, steps, static=(2,))
+    outer, *inner = jitted.loops
+    assert not outer.rolled
+    assert len(inner) == 6 and all(o.rolled for o in inner), jitted.loops
+    assert all(o.body_runs <= 6 for o in inner)
+
+
+def test_particles_program_is_smaller():
+    # unrolled (before): 8 x 45 bodies, 4358 equations at the top of the program
+    pos, vel, steps = _particles.setup(np.random.default_rng(0), **_particles.SIZES["small"])
+    jitted = npjax.jit(_particles.kernel, static_argnums=(0, 3))
+    traced = _traced_program(jitted, npjax, npjax.array(pos), npjax.array(vel), steps)
+    assert sum(o.rolled for o in jitted.loops) == 3 * steps
+    assert len(traced.jaxpr.eqns) < 2000, len(traced.jaxpr.eqns)
+
+
+# --- aliasing and structure: the loop unrolls, NumPy's answer ----------------------------
+
+
+def same_object_twice(xp, a):
+    x = a[0].copy()
+    P = [x, x] + [a[i].copy() for i in range(2, a.shape[0])]
+    x = None
+    for i in range(len(P)):
+        P[i] += 1.0  # P[0] and P[1] are one array: it gets both
+    return xp.stack(P)
+
+
+def item_held_elsewhere(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    keep = P[2]
+    for i in range(len(P)):
+        P[i] += 1.0
+    return xp.stack(P), keep
+
+
+def stored_in_two_places(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    for i in range(len(P) - 1):
+        P[i + 1] = P[i]
+        P[i] *= 2.0  # changes P[i + 1] too
+    return xp.stack(P)
+
+
+def carried_item(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    prev = a[0] * 0.0
+    for i in range(len(P)):
+        prev += 1.0  # the previous iteration's P[i]
+        prev = P[i]
+    return xp.stack(P), prev
+
+
+def views_of_an_argument(xp, a):
+    P = [a[i] for i in range(a.shape[0])]  # views of a: writes reach a
+    for i in range(len(P)):
+        P[i] += 1.0
+    return xp.stack(P)
+
+
+def appended(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    for i in range(len(P)):
+        P.append(P[i] * 2.0)
+    return xp.stack(P)
+
+
+def other_shapes(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])] + [a[0, :2].copy()]
+    for i in range(a.shape[0]):
+        P[i] = P[i] * 2.0
+    return xp.stack(P[:-1])
+
+
+def fixed_position(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    for i in range(1, len(P)):
+        P[i] = P[i] + P[0]
+        P[0] = P[0] * 0.5
+    return xp.stack(P)
+
+
+def stacked_in_the_body(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    out = a * 0.0
+    for i in range(len(P)):
+        P[i] = P[i] * 2.0
+        out[i] = xp.stack(P).sum(axis=0)
+    return out
+
+
+def iterated_in_the_body(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    out = a * 0.0
+    for i in range(len(P)):
+        P[i] = P[i] + 1.0
+        for p in P:
+            out[i] += p
+    return out
+
+
+def python_value_stored(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    for i in range(len(P)):
+        P[i] = 1.5
+    return P
+
+
+def other_dtype_stored(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    for i in range(len(P)):
+        P[i] = (P[i] * 10).astype(np.int64)
+    return xp.stack(P)
+
+
+def out_of_bounds(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    for i in range(len(P)):
+        P[i] = P[i] + P[i + 1]
+    return xp.stack(P)
+
+
+def reassigned(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    for i in range(len(P)):
+        P = P[:i] + [P[i] * 2.0] + P[i + 1:]
+    return xp.stack(P)
+
+
+def test_aliasing_the_stacking_cannot_see_leaves_the_loop_unrolled():
+    a = _rows()
+    for kernel in (same_object_twice, item_held_elsewhere, stored_in_two_places, carried_item,
+                   views_of_an_argument, appended, other_shapes, fixed_position,
+                   stacked_in_the_body, iterated_in_the_body, python_value_stored,
+                   other_dtype_stored, reassigned):
+        check(kernel, a, rolled=False)
+    check(out_of_bounds, a)  # IndexError at NumPy's iteration (the trace stops there)
+
+
+def test_a_list_inside_a_rolled_body_is_not_stacked():
+    def nested(xp, a, reps):
+        P = [a[i].copy() for i in range(a.shape[0])]
+        for _ in range(reps):
+            for i in range(len(P)):
+                P[i] = P[i] * 0.5 + 1.0
+        return xp.stack(P)
+
+    jitted = check(nested, _rows(), 5, static=(1,))
+    outer, *inner = jitted.loops
+    assert not outer.rolled and all(o.rolled for o in inner), jitted.loops
+
+
+# --- floating-point reports -------------------------------------------------------------
+
+
+def overflows(xp, a):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    for i in range(1, len(P)):
+        P[i] = P[i] * 1e300 + P[i - 1]
+        P[i - 1] = P[i - 1] * 0.5
+    return xp.stack(P)
+
+
+def test_warnings_of_a_rolled_list_loop_are_numpys():
+    a = _rows(n=8)
+    check_reports(overflows, a, reruns=False)
+    a[3, 1] = 1e10  # overflows in one iteration
+    check_reports(overflows, a, reruns=True)
+    b = _rows(n=8)
+    b[-1, 0] = np.inf  # the last iteration's (run as written)
+    b[2, 2] = -np.inf  # an item not finite before the loop: inf * 1e300 warns nothing
+    check_reports(overflows, b, reruns=True)
+    with npjax.errstate(over="raise"):
+        with pytest.raises(FloatingPointError) as np_info:
+            overflows(np, a)
+        with pytest.raises(FloatingPointError) as info:
+            npjax.jit(overflows, static_argnums=0)(npjax, npjax.array(a))
+    assert str(info.value) == str(np_info.value)
