@@ -7,6 +7,14 @@ carried through the ``lax.fori_loop`` as one *stacked* array (its items along a 
 axis), and its items are written back, as new arrays, after the rolled iterations (the last
 one runs as written, on the list).
 
+A list of arrays bound to a free name of a loop body that the body changes otherwise (an
+inner rolled loop writes it back, ``P[0] = ...`` stores into it) is *kept*: in each traced
+iteration its items are new arrays holding the rows of a carried stacked value
+(``_Stacked.materialize``), stacked again when the iteration ends (``gather``); inner loops
+may then stack it in turn (``Frame.owns``: a body owns its kept lists and the lists it
+makes, ``made``, and only those may be stacked or stored into inside it). So the time loop
+of ``particles`` rolls around its three loops over particles.
+
 Exactness: a list is stacked only where nobody can tell its items were replaced. When its
 loop starts, every item must be a plain, writeable, same-shape, same-dtype npjax owner
 array held by that list alone (reference counts: no other name, list, view or NumPy view
@@ -19,12 +27,17 @@ list): then only its value matters, and the iteration's stacked array is the old
 those positions updated. Positions of one list are ``k * mul + add`` for one ``mul`` (so
 two of them are the same slot exactly when ``add`` is); they must be in bounds on every
 iteration. Everything else is refused (the loop unrolls as before): an index of a stacked
-list that is not the loop index (``P[0]``), a slice, a list of other items, a list
-touched inside an enclosing rolled body, a list reassigned or changed in length (``append``
-and friends are refused by the call guard, ``P = [...]`` by the carried names). While a
-body is traced the list holds placeholders (``Stale``) that abandon the roll when used, so
-``len(P)`` is the list's length but ``np.stack(P)`` or ``for p in P`` inside the body
-abandon it.
+list that is not the loop index (``P[0]``), a slice, a list of other items, a list of an
+enclosing rolled body that it does not own, a list reassigned or changed in length
+(``append`` and friends are refused by the call guard, ``P = [...]`` by the carried names).
+A kept list's items must likewise be plain arrays held by the list alone when each
+iteration ends (a name, a view or another list holding one abandons the roll). While a
+body is traced a stacked list holds placeholders (``Stale``) that abandon the roll when
+used, so ``len(P)`` is the list's length but ``np.stack(P)`` or ``for p in P`` inside the
+body abandon it (only ``is`` between a placeholder and another object goes unseen).
+The reference counts discount what npjax itself holds (the error-state watch,
+``FiniteWatch.holds``); the rewritten body clears its temporaries after each store
+(``_loop_source._forget``).
 """
 
 from __future__ import annotations
@@ -42,7 +55,11 @@ from jax import lax
 from npjax._compile._loop_index import LoopIndex, NoRoll
 from npjax._core._ndarray import ndarray
 
-__all__ = ["Lists", "Stale", "active", "getitem", "setitem"]
+__all__ = ["Lists", "Stale", "active", "getitem", "made", "setitem"]
+
+
+class Again(NoRoll):
+    """Abandons one probe of a loop body: probe it again (``Lists.index``)."""
 
 
 class Stale:
@@ -82,7 +99,7 @@ def _plain(x: Any) -> bool:
 class _Stacked:
     """One list a rolled loop carries stacked."""
 
-    __slots__ = ("dtype", "items", "lst", "n", "shape")
+    __slots__ = ("dtype", "items", "lst", "made", "n", "shape")
 
     def __init__(self, lst: list) -> None:
         n = len(lst)
@@ -105,6 +122,7 @@ class _Stacked:
             ids.add(id(x))
         self.lst, self.n, self.shape, self.dtype = lst, n, shape, dtype
         self.items = None
+        self.made: list = []
 
     def stack(self, cache: dict, remember: bool = True) -> Any:
         """The items stacked (from what ``cache`` remembers of this list, updated where an
@@ -143,6 +161,40 @@ class _Stacked:
             self.lst[:] = self.items
             self.items = None
 
+    def materialize(self, value: Any) -> None:
+        """For one traced iteration: the items are new arrays holding the rows of ``value``
+        (``restore`` puts the list's own items back)."""
+        self.items = list(self.lst)
+        rows = lax.split(value, [1] * self.n, axis=0)
+        made = [ndarray._owner(lax.squeeze(r, (0,)), False) for r in rows]
+        self.made = [(weakref.ref(x), x._value) for x in made]
+        self.lst[:] = made
+
+    def gather(self, value: Any) -> Any:
+        """When a traced iteration ends: the items stacked (``value``, the one they were
+        made from, when no item changed); each a plain array of the shape and dtype, held
+        by the list alone."""
+        lst = self.lst
+        if type(lst) is not list or len(lst) != self.n:
+            raise NoRoll("a list changes length in a rolled body")
+        same = True
+        ids = set()
+        for j in range(self.n):
+            x = lst[j]  # (an enumerate tuple would hold it too)
+            if not _plain(x) or x._value.shape != self.shape or x._value.dtype != self.dtype:
+                raise NoRoll("a list item is left as something other than a plain array of "
+                             "its items' shape and dtype")
+            if id(x) in ids or sys.getrefcount(x) > 3:
+                raise NoRoll("an item of a list is also held elsewhere when an iteration "
+                             "ends")
+            ids.add(id(x))
+            ref, v = self.made[j]
+            same = same and ref() is x and x._value is v
+        del x
+        if same:
+            return value
+        return jnp.stack([jnp.asarray(x._value) for x in lst])
+
     def write_back(self, value: Any, cache: dict) -> None:
         """After the rolled iterations: the items are the rows of the final stacked value."""
         rows = lax.split(value, [1] * self.n, axis=0)
@@ -153,23 +205,61 @@ class _Stacked:
 class Lists:
     """The lists one rolled loop stacks, in the order its first probe met them."""
 
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled  # False inside an enclosing rolled body: nothing is stacked
-        self.order: list[_Stacked] = []
+    def __init__(self, outer: Frame | None, top: bool, cache: dict) -> None:
+        # lists are stacked at the top level of a trace, or inside an enclosing rolled body
+        # (``outer``) when that body owns them (``Frame.owns``)
+        self.outer = outer
+        self.enabled = top or outer is not None
+        self.cache = cache  # what was stacked (the trace's at the top level)
+        self.order: list[_Stacked] = []  # lists indexed by the loop index
         self.grew = False
         self.changed: set[int] = set()  # the lists whose items the probed body changes
+        self.kept: list[_Stacked] = []  # lists of the body's closure, made per iteration
+        self.kept_changed: set[int] = set()
+
+    def _owned(self, lst: list) -> bool:
+        return self.outer is None or self.outer.owns(lst)
 
     def index(self, lst: list, discover: bool) -> int:
         for j, s in enumerate(self.order):
             if s.lst is lst:
                 return j
-        if not self.enabled:
+        if not self.enabled or not self._owned(lst):
             raise NoRoll("a loop index subscripts something that is not an npjax array")
         if not discover:
             raise NoRoll("the body indexes another list than when probed")
+        if any(s.lst is lst for s in self.kept):  # indexed: stacked, not made per iteration
+            self.kept = [s for s in self.kept if s.lst is not lst]
+            self.grew = True
+            raise Again("a list of the body's closure is indexed by the loop index")
         self.order.append(_Stacked(lst))
         self.grew = True
         return len(self.order) - 1
+
+    def keep(self, fn: Any) -> None:
+        """The lists of arrays bound to free names of the loop body ``fn`` are made anew in
+        each traced iteration from a carried stacked value (``materialize``, ``gather``):
+        inner loops and stores by a Python int may then change their items."""
+        if not self.enabled:
+            return
+        for cell in getattr(fn, "__closure__", None) or ():
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                continue
+            if type(v) is list and v and self._owned(v) and \
+                    not any(s.lst is v for s in self.kept):
+                try:
+                    self.kept.append(_Stacked(v))
+                except NoRoll:
+                    pass
+            v = None
+
+    def drop_unchanged(self) -> None:
+        """After the probe: a closure list whose items the body does not change is left as
+        it is (its items are read as they are)."""
+        self.kept = [s for j, s in enumerate(self.kept) if j in self.kept_changed]
+        self.kept_changed = set(range(len(self.kept)))
 
 
 class Frame:
@@ -177,10 +267,17 @@ class Frame:
     in each position it touched."""
 
     def __init__(self, lists: Lists, k: Any, values: list | None, discover: bool,
-                 cache: dict, watch: Any) -> None:
+                 watch: Any, kept: list | None = None) -> None:
         self.lists, self.k, self.discover = lists, k, discover
-        self.cache = cache
+        cache = self.cache = lists.cache
+        self.local: dict = {}  # what loops inside this body stack
+        self.made: dict[int, list] = {}  # lists the body made (``made``): it owns them
         self.watch = watch
+        self.kept = list(kept) if kept is not None else [
+            s.stack(cache, False) for s in lists.kept]
+        self.kept_lists = list(lists.kept)  # (``Lists.index`` may drop one meanwhile)
+        for s, v in zip(self.kept_lists, self.kept):
+            s.materialize(v)
         self.values = list(values) if values is not None else [
             s.stack(cache, False) for s in lists.order]
         self.slots: list[dict] = [{} for _ in self.values]
@@ -190,8 +287,13 @@ class Frame:
             s.hide()
 
     def restore(self) -> None:
-        for s in self.lists.order:
+        for s in self.lists.order + self.kept_lists:
             s.restore()
+
+    def owns(self, lst: list) -> bool:
+        """Whether item stores into ``lst`` stay inside this body's trace: a list it made,
+        or one made anew for each iteration (``Lists.keep``)."""
+        return self.made.get(id(lst)) is lst or any(s.lst is lst for s in self.lists.kept)
 
     def _where(self, lst: list, key: Any) -> tuple[int, tuple, Any]:
         if type(key) is not LoopIndex or key.k is not self.k:
@@ -259,6 +361,10 @@ class Frame:
             out.append(value)
         return out
 
+    def finish_kept(self) -> list:
+        """The stacked values of the lists made per iteration, as the iteration leaves them."""
+        return [s.gather(v) for s, v in zip(self.kept_lists, self.kept)]
+
 
 _FRAME: contextvars.ContextVar[Frame | None] = contextvars.ContextVar(
     "npjax_loop_lists", default=None)
@@ -277,7 +383,20 @@ def getitem(lst: Any, key: Any) -> Any:
 
 
 def setitem(lst: Any, key: Any, value: Any) -> None:
+    """``lst[key] = value`` in a rolled body: by the loop index into a stacked list, or by
+    anything into a list the body owns (``Frame.owns``)."""
     frame = _FRAME.get()
     if frame is None:
         raise NoRoll(f"an item of a {type(lst).__name__} is assigned")
+    if type(key) is not LoopIndex and frame.owns(lst):
+        lst[key] = value
+        return
     frame.write(lst, key, value)
+
+
+def made(lst: list) -> list:
+    """A list display or comprehension in a loop body: the body owns the new list."""
+    frame = _FRAME.get()
+    if frame is not None:
+        frame.made[id(lst)] = lst
+    return lst

@@ -35,6 +35,10 @@ loop runs unrolled exactly as before. ``break``, ``continue``, ``return``, ``yie
 names are refused from the source (the loop stays as written). Operators and attribute reads
 on user objects are assumed free of side effects, as NumPy's are.
 
+Python lists of same-shape arrays indexed by the loop index (``P[i]``, ``F[i] += f``) are
+carried stacked, and lists of an enclosing body's closure that it changes are made anew per
+iteration (``_loop_lists``: exact only where nobody can tell the items were replaced).
+
 Slices whose extent moves with the index (``x[:i]``, ``L[j + 1:, :j]``, ``a[i:i + 5]`` clamped
 at the end) are read as masked windows of their full static extent (``_windows``): sums,
 products, elementwise arithmetic and stores of the same bounds keep the body's shapes; any
@@ -199,7 +203,7 @@ def getsub(x: Any, key: Any) -> Any:
 def setsub(x: Any, key: Any, value: Any) -> None:
     """``x[key] = value`` in a transformed loop body; in a probe only npjax arrays."""
     if _GUARD.get() and type(x) is not ndarray:
-        if type(x) is list and type(key) is LoopIndex:
+        if type(x) is list:  # by the loop index, or into a list the body owns
             _loop_lists.setitem(x, key, value)
             return
         raise NoRoll(f"an item of a {type(x).__name__} is assigned")
@@ -335,13 +339,13 @@ class _Probe:
         self.saved: dict[int, tuple] = {}
 
     def __call__(self, root: ndarray) -> None:
+        value = root._value
+        if isinstance(value, _Tracer) and value._trace is self.inner:
+            return  # an array the body made (no enclosing body sees it either)
         if self.parent is not None:
             self.parent(root)
         if id(root) in self.saved:
             return
-        value = root._value
-        if isinstance(value, _Tracer) and value._trace is self.inner:
-            return  # an array the body made
         self.saved[id(root)] = (root, value, root._mine, root._layout)
 
     def restore(self) -> None:
@@ -402,16 +406,19 @@ def _probe(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple,
     is restored; raises NoRoll/_Peel or the body's exception."""
     while True:
         lists.grew = False
-        out = _probe_once(tr, body, kmax, mul, add, ins, lists)
+        try:
+            out = _probe_once(tr, body, kmax, mul, add, ins, lists)
+        except _loop_lists.Again:
+            continue
         if not lists.grew:
             return out
 
 
-def _frame(lists: _loop_lists.Lists, k: Any, values: Any, discover: bool) -> tuple:
-    """(frame, token): the lists one traced iteration stacks (none inside an enclosing
-    rolled body)."""
-    tr = _context.trace()
-    frame = _loop_lists.Frame(lists, k, values, discover, tr.stacks, tr.watch) \
+def _frame(lists: _loop_lists.Lists, k: Any, values: Any, discover: bool,
+           kept: Any = None) -> tuple:
+    """(frame, token): the lists one traced iteration stacks or makes anew (none inside
+    an enclosing rolled body that does not own them)."""
+    frame = _loop_lists.Frame(lists, k, values, discover, _context.trace().watch, kept) \
         if lists.enabled else None
     return frame, _loop_lists.active().set(frame)
 
@@ -438,6 +445,8 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
                 lists.changed = {j for j, (v0, v1) in enumerate(zip(frame.values,
                                                                      frame.finish()))
                                  if v1 is not v0}
+                lists.kept_changed = {j for j, (v0, v1) in enumerate(
+                    zip(frame.kept, frame.finish_kept())) if v1 is not v0}
             later = _later(tr.watch, before, outs, range(1, len(ins)))
             sums, tiny = tr.watch.parts(frozenset(id(outs[j]._value) for j in later))
             found["checks"] = bool(tr.checks or tiny)
@@ -514,7 +523,11 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
     """Roll all iterations of ``r`` but the last, then run the last one in Python."""
     kmax = len(r) - 2
     mul, add = r.step, r.start
-    lists = _loop_lists.Lists(enabled=not _GUARD.get())
+    top = not _GUARD.get()
+    outer = None if top else _loop_lists.active().get()
+    lists = _loop_lists.Lists(outer, top, tr.stacks if top else
+                              outer.local if outer is not None else {})
+    lists.keep(body)
     classes, written, checks = _probe(tr, body, kmax, mul, add, ins, lists)
     if "peel" in classes:
         raise _Peel
@@ -523,16 +536,17 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         classes, written, checks = _probe(tr, body, kmax, mul, add, ins, lists)
         if "unbind" in classes or "peel" in classes:
             raise NoRoll("a carried name is read before it is written")
+    lists.drop_unchanged()
     carry_at = [j for j, c in enumerate(classes) if c == "carry"]
     roots = [root for root, _ in written]
     known = {id(r) for r in roots}
     state = _state(tr)
     later: list = []  # the carried names whose check each next iteration makes (``_later``)
-    stacks = [s.stack(tr.stacks) for s in lists.order]  # lists stacked (``_loop_lists``)
+    stacks = [s.stack(lists.cache) for s in lists.order]  # lists stacked (``_loop_lists``)
     list_at = sorted(lists.changed)  # those the body changes: carried, written back
 
     def step(k, carry):
-        bad, accs, root_vals, name_vals, list_vals = carry
+        bad, accs, root_vals, name_vals, list_vals, kept_vals = carry
         inner = k._trace
         for root, v in zip(roots, root_vals):
             root._value = v
@@ -545,11 +559,12 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         values = list(stacks)
         for j, v in zip(list_at, list_vals):
             values[j] = v
-        frame, ftoken = _frame(lists, k, values, False)
+        frame, ftoken = _frame(lists, k, values, False, kept_vals)
         before = _values(vals)
         try:
             outs = body(LoopIndex(k, kmax, mul, add), *vals[1:])
             left = frame.finish() if frame is not None else []
+            left_kept = frame.finish_kept() if frame is not None else []
         finally:
             _GUARD.reset(token)
             _leave(frame, ftoken)
@@ -572,14 +587,14 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         if any((left[j] is not values[j]) is not (j in lists.changed)
                for j in range(len(values))):
             raise NoRoll("the body changes other lists than when probed")
-        return bad, accs, new_roots, new_names, [left[j] for j in list_at]
+        return bad, accs, new_roots, new_names, [left[j] for j in list_at], left_kept
 
     init = (jnp.zeros((), bool), [jnp.zeros(shape, np.float32) for shape in checks[1]],
             [r._value for r in roots], [ins[j]._value for j in carry_at],
-            [stacks[j] for j in list_at])
+            [stacks[j] for j in list_at], [s.stack(lists.cache) for s in lists.kept])
     try:
-        bad, accs, root_vals, name_vals, list_vals = lax.fori_loop(0, len(r) - 1, step,
-                                                                   init)
+        bad, accs, root_vals, name_vals, list_vals, kept_vals = lax.fori_loop(
+            0, len(r) - 1, step, init)
     except BaseException:
         for root, v in written:
             root._value = v
@@ -593,7 +608,9 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         root._version += 1
         root._cache = None
     for j, v in zip(list_at, list_vals):  # the lists' items: the rows
-        lists.order[j].write_back(v, tr.stacks)
+        lists.order[j].write_back(v, lists.cache)
+    for s, v in zip(lists.kept, kept_vals):
+        s.write_back(v, lists.cache)
     for acc in accs:  # error state: one reduction per shape after the loop
         bad = bad | ~jnp.isfinite(jnp.sum(acc))
     if checks[0] or checks[1]:
