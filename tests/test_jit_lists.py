@@ -379,3 +379,49 @@ def test_warnings_of_a_rolled_list_loop_are_numpys():
         with pytest.raises(FloatingPointError) as info:
             npjax.jit(overflows, static_argnums=0)(npjax, npjax.array(a))
     assert str(info.value) == str(np_info.value)
+
+
+def stacked_each_step(xp, a, reps):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    out = xp.zeros((reps,) + a.shape)
+    for t in range(reps):
+        for i in range(len(P) - 1):
+            P[i + 1] = P[i + 1] + 0.5 * P[i]
+        out[t] = xp.stack(P)  # the whole list, in the enclosing body: its own arrays
+    return out
+
+
+def through_a_tuple(xp, a, reps):
+    P = [a[i].copy() for i in range(a.shape[0])]
+    T = (P, 2.0)
+    for _ in range(reps):
+        for i in range(a.shape[0]):  # (P itself is no name of the body: T holds it)
+            T[0][i] = T[0][i] * T[1]  # not a list the outer body owns
+    return xp.stack(P)
+
+
+def test_more_lists_of_enclosing_bodies():
+    a = _rows(n=6)
+    check(stacked_each_step, a, 5, static=(1,), rolled=True)
+    jitted = check(through_a_tuple, a, 5, static=(1,))
+    assert not min(jitted.loops, key=lambda o: o.line).rolled, jitted.loops
+
+
+def lists_as_arguments(xp, P, V):
+    for i in range(len(P)):
+        P[i] += V[i]  # NumPy changes the caller's arrays
+    return P[0] * 1.0
+
+
+def test_lists_passed_to_the_function_change_the_callers_arrays():
+    # (the items are the caller's arrays: held elsewhere, so the loop unrolls; written back)
+    a, b = _rows(n=5), _rows(n=5, seed=9)
+    P = [a[i].copy() for i in range(5)]
+    want = lists_as_arguments(np, P, [b[i].copy() for i in range(5)])
+    jitted = npjax.jit(lists_as_arguments, static_argnums=0)
+    for _ in range(2):
+        P2 = [npjax.array(a[i]) for i in range(5)]
+        got = jitted(npjax, P2, [npjax.array(b[i]) for i in range(5)])
+        np.testing.assert_array_equal(np.asarray(got), want)
+        for x, y in zip(P2, P):
+            np.testing.assert_array_equal(np.asarray(x), y)
