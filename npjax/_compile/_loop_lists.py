@@ -82,6 +82,26 @@ class Stale:
     __iadd__ = __isub__ = __imul__ = __itruediv__ = __call__ = __format__ = _refuse
 
 
+def _count(x: Any) -> int:
+    """The reference count of ``x`` as this call sees it."""
+    return sys.getrefcount(x)
+
+
+def _calibrate() -> int:
+    """What ``_count(c[j])`` gives for an object that only the container ``c`` holds (the
+    interpreter's own references differ between versions: measured, not assumed)."""
+    held = [object()]
+    return _count(held[0])
+
+
+_ONE = _calibrate()
+
+
+def _alone(holder: Any, key: Any, also: int = 0) -> bool:
+    """Whether ``holder[key]`` is held by ``holder`` alone (and ``also`` known others)."""
+    return _count(holder[key]) <= _ONE + also
+
+
 def _plain(x: Any) -> bool:
     """A plain writeable owner array (device value, or host data it owns alone)."""
     if type(x) is not ndarray or x._base is not None or x._scalar or x._readonly or \
@@ -93,7 +113,8 @@ def _plain(x: Any) -> bool:
         return lay is None or (type(lay) is np.ndarray and lay.flags.c_contiguous and
                                lay.shape == v.shape and lay.dtype == v.dtype)
     return type(v) is np.ndarray and x._layout is v and v.flags.c_contiguous and \
-        v.flags.writeable and v.base is None and sys.getrefcount(v) <= 4
+        v.flags.writeable and v.base is None and _count(x._value) <= _ONE + 2
+    # (host data: held by the array's value and layout, and by ``v`` here)
 
 
 class _Stacked:
@@ -111,15 +132,16 @@ class _Stacked:
         shape, dtype = first._value.shape, first._value.dtype
         del first
         ids = set()
-        for x in lst:
-            if not _plain(x) or x._value.shape != shape or x._value.dtype != dtype:
-                raise NoRoll("a list indexed by the loop index holds arrays of different "
-                             "shapes or dtypes, or not plain npjax arrays")
-            # the list, the loop variable and getrefcount's argument: nothing else sees it
-            if id(x) in ids or sys.getrefcount(x) > 3:
+        for j in range(n):
+            # held by the list alone: nothing else sees it (and each object once)
+            if id(lst[j]) in ids or not _alone(lst, j):
                 raise NoRoll("an item of a list indexed by the loop index is also held "
                              "elsewhere")
-            ids.add(id(x))
+            ids.add(id(lst[j]))
+            if not _plain(lst[j]) or lst[j]._value.shape != shape or \
+                    lst[j]._value.dtype != dtype:
+                raise NoRoll("a list indexed by the loop index holds arrays of different "
+                             "shapes or dtypes, or not plain npjax arrays")
         self.lst, self.n, self.shape, self.dtype = lst, n, shape, dtype
         self.items = None
         self.made: list = []
@@ -180,17 +202,16 @@ class _Stacked:
         same = True
         ids = set()
         for j in range(self.n):
-            x = lst[j]  # (an enumerate tuple would hold it too)
-            if not _plain(x) or x._value.shape != self.shape or x._value.dtype != self.dtype:
-                raise NoRoll("a list item is left as something other than a plain array of "
-                             "its items' shape and dtype")
-            if id(x) in ids or sys.getrefcount(x) > 3:
+            if id(lst[j]) in ids or not _alone(lst, j):
                 raise NoRoll("an item of a list is also held elsewhere when an iteration "
                              "ends")
-            ids.add(id(x))
+            ids.add(id(lst[j]))
+            if not _plain(lst[j]) or lst[j]._value.shape != self.shape or \
+                    lst[j]._value.dtype != self.dtype:
+                raise NoRoll("a list item is left as something other than a plain array of "
+                             "its items' shape and dtype")
             ref, v = self.made[j]
-            same = same and ref() is x and x._value is v
-        del x
+            same = same and ref() is lst[j] and lst[j]._value is v
         if same:
             return value
         return jnp.stack([jnp.asarray(x._value) for x in lst])
@@ -344,14 +365,14 @@ class Frame:
         out = []
         for j, (value, slots) in enumerate(zip(self.values, self.slots)):
             for p in list(slots):
-                obj = slots[p]
-                # the slot dict, this loop's variable, getrefcount's argument (and the
-                # error-state watch, for values stored into it)
-                if id(obj) in seen or not _plain(obj) or \
-                        sys.getrefcount(obj) > 3 + self.watch.holds(obj):
+                # held by its position alone (and by the error-state watch, for values
+                # stored into it)
+                if id(slots[p]) in seen or not _plain(slots[p]) or \
+                        not _alone(slots, p, self.watch.holds(slots[p])):
                     raise NoRoll("an item of a stacked list is also held elsewhere when "
                                  "an iteration ends")
-                seen.add(id(obj))
+                seen.add(id(slots[p]))
+                obj = slots[p]
                 if obj._value is self.got[j].get(p):
                     continue  # read, not changed
                 mul, add = p
