@@ -90,6 +90,8 @@ class _Trace:
         self.loop_probe: Any = None  # while a loop body is probed: sees every write
         self._part: tuple | None = None  # (array value, where, part) of the latest store
         self.loops: list[Any] = []  # ``_loops.LoopOutcome`` of each loop traced
+        # id(list) -> what a rolled loop last stacked of a list of arrays (``_loop_lists``)
+        self.stacks: dict[int, tuple] = {}
         # id(traced integer array) -> (it, lo, hi): every entry lies in [lo, hi] by
         # construction (``clip`` by Python ints); index bounds that fit are not checked
         self.bounds: dict[int, tuple] = {}

@@ -30,6 +30,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from npjax._compile._loop_lists import made
 from npjax._compile._loops import UNBOUND, aug, augitem, call, getsub, items, run_loop, setsub
 
 __all__ = ["rolled"]
@@ -138,6 +139,16 @@ class _Instrument(ast.NodeTransformer):
         return ast.copy_location(_helper_call("getsub", node.value, _index_expr(node.slice)),
                                  node)
 
+    def visit_List(self, node: ast.List) -> Any:
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load):
+            return node
+        return ast.copy_location(_helper_call("made", node), node)
+
+    def visit_ListComp(self, node: ast.ListComp) -> Any:
+        self.generic_visit(node)
+        return ast.copy_location(_helper_call("made", node), node)
+
     def visit_Attribute(self, node: ast.Attribute) -> Any:
         self.generic_visit(node)
         if not isinstance(node.ctx, ast.Load):
@@ -166,6 +177,7 @@ class _Instrument(ast.NodeTransformer):
                 out.append(ast.Expr(value=call_))
             else:
                 out.append(ast.Assign(targets=[self.visit(t)], value=_name(tmp)))
+        out.append(_forget(tmp))
         return [ast.copy_location(s, node) for s in out]
 
     def visit_AugAssign(self, node: ast.AugAssign) -> Any:
@@ -185,7 +197,8 @@ class _Instrument(ast.NodeTransformer):
                           value=_helper_call("getsub", _name(obj), _name(key))),
                ast.Assign(targets=[_name(cur, True)],
                           value=_helper_call("augitem", op, _name(cur), value)),
-               ast.Expr(value=_helper_call("setsub", _name(obj), _name(key), _name(cur)))]
+               ast.Expr(value=_helper_call("setsub", _name(obj), _name(key), _name(cur))),
+               _forget(obj, key, cur)]
         return [ast.copy_location(s, node) for s in out]
 
 
@@ -287,6 +300,12 @@ class _Loops(ast.NodeTransformer):
         return [ast.copy_location(s, node) for s in out]
 
 
+def _forget(*temps: str) -> ast.stmt:
+    """``t1 = t2 = None``: a temporary holds no array after its statement (reference counts
+    of list items, ``npjax._compile._loop_lists``)."""
+    return ast.Assign(targets=[_name(t, True) for t in temps], value=ast.Constant(value=None))
+
+
 def _range_call(it: ast.expr) -> bool:
     return isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
 
@@ -308,7 +327,7 @@ def _unbind(name: str) -> ast.stmt:
 
 _HELPERS = {"loop": run_loop, "call": call, "getsub": getsub, "setsub": setsub, "aug": aug,
             "augitem": augitem, "items": items, "slice": slice, "UNBOUND": UNBOUND,
-            "NameError": NameError}
+            "NameError": NameError, "made": made}
 _CACHE: dict[Any, Any] = {}
 
 

@@ -35,6 +35,10 @@ loop runs unrolled exactly as before. ``break``, ``continue``, ``return``, ``yie
 names are refused from the source (the loop stays as written). Operators and attribute reads
 on user objects are assumed free of side effects, as NumPy's are.
 
+Python lists of same-shape arrays indexed by the loop index (``P[i]``, ``F[i] += f``) are
+carried stacked, and lists of an enclosing body's closure that it changes are made anew per
+iteration (``_loop_lists``: exact only where nobody can tell the items were replaced).
+
 Slices whose extent moves with the index (``x[:i]``, ``L[j + 1:, :j]``, ``a[i:i + 5]`` clamped
 at the end) are read as masked windows of their full static extent (``_windows``): sums,
 products, elementwise arithmetic and stores of the same bounds keep the body's shapes; any
@@ -63,6 +67,7 @@ from npjax._core._index_plan import _basic_plan, _expand
 from npjax._core._index_read import _read_one
 from npjax._core._index_values import convert_value
 from npjax._core._index_write import _write_one, write_through
+from npjax._compile import _loop_lists
 from npjax._compile._loop_index import LoopIndex, NoRoll
 from npjax._core._ndarray import ndarray
 from npjax._calls._ufuncs import ufunc
@@ -180,6 +185,8 @@ def getsub(x: Any, key: Any) -> Any:
     """``x[key]`` in a transformed loop body (a loop index moves a box of the array)."""
     if not _has_index(key):
         return x[key]
+    if type(x) is list:  # a list of arrays stacked for the loop (``_loop_lists``)
+        return _loop_lists.getitem(x, key)
     if type(x) is Window:
         raise NoRoll("a moving slice is indexed by the loop index")
     moving = cut(x, key)
@@ -196,6 +203,9 @@ def getsub(x: Any, key: Any) -> Any:
 def setsub(x: Any, key: Any, value: Any) -> None:
     """``x[key] = value`` in a transformed loop body; in a probe only npjax arrays."""
     if _GUARD.get() and type(x) is not ndarray:
+        if type(x) is list:  # by the loop index, or into a list the body owns
+            _loop_lists.setitem(x, key, value)
+            return
         raise NoRoll(f"an item of a {type(x).__name__} is assigned")
     if not _has_index(key):
         x[key] = value
@@ -329,13 +339,13 @@ class _Probe:
         self.saved: dict[int, tuple] = {}
 
     def __call__(self, root: ndarray) -> None:
+        value = root._value
+        if isinstance(value, _Tracer) and value._trace is self.inner:
+            return  # an array the body made (no enclosing body sees it either)
         if self.parent is not None:
             self.parent(root)
         if id(root) in self.saved:
             return
-        value = root._value
-        if isinstance(value, _Tracer) and value._trace is self.inner:
-            return  # an array the body made
         self.saved[id(root)] = (root, value, root._mine, root._layout)
 
     def restore(self) -> None:
@@ -389,18 +399,54 @@ def _enter_body(tr: Any, inner: Any, state: tuple) -> tuple:
     return probe, _GUARD.set(_GUARD.get() + 1)
 
 
-def _probe(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple) -> tuple:
-    """Trace the body once with a symbolic index; returns (classes, written roots, checks).
-    Everything the body changed is restored; raises NoRoll/_Peel or the body's exception."""
+def _probe(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple,
+           lists: _loop_lists.Lists) -> tuple:
+    """Trace the body with a symbolic index (again while it finds lists to stack,
+    ``_loop_lists``); returns (classes, written roots, checks). Everything the body changed
+    is restored; raises NoRoll/_Peel or the body's exception."""
+    while True:
+        lists.grew = False
+        try:
+            out = _probe_once(tr, body, kmax, mul, add, ins, lists)
+        except _loop_lists.Again:
+            continue
+        if not lists.grew:
+            return out
+
+
+def _frame(lists: _loop_lists.Lists, k: Any, values: Any, discover: bool,
+           kept: Any = None) -> tuple:
+    """(frame, token): the lists one traced iteration stacks or makes anew (none inside
+    an enclosing rolled body that does not own them)."""
+    frame = _loop_lists.Frame(lists, k, values, discover, _context.trace().watch, kept) \
+        if lists.enabled else None
+    return frame, _loop_lists.active().set(frame)
+
+
+def _leave(frame: Any, token: Any) -> None:
+    _loop_lists.active().reset(token)
+    if frame is not None:
+        frame.restore()
+
+
+def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple,
+                lists: _loop_lists.Lists) -> tuple:
     state = _state(tr)
     found: dict[str, Any] = {}
 
     def run(k):
         inner = k._trace
         probe, token = _enter_body(tr, inner, state)
+        frame, ftoken = _frame(lists, k, None, True)
         try:
             before = _values(ins)
             outs = body(LoopIndex(k, kmax, mul, add), *ins[1:])
+            if frame is not None:
+                lists.changed = {j for j, (v0, v1) in enumerate(zip(frame.values,
+                                                                     frame.finish()))
+                                 if v1 is not v0}
+                lists.kept_changed = {j for j, (v0, v1) in enumerate(
+                    zip(frame.kept, frame.finish_kept())) if v1 is not v0}
             later = _later(tr.watch, before, outs, range(1, len(ins)))
             sums, tiny = tr.watch.parts(frozenset(id(outs[j]._value) for j in later))
             found["checks"] = bool(tr.checks or tiny)
@@ -413,6 +459,7 @@ def _probe(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple) -
                     raise NoRoll("the body changes an array's shape or dtype")
         finally:
             _GUARD.reset(token)
+            _leave(frame, ftoken)
             probe.restore()
         return 0
 
@@ -476,22 +523,30 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
     """Roll all iterations of ``r`` but the last, then run the last one in Python."""
     kmax = len(r) - 2
     mul, add = r.step, r.start
-    classes, written, checks = _probe(tr, body, kmax, mul, add, ins)
+    top = not _GUARD.get()
+    outer = None if top else _loop_lists.active().get()
+    lists = _loop_lists.Lists(outer, top, tr.stacks if top else
+                              outer.local if outer is not None else {})
+    lists.keep(body)
+    classes, written, checks = _probe(tr, body, kmax, mul, add, ins, lists)
     if "peel" in classes:
         raise _Peel
     if "unbind" in classes:
         ins = tuple(UNBOUND if c == "unbind" else v for c, v in zip(classes, ins))
-        classes, written, checks = _probe(tr, body, kmax, mul, add, ins)
+        classes, written, checks = _probe(tr, body, kmax, mul, add, ins, lists)
         if "unbind" in classes or "peel" in classes:
             raise NoRoll("a carried name is read before it is written")
+    lists.drop_unchanged()
     carry_at = [j for j, c in enumerate(classes) if c == "carry"]
     roots = [root for root, _ in written]
     known = {id(r) for r in roots}
     state = _state(tr)
     later: list = []  # the carried names whose check each next iteration makes (``_later``)
+    stacks = [s.stack(lists.cache) for s in lists.order]  # lists stacked (``_loop_lists``)
+    list_at = sorted(lists.changed)  # those the body changes: carried, written back
 
     def step(k, carry):
-        bad, accs, root_vals, name_vals = carry
+        bad, accs, root_vals, name_vals, list_vals, kept_vals = carry
         inner = k._trace
         for root, v in zip(roots, root_vals):
             root._value = v
@@ -501,11 +556,18 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         for j, v in zip(carry_at, name_vals):
             vals[j] = ndarray._owner(v, ins[j]._scalar)
         probe, token = _enter_body(tr, inner, state)
+        values = list(stacks)
+        for j, v in zip(list_at, list_vals):
+            values[j] = v
+        frame, ftoken = _frame(lists, k, values, False, kept_vals)
         before = _values(vals)
         try:
             outs = body(LoopIndex(k, kmax, mul, add), *vals[1:])
+            left = frame.finish() if frame is not None else []
+            left_kept = frame.finish_kept() if frame is not None else []
         finally:
             _GUARD.reset(token)
+            _leave(frame, ftoken)
         if any(key not in known for key in probe.saved):
             raise NoRoll("the body writes another array than when probed")
         for j, c in enumerate(classes):
@@ -522,12 +584,17 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
                      for root, v in zip(roots, root_vals)]
         new_names = [lax.convert_element_type(outs[j]._read(), v.dtype)
                      for j, v in zip(carry_at, name_vals)]
-        return bad, accs, new_roots, new_names
+        if any((left[j] is not values[j]) is not (j in lists.changed)
+               for j in range(len(values))):
+            raise NoRoll("the body changes other lists than when probed")
+        return bad, accs, new_roots, new_names, [left[j] for j in list_at], left_kept
 
     init = (jnp.zeros((), bool), [jnp.zeros(shape, np.float32) for shape in checks[1]],
-            [r._value for r in roots], [ins[j]._value for j in carry_at])
+            [r._value for r in roots], [ins[j]._value for j in carry_at],
+            [stacks[j] for j in list_at], [s.stack(lists.cache) for s in lists.kept])
     try:
-        bad, accs, root_vals, name_vals = lax.fori_loop(0, len(r) - 1, step, init)
+        bad, accs, root_vals, name_vals, list_vals, kept_vals = lax.fori_loop(
+            0, len(r) - 1, step, init)
     except BaseException:
         for root, v in written:
             root._value = v
@@ -540,6 +607,10 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         root._value = v
         root._version += 1
         root._cache = None
+    for j, v in zip(list_at, list_vals):  # the lists' items: the rows
+        lists.order[j].write_back(v, lists.cache)
+    for s, v in zip(lists.kept, kept_vals):
+        s.write_back(v, lists.cache)
     for acc in accs:  # error state: one reduction per shape after the loop
         bad = bad | ~jnp.isfinite(jnp.sum(acc))
     if checks[0] or checks[1]:

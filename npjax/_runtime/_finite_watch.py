@@ -211,6 +211,13 @@ class FiniteWatch:
             bad = bad | p
         return bad
 
+    def holds(self, holder: Any) -> int:
+        """How many references to ``holder`` (an array values were stored into) this watch
+        keeps (``stored``, ``through``): reference counts that look for other holders
+        of an array discount them (``_loop_lists``)."""
+        return sum(t[0] is holder for t in self._stored.values()) + \
+            sum(t[0] is holder for t in self._through.values())
+
     def covers(self, value: Any) -> bool:
         """Whether ``value`` (not a result watched here: an input of a loop body) is shown
         by a result watched here (a ``PROPAGATING`` ufunc took it whole)."""
