@@ -152,6 +152,17 @@ def entered(error: RuntimeError, fn: Callable, args: tuple) -> Any:
     return call_numpy_ufunc(fn, args, {})
 
 
+def loops_context_for(extobj: Any) -> Any:
+    """The Context ``run_loops`` runs NumPy's loops in under error state ``extobj`` (None:
+    as they are). ``run_loops`` and ``_placement``'s hottest paths write it out."""
+    if extobj is SHARED[0]:
+        return SHARED[1]
+    cached = _loops_context.get()
+    if cached[0] is not extobj:
+        cached = cache_loops_context(extobj)
+    return cached[1]
+
+
 def cache_loops_context(extobj: Any) -> tuple:
     """``run_loops``'s (NumPy's error state, a Context holding only its logging copy, or
     None), remembered in this context."""
@@ -232,14 +243,7 @@ def call_numpy_method(fn: Callable, args: tuple, kwargs: dict) -> Any:
     """``call_numpy_function(fn, args, kwargs)`` (C code that may run NumPy's loops) with the
     error state set as ``run_loops`` sets it: in a Context holding its logging copy, the
     default state's shared one first (cheaper than setting NumPy's context variable)."""
-    extobj = _numpy_errstate()
-    if extobj is SHARED[0]:
-        context = SHARED[1]
-    else:
-        cached = _loops_context.get()
-        if cached[0] is not extobj:
-            cached = cache_loops_context(extobj)
-        context = cached[1]
+    context = loops_context_for(_numpy_errstate())
     swap = warnings.warn is _python_warn  # (re-entered, or someone else's warn: leave it)
     if swap:
         warnings.warn = _warn_past_npjax
