@@ -44,8 +44,8 @@ from npjax._core._normalize import to_jax, to_jax_lazy
 from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _HOST_TYPE, DEFERRED_UFUNC,
                                     DEVICE, NOT_HOST, host_operands, host_ufunc1, host_ufunc2,
                                     npjax_operands, place_new, place_result)
-from npjax._runtime._numpy_calls import (SHARED, cache_loops_context, entered, ever_logged,
-                                         issue_pending, loops_context, numpy_errstate)
+from npjax._runtime._numpy_calls import (SHARED, entered, ever_logged, issue_pending,
+                                         loops_context_for, numpy_errstate)
 from npjax._core import _window_reads
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
 from npjax._runtime._context import current, trace
@@ -119,13 +119,8 @@ class ufunc:
                             if size <= limit:
                                 fn = self._np
                                 extobj = numpy_errstate()  # ``run_loops`` written out
-                                if extobj is SHARED[0]:
-                                    context = SHARED[1]
-                                else:
-                                    cached = loops_context.get()
-                                    if cached[0] is not extobj:
-                                        cached = cache_loops_context(extobj)
-                                    context = cached[1]
+                                context = SHARED[1] if extobj is SHARED[0] else \
+                                    loops_context_for(extobj)
                                 try:
                                     result = fn(x, y) if context is None else context.run(
                                         fn, x, y)

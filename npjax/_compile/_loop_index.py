@@ -124,3 +124,13 @@ class LoopIndex:
 
     def __repr__(self) -> str:
         return f"<npjax loop index {self.mul}*k+{self.add}, k in [0, {self.kmax}]>"
+
+
+def bounded(index: LoopIndex, n: int, where: str) -> LoopIndex:
+    """``index`` as a position in ``range(n)`` on every iteration (negative ones counted from
+    the end, as NumPy does), else ``NoRoll`` naming ``where``."""
+    if index.lo >= 0 and index.hi < n:
+        return index
+    if index.lo >= -n and index.hi < 0:
+        return index + n
+    raise NoRoll(f"a loop index out of bounds (or of both signs) {where}")

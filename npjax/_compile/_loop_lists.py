@@ -52,7 +52,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax._compile._loop_index import LoopIndex, NoRoll
+from npjax._compile._loop_index import LoopIndex, NoRoll, bounded
 from npjax._core._ndarray import ndarray
 
 __all__ = ["Lists", "Stale", "active", "getitem", "made", "setitem"]
@@ -328,12 +328,7 @@ class Frame:
             self.mul.append(None)
             s.hide()
         n = self.lists.order[j].n
-        if key.lo >= 0 and key.hi < n:
-            pos = key
-        elif key.lo >= -n and key.hi < 0:
-            pos = key + n
-        else:
-            raise NoRoll("a loop index out of bounds (or of both signs) of a list")
+        pos = bounded(key, n, "of a list")
         if self.mul[j] is None:
             self.mul[j] = pos.mul
         elif self.mul[j] != pos.mul:

@@ -68,7 +68,7 @@ from npjax._core._index_read import _read_one
 from npjax._core._index_values import convert_value
 from npjax._core._index_write import _write_one, write_through
 from npjax._compile import _loop_lists
-from npjax._compile._loop_index import LoopIndex, NoRoll
+from npjax._compile._loop_index import LoopIndex, NoRoll, bounded
 from npjax._core._ndarray import ndarray
 from npjax._calls._ufuncs import ufunc
 from npjax._core._views import Box
@@ -134,12 +134,7 @@ def _plan(x: Any, key: Any) -> tuple:
             raise NoRoll("too many indices")
         n = shape[axis]
         if type(item) is LoopIndex:
-            if item.lo >= 0 and item.hi < n:
-                pos = item
-            elif item.lo >= -n and item.hi < 0:
-                pos = item + n
-            else:
-                raise NoRoll("a loop index out of bounds (or of both signs) on some iteration")
+            pos = bounded(item, n, "on some iteration")
             placeholder.append(pos.add)
             if pos.mul:
                 dynamic[axis] = pos

@@ -28,10 +28,10 @@ import numpy as np
 from npjax._runtime import _context, _stats
 from npjax._runtime._policy import DEFAULT_LIMIT
 from npjax._pure._dtypes import is_device_dtype
-from npjax._runtime._numpy_calls import (SHARED, cache_loops_context, call_numpy_method,
-                                         call_numpy_python, call_numpy_ufunc, entered,
-                                         ever_logged, issue_pending, loops_context,
-                                         numpy_errstate, run_loops, runs_loops)
+from npjax._runtime._numpy_calls import (SHARED, call_numpy_method, call_numpy_python,
+                                         call_numpy_ufunc, entered, ever_logged,
+                                         issue_pending, loops_context_for, numpy_errstate,
+                                         run_loops, runs_loops)
 from npjax._core._ndarray import from_numpy, host_owner, ndarray
 from npjax._core._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
                                      call_ufunc, has_subclass)
@@ -471,13 +471,7 @@ def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int, bounded: bool = False
     else:
         size = y.size if type(y) is _HOST_TYPE else 1
     extobj = numpy_errstate()  # ``run_loops`` written out
-    if extobj is SHARED[0]:
-        context = SHARED[1]
-    else:
-        cached = loops_context.get()
-        if cached[0] is not extobj:
-            cached = cache_loops_context(extobj)
-        context = cached[1]
+    context = SHARED[1] if extobj is SHARED[0] else loops_context_for(extobj)
     try:
         result = np_ufunc(x, y) if context is None else context.run(np_ufunc, x, y)
     except RuntimeError as e:
@@ -511,13 +505,7 @@ def host_ufunc1(np_ufunc: Any, a: Any, limit: int) -> Any:
     else:
         x = a
     extobj = numpy_errstate()  # ``run_loops`` written out
-    if extobj is SHARED[0]:
-        context = SHARED[1]
-    else:
-        cached = loops_context.get()
-        if cached[0] is not extobj:
-            cached = cache_loops_context(extobj)
-        context = cached[1]
+    context = SHARED[1] if extobj is SHARED[0] else loops_context_for(extobj)
     try:
         result = np_ufunc(x) if context is None else context.run(np_ufunc, x)
     except RuntimeError as e:
@@ -628,13 +616,7 @@ def host_operator(name: str, impl: Any) -> Any:
             result = run_loops(elide[0], data, y)  # NumPy's temporary elision: into ``data``
         else:  # ``run_loops`` written out
             extobj = numpy_errstate()
-            if extobj is SHARED[0]:
-                context = SHARED[1]
-            else:
-                cached = loops_context.get()
-                if cached[0] is not extobj:
-                    cached = cache_loops_context(extobj)
-                context = cached[1]
+            context = SHARED[1] if extobj is SHARED[0] else loops_context_for(extobj)
             try:
                 if context is None:
                     result = fn(y, data) if swapped else fn(data, y)

@@ -124,13 +124,8 @@ def run_loops(fn: Callable, x: Any, y: Any = _UNARY) -> Any:
     fraction of setting and resetting NumPy's context variable: this is the hot path of
     small-array code, written for speed; ``_placement`` writes it out in its hottest paths)."""
     extobj = _numpy_errstate()
-    if extobj is SHARED[0]:  # NumPy's default error state
-        context = SHARED[1]
-    else:
-        cached = _loops_context.get()
-        if cached[0] is not extobj:
-            cached = cache_loops_context(extobj)
-        context = cached[1]
+    # the shared Context first: NumPy's default error state
+    context = SHARED[1] if extobj is SHARED[0] else loops_context_for(extobj)
     try:
         if context is None:
             return fn(x) if y is _UNARY else fn(x, y)
@@ -154,7 +149,7 @@ def entered(error: RuntimeError, fn: Callable, args: tuple) -> Any:
 
 def loops_context_for(extobj: Any) -> Any:
     """The Context ``run_loops`` runs NumPy's loops in under error state ``extobj`` (None:
-    as they are). ``run_loops`` and ``_placement``'s hottest paths write it out."""
+    as they are). The hot paths test the shared default themselves before calling it."""
     if extobj is SHARED[0]:
         return SHARED[1]
     cached = _loops_context.get()
@@ -190,8 +185,7 @@ else:  # pragma: no cover - other NumPy layouts: NumPy warns itself
     SHARED[:] = [None, None]
 
 # ``run_loops``'s parts, for the host route's hot paths that write it out (``_placement``).
-numpy_errstate, loops_context, ever_logged, issue_pending = (
-    _numpy_errstate, _loops_context, _ever_logged, _issue_pending)
+numpy_errstate, ever_logged, issue_pending = _numpy_errstate, _ever_logged, _issue_pending
 
 
 _python_warn = warnings.warn
