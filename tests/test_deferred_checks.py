@@ -166,3 +166,79 @@ def test_reductions_under_raise_check_at_the_call(accelerator, monkeypatch):
             npjax.sum(npjax.asarray([1e308, 1e308]))
     syncs = npjax.stats()["syncs"]
     assert syncs["deferred_checks"] == 0 and syncs["checks"] == 1
+
+
+def _fast_path_ops(xp):
+    """Fast-path ufunc calls that raise flags: arrays with arrays, a Python float, unary."""
+    a, z = xp.asarray([1.0, 0.0, -1.0]), xp.zeros(3)
+    q = a / z
+    r = xp.sqrt(a)
+    s = xp.multiply(a, 1e308) * 10.0
+    t = xp.log(a)
+    return q, r, s, t
+
+
+def test_fast_path_flags_come_with_the_result(accelerator, monkeypatch):
+    """Once a loop is known, a fast-path call computes its flags in its own program: no
+    second program for the check, no device read, NumPy's warnings at each call's line."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        expected = _fast_path_ops(np)
+    want = [str(w.message) for w in caught]
+    _plain_filters(monkeypatch)
+    _fast_path_ops(npjax)  # first calls: the full path (their checks are separate programs)
+    _deferred_checks.flush_deferred()
+    accelerator.clear()
+    separate = []
+    monkeypatch.setattr(_deferred_checks, "_device_flags", lambda *key: separate.append(key))
+    npjax.reset_stats()
+    for _ in range(5):
+        got = _fast_path_ops(npjax)
+    syncs = npjax.stats()["syncs"]
+    assert separate == [] and accelerator == []
+    assert syncs["checks"] == 0 and syncs["deferred_reads"] == 0
+    assert syncs["deferred_checks"] == 5 * 5  # one per call (multiply's product is finite)
+    for g, w in zip(got, expected):
+        np.testing.assert_array_equal(np.asarray(g), w)
+    assert [text for text, _, _ in accelerator] == want * 5
+    first = _fast_path_ops.__code__.co_firstlineno
+    assert [line - first for _, _, line in accelerator[:len(want)]] == [3, 3, 4, 5, 6, 6]
+
+
+def test_fast_path_underflow_when_reported(accelerator, monkeypatch):
+    def run(xp):
+        a = xp.asarray([1e-300, 1.0])
+        return xp.multiply(a, a), a * a
+
+    _plain_filters(monkeypatch)
+    run(npjax)  # the loops' first calls
+    npjax.reset_stats()
+    with np.errstate(under="warn"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            expected = run(np)
+        _plain_filters(monkeypatch)
+        got = run(npjax)
+    assert npjax.stats()["syncs"]["deferred_checks"] == 2
+    for g, w in zip(got, expected):
+        np.testing.assert_array_equal(np.asarray(g), w)
+    assert [text for text, _, _ in accelerator] == [str(w.message) for w in caught] == [
+        "underflow encountered in multiply"] * 2
+
+
+def test_later_warnings_wait_for_earlier_deferred_ones(accelerator, monkeypatch):
+    """A host array's NumPy warning, or a check made at the call, comes after the deferred
+    warnings of the operations before it, as each comes in NumPy."""
+    _plain_filters(monkeypatch)
+    a, z = npjax.asarray([1.0]), npjax.zeros(1)
+    a / z
+    with npjax.policy(placement="auto"):
+        host = npjax.asarray([0.0])
+        assert host._host() is not None
+        npjax.log(host)  # NumPy's own warning
+    a / z
+    with np.errstate(invalid="print"):  # checked at the call
+        npjax.sqrt(npjax.asarray([-1.0]))
+    assert [text for text, _, _ in accelerator] == [
+        "divide by zero encountered in divide", "divide by zero encountered in log",
+        "divide by zero encountered in divide"]

@@ -1,14 +1,17 @@
-"""Deferred checks of results in accelerator memory.
+"""Deferred checks of device results.
 
 Checking a result in accelerator memory at the call waits for the device at every call.
 Where the error state only warns (or ignores), the check's flags are computed on the device
 instead (no wait) and read all at once when a value is next read on the host
 (``flush_deferred``: ``_stats.fetch`` calls it), after ``DEFER_BOUND`` pending checks, or
 at exit; each warning is then issued naming the user's line of the operation that raised
-it. The check is made at the call, as before, where the user watches for it: a "raise",
-"call", "print" or "log" state, warnings turned into errors, and ``catch_warnings`` blocks
-(``pytest.warns`` among them). Results on the host (the CPU backend) are checked at the
-call: reading them costs no transfer.
+it, before any warning of a later operation (``_earlier_first``). The check is made at the
+call, as before, where the user watches for it: a "raise", "call", "print" or "log" state,
+warnings turned into errors, and ``catch_warnings`` blocks (``pytest.warns`` among them).
+
+A ufunc's fast path computes the flags in its own program (``flagging_state``,
+``defer_flags``), others in a program of their own (``_defer``). Results on the host (the
+CPU backend) are checked at the call: reading them costs no transfer.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import jax
 import numpy as np
 
 from npjax._runtime import _host_reads
+from npjax._runtime import _errstate, _numpy_calls
 from npjax._runtime._errstate import _KINDS, PACKAGE_DIR, _stacklevel, report, state
 from npjax._runtime._fp_flags import _device_flags
 from npjax._runtime._host_reads import SYNCS
@@ -116,22 +120,64 @@ def issue_events(values: Any, events: tuple, st: dict | None = None) -> None:
 def flush_deferred() -> None:
     """Read this thread's deferred checks (one wait for the device) and issue their
     warnings, each at the line of its operation, in the order the operations ran."""
+    if _deferred.items:
+        _earlier_first()
+        _issue_pending()
+
+
+def _earlier_first() -> None:
+    """Read this thread's deferred checks and put their warnings before the messages now
+    pending, which come from a later operation (NumPy issues each at its operation)."""
     items = _deferred.items
     if not items:
         return
     _deferred.items = []
     SYNCS["deferred_reads"] += 1
     values = jax.device_get([flags for flags, *_ in items])
+    earlier = []
     for value, (_, events, st, where) in zip(values, items):
         for (kind, name), v in zip(events, np.atleast_1d(value)):
             flags = int(v)
             if kind == "warn":
-                _pending.messages.extend([(name, where)] * flags)
+                earlier.extend([(name, where)] * flags)
                 continue
             for key, bit, text in _KINDS:
                 if flags & bit and st[key] == "warn":
-                    _pending.messages.append((f"{text} encountered in {name}", where))
-    _issue_pending()
+                    earlier.append((f"{text} encountered in {name}", where))
+    _pending.messages[:0] = earlier
+
+
+# NumPy's own warnings of a host call, and a check's report at the call, come after the
+# warnings of the deferred checks before them.
+_numpy_calls.EARLIER[0] = _earlier_first
+_errstate.EARLIER[0] = flush_deferred
+
+
+# (error state, warnings filters, their length and first entry) when ``flagging_state`` last
+# said yes: one identity test per call while nothing changes.
+_flagging: list = [None, None, -1, None]
+
+
+def flagging_state() -> dict | None:
+    """The error state when a ufunc's flags may be computed with it and wait for the next
+    host read (``defer_flags``): some category warns, none does more, plain filters, one
+    process. None otherwise (nothing to check, or the check at the call)."""
+    st = state()
+    filters = warnings.filters
+    cached = _flagging
+    if st is cached[0] and filters is cached[1] and len(filters) == cached[2] and (
+            not filters or filters[0] is cached[3]):
+        return st
+    if all(st[key] == "ignore" for key in ("divide", "over", "under", "invalid")) or \
+            not _may_defer(st) or not _host_reads.single_process():
+        return None
+    cached[:] = st, filters, len(filters), filters[0] if filters else None
+    return st
+
+
+def defer_flags(flags: Any, name: str, st: dict) -> None:
+    """Defer the flag bits ``flags`` (a device integer) of ufunc ``name``'s call."""
+    _push(flags, (("flags", name),), st, _user_line())
 
 
 atexit.register(flush_deferred)

@@ -110,9 +110,16 @@ def _stacklevel() -> int:
 
 
 
+# Set by ``_deferred_checks``: issues the warnings of deferred checks (earlier operations).
+EARLIER: list = [None]
+
+
 def report(flags: int, name: str, st: dict | None = None) -> None:
-    """Act on ``flags`` (NumPy's bits: divide 1, over 2, under 4, invalid 8) for ``name``."""
+    """Act on ``flags`` (NumPy's bits: divide 1, over 2, under 4, invalid 8) for ``name``,
+    after the warnings of earlier operations' deferred checks."""
     st = state() if st is None else st
+    if EARLIER[0] is not None:
+        EARLIER[0]()
     for key, bit, text in _KINDS:
         if not flags & bit:
             continue

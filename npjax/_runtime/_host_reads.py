@@ -32,8 +32,19 @@ def on_host(x: Any) -> bool:
     return all(d.platform == "cpu" for d in x.devices())
 
 
+_single: bool | None = None
+
+
+def single_process() -> bool:
+    """Whether this JAX runs in one process (every device array fully addressable here)."""
+    global _single
+    if _single is None:
+        _single = jax.process_count() == 1
+    return _single
+
+
 def forget_backends() -> None:
     """Find the backends again at the next ``on_host`` (``npjax.distributed`` restarts them:
     a single CPU process may become one of several)."""
-    global _all_cpu, _host_only
-    _all_cpu, _host_only = None, False
+    global _all_cpu, _host_only, _single
+    _all_cpu, _host_only, _single = None, False, None

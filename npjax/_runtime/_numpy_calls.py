@@ -70,13 +70,20 @@ def _logging_copy(extobj: Any) -> Any:
         call=_LOG_TO_PENDING, **{key: "log" if m == "warn" else m for key, m in modes.items()})
 
 
+# Set by ``_deferred_checks``: puts the warnings of deferred checks of earlier operations
+# before this thread's pending messages.
+EARLIER: list = [None]
+
+
 def _issue_pending() -> None:
     """Issue the messages NumPy's loops logged in this thread as RuntimeWarnings, each where
-    NumPy would have issued it (``warn_explicit``, with that module's registry)."""
-    messages = _pending.messages
-    if not messages:
+    NumPy would have issued it (``warn_explicit``, with that module's registry), after the
+    warnings of earlier deferred checks."""
+    if not _pending.messages:
         return
-    messages = messages[:]
+    if EARLIER[0] is not None:
+        EARLIER[0]()
+    messages = _pending.messages[:]
     _pending.messages.clear()
     for text, where in messages:
         if where is None:
