@@ -7,6 +7,8 @@ line of its operation, issued before the next value is read on the host."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 
 import jax
@@ -242,3 +244,26 @@ def test_later_warnings_wait_for_earlier_deferred_ones(accelerator, monkeypatch)
     assert [text for text, _, _ in accelerator] == [
         "divide by zero encountered in divide", "divide by zero encountered in log",
         "divide by zero encountered in divide"]
+
+
+def test_a_fresh_process_rolls_a_loop_of_fast_path_calls(tmp_path):
+    """The fused check is decided on computed results only: in a fresh process the first
+    traced call (whose backend is not known yet) still rolls."""
+    code = """if True:
+        import numpy as np, npjax
+        def kernel(xp, a, b):
+            for i in range(1, a.shape[0]):
+                a[i] = a[i - 1] * 0.5 + b[i]
+            return a
+        jitted = npjax.jit(kernel, static_argnums=0)
+        a, b = np.random.rand(20, 3), np.random.rand(20, 3)
+        got = jitted(npjax, npjax.asarray(a), npjax.asarray(b))
+        np.testing.assert_array_equal(np.asarray(got), kernel(np, a.copy(), b))
+        print([loop.rolled for loop in jitted.loops])
+    """
+    script = tmp_path / "roll.py"  # (a loop is rolled from its source file)
+    script.write_text(code)
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["[True]"]

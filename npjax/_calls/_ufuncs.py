@@ -337,9 +337,10 @@ class ufunc:
             if (where is True and dtype is None and casting == "same_kind"
                     and self.signature is None and self.__name__ != "power"
                     and all(type(a) is ndarray or type(a) is float for a in args)):
-                flagged = None  # results in accelerator memory: their checks wait
+                flagged = None  # results in accelerator memory (not traced): checks wait
                 if check is not None and check.__name__ == "check_float" and any(
-                        dt.kind in "fc" for dt in loop_out) and not _host_reads.on_host(results[0]):
+                        dt.kind in "fc" for dt in loop_out) and type(
+                        results[0]) is _CONCRETE and not _host_reads.on_host(results[0]):
                     flagged = _flagged_kernels(self.__name__, loop_in, loop_out)
                 self._fast[keys] = (_kernel(self.__name__, loop_in, loop_out, False, False),
                                     check, flagged)
