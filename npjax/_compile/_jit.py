@@ -610,6 +610,18 @@ class Jitted:
                 _stats.record_jit_eager(self.__qualname__, entry.eager)
                 return self._eager(args, kwargs)
             raise _jit_error(exc, self._fn) from None
+        except JitError:  # npjax's refusal of what it cannot trace
+            if first:
+                entry.compiled = None
+            raise
+        except Exception as exc:
+            if first:
+                entry.compiled = None
+            # An exception while tracing (NumPy's OverflowError at some iteration): the eager
+            # run raises it again after the writes NumPy makes before it (or, for a failure
+            # of the trace itself, gives NumPy's answer; the report names its line)
+            _stats.record_jit_eager(self.__qualname__, _user_site(exc, self._fn))
+            return self._eager(args, kwargs)
         except BaseException:
             if first:
                 entry.compiled = None

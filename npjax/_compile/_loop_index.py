@@ -9,6 +9,11 @@ from typing import Any
 __all__ = ["LoopIndex", "NoRoll"]
 
 
+# The array types (npjax's ndarray, registered by ``_loops``) whose reflected operators take
+# the loop index as an operand (``labels == k``, ``k * x``).
+ARRAY_TYPES: set = set()
+
+
 class NoRoll(BaseException):
     """Raised inside a probe to abandon rolling (a BaseException: user code never catches it,
     ``try`` being refused in rolled bodies)."""
@@ -20,6 +25,8 @@ def _ordering(test: Any) -> Any:
     bool every rolled iteration gives alike (``if k < n - 1:``, false only on the last
     iteration, which runs as written), else NoRoll."""
     def compare(self: LoopIndex, other: Any) -> bool:
+        if type(other) in ARRAY_TYPES:
+            return NotImplemented
         d = self._difference(other)
         answer = test(d.lo)
         if test(d.hi) is not answer:
@@ -32,9 +39,10 @@ class LoopIndex:
     """The loop variable of a rolled loop: ``k * mul + add`` for the fori_loop counter ``k``
     in ``[0, kmax]``. Integer arithmetic with Python ints stays a LoopIndex; it can index
     npjax arrays (``a[i]``, ``a[i - 1, :]``, ``a[i:i + 2]``) where every value is in bounds.
-    A comparison with a Python int that every value answers alike is that Python bool;
-    anything else needing its value (``int``, ``bool``, use as array data) abandons the
-    roll."""
+    A comparison with a Python int that every value answers alike is that Python bool. As
+    an operand of a ufunc or an array's operator it is the Python int NumPy sees there
+    (``_loops._index_operand``); anything else needing its value (``int``, ``bool``, array
+    data) abandons the roll."""
 
     __slots__ = ("add", "k", "kmax", "mul")
 
@@ -58,6 +66,8 @@ class LoopIndex:
         return LoopIndex(self.k, self.kmax, mul, add)
 
     def __add__(self, other: Any) -> LoopIndex:
+        if type(other) in ARRAY_TYPES:
+            return NotImplemented
         if type(other) is int:
             return self._affine(self.mul, self.add + other)
         if type(other) is LoopIndex and other.k is self.k:
@@ -67,6 +77,8 @@ class LoopIndex:
     __radd__ = __add__
 
     def __sub__(self, other: Any) -> LoopIndex:
+        if type(other) in ARRAY_TYPES:
+            return NotImplemented
         if type(other) is int:
             return self._affine(self.mul, self.add - other)
         if type(other) is LoopIndex and other.k is self.k:
@@ -74,11 +86,15 @@ class LoopIndex:
         raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
 
     def __rsub__(self, other: Any) -> LoopIndex:
+        if type(other) in ARRAY_TYPES:
+            return NotImplemented
         if type(other) is int:
             return self._affine(-self.mul, other - self.add)
         raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
 
     def __mul__(self, other: Any) -> LoopIndex:
+        if type(other) in ARRAY_TYPES:
+            return NotImplemented
         if type(other) is int:
             return self._affine(self.mul * other, self.add * other)
         raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
@@ -92,6 +108,8 @@ class LoopIndex:
         return self
 
     def _needs_value(self, *args: Any) -> Any:
+        if args and type(args[0]) in ARRAY_TYPES:  # an array's reflected operator takes it
+            return NotImplemented
         raise NoRoll("the loop index is used as a value")
 
     def _difference(self, other: Any) -> LoopIndex:
@@ -105,13 +123,16 @@ class LoopIndex:
     __ge__ = _ordering(lambda d: d >= 0)
 
     def __eq__(self, other: Any) -> bool:  # type: ignore[override]
+        if type(other) in ARRAY_TYPES:
+            return NotImplemented
         d = self._difference(other)
         if d.lo == d.hi or d.lo > 0 or d.hi < 0:
             return d.lo == 0
         raise NoRoll("a comparison of the loop index that changes with it")
 
     def __ne__(self, other: Any) -> bool:  # type: ignore[override]
-        return not self.__eq__(other)
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
 
     __index__ = __int__ = __float__ = __complex__ = __bool__ = __hash__ = _needs_value
     __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _needs_value

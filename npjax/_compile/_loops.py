@@ -68,7 +68,9 @@ from npjax._core._index_read import _read_one
 from npjax._core._index_values import convert_value
 from npjax._core._index_write import _write_one, write_through
 from npjax._compile import _loop_lists
+from npjax._compile import _loop_index
 from npjax._compile._loop_index import LoopIndex, NoRoll, bounded
+from npjax._core._placement import DEFERRED_UFUNC
 from npjax._core._ndarray import ndarray
 from npjax._calls._ufuncs import ufunc
 from npjax._core._views import Box
@@ -508,6 +510,35 @@ def _classify(ins: tuple, outs: tuple, inner: Any, probe: _Probe) -> list:
         else:
             raise NoRoll(f"a carried name ends as a {type(v1).__name__}")
     return classes
+
+
+def _index_operand(fn: ufunc, args: tuple, kwargs: dict) -> Any:
+    """A ufunc call with the loop index among its operands: the index becomes a 0-d array
+    of the dtype NumPy gives a Python int there (NEP 50: the other operands' dtype, or the
+    default int), where every value of the index fits that dtype (else NumPy's
+    OverflowError, or its exact comparison, comes from the unrolled loop)."""
+    if kwargs["dtype"] is not None or kwargs["casting"] != "same_kind" or \
+            kwargs["signature"] is not None:
+        raise NoRoll("the loop index in a ufunc call with dtype, casting or signature")
+    others = [a.dtype if type(a) is ndarray or isinstance(a, np.generic) else a
+              for a in args if type(a) is not LoopIndex]
+    if any(not isinstance(a, np.dtype | int | float | complex) for a in others):
+        raise NoRoll(f"the loop index in {fn.__name__} with a {type(others[0]).__name__}")
+    dt = np.result_type(*others, 0)
+    new = []
+    for a in args:
+        if type(a) is LoopIndex:
+            if dt.kind in "iu":
+                info = np.iinfo(dt)
+                if a.lo < info.min or a.hi > info.max:
+                    raise NoRoll(f"the loop index leaves the range of {dt}")
+            a = ndarray._owner(jnp.asarray(a.traced()).astype(dt), True)
+        new.append(a)
+    return fn(*new, **kwargs)
+
+
+DEFERRED_UFUNC[LoopIndex] = _index_operand
+_loop_index.ARRAY_TYPES.add(ndarray)
 
 
 def _index_dtype() -> Any:
