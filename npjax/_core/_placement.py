@@ -589,27 +589,32 @@ def host_operator(name: str, impl: Any) -> Any:
             data = self._layout
         elif self._scalar:
             return method(self, other, *rest)
-        kind = type(other)
-        if kind is ndarray:  # ``host_data`` written out for a host array that owns its data
-            y = other._value
-            if type(y) is not host_type or other._scalar:
-                y = host_data(other)
-                if y is DEVICE or y is NOT_HOST:
-                    return method(self, other, *rest)
-        elif kind is not float and kind is not int:
-            y = host_data(other)
-            if y is DEVICE or y is NOT_HOST:
-                return method(self, other, *rest)
-        else:
-            y = other
         limit = get_context().host
         if limit < 0 or rest:
             return method(self, other, *rest)
-        size = data.size
-        if type(y) is host_type:  # the product of the sizes bounds an elementwise result
-            size *= y.size
-            if size > limit and grows_off_host(data, y, limit):
-                return method(self, other, *rest)
+        kind = type(other)
+        if kind is float or kind is int:
+            y = other
+            size = data.size
+        elif kind is ndarray:  # ``host_data`` written out for a host array or a host view
+            y = other._value
+            if type(y) is not host_type:
+                base = other._base  # (views are never scalars)
+                if base is None or type(base._value) is not host_type:
+                    return method(self, other)  # a device operand
+                y = other._layout
+            elif other._scalar:
+                y = y[()]
+            # The product of the sizes bounds an elementwise result (a NumPy scalar's size is
+            # 1); operands of one shape make a result of that shape (no call: measurable).
+            size = data.size * y.size
+            if size > limit and data.shape != y.shape and grows_off_host(data, y, limit):
+                return method(self, other)
+        else:
+            y = host_data(other)  # a NumPy number, or refused
+            if y is DEVICE or y is NOT_HOST:
+                return method(self, other)
+            size = data.size
         count[0] += 1
         if elide is not None and size >= _ELIDE_ITEMS and data.nbytes >= _ELIDE_BYTES and \
                 data.dtype.kind in elide[1] and _temporary(self, data, y):
