@@ -208,3 +208,108 @@ def test_operators_of_views_are_counted():
     a[1:] - 1.0
     assert npjax.stats()["placement"]["host_calls"] == {"__add__": 1, "__rmul__": 1,
                                                         "__sub__": 1}
+
+
+KEYS = [slice(1, -1), slice(2, None), slice(None, -2), slice(None, None, -1), slice(5, 0, -2),
+        slice(3, 3), slice(10, 20), (slice(1, -1),), 1, -1, 7, -8, (), Ellipsis, (1, 2)]
+
+
+@pytest.mark.parametrize("key", KEYS, ids=repr)
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (), (0,)], ids=str)
+def test_basic_reads(shape, key):
+    """Slices, ints and tuples of them on host arrays and their views: NumPy's values,
+    scalars, views that alias the base, IndexError out of bounds."""
+    x = np.arange(float(np.prod(shape))).reshape(shape)
+    a = npjax.asarray(x.copy())
+    for ours, theirs in ((a, x), (a[...], x[...])):
+        got, want = _outcome(lambda o=ours: o[key]), _outcome(lambda t=theirs: t[key])
+        if isinstance(want[0], type):
+            assert got[0] is want[0]
+            continue
+        assert_same(got[0], want[0])
+        if isinstance(want[0], np.ndarray) and want[0].size:
+            got[0][...] = -1.0  # a view: the write shows in the base
+            want[0][...] = -1.0
+            assert_same(a, x)
+
+
+def test_reads_of_views_of_views_and_read_only_arrays():
+    x = np.arange(24.0).reshape(4, 6)
+    a = npjax.asarray(x.copy())
+    v, w = a[1:, ::-1][::2, 1:-1], x[1:, ::-1][::2, 1:-1]
+    assert_same(v, w)
+    assert v.base is a and v[1:].base is a
+    v[0, 1:3] = 7.0
+    w[0, 1:3] = 7.0
+    assert_same(a, x)
+    ro = npjax.asarray(x.copy())
+    ro.flags.writeable = False
+    assert not ro[1:].flags.writeable
+    with pytest.raises(ValueError):
+        ro[1:][0] = 1.0
+    with pytest.raises(ValueError):
+        ro[1:, 1:] = a[1:, 1:]
+
+
+VALUES = {
+    "same dtype": lambda a: a[:-2] * 1.0,
+    "view": lambda a: a[2:],
+    "reversed view": lambda a: a[::-1][1:-1],
+    "int64": lambda a: np.arange(5),
+    "float32": lambda a: np.linspace(0.0, 1.0, 5, dtype=np.float32),
+    "nan into int": lambda a: np.array([1.0, np.nan, 2.0, 3.0, 4.0]),
+    "broadcast": lambda a: a[3:4],
+    "wrong shape": lambda a: a[:3],
+    "number": lambda a: 2.5,
+}
+
+
+@pytest.mark.parametrize("value", list(VALUES), ids=str)
+@pytest.mark.parametrize("dtype", ["float64", "int64", "float32"])
+def test_slice_writes(dtype, value):
+    """``u[1:-1] = value`` into host arrays and host views, values of every kind: NumPy's
+    casts, warnings at the user's line, errors, overlapping views."""
+    x = np.arange(7).astype(dtype)
+    a = npjax.asarray(x.copy())
+
+    def wrap(v):
+        return npjax.asarray(v) if isinstance(v, np.ndarray) else v
+
+    ours = lambda: a.__setitem__(slice(1, -1), wrap(VALUES[value](a)))  # noqa: E731
+    theirs = lambda: x.__setitem__(slice(1, -1), VALUES[value](x))  # noqa: E731
+    _same_outcome(ours, theirs)
+    assert_same(a, x)
+    view, view_np = a[::-1], x[::-1]  # writes through a view of a host array
+    _same_outcome(lambda: view.__setitem__(slice(1, -1), wrap(VALUES[value](a))),
+                  lambda: view_np.__setitem__(slice(1, -1), VALUES[value](x)))
+    assert_same(a, x)
+
+
+def test_tuple_writes_scalars_and_device_values():
+    x = np.zeros((5, 5))
+    a = npjax.asarray(x.copy())
+    a[1:-1, 1:-1] = a[2:, 1:-1] + 1.0
+    x[1:-1, 1:-1] = x[2:, 1:-1] + 1.0
+    a[1:-1, 0] = a[1:-1, 1][::-1]
+    x[1:-1, 0] = x[1:-1, 1][::-1]
+    assert_same(a, x)
+    scalar = ndarray._owner(np.array(3.0), True)
+    a[1:3, 2:4] = scalar
+    x[1:3, 2:4] = 3.0
+    assert_same(a, x)
+    with npjax.policy(placement="device"):
+        device = npjax.asarray(np.arange(3.0))
+    a[1:-1, 4] = device
+    x[1:-1, 4] = np.arange(3.0)
+    assert_same(a, x)
+    assert a._host() is not None
+    with pytest.raises(IndexError):
+        a[1:-1, 5] = a[1:-1, 0]
+    with pytest.raises(ValueError):
+        a[1:-1, 1:-1] = a[1:, 1:]
+    zero_d, zero_d_np = npjax.asarray(np.array(1.0)), np.array(1.0)
+    zero_d[...] = npjax.asarray(np.array(4.0))
+    zero_d_np[...] = 4.0
+    assert_same(zero_d, zero_d_np)
+    with pytest.raises(IndexError):
+        zero_d[0:1] = a[0, :1]

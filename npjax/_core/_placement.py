@@ -593,9 +593,9 @@ def host_operator(name: str, impl: Any) -> Any:
         if limit < 0 or rest:
             return method(self, other, *rest)
         kind = type(other)
+        size = items = data.size
         if kind is float or kind is int:
             y = other
-            size = data.size
         elif kind is ndarray:  # ``host_data`` written out for a host array or a host view
             y = other._value
             if type(y) is not host_type:
@@ -607,16 +607,15 @@ def host_operator(name: str, impl: Any) -> Any:
                 y = y[()]
             # The product of the sizes bounds an elementwise result (a NumPy scalar's size is
             # 1); operands of one shape make a result of that shape (no call: measurable).
-            size = data.size * y.size
+            size *= y.size
             if size > limit and data.shape != y.shape and grows_off_host(data, y, limit):
                 return method(self, other)
         else:
             y = host_data(other)  # a NumPy number, or refused
             if y is DEVICE or y is NOT_HOST:
                 return method(self, other)
-            size = data.size
         count[0] += 1
-        if elide is not None and size >= _ELIDE_ITEMS and data.nbytes >= _ELIDE_BYTES and \
+        if elide is not None and items >= _ELIDE_ITEMS and data.nbytes >= _ELIDE_BYTES and \
                 data.dtype.kind in elide[1] and _temporary(self, data, y):
             result = run_loops(elide[0], data, y)  # NumPy's temporary elision: into ``data``
         else:  # ``run_loops`` written out
