@@ -76,11 +76,9 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
         # path. A number whose write NumPy cannot warn about goes to NumPy as it is. (An npjax
         # scalar's data is 0-d: an int or a slice is NumPy's IndexError there, the scalar's
         # TypeError comes from the general path below.)
-        kind = type(value)
-        if kind is ndarray:  # (an array: the path below, without the number's lookups)
-            pass
-        elif data.dtype in _QUIET_PYTHON if kind is float or kind is int else \
-                data.dtype is _QUIET_SCALARS.get(kind):
+        kind = type(value)  # (an npjax array: the path below, without the lookups)
+        if data.dtype in _QUIET_PYTHON if kind is float or kind is int else \
+                kind is not ndarray and data.dtype is _QUIET_SCALARS.get(kind):
             kind = type(index)
             if kind is int or kind is slice:
                 try:
