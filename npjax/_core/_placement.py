@@ -594,9 +594,7 @@ def host_operator(name: str, impl: Any) -> Any:
             return method(self, other, *rest)
         kind = type(other)
         size = items = data.size
-        if kind is float or kind is int:
-            y = other
-        elif kind is ndarray:  # ``host_data`` written out for a host array or a host view
+        if kind is ndarray:  # ``host_data`` written out for a host array or a host view
             y = other._value
             if type(y) is not host_type:
                 base = other._base  # (views are never scalars)
@@ -610,6 +608,8 @@ def host_operator(name: str, impl: Any) -> Any:
             size *= y.size
             if size > limit and data.shape != y.shape and grows_off_host(data, y, limit):
                 return method(self, other)
+        elif kind is float or kind is int:
+            y = other
         else:
             y = host_data(other)  # a NumPy number, or refused
             if y is DEVICE or y is NOT_HOST:
