@@ -313,3 +313,20 @@ def test_tuple_writes_scalars_and_device_values():
     assert_same(zero_d, zero_d_np)
     with pytest.raises(IndexError):
         zero_d[0:1] = a[0, :1]
+
+
+def test_views_of_host_arrays_inside_jit():
+    """Under ``npjax.jit`` the host route is off: a view NumPy made of a host array (read
+    by the operators in one step) computes with the traced operand as a device array."""
+    x = np.arange(6.0)
+    a = npjax.asarray(x.copy())
+    v = a[1:][::-1]
+
+    @npjax.jit
+    def f(t):
+        return (v + t) * 2.0 - t * v[::-1]
+
+    got = f(npjax.asarray(np.ones(5)))
+    assert_same(got, (x[1:][::-1] + 1.0) * 2.0 - x[1:])
+    a[1] = 10.0  # the view still aliases its base afterwards
+    assert_same(v, np.array([5.0, 4.0, 3.0, 2.0, 10.0]))

@@ -583,9 +583,13 @@ def host_operator(name: str, impl: Any) -> Any:
         ``_operator_result`` are written out for it; anything else goes to ``method``."""
         data = self._value
         if type(data) is not host_type:
-            base = self._base  # a view of a host array: its NumPy view
-            if base is None or type(base._value) is not host_type:
-                return impl(self, other, *rest)  # a device array: ``method`` would call it
+            # A view of a host array: its NumPy view (``_lens`` None: a view NumPy made, the
+            # commonest, told by one read; a host root stays one, and under ``npjax.jit``
+            # the limit below is -1: ``method`` looks again)
+            if self._lens is not None:
+                base = self._base
+                if base is None or type(base._value) is not host_type:
+                    return impl(self, other, *rest)  # a device array: as ``method`` would
             data = self._layout
         elif self._scalar:
             return method(self, other, *rest)
@@ -596,10 +600,11 @@ def host_operator(name: str, impl: Any) -> Any:
         size = items = data.size
         if kind is ndarray:  # ``host_data`` written out for a host array or a host view
             y = other._value
-            if type(y) is not host_type:
-                base = other._base  # (views are never scalars)
-                if base is None or type(base._value) is not host_type:
-                    return method(self, other)  # a device operand
+            if type(y) is not host_type:  # (views are never scalars)
+                if other._lens is not None:  # (None: a view NumPy made of a host array)
+                    base = other._base
+                    if base is None or type(base._value) is not host_type:
+                        return method(self, other)  # a device operand
                 y = other._layout
             elif other._scalar:
                 y = y[()]
