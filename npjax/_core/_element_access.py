@@ -35,10 +35,12 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
         value, data = root._value, self._layout
     if type(value) is _HOST_TYPE:  # a host array: NumPy's indexing (views, errors)
         kind = type(index)
-        if kind is tuple:  # ints, slices, None, Ellipsis: as it is (``_host_index``)
+        if kind is slice:  # (slices first: stencils' views)
+            got = data[index]
+        elif kind is tuple:  # ints, slices, None, Ellipsis: as it is (``_host_index``)
             for k in index:
                 kind = type(k)
-                if kind is not int and kind is not slice and kind not in _PLAIN:
+                if kind is not slice and kind is not int and kind not in _PLAIN:
                     key = _host_index(index)
                     if key is _DEVICE:
                         return getitem(self, index)
@@ -46,7 +48,7 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
                     break
             else:
                 got = data[index]
-        elif kind is int or kind is slice:
+        elif kind is int:
             got = data[index]
         else:
             key = _host_index(index)
@@ -74,9 +76,9 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
         # path. A number whose write NumPy cannot warn about goes to NumPy as it is. (An npjax
         # scalar's data is 0-d: an int or a slice is NumPy's IndexError there, the scalar's
         # TypeError comes from the general path below.)
-        kind = type(value)
+        kind = type(value)  # (an npjax array: the path below, without the lookups)
         if data.dtype in _QUIET_PYTHON if kind is float or kind is int else \
-                data.dtype is _QUIET_SCALARS.get(kind):
+                kind is not ndarray and data.dtype is _QUIET_SCALARS.get(kind):
             kind = type(index)
             if kind is int or kind is slice:
                 try:
@@ -104,7 +106,7 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
             key = index
             for k in index:
                 kind = type(k)
-                if kind is not int and kind is not slice and kind not in _PLAIN:
+                if kind is not slice and kind is not int and kind not in _PLAIN:
                     key = _host_index(index)
                     break
         else:
@@ -122,10 +124,10 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
                 new = _host_part(value)
         else:
             new = _host_part(value)
+        if type(new) is _HOST_TYPE and new.dtype is data.dtype and key is not _DEVICE:
+            data[key] = new  # no cast: nothing to warn
+            return
         if key is not _DEVICE and new is not _DEVICE:
-            if type(new) is _HOST_TYPE and new.dtype is data.dtype:  # no cast: nothing to warn
-                data[key] = new
-                return
             if data.dtype.kind in "fiu" and getattr(new, "dtype", None) is not None and \
                     new.dtype.kind == "c":  # NumPy's warning, at the user's line
                 _complex_warning(new.dtype, data.dtype)

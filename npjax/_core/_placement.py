@@ -583,35 +583,44 @@ def host_operator(name: str, impl: Any) -> Any:
         ``_operator_result`` are written out for it; anything else goes to ``method``."""
         data = self._value
         if type(data) is not host_type:
-            base = self._base  # a view of a host array: its NumPy view
-            if base is None or type(base._value) is not host_type:
-                return impl(self, other, *rest)  # a device array: ``method`` would call it
+            # A view of a host array: its NumPy view (``_lens`` None: a view NumPy made, the
+            # commonest, told by one read; a host root stays one, and under ``npjax.jit``
+            # the limit below is -1: ``method`` looks again)
+            if self._lens is not None:
+                base = self._base
+                if base is None or type(base._value) is not host_type:
+                    return impl(self, other, *rest)  # a device array: as ``method`` would
             data = self._layout
         elif self._scalar:
             return method(self, other, *rest)
-        kind = type(other)
-        if kind is ndarray:  # ``host_data`` written out for a host array that owns its data
-            y = other._value
-            if type(y) is not host_type or other._scalar:
-                y = host_data(other)
-                if y is DEVICE or y is NOT_HOST:
-                    return method(self, other, *rest)
-        elif kind is not float and kind is not int:
-            y = host_data(other)
-            if y is DEVICE or y is NOT_HOST:
-                return method(self, other, *rest)
-        else:
-            y = other
         limit = get_context().host
         if limit < 0 or rest:
             return method(self, other, *rest)
-        size = data.size
-        if type(y) is host_type:  # the product of the sizes bounds an elementwise result
+        kind = type(other)
+        size = items = data.size
+        if kind is ndarray:  # ``host_data`` written out for a host array or a host view
+            y = other._value
+            if type(y) is not host_type:  # (views are never scalars)
+                if other._lens is not None:  # (None: a view NumPy made of a host array)
+                    base = other._base
+                    if base is None or type(base._value) is not host_type:
+                        return method(self, other)  # a device operand
+                y = other._layout
+            elif other._scalar:
+                y = y[()]
+            # The product of the sizes bounds an elementwise result (a NumPy scalar's size is
+            # 1); operands of one shape make a result of that shape (no call: measurable).
             size *= y.size
-            if size > limit and grows_off_host(data, y, limit):
-                return method(self, other, *rest)
+            if size > limit and data.shape != y.shape and grows_off_host(data, y, limit):
+                return method(self, other)
+        elif kind is float or kind is int:
+            y = other
+        else:
+            y = host_data(other)  # a NumPy number, or refused
+            if y is DEVICE or y is NOT_HOST:
+                return method(self, other)
         count[0] += 1
-        if elide is not None and size >= _ELIDE_ITEMS and data.nbytes >= _ELIDE_BYTES and \
+        if elide is not None and items >= _ELIDE_ITEMS and data.nbytes >= _ELIDE_BYTES and \
                 data.dtype.kind in elide[1] and _temporary(self, data, y):
             result = run_loops(elide[0], data, y)  # NumPy's temporary elision: into ``data``
         else:  # ``run_loops`` written out
