@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import npjax
+from npjax._calls._ufuncs import UFUNCS
 from npjax._runtime import _deferred_checks, _host_reads
 
 pytestmark = pytest.mark.device_placement
@@ -188,6 +189,8 @@ def test_fast_path_flags_come_with_the_result(accelerator, monkeypatch):
         expected = _fast_path_ops(np)
     want = [str(w.message) for w in caught]
     _plain_filters(monkeypatch)
+    for uf in set(UFUNCS.values()):  # fast paths learnt here, with accelerator results
+        monkeypatch.setattr(uf, "_fast", {})
     _fast_path_ops(npjax)  # first calls: the full path (their checks are separate programs)
     _deferred_checks.flush_deferred()
     accelerator.clear()
@@ -213,6 +216,8 @@ def test_fast_path_underflow_when_reported(accelerator, monkeypatch):
         return xp.multiply(a, a), a * a
 
     _plain_filters(monkeypatch)
+    for uf in set(UFUNCS.values()):
+        monkeypatch.setattr(uf, "_fast", {})
     run(npjax)  # the loops' first calls
     npjax.reset_stats()
     with np.errstate(under="warn"):
