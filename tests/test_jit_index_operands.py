@@ -74,30 +74,5 @@ def test_an_index_beyond_the_dtype_unrolls_and_raises_numpys_overflow():
     check(int_rows, np.zeros(200, np.int8), traced=None)
 
 
-def test_an_exception_while_tracing_leaves_numpys_writes():
-    def partial(xp, a):
-        for i in range(a.shape[0]):
-            a[i] = a[i] + (300 if i == 5 else 1)
-        return a
-
-    check(partial, np.zeros(8, np.int8), traced=None)
-
-
 def test_integer_division_by_the_index_warns_as_numpy():
     check_reports(divisions, np.arange(8, dtype=np.int64))  # i - 3 == 0: divide by zero
-
-
-def test_a_trace_that_fails_gives_numpys_answer_eagerly():
-    """A carried name that ends as a view (``z.T.T``) beside a carried scalar: the roll is
-    abandoned and the failed probe leaves a traced value behind (a known gap); the call then
-    runs eagerly and gives NumPy's answer instead of JAX's UnexpectedTracerError."""
-    def transposed(xp, x, steps):
-        total = 0.0
-        for _ in range(steps):
-            z = x * 1.0
-            total = total + z.mean()
-            x = z.T.T
-        return x.sum(axis=1) + total
-
-    check(transposed, np.random.default_rng(1).standard_normal((4, 4)), 6, static=(1,),
-          traced=None)
