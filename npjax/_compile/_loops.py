@@ -564,6 +564,9 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
             raise NoRoll("a carried name is read before it is written")
     lists.drop_unchanged()
     carry_at = [j for j, c in enumerate(classes) if c == "carry"]
+    # names the probe may find checked later (``_later``): carried, or an array the body
+    # updates in place (``pos += dt * vel``: a root, carried as ``root_vals``)
+    later_at = [j for j, c in enumerate(classes) if c == "carry" or (c == "same" and j)]
     roots = [root for root, _ in written]
     known = {id(r) for r in roots}
     state = _state(tr)
@@ -599,7 +602,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         for j, c in enumerate(classes):
             if c == "same" and not _static_same(vals[j], outs[j]):
                 raise NoRoll("a carried name changes")
-        later[:] = _later(tr.watch, before, outs, carry_at)
+        later[:] = _later(tr.watch, before, outs, later_at)
         sums, tiny = tr.watch.parts(frozenset(id(outs[j]._value) for j in later))
         if tuple(sorted(sums)) != checks[1]:
             raise NoRoll("the body's error-state checks differ from the probe's")
@@ -642,10 +645,16 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
     if checks[0] or checks[1]:
         tr.check(bad)
     # carried values each iteration left to the next one's check (``_later``): the last
-    # of them are checked here, as results of the function
-    tr.watch.add([name_vals[carry_at.index(j)] for j in later])
-    for j in later:  # and the values they start from: the first iteration shows them
-        tr.watch.cover(ins[j]._value)
+    # of them are checked here, as results of the function, and the values they start
+    # from are shown by the first iteration
+    for j in later:
+        if j in carry_at:
+            tr.watch.add([name_vals[carry_at.index(j)]])
+            tr.watch.cover(ins[j]._value)
+        else:  # an array updated in place
+            k = next(k for k, root in enumerate(roots) if root is ins[j])
+            tr.watch.add([root_vals[k]])
+            tr.watch.cover(init[2][k])
     vals = list(ins)
     for j, v in zip(carry_at, name_vals):
         vals[j] = ndarray._owner(v, ins[j]._scalar)
