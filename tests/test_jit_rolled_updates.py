@@ -56,3 +56,34 @@ def test_an_overflow_under_raise_raises_as_numpy():
             jitted(npjax, npjax.array(a), npjax.array(b), 6)
     assert str(info.value) == str(np_info.value)
     assert [o.rolled for o in jitted.loops] == [True]
+
+
+def masked_reductions(xp, x, steps, cut):
+    total = 0.0
+    for _ in range(steps):
+        z = x * 1.0
+        total = total + z[z > cut].mean() + z[z < 0].sum() - z[z > 1].max(initial=0.0)
+        x = z * 0.9 - 0.01
+    return x.sum(axis=1) + total
+
+
+def whitening(xp, x, steps):
+    total = 0.0
+    for _ in range(steps):
+        z = (x - x.mean(axis=0)) / x.std(axis=0)
+        total = total + z[z > 0].mean()
+        L = xp.linalg.cholesky(z.T @ z / z.shape[0] + 1e-3 * xp.eye(z.shape[1]))
+        x = xp.linalg.solve(L, z.T).T.copy()
+    return x.sum(axis=1) + total
+
+
+def test_masked_reductions_roll():
+    x = np.random.default_rng(2).standard_normal((30, 4))
+    check_reports(masked_reductions, x, 6, 0.0, static=(1, 2), reruns=False)
+    check_reports(whitening, x, 5, static=(1,), reruns=False)
+
+
+def test_an_empty_masked_mean_in_a_rolled_loop_warns_as_numpy():
+    # every value falls under the cut from the third iteration on: "Mean of empty slice"
+    x = np.random.default_rng(3).random((10, 3)) * 0.5 + 0.7
+    check_reports(masked_reductions, x, 10, 0.65, static=(1, 2))

@@ -75,6 +75,7 @@ from npjax._core._ndarray import ndarray
 from npjax._calls._ufuncs import ufunc
 from npjax._core._views import Box
 from npjax._compile._windows import Window, consumer, cut, store
+from npjax._compile._masked import MaskedValue
 
 __all__ = ["LoopOutcome", "UNBOUND", "aug", "augitem", "call", "getsub", "items", "run_loop",
            "setsub"]
@@ -293,7 +294,7 @@ def _allowed(f: Any) -> bool:
         return issubclass(f, np.generic) or f is np.dtype
     owner = getattr(f, "__self__", None)
     if owner is not None and t is not types.FunctionType:
-        if isinstance(owner, ndarray | ufunc | jax.Array | Window):
+        if isinstance(owner, ndarray | ufunc | jax.Array | Window | MaskedValue):
             return True
         if isinstance(owner, types.ModuleType):
             return owner.__name__ in ("math", "cmath", "operator")
