@@ -670,6 +670,29 @@ def test_in_place_slice_updates_in_a_rolled_loop_copy_no_array():
     check_reports(slice_updates, ey, hz * 0, 6, static=(2,), reruns=False)
 
 
+def row_then_rest(xp, ey, hz, fict, steps):
+    for t in range(steps):
+        ey[0, :] = fict[t]
+        ey[1:, :] -= 0.5 * (hz[1:, :] - hz[:-1, :])  # apart from the row just stored
+        hz[:-1, :] -= 0.7 * (ey[1:, :] - ey[:-1, :])
+    return ey, hz
+
+
+def test_an_in_place_update_apart_from_the_latest_store_copies_no_array():
+    # ``ey[1:, :] -= x`` read ``ey[1:, :]`` from the value before ``ey[0, :] = y`` (a part
+    # apart from that store): XLA, updating that value in place for the row, copied it
+    # first, and the loop's result back (two copies of ey per iteration)
+    rng = np.random.default_rng(4)
+    ey, hz, fict = rng.random((10, 8)), rng.random((10, 8)), rng.random(6)
+    check(row_then_rest, ey, hz, fict, 6, static=(3,), rolled=True)
+    check(row_then_rest, ey.astype(np.float32), hz, fict, 6, static=(3,), rolled=True)
+    jitted = npjax.jit(row_then_rest, static_argnums=(0, 4))
+    text = _program_text(jitted, npjax, npjax.array(ey), npjax.array(hz), fict, 6)
+    assert _array_copies_in_loop_bodies(text) == 0
+    hz[3, 2], hz[4, 2] = 1.7e308, -1.7e308  # overflows in the loop: NumPy's warnings
+    check_reports(row_then_rest, ey, hz, fict, 6, static=(3,))
+
+
 # --- loops over an array: ``for x in a`` rolls as ``x = a[k]`` -------------------------------
 
 
