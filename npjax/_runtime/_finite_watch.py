@@ -51,6 +51,7 @@ class FiniteWatch:
         self._chains: dict = {}  # id(holder) -> [(value before, value after, box)] of stores
         self._inside: dict = {}  # id(filled value) -> the watched value it shows (``inside``)
         self._through: dict = {}  # id(value) -> (holder, its new value, mask) (``through``)
+        self._shown: dict = {}  # id(value) -> (value, the same read back) (``shown``)
 
     def add(self, outs: Any, under: bool = False, operands: Any = None) -> None:
         """Watch ``outs``. ``operands``: those of a call of a PROPAGATING ufunc that gave
@@ -171,9 +172,21 @@ class FiniteWatch:
         if getattr(new, "dtype", None) == value.dtype and new.shape == value.shape:
             self._through[id(value)] = (holder, new, mask, value)  # (kept alive)
 
+    def shown(self, value: Any, back: Any) -> None:
+        """``back`` is watched ``value`` read back from the array it was stored into as it
+        is when the iteration ends (an item of a stacked list, ``_loop_lists``): checked
+        instead of ``value``, which XLA would compute a second time from the array before
+        the store, and so copy that array to update it in place."""
+        if id(value) in self._ids and getattr(back, "dtype", None) == value.dtype and \
+                back.shape == value.shape:
+            self._shown[id(value)] = (value, back)  # (kept alive: its id stays its own)
+
     def _checked(self, o: Any) -> Any:
         """What to check for result ``o``: ``o``, or the part of an array it was stored
-        into (``stored``, ``through``)."""
+        into (``stored``, ``through``, ``shown``)."""
+        shown = self._shown.get(id(o))
+        if shown is not None:
+            return shown[1]
         t = self._through.get(id(o))
         if t is not None:
             holder, new, mask, _ = t
