@@ -693,6 +693,61 @@ def test_an_in_place_update_apart_from_the_latest_store_copies_no_array():
     check_reports(row_then_rest, ey, hz, fict, 6, static=(3,))
 
 
+def diag_then_column(xp, a):
+    L = xp.zeros_like(a)
+    for j in range(a.shape[0]):
+        L[j, j] = xp.sqrt(a[j, j])
+        L[j, 0] += L[j, j] * 0.5  # the element just stored, at the loop index
+    return L
+
+
+def other_positions(xp, a):
+    for j in range(1, a.shape[0] - 1):
+        a[j, j] = a[j - 1, j] + 1.0
+        a[j, 0] = a[j, j] * 2 + a[j + 1, j + 1] + a[j, j - 1]  # the same, then others
+    return a
+
+
+def nested_positions(xp, a, reps):
+    for j in range(a.shape[0]):
+        a[j, j] = a[j, j] * 0.5
+        for _r in range(reps):  # the outer index inside an inner rolled body
+            a[j, j] = a[j, j] * 0.5 + 1.0
+            a[j, 0] = a[j, j] + a[j, 0]
+        a[j, 1] = a[j, j] - 1.0
+    return a
+
+
+def _slices_in_the_loop(jaxpr):
+    """How many ``dynamic_slice`` equations the scan body of ``jaxpr`` holds (nested too)."""
+    def count(jx):
+        n = 0
+        for e in jx.eqns:
+            n += e.primitive.name == "dynamic_slice"
+            for p in e.params.values():
+                inner = getattr(p, "jaxpr", None)
+                if hasattr(inner, "eqns"):
+                    n += count(inner)
+        return n
+    (scan,) = [e for e in jaxpr.eqns if e.primitive.name == "scan"]
+    return count(scan.params["jaxpr"].jaxpr)
+
+
+def test_an_element_read_at_the_loop_index_after_its_store_is_the_stored_value():
+    # ``L[j, j] = v`` then ``L[j, j]``: the same traced position (one per loop index of a
+    # body), so the read is ``v``, not a read of the updated array (XLA fused the update
+    # into that read: cholesky)
+    a = np.random.default_rng(5).random((9, 9)) + 1.0
+    check(diag_then_column, a, rolled=True)
+    check(other_positions, a, rolled=True)
+    check(other_positions, (a * 10).astype(np.int64), rolled=True)
+    check(nested_positions, a, 5, static=(1,))
+    check_reports(diag_then_column, a - 1.5, reruns=True)  # sqrt of negatives: invalid
+    jitted = npjax.jit(diag_then_column, static_argnums=0)
+    traced = _traced_program(jitted, npjax, npjax.array(a))
+    assert _slices_in_the_loop(traced.jaxpr) == 3  # a[j, j] and the two of L[j, 0] +=
+
+
 # --- loops over an array: ``for x in a`` rolls as ``x = a[k]`` -------------------------------
 
 

@@ -127,7 +127,7 @@ class _Trace:
         box apart from it reads ``before`` (``read_source``): reading either from ``value``
         made XLA fuse the update into the read and copy the array to update it in place."""
         self._before_read = False
-        if all(type(p) is int for p in _flat_ints(where[-1])):
+        if all(type(p) is int for p in _flat_ints(where[-1])) or where[0] == "element":
             self._part = (value, where, part, before, _box(where))
         else:
             self._part = None
@@ -144,7 +144,7 @@ class _Trace:
             if got is not None and got[3] is value:
                 self._before_read = True
             return value, False
-        if got[1] == where:  # (a part of another dtype, or broadcast: read back)
+        if _same_part(got[1], where):  # (a part of another dtype, or broadcast: read back)
             return (value, False) if got[2] is None else (got[2], True)
         if (not updating or self._before_read) and _finite_watch.apart(got[4], _box(where)):
             self._before_read = True
@@ -166,9 +166,21 @@ def _flat_ints(dyns: tuple) -> list:
     return [p for d in dyns for p in (d if type(d) is tuple else (d,))]
 
 
+def _same_part(a: tuple, b: tuple) -> bool:
+    """Whether two parts ``note_part`` names are known to be the same. Element positions
+    may be traced (a loop index, ``_loop_index.LoopIndex.traced``): the same object."""
+    if a[0] != "element" or b[0] != "element":
+        return a[0] == b[0] == "view" and all(type(p) is int for p in _flat_ints(a[-1])) \
+            and all(type(p) is int for p in _flat_ints(b[-1])) and a == b
+    return len(a[1]) == len(b[1]) and all(
+        p is q or (type(p) is int and type(q) is int and p == q) for p, q in zip(a[1], b[1]))
+
+
 def _box(where: tuple) -> tuple | None:
     """((start, ...), (size, ...)) in the root of a part ``note_part`` names, or None."""
     if where[0] == "element":
+        if not all(type(p) is int for p in where[1]):
+            return None
         return where[1], (1,) * len(where[1])
     lens, dyns = where[1], where[2]
     if lens and type(lens[0]) is _views.Box and all(
