@@ -748,6 +748,40 @@ def test_an_element_read_at_the_loop_index_after_its_store_is_the_stored_value()
     assert _slices_in_the_loop(traced.jaxpr) == 3  # a[j, j] and the two of L[j, 0] +=
 
 
+def gap_left(xp, u, steps):
+    for _t in range(steps):
+        un = u.copy()
+        u[2:] = un[2:] * 0.5 + un[3:4]  # u[1] is neither read nor written
+        u[0] = un[0] * 0.5
+    return u
+
+
+def _f32_converts(jitted, *args):
+    """The shapes the error-state checks of the lowered program convert to float32."""
+    text = _traced_program(jitted, *args).lower().as_text()
+    return re.findall(r"stablehlo.convert %\S+ : \(tensor<([\dx]*)f64>\) -> tensor<\1f32>",
+                      text)
+
+
+def test_stores_that_fill_a_box_are_checked_as_that_box():
+    # u[1:-1] and u[-1] (the value stored at u[0] too) fill u[1:]: one read back of u[1:]
+    # per iteration and one float32 accumulator, not one of each shape (38 and a scalar)
+    u = np.sin(np.linspace(0.0, 6.0, 40))
+    jitted = npjax.jit(periodic_ends, static_argnums=(0, 2))
+    assert _f32_converts(jitted, npjax, npjax.array(u), 8) == ["39x", "39x"]
+    for i, j in ((1, -2), (2, 0)):  # overflows at the boundary element, then inside
+        u2 = u.copy()
+        u2[i], u2[j] = 1.7e308, -1.7e308
+        check_reports(periodic_ends, u2, 8, static=(1,))
+    check_reports(periodic_ends, u, 8, static=(1,), reruns=False)
+    # a gap no store writes is not checked: its NaN reruns nothing
+    v = u.copy()
+    v[1] = np.nan
+    check(gap_left, v, 6, static=(1,), rolled=True)
+    jitted = npjax.jit(gap_left, static_argnums=(0, 2))
+    assert sorted(_f32_converts(jitted, npjax, npjax.array(v), 6)) == ["", "", "38x", "38x"]
+
+
 # --- loops over an array: ``for x in a`` rolls as ``x = a[k]`` -------------------------------
 
 
