@@ -15,7 +15,8 @@ import pytest
 
 import npjax
 from benchmarks.kernels import particles as _particles
-from tests.test_jit_loops import _traced_program, check, check_reports
+from tests.test_jit_loops import (_array_copies_in_loop_bodies, _program_text, _traced_program,
+                                  check, check_reports)
 
 
 def _rows(n=6, m=3, dtype=np.float64, seed=3):
@@ -130,6 +131,37 @@ def test_particles_program_is_smaller():
     traced = _traced_program(jitted, npjax, npjax.array(pos), npjax.array(vel), steps)
     assert [o.rolled for o in jitted.loops] == [True] * 4, jitted.loops
     assert len(traced.jaxpr.eqns) < 500, len(traced.jaxpr.eqns)
+
+
+def pulls(xp, a, steps):
+    n = a.shape[0]
+    P = [a[i].copy() for i in range(n)]
+    for _ in range(steps):
+        F = [xp.zeros(a.shape[1], a.dtype) for _ in range(n)]
+        for i in range(n - 1):
+            f = 0.5 * (P[i + 1] - P[i])
+            F[i] += f
+            F[i + 1] -= f
+        for i in range(n):
+            P[i] = P[i] * 1e5 + F[i]
+    return xp.stack(P)
+
+
+def test_items_stored_in_a_rolled_loop_are_checked_where_they_were_stored():
+    # The error-state check of ``F[i] += f`` read ``F[i] + f`` computed again from the
+    # stacked value before the iteration's stores: XLA copied that value to update it in
+    # place (13 array copies in the loop bodies here); the rows are read back instead.
+    a = _rows(n=8)
+    check(pulls, a, 5, static=(1,), rolled=True)
+    check(pulls, a.astype(np.float32), 5, static=(1,), rolled=True)
+    jitted = npjax.jit(pulls, static_argnums=(0, 2))
+    text = _program_text(jitted, npjax, npjax.array(a), 5)
+    assert _array_copies_in_loop_bodies(text) <= 9
+    check_reports(pulls, a, 5, static=(1,), reruns=False)
+    check_reports(pulls, a, 70, static=(1,))  # overflows (1e5 ** 70)
+    b = a.copy()
+    b[3, 1] = np.inf  # inf - inf in the first step: invalid
+    check_reports(pulls, b, 5, static=(1,))
 
 
 # --- aliasing and structure: the loop unrolls, NumPy's answer ----------------------------

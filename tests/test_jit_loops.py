@@ -670,6 +670,118 @@ def test_in_place_slice_updates_in_a_rolled_loop_copy_no_array():
     check_reports(slice_updates, ey, hz * 0, 6, static=(2,), reruns=False)
 
 
+def row_then_rest(xp, ey, hz, fict, steps):
+    for t in range(steps):
+        ey[0, :] = fict[t]
+        ey[1:, :] -= 0.5 * (hz[1:, :] - hz[:-1, :])  # apart from the row just stored
+        hz[:-1, :] -= 0.7 * (ey[1:, :] - ey[:-1, :])
+    return ey, hz
+
+
+def test_an_in_place_update_apart_from_the_latest_store_copies_no_array():
+    # ``ey[1:, :] -= x`` read ``ey[1:, :]`` from the value before ``ey[0, :] = y`` (a part
+    # apart from that store): XLA, updating that value in place for the row, copied it
+    # first, and the loop's result back (two copies of ey per iteration)
+    rng = np.random.default_rng(4)
+    ey, hz, fict = rng.random((10, 8)), rng.random((10, 8)), rng.random(6)
+    check(row_then_rest, ey, hz, fict, 6, static=(3,), rolled=True)
+    check(row_then_rest, ey.astype(np.float32), hz, fict, 6, static=(3,), rolled=True)
+    jitted = npjax.jit(row_then_rest, static_argnums=(0, 4))
+    text = _program_text(jitted, npjax, npjax.array(ey), npjax.array(hz), fict, 6)
+    assert _array_copies_in_loop_bodies(text) == 0
+    hz[3, 2], hz[4, 2] = 1.7e308, -1.7e308  # overflows in the loop: NumPy's warnings
+    check_reports(row_then_rest, ey, hz, fict, 6, static=(3,))
+
+
+def diag_then_column(xp, a):
+    L = xp.zeros_like(a)
+    for j in range(a.shape[0]):
+        L[j, j] = xp.sqrt(a[j, j])
+        L[j, 0] += L[j, j] * 0.5  # the element just stored, at the loop index
+    return L
+
+
+def other_positions(xp, a):
+    for j in range(1, a.shape[0] - 1):
+        a[j, j] = a[j - 1, j] + 1.0
+        a[j, 0] = a[j, j] * 2 + a[j + 1, j + 1] + a[j, j - 1]  # the same, then others
+    return a
+
+
+def nested_positions(xp, a, reps):
+    for j in range(a.shape[0]):
+        a[j, j] = a[j, j] * 0.5
+        for _r in range(reps):  # the outer index inside an inner rolled body
+            a[j, j] = a[j, j] * 0.5 + 1.0
+            a[j, 0] = a[j, j] + a[j, 0]
+        a[j, 1] = a[j, j] - 1.0
+    return a
+
+
+def _slices_in_the_loop(jaxpr):
+    """How many ``dynamic_slice`` equations the scan body of ``jaxpr`` holds (nested too)."""
+    def count(jx):
+        n = 0
+        for e in jx.eqns:
+            n += e.primitive.name == "dynamic_slice"
+            for p in e.params.values():
+                inner = getattr(p, "jaxpr", None)
+                if hasattr(inner, "eqns"):
+                    n += count(inner)
+        return n
+    (scan,) = [e for e in jaxpr.eqns if e.primitive.name == "scan"]
+    return count(scan.params["jaxpr"].jaxpr)
+
+
+def test_an_element_read_at_the_loop_index_after_its_store_is_the_stored_value():
+    # ``L[j, j] = v`` then ``L[j, j]``: the same traced position (one per loop index of a
+    # body), so the read is ``v``, not a read of the updated array (XLA fused the update
+    # into that read: cholesky)
+    a = np.random.default_rng(5).random((9, 9)) + 1.0
+    check(diag_then_column, a, rolled=True)
+    check(other_positions, a, rolled=True)
+    check(other_positions, (a * 10).astype(np.int64), rolled=True)
+    check(nested_positions, a, 5, static=(1,))
+    check_reports(diag_then_column, a - 1.5, reruns=True)  # sqrt of negatives: invalid
+    jitted = npjax.jit(diag_then_column, static_argnums=0)
+    traced = _traced_program(jitted, npjax, npjax.array(a))
+    assert _slices_in_the_loop(traced.jaxpr) == 3  # a[j, j] and the two of L[j, 0] +=
+
+
+def gap_left(xp, u, steps):
+    for _t in range(steps):
+        un = u.copy()
+        u[2:] = un[2:] * 0.5 + un[3:4]  # u[1] is neither read nor written
+        u[0] = un[0] * 0.5
+    return u
+
+
+def _f32_converts(jitted, *args):
+    """The shapes the error-state checks of the lowered program convert to float32."""
+    text = _traced_program(jitted, *args).lower().as_text()
+    return re.findall(r"stablehlo.convert %\S+ : \(tensor<([\dx]*)f64>\) -> tensor<\1f32>",
+                      text)
+
+
+def test_stores_that_fill_a_box_are_checked_as_that_box():
+    # u[1:-1] and u[-1] (the value stored at u[0] too) fill u[1:]: one read back of u[1:]
+    # per iteration and one float32 accumulator, not one of each shape (38 and a scalar)
+    u = np.sin(np.linspace(0.0, 6.0, 40))
+    jitted = npjax.jit(periodic_ends, static_argnums=(0, 2))
+    assert _f32_converts(jitted, npjax, npjax.array(u), 8) == ["39x", "39x"]
+    for i, j in ((1, -2), (2, 0)):  # overflows at the boundary element, then inside
+        u2 = u.copy()
+        u2[i], u2[j] = 1.7e308, -1.7e308
+        check_reports(periodic_ends, u2, 8, static=(1,))
+    check_reports(periodic_ends, u, 8, static=(1,), reruns=False)
+    # a gap no store writes is not checked: its NaN reruns nothing
+    v = u.copy()
+    v[1] = np.nan
+    check(gap_left, v, 6, static=(1,), rolled=True)
+    jitted = npjax.jit(gap_left, static_argnums=(0, 2))
+    assert sorted(_f32_converts(jitted, npjax, npjax.array(v), 6)) == ["", "", "38x", "38x"]
+
+
 # --- loops over an array: ``for x in a`` rolls as ``x = a[k]`` -------------------------------
 
 

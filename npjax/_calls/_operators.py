@@ -13,6 +13,7 @@ import jax.numpy as jnp
 
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
+from npjax._runtime._context import trace
 from npjax._calls._ufuncs import UFUNCS
 
 BINARY = {
@@ -53,7 +54,15 @@ def _inplace(uf):
     def op(self, other):
         if self._scalar:
             return uf(self, other)
-        return uf(self, other, out=self)
+        tr = trace()
+        if tr is None or self._base is None:
+            return uf(self, other, out=self)
+        # npjax.jit: the view is read to be stored back in place (``_Trace.read_source``)
+        tr.updating, outer = self, tr.updating
+        try:
+            return uf(self, other, out=self)
+        finally:
+            tr.updating = outer
     return op
 
 

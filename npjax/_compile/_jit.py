@@ -89,6 +89,8 @@ class _Trace:
         self._seen: set[int] = set()
         self.loop_probe: Any = None  # while a loop body is probed: sees every write
         self._part: tuple | None = None  # (array value, where, part) of the latest store
+        self._before_read = False  # whether a read took the value before that store
+        self.updating: Any = None  # the view an in-place operator (``a[1:] -= x``) updates
         self.loops: list[Any] = []  # ``_loops.LoopOutcome`` of each loop traced
         # id(list) -> what a rolled loop last stacked of a list of arrays (``_loop_lists``)
         self.stacks: dict[int, tuple] = {}
@@ -124,21 +126,28 @@ class _Trace:
         ints). Until the next store, a read of that part is ``part`` itself and a read of a
         box apart from it reads ``before`` (``read_source``): reading either from ``value``
         made XLA fuse the update into the read and copy the array to update it in place."""
-        if all(type(p) is int for p in _flat_ints(where[-1])):
+        self._before_read = False
+        if all(type(p) is int for p in _flat_ints(where[-1])) or where[0] == "element":
             self._part = (value, where, part, before, _box(where))
         else:
             self._part = None
 
-    def read_source(self, value: Any, where: tuple) -> tuple[Any, bool]:
+    def read_source(self, value: Any, where: tuple, updating: bool = False) -> tuple[Any, bool]:
         """(the part stored at ``where`` of ``value``, True), or (the value to read that
         part from, False): ``value`` or, for a part apart from the latest store, the value
-        before it (``note_part``)."""
+        before it (``note_part``). ``updating``: the part is read to be stored back in
+        place (``a[1:] -= x`` after ``a[0] = y``): read from ``value``, which XLA updates
+        in the same loop as the read, unless the value before was read since the store
+        (XLA then keeps that value, and reading it again costs nothing more)."""
         got = self._part
         if got is None or got[0] is not value:
+            if got is not None and got[3] is value:
+                self._before_read = True
             return value, False
-        if got[1] == where:  # (a part of another dtype, or broadcast: read back)
+        if _same_part(got[1], where):  # (a part of another dtype, or broadcast: read back)
             return (value, False) if got[2] is None else (got[2], True)
-        if _finite_watch.apart(got[4], _box(where)):
+        if (not updating or self._before_read) and _finite_watch.apart(got[4], _box(where)):
+            self._before_read = True
             return got[3], False
         return value, False
 
@@ -157,9 +166,21 @@ def _flat_ints(dyns: tuple) -> list:
     return [p for d in dyns for p in (d if type(d) is tuple else (d,))]
 
 
+def _same_part(a: tuple, b: tuple) -> bool:
+    """Whether two parts ``note_part`` names are known to be the same. Element positions
+    may be traced (a loop index, ``_loop_index.LoopIndex.traced``): the same object."""
+    if a[0] != "element" or b[0] != "element":
+        return a[0] == b[0] == "view" and all(type(p) is int for p in _flat_ints(a[-1])) \
+            and all(type(p) is int for p in _flat_ints(b[-1])) and a == b
+    return len(a[1]) == len(b[1]) and all(
+        p is q or (type(p) is int and type(q) is int and p == q) for p, q in zip(a[1], b[1]))
+
+
 def _box(where: tuple) -> tuple | None:
     """((start, ...), (size, ...)) in the root of a part ``note_part`` names, or None."""
     if where[0] == "element":
+        if not all(type(p) is int for p in where[1]):
+            return None
         return where[1], (1,) * len(where[1])
     lens, dyns = where[1], where[2]
     if lens and type(lens[0]) is _views.Box and all(

@@ -44,10 +44,11 @@ class LoopIndex:
     (``_loops._index_operand``); anything else needing its value (``int``, ``bool``, array
     data) abandons the roll."""
 
-    __slots__ = ("add", "k", "kmax", "mul")
+    __slots__ = ("add", "k", "kmax", "memo", "mul")
 
-    def __init__(self, k: Any, kmax: int, mul: int, add: int) -> None:
+    def __init__(self, k: Any, kmax: int, mul: int, add: int, memo: dict | None = None) -> None:
         self.k, self.kmax, self.mul, self.add = k, kmax, mul, add
+        self.memo = {} if memo is None else memo  # (mul, add) -> traced value, per body
         if max(abs(self.lo), abs(self.hi)) >= 2 ** 31 - 1:
             raise NoRoll("the loop index leaves the 32-bit range")
 
@@ -60,10 +61,17 @@ class LoopIndex:
         return max(self.add, self.add + self.mul * self.kmax)
 
     def traced(self) -> Any:
-        return self.k * self.mul + self.add
+        """``k * mul + add`` traced, one object for equal indices of one body (so a store
+        and a later read at ``a[i, i]`` name the same position, ``_jit._Trace.read_source``)."""
+        got = self.memo.get((self.mul, self.add))
+        if got is None:
+            got = self.k * self.mul + self.add
+            if getattr(got, "_trace", None) is getattr(self.k, "_trace", False):
+                self.memo[self.mul, self.add] = got  # (not one made in an inner body)
+        return got
 
     def _affine(self, mul: int, add: int) -> LoopIndex:
-        return LoopIndex(self.k, self.kmax, mul, add)
+        return LoopIndex(self.k, self.kmax, mul, add, self.memo)
 
     def __add__(self, other: Any) -> LoopIndex:
         if type(other) in ARRAY_TYPES:

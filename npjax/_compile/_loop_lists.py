@@ -359,6 +359,7 @@ class Frame:
         seen: set[int] = set()
         out = []
         for j, (value, slots) in enumerate(zip(self.values, self.slots)):
+            stored = []  # (item value, its row): distinct rows (``add`` tells them apart)
             for p in list(slots):
                 # held by its position alone (and by the error-state watch, for values
                 # stored into it)
@@ -374,6 +375,9 @@ class Frame:
                 at = self.k * mul + add
                 value = lax.dynamic_update_index_in_dim(
                     value, jnp.asarray(obj._read()).astype(value.dtype), at, 0)
+                stored.append((obj._value, at))
+            for v, at in stored:  # their error-state checks read them back from here
+                self.watch.shown(v, lax.dynamic_index_in_dim(value, at, 0, keepdims=False))
             out.append(value)
         return out
 

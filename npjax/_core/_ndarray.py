@@ -226,7 +226,7 @@ class ndarray(ArrayBase):
         dyns = _views.dynamic_args(lens)
         if isinstance(root, jax.core.Tracer) and (tr := trace()) is not None:
             # npjax.jit: the part just stored there, or read from the value before that store
-            root, stored = tr.read_source(root, ("view", lens, dyns))
+            root, stored = tr.read_source(root, ("view", lens, dyns), tr.updating is self)
             if stored and root.shape == self._layout.shape:
                 self._cache = (base._version, root)
                 return root

@@ -4,12 +4,14 @@ operands' (it is not finite wherever they are not) *covers* them: they are not r
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from npjax._runtime._errstate import state
 
@@ -51,6 +53,7 @@ class FiniteWatch:
         self._chains: dict = {}  # id(holder) -> [(value before, value after, box)] of stores
         self._inside: dict = {}  # id(filled value) -> the watched value it shows (``inside``)
         self._through: dict = {}  # id(value) -> (holder, its new value, mask) (``through``)
+        self._shown: dict = {}  # id(value) -> (value, the same read back) (``shown``)
 
     def add(self, outs: Any, under: bool = False, operands: Any = None) -> None:
         """Watch ``outs``. ``operands``: those of a call of a PROPAGATING ufunc that gave
@@ -171,9 +174,21 @@ class FiniteWatch:
         if getattr(new, "dtype", None) == value.dtype and new.shape == value.shape:
             self._through[id(value)] = (holder, new, mask, value)  # (kept alive)
 
+    def shown(self, value: Any, back: Any) -> None:
+        """``back`` is watched ``value`` read back from the array it was stored into as it
+        is when the iteration ends (an item of a stacked list, ``_loop_lists``): checked
+        instead of ``value``, which XLA would compute a second time from the array before
+        the store, and so copy that array to update it in place."""
+        if id(value) in self._ids and getattr(back, "dtype", None) == value.dtype and \
+                back.shape == value.shape:
+            self._shown[id(value)] = (value, back)  # (kept alive: its id stays its own)
+
     def _checked(self, o: Any) -> Any:
         """What to check for result ``o``: ``o``, or the part of an array it was stored
-        into (``stored``, ``through``)."""
+        into (``stored``, ``through``, ``shown``)."""
+        shown = self._shown.get(id(o))
+        if shown is not None:
+            return shown[1]
         t = self._through.get(id(o))
         if t is not None:
             holder, new, mask, _ = t
@@ -184,21 +199,58 @@ class FiniteWatch:
                 return jnp.where(mask, c, jnp.zeros((), c.dtype))
             return o
         s = self._stored.get(id(o))
-        if s is None:
+        left = self._final(s)
+        if left is None:
             return o
-        holder, k, read, _ = s
+        r = s[2](left)
+        if r.dtype != o.dtype or r.size != o.size:
+            return o
+        return r.reshape(o.shape)
+
+    def _final(self, s: Any) -> Any:
+        """The array's final value that a store (a ``stored`` entry, or None) is read back
+        from: None when a later store may overwrite its part, or an unrecorded one did."""
+        if s is None:
+            return None
+        holder, k, _, _ = s
         chain = self._chains[id(holder)]
         _, left, box = chain[k]
         for before, after, other in chain[k + 1:]:
             if before is not left or not apart(box, other):
-                return o
+                return None
             left = after
-        if holder._value is not left:
-            return o
-        r = read(left)
-        if r.dtype != o.dtype or r.size != o.size:
-            return o
-        return r.reshape(o.shape)
+        return left if holder._value is left else None
+
+    def _merged(self, results: list) -> tuple[list, list]:
+        """(results left, parts to check): results stored whole into boxes of one array
+        that together fill a box exactly (``u[0] = x`` and ``u[1:] = y``) are checked as
+        that box, read back once from the array's final value (one pass instead of one
+        per store)."""
+        groups: dict = {}
+        for o in results:
+            s = self._stored.get(id(o))
+            if id(o) in self._shown or id(o) in self._through or s is None:
+                continue
+            box = self._chains[id(s[0])][s[1]][2]
+            left = self._final(s)
+            if left is None or box is None or left.dtype != o.dtype or \
+                    len(box[0]) != left.ndim or math.prod(box[1]) != o.size:
+                continue
+            groups.setdefault(id(left), (left, []))[1].append((o, box))
+        done, parts = set(), []
+        for left, members in groups.values():
+            boxes = [b for _, b in members]
+            if len(boxes) < 2 or not all(apart(a, b) for i, a in enumerate(boxes)
+                                         for b in boxes[i + 1:]):
+                continue
+            lo = [min(b[0][d] for b in boxes) for d in range(left.ndim)]
+            hi = [max(b[0][d] + b[1][d] for b in boxes) for d in range(left.ndim)]
+            if math.prod(h - low for low, h in zip(lo, hi)) != sum(math.prod(b[1])
+                                                                 for b in boxes):
+                continue  # (elements no store wrote: not checked)
+            parts.append(lax.slice(left, lo, hi))
+            done.update(id(o) for o, _ in members)
+        return [o for o in results if id(o) not in done], parts
 
     def flag(self) -> Any:
         """The traced boolean (None when nothing was added)."""
@@ -230,16 +282,17 @@ class FiniteWatch:
         results checked later (a loop body's carried values that the next iteration's
         results show, ``covers``), left out."""
         sums: dict = {}
-        for o in self._results:
-            if id(o) in self._covered or not o.size or id(o) in later:
-                continue
+        results = [o for o in self._results
+                   if id(o) not in self._covered and o.size and id(o) not in later]
+        results, merged = self._merged(results)
+        for o in results + merged:
             c = self._checked(o)
             zero = c - c  # (``c * 0`` broadcast a zero that XLA's CPU backend materialised)
             if zero.dtype.kind == "c":
                 zero = jnp.real(zero) + jnp.imag(zero)
             zero = zero.astype(np.float32)
-            acc = sums.get(o.shape)
-            sums[o.shape] = zero if acc is None else acc + zero
+            acc = sums.get(c.shape)
+            sums[c.shape] = zero if acc is None else acc + zero
         return sums, list(self._tiny)
 
 
