@@ -110,17 +110,6 @@ class Flags:
                 f"  OWNDATA : {self.owndata}\n  WRITEABLE : {self.writeable}")
 
 
-_Tracer = jax.core.Tracer
-
-
-def _same_trace(value: Any, root: Any) -> bool:
-    """Whether ``value``, computed from ``root``, lives as long as ``root`` does: both
-    computed, or traced by the same trace."""
-    if not isinstance(value, _Tracer):
-        return True
-    return isinstance(root, _Tracer) and value._trace is root._trace
-
-
 class ndarray(ArrayBase):
     """An N-dimensional array that behaves like ``numpy.ndarray`` and computes with JAX."""
 
@@ -233,7 +222,7 @@ class ndarray(ArrayBase):
             if stored:
                 root = base._value
         value = _views.getter(lens)(root, dyns)
-        if _same_trace(value, root):  # (a value traced deeper, e.g. in a loop body that
+        if _views.same_trace(value, root):  # (a value traced deeper, e.g. in a loop body that
             self._cache = (base._version, value)  # npjax.jit probes, would outlive it)
         return value
 

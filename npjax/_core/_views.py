@@ -246,3 +246,11 @@ def compose(lens: Lens, *steps: Any) -> Lens:
             continue
         out.append(step)
     return tuple(out)
+
+
+def same_trace(value: Any, root: Any) -> bool:
+    """Whether ``value``, computed from ``root``, lives as long as ``root`` does: both
+    computed, or traced by the same trace (a view caches only such values)."""
+    if not isinstance(value, jax.core.Tracer):
+        return True
+    return isinstance(root, jax.core.Tracer) and value._trace is root._trace
