@@ -39,7 +39,8 @@ def _outcome(fn):
 
 def _same_outcome(ours, theirs, at_line=True, **errstate):
     """The same outcome of ``ours()`` and ``theirs()`` run under NumPy's ``errstate``;
-    ``at_line``: npjax's warnings name this file (NumPy's loops name the caller's line)."""
+    ``at_line``: npjax's warnings name the file of ``ours`` (NumPy's loops name the
+    caller's line)."""
     with np.errstate(**errstate):
         got, got_warnings = _outcome(ours)
         want, want_warnings = _outcome(theirs)
@@ -49,7 +50,7 @@ def _same_outcome(ours, theirs, at_line=True, **errstate):
         assert_same(got, want)
     assert [w[:2] for w in got_warnings] == [w[:2] for w in want_warnings]
     if at_line:
-        assert all(w[2] == __file__ for w in got_warnings)
+        assert all(w[2] == ours.__code__.co_filename for w in got_warnings)
 
 
 OPERANDS = {

@@ -8,7 +8,6 @@ threshold, out-of-bounds indexes, warnings at the user's line, aliasing after wr
 from __future__ import annotations
 
 import operator
-import warnings
 
 import numpy as np
 import pytest
@@ -16,37 +15,13 @@ import pytest
 import npjax
 from npjax._core._ndarray import ndarray
 from tests._parity import assert_same
+from tests.test_host_overhead import _outcome, _same_outcome
 
 
 @pytest.fixture(autouse=True)
 def _auto():
     with npjax.policy(placement="auto", host_threshold=64):
         yield
-
-
-def _outcome(fn):
-    """(result or exception class, [(category, message, filename)]) of ``fn()``."""
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        try:
-            got = fn()
-        except Exception as e:  # the exception class is what is compared
-            got = type(e)
-    return got, [(w.category, str(w.message), w.filename) for w in seen]
-
-
-def _same_outcome(ours, theirs, **errstate):
-    """The same outcome of ``ours()`` and ``theirs()`` under NumPy's ``errstate``; npjax's
-    warnings name this file (NumPy's loops name the caller's line)."""
-    with np.errstate(**errstate):
-        got, got_warnings = _outcome(ours)
-        want, want_warnings = _outcome(theirs)
-    if isinstance(want, type):
-        assert got is want
-    else:
-        assert_same(got, want)
-    assert [w[:2] for w in got_warnings] == [w[:2] for w in want_warnings]
-    assert all(w[2] == __file__ for w in got_warnings)
 
 
 BASES = {
