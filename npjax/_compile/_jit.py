@@ -623,32 +623,30 @@ class Jitted:
         try:
             outs, written, flags = entry.compiled(root_vals, dyns, _lazy.neg_zero())
         except _TRACE_ERRORS as exc:
-            if first:
+            if first or self._fallback == "eager":
                 entry.compiled = None
-            if self._fallback == "eager":
-                entry.compiled = None
-                entry.eager = _user_site(exc, self._fn)
-                _stats.record_jit_eager(self.__qualname__, entry.eager)
-                return self._eager(args, kwargs)
-            raise _jit_error(exc, self._fn) from None
+            if self._fallback != "eager":
+                raise _jit_error(exc, self._fn) from None
+            entry.eager = _user_site(exc, self._fn)
         except JitError:  # npjax's refusal of what it cannot trace
             if first:
                 entry.compiled = None
             raise
         except Exception as exc:
-            if first:
-                entry.compiled = None
             # An exception while tracing (NumPy's OverflowError at some iteration): the eager
             # run raises it again after the writes NumPy makes before it (or, for a failure
             # of the trace itself, gives NumPy's answer; the report names its line)
-            _stats.record_jit_eager(self.__qualname__, _user_site(exc, self._fn))
-            return self._eager(args, kwargs)
+            entry.compiled = None
+            entry.eager = _user_site(exc, self._fn)
         except BaseException:
             if first:
                 entry.compiled = None
             raise
         finally:
             calling.now = None
+        if entry.eager is not None:  # (outside the handler: NumPy's own traceback)
+            _stats.record_jit_eager(self.__qualname__, entry.eager)
+            return self._eager(args, kwargs)
         if flags is not None and np.asarray(flags):  # (one bool: the cheapest read back)
             # A device-side check failed: eager NumPy semantics raise at the failing line.
             return self._eager(args, kwargs)
