@@ -67,6 +67,11 @@ _Tracer = jax.core.Tracer
 _TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                  jax.errors.TracerIntegerConversionError,
                  jax.errors.NonConcreteBooleanIndexError, _masked.CountNeeded)
+# XLA's constant folder evaluates operations on constants (arrays the function makes, or
+# NumPy arrays it captures) by another code path than its compiled code, and differs from it:
+# a sort along axis 0 of a captured 2x3 array came back unsorted; a complex64 array of ones
+# times 1e300 gave inf+0j (compiled: inf+nanj). npjax.jit computes them as compiled code.
+_NO_CONSTANT_FOLDING = {"xla_disable_hlo_passes": "constant_folding"}
 _LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, np))
 _STATIC_SCALARS = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis))
 
@@ -617,7 +622,8 @@ class Jitted:
         dyns = np.asarray(inputs.dyns, np.int64) if inputs.dyns else None
         first = entry.compiled is None
         if first:
-            entry.compiled = jax.jit(self._traced_fn(entry, arg_specs, kw_specs))
+            entry.compiled = jax.jit(self._traced_fn(entry, arg_specs, kw_specs),
+                                     compiler_options=_NO_CONSTANT_FOLDING)
         calling = self._calling
         calling.now = (args, kwargs, roots)  # read by a trace, if any
         try:
