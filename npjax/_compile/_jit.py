@@ -626,6 +626,7 @@ class Jitted:
                                      compiler_options=_NO_CONSTANT_FOLDING)
         calling = self._calling
         calling.now = (args, kwargs, roots)  # read by a trace, if any
+        failed = None  # an exception raised while tracing
         try:
             outs, written, flags = entry.compiled(root_vals, dyns, _lazy.neg_zero())
         except _TRACE_ERRORS as exc:
@@ -639,20 +640,24 @@ class Jitted:
                 entry.compiled = None
             raise
         except Exception as exc:
-            # An exception while tracing (NumPy's OverflowError at some iteration): the eager
-            # run raises it again after the writes NumPy makes before it (or, for a failure
-            # of the trace itself, gives NumPy's answer; the report names its line)
             entry.compiled = None
-            entry.eager = _user_site(exc, self._fn)
+            failed = exc
         except BaseException:
             if first:
                 entry.compiled = None
             raise
         finally:
             calling.now = None
-        if entry.eager is not None:  # (outside the handler: NumPy's own traceback)
+        if failed is not None:
+            # An exception while tracing (NumPy's OverflowError at some iteration): the eager
+            # run raises it again, outside the handler, after the writes NumPy makes before
+            # it. Where it does not, the trace failed where NumPy does not: this call and
+            # the later ones of its key run eagerly, and the report names the line.
+            result = self._eager(args, kwargs)
+            entry.eager = _user_site(failed, self._fn)
+        if entry.eager is not None:
             _stats.record_jit_eager(self.__qualname__, entry.eager)
-            return self._eager(args, kwargs)
+            return result if failed is not None else self._eager(args, kwargs)
         if flags is not None and np.asarray(flags):  # (one bool: the cheapest read back)
             # A device-side check failed: eager NumPy semantics raise at the failing line.
             return self._eager(args, kwargs)
