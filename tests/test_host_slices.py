@@ -305,3 +305,25 @@ def test_views_of_host_arrays_inside_jit():
     assert_same(got, (x[1:][::-1] + 1.0) * 2.0 - x[1:])
     a[1] = 10.0  # the view still aliases its base afterwards
     assert_same(v, np.array([5.0, 4.0, 3.0, 2.0, 10.0]))
+
+
+COMPLEX_WRITES = [  # (shape, key): NumPy checks ints, slices and booleans before it casts
+    ((3,), 5), ((3, 3), (0, 7)), ((3, 3), (slice(None), 5)), ((3,), np.array(9)),
+    ((3,), np.array([True, False])), ((3, 3), (np.array([0, 1]), 9)),
+    # ... and integer arrays after: the ComplexWarning, then the IndexError
+    ((3,), [0, 9]), ((3,), np.array([0, 9])), ((3, 3), (0, [1, 5])),
+    # in bounds: the warning and the real parts written
+    ((3,), 1), ((3,), slice(0, 2)), ((3,), [True, False, True]), ((3, 3), Ellipsis),
+]
+
+
+@pytest.mark.parametrize("shape, key", COMPLEX_WRITES)
+@pytest.mark.parametrize("value", [np.complex128(1 + 2j), np.complex64(3j)])
+def test_complex_writes_into_real_arrays_warn_and_raise_in_numpys_order(shape, key, value):
+    ours, theirs = npjax.zeros(shape), np.zeros(shape)
+
+    def write(target):
+        target[key] = value
+        return target
+
+    _same_outcome(lambda: write(ours), lambda: write(theirs))

@@ -130,6 +130,7 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
         if key is not _DEVICE and new is not _DEVICE:
             if data.dtype.kind in "fiu" and getattr(new, "dtype", None) is not None and \
                     new.dtype.kind == "c":  # NumPy's warning, at the user's line
+                data[_checked_first(key)]  # NumPy's IndexError of these comes first, alone
                 _complex_warning(new.dtype, data.dtype)
                 new = new.real
             if _cast_may_warn(new, data.dtype):  # NumPy's warning, at the user's line
@@ -142,6 +143,19 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
         return  # windows of a length seen before: one scatter per bucket
     _stats.record_scalar_write(index)  # the report's advice is about device writes
     _index_write.setitem(self, index, value)
+
+
+def _checked_first(key: Any) -> Any:
+    """The part of a host key NumPy checks before it converts the value to write: every
+    part but integer arrays and lists (advanced integer indexing checks them afterwards),
+    which become whole slices of their axis."""
+    if type(key) is not tuple:
+        return slice(None) if _integer_array(key) else key
+    return tuple(slice(None) if _integer_array(k) else k for k in key)
+
+
+def _integer_array(k: Any) -> bool:
+    return type(k) is list or (type(k) is np.ndarray and k.dtype.kind in "iu" and k.ndim > 0)
 
 
 _FLOAT64, _INT64 = np.dtype(np.float64), np.dtype(np.int64)
