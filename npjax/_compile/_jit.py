@@ -655,9 +655,11 @@ class Jitted:
             # the later ones of its key run eagerly, and the report names the line.
             result = self._eager(args, kwargs)
             entry.eager = _user_site(failed, self._fn)
-        if entry.eager is not None:
             _stats.record_jit_eager(self.__qualname__, entry.eager)
-            return result if failed is not None else self._eager(args, kwargs)
+            return result
+        if entry.eager is not None:  # fallback="eager" after a trace error
+            _stats.record_jit_eager(self.__qualname__, entry.eager)
+            return self._eager(args, kwargs)
         if flags is not None and np.asarray(flags):  # (one bool: the cheapest read back)
             # A device-side check failed: eager NumPy semantics raise at the failing line.
             return self._eager(args, kwargs)

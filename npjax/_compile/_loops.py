@@ -619,8 +619,9 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
             raise NoRoll("the body changes other lists than when probed")
         return bad, accs, new_roots, new_names, [left[j] for j in list_at], left_kept
 
+    start_roots = [r._value for r in roots]  # the written arrays' values before the loop
     init = (jnp.zeros((), bool), [jnp.zeros(shape, np.float32) for shape in checks[1]],
-            [r._value for r in roots], [ins[j]._value for j in carry_at],
+            start_roots, [ins[j]._value for j in carry_at],
             [stacks[j] for j in list_at], [s.stack(lists.cache) for s in lists.kept])
     try:
         bad, accs, root_vals, name_vals, list_vals, kept_vals = lax.fori_loop(
@@ -655,7 +656,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         else:  # an array updated in place
             k = next(k for k, root in enumerate(roots) if root is ins[j])
             tr.watch.add([root_vals[k]])
-            tr.watch.cover(init[2][k])
+            tr.watch.cover(start_roots[k])
     vals = list(ins)
     for j, v in zip(carry_at, name_vals):
         vals[j] = ndarray._owner(v, ins[j]._scalar)
