@@ -116,9 +116,11 @@ def _check(got: Any, want: numpy.ndarray) -> tuple[bool, float]:
     return ok, float(numpy.max(err)) if err.size else 0.0
 
 
-def run_kernel(mod: Any, size: str, repeats: int, log: Any, slow_s: float = math.inf) -> dict:
-    """Every variant's first call, then ``repeats`` interleaved rounds; a variant whose first
-    call took over ``slow_s`` seconds is timed in one round only (its ``samples_s`` says so)."""
+def run_kernel(mod: Any, size: str, repeats: int, log: Any, slow_s: float = math.inf,
+               min_total_s: float = 0.02, max_rounds: int = 50) -> dict:
+    """Every variant's first call, then at least ``repeats`` interleaved rounds (more for
+    short calls, see below); a variant whose first call took over ``slow_s`` seconds is
+    timed in one round only (its ``samples_s`` says so)."""
     runner = Runner(mod, size)
     record: dict[str, Any] = {"name": mod.NAME, "kind": mod.KIND, "params": runner.params,
                               "times": {}, "check": {}}
@@ -141,13 +143,20 @@ def run_kernel(mod: Any, size: str, repeats: int, log: Any, slow_s: float = math
             ok, err = _check(out, expected)
             record["check"][variant] = {"ok": ok, "max_rel_err": err}
     samples: dict[str, list[float]] = {v: [] for v in firsts}
-    for round_ in range(repeats):  # interleaved rounds
+    round_ = 0
+    # Interleaved rounds: ``repeats`` of them, then more while some variant has spent less
+    # than ``min_total_s`` in all its calls (up to ``max_rounds``): the median of three
+    # calls of a few tens of microseconds is mostly noise, and every variant gets the same
+    # rounds.
+    while round_ < repeats or (round_ < max_rounds and any(
+            sum(ts) < min_total_s for v, ts in samples.items() if firsts[v] <= slow_s)):
         for variant in firsts:
             if round_ and firsts[variant] > slow_s:
                 continue
             args = runner.prepare(variant)
             t, _ = runner.call(variant, args)
             samples[variant].append(t)
+        round_ += 1
     for variant, ts in samples.items():
         record["times"][variant] = {"median_s": statistics.median(ts), "first_s": firsts[variant],
                                     "samples_s": ts}
