@@ -56,7 +56,7 @@ import numpy as np
 from npjax._pure._errors import JitError
 from npjax._runtime import _context, _errstate, _finite_watch, _stats
 from npjax._core import _lazy, _views
-from npjax._compile import _loop_source, _masked
+from npjax._compile import _loop_source, _masked, _store_merge
 from npjax._core._ndarray import ndarray
 from npjax._runtime._context import current, policy
 from npjax._runtime._errstate import PACKAGE_DIR
@@ -95,6 +95,7 @@ class _Trace:
         self.loop_probe: Any = None  # while a loop body is probed: sees every write
         self._part: tuple | None = None  # (array value, where, part) of the latest store
         self._before_read = False  # whether a read took the value before that store
+        self.joins = _store_merge.Joins()  # stores traced as one (``_store_merge``)
         self.updating: Any = None  # the view an in-place operator (``a[1:] -= x``) updates
         self.loops: list[Any] = []  # ``_loops.LoopOutcome`` of each loop traced
         # id(list) -> what a rolled loop last stacked of a list of arrays (``_loop_lists``)
@@ -120,10 +121,13 @@ class _Trace:
         if len(lens) == 1 and type(lens[0]) is _views.Box and all(
                 isinstance(d, int | np.integer) for d in dyns[0]):
             box = (tuple(int(d) for d in dyns[0]), lens[0].static)
+        same = isinstance(value, jax.Array) and value.dtype == root._value.dtype
+        where = ("view", lens, dyns)
+        self.joins.join(root, where, value if same else None, before, self._part,
+                        self.watch)
         self.watch.stored(value, root, before, root._value,
                           lambda v: _views.apply_get(lens, v, dyns), box)
-        same = isinstance(value, jax.Array) and value.dtype == root._value.dtype
-        self.note_part(before, root._value, ("view", lens, dyns), value if same else None)
+        self.note_part(before, root._value, where, value if same else None)
 
     def note_part(self, before: Any, value: Any, where: tuple, part: Any) -> None:
         """A store changed an owner's value from ``before`` to ``value``, which holds ``part``
@@ -132,6 +136,7 @@ class _Trace:
         box apart from it reads ``before`` (``read_source``): reading either from ``value``
         made XLA fuse the update into the read and copy the array to update it in place."""
         self._before_read = False
+        before = self.joins.noted(before, value, where, part)
         if all(type(p) is int for p in _flat_ints(where[-1])) or where[0] == "element":
             self._part = (value, where, part, before, _box(where))
         else:
@@ -145,6 +150,7 @@ class _Trace:
         in the same loop as the read, unless the value before was read since the store
         (XLA then keeps that value, and reading it again costs nothing more)."""
         got = self._part
+        self.joins.read(value)
         if got is None or got[0] is not value:
             if got is not None and got[3] is value:
                 self._before_read = True
@@ -153,6 +159,7 @@ class _Trace:
             return (value, False) if got[2] is None else (got[2], True)
         if (not updating or self._before_read) and _finite_watch.apart(got[4], _box(where)):
             self._before_read = True
+            self.joins.read(got[3])
             return got[3], False
         return value, False
 

@@ -165,6 +165,10 @@ class FiniteWatch:
         # it is kept alive here, so its id stays its own.
         self._stored[id(value)] = (holder, len(chain) - 1, read, value)
 
+    def holds_value(self, holder: Any, value: Any) -> int:
+        """How many references to ``value`` (a value of ``holder``) ``stored`` keeps."""
+        return sum((b is value) + (a is value) for b, a, _ in self._chains.get(id(holder), ()))
+
     def through(self, value: Any, holder: Any, new: Any, mask: Any) -> None:
         """``new``, the next value of ``holder`` (an array), is ``value`` where ``mask`` is
         True (a store into a moving slice, ``_windows.store``), and ``value`` elsewhere is
