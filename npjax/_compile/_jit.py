@@ -57,6 +57,7 @@ from npjax._pure._errors import JitError
 from npjax._runtime import _context, _errstate, _finite_watch, _stats
 from npjax._core import _lazy, _views
 from npjax._compile import _loop_source, _masked, _store_merge
+from npjax._compile._jit_inputs import HostView, Inputs, Unhashable, layout_key, static_key
 from npjax._core._ndarray import ndarray
 from npjax._runtime._context import current, policy
 from npjax._runtime._errstate import PACKAGE_DIR
@@ -73,11 +74,6 @@ _TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConve
 # times 1e300 gave inf+0j (compiled: inf+nanj). npjax.jit computes them as compiled code.
 _NO_CONSTANT_FOLDING = {"xla_disable_hlo_passes": "constant_folding"}
 _LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, np))
-_STATIC_SCALARS = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis))
-
-
-class _Unhashable(TypeError):
-    pass
 
 
 # --- tracing state -----------------------------------------------------------------------
@@ -201,111 +197,6 @@ def _box(where: tuple) -> tuple | None:
     return None
 
 
-# --- argument walking --------------------------------------------------------------------
-
-
-def _static_key(x: Any) -> Any:
-    """A hashable key for a static value that tells apart 1, 1.0, True, -0.0 and nan."""
-    t = type(x)
-    if t is float or t is complex or isinstance(x, np.generic):
-        return (t, repr(x))
-    if t in _STATIC_SCALARS:
-        return (t, x)
-    try:
-        hash(x)
-    except TypeError:
-        raise _Unhashable(f"an argument of type {t.__name__} is neither an array nor "
-                          "hashable, so it cannot be static") from None
-    return (t, x)
-
-
-def _layout_key(layout: np.ndarray | None) -> Any:
-    """The part of an owner's layout that can change the traced code (None: C order)."""
-    if layout is None or layout.flags.c_contiguous:
-        return None
-    return layout.strides
-
-
-class _Inputs:
-    """Inputs of one call: distinct roots (by identity), lens positions and the key."""
-
-    __slots__ = ("dyns", "objs", "root_ids", "roots")
-
-    def __init__(self) -> None:
-        self.roots: list[Any] = []  # ndarray root owners, np.ndarray, jax.Array
-        self.root_ids: dict[int, int] = {}
-        self.dyns: list[int] = []
-        self.objs: list[Any] = []  # every array argument, in walk order
-
-    def root(self, obj: Any) -> int:
-        k = self.root_ids.get(id(obj))
-        if k is None:
-            k = self.root_ids[id(obj)] = len(self.roots)
-            self.roots.append(obj)
-        return k
-
-    def owner(self, x: ndarray) -> tuple:
-        """The spec of an owner: its root index, shape, dtype, flags and layout."""
-        v = x._value
-        return ("A", self.root(x), v.shape, v.dtype, x._scalar, x._readonly,
-                _layout_key(x._layout))
-
-    def walk_args(self, args: tuple, static: frozenset) -> tuple:
-        """The specs of the positional arguments: ``walk`` of each (``static``: the static
-        positions), with owners and scalars, the common case, handled inline."""
-        specs = []
-        for i, x in enumerate(args):
-            t = type(x)
-            if static and i in static:
-                specs.append(("S", _static_key(x)))
-            elif t is ndarray and x._base is None and x._lens is not None:
-                self.objs.append(x)
-                specs.append(self.owner(x))
-            elif t is float or t is int or t is bool or t is complex:
-                specs.append(("S", _static_key(x)))
-            else:
-                specs.append(self.walk(x))
-        return tuple(specs)
-
-    def walk(self, x: Any) -> Any:
-        t = type(x)
-        if t is ndarray or isinstance(x, ndarray):
-            if t is not ndarray:  # the trace computes with plain arrays: no subclass results
-                raise NotImplementedError(
-                    f"npjax.jit: an argument is an instance of the ndarray subclass "
-                    f"{t.__name__}; pass x.view(npjax.ndarray) (the same memory)")
-            self.objs.append(x)
-            base = x._base
-            if x._lens is None:
-                raise _HostView  # a view NumPy made of a host array: the call runs eagerly
-            if base is None:
-                return self.owner(x)
-            k = self.root(base)
-            steps = []
-            for step in x._lens:
-                steps.append((step, len(step.dynamic)))
-                self.dyns.extend(step.dynamic)
-            vl = x._layout
-            return ("V", k, base._value.shape, base._value.dtype, base._scalar,
-                    base._readonly, _layout_key(base._layout), tuple(steps),
-                    x._root_shape, vl.shape, vl.strides, x._readonly)
-        if t is tuple or t is list:
-            return (t, tuple(self.walk(v) for v in x))
-        if t is dict:
-            return (dict, tuple((k, self.walk(x[k])) for k in x))
-        if isinstance(x, jax.Array):
-            self.objs.append(x)
-            return ("J", self.root(x), x.shape, x.dtype, x.weak_type)
-        if t is np.ndarray:
-            self.objs.append(x)
-            if not jax.dtypes.issubdtype(x.dtype, np.number) and x.dtype != np.bool_:
-                raise _Unhashable(f"a host array of dtype {x.dtype} cannot be traced")
-            return ("H", self.root(x), x.shape, x.dtype, x.flags.writeable)
-        if isinstance(x, tuple) and hasattr(x, "_fields"):
-            return (t, tuple(self.walk(v) for v in x))
-        return ("S", _static_key(x))
-
-
 class _Rebuild:
     """Inside the trace: the arguments with arrays replaced by owners holding tracers."""
 
@@ -316,7 +207,7 @@ class _Rebuild:
         self.dyns = dyns
         self.dyn_at = 0
         # id(wrapper object) -> position of the caller's object among the array arguments
-        # (``_Inputs.objs`` of each call: a program returns that call's object)
+        # (``Inputs.objs`` of each call: a program returns that call's object)
         self.arg_of: dict[int, int] = {}
         self.n_objs = 0
         self.objs: list[Any] = []
@@ -581,15 +472,15 @@ class Jitted:
             return self._fn(*args, **kwargs)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        inputs = _Inputs()
+        inputs = Inputs()
         try:
             arg_specs = inputs.walk_args(args, self._static_argnums)
-            kw_specs = tuple((k, ("S", _static_key(v)) if k in self._static_argnames
+            kw_specs = tuple((k, ("S", static_key(v)) if k in self._static_argnames
                               else inputs.walk(v)) for k, v in kwargs.items()) if kwargs else ()
-        except _Unhashable as exc:
+        except Unhashable as exc:
             raise TypeError(f"npjax.jit({self.__qualname__}): {exc}; pass arrays, "
                             "Python scalars or hashable values, or mark it static") from None
-        except _HostView:
+        except HostView:
             return self._eager(args, kwargs)
         st = _errstate.state()  # the error state decides which device checks are traced
         key = (arg_specs, kw_specs, current(), st["divide"], st["over"], st["under"],
@@ -722,7 +613,7 @@ class Jitted:
                     written_vals.append(w._value)
                     root = roots[k]
                     same = isinstance(root, np.ndarray) or w._layout is root._layout or (
-                        root._layout is None and _layout_key(w._layout) is None
+                        root._layout is None and layout_key(w._layout) is None
                         and w._value.shape == root._value.shape)
                     layouts[k] = _SAME if same else w._layout
             _check_external_writes(trace, outs, rb, self._fn)
@@ -737,10 +628,6 @@ class Jitted:
 
 
 _SAME = object()
-
-
-class _HostView(Exception):
-    """An argument is a view NumPy made of a host array (no lens to trace it through)."""
 
 
 def _check_external_writes(trace: _Trace, outs: _Outputs, rb: _Rebuild, fn: Callable) -> None:
