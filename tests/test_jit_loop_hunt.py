@@ -1,0 +1,75 @@
+"""npjax.jit loop rolling against NumPy: adversarial kernels found by a hunt for wrong
+answers (values bit for bit, dtypes, warnings, exceptions, final arguments), each a
+regression test of what it found, and some that matched, kept as they are."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import npjax
+from tests.test_jit_loops import check_reports
+
+
+def _bits(x):
+    """What must match bit for bit: kind, dtype, shape and bytes (views: strides too)."""
+    if isinstance(x, tuple | list):
+        return type(x).__name__, [_bits(v) for v in x]
+    if isinstance(x, npjax.ndarray | np.ndarray | np.generic):
+        h = np.asarray(x)
+        scalar = x._scalar if isinstance(x, npjax.ndarray) else isinstance(x, np.generic)
+        strides = None if scalar else x.strides
+        return scalar, h.dtype.str, h.shape, h.tobytes(), strides
+    return type(x).__name__, repr(x)
+
+
+def check(kernel, *host_args, static=(), rolled=True, reruns=False):
+    """``check_reports`` (warnings, exceptions, reruns, rolled), then results and final
+    arguments bit for bit: floats exact, not within a tolerance."""
+    jitted = check_reports(kernel, *host_args, static=static, rolled=rolled, reruns=reruns)
+    np_args = [a.copy() if isinstance(a, np.ndarray) else a for a in host_args]
+    args = [npjax.array(a) if isinstance(a, np.ndarray) else a for a in host_args]
+    try:
+        want = _bits(kernel(np, *np_args))
+    except Exception as exc:  # check_reports compared the exceptions
+        want = type(exc)
+    try:
+        got = _bits(jitted(npjax, *args))
+    except Exception as exc:
+        got = type(exc)
+    assert got == want
+    assert [_bits(a) for a in args] == [_bits(a) for a in np_args]
+
+
+def prefix_sums(xp, a, out):
+    for i in range(out.shape[0]):
+        out[i] = a[:i].sum()
+    return out
+
+
+def suffix_sums(xp, a, out):
+    for i in range(out.shape[0]):
+        out[i] = xp.sum(a[i:] * 2.0)
+    return out
+
+
+def row_tail_sums(xp, m, out):
+    for j in range(out.shape[0]):
+        out[j:] = m[j:, j:].sum(axis=1)
+    return out
+
+
+@pytest.mark.parametrize("n", [9, 20, 150])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.complex128])
+def test_float_sums_of_moving_slices_are_numpys_pairwise_sums(n, dtype):
+    # NumPy sums a[:i] pairwise (8 accumulators from 8 elements, halves past 128): the
+    # zero-filled full-length sum grouped other elements and differed in the last bits
+    rng = np.random.default_rng(n)
+    a = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(dtype)
+    for kernel in (prefix_sums, suffix_sums):
+        check(kernel, a, np.zeros(n, dtype))
+
+
+def test_row_sums_of_a_shrinking_block_are_numpys():
+    m = np.random.default_rng(3).standard_normal((14, 14)) * 1e3
+    check(row_tail_sums, m, np.zeros(14))
