@@ -73,3 +73,44 @@ def test_float_sums_of_moving_slices_are_numpys_pairwise_sums(n, dtype):
 def test_row_sums_of_a_shrinking_block_are_numpys():
     m = np.random.default_rng(3).standard_normal((14, 14)) * 1e3
     check(row_tail_sums, m, np.zeros(14))
+
+
+def masked_sums(xp, a, t, out):
+    for i in range(out.shape[0]):
+        out[i] = a[a.real > t[i]].sum()
+    return out
+
+
+def masked_means(xp, a, n):
+    return [xp.mean(a[a.real > i / (n + 1)]) for i in range(n)]
+
+
+def masked_mean_rows(xp, a, t, out):
+    for i in range(out.shape[0]):
+        out[i] = a[a.real > t[i]].mean(keepdims=True)
+    return out
+
+
+def _values(dtype, n, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.random(n) * 10.0 ** rng.integers(-2, 3, n)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.random(n)
+    return x.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.complex64,
+                                   np.complex128])
+def test_float_sums_and_means_of_masked_reads_are_numpys(dtype):
+    # NumPy sums the compacted a[m] pairwise and divides by an intp count (complex: Smith's
+    # division by count + 0j); the masked sum of the full array grouped other elements
+    a = _values(dtype, 60, 4)
+    t = np.sort(a.real)[::6].copy()
+    check(masked_sums, a, t, np.zeros(10, dtype))
+    check(masked_means, a, 6, static=(1,), rolled=False)
+    check(masked_mean_rows, a, t, np.zeros((10, 1), dtype))
+
+
+def test_means_of_masked_integers_are_numpys():
+    a = np.random.default_rng(5).integers(0, 1000, 70)
+    check(masked_means, a, 5, static=(1,), rolled=False)

@@ -51,7 +51,7 @@ from npjax._core._ndarray import ndarray
 from npjax._core._placement import DEFERRED_UFUNC
 from npjax._calls._ufuncs import ufunc
 
-__all__ = ["Bound", "Window", "consumer", "cut", "store"]
+__all__ = ["Bound", "Window", "consumer", "cut", "pairwise", "store"]
 
 
 # --- bounds ------------------------------------------------------------------------------
@@ -405,11 +405,11 @@ def _in_order(out: Any, w: Window, axes: tuple) -> Any:
     n = b.hi - b.lo
     if not b.starts_at_zero():
         y = jnp.take(y, b.lo + jnp.arange(b.n), axis=-1, mode="clip")
-    total = jnp.zeros((), comp) + _pairwise(y, n, comp.kind == "c")
+    total = jnp.zeros((), comp) + pairwise(y, n, comp.kind == "c")
     return ndarray._owner(total.astype(out.dtype), scalar=out._scalar)
 
 
-def _pairwise(y: Any, n: Any, cplx: bool) -> Any:
+def pairwise(y: Any, n: Any, cplx: bool) -> Any:
     """NumPy's pairwise sum of ``y[..., :n]`` for a traced ``n`` (``_impl.reductions._pairwise``
     for every length at once, each grouping kept where it applies)."""
     size = y.shape[-1]
@@ -436,7 +436,7 @@ def _pairwise(y: Any, n: Any, cplx: bool) -> Any:
     n2 = (n - n % 8) // 2 if cplx else n // 2 - (n // 2) % 8
     idx = jnp.arange(size // 2 + 8)
     right = jnp.take(y, n2 + idx, axis=-1, mode="clip")
-    halves = _pairwise(y[..., :size // 2], n2, cplx) + _pairwise(right, n - n2, cplx)
+    halves = pairwise(y[..., :size // 2], n2, cplx) + pairwise(right, n - n2, cplx)
     return jnp.where(n <= block, res, halves)
 
 
