@@ -4,6 +4,8 @@ regression test of what it found, and some that matched, kept as they are."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -29,14 +31,16 @@ def check(kernel, *host_args, static=(), rolled=True, reruns=False):
     jitted = check_reports(kernel, *host_args, static=static, rolled=rolled, reruns=reruns)
     np_args = [a.copy() if isinstance(a, np.ndarray) else a for a in host_args]
     args = [npjax.array(a) if isinstance(a, np.ndarray) else a for a in host_args]
-    try:
-        want = _bits(kernel(np, *np_args))
-    except Exception as exc:  # check_reports compared the exceptions
-        want = type(exc)
-    try:
-        got = _bits(jitted(npjax, *args))
-    except Exception as exc:
-        got = type(exc)
+    with warnings.catch_warnings():  # check_reports compared them
+        warnings.simplefilter("ignore")
+        try:
+            want = _bits(kernel(np, *np_args))
+        except Exception as exc:  # check_reports compared the exceptions
+            want = type(exc)
+        try:
+            got = _bits(jitted(npjax, *args))
+        except Exception as exc:
+            got = type(exc)
     assert got == want
     assert [_bits(a) for a in args] == [_bits(a) for a in np_args]
 
@@ -114,3 +118,42 @@ def test_float_sums_and_means_of_masked_reads_are_numpys(dtype):
 def test_means_of_masked_integers_are_numpys():
     a = np.random.default_rng(5).integers(0, 1000, 70)
     check(masked_means, a, 5, static=(1,), rolled=False)
+
+
+def complex_slices_into_real(xp, z, out, n):
+    for i in range(n):
+        out[i:i + 2] = z[i:i + 2]
+    return out
+
+
+def complex_rows_as_float(xp, z, out, n):
+    for i in range(n):
+        out[i] = z[i].astype(float) * 2
+    return out
+
+
+def big_ints_into_float16(xp, a, n):
+    for i in range(n):
+        a[i] = 70000
+    return a
+
+
+@pytest.mark.parametrize("n", [4, 10])
+def test_warnings_raised_while_tracing_come_at_every_iteration_and_every_call(n):
+    # NumPy warns at each iteration (and each call); the trace warned once per body it ran
+    # (3 of 10 in a rolled loop) and the compiled program never again: such calls rerun
+    # eagerly now, which warns as NumPy does
+    z = np.arange(12) + 1j
+    check(complex_slices_into_real, z, np.zeros(12), n, static=(2,), reruns=True)
+    check(complex_rows_as_float, z.reshape(6, 2), np.zeros((6, 2)), min(n, 6), static=(2,),
+          reruns=True)
+    check(big_ints_into_float16, np.zeros(12, np.float16), n, static=(1,), reruns=True)
+
+
+def store_complex_at_start(xp, z, out):
+    out[0:2] = z[0:2]
+    return out
+
+
+def test_a_warning_raised_while_tracing_comes_again_on_later_calls():
+    check(store_complex_at_start, np.arange(4) + 1j, np.zeros(4), rolled=True, reruns=True)
