@@ -157,3 +157,123 @@ def store_complex_at_start(xp, z, out):
 
 def test_a_warning_raised_while_tracing_comes_again_on_later_calls():
     check(store_complex_at_start, np.arange(4) + 1j, np.zeros(4), rolled=True, reruns=True)
+
+
+# --- kernels of the hunt that matched NumPy, kept -------------------------------------
+
+
+def swap_rows(xp, a, n):  # the right side is two views: both rows end as row i + 1
+    for i in range(n):
+        a[i], a[i + 1] = a[i + 1], a[i]
+    return a
+
+
+def row_view_sees_write(xp, a, out, n):
+    for i in range(n):
+        row = a[i]
+        a[i] = 0
+        out[i] = row.sum()
+    return a, out
+
+
+def alias_of_argument(xp, a, n):
+    b = a[1:]
+    for i in range(n):
+        b[i] += a[i]
+    return a, b
+
+
+def reversed_fill(xp, a, n):
+    b = xp.zeros_like(a)
+    for i in range(n):
+        b[i] = a[n - 1 - i] * i
+    return b
+
+
+def negative_step(xp, a, n):
+    for i in range(n - 1, 0, -1):
+        a[i - 1] = a[i - 1] + a[i]
+    return a
+
+
+def overlapping_window_add(xp, a, n):
+    for i in range(n):
+        a[i + 1:i + 4] += a[i:i + 3]
+    return a
+
+
+def transposed_rebind(xp, a, n):
+    x = a
+    for _i in range(n):
+        x = (x * 2).T.copy().T
+    return x
+
+
+def concatenated_view(xp, a, n):
+    x = a
+    for _i in range(n):
+        x = xp.concatenate([x, x * 0.5])[2:a.shape[0] + 2]
+    return x
+
+
+def int8_index_promotion(xp, a, n):
+    for i in range(n):
+        a[i] = a[i] + i
+    return a
+
+
+def masked_halving(xp, a, t, n):
+    for i in range(n):
+        a[a > t[i]] *= 0.5
+    return a
+
+
+def starts_as_argument(xp, a, b, n):
+    x = b
+    for i in range(n):
+        x = x * a[i]
+    return x, b
+
+
+def divide_by_zero_rows(xp, a, b, n):
+    out = xp.zeros_like(a)
+    for i in range(n):
+        out[i] = a[i] / b[i]
+    return out
+
+
+def _kept_cases():
+    rng = np.random.default_rng(9)
+    zero_ones = rng.integers(-1, 2, 12).astype(float)
+    for n in (4, 9, 10, 11):
+        yield swap_rows, (rng.random((12, 3)), n)
+        yield row_view_sees_write, (rng.random((12, 3)), np.zeros(12), n)
+        yield alias_of_argument, (rng.random(12), n)
+        yield reversed_fill, (rng.random(12), n)
+        yield negative_step, (rng.random(12).astype(np.float32), n)
+        yield overlapping_window_add, (rng.random(16), n)
+        yield transposed_rebind, (rng.random((3, 4)), n)
+        yield concatenated_view, (rng.random(5), n)
+        yield int8_index_promotion, (rng.integers(0, 9, 12).astype(np.int8), n)
+        yield masked_halving, (rng.random(12), rng.random(12), n)
+        yield starts_as_argument, (rng.random((12, 3)), rng.random(3), n)
+        yield divide_by_zero_rows, (zero_ones, zero_ones[::-1].copy(), n)
+
+
+@pytest.mark.parametrize("kernel,args", list(_kept_cases()),
+                         ids=lambda v: getattr(v, "__name__", None) or f"n{v[-1]}")
+def test_kernels_that_matched(kernel, args):
+    jitted = npjax.jit(kernel, static_argnums=(0, len(args)))
+    for _ in range(2):
+        np_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        jx_args = [npjax.array(a) if isinstance(a, np.ndarray) else a for a in args]
+        with warnings.catch_warnings(record=True) as want_w:
+            warnings.simplefilter("always")
+            want = _bits(kernel(np, *np_args))
+        with warnings.catch_warnings(record=True) as got_w:
+            warnings.simplefilter("always")
+            got = _bits(jitted(npjax, *jx_args))
+        assert got == want
+        assert [_bits(a) for a in jx_args] == [_bits(a) for a in np_args]
+        assert [(w.category, str(w.message)) for w in got_w] == [
+            (w.category, str(w.message)) for w in want_w]
