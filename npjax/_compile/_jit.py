@@ -45,12 +45,14 @@ import functools
 import os
 import threading
 import traceback
+import warnings
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import jaxlib
 import numpy as np
 
 from npjax._pure._errors import JitError
@@ -600,8 +602,9 @@ class Jitted:
                 if isinstance(roots[k], np.ndarray) and k not in rb.wrappers:
                     rb.owner(k, False, not roots[k].flags.writeable)
             trace = _Trace(neg_zero)
-            with _context.using(trace=trace):
+            with _context.using(trace=trace), warnings.catch_warnings(record=True) as caught:
                 result = fn(*new_args, **new_kwargs)
+            _warned(trace, caught)
             self.loops = tuple(trace.loops)
             del new_args, new_kwargs
             outs = _Outputs(rb)
@@ -628,6 +631,19 @@ class Jitted:
 
 
 _SAME = object()
+_JAX_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, jaxlib))
+
+
+def _warned(trace: _Trace, caught: list) -> None:
+    """Warnings raised while the function was traced (a complex value stored into a real
+    array, a Python float out of float16's range, in every iteration of a rolled loop):
+    the program cannot give them again, so each call reruns eagerly, which gives NumPy's
+    warnings in NumPy's order (the trace's own are dropped). JAX's are passed on."""
+    for w in caught:
+        if w.filename.startswith(_JAX_DIRS):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        else:
+            trace.check(True)
 
 
 def _check_external_writes(trace: _Trace, outs: _Outputs, rb: _Rebuild, fn: Callable) -> None:

@@ -28,8 +28,9 @@ Why this is exact (the smallest design found that is):
 - Empty selections: ``max``/``min``/``argmax``/``argmin`` raise ``ValueError`` in NumPy,
   ``mean``/``var``/``std`` warn and give NaN: each is a device-side check on the count,
   so the eager rerun raises or warns as NumPy does.
-- Float sums and means are masked sums over the full array: the same values up to
-  rounding (NumPy's pairwise order over the compacted elements depends on the count).
+- Float sums and means of a 1-d ``x[m]`` are NumPy's: its pairwise order over the
+  selected elements, moved to the front. Other float sums and means are masked sums over
+  the full array: the same values up to rounding (NumPy's order depends on the count).
 
 Anything that needs the count (``shape``, ``len``, printing, ``float()``, concatenation,
 returning the value from the jitted function, any function not handled here) raises
@@ -46,8 +47,10 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from npjax._runtime import _context
+from npjax._compile import _windows
 from npjax._library import _reduction_checks
 from npjax._calls._registry import public_module
 from npjax._pure._errors import JitError
@@ -60,6 +63,7 @@ from npjax._core._ndarray import ndarray, normalize_axes
 from npjax._calls._ufuncs import UFUNCS
 
 _Tracer = jax.core.Tracer
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 class CountNeeded(JitError):
@@ -336,7 +340,27 @@ def _reduce(mv: MaskedValue, name: str, axis: Any, keepdims: bool, out: Any, whe
         elif reduced == 0:
             _check(True)
     mask = jnp.broadcast_to(mv._broad_mask(), mv.full.shape)
-    return mv._finish(fn, mv.full, axis, keepdims, dict(kwargs, where=ndarray._owner(mask)))
+    r = mv._finish(fn, mv.full, axis, keepdims, dict(kwargs, where=ndarray._owner(mask)))
+    if name not in ("sum", "mean") or not counted or mv._rest or kwargs.get("dtype") is not None \
+            or "initial" in kwargs or r.dtype.kind not in "fc":
+        return r
+    # a 1-d x[m]: NumPy's pairwise order over the selected elements, moved to the front
+    kind = mv.dtype.kind
+    comp = _F64 if kind in "biu" else _F32 if mv.dtype == np.float16 else mv.dtype
+    m = mv.mask.ravel()
+    x = mv.full._read().ravel().astype(comp)
+    slot = jnp.where(m, jnp.cumsum(m) - 1, m.size)
+    packed = jnp.zeros(m.size, comp).at[slot].set(x, mode="drop")
+    count = jnp.sum(m)
+    total = jnp.zeros((), comp) + _windows.pairwise(packed, count, comp.kind == "c")
+    if name == "mean":  # NumPy divides by an intp count in float64 or complex128, then casts
+        c = count.astype(_F64)
+        if comp.kind == "c":  # NumPy's complex division by c + 0j (Smith's, ratio 0)
+            re, im, scl = jnp.real(total).astype(_F64), jnp.imag(total).astype(_F64), 1.0 / c
+            total = lax.complex((re + im * 0.0) * scl, (im - re * 0.0) * scl)
+        else:
+            total = total.astype(_F64) / c
+    return ndarray._owner(total.astype(r.dtype).reshape(r.shape), scalar=r._scalar)
 
 
 def _reduced_rest(mv: MaskedValue, axis: Any) -> int:

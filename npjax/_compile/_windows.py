@@ -12,7 +12,9 @@ not depend on what lies outside its bounds:
   bounds (or the same slice on axes of two lengths that never clamp it, ``r[:k] @ x[:k]``
   with ``len(r) < len(x)``: ``Bound.aligned``); a product that keeps a bounded axis is a
   window again;
-- ``sum`` (of all elements, or along one axis): set to zero outside the bounds;
+- ``sum`` (of all elements, or along one axis): set to zero outside the bounds; a float
+  sum over a bounded last axis alone is summed in NumPy's pairwise order for the
+  runtime length (other float sums over a bounded axis NumPy sums pairwise refuse);
 - ufuncs and arithmetic operators (a 0-d array on the left too: the operator's ufunc hands
   the window here, ``DEFERRED_UFUNC``) with Python or NumPy scalars, 0-d arrays and windows
   of the same bounds: the operands are set to one outside the bounds (nothing there overflows or
@@ -49,7 +51,7 @@ from npjax._core._ndarray import ndarray
 from npjax._core._placement import DEFERRED_UFUNC
 from npjax._calls._ufuncs import ufunc
 
-__all__ = ["Bound", "Window", "consumer", "cut", "store"]
+__all__ = ["Bound", "Window", "consumer", "cut", "pairwise", "store"]
 
 
 # --- bounds ------------------------------------------------------------------------------
@@ -375,13 +377,67 @@ def _sum_call(fn: Callable, args: tuple, kwargs: dict) -> Any:
     axis = args[1] if len(args) == 2 else kwargs.get("axis")
     if type(w) is not Window or type(axis) is Window:
         raise NoRoll("a moving slice as an argument of sum")
-    if axis is None:
-        return fn(w.filled(0))
     ndim = w.value.ndim
+    if axis is None:
+        return _in_order(fn(w.filled(0)), w, tuple(range(ndim)))
     if type(axis) is not int or not -ndim <= axis < ndim:
         raise NoRoll("a moving slice summed along an axis that is not an int in range")
     axis %= ndim
-    return _wrap(fn(w.filled(0), axis), w.bounds[:axis] + w.bounds[axis + 1:])
+    out = _in_order(fn(w.filled(0), axis), w, (axis,))
+    return _wrap(out, w.bounds[:axis] + w.bounds[axis + 1:])
+
+
+def _in_order(out: Any, w: Window, axes: tuple) -> Any:
+    """A float sum of a zero-filled window made NumPy's: zeros added in a sequential fold
+    change nothing, but a pairwise run over a bounded axis groups other elements than
+    NumPy's shorter run; a bounded last axis summed alone is summed here in NumPy's order."""
+    if type(out) is not ndarray or out.dtype.kind not in "fc":
+        return out  # integer sums wrap the same in any order
+    live = [i for i, n in enumerate(w.value.shape) if n != 1]
+    if not any(w.bounds[i] is not None for i in axes) or not live or live[-1] not in axes:
+        return out  # no bounded axis summed, or only sequential folds over them
+    last = w.value.ndim - 1
+    if axes != (last,) or w.bounds[last] is None:
+        raise NoRoll("a float sum of a moving slice whose inner run NumPy sums pairwise")
+    b = w.bounds[last]
+    comp = np.dtype(np.float32) if out.dtype == np.float16 else out.dtype
+    y = w.value.astype(comp)
+    n = b.hi - b.lo
+    if not b.starts_at_zero():
+        y = jnp.take(y, b.lo + jnp.arange(b.n), axis=-1, mode="clip")
+    total = jnp.zeros((), comp) + pairwise(y, n, comp.kind == "c")
+    return ndarray._owner(total.astype(out.dtype), scalar=out._scalar)
+
+
+def pairwise(y: Any, n: Any, cplx: bool) -> Any:
+    """NumPy's pairwise sum of ``y[..., :n]`` for a traced ``n`` (``_impl.reductions._pairwise``
+    for every length at once, each grouping kept where it applies)."""
+    size = y.shape[-1]
+    lanes, block = (4, 64) if cplx else (8, 128)
+    seq = jnp.zeros(y.shape[:-1], y.dtype)
+    for j in range(min(size, lanes - 1)):
+        seq = jnp.where(j < n, seq + y[..., j], seq)
+    if size < lanes:
+        return seq
+    m = n - n % lanes
+    r = [y[..., j] for j in range(lanes)]
+    for k in range(lanes, min(size, block) - lanes + 1, lanes):
+        r = [jnp.where(k < m, r[j] + y[..., k + j], r[j]) for j in range(lanes)]
+    if cplx:
+        res = (r[0] + r[1]) + (r[2] + r[3])
+    else:
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    for j in range(lanes - 1):
+        tail = jnp.take(y, jnp.minimum(m + j, size - 1), axis=-1)
+        res = jnp.where(j < n % lanes, res + tail, res)
+    res = jnp.where(n < lanes, seq, res)
+    if size <= block:
+        return res
+    n2 = (n - n % 8) // 2 if cplx else n // 2 - (n // 2) % 8
+    idx = jnp.arange(size // 2 + 8)
+    right = jnp.take(y, n2 + idx, axis=-1, mode="clip")
+    halves = pairwise(y[..., :size // 2], n2, cplx) + pairwise(right, n - n2, cplx)
+    return jnp.where(n <= block, res, halves)
 
 
 _UFUNC_DEFAULTS = {"out": None, "where": True, "casting": "same_kind", "order": "K",
