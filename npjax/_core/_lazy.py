@@ -207,9 +207,12 @@ def round_products(out: Any, neg_zero: Any) -> Any:
     with the addition that uses it (openxla/xla#41579).
     """
     def rounded(x: Any) -> Any:
-        if x.dtype.kind not in "fc":
-            return x
-        return x + neg_zero.astype(x.dtype)
+        if x.dtype.kind == "f":
+            return x + neg_zero.astype(x.dtype)
+        if x.dtype.kind == "c":  # -0.0 in both parts: a -0.0 imaginary part stays one
+            part = neg_zero.astype(x.real.dtype)
+            return x + jax.lax.complex(part, part)
+        return x
 
     return jax.tree.map(rounded, out)
 
