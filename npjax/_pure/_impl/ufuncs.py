@@ -405,7 +405,30 @@ def _spacing(x):
 
 _HIGHEST = jax.lax.Precision.HIGHEST  # full float32 products on GPUs too (no TF32)
 
+def _domain_nan(name: str, probe: float) -> Callable:
+    """``jnp.<name>`` with the NaN it makes of a number outside its domain signed as NumPy's
+    loop signs it on this CPU (x86-64: -nan, the default NaN of an invalid operation; XLA's
+    own gives +nan), told by NumPy's result at ``probe``."""
+    fn = getattr(jnp, name)
+    with np.errstate(all="ignore"):
+        negative = bool(np.signbit(getattr(np, name)(np.array([probe]))[0]))
+
+    def impl(x):
+        res = fn(x)
+        if res.dtype.kind != "f":
+            return res
+        nan = jnp.copysign(jnp.asarray(np.nan, res.dtype), -1.0 if negative else 1.0)
+        return jnp.where(jnp.isnan(res) & ~jnp.isnan(x), nan, res)
+
+    return impl
+
+
 IMPL_OVERRIDES: dict[str, Callable] = {
+    "log": _domain_nan("log", -1.0),
+    "log2": _domain_nan("log2", -1.0),
+    "log10": _domain_nan("log10", -1.0),
+    "log1p": _domain_nan("log1p", -2.0),
+    "arctanh": _domain_nan("arctanh", 2.0),
     "matmul": lambda a, b: jnp.matmul(a, b, precision=_HIGHEST),
     "vecdot": lambda a, b: jnp.vecdot(a, b, precision=_HIGHEST),
     "matvec": lambda a, b: jnp.matmul(a, b[..., None], precision=_HIGHEST)[..., 0],
