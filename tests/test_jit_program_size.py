@@ -93,3 +93,26 @@ def test_irfft_reads_only_the_real_parts_of_the_ends():
     for n in (8, 9):
         got = np.asarray(npjax.fft.irfft(npjax.asarray(x), n))
         np.testing.assert_array_equal(got, np.fft.irfft(x, n))
+
+
+def test_integer_sums_compile_without_reduce_window():
+    """``x.sum()`` of booleans or integers over many elements: one variadic reduction of two
+    halves (``_boolsums.split_fold``), not XLA's tree of reduce-window kernels."""
+    from npjax._pure._impl import reductions
+
+    b = jnp.ones((2000,), bool)
+    fn = jax.jit(lambda v: reductions._fold(v, (0,), "add", np.dtype(np.int64)))
+    assert "reduce-window" not in fn.lower(b).as_text()
+    if jax.default_backend() == "cpu":
+        assert "reduce-window" not in fn.lower(b).compile().as_text()
+
+
+@pytest.mark.parametrize("op", ["or", "and", "add", "mul"])
+def test_split_fold_matches_numpy(op):
+    rng = np.random.default_rng(1)
+    for shape, axes in (((33,), (0,)), ((40, 3), (0,)), ((5, 41), (0, 1)), ((64, 2), (1,))):
+        x = rng.random(shape) < 0.6 if op in ("or", "and") else rng.integers(-9, 9, shape)
+        want = {"or": np.any, "and": np.all, "add": np.sum, "mul": np.prod}[op](x, axis=axes)
+        got = np.asarray(_boolsums.split_fold(jnp.asarray(x), axes, op))
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
