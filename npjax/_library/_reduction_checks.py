@@ -419,8 +419,10 @@ def var(axes: tuple, ddof: Any, comp_dt: np.dtype, x: Any, mask: Any, mean: Any,
 def _nanmean_body(axes, sum_dt, x, mask, result):
     valid = _valid(x, mask) & ~_nan(x)
     total = _sum(x, valid, axes, sum_dt)
-    return [_reduce_bits(x.astype(sum_dt), valid, total, axes),
-            any_(count(valid, axes) == 0)]
+    some, nan_in, bad_in = fold_many([(valid, "or"), *_lane_facts(x.astype(sum_dt), valid)],
+                                     axes)
+    over, inv, empty = anys([*_total_masks(nan_in, bad_in, total), ~some])
+    return [_bits(over=over, inv=inv), empty]
 
 
 def nanmean(axes: tuple, sum_dt: np.dtype, x: Any, mask: Any, result: Any) -> None:
