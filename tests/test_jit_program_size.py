@@ -116,3 +116,39 @@ def test_split_fold_matches_numpy(op):
         got = np.asarray(_boolsums.split_fold(jnp.asarray(x), axes, op))
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
+
+
+def _traced_program(jitted, *args):
+    """The program ``jitted`` runs for ``args``, traced (as in test_jit_loops)."""
+    jitted(*args)
+    (entry,) = jitted._cache.values()
+    compiled, seen = entry.compiled, []
+    entry.compiled = lambda *a: seen.append(a) or compiled(*a)
+    try:
+        jitted(*args)
+    finally:
+        entry.compiled = compiled
+    return compiled.trace(*seen[0])
+
+
+def test_a_rolled_loop_carries_no_float_accumulators():
+    """The error-state check of a rolled loop folds each iteration's results into the
+    loop's one flag: no float32 accumulator is carried (XLA compiled one kernel to make it,
+    one to add to it, and a tree of them to reduce it after the loop)."""
+    def rows(a, b):
+        for i in range(1, a.shape[0]):
+            a[i] = a[i - 1] * 0.5 + b[i]
+        return a
+
+    jitted = npjax.jit(rows)
+    a, b = np.random.default_rng(2).random((2, 100, 40))
+    text = _traced_program(jitted, npjax.asarray(a), npjax.asarray(b)).lower().as_text()
+    loops = re.findall(r"stablehlo\.while\((.*)\)", text)
+    assert loops and not any("xf32>" in carried for carried in loops)
+    if jax.default_backend() == "cpu":
+        hlo = _traced_program(jitted, npjax.asarray(a), npjax.asarray(b)).lower().compile()
+        assert "reduce-window" not in hlo.as_text()
+    want = a.copy()
+    for i in range(1, 100):
+        want[i] = want[i - 1] * 0.5 + b[i]
+    np.testing.assert_array_equal(np.asarray(jitted(npjax.asarray(a), npjax.asarray(b))), want)
