@@ -20,11 +20,20 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-__all__ = ["all_", "all_finite", "any_", "anys", "count", "fold_many", "split_fold"]
+__all__ = ["all_", "all_finite", "any_", "anys", "count", "fold_many", "split_fold", "splits"]
 
 _OPS = {"or": (lax.bitwise_or, False), "and": (lax.bitwise_and, True), "add": (lax.add, 0),
         "mul": (lax.mul, 1)}
 SPLIT_FROM = 32  # (XLA's CPU backend made a tree of a reduction of 40 elements, not of 16)
+
+
+def splits(shape: tuple, axes: tuple) -> bool:
+    """Whether ``split_fold`` is the better form of a reduction over ``axes``: over many
+    elements, the last axis among them. (Keeping the last axis, as a column sum does, XLA's
+    code for the variadic reduction ran 30 to 170 times slower than its tree for 4000 x
+    4000 elements; reducing it, or all axes, it ran faster.)"""
+    return bool(shape) and len(shape) - 1 in axes and \
+        math.prod(shape[a] for a in axes) >= SPLIT_FROM
 
 
 def split_fold(x: Any, axes: tuple, op: str) -> Any:
@@ -51,7 +60,7 @@ def _fold_one(m: Any, axis: Any, keepdims: bool, op: str, dtype: Any) -> Any:
     m = jnp.asarray(m).astype(dtype)
     axes = tuple(range(m.ndim)) if axis is None else tuple(
         a % m.ndim for a in (axis if isinstance(axis, tuple) else (axis,)))
-    if not axes or math.prod(m.shape[a] for a in axes) < SPLIT_FROM or m.size == 0:
+    if m.size == 0 or not splits(m.shape, axes):
         r = {"or": jnp.any, "and": jnp.all, "add": jnp.sum}[op](m, axis=axes)
     else:
         r = split_fold(m, axes, op)

@@ -103,9 +103,9 @@ def _div_dtype(a: np.dtype, b: np.dtype) -> np.dtype:
 
 def _exact_fold(x: Any, axes: tuple, op: str) -> Any:
     """A reduction of booleans or integers (in their own dtype), whose result no order
-    changes: over many elements as ``_boolsums.split_fold`` (one kernel for XLA's CPU
-    backend, where ``jnp.sum`` compiled a tree of them)."""
-    if math.prod(x.shape[i] for i in axes) >= _boolsums.SPLIT_FROM:
+    changes: where ``_boolsums.splits``, as ``_boolsums.split_fold`` (one kernel for XLA's
+    CPU backend, where ``jnp.sum`` compiled a tree of them)."""
+    if x.size and _boolsums.splits(x.shape, axes):
         return _boolsums.split_fold(x, axes, op)
     return {"or": jnp.any, "and": jnp.all, "add": jnp.sum, "mul": jnp.prod}[op](x, axis=axes)
 
