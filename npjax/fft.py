@@ -87,10 +87,11 @@ def _transform(x: jax.Array, *, kind: str, n: int, axis: int, fct: float | None,
         y = jnp.fft.rfft(x)
     else:
         # pocketfft's c2r reads only the real parts of the 0th (and, for even n, the n/2-th)
-        # terms; zero their imaginary parts so every backend does the same.
-        x = x.at[..., 0].set(x[..., 0].real)
-        if n % 2 == 0:
-            x = x.at[..., n // 2].set(x[..., n // 2].real)
+        # terms; zero their imaginary parts so every backend does the same (a select on
+        # the index: one fused loop, where two scatters compiled to six kernels)
+        k = lax.broadcasted_iota(np.int32, x.shape, x.ndim - 1)
+        ends = (k == 0) | (k == n // 2) if n % 2 == 0 else k == 0
+        x = jnp.where(ends, x.real.astype(x.dtype), x)
         y = jnp.fft.irfft(x, n=n, norm="forward")
     if fct is not None:
         f = np.asarray(fct, np.finfo(cdtype).dtype)

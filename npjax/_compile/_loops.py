@@ -596,7 +596,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
     list_at = sorted(lists.changed)  # those the body changes: carried, written back
 
     def step(k, carry):
-        bad, accs, root_vals, name_vals, list_vals, kept_vals = carry
+        bad, root_vals, name_vals, list_vals, kept_vals = carry
         inner = k._trace
         for root, v in zip(roots, root_vals):
             root._value = v
@@ -629,7 +629,8 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
             raise NoRoll("the body's error-state checks differ from the probe's")
         for f in tr.checks + tiny:
             bad = bad | jnp.asarray(f, bool).reshape(())
-        accs = [acc + sums[shape] for shape, acc in zip(checks[1], accs)]
+        for shape in checks[1]:  # error state: each shape's results, folded at once
+            bad = bad | _finite_watch.any_nan(sums[shape])
         new_roots = [lax.convert_element_type(root._read(), v.dtype)
                      for root, v in zip(roots, root_vals)]
         new_names = [lax.convert_element_type(
@@ -638,15 +639,14 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         if any((left[j] is not values[j]) is not (j in lists.changed)
                for j in range(len(values))):
             raise NoRoll("the body changes other lists than when probed")
-        return bad, accs, new_roots, new_names, [left[j] for j in list_at], left_kept
+        return bad, new_roots, new_names, [left[j] for j in list_at], left_kept
 
     start_roots = [r._value for r in roots]  # the written arrays' values before the loop
-    init = (jnp.zeros((), bool), [jnp.zeros(shape, np.float32) for shape in checks[1]],
-            start_roots, [_loop_views.value(ins[j]) if j in views else ins[j]._value
-                          for j in carry_at],
+    init = (jnp.zeros((), bool), start_roots,
+            [_loop_views.value(ins[j]) if j in views else ins[j]._value for j in carry_at],
             [stacks[j] for j in list_at], [s.stack(lists.cache) for s in lists.kept])
     try:
-        bad, accs, root_vals, name_vals, list_vals, kept_vals = lax.fori_loop(
+        bad, root_vals, name_vals, list_vals, kept_vals = lax.fori_loop(
             0, len(r) - 1, step, init)
     except BaseException:
         for root, v in written:
@@ -664,8 +664,6 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         lists.order[j].write_back(v, lists.cache)
     for s, v in zip(lists.kept, kept_vals):
         s.write_back(v, lists.cache)
-    for acc in accs:  # error state: one reduction per shape after the loop
-        bad = bad | ~jnp.isfinite(jnp.sum(acc))
     if checks[0] or checks[1]:
         tr.check(bad)
     # carried values each iteration left to the next one's check (``_later``): the last

@@ -53,6 +53,7 @@ from npjax._runtime import _context
 from npjax._compile import _windows
 from npjax._library import _reduction_checks
 from npjax._calls._registry import public_module
+from npjax._pure import _boolsums
 from npjax._pure._errors import JitError
 from npjax._calls._dispatch import DEFERRED
 from npjax._core._placement import DEFERRED_UFUNC
@@ -311,7 +312,7 @@ class MaskedValue:
         return r
 
     def count(self) -> jax.Array:
-        return jnp.sum(self.mask)
+        return _boolsums.count(self.mask)
 
 
 def _no_out(out: Any, where: Any) -> None:
@@ -460,7 +461,7 @@ def _same_mask(a: jax.Array | None, b: jax.Array) -> jax.Array:
         return b
     if a.shape != b.shape:
         raise _refuse("combining reads of masks of different shapes")
-    _check(jnp.any(a != b))
+    _check(_boolsums.any_(a != b))
     return a
 
 

@@ -48,6 +48,7 @@ import numpy as np
 
 from npjax._runtime import _context, _deferred_checks, _errstate, _fp_screen, _host_reads
 from npjax._core import _lazy
+from npjax._pure._boolsums import all_, all_finite, any_, anys, count, fold_many
 
 EMPTY_MEAN = "Mean of empty slice"
 DOF = "Degrees of freedom <= 0 for slice"
@@ -195,11 +196,19 @@ def _compiled(fn: Callable) -> Callable:
     """``fn`` behind the screen (all results finite: every value 0), compiled."""
     def screened(args: tuple, result: Any) -> Any:
         n = fn.size
-        return jax.lax.cond(jnp.all(jnp.isfinite(result)),
+        return jax.lax.cond(_finite_result(result),
                             lambda: jnp.zeros(n, jnp.int32),
                             lambda: jnp.stack([jnp.asarray(v, jnp.int32).reshape(())
                                                for v in fn(args, result)]))
     return jax.jit(screened)
+
+
+def _finite_result(result: Any) -> Any:
+    """Whether every element of a traced result is finite (a float sum for floats,
+    ``_boolsums``)."""
+    if result.dtype.kind in "fc":
+        return all_finite(result)
+    return jnp.all(jnp.isfinite(result))
 
 
 class _Events:
@@ -233,23 +242,41 @@ def _finite(x: Any) -> Any:
     return jnp.isfinite(x) if x.dtype.kind in "fc" else jnp.ones(x.shape, bool)
 
 
-def _reduce_bits(y: Any, valid: Any, total: Any, axes: tuple) -> Any:
-    """Flags of a sum or product of ``y`` (where ``valid``) over ``axes`` giving ``total``:
-    an infinite total from finite elements overflowed; a NaN total from elements without
-    NaN is invalid (inf - inf), and, from finite elements, overflowed first."""
-    nan_in = jnp.any(_nan(y) & valid, axis=axes)
-    fin_in = jnp.all(_finite(y) | ~valid, axis=axes)
+# Each check makes its reductions of one shape together, as one (``_boolsums.fold_many``):
+# per lane, the elements' facts at once; over the lanes, every lane condition at once.
+
+def _lane_facts(y: Any, valid: Any) -> list:
+    """``fold_many`` items giving ``_total_masks`` its (lanes with a NaN, lanes with a
+    non-finite element) of ``y`` where ``valid``."""
+    return [(_nan(y) & valid, "or"), (~_finite(y) & valid, "or")]
+
+
+def _total_masks(nan_in: Any, bad_in: Any, total: Any) -> tuple:
+    """Lane masks (overflowed, invalid) of a sum or product giving ``total`` from elements
+    with a NaN in lanes ``nan_in`` and a non-finite value in lanes ``bad_in``: an infinite
+    total from finite elements overflowed; a NaN total from elements without NaN is
+    invalid (inf - inf), and, from finite elements, overflowed first."""
+    fin_in = ~bad_in
     total = total.reshape(nan_in.shape)
     nan_out = _nan(total) & ~nan_in
-    over = jnp.any(((~_finite(total) & ~_nan(total)) | nan_out) & fin_in)
-    return _bits(over=over, inv=jnp.any(nan_out))
+    return ((~_finite(total) & ~_nan(total)) | nan_out) & fin_in, nan_out
+
+
+def _reduce_bits(y: Any, valid: Any, total: Any, axes: tuple) -> Any:
+    """Flags of a sum or product of ``y`` (where ``valid``) over ``axes`` giving ``total``."""
+    over, inv = anys(list(_total_masks(*fold_many(_lane_facts(y, valid), axes), total)))
+    return _bits(over=over, inv=inv)
+
+
+def _binary_masks(x: Any, y: Any, out: Any, where: Any = True) -> list:
+    """Masks (overflowed, invalid) of an elementwise ``out = x op y``."""
+    fin = _finite(x) & _finite(y)
+    return [jnp.isinf(out) & fin & where, _nan(out) & ~_nan(x) & ~_nan(y) & where]
 
 
 def _binary_bits(x: Any, y: Any, out: Any, where: Any = True) -> Any:
     """Flags of an elementwise ``out = x op y`` (subtract, multiply)."""
-    fin = _finite(x) & _finite(y)
-    over = jnp.any(jnp.isinf(out) & fin & where)
-    inv = jnp.any(_nan(out) & ~_nan(x) & ~_nan(y) & where)
+    over, inv = anys(_binary_masks(x, y, out, where))
     return _bits(over=over, inv=inv)
 
 
@@ -291,11 +318,13 @@ def fold(axes: tuple, op: str, nan_fill: Any, x: Any, mask: Any, init: Any,
 def _mean_body(axes, sum_dt, div, x, mask, result):
     valid = _valid(x, mask)
     total = _sum(x, valid, axes, sum_dt)
-    values = [_reduce_bits(x.astype(sum_dt), valid, total, axes)]
-    if mask is not None:
-        empty = jnp.any(jnp.sum(valid, axis=axes) == 0)
-        values = [empty, *values, jnp.where(empty, 8, 0)]
-    return values
+    facts = _lane_facts(x.astype(sum_dt), valid)
+    if mask is None:
+        over, inv = anys(list(_total_masks(*fold_many(facts, axes), total)))
+        return [_bits(over=over, inv=inv)]
+    some, nan_in, bad_in = fold_many([(valid, "or"), *facts], axes)
+    empty, over, inv = anys([~some, *_total_masks(nan_in, bad_in, total)])
+    return [empty, _bits(over=over, inv=inv), jnp.where(empty, 8, 0)]
 
 
 def mean(axes: tuple, sum_dt: np.dtype, x: Any, mask: Any, result: Any, scalar: bool) -> None:
@@ -315,33 +344,48 @@ def mean(axes: tuple, sum_dt: np.dtype, x: Any, mask: Any, result: Any, scalar: 
 def _var_body(axes, ddof, comp_dt, masked, x, mask, mean, result):
     valid = _valid(x, mask)
     xc = x.astype(comp_dt)
-    count = jnp.sum(valid, axis=axes, keepdims=True)
-    values = []
+    cnt, nan_in, bad_in = fold_many([(valid, "count"), *_lane_facts(xc, valid)], axes,
+                                    keepdims=True)
+    lane: dict = {}  # lane masks, all counted by one reduction at the end
     if masked:
-        values.append(jnp.any(ddof >= count))
+        lane["dof"] = ddof >= cnt
     if mean is None:
         s = _sum(xc, valid, axes, comp_dt, keepdims=True)
-        values += [_reduce_bits(xc, valid, s, axes), _bits(inv=jnp.any(count == 0))]
-        mu = s / count.astype(s.dtype)
+        lane["s_over"], lane["s_inv"] = _total_masks(nan_in, bad_in, s)
+        lane["empty"] = cnt == 0
+        mu = s / cnt.astype(s.dtype)
     else:
         mu = jnp.asarray(mean).astype(comp_dt)
     d = xc - mu
-    values.append(_binary_bits(xc, mu, d))
+    full = dict(zip(("d_over", "d_inv"), _binary_masks(xc, mu, d)))
     if d.dtype.kind == "c":
         re, im = jnp.real(d), jnp.imag(d)
         re2, im2 = re * re, im * im
-        values.append(_bits(over=jnp.any((jnp.isinf(re2) & jnp.isfinite(re))
-                                         | (jnp.isinf(im2) & jnp.isfinite(im)))))
+        full["sq_over"] = (jnp.isinf(re2) & jnp.isfinite(re)) | (jnp.isinf(im2) &
+                                                                jnp.isfinite(im))
         sq = re2 + im2
-        values.append(_binary_bits(re2, im2, sq))
+        full["add_over"], full["add_inv"] = _binary_masks(re2, im2, sq)
     else:
         sq = d * d
-        values.append(_bits(over=jnp.any(jnp.isinf(sq) & _finite(d))))
+        full["sq_over"] = jnp.isinf(sq) & _finite(d)
     t = _sum(sq, valid, axes, sq.dtype, keepdims=True)
-    values.append(_reduce_bits(sq, valid, t, axes))
-    zero = jnp.maximum(count - ddof, 0) == 0
-    values.append(_bits(div=jnp.any(zero & jnp.isfinite(t) & (t != 0)),
-                        inv=jnp.any(zero & (t == 0))))
+    *per_lane, nan_t, bad_t = fold_many([*((m, "or") for m in full.values()),
+                                         *_lane_facts(sq, valid)], axes, keepdims=True)
+    lane.update(zip(full, per_lane))
+    lane["t_over"], lane["t_inv"] = _total_masks(nan_t, bad_t, t)
+    zero = jnp.maximum(cnt - ddof, 0) == 0
+    lane["z_div"] = zero & jnp.isfinite(t) & (t != 0)
+    lane["z_inv"] = zero & (t == 0)
+    a = dict(zip(lane, anys(list(lane.values()))))
+    values = [a["dof"]] if masked else []
+    if mean is None:
+        values += [_bits(over=a["s_over"], inv=a["s_inv"]), _bits(inv=a["empty"])]
+    values.append(_bits(over=a["d_over"], inv=a["d_inv"]))
+    values.append(_bits(over=a["sq_over"]))
+    if d.dtype.kind == "c":
+        values.append(_bits(over=a["add_over"], inv=a["add_inv"]))
+    values.append(_bits(over=a["t_over"], inv=a["t_inv"]))
+    values.append(_bits(div=a["z_div"], inv=a["z_inv"]))
     return values
 
 
@@ -375,8 +419,10 @@ def var(axes: tuple, ddof: Any, comp_dt: np.dtype, x: Any, mask: Any, mean: Any,
 def _nanmean_body(axes, sum_dt, x, mask, result):
     valid = _valid(x, mask) & ~_nan(x)
     total = _sum(x, valid, axes, sum_dt)
-    return [_reduce_bits(x.astype(sum_dt), valid, total, axes),
-            jnp.any(jnp.sum(valid, axis=axes) == 0)]
+    some, nan_in, bad_in = fold_many([(valid, "or"), *_lane_facts(x.astype(sum_dt), valid)],
+                                     axes)
+    over, inv, empty = anys([*_total_masks(nan_in, bad_in, total), ~some])
+    return [_bits(over=over, inv=inv), empty]
 
 
 def nanmean(axes: tuple, sum_dt: np.dtype, x: Any, mask: Any, result: Any) -> None:
@@ -393,12 +439,12 @@ def _nanvar_body(axes, ddof, comp_dt, x, mask, mean, result):
     m = _valid(x, mask)
     nan = _nan(x)
     arr = jnp.where(nan, jnp.zeros((), x.dtype), x).astype(comp_dt)
-    count = jnp.sum(m & ~nan, axis=axes, keepdims=True)
+    cnt = count(m & ~nan, axes, keepdims=True)
     values = []
     if mean is None:
         s = _sum(arr, m, axes, comp_dt, keepdims=True)
         values.append(_reduce_bits(arr, m, s, axes))
-        mu = s / count.astype(s.dtype)
+        mu = s / cnt.astype(s.dtype)
     else:
         mu = jnp.asarray(mean).astype(comp_dt)
     d = arr - mu
@@ -408,7 +454,7 @@ def _nanvar_body(axes, ddof, comp_dt, x, mask, mean, result):
     values.append(_binary_bits(d, d, sq, m))
     sq = jnp.real(sq)
     values.append(_reduce_bits(sq, m, _sum(sq, m, axes, sq.dtype, keepdims=True), axes))
-    values.append(jnp.any(count - ddof <= 0))
+    values.append(any_(cnt - ddof <= 0))
     return values
 
 
@@ -426,7 +472,7 @@ def nanvar(axes: tuple, ddof: Any, comp_dt: np.dtype, x: Any, mask: Any, mean: A
 
 
 def _nan_result_body(x, result):
-    return [jnp.any(_nan(result))]
+    return [any_(_nan(result))]
 
 
 def nan_result(result: Any) -> None:
@@ -436,7 +482,7 @@ def nan_result(result: Any) -> None:
 
 
 def _all_nan_body(axes, x, result):
-    return [jnp.sum(jnp.all(_nan(x), axis=axes))]
+    return [count(all_(_nan(x), axis=axes))]
 
 
 def all_nan_slices(axes: tuple, x: Any, result: Any) -> None:
@@ -455,8 +501,8 @@ def _accumulate_body(axis, nan_fill, initial, x, result):
     fin_before = jnp.cumsum(~_finite(x) & valid, axis=axis) == 0
     nan_before = jnp.cumsum(nan & valid, axis=axis) > 0
     nan_out = _nan(result) & ~nan_before
-    over = jnp.any((jnp.isinf(result) | nan_out) & fin_before)
-    return [_bits(over=over, inv=jnp.any(nan_out))]
+    over = any_((jnp.isinf(result) | nan_out) & fin_before)
+    return [_bits(over=over, inv=any_(nan_out))]
 
 
 def accumulate(axis: int | None, nan_fill: Any, initial: bool, x: Any, result: Any) -> None:

@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._pure import _boolsums
 from npjax._runtime._errstate import state
 
 # Ufuncs whose result is not finite wherever an operand is not (inf * 0 is nan, sqrt(-inf)
@@ -259,7 +260,7 @@ class FiniteWatch:
     def flag(self) -> Any:
         """The traced boolean (None when nothing was added)."""
         sums, tiny = self.parts()
-        parts = [~jnp.isfinite(jnp.sum(acc)) for acc in sums.values()] + tiny
+        parts = [any_nan(acc) for acc in sums.values()] + tiny
         if not parts:
             return None
         bad = parts[0]
@@ -281,8 +282,9 @@ class FiniteWatch:
 
     def parts(self, later: frozenset = frozenset()) -> tuple[dict, list]:
         """({shape: float32 accumulator, NaN where a result is not finite}, [traced
-        booleans of tiny results]): a rolled loop carries the accumulators across its
-        iterations and reduces them once (``npjax._compile._loops``). ``later``: ids of
+        booleans of tiny results]): a rolled loop folds each iteration's accumulators into
+        its flag (``any_nan``; ``npjax._compile._loops``: carried across the iterations,
+        they cost XLA a kernel to make, one to add and a tree to reduce). ``later``: ids of
         results checked later (a loop body's carried values that the next iteration's
         results show, ``covers``), left out."""
         sums: dict = {}
@@ -298,6 +300,12 @@ class FiniteWatch:
             acc = sums.get(c.shape)
             sums[c.shape] = zero if acc is None else acc + zero
         return sums, list(self._tiny)
+
+
+def any_nan(acc: Any) -> Any:
+    """Whether an accumulator of ``parts`` (0 where its results are finite, NaN where not)
+    holds a NaN, as one boolean fold (``_boolsums``)."""
+    return _boolsums.any_(jnp.isnan(acc))
 
 
 def _fits(shape: tuple, target: tuple) -> bool:

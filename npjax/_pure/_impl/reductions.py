@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._pure import _dtypes
+from npjax._pure import _boolsums, _dtypes
 
 _builtin_any = any
 _builtin_max = max
@@ -101,6 +101,15 @@ def _div_dtype(a: np.dtype, b: np.dtype) -> np.dtype:
 
 # --- pure-JAX cores: NumPy's order of operations -----------------------------------------
 
+def _exact_fold(x: Any, axes: tuple, op: str) -> Any:
+    """A reduction of booleans or integers (in their own dtype), whose result no order
+    changes: where ``_boolsums.splits``, as ``_boolsums.split_fold`` (one kernel for XLA's
+    CPU backend, where ``jnp.sum`` compiled a tree of them)."""
+    if x.size and _boolsums.splits(x.shape, axes):
+        return _boolsums.split_fold(x, axes, op)
+    return {"or": jnp.any, "and": jnp.all, "add": jnp.sum, "mul": jnp.prod}[op](x, axis=axes)
+
+
 def _pairwise(x: Any) -> Any:
     """NumPy's pairwise sum along the last axis (x already in the accumulation dtype)."""
     n = x.shape[-1]
@@ -174,10 +183,9 @@ def _fold(x: Any, axes: tuple, op: str, dtype: np.dtype, init: Any = None) -> An
     if dtype.kind not in "fc":
         x = _cast(x, dtype)
         if dtype == _BOOL:
-            r = jnp.any(x, axis=axes) if op == "add" else jnp.all(x, axis=axes)
+            r = _exact_fold(x, axes, "or" if op == "add" else "and")
             return (r | init) if op == "add" else (r & init)
-        r = jnp.sum(x, axis=axes, dtype=dtype) if op == "add" else jnp.prod(x, axis=axes,
-                                                                          dtype=dtype)
+        r = _exact_fold(x, axes, op)
         return _cast(init + r if op == "add" else init * r, dtype)
     comp = _comp(dtype)
     x = _cast(_cast(x, dtype), comp)  # NumPy casts to the loop dtype first
@@ -279,7 +287,7 @@ def _count(shape: tuple, axes: tuple, mask: Any, keepdims: bool) -> Any:
     if mask is None:
         return jnp.asarray(math.prod(shape[i] for i in axes), _INTP)
     m = jnp.broadcast_to(mask, shape)
-    return _keep(jnp.sum(m, axis=axes, dtype=_INTP), shape, axes, keepdims)
+    return _keep(_boolsums.count(m, axes, dtype=_INTP), shape, axes, keepdims)
 
 
 def _masked(x: Any, mask: Any, fill: Any) -> Any:
