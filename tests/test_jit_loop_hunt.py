@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import warnings
 
+import jax.extend.core as jax_core
 import numpy as np
 import pytest
 
@@ -63,7 +64,7 @@ def row_tail_sums(xp, m, out):
     return out
 
 
-@pytest.mark.parametrize("n", [9, 20, 150])
+@pytest.mark.parametrize("n", [9, 20, 128])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.complex128])
 def test_float_sums_of_moving_slices_are_numpys_pairwise_sums(n, dtype):
     # NumPy sums a[:i] pairwise (8 accumulators from 8 elements, halves past 128): the
@@ -72,6 +73,17 @@ def test_float_sums_of_moving_slices_are_numpys_pairwise_sums(n, dtype):
     a = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(dtype)
     for kernel in (prefix_sums, suffix_sums):
         check(kernel, a, np.zeros(n, dtype))
+
+
+def test_longer_moving_slices_roll_zero_filled_within_rounding():
+    # past _windows.PAIRWISE_MAX (128) the emulation's compile time grows with the length:
+    # the zero-filled sum stays, rolled, equal to NumPy's up to the last bits
+    n = 300
+    a = np.random.default_rng(1).standard_normal(n)
+    jitted = npjax.jit(prefix_sums, static_argnums=(0,))
+    got = np.asarray(jitted(npjax, npjax.array(a), npjax.zeros(n)))
+    np.testing.assert_allclose(got, prefix_sums(np, a, np.zeros(n)), rtol=1e-13, atol=1e-13)
+    assert [o.rolled for o in jitted.loops] == [True]
 
 
 def test_row_sums_of_a_shrinking_block_are_numpys():
@@ -277,3 +289,26 @@ def test_kernels_that_matched(kernel, args):
         assert [_bits(a) for a in jx_args] == [_bits(a) for a in np_args]
         assert [(w.category, str(w.message)) for w in got_w] == [
             (w.category, str(w.message)) for w in want_w]
+
+
+def _equations(jaxpr) -> int:
+    """Equations of a jaxpr, those of its sub-jaxprs (calls, loops, branches) included."""
+    count = 0
+    for eqn in jaxpr.eqns:
+        count += 1
+        for sub in jax_core.jaxprs_in_params(eqn.params):
+            count += _equations(sub)
+    return count
+
+
+@pytest.mark.parametrize("n", [128, 129, 2000])
+def test_the_program_of_a_masked_sum_stays_small_past_the_pairwise_limit(n):
+    # NumPy's pairwise order is emulated for every count up to 128 elements; past that the
+    # emulation grew with the length (32000 elements: minutes of tracing and 5 GB)
+    from tests.test_jit_loops import _traced_program
+    a = np.random.default_rng(n).standard_normal(n)
+    jitted = npjax.jit(lambda xp, x: x[x > 0].sum(), static_argnums=(0,))
+    traced = _traced_program(jitted, npjax, npjax.array(a))
+    assert _equations(traced.jaxpr.jaxpr) < (6000 if n <= 128 else 1500)
+    np.testing.assert_allclose(float(jitted(npjax, npjax.array(a))), a[a > 0].sum(),
+                               rtol=1e-13)

@@ -343,7 +343,8 @@ def _reduce(mv: MaskedValue, name: str, axis: Any, keepdims: bool, out: Any, whe
     mask = jnp.broadcast_to(mv._broad_mask(), mv.full.shape)
     r = mv._finish(fn, mv.full, axis, keepdims, dict(kwargs, where=ndarray._owner(mask)))
     if name not in ("sum", "mean") or not counted or mv._rest or kwargs.get("dtype") is not None \
-            or "initial" in kwargs or r.dtype.kind not in "fc":
+            or "initial" in kwargs or r.dtype.kind not in "fc" or \
+            mv.mask.size > _windows.PAIRWISE_MAX:
         return r
     # a 1-d x[m]: NumPy's pairwise order over the selected elements, moved to the front
     kind = mv.dtype.kind
