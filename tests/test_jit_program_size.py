@@ -15,6 +15,7 @@ import npjax
 from npjax import fft as npjax_fft
 from npjax._library import _reduction_checks as checks
 from npjax._pure import _boolsums
+from tests.test_jit_loops import _traced_program
 
 
 def _lowered(fn, *args) -> str:
@@ -116,19 +117,6 @@ def test_split_fold_matches_numpy(op):
         got = np.asarray(_boolsums.split_fold(jnp.asarray(x), axes, op))
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(got, want)
-
-
-def _traced_program(jitted, *args):
-    """The program ``jitted`` runs for ``args``, traced (as in test_jit_loops)."""
-    jitted(*args)
-    (entry,) = jitted._cache.values()
-    compiled, seen = entry.compiled, []
-    entry.compiled = lambda *a: seen.append(a) or compiled(*a)
-    try:
-        jitted(*args)
-    finally:
-        entry.compiled = compiled
-    return compiled.trace(*seen[0])
 
 
 def test_a_rolled_loop_carries_no_float_accumulators():
