@@ -353,7 +353,7 @@ def _reduce(mv: MaskedValue, name: str, axis: Any, keepdims: bool, out: Any, whe
     x = mv.full._read().ravel().astype(comp)
     slot = jnp.where(m, jnp.cumsum(m) - 1, m.size)
     packed = jnp.zeros(m.size, comp).at[slot].set(x, mode="drop")
-    count = jnp.sum(m)
+    count = mv.count()
     total = jnp.zeros((), comp) + _windows.pairwise(packed, count, comp.kind == "c")
     if name == "mean":  # NumPy divides by an intp count in float64 or complex128, then casts
         c = count.astype(_F64)

@@ -411,11 +411,11 @@ def _in_order(out: Any, w: Window, axes: tuple) -> Any:
     return ndarray._owner(total.astype(out.dtype), scalar=out._scalar)
 
 
-# The longest run ``pairwise`` emulates: its program grows with the run (every block of 128
-# unrolled, for every length at once), so longer runs keep XLA's sum of the zero-filled run
-# (last-bit differences from NumPy's, README). First calls of ``x[x > 0].sum()`` with the
-# blocks unrolled: 0.3 s at 128 elements, 1.1 s at 256, 2.8 s at 512, 6.4 s at 1024, and
-# minutes and 5 GB at 32000; with the blocks of a run as a loop, 0.2 s at 128.
+# The longest run ``pairwise`` emulates: its program grows with the run (NumPy's grouping
+# for every length at once, halves past a block), so longer runs keep XLA's sum of the
+# zero-filled run (last-bit differences from NumPy's, README). First calls of
+# ``x[x > 0].sum()`` with the blocks unrolled: 0.3 s at 128 elements, 1.1 s at 256, 2.8 s
+# at 512, 6.4 s at 1024, minutes and 5 GB at 32000; with the blocks as a loop, 0.2 s at 128.
 PAIRWISE_MAX = 128
 
 
