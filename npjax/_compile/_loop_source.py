@@ -18,6 +18,11 @@ declared ``global``/``nonlocal`` is left as written. The function is recompiled 
 source (``inspect.getsource``) compiles to the very bytecode that runs, with the user's file
 name and line numbers, as a closure over the same cells plus the helpers; otherwise (no
 source, a lambda, a generator) it is used as it is.
+
+Every other call of the function goes through ``callee`` too, so a function of the user's own
+that it calls (``forces(P)``, ``self.step(x)``, a nested ``def``) runs with its loops rewritten
+the same way (``_user_code``: not npjax, JAX, NumPy, the standard library or an installed
+package). Inside a probe such a call still abandons the roll (its Python side effects).
 """
 
 from __future__ import annotations
@@ -25,13 +30,16 @@ from __future__ import annotations
 import __future__
 import ast
 import inspect
+import os
+import sysconfig
 import textwrap
 import types
 from collections.abc import Callable
 from typing import Any
 
 from npjax._compile._loop_lists import made
-from npjax._compile._loops import UNBOUND, aug, augitem, call, getsub, items, run_loop, setsub
+from npjax._compile._loops import (_GUARD, UNBOUND, aug, augitem, call, getsub, items, run_loop,
+                                   setsub)
 
 __all__ = ["rolled"]
 
@@ -300,6 +308,30 @@ class _Loops(ast.NodeTransformer):
         return [ast.copy_location(s, node) for s in out]
 
 
+class _Calls(ast.NodeTransformer):
+    """Routes the calls outside rewritten loop bodies through ``callee`` (nested functions
+    are rewritten when they are called)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> Any:
+        return node
+
+    visit_Lambda = visit_ClassDef = visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id.startswith(_PREFIX):
+            return node  # a helper, or a call routed already
+        if isinstance(node.func, ast.Call) and isinstance(node.func.func, ast.Name) and \
+                node.func.func.id == _PREFIX + "call":
+            return node
+        self.count += 1
+        node.func = _helper_call("call", node.func)
+        return node
+
+
 def _forget(*temps: str) -> ast.stmt:
     """``t1 = t2 = None``: a temporary holds no array after its statement (reference counts
     of list items, ``npjax._compile._loop_lists``)."""
@@ -325,7 +357,40 @@ def _unbind(name: str) -> ast.stmt:
                    orelse=[], finalbody=[])
 
 
-_HELPERS = {"loop": run_loop, "call": call, "getsub": getsub, "setsub": setsub, "aug": aug,
+_PACKAGES = tuple({os.path.join(os.path.abspath(p), "") for p in (
+    *(sysconfig.get_paths().get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib")),
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) if p})
+_USER: dict[types.CodeType, bool] = {}
+
+
+def _user_code(code: types.CodeType) -> bool:
+    """Whether a function's code is the user's own (its file is not in npjax, the standard
+    library or an installed package, and is a file)."""
+    got = _USER.get(code)
+    if got is None:
+        name = code.co_filename
+        got = not name.startswith("<") and not os.path.abspath(name).startswith(_PACKAGES)
+        if len(_USER) > 4096:
+            _USER.clear()
+        _USER[code] = got
+    return got
+
+
+def callee(f: Any) -> Any:
+    """The callee of a call in a rewritten function: a function of the user's own with its
+    loops rewritten too (outside a probe, which refuses it: ``call``)."""
+    if not _GUARD.get():
+        kind = type(f)
+        if kind is types.FunctionType and _user_code(f.__code__):
+            return rolled(f)
+        if kind is types.MethodType and type(fn := f.__func__) is types.FunctionType and \
+                _user_code(fn.__code__):
+            return types.MethodType(rolled(fn), f.__self__)
+        return f
+    return call(f)
+
+
+_HELPERS = {"loop": run_loop, "call": callee, "getsub": getsub, "setsub": setsub, "aug": aug,
             "augitem": augitem, "items": items, "slice": slice, "UNBOUND": UNBOUND,
             "NameError": NameError, "made": made}
 _CACHE: dict[Any, Any] = {}
@@ -409,7 +474,9 @@ def _transformed_code(fn: Callable) -> types.CodeType | None:
     for s in fdef.body:
         flat.extend(s if isinstance(s, list) else [s])
     fdef.body = flat
-    if not loops.count:
+    calls = _Calls()
+    fdef.body = [calls.visit(s) for s in fdef.body]
+    if not loops.count and not calls.count:
         return None
     try:
         return _compile(fn, fdef, 0)
