@@ -1,7 +1,9 @@
-"""Loops in functions of the user's own that a jitted function calls roll too
-(``_compile/_loop_source.callee``): a helper, a method, a nested ``def``, at any depth.
-Compared with NumPy (values, final arguments, warnings); ``f.loops`` must show the callee's
-loop rolled, where before it ran unrolled, one copy of its body per iteration."""
+"""Functions of the user's own and npjax.jit's loops (``_compile/_loop_source.callee``):
+loops in a function the jitted function calls (a helper, a method, a nested ``def``, at any
+depth) roll too, and a loop whose body calls such a function rolls when the function has no
+Python side effects (``pure``). Compared with NumPy (values, final arguments, warnings);
+``f.loops`` must show the loop rolled, where before it ran unrolled, one copy of its body
+per iteration."""
 
 from __future__ import annotations
 
@@ -62,6 +64,88 @@ def calls_append_helper(xp, a):
     log = []
     out = append_helper(xp, a, log)
     return out, xp.asarray(log)
+
+
+def rhs(xp, y):
+    return xp.stack([y[1], -xp.sin(y[0]) - 0.1 * y[1]])
+
+
+def rk4_step(xp, f, y, h):
+    k1 = f(xp, y)
+    k2 = f(xp, y + h / 2 * k1)
+    k3 = f(xp, y + h / 2 * k2)
+    k4 = f(xp, y + h * k3)
+    return y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+
+
+def integrate(xp, y0, n):
+    y = y0
+    for _ in range(n):
+        y = rk4_step(xp, rhs, y, 0.01)
+    return y
+
+
+class Leapfrog:
+    def __init__(self, dt):
+        self.dt = dt
+
+    def kick(self, v, a):
+        v += a * self.dt  # in place, through the argument
+
+    def drift(self, x, v):
+        return x + v * self.dt
+
+
+def leapfrog(xp, x, v, stepper, n):
+    for _ in range(n):
+        stepper.kick(v, -x)
+        x = stepper.drift(x, v)
+    return x, v
+
+
+def put(x, i, value):
+    x[i] = value  # an item store with the caller's loop index
+
+
+def running_max(x):
+    m = x[0]
+    for j in range(1, x.shape[0]):  # a loop of its own, inside the caller's rolled body
+        m = m * 0.5 + x[j]
+    return m
+
+
+def rows(xp, a, out):
+    for i in range(a.shape[0]):
+        put(out, i, running_max(a[i]))
+    return out
+
+
+class Counter:
+    calls = 0
+
+
+def counted(x, counter):
+    counter.calls = counter.calls + 1  # an attribute store: a side effect
+    return x * 2.0
+
+
+def calls_counted(xp, a, counter):
+    for i in range(a.shape[0]):
+        a[i] = counted(a[i], counter)
+    return a, counter.calls
+
+
+def guarded(x):
+    try:
+        return x * 2.0
+    except ValueError:
+        return x
+
+
+def calls_guarded(xp, a):
+    for i in range(a.shape[0]):
+        a[i] = guarded(a[i])
+    return a
 
 
 def _args(n=40, seed=0):
@@ -130,3 +214,38 @@ def test_only_the_users_code_is_rewritten():
     assert not _loop_source._user_code(np.linspace.__wrapped__.__code__ if hasattr(
         np.linspace, "__wrapped__") else np.lib.stride_tricks.as_strided.__code__)
     assert not _loop_source._user_code(compile("x = 1", "<string>", "exec"))
+
+
+def test_a_loop_calling_pure_helpers_rolls():
+    f = check_reports(integrate, np.array([1.0, 0.0]), 300, static=(1,), reruns=False)
+    assert [o.rolled for o in f.loops] == [True]
+
+
+def test_a_loop_calling_methods_that_write_their_argument_rolls():
+    x, v = _args(16)
+    f = check_reports(leapfrog, x, v, Leapfrog(0.05), 50, static=(2, 3), reruns=False)
+    assert [o.rolled for o in f.loops] == [True]
+
+
+def test_a_helpers_item_store_and_own_loop_inside_a_rolled_body():
+    a = np.random.default_rng(1).random((12, 9))
+    f = check_reports(rows, a, np.zeros(12), reruns=False)
+    assert len(f.loops) == 2 and all(o.rolled for o in f.loops)
+
+
+def test_a_helper_with_an_attribute_store_leaves_the_loop_unrolled():
+    a, _ = _args(6)
+    want = calls_counted(np, a.copy(), Counter())
+    counter = Counter()
+    jitted = npjax.jit(calls_counted, static_argnums=(0, 2))
+    got = jitted(npjax, npjax.array(a), counter)
+    np.testing.assert_array_equal(np.asarray(got[0]), want[0])
+    assert got[1] == want[1] == 6 and counter.calls == 6
+    assert [o.rolled for o in jitted.loops] == [False]
+    assert "counted" in jitted.loops[0].reason
+
+
+def test_a_helper_with_try_leaves_the_loop_unrolled():
+    a, _ = _args(6)
+    f = check_reports(calls_guarded, a, rolled=False, reruns=False)
+    assert len(f.loops) == 1 and "guarded" in f.loops[0].reason

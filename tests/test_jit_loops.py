@@ -382,8 +382,9 @@ def test_index_used_as_a_number_unrolls():
     check(index_as_value, np.arange(6, dtype=np.float32), rolled=False)
 
 
-def test_user_function_call_unrolls():
-    check(user_function, np.arange(6.0), rolled=False)
+def test_user_function_call_without_side_effects_rolls():
+    # (functions with side effects: tests/test_jit_callee_loops.py)
+    check(user_function, np.arange(6.0), rolled=True)
 
 
 def test_out_of_bounds_on_the_last_iteration_raises_indexerror():

@@ -378,16 +378,16 @@ def _user_code(code: types.CodeType) -> bool:
 
 def callee(f: Any) -> Any:
     """The callee of a call in a rewritten function: a function of the user's own with its
-    loops rewritten too (outside a probe, which refuses it: ``call``)."""
-    if not _GUARD.get():
-        kind = type(f)
-        if kind is types.FunctionType and _user_code(f.__code__):
-            return rolled(f)
-        if kind is types.MethodType and type(fn := f.__func__) is types.FunctionType and \
-                _user_code(fn.__code__):
-            return types.MethodType(rolled(fn), f.__self__)
-        return f
-    return call(f)
+    loops rewritten too; inside a loop body's trace, with its whole body instrumented as a
+    loop body is (``pure``), or the roll is abandoned (``call``)."""
+    kind = type(f)
+    fn = f.__func__ if kind is types.MethodType else f
+    if type(fn) is not types.FunctionType or not _user_code(fn.__code__):
+        return call(f)
+    new = pure(fn) if _GUARD.get() else rolled(fn)
+    if new is None:
+        return call(f)  # (refused)
+    return new if kind is not types.MethodType else types.MethodType(new, f.__self__)
 
 
 _HELPERS = {"loop": run_loop, "call": callee, "getsub": getsub, "setsub": setsub, "aug": aug,
@@ -484,6 +484,45 @@ def _transformed_code(fn: Callable) -> types.CodeType | None:
         return None
 
 
+_PURE_REFUSED = tuple(t for t in _REFUSED if t is not ast.Return) + (ast.With, ast.FunctionDef)
+_PURE_NAMES = frozenset(("super", "__class__", "locals", "vars", "exec", "eval", "globals",
+                         "setattr", "delattr", "__import__"))
+_PURE: dict[Any, Any] = {}
+
+
+def _pure_code(fn: Callable) -> types.CodeType | None:
+    fdef = _parse(fn)
+    if fdef is None:
+        return None
+    for sub in ast.walk(ast.Module(body=fdef.body, type_ignores=[])):
+        if isinstance(sub, _PURE_REFUSED) or (
+                isinstance(sub, ast.Name) and sub.id in _PURE_NAMES):
+            return None
+    try:
+        same = _compile(fn, fdef, 0)  # the source must be the code that runs
+    except (SyntaxError, ValueError, StopIteration):
+        return None
+    code = fn.__code__
+    if same.co_code != code.co_code or same.co_names != code.co_names or \
+            same.co_varnames != code.co_varnames:
+        return None
+    loops = _Loops(set())
+    body: list[ast.stmt] = []
+    try:
+        for stmt in fdef.body:
+            got = loops.visit(stmt)
+            for s in got if isinstance(got, list) else [got]:
+                got = _Instrument(loops.temp).visit(s)
+                body.extend(got if isinstance(got, list) else [got])
+    except _Refuse:
+        return None
+    fdef.body = body
+    try:
+        return _compile(fn, fdef, 0)
+    except (SyntaxError, ValueError, StopIteration):
+        return None
+
+
 def rolled(fn: Callable) -> Callable:
     """``fn`` with its ``for`` loops routed through ``run_loop`` (``fn``
     itself when it has none that qualify, or its source cannot be read)."""
@@ -495,16 +534,32 @@ def rolled(fn: Callable) -> Callable:
             _CACHE.clear()
         _CACHE[key] = _transformed_code(fn)
     new = _CACHE[key]
-    if new is None:
-        return fn
+    return fn if new is None else _function(fn, new) or fn
+
+
+def pure(fn: types.FunctionType) -> Callable | None:
+    """``fn`` rewritten as a loop body is (calls through ``callee``, items through
+    ``getsub``/``setsub``, ``x op= y`` through ``aug``, its own loops through ``run_loop``), so
+    that a probe sees every effect it has; None where its source has what a body may not
+    have (an attribute store, ``global``, ``try``, ``with``, a nested ``def`` or ``lambda``...)."""
+    key = fn.__code__
+    if key not in _PURE:
+        if len(_PURE) > 256:
+            _PURE.clear()
+        _PURE[key] = _pure_code(fn)
+    new = _PURE[key]
+    return None if new is None else _function(fn, new)
+
+
+def _function(fn: types.FunctionType, code: types.CodeType) -> Callable | None:
+    """A function of ``code`` over ``fn``'s globals, defaults and cells plus the helpers."""
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     for h, v in _HELPERS.items():
         cells[_PREFIX + h] = types.CellType(v)
     try:
-        closure = tuple(cells[n] for n in new.co_freevars)
+        closure = tuple(cells[n] for n in code.co_freevars)
     except KeyError:
-        return fn
-    out = types.FunctionType(new, fn.__globals__, fn.__name__, fn.__defaults__, closure)
+        return None
+    out = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__, closure)
     out.__kwdefaults__ = fn.__kwdefaults__
     return out
-

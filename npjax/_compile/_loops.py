@@ -26,7 +26,8 @@ Exactness. The body is instrumented so that a probe can abandon the attempt befo
 side effect: every call goes through ``call()``, which (during a probe) admits only npjax and
 JAX functions, ndarray methods, ``math``/``operator`` and pure builtins; item stores go
 through ``setsub`` (npjax arrays only); ``x op= y`` through ``aug``. Anything else (``print``,
-``lst.append``, a user function), a Python branch or conversion on the index (``if i > 0``,
+``lst.append``, a function of the user's own that ``_loop_source.pure`` cannot rewrite as a
+body), a Python branch or conversion on the index (``if i > 0``,
 ``float(i)``, ``range(i)``), an index that could be out of bounds or negative on some
 iteration, a carried Python value that changes
 (``k += 1``), or any exception raises inside the probe, every array is restored, and the
