@@ -242,10 +242,10 @@ def test_a_helper_with_an_attribute_store_leaves_the_loop_unrolled():
     np.testing.assert_array_equal(np.asarray(got[0]), want[0])
     assert got[1] == want[1] == 6 and counter.calls == 6
     assert [o.rolled for o in jitted.loops] == [False]
-    assert "counted" in jitted.loops[0].reason
+    assert "counted, a function of your own" in jitted.loops[0].reason
 
 
 def test_a_helper_with_try_leaves_the_loop_unrolled():
     a, _ = _args(6)
     f = check_reports(calls_guarded, a, rolled=False, reruns=False)
-    assert len(f.loops) == 1 and "guarded" in f.loops[0].reason
+    assert len(f.loops) == 1 and "guarded, a function of your own" in f.loops[0].reason

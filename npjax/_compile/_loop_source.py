@@ -38,6 +38,7 @@ from collections.abc import Callable
 from typing import Any
 
 from npjax._compile._loop_lists import made
+from npjax._compile._loop_index import NoRoll
 from npjax._compile._loops import (_GUARD, UNBOUND, aug, augitem, call, getsub, items, run_loop,
                                    setsub)
 
@@ -384,9 +385,12 @@ def callee(f: Any) -> Any:
     fn = f.__func__ if kind is types.MethodType else f
     if type(fn) is not types.FunctionType or not _user_code(fn.__code__):
         return call(f)
-    new = pure(fn) if _GUARD.get() else rolled(fn)
-    if new is None:
-        return call(f)  # (refused)
+    if not _GUARD.get():
+        new = rolled(fn)
+    elif (new := pure(fn)) is None:
+        raise NoRoll(f"the body calls {fn.__qualname__}, a function of your own that has an "
+                     "attribute store, try, with, global, nonlocal, a nested def or lambda, "
+                     "or no source to read (Python side effects a trace cannot undo)")
     return new if kind is not types.MethodType else types.MethodType(new, f.__self__)
 
 
