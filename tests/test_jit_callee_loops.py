@@ -192,18 +192,22 @@ def test_a_helper_with_side_effects_runs_as_written():
 
 
 def test_a_jitted_lambda_rolls_the_loops_of_what_it_calls():
-    # the lambda itself has no source to rewrite; ``decay`` is reached through a def
     a, b = _args()
     want = calls_helper(np, a.copy(), b)
-
-    def outer(x, y):
-        return calls_helper(npjax, x, y)
-
-    jitted = npjax.jit(lambda x, y: outer(x, y))
+    jitted = npjax.jit(lambda x, y: calls_helper(npjax, x, y))
     got = jitted(npjax.array(a), npjax.array(b))
     np.testing.assert_array_equal(np.asarray(got), want)
-    # a lambda is not rewritten, so the calls it makes are not routed: unrolled, as before
-    assert jitted.loops == [] or not any(o.rolled for o in jitted.loops)
+    assert _rolled_lines(jitted) == [(decay.__code__.co_firstlineno + 1, True)]
+
+
+def test_lambdas_on_one_line_are_told_apart():
+    a, b = _args()
+    pair = (lambda x, y: calls_helper(npjax, x, y), lambda x, y: x * 2.0 + y)
+    for fn, want in zip(pair, (calls_helper(np, a.copy(), b), a * 2.0 + b)):
+        jitted = npjax.jit(fn)
+        np.testing.assert_array_equal(np.asarray(jitted(npjax.array(a), npjax.array(b))),
+                                      want)
+    assert _loop_source._lambda(pair[1]).body[0].value.op.__class__.__name__ == "Add"
 
 
 def test_only_the_users_code_is_rewritten():

@@ -30,6 +30,7 @@ from __future__ import annotations
 import __future__
 import ast
 import inspect
+import linecache
 import os
 import sysconfig
 import textwrap
@@ -439,8 +440,10 @@ for _feature in ("annotations", "division", "generator_stop"):
 def _parse(fn: Callable) -> ast.FunctionDef | None:
     code = fn.__code__
     if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
-                        inspect.CO_ASYNC_GENERATOR) or fn.__name__ == "<lambda>":
+                        inspect.CO_ASYNC_GENERATOR):
         return None
+    if fn.__name__ == "<lambda>":
+        return _lambda(fn)
     try:
         src = textwrap.dedent(inspect.getsource(fn))
         tree = ast.parse(src)
@@ -458,6 +461,32 @@ def _parse(fn: Callable) -> ast.FunctionDef | None:
         if a is not None:
             a.annotation = None
     return fdef
+
+
+def _lambda(fn: Callable) -> ast.FunctionDef | None:
+    """A lambda as the ``def`` that compiles to its very bytecode: the lambda on its first
+    line (of the whole file, parsed) whose code is ``fn``'s."""
+    code = fn.__code__
+    try:
+        lines = linecache.getlines(inspect.getsourcefile(fn) or "", fn.__globals__)
+        tree = ast.parse("".join(lines))
+    except (OSError, TypeError, SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Lambda) or node.lineno != code.co_firstlineno:
+            continue
+        fdef = ast.FunctionDef(name=_PREFIX + "lambda", args=node.args,
+                               body=[ast.copy_location(ast.Return(value=node.body), node.body)],
+                               decorator_list=[], returns=None, type_comment=None)
+        ast.copy_location(fdef, node)
+        try:
+            same = _compile(fn, fdef, 0)
+        except (SyntaxError, ValueError, StopIteration):
+            continue
+        if same.co_code == code.co_code and same.co_names == code.co_names and \
+                same.co_varnames == code.co_varnames:
+            return fdef
+    return None
 
 
 def _transformed_code(fn: Callable) -> types.CodeType | None:
