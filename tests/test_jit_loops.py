@@ -373,8 +373,9 @@ def test_print_unrolls_and_prints_each_step():
         f"step {i}" for i in range(5)] * 2  # NumPy's run, then the trace's
 
 
-def test_python_counter_unrolls():
-    check(counter, np.arange(6.0), rolled=False)
+def test_python_counter_rolls():
+    # (carried Python numbers: tests/test_jit_loop_scalars.py)
+    check(counter, np.arange(6.0), rolled=True)
 
 
 def test_index_used_as_a_number_unrolls():

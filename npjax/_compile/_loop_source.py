@@ -34,6 +34,7 @@ import linecache
 import os
 import sysconfig
 import textwrap
+import threading
 import types
 from collections.abc import Callable
 from typing import Any
@@ -399,6 +400,9 @@ _HELPERS = {"loop": run_loop, "call": callee, "getsub": getsub, "setsub": setsub
             "augitem": augitem, "items": items, "slice": slice, "UNBOUND": UNBOUND,
             "NameError": NameError, "made": made}
 _CACHE: dict[Any, Any] = {}
+# One rewrite at a time: CPython's conversion of syntax trees to code is not thread-safe
+# (concurrent compile() of trees raised "AST constructor recursion depth mismatch").
+_COMPILING = threading.Lock()
 
 
 def _declared(fdef: ast.FunctionDef) -> set[str]:
@@ -563,9 +567,11 @@ def rolled(fn: Callable) -> Callable:
         return fn
     key = fn.__code__
     if key not in _CACHE:
-        if len(_CACHE) > 256:
-            _CACHE.clear()
-        _CACHE[key] = _transformed_code(fn)
+        with _COMPILING:
+            if key not in _CACHE:
+                if len(_CACHE) > 256:
+                    _CACHE.clear()
+                _CACHE[key] = _transformed_code(fn)
     new = _CACHE[key]
     return fn if new is None else _function(fn, new) or fn
 
@@ -577,9 +583,11 @@ def pure(fn: types.FunctionType) -> Callable | None:
     have (an attribute store, ``global``, ``try``, ``with``, a nested ``def`` or ``lambda``...)."""
     key = fn.__code__
     if key not in _PURE:
-        if len(_PURE) > 256:
-            _PURE.clear()
-        _PURE[key] = _pure_code(fn)
+        with _COMPILING:
+            if key not in _PURE:
+                if len(_PURE) > 256:
+                    _PURE.clear()
+                _PURE[key] = _pure_code(fn)
     new = _PURE[key]
     return None if new is None else _function(fn, new)
 

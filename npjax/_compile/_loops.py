@@ -71,6 +71,8 @@ from npjax._core._index_write import _write_one, write_through
 from npjax._compile import _loop_lists
 from npjax._compile import _loop_index
 from npjax._compile import _loop_views
+from npjax._compile import _loop_scalars
+from npjax._compile._loop_scalars import LoopScalar
 from npjax._compile._loop_index import LoopIndex, NoRoll, bounded
 from npjax._core._placement import DEFERRED_UFUNC
 from npjax._core._ndarray import ndarray
@@ -110,6 +112,7 @@ class LoopOutcome(NamedTuple):
 
 # depth of probes running in this context: calls and stores are checked while > 0
 _GUARD: contextvars.ContextVar[int] = contextvars.ContextVar("npjax_loop_guard", default=0)
+_SCALARS = _loop_scalars.current()  # the carried Python numbers of the loop being rolled
 
 
 def _has_index(key: Any) -> bool:
@@ -252,8 +255,8 @@ _AUG_OPS = {"Add": operator.iadd, "Sub": operator.isub, "Mult": operator.imul,
             "Pow": operator.ipow, "LShift": operator.ilshift, "RShift": operator.irshift,
             "BitAnd": operator.iand, "BitOr": operator.ior, "BitXor": operator.ixor,
             "MatMult": operator.imatmul}  # by the name of the ``ast`` operator
-_SAFE_AUG = (ndarray, jax.Array, int, float, complex, bool, np.generic, LoopIndex, tuple,
-             str)
+_SAFE_AUG = (ndarray, jax.Array, int, float, complex, bool, np.generic, LoopIndex, LoopScalar,
+             tuple, str)
 
 
 def aug(op: str, x: Any, value: Any) -> Any:
@@ -442,9 +445,14 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
         inner = k._trace
         probe, token = _enter_body(tr, inner, state)
         frame, ftoken = _frame(lists, k, None, True)
+        replay = _SCALARS.get()
+        if replay is not None:
+            replay.counter = k
         try:
             before = _values(ins)
             outs = body(LoopIndex(k, kmax, mul, add), *ins[1:])
+            if replay is not None:
+                replay.learn(outs)
             if frame is not None:
                 lists.changed = {j for j, (v0, v1) in enumerate(zip(frame.values,
                                                                      frame.finish()))
@@ -519,6 +527,9 @@ def _classify(ins: tuple, outs: tuple, inner: Any, probe: _Probe) -> list:
                 classes.append("peel")
         elif v0 is UNBOUND:
             classes.append("scratch")
+        elif _loop_scalars.numbers(v0, v1) or (
+                type(v0) is LoopScalar and v0.replay is _SCALARS.get()):
+            classes.append("number")  # a Python number (``t += dt``): ``_loop_scalars``
         elif type(v1) is LoopIndex or type(v1) is ndarray or isinstance(
                 v1, int | float | complex | bool | str | tuple | type(None) | np.generic):
             classes.append("unbind")
@@ -553,6 +564,7 @@ def _index_operand(fn: ufunc, args: tuple, kwargs: dict) -> Any:
 
 
 DEFERRED_UFUNC[LoopIndex] = _index_operand
+DEFERRED_UFUNC[LoopScalar] = _loop_scalars.operand
 _loop_index.ARRAY_TYPES.add(ndarray)
 
 
@@ -572,11 +584,23 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
     classes, written, checks = _probe(tr, body, kmax, mul, add, ins, lists)
     if "peel" in classes:
         raise _Peel
-    if "unbind" in classes:
-        ins = tuple(UNBOUND if c == "unbind" else v for c, v in zip(classes, ins))
-        classes, written, checks = _probe(tr, body, kmax, mul, add, ins, lists)
+    replay, unbind = None, [c == "unbind" for c in classes]
+    at = [j for j, c in enumerate(classes) if c == "number"]
+    while at or any(unbind):  # probe again: unbound names, carried Python numbers
+        if at:  # (computed on the host: ``_loop_scalars``)
+            replay = _loop_scalars.Replay(at, tuple(ins[j] for j in at))
+            _SCALARS.set(replay)
+        numbers = dict(zip(at, replay.inputs())) if at else {}
+        classes, written, checks = _probe(tr, body, kmax, mul, add, tuple(
+            UNBOUND if unbind[j] else numbers.get(j, v) for j, v in enumerate(ins)), lists)
         if "unbind" in classes or "peel" in classes:
             raise NoRoll("a carried name is read before it is written")
+        more = {j for j, c in enumerate(classes) if c == "number"}
+        if more <= set(at):  # (a number the others change counts from the next probe)
+            break
+        at = sorted(more | set(at))
+    if replay is not None:
+        last = replay.run(range(kmax + 1))
     lists.drop_unchanged()
     if "view" in classes and len(r) < MIN_TRIPS_VIEWS:
         raise NoRoll(f"a carried view and fewer than {MIN_TRIPS_VIEWS} iterations")
@@ -606,6 +630,10 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         vals = list(ins)
         for j, v in zip(carry_at, name_vals):
             vals[j] = start(j, v)
+        if replay is not None:
+            replay.counter = k
+            for j, v in zip(replay.at, replay.inputs()):
+                vals[j] = v
         probe, token = _enter_body(tr, inner, state)
         values = list(stacks)
         for j, v in zip(list_at, list_vals):
@@ -681,6 +709,9 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
     vals = list(ins)
     for j, v in zip(carry_at, name_vals):
         vals[j] = start(j, v)
+    if replay is not None:  # the last iteration, as written, from the numbers' last values
+        for j, v in zip(replay.at, last):
+            vals[j] = v
     return tuple(body(r[-1], *vals[1:]))
 
 
@@ -735,6 +766,7 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int) -> tu
         return _unroll(body, r, ins)
     runs = 0
     for _attempt in range(2):
+        scalars = _SCALARS.set(None)
         try:
             out = _roll(tr, body, r, ins)
         except _Peel:
@@ -751,6 +783,8 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int) -> tu
         except Exception as exc:  # the body failed when traced: unrolled, it raises at its line
             reason = f"{type(exc).__name__} when traced with a symbolic index"
             break
+        finally:
+            _SCALARS.reset(scalars)
         _note(tr, line, len(r) + runs, True, runs + 4, "")
         return out
     else:
