@@ -86,6 +86,7 @@ class _Trace:
 
     def __init__(self, neg_zero: jax.Array) -> None:
         self.neg_zero = neg_zero  # a traced -0.0 that rounds products (``_lazy.round_products``)
+        self._zeros = 0  # how many ``product_zero`` gave
         self.checks: list[jax.Array] = []
         self.watch = _finite_watch.FiniteWatch()  # float results of ufuncs (error state)
         self.writes: list[tuple[Any, Any]] = []
@@ -105,6 +106,14 @@ class _Trace:
     # ``a[mask]`` with a traced mask, and writes of such reads (``npjax._compile._masked``)
     mask_read = staticmethod(_masked.read)
     mask_store = staticmethod(_masked.store)
+
+    def product_zero(self) -> jax.Array:
+        """A -0.0 for one call's ``_lazy.round_products``, computed apart from every other
+        call's (``neg_zero`` times the call's number). XLA merges the broadcasts of one shared
+        zero into one, and where that broadcast fed a YNN reduction and another kernel too,
+        XLA's CPU backend wrote it out as a full array that the reduction read back."""
+        self._zeros += 1
+        return self.neg_zero if self._zeros == 1 else self.neg_zero * float(self._zeros)
 
     def check(self, bad: jax.Array) -> None:
         """Record a traced boolean that is True when eager NumPy would have raised."""

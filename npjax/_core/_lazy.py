@@ -186,7 +186,7 @@ class Kernel:
             tr = trace()
             if tr is not None:  # traced by npjax.jit
                 if self.products:
-                    out = round_products(out, tr.neg_zero)
+                    out = round_products(out, tr.product_zero())
                 if self.poisons:
                     out = tr.watch.poison(out, args, self.poisons == "every",
                                           self.poisons == "first")

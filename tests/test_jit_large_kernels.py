@@ -1,0 +1,79 @@
+"""What npjax.jit's programs cost at the large benchmark preset, read from their compiled HLO
+(no wall time is asserted): the -0.0 that rounds products is not written out as an array."""
+
+from __future__ import annotations
+
+import re
+
+import numpy
+
+import npjax
+from tests.test_jit_loops import _traced_program
+
+
+def _price_and_pi(np, z, u, v):
+    # benchmarks/kernels/monte_carlo.py
+    s0, k, r, sigma, t = 100.0, 105.0, 0.03, 0.2, 1.0
+    s = s0 * np.exp((r - 0.5 * sigma ** 2) * t + sigma * t ** 0.5 * z)
+    s -= k
+    np.maximum(s, 0.0, out=s)
+    price = np.exp(-r * t) * s.mean()
+    pi = 4.0 * (u * u + v * v <= 1.0).mean()
+    return np.stack([price, pi])
+
+
+def _inputs(n, seed=0):
+    rng = numpy.random.default_rng(seed)
+    return rng.standard_normal(n), rng.random(n), rng.random(n)
+
+
+def _device(host):
+    with npjax.policy(placement="device"):
+        return [npjax.asarray(a) for a in host]
+
+
+def _optimized_hlo(fn, *host):
+    jitted = npjax.jit(fn, static_argnums=0)
+    return _traced_program(jitted, npjax, *_device(host)).lower().compile().as_text()
+
+
+def _full_arrays(text, n, dtype="f64"):
+    """The fusions of the entry computation that write an array of ``n`` elements."""
+    entry = text[text.index("ENTRY"):]
+    return re.findall(rf"= {dtype}\[{n}\]\{{0\}} fusion\(", entry)
+
+
+N = 20_000
+
+
+def test_monte_carlo_matches_numpy_bitwise():
+    host = _inputs(N)
+    want = _price_and_pi(numpy, *host)
+    got = npjax.jit(_price_and_pi, static_argnums=0)(npjax, *_device(host))
+    assert got.dtype == want.dtype
+    assert numpy.asarray(got)[1].tobytes() == want[1].tobytes()  # the count: exact
+    numpy.testing.assert_allclose(numpy.asarray(got), want, rtol=1e-12)
+
+
+def test_product_zero_is_not_written_out():
+    # One shared -0.0 was broadcast once for every product of the program; that broadcast
+    # fed the YNN reduction of the price and the kernels of pi, and XLA wrote it out as an
+    # array of N float64 that the reduction read back.
+    text = _optimized_hlo(_price_and_pi, *_inputs(N))
+    assert "wrapped_broadcast" not in text
+
+
+def test_each_rounded_product_has_its_own_zero():
+    def products(np, a, b):
+        return (a * b).sum(), (a * a + b * b <= 1.0).mean()
+
+    host = _inputs(64)[1:]
+    jitted = npjax.jit(products, static_argnums=0)
+    jaxpr = _traced_program(jitted, npjax, *_device(host)).jaxpr
+    zero = jaxpr.jaxpr.invars[-1]  # the program's -0.0
+    scaled = [e for e in jaxpr.jaxpr.eqns if e.primitive.name == "mul" and zero in e.invars]
+    assert len(scaled) == 2  # three products: the zero itself, then -0.0 * 2 and * 3
+    want = products(numpy, *host)
+    got = jitted(npjax, *_device(host))
+    for g, w in zip(got, want):
+        assert numpy.asarray(g).tobytes() == numpy.asarray(w).tobytes()
