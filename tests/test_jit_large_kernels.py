@@ -1,11 +1,14 @@
 """What npjax.jit's programs cost at the large benchmark preset, read from their compiled HLO
-(no wall time is asserted): the -0.0 that rounds products is not written out as an array."""
+(no wall time is asserted): the -0.0 that rounds products is not written out as an array, and
+the mean of a mask is counted in the loop that makes the mask. Values are NumPy's, bit for
+bit."""
 
 from __future__ import annotations
 
 import re
 
 import numpy
+import pytest
 
 import npjax
 from tests.test_jit_loops import _traced_program
@@ -58,9 +61,11 @@ def test_monte_carlo_matches_numpy_bitwise():
 def test_product_zero_is_not_written_out():
     # One shared -0.0 was broadcast once for every product of the program; that broadcast
     # fed the YNN reduction of the price and the kernels of pi, and XLA wrote it out as an
-    # array of N float64 that the reduction read back.
+    # array of N float64 that the reduction read back. No float64 array of N elements is
+    # written now (the mask of pi is counted where it is made, see below).
     text = _optimized_hlo(_price_and_pi, *_inputs(N))
     assert "wrapped_broadcast" not in text
+    assert _full_arrays(text, N) == []
 
 
 def test_each_rounded_product_has_its_own_zero():
@@ -77,3 +82,45 @@ def test_each_rounded_product_has_its_own_zero():
     got = jitted(npjax, *_device(host))
     for g, w in zip(got, want):
         assert numpy.asarray(g).tobytes() == numpy.asarray(w).tobytes()
+
+
+def test_mean_of_a_mask_is_counted_in_one_pass():
+    # (u*u + v*v <= 1).mean() was the mask widened to float64, written out, and summed by
+    # a second kernel; counted as integers it is one kernel reading u and v.
+    def pi(np, u, v):
+        return (u * u + v * v <= 1.0).mean()
+
+    host = _inputs(N)[1:]
+    with npjax.errstate(all="ignore"):  # (the check of u*u + v*v reads u, v once more)
+        text = _optimized_hlo(pi, *host)
+    assert _full_arrays(text, N) == []
+    assert _full_arrays(text, N, "pred") == []
+
+
+@pytest.mark.parametrize("dtype", [None, numpy.float64, numpy.float32, numpy.float16])
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 2)])
+@pytest.mark.parametrize("mode", ["eager", "jit"])
+def test_float_sums_of_booleans_match_numpy(dtype, axis, mode):
+    rng = numpy.random.default_rng(1)
+    mask = rng.random((40, 3, 70)) < 0.3
+
+    def means(np, m):
+        return m.mean(axis=axis, dtype=dtype), m.sum(axis=axis, dtype=dtype or np.float64)
+
+    want = means(numpy, mask)
+    if mode == "jit":
+        got = npjax.jit(means, static_argnums=0)(npjax, npjax.asarray(mask))
+    else:
+        got = means(npjax, npjax.asarray(mask))
+    for g, w in zip(got, want):
+        g = numpy.asarray(g)
+        assert g.dtype == w.dtype and g.shape == w.shape
+        assert g.tobytes() == w.tobytes()
+
+
+def test_float16_sum_of_many_booleans_matches_numpy():
+    # past 2048 a float16 sum is not the count (it rounds): NumPy's order, not a count
+    mask = numpy.ones(5000, bool)
+    want = mask.sum(dtype=numpy.float16)
+    got = numpy.asarray(npjax.asarray(mask).sum(dtype=numpy.float16))
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
