@@ -68,20 +68,28 @@ def test_product_zero_is_not_written_out():
     assert _full_arrays(text, N) == []
 
 
-def test_each_rounded_product_has_its_own_zero():
-    def products(np, a, b):
-        return (a * b).sum(), (a * a + b * b <= 1.0).mean()
-
-    host = _inputs(64)[1:]
-    jitted = npjax.jit(products, static_argnums=0)
-    jaxpr = _traced_program(jitted, npjax, *_device(host)).jaxpr
-    zero = jaxpr.jaxpr.invars[-1]  # the program's -0.0
-    scaled = [e for e in jaxpr.jaxpr.eqns if e.primitive.name == "mul" and zero in e.invars]
-    assert len(scaled) == 2  # three products: the zero itself, then -0.0 * 2 and * 3
-    want = products(numpy, *host)
-    got = jitted(npjax, *_device(host))
+def _zero_products(fn, *host):
+    """How many multiplications of the program's -0.0 (its last input) ``fn`` traces to."""
+    jitted = npjax.jit(fn, static_argnums=0)
+    jaxpr = _traced_program(jitted, npjax, *_device(host)).jaxpr.jaxpr
+    zero = jaxpr.invars[-1]
+    got, want = jitted(npjax, *_device(host)), fn(numpy, *host)
     for g, w in zip(got, want):
         assert numpy.asarray(g).tobytes() == numpy.asarray(w).tobytes()
+    return len([e for e in jaxpr.eqns if e.primitive.name == "mul" and zero in e.invars])
+
+
+def _products(np, a, b):
+    return (a * b).sum(), (a * a + b * b <= 1.0).mean()
+
+
+def test_each_rounded_product_of_arrays_has_its_own_zero():
+    assert _zero_products(_products, *_inputs(2048)[1:]) == 3  # a * b, a * a, b * b
+
+
+def test_small_products_share_the_zero():
+    # (no kernel computing a zero per scalar product: they cannot be written out large)
+    assert _zero_products(_products, *_inputs(8)[1:]) == 0
 
 
 def test_mean_of_a_mask_is_counted_in_one_pass():
