@@ -1,7 +1,7 @@
 """What npjax.jit's programs cost at the large benchmark preset, read from their compiled HLO
-(no wall time is asserted): the -0.0 that rounds products is not written out as an array, and
-the mean of a mask is counted in the loop that makes the mask. Values are NumPy's, bit for
-bit."""
+(no wall time is asserted): the -0.0 that rounds products is not written out as an array, the
+mean of a mask is counted in the loop that makes the mask, and a store into a moving slice
+copies no array. Values are NumPy's, bit for bit where they were."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import numpy
 import pytest
 
 import npjax
-from tests.test_jit_loops import _traced_program
+from benchmarks.kernels import cholesky as _cholesky
+from tests.test_jit_loops import _traced_program, check
 
 
 def _price_and_pi(np, z, u, v):
@@ -132,3 +133,104 @@ def test_float16_sum_of_many_booleans_matches_numpy():
     want = mask.sum(dtype=numpy.float16)
     got = numpy.asarray(npjax.asarray(mask).sum(dtype=numpy.float16))
     assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+
+
+# --- stores into moving slices: scattered, not selected into the old part ---------------
+
+
+def _column_after_element(xp, a):
+    # cholesky's pattern: an element of column j, then the rest of column j below it
+    for j in range(a.shape[1]):
+        a[j, j] = a[j, j] * 2.0 + 1.0
+        a[j + 1:, j] = a[j + 1:, j] / a[j, j]
+    return a
+
+
+def _row_window(xp, a):
+    for j in range(a.shape[0]):
+        a[j, j + 1:] = a[j, j + 1:] - a[j, j]
+    return a
+
+
+def _corner_window(xp, a):
+    for j in range(a.shape[0] - 1):
+        a[j + 1:, j + 1:] = a[j + 1:, j + 1:] * 0.5 + a[j, j]
+    return a
+
+
+def _scalar_into_window(xp, a):
+    for j in range(a.shape[1]):
+        a[j + 1:, j] = 0.0
+    return a
+
+
+def _float_into_int_window(xp, a):
+    for j in range(a.shape[1]):
+        a[:j, j] = 2.7
+    return a
+
+
+def _window_of_3d(xp, a):
+    for j in range(a.shape[2]):
+        a[1, j + 1:, j] = a[1, j + 1:, j] + a[0, j, j]
+    return a
+
+
+def _window_of_a_view(xp, a):
+    v = a[1:]
+    for j in range(v.shape[1]):
+        v[j + 1:, j] = v[j + 1:, j] * 3.0
+    return a
+
+
+def _padding_not_finite(xp, a):
+    # 1 / a[j+1:, j] where the rows above hold zeros: the padding of the computed window is
+    # inf, which no NumPy value holds; only the stored elements are checked (no rerun)
+    for j in range(a.shape[1]):
+        a[j + 1:, j] = 1.0 / a[j + 1:, j]
+    return a
+
+
+def _overflow_in_window(xp, a):
+    for j in range(a.shape[1]):
+        a[j + 1:, j] = a[j + 1:, j] * 1e308
+    return a
+
+
+def _lower(n, seed=3):
+    return numpy.tril(numpy.random.default_rng(seed).random((n, n)) + 0.5)
+
+
+@pytest.mark.parametrize("kernel, host, traced", [
+    (_column_after_element, lambda: numpy.random.default_rng(0).random((7, 7)), True),
+    (_row_window, lambda: numpy.random.default_rng(1).random((6, 6)), True),
+    (_corner_window, lambda: numpy.random.default_rng(2).random((5, 5)), True),
+    (_scalar_into_window, lambda: numpy.random.default_rng(3).random((6, 4)), True),
+    (_float_into_int_window, lambda: numpy.arange(30).reshape(5, 6), True),
+    (_window_of_3d, lambda: numpy.random.default_rng(4).random((2, 6, 5)), True),
+    (_window_of_a_view, lambda: numpy.random.default_rng(5).random((7, 6)), True),
+    (_padding_not_finite, lambda: _lower(6), True),
+    (_overflow_in_window, lambda: numpy.random.default_rng(6).random((5, 5)) + 1.0, None),
+])
+def test_stores_into_moving_slices_match_numpy(kernel, host, traced):
+    check(kernel, host(), rolled=True, traced=traced)
+
+
+def _loop_body(text):
+    """The optimized HLO of the body of the program's (one) while loop."""
+    body = re.search(r"body=%([\w.\-]+)", text).group(1)
+    start = text.index(f"%{body} ")
+    return text[start:text.index("\n}\n", start)]
+
+
+def test_cholesky_loop_copies_no_matrix():
+    # ``L[j, j] = ...`` then ``L[j + 1:, j] = ...``: the second store read column j's old
+    # value, XLA fused that read with the first store (reading L as it was before it), and
+    # copied L twice per iteration; scattered, the column's old value is not read.
+    n = 48
+    a = _cholesky.setup(numpy.random.default_rng(0), n)[0]
+    text = _optimized_hlo(_cholesky.kernel, a)
+    assert not re.findall(rf"f64\[{n},{n}\]\S* copy\(", _loop_body(text))
+    jitted = check(_cholesky.kernel, a, rolled=True)
+    numpy.testing.assert_allclose(numpy.asarray(jitted(npjax, npjax.asarray(a))),
+                                  _cholesky.kernel(numpy, a), rtol=1e-13)
