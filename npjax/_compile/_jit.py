@@ -75,6 +75,7 @@ _TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConve
 # a sort along axis 0 of a captured 2x3 array came back unsorted; a complex64 array of ones
 # times 1e300 gave inf+0j (compiled: inf+nanj). npjax.jit computes them as compiled code.
 _NO_CONSTANT_FOLDING = {"xla_disable_hlo_passes": "constant_folding"}
+_OWN_ZERO_FROM = 1024  # results this large get a -0.0 of their own (``_Trace.product_zero``)
 _LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, np))
 
 
@@ -86,6 +87,7 @@ class _Trace:
 
     def __init__(self, neg_zero: jax.Array) -> None:
         self.neg_zero = neg_zero  # a traced -0.0 that rounds products (``_lazy.round_products``)
+        self._zeros = 0  # how many ``product_zero`` gave
         self.checks: list[jax.Array] = []
         self.watch = _finite_watch.FiniteWatch()  # float results of ufuncs (error state)
         self.writes: list[tuple[Any, Any]] = []
@@ -105,6 +107,18 @@ class _Trace:
     # ``a[mask]`` with a traced mask, and writes of such reads (``npjax._compile._masked``)
     mask_read = staticmethod(_masked.read)
     mask_store = staticmethod(_masked.store)
+
+    def product_zero(self, size: int) -> jax.Array:
+        """A -0.0 for one call's ``_lazy.round_products`` (results of up to ``size``
+        elements), computed apart from every other call's (``neg_zero`` times the call's
+        number) for arrays. XLA merges the broadcasts of one shared zero into one, and where
+        that broadcast fed a YNN reduction and another kernel too, XLA's CPU backend wrote it
+        out as a full array that the reduction read back. Small results share the zero
+        (their broadcast costs less than a kernel computing a zero of their own)."""
+        if size < _OWN_ZERO_FROM:
+            return self.neg_zero
+        self._zeros += 1
+        return self.neg_zero * float(self._zeros + 1)
 
     def check(self, bad: jax.Array) -> None:
         """Record a traced boolean that is True when eager NumPy would have raised."""

@@ -78,7 +78,7 @@ from npjax._core._placement import DEFERRED_UFUNC
 from npjax._core._ndarray import ndarray
 from npjax._calls._ufuncs import ufunc
 from npjax._core._views import Box
-from npjax._compile._windows import Window, consumer, cut, store
+from npjax._compile._windows import Window, consumer, cut, scattered, store
 from npjax._compile._masked import MaskedValue
 
 __all__ = ["LoopOutcome", "UNBOUND", "aug", "augitem", "call", "getsub", "items", "run_loop",
@@ -222,6 +222,11 @@ def setsub(x: Any, key: Any, value: Any) -> None:
     moving = cut(x, key)
     if moving is not None:  # a slice whose extent moves: a select into the whole part
         whole, bounds = moving
+        new = scattered(x, whole, bounds, value)
+        if new is not None:
+            x._layout_array()  # (made before the write, as the select's read makes it)
+            write_through(x, (), new)
+            return
         setsub(x, whole, store(getsub(x, whole), bounds, value))
         return
     plan, pos, single = _plan(x, key)

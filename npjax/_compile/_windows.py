@@ -504,11 +504,10 @@ def consumer(f: Any) -> Any:
     return through_windows
 
 
-def store(whole: ndarray, bounds: tuple, value: Any) -> ndarray:
-    """The new value of ``whole`` (the full part of an array a key with moving slices
-    writes) after ``x[key] = value``: ``value`` cast as NumPy's setitem casts, inside the
-    bounds; the old value outside."""
-    shape = whole.shape
+def _part(shape: tuple, dtype: Any, bounds: tuple, value: Any) -> tuple:
+    """(the value stored, the bounds' mask, the computed window it shows or None) of
+    ``x[key] = value`` into the whole part (``shape``, ``dtype``) of a key with moving
+    slices: ``value`` cast as NumPy's setitem casts."""
     shown = None  # a computed window's value: checked as the stored part (``through``)
     if type(value) is Window:
         if value.value.shape != shape or not _same_bounds(value.bounds, bounds):
@@ -517,16 +516,57 @@ def store(whole: ndarray, bounds: tuple, value: Any) -> ndarray:
         value = value.filled(0)  # (nothing outside the bounds reaches the cast's checks)
     elif not _is_scalar(value):
         raise NoRoll("an array stored into a moving slice")
-    v = convert_value(value, whole.dtype, shape)
+    v = convert_value(value, dtype, shape)
     if isinstance(v, np.ndarray):
         v = jnp.asarray(v)
     elif isinstance(v, jax.Array):
-        v = _casts.cast(v, whole.dtype)
+        v = _casts.cast(v, dtype)
     else:
         raise NoRoll("a value stored into a moving slice that is not an array")
-    mask = _mask(bounds)
+    return v, _mask(bounds), shown
+
+
+def store(whole: ndarray, bounds: tuple, value: Any) -> ndarray:
+    """The new value of ``whole`` (the full part of an array a key with moving slices
+    writes) after ``x[key] = value``: ``value`` inside the bounds; the old value outside."""
+    v, mask, shown = _part(whole.shape, whole.dtype, bounds, value)
     new = jnp.where(mask, v, whole._read())
     tr = _context.trace() if shown is not None else None
     if tr is not None:
         tr.watch.through(shown, whole if whole._base is None else whole._base, new, mask)
     return ndarray._owner(new)
+
+
+def scattered(x: ndarray, whole: tuple, bounds: tuple, value: Any) -> Any:
+    """The new value of ``x`` after ``x[key] = value`` for a key with moving slices, as a
+    scatter of the elements inside the bounds (those outside get an index past the end,
+    and are dropped), when ``x`` is an owner of two or more axes and ``whole`` (the key with
+    the moving slices made whole) takes one axis whole and each other at one position in
+    bounds (a row, a column); else None (``store`` then selects inside the whole part).
+    That select read the part's old value, and where a store into the same part came just
+    before (``L[j, j] = d`` then ``L[j + 1:, j] = ...``), XLA fused that read with the
+    first store, reading the array as it was before it, and so copied the whole array
+    twice per iteration. (A part of more axes, or the whole array, keeps the select: XLA's
+    scatter of many elements costs more.)"""
+    axes = [i for i, it in enumerate(whole) if type(it) is slice]
+    if x._base is not None or not isinstance(x._value, jax.Array) or x.ndim < 2 or \
+            len(whole) != x.ndim or len(axes) != 1 or whole[axes[0]] != slice(None):
+        return None
+    index: list = []
+    for it, n in zip(whole, x.shape):
+        if type(it) is slice:  # (``bounds`` has one entry: the part's axis)
+            at = lax.iota(np.int32, n)
+            index.append(at if bounds[0] is None else jnp.where(bounds[0].mask(0, 1), at, n))
+        elif type(it) is LoopIndex and it.lo >= 0 and it.hi < n:
+            index.append(it.traced())
+        elif isinstance(it, int | np.integer) and not isinstance(it, bool) and 0 <= it < n:
+            index.append(int(it))
+        else:
+            return None
+    shape = (x.shape[axes[0]],)
+    v, mask, shown = _part(shape, x.dtype, bounds, value)
+    v = jnp.broadcast_to(v, shape)
+    tr = _context.trace()
+    if tr is not None and shown is not None:  # checked inside the bounds
+        tr.watch.through(shown, x, v, mask)
+    return x._read().at[tuple(index)].set(v, mode="drop")

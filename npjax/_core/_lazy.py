@@ -186,7 +186,8 @@ class Kernel:
             tr = trace()
             if tr is not None:  # traced by npjax.jit
                 if self.products:
-                    out = round_products(out, tr.neg_zero)
+                    size = max((x.size for x in jax.tree.leaves(out)), default=0)
+                    out = round_products(out, tr.product_zero(size))
                 if self.poisons:
                     out = tr.watch.poison(out, args, self.poisons == "every",
                                           self.poisons == "first")

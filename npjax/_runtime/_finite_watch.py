@@ -198,8 +198,8 @@ class FiniteWatch:
         if t is not None:
             holder, new, mask, _ = t
             c = self._checked(new)
-            if c is new and holder._value is not new:  # (updated since: not read back)
-                return o
+            if c is new and holder._value is not new:  # (updated since, or scattered into
+                return jnp.where(mask, o, jnp.zeros((), o.dtype))  # it: not read back)
             if c.dtype == o.dtype and c.shape == o.shape:
                 return jnp.where(mask, c, jnp.zeros((), c.dtype))
             return o

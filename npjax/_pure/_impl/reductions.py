@@ -177,8 +177,17 @@ def _fold(x: Any, axes: tuple, op: str, dtype: np.dtype, init: Any = None) -> An
     """``np.add.reduce``/``np.multiply.reduce`` of x over ``axes`` in ``dtype`` (no keepdims)."""
     kept = tuple(n for i, n in enumerate(x.shape) if i not in axes)
     cplx_identity = init is None and dtype.kind == "c"
+    n = math.prod(x.shape[i] for i in axes)
+    if n and math.prod(kept) and x.dtype == _BOOL and op == "add" and init is None and \
+            dtype.kind == "f" and n <= 2 ** (np.finfo(dtype).nmant + 1):
+        # Booleans summed in a float type (the mean of a mask): every partial sum is a whole
+        # number the type holds, so NumPy's order gives the count. Counted as integers, it
+        # is one kernel with the loop that makes the booleans, where XLA's CPU backend wrote
+        # them out widened to floats and summed them in a second pass.
+        r = _exact_fold(x.astype(np.int32 if n < 2 ** 31 else np.int64), axes, "add")
+        return _cast(_cast(r, _comp(dtype)), dtype)
     init = _identity(op, dtype) if init is None else _cast(jnp.asarray(init), dtype)
-    if math.prod(x.shape[i] for i in axes) == 0 or math.prod(kept) == 0:
+    if n == 0 or math.prod(kept) == 0:
         return jnp.broadcast_to(init, kept)
     if dtype.kind not in "fc":
         x = _cast(x, dtype)
