@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["LoopIndex", "NoRoll"]
+import jax.numpy as jnp
+import numpy as np
+
+from npjax._core._ndarray import ndarray
+
+__all__ = ["LoopIndex", "NoRoll", "index_operand"]
 
 
 # The array types (npjax's ndarray, registered by ``_loops``) whose reflected operators take
@@ -163,3 +168,28 @@ def bounded(index: LoopIndex, n: int, where: str) -> LoopIndex:
     if index.lo >= -n and index.hi < 0:
         return index + n
     raise NoRoll(f"a loop index out of bounds (or of both signs) {where}")
+
+
+def index_operand(fn: Any, args: tuple, kwargs: dict) -> Any:
+    """A ufunc call with the loop index among its operands: the index becomes a 0-d array
+    of the dtype NumPy gives a Python int there (NEP 50: the other operands' dtype, or the
+    default int), where every value of the index fits that dtype (else NumPy's
+    OverflowError, or its exact comparison, comes from the unrolled loop)."""
+    if kwargs["dtype"] is not None or kwargs["casting"] != "same_kind" or \
+            kwargs["signature"] is not None:
+        raise NoRoll("the loop index in a ufunc call with dtype, casting or signature")
+    others = [a.dtype if type(a) is ndarray or isinstance(a, np.generic) else a
+              for a in args if type(a) is not LoopIndex]
+    if any(not isinstance(a, np.dtype | int | float | complex) for a in others):
+        raise NoRoll(f"the loop index in {fn.__name__} with a {type(others[0]).__name__}")
+    dt = np.result_type(*others, 0)
+    new = []
+    for a in args:
+        if type(a) is LoopIndex:
+            if dt.kind in "iu":
+                info = np.iinfo(dt)
+                if a.lo < info.min or a.hi > info.max:
+                    raise NoRoll(f"the loop index leaves the range of {dt}")
+            a = ndarray._owner(jnp.asarray(a.traced()).astype(dt), True)
+        new.append(a)
+    return fn(*new, **kwargs)

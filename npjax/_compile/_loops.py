@@ -16,11 +16,15 @@ tries to roll:
    recorded (``_jit._Trace.note_write``) and restored afterwards; what each carried name ends
    as is classified: unchanged, an array of the same shape and dtype (carried), or scratch
    (written before being read; a second probe with the name unbound proves it).
-2. *Roll*: ``lax.fori_loop`` over all iterations but the last, carrying the written roots,
-   the carried arrays and one flag that gathers device-side checks (index bounds, error
-   state) of every iteration.
-3. *Last iteration*: run as plain Python with the concrete index, so every name the loop
-   leaves behind (the loop variable, views, scalars) is exactly what NumPy leaves.
+2. *Roll*: ``lax.fori_loop`` over the iterations, carrying the written roots, the carried
+   arrays and one flag that gathers device-side checks (index bounds, error state) of every
+   iteration.
+3. *Last iteration*: where the code after the loop may read a name the loop carries out
+   only as Python runs it (a scratch name, a scalar; ``keep``, from
+   ``_loop_source._Live``), the last iteration is left out of the roll and run as plain
+   Python with the concrete index, so every name the loop leaves behind is exactly what
+   NumPy leaves. Otherwise all iterations roll (XLA compiles one body, not two), the loop
+   variable of a range is bound to its last value and the unread names are left unbound.
 
 Exactness. The body is instrumented so that a probe can abandon the attempt before any Python
 side effect: every call goes through ``call()``, which (during a probe) admits only npjax and
@@ -106,10 +110,14 @@ class LoopOutcome(NamedTuple):
     rolled: bool
     body_runs: int     # times the body ran in Python during the trace
     reason: str        # why it did not roll ("" when it rolled)
+    peeled: bool = False  # rolled, with the last iteration run as plain Python after
 
 
 # depth of probes running in this context: calls and stores are checked while > 0
 _GUARD: contextvars.ContextVar[int] = contextvars.ContextVar("npjax_loop_guard", default=0)
+# whether a loop run here is noted in ``.loops``: at the top level, in a peeled last
+# iteration, in the one trace of a body whose loop rolls all its iterations
+_NOTE: contextvars.ContextVar[bool] = contextvars.ContextVar("npjax_loop_note", default=True)
 
 
 def _has_index(key: Any) -> bool:
@@ -456,6 +464,9 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
             found["checks"] = bool(tr.checks or tiny)
             found["sums"] = tuple(sorted(sums))
             found["classes"] = _classify(ins, outs, inner, probe)
+            found["plain"] = frozenset(j for j, v in enumerate(outs) if type(v) is ndarray and
+                                       not v._readonly and v._lens == () and
+                                       v._root_shape is None)
             found["written"] = [(r, v) for r, v, _, _ in probe.saved.values()]
             for root, _v, _m, layout in probe.saved.values():
                 if not isinstance(_v, jax.Array) or root._layout is not layout or \
@@ -467,11 +478,14 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
             probe.restore()
         return 0
 
+    note = _NOTE.set(False)
     try:
         jax.eval_shape(run, jax.ShapeDtypeStruct((), _index_dtype()))
     finally:
+        _NOTE.reset(note)
         _reset(tr, state)
-    return found["classes"], found["written"], (found["checks"], found["sums"])
+    return found["classes"], found["written"], (found["checks"], found["sums"]), \
+        found["plain"]
 
 
 def _values(ins: Any) -> list:
@@ -519,40 +533,15 @@ def _classify(ins: tuple, outs: tuple, inner: Any, probe: _Probe) -> list:
                 classes.append("peel")
         elif v0 is UNBOUND:
             classes.append("scratch")
-        elif type(v1) is LoopIndex or type(v1) is ndarray or isinstance(
+        elif type(v1) is LoopIndex or type(v1) is ndarray or v1 is UNBOUND or isinstance(
                 v1, int | float | complex | bool | str | tuple | type(None) | np.generic):
-            classes.append("unbind")
+            classes.append("unbind")  # (UNBOUND: left unbound by an inner rolled loop)
         else:
             raise NoRoll(f"a carried name ends as a {type(v1).__name__}")
     return classes
 
 
-def _index_operand(fn: ufunc, args: tuple, kwargs: dict) -> Any:
-    """A ufunc call with the loop index among its operands: the index becomes a 0-d array
-    of the dtype NumPy gives a Python int there (NEP 50: the other operands' dtype, or the
-    default int), where every value of the index fits that dtype (else NumPy's
-    OverflowError, or its exact comparison, comes from the unrolled loop)."""
-    if kwargs["dtype"] is not None or kwargs["casting"] != "same_kind" or \
-            kwargs["signature"] is not None:
-        raise NoRoll("the loop index in a ufunc call with dtype, casting or signature")
-    others = [a.dtype if type(a) is ndarray or isinstance(a, np.generic) else a
-              for a in args if type(a) is not LoopIndex]
-    if any(not isinstance(a, np.dtype | int | float | complex) for a in others):
-        raise NoRoll(f"the loop index in {fn.__name__} with a {type(others[0]).__name__}")
-    dt = np.result_type(*others, 0)
-    new = []
-    for a in args:
-        if type(a) is LoopIndex:
-            if dt.kind in "iu":
-                info = np.iinfo(dt)
-                if a.lo < info.min or a.hi > info.max:
-                    raise NoRoll(f"the loop index leaves the range of {dt}")
-            a = ndarray._owner(jnp.asarray(a.traced()).astype(dt), True)
-        new.append(a)
-    return fn(*new, **kwargs)
-
-
-DEFERRED_UFUNC[LoopIndex] = _index_operand
+DEFERRED_UFUNC[LoopIndex] = _loop_index.index_operand
 _loop_index.ARRAY_TYPES.add(ndarray)
 
 
@@ -560,21 +549,23 @@ def _index_dtype() -> Any:
     return jnp.int64 if jax.config.jax_enable_x64 else jnp.int32
 
 
-def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
-    """Roll all iterations of ``r`` but the last, then run the last one in Python."""
-    kmax = len(r) - 2
+def _roll(tr: Any, body: Callable, r: range, ins: tuple, keep: tuple | None,
+          over: bool) -> tuple:
+    """Roll the iterations of ``r``; the last one runs in Python after the others unless
+    nothing the code after the loop may read (``keep``, positions of the carried names;
+    None: all) needs it (``_loop_source._Live``). Returns (names, whether it peeled)."""
     mul, add = r.step, r.start
     top = not _GUARD.get()
     outer = None if top else _loop_lists.active().get()
     lists = _loop_lists.Lists(outer, top, tr.stacks if top else
                               outer.local if outer is not None else {})
     lists.keep(body)
-    classes, written, checks = _probe(tr, body, kmax, mul, add, ins, lists)
+    classes, written, checks, plain = _probe(tr, body, len(r) - 2, mul, add, ins, lists)
     if "peel" in classes:
         raise _Peel
     if "unbind" in classes:
         ins = tuple(UNBOUND if c == "unbind" else v for c, v in zip(classes, ins))
-        classes, written, checks = _probe(tr, body, kmax, mul, add, ins, lists)
+        classes, written, checks, plain = _probe(tr, body, len(r) - 2, mul, add, ins, lists)
         if "unbind" in classes or "peel" in classes:
             raise NoRoll("a carried name is read before it is written")
     lists.drop_unchanged()
@@ -591,72 +582,96 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
     later_at = [j for j, c in enumerate(classes) if c == "carry" or (c == "same" and j)]
     roots = [root for root, _ in written]
     known = {id(r) for r in roots}
-    state = _state(tr)
     later: list = []  # the carried names whose check each next iteration makes (``_later``)
     stacks = [s.stack(lists.cache) for s in lists.order]  # lists stacked (``_loop_lists``)
     list_at = sorted(lists.changed)  # those the body changes: carried, written back
 
-    def step(k, carry):
-        bad, root_vals, name_vals, list_vals, kept_vals = carry
-        inner = k._trace
-        for root, v in zip(roots, root_vals):
-            root._value = v
-            root._version += 1
-            root._cache = None
-        vals = list(ins)
-        for j, v in zip(carry_at, name_vals):
-            vals[j] = start(j, v)
-        probe, token = _enter_body(tr, inner, state)
-        values = list(stacks)
-        for j, v in zip(list_at, list_vals):
-            values[j] = v
-        frame, ftoken = _frame(lists, k, values, False, kept_vals)
-        before = _values(vals)
+    def rolled(trips: int) -> tuple:
+        """``lax.fori_loop`` over the first ``trips`` iterations (the index proved in its
+        interval again by their trace: the probe's stops one short of the end)."""
+        kmax = trips - 1
+        state = _state(tr)
+        noted = len(tr.loops)
+        note = _NOTE.set(_NOTE.get() and trips == len(r))  # (no peel: the inner loops run
+        # in this trace only)
+
+        def step(k, carry):
+            bad, root_vals, name_vals, list_vals, kept_vals = carry
+            inner = k._trace
+            for root, v in zip(roots, root_vals):
+                root._value = v
+                root._version += 1
+                root._cache = None
+            vals = list(ins)
+            for j, v in zip(carry_at, name_vals):
+                vals[j] = start(j, v)
+            probe, token = _enter_body(tr, inner, state)
+            values = list(stacks)
+            for j, v in zip(list_at, list_vals):
+                values[j] = v
+            frame, ftoken = _frame(lists, k, values, False, kept_vals)
+            before = _values(vals)
+            try:
+                outs = body(LoopIndex(k, kmax, mul, add), *vals[1:])
+                left = frame.finish() if frame is not None else []
+                left_kept = frame.finish_kept() if frame is not None else []
+            finally:
+                _GUARD.reset(token)
+                _leave(frame, ftoken)
+            if any(key not in known for key in probe.saved):
+                raise NoRoll("the body writes another array than when probed")
+            for j, c in enumerate(classes):
+                if c == "same" and not _static_same(vals[j], outs[j]):
+                    raise NoRoll("a carried name changes")
+            later[:] = _later(tr.watch, before, outs, later_at)
+            sums, tiny = tr.watch.parts(frozenset(id(outs[j]._value) for j in later))
+            if tuple(sorted(sums)) != checks[1]:
+                raise NoRoll("the body's error-state checks differ from the probe's")
+            for f in tr.checks + tiny:
+                bad = bad | jnp.asarray(f, bool).reshape(())
+            for shape in checks[1]:  # error state: each shape's results, folded at once
+                bad = bad | _finite_watch.any_nan(sums[shape])
+            new_roots = [lax.convert_element_type(root._read(), v.dtype)
+                         for root, v in zip(roots, root_vals)]
+            new_names = [lax.convert_element_type(
+                _loop_views.value(outs[j]) if j in views else outs[j]._read(), v.dtype)
+                for j, v in zip(carry_at, name_vals)]
+            if any((left[j] is not values[j]) is not (j in lists.changed)
+                   for j in range(len(values))):
+                raise NoRoll("the body changes other lists than when probed")
+            return bad, new_roots, new_names, [left[j] for j in list_at], left_kept
+
+        init = (jnp.zeros((), bool), [r._value for r in roots],
+                [_loop_views.value(ins[j]) if j in views else ins[j]._value
+                 for j in carry_at],
+                [stacks[j] for j in list_at], [s.stack(lists.cache) for s in lists.kept])
         try:
-            outs = body(LoopIndex(k, kmax, mul, add), *vals[1:])
-            left = frame.finish() if frame is not None else []
-            left_kept = frame.finish_kept() if frame is not None else []
+            return lax.fori_loop(0, trips, step, init)
+        except BaseException:
+            for root, v in written:
+                root._value = v
+                root._version += 1
+                root._cache = None
+            del tr.loops[noted:]
+            raise
         finally:
-            _GUARD.reset(token)
-            _leave(frame, ftoken)
-        if any(key not in known for key in probe.saved):
-            raise NoRoll("the body writes another array than when probed")
-        for j, c in enumerate(classes):
-            if c == "same" and not _static_same(vals[j], outs[j]):
-                raise NoRoll("a carried name changes")
-        later[:] = _later(tr.watch, before, outs, later_at)
-        sums, tiny = tr.watch.parts(frozenset(id(outs[j]._value) for j in later))
-        if tuple(sorted(sums)) != checks[1]:
-            raise NoRoll("the body's error-state checks differ from the probe's")
-        for f in tr.checks + tiny:
-            bad = bad | jnp.asarray(f, bool).reshape(())
-        for shape in checks[1]:  # error state: each shape's results, folded at once
-            bad = bad | _finite_watch.any_nan(sums[shape])
-        new_roots = [lax.convert_element_type(root._read(), v.dtype)
-                     for root, v in zip(roots, root_vals)]
-        new_names = [lax.convert_element_type(
-            _loop_views.value(outs[j]) if j in views else outs[j]._read(), v.dtype)
-            for j, v in zip(carry_at, name_vals)]
-        if any((left[j] is not values[j]) is not (j in lists.changed)
-               for j in range(len(values))):
-            raise NoRoll("the body changes other lists than when probed")
-        return bad, new_roots, new_names, [left[j] for j in list_at], left_kept
+            _NOTE.reset(note)
+            _reset(tr, state)
 
     start_roots = [r._value for r in roots]  # the written arrays' values before the loop
-    init = (jnp.zeros((), bool), start_roots,
-            [_loop_views.value(ins[j]) if j in views else ins[j]._value for j in carry_at],
-            [stacks[j] for j in list_at], [s.stack(lists.cache) for s in lists.kept])
-    try:
-        bad, root_vals, name_vals, list_vals, kept_vals = lax.fori_loop(
-            0, len(r) - 1, step, init)
-    except BaseException:
-        for root, v in written:
-            root._value = v
-            root._version += 1
-            root._cache = None
-        raise
-    finally:
-        _reset(tr, state)
+    # the rolled iterations alone give what a name to keep holds after the last one where
+    # it is unchanged, a carried view, or a carried array left a plain owner (as ``start``)
+    peel = keep is None or not all(j and (classes[j] in ("same", "view") or classes[j] ==
+                                          "carry" and j in plain) for j in keep)
+    out = None
+    if not peel:
+        try:
+            out = rolled(len(r))
+        except (NoRoll, Exception):  # (the last iteration may need its own trace: a branch
+            peel = True  # on the index, an index out of bounds there: it runs in Python)
+    if peel:
+        out = rolled(len(r) - 1)
+    bad, root_vals, name_vals, list_vals, kept_vals = out
     for root, v in zip(roots, root_vals):
         root._value = v
         root._version += 1
@@ -681,7 +696,15 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
     vals = list(ins)
     for j, v in zip(carry_at, name_vals):
         vals[j] = start(j, v)
-    return tuple(body(r[-1], *vals[1:]))
+    if peel:
+        return tuple(body(r[-1], *vals[1:])), True
+    # no last iteration: the loop variable of a range is its last value; a name the code
+    # after the loop cannot read is left unbound
+    vals[0] = UNBOUND if over else r[-1]
+    for j, c in enumerate(classes):
+        if j and c not in ("same", "carry", "view"):
+            vals[j] = UNBOUND
+    return tuple(vals), False
 
 
 def items(seq: Any) -> Any:
@@ -705,16 +728,20 @@ def _unroll(body: Callable, it: Any, ins: tuple) -> tuple:
     return tuple(vals)
 
 
-def _note(tr: Any, line: int, trips: int, rolled: bool, runs: int, reason: str) -> None:
-    if not _GUARD.get():  # (a loop inside a rolled body is noted when it runs for real)
-        tr.loops.append(LoopOutcome(line, trips, rolled, runs, reason))
+def _note(tr: Any, line: int, trips: int, rolled: bool, runs: int, reason: str,
+          peeled: bool = False) -> None:
+    if _NOTE.get():  # (a loop inside a rolled body: when its last trace runs, ``_NOTE``)
+        tr.loops.append(LoopOutcome(line, trips, rolled, runs, reason, peeled))
 
 
-def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int) -> tuple:
+def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int,
+             keep: tuple | None = None) -> tuple:
     """Run ``for NAME in rng(*args)`` of the transformed function: rolled when it can be,
-    else iterated as written. Returns the final values of the loop's names."""
+    else iterated as written. Returns the final values of the loop's names (``keep``: the
+    positions of those the code after the loop may read; None: all)."""
     tr = _context.trace()
-    if rng is items:  # ``for x in seq``: over an npjax array, ``x = seq[k]`` for each k
+    over = rng is items
+    if over:  # ``for x in seq``: over an npjax array, ``x = seq[k]`` for each k
         seq = args[0]
         if tr is None or type(seq) is not ndarray or not seq.shape:
             return _unroll(body, seq, ins)
@@ -736,7 +763,7 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int) -> tu
     runs = 0
     for _attempt in range(2):
         try:
-            out = _roll(tr, body, r, ins)
+            out, peeled = _roll(tr, body, r, ins, keep, over)
         except _Peel:
             ins = tuple(body(r[0], *ins[1:]))  # the first iteration, as written
             r = r[1:]
@@ -751,7 +778,7 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int) -> tu
         except Exception as exc:  # the body failed when traced: unrolled, it raises at its line
             reason = f"{type(exc).__name__} when traced with a symbolic index"
             break
-        _note(tr, line, len(r) + runs, True, runs + 4, "")
+        _note(tr, line, len(r) + runs, True, runs + (4 if peeled else 3), "", peeled)
         return out
     else:
         reason = "the carried values change kind after the first iteration"
