@@ -9,6 +9,7 @@ arguments; warnings and exceptions where they matter)."""
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
 
 import numpy as np
@@ -98,6 +99,19 @@ def test_generators_augmented_assignments_and_breaks_in_else_clauses():
     assert "e" in inner and "e" in outer
 
 
+def suppressed(a, n):
+    with contextlib.suppress(ValueError):
+        for i in range(n):
+            t = a[i]
+        t = 0  # not reached when the loop raises ValueError
+    return t
+
+
+def test_a_with_statement_may_end_its_body_anywhere():
+    (after,) = _after_each_loop(suppressed)
+    assert "t" in after and "i" not in after
+
+
 def closure_and_locals(a, n):
     def last():
         return r
@@ -169,6 +183,23 @@ def scratch_in_a_generator(xp, a, b):
     return a, next(g)
 
 
+def scratch_in_a_with(xp, a, b):
+    with xp.errstate(over="ignore"):
+        for i in range(1, a.shape[0]):
+            t = a[i - 1] * 0.5
+            a[i] = t + b[i]
+    return a
+
+
+def scratch_read_in_the_with(xp, a, b):
+    with xp.errstate(over="ignore"):
+        for i in range(1, a.shape[0]):
+            t = a[i - 1] * 0.5
+            a[i] = t + b[i]
+        a[0] = t
+    return a
+
+
 def scratch_through_locals(xp, a, b):
     for i in range(1, a.shape[0]):
         t = a[i - 1] * 0.5
@@ -205,7 +236,7 @@ def rows_live(xp, a, s):
 @pytest.mark.parametrize("kernel, peeled", [
     (dead_scratch, False), (scratch_read_after, True), (scratch_in_else, True),
     (scratch_deleted, True), (scratch_in_a_closure, True), (scratch_in_a_generator, True),
-    (scratch_through_locals, True),
+    (scratch_through_locals, True), (scratch_in_a_with, False), (scratch_read_in_the_with, True),
     (index_rebound, True)])
 def test_the_last_iteration_rolls_unless_something_reads_its_names(kernel, peeled):
     jitted = check(kernel, *_rows(), rolled=True)

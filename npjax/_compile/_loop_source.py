@@ -259,8 +259,8 @@ class _Live:
     """A backward pass over a function's statements: for each ``for`` loop, the names that
     may be read after it ends (its ``else`` clause, later statements, the next iterations of
     enclosing loops, nested functions and generator expressions, which may run at any
-    time). Conservative: ``try``, ``with`` and ``match`` kill nothing and read everything
-    they name (and the loops inside them keep every name)."""
+    time). Conservative: ``try`` and ``match`` kill nothing and read everything they name
+    (and the loops inside them keep every name)."""
 
     def __init__(self, fdef: ast.FunctionDef) -> None:
         self.after: dict[int, frozenset[str]] = {}  # id(For node) -> live names at its end
@@ -305,6 +305,13 @@ class _Live:
                 self.block(s.orelse, out, brk, cont)
         if isinstance(s, ast.For | ast.While):
             return self.loop(s, out, brk, cont)
+        if isinstance(s, ast.With):  # a context manager may end the body anywhere (an
+            cur = set(out)  # exception it suppresses): after each statement, what follows
+            for b in reversed(s.body):  # the with statement is live too
+                cur = self.stmt(b, cur, brk, cont) | out
+            return cur | _reads(ast.Tuple(elts=[i.context_expr for i in s.items] + [
+                i.optional_vars for i in s.items if i.optional_vars is not None],
+                ctx=ast.Load()))
         if isinstance(s, ast.Expr | ast.AugAssign | ast.AnnAssign | ast.Pass | ast.Delete |
                       ast.Raise | ast.Assert | ast.Import | ast.ImportFrom | ast.Global |
                       ast.Nonlocal | ast.FunctionDef | ast.ClassDef):
