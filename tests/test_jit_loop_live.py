@@ -18,7 +18,7 @@ import pytest
 import npjax
 from benchmarks.kernels import cholesky as _cholesky
 from benchmarks.kernels import particles as _particles
-from npjax._compile import _loop_source
+from npjax._compile import _loop_source, _loops
 from tests.test_jit_carried_views import _data, transposed_copies
 from tests.test_jit_loops import _traced_program, branch_all_but_last, check, check_reports
 
@@ -254,6 +254,17 @@ def test_the_variable_of_a_loop_over_an_array_keeps_the_last_iteration_when_read
     a, b = _rows()
     assert _peeled(check(rows_dead, a, b[0].copy(), rolled=True)) == [False]
     assert _peeled(check(rows_live, a, b[0].copy(), rolled=True)) == [True]
+
+
+def test_the_probe_sees_a_branch_decided_otherwise_on_the_last_iteration(monkeypatch):
+    # ``LoopIndex.note_next``: no trace of all iterations that the branch would abandon
+    traces = []
+    real = _loops._enter_body
+    monkeypatch.setattr(_loops, "_enter_body", lambda *a: traces.append(1) or real(*a))
+    rng = np.random.default_rng(3)
+    jitted = check(branch_all_but_last, rng.random(9), np.zeros(9), rolled=True)
+    assert _peeled(jitted) == [True]
+    assert len(traces) == 2  # the probe, the roll of all iterations but the last
 
 
 def late(xp, a):

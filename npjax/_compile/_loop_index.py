@@ -36,6 +36,7 @@ def _ordering(test: Any) -> Any:
         answer = test(d.lo)
         if test(d.hi) is not answer:
             raise NoRoll("a comparison of the loop index that changes with it")
+        d.note_next(test(d.next) is not answer)
         return answer
     return compare
 
@@ -64,6 +65,18 @@ class LoopIndex:
     @property
     def hi(self) -> int:
         return max(self.add, self.add + self.mul * self.kmax)
+
+    @property
+    def next(self) -> int:
+        """The value after the last of the interval (``k = kmax + 1``)."""
+        return self.add + self.mul * (self.kmax + 1)
+
+    def note_next(self, differs: bool) -> None:
+        """Remember (in ``memo``, shared by the indices of one body) that a decision taken
+        alike for every value would differ for ``next``: a probe over all iterations but the
+        last then knows that the last needs its own trace (``_loops._roll``)."""
+        if differs:
+            self.memo["next differs"] = True
 
     def traced(self) -> Any:
         """``k * mul + add`` traced, one object for equal indices of one body (so a store
@@ -140,6 +153,7 @@ class LoopIndex:
             return NotImplemented
         d = self._difference(other)
         if d.lo == d.hi or d.lo > 0 or d.hi < 0:
+            d.note_next((d.next == 0) is not (d.lo == 0))
             return d.lo == 0
         raise NoRoll("a comparison of the loop index that changes with it")
 

@@ -452,7 +452,9 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
         frame, ftoken = _frame(lists, k, None, True)
         try:
             before = _values(ins)
-            outs = body(LoopIndex(k, kmax, mul, add), *ins[1:])
+            index = LoopIndex(k, kmax, mul, add)
+            outs = body(index, *ins[1:])
+            found["next"] = "next differs" in index.memo  # (``LoopIndex.note_next``)
             if frame is not None:
                 lists.changed = {j for j, (v0, v1) in enumerate(zip(frame.values,
                                                                      frame.finish()))
@@ -485,7 +487,7 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
         _NOTE.reset(note)
         _reset(tr, state)
     return found["classes"], found["written"], (found["checks"], found["sums"]), \
-        found["plain"]
+        (found["plain"], found["next"])
 
 
 def _values(ins: Any) -> list:
@@ -660,9 +662,12 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple, keep: tuple | None,
 
     start_roots = [r._value for r in roots]  # the written arrays' values before the loop
     # the rolled iterations alone give what a name to keep holds after the last one where
-    # it is unchanged, a carried view, or a carried array left a plain owner (as ``start``)
-    peel = keep is None or not all(j and (classes[j] in ("same", "view") or classes[j] ==
-                                          "carry" and j in plain) for j in keep)
+    # it is unchanged, a carried view, or a carried array left a plain owner (as ``start``);
+    # a branch the probe saw decided otherwise on the last iteration keeps it in Python
+    plain, differs = plain
+    peel = keep is None or differs or not all(
+        j and (classes[j] in ("same", "view") or classes[j] == "carry" and j in plain)
+        for j in keep)
     out = None
     if not peel:
         try:
