@@ -115,7 +115,8 @@ def integer_recurrence(xp, a):
 
 def test_particles_rolls_its_particle_loops():
     # the time loop rolls too, carrying P and V (lists of its closure) and the loops over
-    # particles inside it; its last iteration runs as written, with its three loops rolled
+    # particles inside it, all iterations (nothing reads their names after the loops; the
+    # three inner loops are noted from the trace of the time loop's body)
     pos, vel, steps = _particles.setup(np.random.default_rng(0), n=7, steps=5)
     jitted = check(_particles.kernel, pos, vel, steps, static=(2,), rolled=True)
     assert len(jitted.loops) == 4, jitted.loops

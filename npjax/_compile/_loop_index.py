@@ -6,7 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["LoopIndex", "NoRoll"]
+import jax.numpy as jnp
+import numpy as np
+
+from npjax._core._ndarray import ndarray
+
+__all__ = ["LoopIndex", "NoRoll", "index_operand"]
 
 
 # The array types (npjax's ndarray, registered by ``_loops``) whose reflected operators take
@@ -31,6 +36,7 @@ def _ordering(test: Any) -> Any:
         answer = test(d.lo)
         if test(d.hi) is not answer:
             raise NoRoll("a comparison of the loop index that changes with it")
+        d.note_next(test(d.next) is not answer)
         return answer
     return compare
 
@@ -59,6 +65,18 @@ class LoopIndex:
     @property
     def hi(self) -> int:
         return max(self.add, self.add + self.mul * self.kmax)
+
+    @property
+    def next(self) -> int:
+        """The value after the last of the interval (``k = kmax + 1``)."""
+        return self.add + self.mul * (self.kmax + 1)
+
+    def note_next(self, differs: bool) -> None:
+        """Remember (in ``memo``, shared by the indices of one body) that a decision taken
+        alike for every value would differ for ``next``: a probe over all iterations but the
+        last then knows that the last needs its own trace (``_loops._roll``)."""
+        if differs:
+            self.memo["next differs"] = True
 
     def traced(self) -> Any:
         """``k * mul + add`` traced, one object for equal indices of one body (so a store
@@ -135,6 +153,7 @@ class LoopIndex:
             return NotImplemented
         d = self._difference(other)
         if d.lo == d.hi or d.lo > 0 or d.hi < 0:
+            d.note_next((d.next == 0) is not (d.lo == 0))
             return d.lo == 0
         raise NoRoll("a comparison of the loop index that changes with it")
 
@@ -163,3 +182,28 @@ def bounded(index: LoopIndex, n: int, where: str) -> LoopIndex:
     if index.lo >= -n and index.hi < 0:
         return index + n
     raise NoRoll(f"a loop index out of bounds (or of both signs) {where}")
+
+
+def index_operand(fn: Any, args: tuple, kwargs: dict) -> Any:
+    """A ufunc call with the loop index among its operands: the index becomes a 0-d array
+    of the dtype NumPy gives a Python int there (NEP 50: the other operands' dtype, or the
+    default int), where every value of the index fits that dtype (else NumPy's
+    OverflowError, or its exact comparison, comes from the unrolled loop)."""
+    if kwargs["dtype"] is not None or kwargs["casting"] != "same_kind" or \
+            kwargs["signature"] is not None:
+        raise NoRoll("the loop index in a ufunc call with dtype, casting or signature")
+    others = [a.dtype if type(a) is ndarray or isinstance(a, np.generic) else a
+              for a in args if type(a) is not LoopIndex]
+    if any(not isinstance(a, np.dtype | int | float | complex) for a in others):
+        raise NoRoll(f"the loop index in {fn.__name__} with a {type(others[0]).__name__}")
+    dt = np.result_type(*others, 0)
+    new = []
+    for a in args:
+        if type(a) is LoopIndex:
+            if dt.kind in "iu":
+                info = np.iinfo(dt)
+                if a.lo < info.min or a.hi > info.max:
+                    raise NoRoll(f"the loop index leaves the range of {dt}")
+            a = ndarray._owner(jnp.asarray(a.traced()).astype(dt), True)
+        new.append(a)
+    return fn(*new, **kwargs)

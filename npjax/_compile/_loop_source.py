@@ -6,8 +6,12 @@ Each eligible ``for NAME in range(...)`` (see ``npjax._compile._loops`` for what
         if x is UNBOUND: del x               # (unbound before the loop: still unbound)
         ...the body, instrumented...         # calls via call(), a[k] via getsub/setsub
         return (NAME, x, y)                  # (UNBOUND for a name left unbound)
-    _npjax_rK = run_loop(_npjax_bodyK, range, (args...), (NAME, x, y), line)
+    _npjax_rK = run_loop(_npjax_bodyK, range, (args...), (NAME, x, y), line, keep)
     NAME, x, y = _npjax_rK                   # (a name returned UNBOUND is deleted)
+
+``keep`` holds the positions of the names the code after the loop may read (``_Live``, a
+liveness pass over the whole function; None: all): where none of them needs it, the last
+iteration is rolled too.
 
 A loop over anything else, ``for NAME in seq``, calls ``run_loop(body, items, (seq,), ...)``:
 over an npjax array it rolls as ``NAME = seq[k]``, over anything else it iterates as written.
@@ -213,11 +217,133 @@ class _Instrument(ast.NodeTransformer):
         return [ast.copy_location(s, node) for s in out]
 
 
+# --- what the code after a loop can read (liveness) ---------------------------------------
+
+
+# Names and attributes that reach a frame's local variables: where the function names one,
+# every name is live everywhere (``inspect.stack``/``inspect.trace`` by their module's name).
+_FRAME_NAMES = frozenset(("locals", "vars", "dir", "eval", "exec", "breakpoint"))
+_FRAME_ATTRS = frozenset(("_getframe", "currentframe", "getframeinfo", "getouterframes",
+                          "f_locals", "f_back", "tb_frame", "gi_frame", "cr_frame"))
+
+
+def _reaches_frames(node: ast.AST) -> bool:
+    if isinstance(node, ast.Name):  # (``from sys import _getframe`` too)
+        return node.id in _FRAME_NAMES or node.id in _FRAME_ATTRS
+    if isinstance(node, ast.Attribute):
+        return node.attr in _FRAME_ATTRS or node.attr in ("stack", "trace") and \
+            isinstance(node.value, ast.Name) and node.value.id == "inspect"
+    return False
+
+
+def _reads(node: ast.AST) -> set[str]:
+    """Names an expression or statement reads (``del`` and ``x += 1`` count)."""
+    out = {n.id for n in ast.walk(node)
+           if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+    out.update(n.target.id for n in ast.walk(node)
+               if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name))
+    return out
+
+
+def _bound(target: ast.expr) -> set[str]:
+    """Names an assignment target certainly binds (plain names and their unpackings)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, ast.Starred):
+        return _bound(target.value)
+    if isinstance(target, ast.Tuple | ast.List):
+        return set().union(*(_bound(e) for e in target.elts)) if target.elts else set()
+    return set()
+
+
+class _Live:
+    """A backward pass over a function's statements: for each ``for`` loop, the names that
+    may be read after it ends (its ``else`` clause, later statements, the next iterations of
+    enclosing loops, nested functions and generator expressions, which may run at any
+    time). Conservative: ``try`` and ``match`` kill nothing and read everything they name
+    (and the loops inside them keep every name)."""
+
+    def __init__(self, fdef: ast.FunctionDef) -> None:
+        self.after: dict[int, frozenset[str]] = {}  # id(For node) -> live names at its end
+        self.always: set[str] = set()  # names nested scopes read or declare nonlocal
+        for node in ast.walk(fdef):
+            if node is not fdef and isinstance(node, ast.FunctionDef | ast.Lambda |
+                                               ast.ClassDef | ast.AsyncFunctionDef |
+                                               ast.GeneratorExp):
+                for sub in ast.walk(node):
+                    if isinstance(sub, ast.Name):
+                        self.always.add(sub.id)
+                    elif isinstance(sub, ast.Nonlocal):
+                        self.always.update(sub.names)
+        self.opaque = any(_reaches_frames(n) for n in ast.walk(fdef))
+        if not self.opaque:
+            self.block(fdef.body, set(), None, None)
+
+    def at_end(self, node: ast.For) -> frozenset[str] | None:
+        """The names that may be read after ``node`` (None: any name)."""
+        got = self.after.get(id(node))
+        return None if got is None or self.opaque else got | self.always
+
+    def block(self, stmts: list, out: set, brk: set | None, cont: set | None) -> set:
+        for s in reversed(stmts):
+            out = self.stmt(s, out, brk, cont)
+        return out
+
+    def stmt(self, s: ast.stmt, out: set, brk: set | None, cont: set | None) -> set:
+        if isinstance(s, ast.Assign):
+            kill = set().union(*(_bound(t) for t in s.targets))
+            return (out - kill) | _reads(s)
+        if isinstance(s, ast.AnnAssign) and s.value is not None:
+            return (out - _bound(s.target)) | _reads(s)
+        if isinstance(s, ast.Return):
+            return _reads(s)
+        if isinstance(s, ast.Break):
+            return set(brk if brk is not None else out)
+        if isinstance(s, ast.Continue):
+            return set(cont if cont is not None else out)
+        if isinstance(s, ast.If):
+            return _reads(s.test) | self.block(s.body, out, brk, cont) | \
+                self.block(s.orelse, out, brk, cont)
+        if isinstance(s, ast.For | ast.While):
+            return self.loop(s, out, brk, cont)
+        if isinstance(s, ast.With):  # a context manager may end the body anywhere (an
+            cur = set(out)  # exception it suppresses): after each statement, what follows
+            for b in reversed(s.body):  # the with statement is live too
+                cur = self.stmt(b, cur, brk, cont) | out
+            return cur | _reads(ast.Tuple(elts=[i.context_expr for i in s.items] + [
+                i.optional_vars for i in s.items if i.optional_vars is not None],
+                ctx=ast.Load()))
+        if isinstance(s, ast.Expr | ast.AugAssign | ast.AnnAssign | ast.Pass | ast.Delete |
+                      ast.Raise | ast.Assert | ast.Import | ast.ImportFrom | ast.Global |
+                      ast.Nonlocal | ast.FunctionDef | ast.ClassDef):
+            return out | _reads(s)  # (a raise leaves the function: no try around it here)
+        # try, with, match, async statements: anything may be read, nothing surely bound
+        return out | _reads(s) | (brk or set()) | (cont or set())
+
+    def loop(self, s: ast.For | ast.While, out: set, brk: set | None, cont: set | None) -> set:
+        end = self.block(s.orelse, out, brk, cont)  # (a break there: the enclosing loop's)
+        head = set(end)
+        while True:  # the names live where an iteration starts: a fixed point
+            body = self.block(s.body, head, out, head)
+            if isinstance(s, ast.While):
+                new = end | body | _reads(s.test)
+            else:
+                new = end | (body - _bound(s.target)) | (_reads(s.target) - _bound(s.target))
+            if new == head:
+                break
+            head = new
+        if isinstance(s, ast.For):
+            self.after[id(s)] = frozenset(end)
+            return head | _reads(s.iter)
+        return head
+
+
 class _Loops(ast.NodeTransformer):
     """Rewrites eligible ``for NAME in ...`` loops, innermost first."""
 
-    def __init__(self, declared: set[str]) -> None:
+    def __init__(self, declared: set[str], live: _Live) -> None:
         self.declared = declared  # global/nonlocal names of the function
+        self.live = live
         self.count = 0
         self.temps = 0
 
@@ -235,11 +361,13 @@ class _Loops(ast.NodeTransformer):
             names = self._eligible(node)
         except _Refuse:
             names = None
+        if names is not None:
+            keep = self._kept(node, names)
         self.generic_visit(node)
         if names is None:
             return node
         try:
-            return self._rewrite(node, names)
+            return self._rewrite(node, names, keep)
         except _Refuse:
             return node
 
@@ -267,7 +395,21 @@ class _Loops(ast.NodeTransformer):
             raise _Refuse("a global or nonlocal name")
         return names
 
-    def _rewrite(self, node: ast.For, names: list[str]) -> list[ast.stmt]:
+    def _kept(self, node: ast.For, names: list[str]) -> tuple[int, ...] | None:
+        """The positions in ``names`` whose values the code after the loop may read (None:
+        all): the loop variable only where the body rebinds it or the loop is over a
+        sequence (of a range, ``run_loop`` knows the last value without the body)."""
+        live = self.live.at_end(node)
+        if live is None:
+            return None
+        target = names[0]
+        keep = tuple(j for j, n in enumerate(names) if j and n in live)
+        if target in live and (not _range_call(node.iter) or target in _assigned(node.body)):
+            keep = (0,) + keep
+        return keep
+
+    def _rewrite(self, node: ast.For, names: list[str],
+                 keep: tuple[int, ...] | None) -> list[ast.stmt]:
         it = node.iter
         k = self.count
         self.count += 1
@@ -298,7 +440,7 @@ class _Loops(ast.NodeTransformer):
         loop = ast.Assign(targets=[_name(res, True)], value=_helper_call(
             "loop", _name(fname), rng, ast.Tuple(elts=args, ctx=ast.Load()),
             ast.Tuple(elts=[_name(i) for i in ins], ctx=ast.Load()),
-            ast.Constant(value=node.lineno)))
+            ast.Constant(value=node.lineno), ast.Constant(value=keep)))
         after = []
         for j, n in enumerate(names):
             got = ast.Subscript(value=_name(res), slice=ast.Constant(value=j), ctx=ast.Load())
@@ -505,7 +647,7 @@ def _transformed_code(fn: Callable) -> types.CodeType | None:
     if same.co_code != code.co_code or same.co_names != code.co_names or \
             same.co_varnames != code.co_varnames:
         return None
-    loops = _Loops(_declared(fdef))
+    loops = _Loops(_declared(fdef), _Live(fdef))
     fdef.body = [loops.visit(s) for s in fdef.body]
     flat: list[ast.stmt] = []
     for s in fdef.body:
@@ -543,7 +685,7 @@ def _pure_code(fn: Callable) -> types.CodeType | None:
     if same.co_code != code.co_code or same.co_names != code.co_names or \
             same.co_varnames != code.co_varnames:
         return None
-    loops = _Loops(set())
+    loops = _Loops(set(), _Live(fdef))
     body: list[ast.stmt] = []
     try:
         for stmt in fdef.body:

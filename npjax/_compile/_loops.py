@@ -16,11 +16,15 @@ tries to roll:
    recorded (``_jit._Trace.note_write``) and restored afterwards; what each carried name ends
    as is classified: unchanged, an array of the same shape and dtype (carried), or scratch
    (written before being read; a second probe with the name unbound proves it).
-2. *Roll*: ``lax.fori_loop`` over all iterations but the last, carrying the written roots,
-   the carried arrays and one flag that gathers device-side checks (index bounds, error
-   state) of every iteration.
-3. *Last iteration*: run as plain Python with the concrete index, so every name the loop
-   leaves behind (the loop variable, views, scalars) is exactly what NumPy leaves.
+2. *Roll*: ``lax.fori_loop`` over the iterations, carrying the written roots, the carried
+   arrays and one flag that gathers device-side checks (index bounds, error state) of every
+   iteration.
+3. *Last iteration*: where the code after the loop may read a name the loop carries out
+   only as Python runs it (a scratch name, a scalar; ``keep``, from
+   ``_loop_source._Live``), the last iteration is left out of the roll and run as plain
+   Python with the concrete index, so every name the loop leaves behind is exactly what
+   NumPy leaves. Otherwise all iterations roll (XLA compiles one body, not two), the loop
+   variable of a range is bound to its last value and the unread names are left unbound.
 
 Exactness. The body is instrumented so that a probe can abandon the attempt before any Python
 side effect: every call goes through ``call()``, which (during a probe) admits only npjax and
@@ -54,7 +58,6 @@ from __future__ import annotations
 
 import contextvars
 import operator
-import types
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -73,13 +76,12 @@ from npjax._compile import _loop_index
 from npjax._compile import _loop_views
 from npjax._compile import _loop_scalars
 from npjax._compile._loop_scalars import LoopScalar
+from npjax._compile._loop_calls import ALWAYS, allowed
 from npjax._compile._loop_index import LoopIndex, NoRoll, bounded
 from npjax._core._placement import DEFERRED_UFUNC
 from npjax._core._ndarray import ndarray
-from npjax._calls._ufuncs import ufunc
 from npjax._core._views import Box
 from npjax._compile._windows import Window, consumer, cut, scattered, store
-from npjax._compile._masked import MaskedValue
 
 __all__ = ["LoopOutcome", "UNBOUND", "aug", "augitem", "call", "getsub", "items", "run_loop",
            "setsub"]
@@ -108,11 +110,15 @@ class LoopOutcome(NamedTuple):
     rolled: bool
     body_runs: int     # times the body ran in Python during the trace
     reason: str        # why it did not roll ("" when it rolled)
+    peeled: bool = False  # rolled, with the last iteration run as plain Python after
 
 
 # depth of probes running in this context: calls and stores are checked while > 0
 _GUARD: contextvars.ContextVar[int] = contextvars.ContextVar("npjax_loop_guard", default=0)
 _SCALARS = _loop_scalars.current()  # the carried Python numbers of the loop being rolled
+# whether a loop run here is noted in ``.loops``: at the top level, in a peeled last
+# iteration, in the one trace of a body whose loop rolls all its iterations
+_NOTE: contextvars.ContextVar[bool] = contextvars.ContextVar("npjax_loop_note", default=True)
 
 
 def _has_index(key: Any) -> bool:
@@ -283,56 +289,10 @@ def augitem(op: str, cur: Any, value: Any) -> Any:
 # --- the call guard ----------------------------------------------------------------------
 
 
-_PURE_BUILTINS = frozenset(id(f) for f in (
-    abs, all, any, bool, callable, complex, divmod, enumerate, float, format, getattr,
-    hasattr, hash, int, isinstance, issubclass, len, list, max, min, pow, range, repr,
-    reversed, round, slice, sorted, str, sum, tuple, type, zip, dict, frozenset, set))
-_PURE_MODULES = ("math", "cmath", "operator", "jax", "jax.numpy", "jax.lax")
-_IMPURE_NAMES = frozenset((
-    "save", "savez", "savez_compressed", "savetxt", "tofile", "dump", "seterr", "seterrcall",
-    "set_printoptions", "setbufsize", "set_policy", "reset_policy", "resize", "setflags",
-    "__setstate__", "printoptions", "errstate", "policy"))
-_CONTAINER_METHODS = frozenset(("get", "keys", "values", "items", "index", "count", "copy"))
-
-
-def _allowed(f: Any) -> bool:
-    if id(f) in _PURE_BUILTINS or f is run_loop or f is ndarray:
-        return True
-    name = getattr(f, "__name__", None)
-    if name in _IMPURE_NAMES:
-        return False
-    t = type(f)
-    if t is ufunc:
-        return True
-    if isinstance(f, type):
-        return issubclass(f, np.generic) or f is np.dtype
-    owner = getattr(f, "__self__", None)
-    if owner is not None and t is not types.FunctionType:
-        if isinstance(owner, ndarray | ufunc | jax.Array | Window | MaskedValue):
-            return True
-        if isinstance(owner, types.ModuleType):
-            return owner.__name__ in ("math", "cmath", "operator")
-        if type(owner) in (dict, list, tuple):
-            return name in _CONTAINER_METHODS and type(owner) is not list or name in (
-                "index", "count", "copy")
-        return False
-    module = getattr(f, "__module__", None) or ""
-    if t is types.FunctionType or t is types.BuiltinFunctionType or t is np.ufunc or \
-            callable(f):
-        if module == "npjax" or (module.startswith("npjax.") and
-                                 not module.startswith("npjax.random")):
-            return True
-        if module in _PURE_MODULES or module.startswith(("jax.", "jax._src.")):
-            return not module.startswith(("jax.debug", "jax._src.debugging"))
-        if t is types.BuiltinFunctionType and module in ("math", "cmath", "_operator"):
-            return True
-    return False
-
-
 def call(f: Any) -> Any:
     """The callee of a call in a transformed loop body: checked while a probe runs."""
     if _GUARD.get():
-        if not _allowed(f):
+        if not allowed(f):
             raise NoRoll(f"the body calls {getattr(f, '__qualname__', type(f).__name__)}, "
                          "which may have Python side effects")
         return consumer(f)  # (functions that take moving slices take them here)
@@ -455,7 +415,9 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
             replay.counter = k
         try:
             before = _values(ins)
-            outs = body(LoopIndex(k, kmax, mul, add), *ins[1:])
+            index = LoopIndex(k, kmax, mul, add)
+            outs = body(index, *ins[1:])
+            found["next"] = "next differs" in index.memo  # (``LoopIndex.note_next``)
             if replay is not None:
                 replay.learn(outs)
             if frame is not None:
@@ -469,6 +431,9 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
             found["checks"] = bool(tr.checks or tiny)
             found["sums"] = tuple(sorted(sums))
             found["classes"] = _classify(ins, outs, inner, probe)
+            found["plain"] = frozenset(j for j, v in enumerate(outs) if type(v) is ndarray and
+                                       not v._readonly and v._lens == () and
+                                       v._root_shape is None)
             found["written"] = [(r, v) for r, v, _, _ in probe.saved.values()]
             for root, _v, _m, layout in probe.saved.values():
                 if not isinstance(_v, jax.Array) or root._layout is not layout or \
@@ -480,11 +445,14 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
             probe.restore()
         return 0
 
+    note = _NOTE.set(False)
     try:
         jax.eval_shape(run, jax.ShapeDtypeStruct((), _index_dtype()))
     finally:
+        _NOTE.reset(note)
         _reset(tr, state)
-    return found["classes"], found["written"], (found["checks"], found["sums"])
+    return found["classes"], found["written"], (found["checks"], found["sums"]), \
+        (found["plain"], found["next"])
 
 
 def _values(ins: Any) -> list:
@@ -535,40 +503,15 @@ def _classify(ins: tuple, outs: tuple, inner: Any, probe: _Probe) -> list:
         elif _loop_scalars.numbers(v0, v1) or (
                 type(v0) is LoopScalar and v0.replay is _SCALARS.get()):
             classes.append("number")  # a Python number (``t += dt``): ``_loop_scalars``
-        elif type(v1) is LoopIndex or type(v1) is ndarray or isinstance(
+        elif type(v1) is LoopIndex or type(v1) is ndarray or v1 is UNBOUND or isinstance(
                 v1, int | float | complex | bool | str | tuple | type(None) | np.generic):
-            classes.append("unbind")
+            classes.append("unbind")  # (UNBOUND: left unbound by an inner rolled loop)
         else:
             raise NoRoll(f"a carried name ends as a {type(v1).__name__}")
     return classes
 
 
-def _index_operand(fn: ufunc, args: tuple, kwargs: dict) -> Any:
-    """A ufunc call with the loop index among its operands: the index becomes a 0-d array
-    of the dtype NumPy gives a Python int there (NEP 50: the other operands' dtype, or the
-    default int), where every value of the index fits that dtype (else NumPy's
-    OverflowError, or its exact comparison, comes from the unrolled loop)."""
-    if kwargs["dtype"] is not None or kwargs["casting"] != "same_kind" or \
-            kwargs["signature"] is not None:
-        raise NoRoll("the loop index in a ufunc call with dtype, casting or signature")
-    others = [a.dtype if type(a) is ndarray or isinstance(a, np.generic) else a
-              for a in args if type(a) is not LoopIndex]
-    if any(not isinstance(a, np.dtype | int | float | complex) for a in others):
-        raise NoRoll(f"the loop index in {fn.__name__} with a {type(others[0]).__name__}")
-    dt = np.result_type(*others, 0)
-    new = []
-    for a in args:
-        if type(a) is LoopIndex:
-            if dt.kind in "iu":
-                info = np.iinfo(dt)
-                if a.lo < info.min or a.hi > info.max:
-                    raise NoRoll(f"the loop index leaves the range of {dt}")
-            a = ndarray._owner(jnp.asarray(a.traced()).astype(dt), True)
-        new.append(a)
-    return fn(*new, **kwargs)
-
-
-DEFERRED_UFUNC[LoopIndex] = _index_operand
+DEFERRED_UFUNC[LoopIndex] = _loop_index.index_operand
 DEFERRED_UFUNC[LoopScalar] = _loop_scalars.operand
 _loop_index.ARRAY_TYPES.add(ndarray)
 
@@ -577,16 +520,18 @@ def _index_dtype() -> Any:
     return jnp.int64 if jax.config.jax_enable_x64 else jnp.int32
 
 
-def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
-    """Roll all iterations of ``r`` but the last, then run the last one in Python."""
-    kmax = len(r) - 2
+def _roll(tr: Any, body: Callable, r: range, ins: tuple, keep: tuple | None,
+          over: bool) -> tuple:
+    """Roll the iterations of ``r``; the last one runs in Python after the others unless
+    nothing the code after the loop may read (``keep``, positions of the carried names;
+    None: all) needs it (``_loop_source._Live``). Returns (names, whether it peeled)."""
     mul, add = r.step, r.start
     top = not _GUARD.get()
     outer = None if top else _loop_lists.active().get()
     lists = _loop_lists.Lists(outer, top, tr.stacks if top else
                               outer.local if outer is not None else {})
     lists.keep(body)
-    classes, written, checks = _probe(tr, body, kmax, mul, add, ins, lists)
+    classes, written, checks, plain = _probe(tr, body, len(r) - 2, mul, add, ins, lists)
     if "peel" in classes:
         raise _Peel
     replay, unbind = None, [c == "unbind" for c in classes]
@@ -596,7 +541,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
             replay = _loop_scalars.Replay(at, tuple(ins[j] for j in at))
             _SCALARS.set(replay)
         numbers = dict(zip(at, replay.inputs())) if at else {}
-        classes, written, checks = _probe(tr, body, kmax, mul, add, tuple(
+        classes, written, checks, plain = _probe(tr, body, len(r) - 2, mul, add, tuple(
             UNBOUND if unbind[j] else numbers.get(j, v) for j, v in enumerate(ins)), lists)
         if "unbind" in classes or "peel" in classes:
             raise NoRoll("a carried name is read before it is written")
@@ -605,7 +550,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
             break
         at = sorted(more | set(at))
     if replay is not None:
-        last = replay.run(range(kmax + 1))
+        last = replay.run(range(len(r)))  # (``states[-1]``: when the last iteration starts)
     lists.drop_unchanged()
     if "view" in classes and len(r) < MIN_TRIPS_VIEWS:
         raise NoRoll(f"a carried view and fewer than {MIN_TRIPS_VIEWS} iterations")
@@ -620,76 +565,103 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
     later_at = [j for j, c in enumerate(classes) if c == "carry" or (c == "same" and j)]
     roots = [root for root, _ in written]
     known = {id(r) for r in roots}
-    state = _state(tr)
     later: list = []  # the carried names whose check each next iteration makes (``_later``)
     stacks = [s.stack(lists.cache) for s in lists.order]  # lists stacked (``_loop_lists``)
     list_at = sorted(lists.changed)  # those the body changes: carried, written back
 
-    def step(k, carry):
-        bad, root_vals, name_vals, list_vals, kept_vals = carry
-        inner = k._trace
-        for root, v in zip(roots, root_vals):
-            root._value = v
-            root._version += 1
-            root._cache = None
-        vals = list(ins)
-        for j, v in zip(carry_at, name_vals):
-            vals[j] = start(j, v)
-        if replay is not None:
-            replay.counter = k
-            for j, v in zip(replay.at, replay.inputs()):
-                vals[j] = v
-        probe, token = _enter_body(tr, inner, state)
-        values = list(stacks)
-        for j, v in zip(list_at, list_vals):
-            values[j] = v
-        frame, ftoken = _frame(lists, k, values, False, kept_vals)
-        before = _values(vals)
+    def rolled(trips: int) -> tuple:
+        """``lax.fori_loop`` over the first ``trips`` iterations (the index proved in its
+        interval again by their trace: the probe's stops one short of the end)."""
+        kmax = trips - 1
+        state = _state(tr)
+        noted = len(tr.loops)
+        note = _NOTE.set(_NOTE.get() and trips == len(r))  # (no peel: the inner loops run
+        # in this trace only)
+
+        def step(k, carry):
+            bad, root_vals, name_vals, list_vals, kept_vals = carry
+            inner = k._trace
+            for root, v in zip(roots, root_vals):
+                root._value = v
+                root._version += 1
+                root._cache = None
+            vals = list(ins)
+            for j, v in zip(carry_at, name_vals):
+                vals[j] = start(j, v)
+            if replay is not None:
+                replay.counter = k
+                for j, v in zip(replay.at, replay.inputs()):
+                    vals[j] = v
+            probe, token = _enter_body(tr, inner, state)
+            values = list(stacks)
+            for j, v in zip(list_at, list_vals):
+                values[j] = v
+            frame, ftoken = _frame(lists, k, values, False, kept_vals)
+            before = _values(vals)
+            try:
+                outs = body(LoopIndex(k, kmax, mul, add), *vals[1:])
+                left = frame.finish() if frame is not None else []
+                left_kept = frame.finish_kept() if frame is not None else []
+            finally:
+                _GUARD.reset(token)
+                _leave(frame, ftoken)
+            if any(key not in known for key in probe.saved):
+                raise NoRoll("the body writes another array than when probed")
+            for j, c in enumerate(classes):
+                if c == "same" and not _static_same(vals[j], outs[j]):
+                    raise NoRoll("a carried name changes")
+            later[:] = _later(tr.watch, before, outs, later_at)
+            sums, tiny = tr.watch.parts(frozenset(id(outs[j]._value) for j in later))
+            if tuple(sorted(sums)) != checks[1]:
+                raise NoRoll("the body's error-state checks differ from the probe's")
+            for f in tr.checks + tiny:
+                bad = bad | jnp.asarray(f, bool).reshape(())
+            for shape in checks[1]:  # error state: each shape's results, folded at once
+                bad = bad | _finite_watch.any_nan(sums[shape])
+            new_roots = [lax.convert_element_type(root._read(), v.dtype)
+                         for root, v in zip(roots, root_vals)]
+            new_names = [lax.convert_element_type(
+                _loop_views.value(outs[j]) if j in views else outs[j]._read(), v.dtype)
+                for j, v in zip(carry_at, name_vals)]
+            if any((left[j] is not values[j]) is not (j in lists.changed)
+                   for j in range(len(values))):
+                raise NoRoll("the body changes other lists than when probed")
+            return bad, new_roots, new_names, [left[j] for j in list_at], left_kept
+
+        init = (jnp.zeros((), bool), [r._value for r in roots],
+                [_loop_views.value(ins[j]) if j in views else ins[j]._value
+                 for j in carry_at],
+                [stacks[j] for j in list_at], [s.stack(lists.cache) for s in lists.kept])
         try:
-            outs = body(LoopIndex(k, kmax, mul, add), *vals[1:])
-            left = frame.finish() if frame is not None else []
-            left_kept = frame.finish_kept() if frame is not None else []
+            return lax.fori_loop(0, trips, step, init)
+        except BaseException:
+            for root, v in written:
+                root._value = v
+                root._version += 1
+                root._cache = None
+            del tr.loops[noted:]
+            raise
         finally:
-            _GUARD.reset(token)
-            _leave(frame, ftoken)
-        if any(key not in known for key in probe.saved):
-            raise NoRoll("the body writes another array than when probed")
-        for j, c in enumerate(classes):
-            if c == "same" and not _static_same(vals[j], outs[j]):
-                raise NoRoll("a carried name changes")
-        later[:] = _later(tr.watch, before, outs, later_at)
-        sums, tiny = tr.watch.parts(frozenset(id(outs[j]._value) for j in later))
-        if tuple(sorted(sums)) != checks[1]:
-            raise NoRoll("the body's error-state checks differ from the probe's")
-        for f in tr.checks + tiny:
-            bad = bad | jnp.asarray(f, bool).reshape(())
-        for shape in checks[1]:  # error state: each shape's results, folded at once
-            bad = bad | _finite_watch.any_nan(sums[shape])
-        new_roots = [lax.convert_element_type(root._read(), v.dtype)
-                     for root, v in zip(roots, root_vals)]
-        new_names = [lax.convert_element_type(
-            _loop_views.value(outs[j]) if j in views else outs[j]._read(), v.dtype)
-            for j, v in zip(carry_at, name_vals)]
-        if any((left[j] is not values[j]) is not (j in lists.changed)
-               for j in range(len(values))):
-            raise NoRoll("the body changes other lists than when probed")
-        return bad, new_roots, new_names, [left[j] for j in list_at], left_kept
+            _NOTE.reset(note)
+            _reset(tr, state)
 
     start_roots = [r._value for r in roots]  # the written arrays' values before the loop
-    init = (jnp.zeros((), bool), start_roots,
-            [_loop_views.value(ins[j]) if j in views else ins[j]._value for j in carry_at],
-            [stacks[j] for j in list_at], [s.stack(lists.cache) for s in lists.kept])
-    try:
-        bad, root_vals, name_vals, list_vals, kept_vals = lax.fori_loop(
-            0, len(r) - 1, step, init)
-    except BaseException:
-        for root, v in written:
-            root._value = v
-            root._version += 1
-            root._cache = None
-        raise
-    finally:
-        _reset(tr, state)
+    # the rolled iterations alone give what a name to keep holds after the last one where
+    # it is unchanged, a carried view, or a carried array left a plain owner (as ``start``);
+    # a branch the probe saw decided otherwise on the last iteration keeps it in Python
+    plain, differs = plain
+    peel = keep is None or differs or not all(
+        j and (classes[j] in ("same", "view", "number") or classes[j] == "carry" and j in plain)
+        for j in keep)
+    out = None
+    if not peel:
+        try:
+            out = rolled(len(r))
+        except (NoRoll, Exception):  # (the last iteration may need its own trace: a branch
+            peel = True  # on the index, an index out of bounds there: it runs in Python)
+    if peel:
+        out = rolled(len(r) - 1)
+    bad, root_vals, name_vals, list_vals, kept_vals = out
     for root, v in zip(roots, root_vals):
         root._value = v
         root._version += 1
@@ -714,10 +686,18 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
     vals = list(ins)
     for j, v in zip(carry_at, name_vals):
         vals[j] = start(j, v)
-    if replay is not None:  # the last iteration, as written, from the numbers' last values
-        for j, v in zip(replay.at, last):
+    if replay is not None:  # the numbers' values when the last iteration starts, or after it
+        for j, v in zip(replay.at, replay.states[-1] if peel else last):
             vals[j] = v
-    return tuple(body(r[-1], *vals[1:]))
+    if peel:
+        return tuple(body(r[-1], *vals[1:])), True
+    # no last iteration: the loop variable of a range is its last value; a name the code
+    # after the loop cannot read is left unbound
+    vals[0] = UNBOUND if over else r[-1]
+    for j, c in enumerate(classes):
+        if j and c not in ("same", "carry", "view", "number"):
+            vals[j] = UNBOUND
+    return tuple(vals), False
 
 
 def items(seq: Any) -> Any:
@@ -741,16 +721,20 @@ def _unroll(body: Callable, it: Any, ins: tuple) -> tuple:
     return tuple(vals)
 
 
-def _note(tr: Any, line: int, trips: int, rolled: bool, runs: int, reason: str) -> None:
-    if not _GUARD.get():  # (a loop inside a rolled body is noted when it runs for real)
-        tr.loops.append(LoopOutcome(line, trips, rolled, runs, reason))
+def _note(tr: Any, line: int, trips: int, rolled: bool, runs: int, reason: str,
+          peeled: bool = False) -> None:
+    if _NOTE.get():  # (a loop inside a rolled body: when its last trace runs, ``_NOTE``)
+        tr.loops.append(LoopOutcome(line, trips, rolled, runs, reason, peeled))
 
 
-def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int) -> tuple:
+def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int,
+             keep: tuple | None = None) -> tuple:
     """Run ``for NAME in rng(*args)`` of the transformed function: rolled when it can be,
-    else iterated as written. Returns the final values of the loop's names."""
+    else iterated as written. Returns the final values of the loop's names (``keep``: the
+    positions of those the code after the loop may read; None: all)."""
     tr = _context.trace()
-    if rng is items:  # ``for x in seq``: over an npjax array, ``x = seq[k]`` for each k
+    over = rng is items
+    if over:  # ``for x in seq``: over an npjax array, ``x = seq[k]`` for each k
         seq = args[0]
         if tr is None or type(seq) is not ndarray or not seq.shape:
             return _unroll(body, seq, ins)
@@ -773,7 +757,7 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int) -> tu
     for _attempt in range(2):
         scalars = _SCALARS.set(None)
         try:
-            out = _roll(tr, body, r, ins)
+            out, peeled = _roll(tr, body, r, ins, keep, over)
         except _Peel:
             ins = tuple(body(r[0], *ins[1:]))  # the first iteration, as written
             r = r[1:]
@@ -790,9 +774,12 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int) -> tu
             break
         finally:
             _SCALARS.reset(scalars)
-        _note(tr, line, len(r) + runs, True, runs + 4, "")
+        _note(tr, line, len(r) + runs, True, runs + (4 if peeled else 3), "", peeled)
         return out
     else:
         reason = "the carried values change kind after the first iteration"
     _note(tr, line, len(r) + runs, False, runs + len(r), reason)
     return _unroll(body, r, ins)
+
+
+ALWAYS.add(id(run_loop))  # (a loop inside a body)
