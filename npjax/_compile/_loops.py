@@ -39,6 +39,10 @@ Python lists of same-shape arrays indexed by the loop index (``P[i]``, ``F[i] +=
 carried stacked, and lists of an enclosing body's closure that it changes are made anew per
 iteration (``_loop_lists``: exact only where nobody can tell the items were replaced).
 
+A loop whose iterations are shown independent (each changed list read and written only at
+the iteration's own slot, or only through ``lst[i + a] op= e``) runs at once, batched over
+the counter, instead of as a ``fori_loop`` (``_loop_vector``).
+
 Slices whose extent moves with the index (``x[:i]``, ``L[j + 1:, :j]``, ``a[i:i + 5]`` clamped
 at the end) are read as masked windows of their full static extent (``_windows``): sums,
 products, elementwise arithmetic and stores of the same bounds keep the body's shapes; any
@@ -67,7 +71,7 @@ from npjax._core._index_plan import _basic_plan, _expand
 from npjax._core._index_read import _read_one
 from npjax._core._index_values import convert_value
 from npjax._core._index_write import _write_one, write_through
-from npjax._compile import _loop_lists
+from npjax._compile import _loop_lists, _loop_vector
 from npjax._compile import _loop_index
 from npjax._compile import _loop_views
 from npjax._compile._loop_index import LoopIndex, NoRoll, bounded
@@ -268,6 +272,7 @@ def augitem(op: str, cur: Any, value: Any) -> Any:
     returns): for a moving slice, the in-place operator on a copy of its window."""
     if type(cur) is Window:
         return cur.inplace(_AUG_OPS[op], value)
+    _loop_lists.note_aug(op, cur, value)
     return aug(op, cur, value)
 
 
@@ -450,6 +455,7 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
                                  if v1 is not v0}
                 lists.kept_changed = {j for j, (v0, v1) in enumerate(
                     zip(frame.kept, frame.finish_kept())) if v1 is not v0}
+                lists.log = frame.log
             later = _later(tr.watch, before, outs, range(1, len(ins)))
             sums, tiny = tr.watch.parts(frozenset(id(outs[j]._value) for j in later))
             found["checks"] = bool(tr.checks or tiny)
@@ -466,8 +472,8 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
             probe.restore()
         return 0
 
-    try:
-        jax.eval_shape(run, jax.ShapeDtypeStruct((), _index_dtype()))
+    try:  # (its program tells whether the body may run batched, ``_loop_vector``)
+        lists.jaxpr = jax.make_jaxpr(run)(jax.ShapeDtypeStruct((), _index_dtype())).jaxpr
     finally:
         _reset(tr, state)
     return found["classes"], found["written"], (found["checks"], found["sums"])
@@ -577,6 +583,9 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
         if "unbind" in classes or "peel" in classes:
             raise NoRoll("a carried name is read before it is written")
     lists.drop_unchanged()
+    out = _loop_vector.attempt(tr, body, r, ins, classes, written, checks, lists)
+    if out is not None:  # iterations independent: run at once
+        return out
     if "view" in classes and len(r) < MIN_TRIPS_VIEWS:
         raise NoRoll(f"a carried view and fewer than {MIN_TRIPS_VIEWS} iterations")
     carry_at = [j for j, c in enumerate(classes) if c == "carry" or c == "view"]
