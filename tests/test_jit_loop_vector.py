@@ -16,6 +16,8 @@ import pytest
 
 import npjax
 from benchmarks.kernels import particles as _particles
+from npjax._compile._loop_vector import MIN_TRIPS_CPU
+from npjax._runtime._policy import _cpu_backend
 from tests.test_jit_loops import _traced_program, check, check_reports
 
 
@@ -29,12 +31,15 @@ def _loops_on_device(jitted, *host_args):
 
 
 def _batched(kernel, *host_args, static=(), loops=0):
+    """``kernel`` checked against NumPy; its loops ran batched unless ``loops`` (how many
+    loops its program keeps) is not 0."""
     jitted = check(kernel, *host_args, static=static, rolled=True)
     assert _loops_on_device(jitted, *host_args) == loops
+    assert [o.batched for o in jitted.loops] == [not loops] * len(jitted.loops)
     return jitted
 
 
-def _rows(n=9, m=3, seed=0, dtype=np.float64):
+def _rows(n=24, m=3, seed=0, dtype=np.float64):
     return np.random.default_rng(seed).random((n, m)).astype(dtype)
 
 
@@ -73,7 +78,7 @@ def test_a_map_loop_runs_at_once(dtype):
 
 
 def test_a_map_loop_with_a_step_and_in_place_operators_runs_at_once():
-    _batched(every_other, _rows(n=12))
+    _batched(every_other, _rows(n=44))
     _batched(in_place, _rows(), _rows(seed=2))
 
 
@@ -121,14 +126,14 @@ def scalar_operand(xp, a):
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_an_accumulation_loop_with_two_offsets_runs_at_once(dtype):
-    _batched(springs, _rows(n=11, dtype=dtype))
+    _batched(springs, _rows(dtype=dtype))
 
 
 def test_accumulations_apply_in_the_order_of_the_loop():
     # the same slot meets three statements (a product among sums) in the loop's order:
     # any other order changes the bits
-    _batched(backwards, _rows(n=10) * 7.0 + 0.3, _rows(n=10, seed=4))
-    _batched(scalar_operand, _rows(n=10) * 1e-3)
+    _batched(backwards, _rows() * 7.0 + 0.3, _rows(seed=4))
+    _batched(scalar_operand, _rows() * 1e-3)
 
 
 def test_integer_accumulations_run_at_once():
@@ -139,16 +144,16 @@ def test_integer_accumulations_run_at_once():
             C[i] += a[i] * 3
             C[i + 1] -= a[i]
         return xp.stack(C)
-    _batched(count, np.arange(30, dtype=np.int64).reshape(10, 3))
+    _batched(count, np.arange(72, dtype=np.int64).reshape(24, 3))
 
 
 def test_an_overflow_only_the_sums_make_warns_as_numpy():
     # every term is finite, their sum in slot 1 is not (the last iteration, run as
-    # written, makes slots 6 and 7 only): the sums of the slots are checked
-    a = _rows(n=8)
+    # written, makes the last two slots only): the sums of the slots are checked
+    a = _rows()
     a[:2] = 1e308
     jitted = check_reports(scalar_sums, a)
-    assert _loops_on_device(jitted, a) == 0
+    assert _loops_on_device(jitted, a) == 0 and jitted.loops[0].batched
 
 
 def scalar_sums(xp, a):
@@ -165,7 +170,7 @@ def test_float_warnings_of_the_body_are_numpys():
     b[4] = 0.0
     with np.errstate(divide="warn", invalid="warn"):
         jitted = check_reports(in_place_divide, a, b)
-    assert _loops_on_device(jitted, a, b) == 0
+    assert _loops_on_device(jitted, a, b) == 0 and jitted.loops[0].batched
 
 
 def in_place_divide(xp, a, b):
@@ -246,7 +251,14 @@ def test_a_float_reduction_by_xla_stays_a_fori_loop():
 def test_particles():
     # the time loop stays a fori_loop; in its body (and its last iteration, run as
     # written) the loop with ``np.linalg.norm`` too, the other two run at once
-    pos, vel, steps = _particles.setup(np.random.default_rng(0), 12, 5)
+    pos, vel, steps = _particles.setup(np.random.default_rng(0), 24, 4)
     jitted = check(_particles.kernel, pos, vel, steps, static=(2,), rolled=True)
-    assert len(jitted.loops) == 4
+    assert [o.batched for o in jitted.loops] == [False, True, True, False]
     assert _loops_on_device(jitted, pos, vel, steps) == 3
+
+
+@pytest.mark.skipif(not _cpu_backend(), reason="the XLA CPU backend's threshold")
+def test_few_iterations_stay_a_fori_loop_on_the_cpu():
+    n = MIN_TRIPS_CPU  # (n - 1 rolled iterations: the last runs as written)
+    _batched(euler, _rows(n=n), _rows(n=n, seed=1), loops=1)
+    _batched(euler, _rows(n=n + 1), _rows(n=n + 1, seed=1))

@@ -109,6 +109,7 @@ class LoopOutcome(NamedTuple):
     rolled: bool
     body_runs: int     # times the body ran in Python during the trace
     reason: str        # why it did not roll ("" when it rolled)
+    batched: bool = False  # rolled as one batched run, not a fori_loop (``_loop_vector``)
 
 
 # depth of probes running in this context: calls and stores are checked while > 0
@@ -566,7 +567,8 @@ def _index_dtype() -> Any:
 
 
 def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
-    """Roll all iterations of ``r`` but the last, then run the last one in Python."""
+    """Roll all iterations of ``r`` but the last, then run the last one in Python; returns
+    (the names the loop leaves, whether it ran batched)."""
     kmax = len(r) - 2
     mul, add = r.step, r.start
     top = not _GUARD.get()
@@ -585,7 +587,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
     lists.drop_unchanged()
     out = _loop_vector.attempt(tr, body, r, ins, classes, written, checks, lists)
     if out is not None:  # iterations independent: run at once
-        return out
+        return out, True
     if "view" in classes and len(r) < MIN_TRIPS_VIEWS:
         raise NoRoll(f"a carried view and fewer than {MIN_TRIPS_VIEWS} iterations")
     carry_at = [j for j, c in enumerate(classes) if c == "carry" or c == "view"]
@@ -689,7 +691,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple) -> tuple:
     vals = list(ins)
     for j, v in zip(carry_at, name_vals):
         vals[j] = start(j, v)
-    return tuple(body(r[-1], *vals[1:]))
+    return tuple(body(r[-1], *vals[1:])), False
 
 
 def items(seq: Any) -> Any:
@@ -713,9 +715,10 @@ def _unroll(body: Callable, it: Any, ins: tuple) -> tuple:
     return tuple(vals)
 
 
-def _note(tr: Any, line: int, trips: int, rolled: bool, runs: int, reason: str) -> None:
+def _note(tr: Any, line: int, trips: int, rolled: bool, runs: int, reason: str,
+          batched: bool = False) -> None:
     if not _GUARD.get():  # (a loop inside a rolled body is noted when it runs for real)
-        tr.loops.append(LoopOutcome(line, trips, rolled, runs, reason))
+        tr.loops.append(LoopOutcome(line, trips, rolled, runs, reason, batched))
 
 
 def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int) -> tuple:
@@ -744,7 +747,7 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int) -> tu
     runs = 0
     for _attempt in range(2):
         try:
-            out = _roll(tr, body, r, ins)
+            out, batched = _roll(tr, body, r, ins)
         except _Peel:
             ins = tuple(body(r[0], *ins[1:]))  # the first iteration, as written
             r = r[1:]
@@ -759,7 +762,7 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int) -> tu
         except Exception as exc:  # the body failed when traced: unrolled, it raises at its line
             reason = f"{type(exc).__name__} when traced with a symbolic index"
             break
-        _note(tr, line, len(r) + runs, True, runs + 4, "")
+        _note(tr, line, len(r) + runs, True, runs + 4, "", batched)
         return out
     else:
         reason = "the carried values change kind after the first iteration"
