@@ -100,7 +100,7 @@ def springs(xp, a):
         f = 0.7 / (xp.sum(d * d) + 1.0) * d
         F[i] -= f
         F[i + 2] += f
-    return xp.stack(F)
+    return xp.stack(F), d, f, i  # (the names the last iteration leaves, as NumPy's)
 
 
 def backwards(xp, a, b):
@@ -145,6 +145,23 @@ def test_integer_accumulations_run_at_once():
             C[i + 1] -= a[i]
         return xp.stack(C)
     _batched(count, np.arange(72, dtype=np.int64).reshape(24, 3))
+
+
+def mixed_operands(xp, a, b):
+    n = a.shape[0]
+    F = [a[i].copy() for i in range(n)]
+    for i in range(n - 1):
+        d = b[i + 1] - b[i]
+        F[i] += xp.sum(d * d)  # a NumPy scalar: broadcast over the item
+        F[i + 1] -= d  # float64 into the items' dtype (same_kind)
+    return xp.stack(F)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex128])
+def test_accumulations_with_scalar_and_cast_operands(dtype):
+    a = (_rows() + 1j * _rows(seed=6)).astype(dtype) if dtype == np.complex128 else \
+        _rows(dtype=dtype)
+    _batched(mixed_operands, a, _rows(seed=7))
 
 
 def test_an_overflow_only_the_sums_make_warns_as_numpy():
