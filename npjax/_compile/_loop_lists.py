@@ -237,6 +237,8 @@ class Lists:
         self.changed: set[int] = set()  # the lists whose items the probed body changes
         self.kept: list[_Stacked] = []  # lists of the body's closure, made per iteration
         self.kept_changed: set[int] = set()
+        self.log: list = []  # the probe's accesses to the lists (``Frame.log``)
+        self.jaxpr: Any = None  # the probe's program (``_loop_vector.ordered``)
 
     def _owned(self, lst: list) -> bool:
         return self.outer is None or self.outer.owns(lst)
@@ -304,6 +306,10 @@ class Frame:
         self.slots: list[dict] = [{} for _ in self.values]
         self.got: list[dict] = [{} for _ in self.values]  # position -> the value read
         self.mul: list[int | None] = [None] * len(self.values)
+        # (what, list, position[, op, operand]) of each access in order (``_loop_vector``)
+        self.log: list[tuple] = []
+        self.operands = False  # whether ``note_aug`` keeps the operands (``_loop_vector``)
+        self.rows: dict = {}  # (list, position) -> the item read there, if given (same)
         for s in lists.order:
             s.hide()
 
@@ -337,15 +343,19 @@ class Frame:
 
     def read(self, lst: list, key: Any) -> ndarray:
         j, p, pos = self._where(lst, key)
+        self.log.append(("read", j, p))
         got = self.slots[j].get(p)
         if got is None:
-            v = lax.dynamic_index_in_dim(self.values[j], pos.traced(), 0, keepdims=False)
+            v = self.rows.get((j, p))
+            if v is None:
+                v = lax.dynamic_index_in_dim(self.values[j], pos.traced(), 0, keepdims=False)
             got = self.slots[j][p] = ndarray._owner(v, False)
             self.got[j][p] = v
         return got
 
     def write(self, lst: list, key: Any, value: Any) -> None:
         j, p, _pos = self._where(lst, key)
+        self.log.append(("write", j, p))
         s = self.lists.order[j]
         if not _plain(value) or value._value.shape != s.shape or \
                 value._value.dtype != s.dtype:
@@ -353,24 +363,32 @@ class Frame:
                          "its items' shape and dtype")
         self.slots[j][p] = value
 
-    def finish(self) -> list:
-        """The stacked values the iteration leaves (every touched position's object held by
-        that position alone); a list no position of which changed keeps its value object."""
+    def changes(self) -> list[dict]:
+        """Per list, {position: object} of the positions the iteration changed, each object
+        held by its position alone (and by the error-state watch, for values stored into
+        it), else NoRoll."""
         seen: set[int] = set()
         out = []
-        for j, (value, slots) in enumerate(zip(self.values, self.slots)):
-            stored = []  # (item value, its row): distinct rows (``add`` tells them apart)
+        for j, slots in enumerate(self.slots):
+            changed = {}
             for p in list(slots):
-                # held by its position alone (and by the error-state watch, for values
-                # stored into it)
                 if id(slots[p]) in seen or not _plain(slots[p]) or \
                         not _alone(slots, p, self.watch.holds(slots[p])):
                     raise NoRoll("an item of a stacked list is also held elsewhere when "
                                  "an iteration ends")
                 seen.add(id(slots[p]))
-                obj = slots[p]
-                if obj._value is self.got[j].get(p):
-                    continue  # read, not changed
+                if slots[p]._value is not self.got[j].get(p):  # (else read, not changed)
+                    changed[p] = slots[p]
+            out.append(changed)
+        return out
+
+    def finish(self) -> list:
+        """The stacked values the iteration leaves (``changes``); a list no position of
+        which changed keeps its value object."""
+        out = []
+        for value, changed in zip(self.values, self.changes()):
+            stored = []  # (item value, its row): distinct rows (``add`` tells them apart)
+            for p, obj in changed.items():
                 mul, add = p
                 at = self.k * mul + add
                 value = lax.dynamic_update_index_in_dim(
@@ -412,6 +430,31 @@ def setitem(lst: Any, key: Any, value: Any) -> None:
         lst[key] = value
         return
     frame.write(lst, key, value)
+
+
+def note_aug(op: str, cur: Any, value: Any) -> None:
+    """``x[key] op= value`` is about to apply to ``cur``: logged when ``cur`` is the object
+    of a stacked list's position still holding the value read there (``_loop_vector``)."""
+    frame = _FRAME.get()
+    if frame is None:
+        return
+    for j, slots in enumerate(frame.slots):
+        for p, obj in slots.items():
+            if obj is cur:
+                fresh = cur._value is frame.got[j].get(p)
+                operand = _operand(value) if frame.operands else None
+                frame.log.append(("aug" if fresh else "aug-again", j, p, op, operand))
+                return
+
+
+def _operand(value: Any) -> Any:
+    """What an in-place operator's operand is, apart from its Python object: (value, dtype,
+    scalar) of an npjax array, a Python or NumPy scalar itself, else None."""
+    if type(value) is ndarray:
+        return (value._read(), value.dtype, value._scalar)
+    if type(value) in (int, float, complex, bool) or isinstance(value, np.generic):
+        return value
+    return None
 
 
 def made(lst: list) -> list:

@@ -44,6 +44,10 @@ Python lists of same-shape arrays indexed by the loop index (``P[i]``, ``F[i] +=
 carried stacked, and lists of an enclosing body's closure that it changes are made anew per
 iteration (``_loop_lists``: exact only where nobody can tell the items were replaced).
 
+A loop whose iterations are shown independent (each changed list read and written only at
+the iteration's own slot, or only through ``lst[i + a] op= e``) runs at once, batched over
+the counter, instead of as a ``fori_loop`` (``_loop_vector``).
+
 Slices whose extent moves with the index (``x[:i]``, ``L[j + 1:, :j]``, ``a[i:i + 5]`` clamped
 at the end) are read as masked windows of their full static extent (``_windows``): sums,
 products, elementwise arithmetic and stores of the same bounds keep the body's shapes; any
@@ -71,7 +75,7 @@ from npjax._core._index_plan import _basic_plan, _expand
 from npjax._core._index_read import _read_one
 from npjax._core._index_values import convert_value
 from npjax._core._index_write import _write_one, write_through
-from npjax._compile import _loop_lists
+from npjax._compile import _loop_lists, _loop_vector
 from npjax._compile import _loop_index
 from npjax._compile import _loop_views
 from npjax._compile import _loop_scalars
@@ -111,6 +115,7 @@ class LoopOutcome(NamedTuple):
     body_runs: int     # times the body ran in Python during the trace
     reason: str        # why it did not roll ("" when it rolled)
     peeled: bool = False  # rolled, with the last iteration run as plain Python after
+    batched: bool = False  # rolled as one batched run, not a fori_loop (``_loop_vector``)
 
 
 # depth of probes running in this context: calls and stores are checked while > 0
@@ -283,6 +288,7 @@ def augitem(op: str, cur: Any, value: Any) -> Any:
     returns): for a moving slice, the in-place operator on a copy of its window."""
     if type(cur) is Window:
         return cur.inplace(_AUG_OPS[op], value)
+    _loop_lists.note_aug(op, cur, value)
     return aug(op, cur, value)
 
 
@@ -426,6 +432,7 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
                                  if v1 is not v0}
                 lists.kept_changed = {j for j, (v0, v1) in enumerate(
                     zip(frame.kept, frame.finish_kept())) if v1 is not v0}
+                lists.log = frame.log
             later = _later(tr.watch, before, outs, range(1, len(ins)))
             sums, tiny = tr.watch.parts(frozenset(id(outs[j]._value) for j in later))
             found["checks"] = bool(tr.checks or tiny)
@@ -446,8 +453,8 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
         return 0
 
     note = _NOTE.set(False)
-    try:
-        jax.eval_shape(run, jax.ShapeDtypeStruct((), _index_dtype()))
+    try:  # (its program tells whether the body may run batched, ``_loop_vector``)
+        lists.jaxpr = jax.make_jaxpr(run)(jax.ShapeDtypeStruct((), _index_dtype())).jaxpr
     finally:
         _NOTE.reset(note)
         _reset(tr, state)
@@ -524,7 +531,8 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple, keep: tuple | None,
           over: bool) -> tuple:
     """Roll the iterations of ``r``; the last one runs in Python after the others unless
     nothing the code after the loop may read (``keep``, positions of the carried names;
-    None: all) needs it (``_loop_source._Live``). Returns (names, whether it peeled)."""
+    None: all) needs it (``_loop_source._Live``), or all at once, batched, where they
+    are independent (``_loop_vector``). Returns (names, whether it peeled, whether batched)."""
     mul, add = r.step, r.start
     top = not _GUARD.get()
     outer = None if top else _loop_lists.active().get()
@@ -549,9 +557,13 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple, keep: tuple | None,
         if more <= set(at):  # (a number the others change counts from the next probe)
             break
         at = sorted(more | set(at))
+    ins = tuple(UNBOUND if u else v for u, v in zip(unbind, ins))
     if replay is not None:
         last = replay.run(range(len(r)))  # (``states[-1]``: when the last iteration starts)
     lists.drop_unchanged()
+    out = _loop_vector.attempt(tr, body, r, ins, classes, written, checks, lists)
+    if out is not None:  # iterations independent: run at once (the last one in Python)
+        return out, True, True
     if "view" in classes and len(r) < MIN_TRIPS_VIEWS:
         raise NoRoll(f"a carried view and fewer than {MIN_TRIPS_VIEWS} iterations")
     carry_at = [j for j, c in enumerate(classes) if c == "carry" or c == "view"]
@@ -690,14 +702,14 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple, keep: tuple | None,
         for j, v in zip(replay.at, replay.states[-1] if peel else last):
             vals[j] = v
     if peel:
-        return tuple(body(r[-1], *vals[1:])), True
+        return tuple(body(r[-1], *vals[1:])), True, False
     # no last iteration: the loop variable of a range is its last value; a name the code
     # after the loop cannot read is left unbound
     vals[0] = UNBOUND if over else r[-1]
     for j, c in enumerate(classes):
         if j and c not in ("same", "carry", "view", "number"):
             vals[j] = UNBOUND
-    return tuple(vals), False
+    return tuple(vals), False, False
 
 
 def items(seq: Any) -> Any:
@@ -722,9 +734,9 @@ def _unroll(body: Callable, it: Any, ins: tuple) -> tuple:
 
 
 def _note(tr: Any, line: int, trips: int, rolled: bool, runs: int, reason: str,
-          peeled: bool = False) -> None:
+          peeled: bool = False, batched: bool = False) -> None:
     if _NOTE.get():  # (a loop inside a rolled body: when its last trace runs, ``_NOTE``)
-        tr.loops.append(LoopOutcome(line, trips, rolled, runs, reason, peeled))
+        tr.loops.append(LoopOutcome(line, trips, rolled, runs, reason, peeled, batched))
 
 
 def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int,
@@ -757,7 +769,7 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int,
     for _attempt in range(2):
         scalars = _SCALARS.set(None)
         try:
-            out, peeled = _roll(tr, body, r, ins, keep, over)
+            out, peeled, batched = _roll(tr, body, r, ins, keep, over)
         except _Peel:
             ins = tuple(body(r[0], *ins[1:]))  # the first iteration, as written
             r = r[1:]
@@ -774,7 +786,8 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int,
             break
         finally:
             _SCALARS.reset(scalars)
-        _note(tr, line, len(r) + runs, True, runs + (4 if peeled else 3), "", peeled)
+        _note(tr, line, len(r) + runs, True, runs + (4 if peeled else 3), "", peeled,
+              batched)
         return out
     else:
         reason = "the carried values change kind after the first iteration"

@@ -280,6 +280,12 @@ class FiniteWatch:
         by a result watched here (a ``PROPAGATING`` ufunc took it whole)."""
         return id(value) in self._covered
 
+    def checks_itself(self, value: Any) -> bool:
+        """Whether ``parts`` checks ``value``, a result watched here, as itself (it is not
+        covered by another result): a caller may leave it out (``later``) and check it where
+        it was stored instead (``npjax._compile._loop_vector``)."""
+        return id(value) not in self._covered and any(o is value for o in self._results)
+
     def parts(self, later: frozenset = frozenset()) -> tuple[dict, list]:
         """({shape: float32 accumulator, NaN where a result is not finite}, [traced
         booleans of tiny results]): a rolled loop folds each iteration's accumulators into
