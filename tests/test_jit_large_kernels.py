@@ -12,18 +12,8 @@ import pytest
 
 import npjax
 from benchmarks.kernels import cholesky as _cholesky
+from benchmarks.kernels.monte_carlo import kernel as _price_and_pi
 from tests.test_jit_loops import _traced_program, check
-
-
-def _price_and_pi(np, z, u, v):
-    # benchmarks/kernels/monte_carlo.py
-    s0, k, r, sigma, t = 100.0, 105.0, 0.03, 0.2, 1.0
-    s = s0 * np.exp((r - 0.5 * sigma ** 2) * t + sigma * t ** 0.5 * z)
-    s -= k
-    np.maximum(s, 0.0, out=s)
-    price = np.exp(-r * t) * s.mean()
-    pi = 4.0 * (u * u + v * v <= 1.0).mean()
-    return np.stack([price, pi])
 
 
 def _inputs(n, seed=0):

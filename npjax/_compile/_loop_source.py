@@ -625,27 +625,27 @@ def _lambda(fn: Callable) -> ast.FunctionDef | None:
                                body=[ast.copy_location(ast.Return(value=node.body), node.body)],
                                decorator_list=[], returns=None, type_comment=None)
         ast.copy_location(fdef, node)
-        try:
-            same = _compile(fn, fdef, 0)
-        except (SyntaxError, ValueError, StopIteration):
-            continue
-        if same.co_code == code.co_code and same.co_names == code.co_names and \
-                same.co_varnames == code.co_varnames:
+        if _compiles_to(fn, fdef):
             return fdef
     return None
+
+
+def _compiles_to(fn: Callable, fdef: ast.FunctionDef) -> bool:
+    """Whether ``fdef`` compiles to the very bytecode of ``fn``."""
+    try:
+        same = _compile(fn, fdef, 0)
+    except (SyntaxError, ValueError, StopIteration):
+        return False
+    code = fn.__code__
+    return same.co_code == code.co_code and same.co_names == code.co_names and \
+        same.co_varnames == code.co_varnames
 
 
 def _transformed_code(fn: Callable) -> types.CodeType | None:
     fdef = _parse(fn)
     if fdef is None:
         return None
-    try:
-        same = _compile(fn, fdef, 0)  # the source must be the code that runs
-    except (SyntaxError, ValueError, StopIteration):
-        return None
-    code = fn.__code__
-    if same.co_code != code.co_code or same.co_names != code.co_names or \
-            same.co_varnames != code.co_varnames:
+    if not _compiles_to(fn, fdef):  # the source must be the code that runs
         return None
     loops = _Loops(_declared(fdef), _Live(fdef))
     fdef.body = [loops.visit(s) for s in fdef.body]
@@ -677,13 +677,7 @@ def _pure_code(fn: Callable) -> types.CodeType | None:
         if isinstance(sub, _PURE_REFUSED) or (
                 isinstance(sub, ast.Name) and sub.id in _PURE_NAMES):
             return None
-    try:
-        same = _compile(fn, fdef, 0)  # the source must be the code that runs
-    except (SyntaxError, ValueError, StopIteration):
-        return None
-    code = fn.__code__
-    if same.co_code != code.co_code or same.co_names != code.co_names or \
-            same.co_varnames != code.co_varnames:
+    if not _compiles_to(fn, fdef):  # the source must be the code that runs
         return None
     loops = _Loops(set(), _Live(fdef))
     body: list[ast.stmt] = []
