@@ -177,3 +177,45 @@ def scratch_and_number(xp, x, n):
 
 def test_a_scratch_name_beside_a_number():
     _check(scratch_and_number, _rng().random(3), 10, static=(1,))
+
+
+def index_times_float(xp, x, n, dt):
+    for i in range(n):
+        t = i * dt  # a Python float of the index (NumPy's run: i * dt in Python)
+        x = x + xp.sin(t) * dt - i / n
+    return x, t
+
+
+def index_and_number(xp, x, n):
+    t = 0.0
+    for i in range(n):
+        x = x + (t + i) * 0.5 - 0.25 * i
+        t += 0.1
+    return x, t
+
+
+def index_divides_by_zero(xp, x):
+    for i in range(8):
+        x = x + 1.0 / (i - 3.0)  # ZeroDivisionError at i == 3, after three updates
+    return x
+
+
+def test_a_float_of_the_loop_index_rolls():
+    args = (_rng().random(4), 30, 0.01)
+    _check(index_times_float, *args, static=(1, 2))
+    _types_match(index_times_float, *args, static=(1, 2))
+    _check(index_times_float, _rng().random(4).astype(np.float32), 30, 0.01, static=(1, 2))
+
+
+def test_the_loop_index_with_a_carried_number():
+    args = (_rng().random(3), 25)
+    _check(index_and_number, *args, static=(1,))
+    _types_match(index_and_number, *args, static=(1,))
+
+
+def test_an_exception_of_the_index_arithmetic_comes_at_its_iteration():
+    with pytest.raises(ZeroDivisionError):
+        index_divides_by_zero(np, _rng().random(3))
+    jitted = npjax.jit(index_divides_by_zero, static_argnums=0)
+    with pytest.raises(ZeroDivisionError):
+        jitted(npjax, npjax.array(_rng().random(3)))

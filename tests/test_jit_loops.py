@@ -378,9 +378,10 @@ def test_python_counter_rolls():
     check(counter, np.arange(6.0), rolled=True)
 
 
-def test_index_used_as_a_number_unrolls():
-    check(index_as_value, np.arange(6.0), rolled=False)
-    check(index_as_value, np.arange(6, dtype=np.float32), rolled=False)
+def test_index_times_a_float_rolls():
+    # ``0.5 * i`` is a Python float of the index, computed on the host (_loop_scalars)
+    check(index_as_value, np.arange(6.0), rolled=True)
+    check(index_as_value, np.arange(6, dtype=np.float32), rolled=True)
 
 
 def test_user_function_call_without_side_effects_rolls():

@@ -17,6 +17,10 @@ __all__ = ["LoopIndex", "NoRoll", "index_operand"]
 # The array types (npjax's ndarray, registered by ``_loops``) whose reflected operators take
 # the loop index as an operand (``labels == k``, ``k * x``).
 ARRAY_TYPES: set = set()
+# The loop index in arithmetic with a Python float or a carried Python number (``i * dt``,
+# ``i / n``): ``_loop_scalars.from_index(index, other, op name, reflected)`` gives a number
+# computed on the host (registered by ``_loop_scalars``, with the carried numbers' type).
+SCALARS: list = []
 
 
 class NoRoll(BaseException):
@@ -98,7 +102,7 @@ class LoopIndex:
             return self._affine(self.mul, self.add + other)
         if type(other) is LoopIndex and other.k is self.k:
             return self._affine(self.mul + other.mul, self.add + other.add)
-        raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
+        return _number(self, other, "add", False)
 
     __radd__ = __add__
 
@@ -109,21 +113,21 @@ class LoopIndex:
             return self._affine(self.mul, self.add - other)
         if type(other) is LoopIndex and other.k is self.k:
             return self._affine(self.mul - other.mul, self.add - other.add)
-        raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
+        return _number(self, other, "sub", False)
 
     def __rsub__(self, other: Any) -> LoopIndex:
         if type(other) in ARRAY_TYPES:
             return NotImplemented
         if type(other) is int:
             return self._affine(-self.mul, other - self.add)
-        raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
+        return _number(self, other, "sub", True)
 
     def __mul__(self, other: Any) -> LoopIndex:
         if type(other) in ARRAY_TYPES:
             return NotImplemented
         if type(other) is int:
             return self._affine(self.mul * other, self.add * other)
-        raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
+        return _number(self, other, "mul", False)
 
     __rmul__ = __mul__
 
@@ -162,7 +166,17 @@ class LoopIndex:
         return equal if equal is NotImplemented else not equal
 
     __index__ = __int__ = __float__ = __complex__ = __bool__ = __hash__ = _needs_value
-    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _needs_value
+    def __truediv__(self, other: Any) -> Any:
+        if type(other) in ARRAY_TYPES:
+            return NotImplemented
+        return _number(self, other, "truediv", False)
+
+    def __rtruediv__(self, other: Any) -> Any:
+        if type(other) in ARRAY_TYPES:
+            return NotImplemented
+        return _number(self, other, "truediv", True)
+
+    __floordiv__ = __rfloordiv__ = _needs_value
     __mod__ = __rmod__ = __pow__ = __rpow__ = __abs__ = __divmod__ = _needs_value
     __and__ = __or__ = __xor__ = __lshift__ = __rshift__ = __invert__ = _needs_value
     __array__ = __jax_array__ = __iter__ = __len__ = __format__ = _needs_value
@@ -172,6 +186,15 @@ class LoopIndex:
 
     def __repr__(self) -> str:
         return f"<npjax loop index {self.mul}*k+{self.add}, k in [0, {self.kmax}]>"
+
+
+def _number(index: LoopIndex, other: Any, op: str, reflected: bool) -> Any:
+    """``index op other`` with a Python float, or ``/`` with a Python int, or with a carried
+    Python number (``_loop_scalars``), else NoRoll."""
+    if SCALARS and (type(other) is float or type(other) is SCALARS[1] or
+                    (op == "truediv" and type(other) is int)):
+        return SCALARS[0](index, other, op, reflected)
+    raise NoRoll("the loop index in arithmetic with a value that is not a Python int")
 
 
 def bounded(index: LoopIndex, n: int, where: str) -> LoopIndex:

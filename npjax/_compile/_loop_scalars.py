@@ -26,7 +26,8 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._compile._loop_index import ARRAY_TYPES, NoRoll
+from npjax._compile import _loop_index
+from npjax._compile._loop_index import ARRAY_TYPES, LoopIndex, NoRoll
 from npjax._core._ndarray import ndarray
 
 __all__ = ["LoopScalar", "Replay", "current", "numbers"]
@@ -111,6 +112,8 @@ def _binary(name: str, reflected: bool) -> Callable:
         kind = type(other)
         if kind in ARRAY_TYPES:
             return NotImplemented
+        if kind is LoopIndex:  # (``t + i``)
+            return from_index(other, self, name, not reflected)
         if kind in NUMBER_TYPES:
             f, g = self.fn, _constant(other)
         elif kind is LoopScalar and other.replay is self.replay:
@@ -210,6 +213,43 @@ def operand(fn: Any, args: tuple, kwargs: dict) -> Any:
     return fn(*new, **kwargs)
 
 
+class _Counter:
+    """The values of the loop index alone, where its loop carries no numbers (``i * dt``)."""
+
+    def __init__(self, counter: Any, n: int) -> None:
+        self.counter, self.states, self.made = counter, [()] * n, []
+
+
+def from_index(index: LoopIndex, other: Any, op: str, reflected: bool) -> LoopScalar:
+    """``index op other`` (``other op index`` when ``reflected``) with a Python number or a
+    carried one: a number of the loop's iteration, computed on the host. Where the index
+    alone decides it, it is computed for every iteration now (an exception, ``i / 0.0``,
+    abandons the roll, and the unrolled loop raises it at its iteration)."""
+    rp = _CURRENT.get()
+    if rp is None or rp.counter is not index.k:
+        rp = _Counter(index.k, index.kmax + 1)
+    mul, add = index.mul, index.add
+
+    def f(c: int, s: tuple) -> int:
+        return c * mul + add
+    if type(other) is LoopScalar:
+        if other.replay is not rp:
+            raise NoRoll("the loop index in arithmetic with another loop's number")
+        g, kind = other.fn, other.kind
+    else:
+        g, kind = _constant(other), type(other)
+    if reflected:
+        f, g = g, f
+    fn = getattr(operator, op)
+    new = LoopScalar(lambda c, s: fn(f(c, s), g(c, s)), rp, _kind(int, kind, op))
+    if rp.states is not None:
+        try:
+            new.values()
+        except ArithmeticError as exc:
+            raise NoRoll(f"the loop index's arithmetic raises {type(exc).__name__}") from None
+    return new
+
+
 _CURRENT: contextvars.ContextVar[Replay | None] = contextvars.ContextVar(
     "npjax_loop_scalars", default=None)
 
@@ -217,3 +257,6 @@ _CURRENT: contextvars.ContextVar[Replay | None] = contextvars.ContextVar(
 def current() -> contextvars.ContextVar[Replay | None]:
     """The replay of the loop whose body is being traced (its counter is set per trace)."""
     return _CURRENT
+
+
+_loop_index.SCALARS[:] = [from_index, LoopScalar]
