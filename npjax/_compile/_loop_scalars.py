@@ -52,6 +52,7 @@ class Replay:
         self.states: list[tuple] | None = None  # None while probing
         self.counter: Any = None
         self.made: list[LoopScalar] = []  # every number the body's trace computed
+        self.fns: list[Callable] = []  # one iteration's function per number (``learn``)
 
     def inputs(self) -> list[LoopScalar]:
         return [LoopScalar(_reader(i), self, kind) for i, kind in enumerate(self.kinds)]

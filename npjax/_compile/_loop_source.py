@@ -630,15 +630,18 @@ def _lambda(fn: Callable) -> ast.FunctionDef | None:
     return None
 
 
+def _compiled(fn: Callable, fdef: ast.FunctionDef) -> types.CodeType | None:
+    try:
+        return _compile(fn, fdef, 0)
+    except (SyntaxError, ValueError, StopIteration):
+        return None
+
+
 def _compiles_to(fn: Callable, fdef: ast.FunctionDef) -> bool:
     """Whether ``fdef`` compiles to the very bytecode of ``fn``."""
-    try:
-        same = _compile(fn, fdef, 0)
-    except (SyntaxError, ValueError, StopIteration):
-        return False
-    code = fn.__code__
-    return same.co_code == code.co_code and same.co_names == code.co_names and \
-        same.co_varnames == code.co_varnames
+    same, code = _compiled(fn, fdef), fn.__code__
+    return same is not None and same.co_code == code.co_code and \
+        same.co_names == code.co_names and same.co_varnames == code.co_varnames
 
 
 def _transformed_code(fn: Callable) -> types.CodeType | None:
@@ -657,10 +660,7 @@ def _transformed_code(fn: Callable) -> types.CodeType | None:
     fdef.body = [calls.visit(s) for s in fdef.body]
     if not loops.count and not calls.count:
         return None
-    try:
-        return _compile(fn, fdef, 0)
-    except (SyntaxError, ValueError, StopIteration):
-        return None
+    return _compiled(fn, fdef)
 
 
 _PURE_REFUSED = tuple(t for t in _REFUSED if t is not ast.Return) + (ast.With, ast.FunctionDef)
@@ -690,10 +690,7 @@ def _pure_code(fn: Callable) -> types.CodeType | None:
     except _Refuse:
         return None
     fdef.body = body
-    try:
-        return _compile(fn, fdef, 0)
-    except (SyntaxError, ValueError, StopIteration):
-        return None
+    return _compiled(fn, fdef)
 
 
 def rolled(fn: Callable) -> Callable:
@@ -701,14 +698,7 @@ def rolled(fn: Callable) -> Callable:
     itself when it has none that qualify, or its source cannot be read)."""
     if type(fn) is not types.FunctionType:
         return fn
-    key = fn.__code__
-    if key not in _CACHE:
-        with _COMPILING:
-            if key not in _CACHE:
-                if len(_CACHE) > 256:
-                    _CACHE.clear()
-                _CACHE[key] = _transformed_code(fn)
-    new = _CACHE[key]
+    new = _cached(_CACHE, _transformed_code, fn)
     return fn if new is None else _function(fn, new) or fn
 
 
@@ -717,15 +707,20 @@ def pure(fn: types.FunctionType) -> Callable | None:
     ``getsub``/``setsub``, ``x op= y`` through ``aug``, its own loops through ``run_loop``), so
     that a probe sees every effect it has; None where its source has what a body may not
     have (an attribute store, ``global``, ``try``, ``with``, a nested ``def`` or ``lambda``...)."""
-    key = fn.__code__
-    if key not in _PURE:
-        with _COMPILING:
-            if key not in _PURE:
-                if len(_PURE) > 256:
-                    _PURE.clear()
-                _PURE[key] = _pure_code(fn)
-    new = _PURE[key]
+    new = _cached(_PURE, _pure_code, fn)
     return None if new is None else _function(fn, new)
+
+
+def _cached(cache: dict, make: Callable, fn: types.FunctionType) -> types.CodeType | None:
+    """``make(fn)``, once per code object (one rewrite at a time, ``_COMPILING``)."""
+    key = fn.__code__
+    if key not in cache:
+        with _COMPILING:
+            if key not in cache:
+                if len(cache) > 256:
+                    cache.clear()
+                cache[key] = make(fn)
+    return cache[key]
 
 
 def _function(fn: types.FunctionType, code: types.CodeType) -> Callable | None:
