@@ -600,8 +600,13 @@ class Roll:
             if all(r == first for r in refs):
                 return ("in", first)
             values = [inputs[r] for r in refs]
-            t = type(values[0])
-            if not (t in _SCALARS or isinstance(values[0], np.generic)) or any(
+            first = values[0]
+            t = type(first)
+            if t is np.ndarray:  # a 0-d array made anew each trip (``Z[...] = 0``'s value)
+                if first.shape or any(type(v) is not t or v.shape or v.dtype != first.dtype
+                                      for v in values):
+                    return None
+            elif not (t in _SCALARS or isinstance(first, np.generic)) or any(
                     type(v) is not t for v in values):
                 return None
             self.stacks.append(refs)
