@@ -16,13 +16,15 @@ import numpy as np
 from jax import lax
 
 from npjax._core import _buckets, _views
-from npjax._runtime._context import trace
+from npjax._runtime import _context, _stats
+from npjax._core._normalize import to_jax
+from npjax._runtime._context import current, trace
 from npjax._core._index_kernels import _gather, _gather_checked, _gather_masked
 from npjax._core._index_plan import (_advanced_shape, _advanced_unchecked, _basic_plan,
                                      _bucketed_arrays, _device_checks, _raise_out_of_bounds,
                                      _check_bounds, _check_int, _expand, _int_positions, _one_mask)
 from npjax._core._lazy import Kernel, stored_part
-from npjax._core._ndarray import ndarray
+from npjax._core._ndarray import host_owner, ndarray
 
 
 @functools.lru_cache(maxsize=64)
@@ -41,6 +43,10 @@ def getitem(a: ndarray, index: Any) -> ndarray:
         tr = trace()
         if tr is not None:  # npjax.jit: a traced mask's read is a masked value (_masked)
             got = tr.mask_read(a, items, kinds, shape)
+            if got is not None:
+                return got
+        if _one_mask(items, kinds) and current().lazy:
+            got = _mask_read_on_host(a, index)
             if got is not None:
                 return got
         template, arrays, checks, empty, masked = _advanced_unchecked(
@@ -80,6 +86,43 @@ def getitem(a: ndarray, index: Any) -> ndarray:
                                   enumerate(zip(items, shape))))
     return a._view(steps, a._layout_array()[host])
 
+
+
+_HOST_ITEMS = (int, slice, type(None), type(Ellipsis), np.ndarray, np.generic)
+
+
+def _host_view(x: Any) -> Any:
+    """NumPy's view of an npjax array in host memory (read in place), another index item as
+    it is, or None (a device array off the CPU, a list, a subclass)."""
+    if type(x) is not ndarray:
+        return x if isinstance(x, _HOST_ITEMS) else None
+    data = x._host()
+    if data is not None:
+        return data
+    value = x._read()
+    return _stats.fetch(value) if _buckets.in_host_memory(value) else None
+
+
+def _mask_read_on_host(a: ndarray, index: Any) -> ndarray | None:
+    """``a[mask]`` in lazy mode where the array and the mask are in host memory (the CPU
+    backend): NumPy's own read, kept on the host whatever its size where the placement
+    allows host arrays (None: not so).
+
+    Its length depends on the data: a device program taking it compiles once per length
+    (``z[z > 0].mean()`` in a loop compiled a program at every trip). NumPy computes it and
+    what is made from it on the host instead, without the bucketed gather's program.
+    """
+    if not _buckets.numpy_reads_in_place():
+        return None
+    items = index if type(index) is tuple else (index,)
+    views = [_host_view(x) for x in items]
+    data = _host_view(a)
+    if data is None or any(v is None for v in views):
+        return None
+    got = data[tuple(views) if type(index) is tuple else views[0]]
+    if _context.get().host < 0:  # placement="device": the result on the device
+        return ndarray._owner(to_jax(got, current()))
+    return host_owner(got)
 
 
 def _read_one(a: ndarray, pos: tuple) -> ndarray:
