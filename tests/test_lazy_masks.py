@@ -158,3 +158,70 @@ def test_add_at_out_of_bounds_is_numpys_error(placement):
         got = np.asarray(got)
     assert str(got_raised.value) == str(raised.value)
     np.testing.assert_array_equal(got, want)  # nothing added, as NumPy
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+def test_linalg_checks_are_numpys_lapack(placement):
+    rng = np.random.default_rng(7)
+    z = rng.standard_normal((2003, 37))  # device-sized; shapes no other test compiled for
+    cov = z.T @ z / z.shape[0] + 1e-3 * np.eye(37)
+    want_l = np.linalg.cholesky(cov)
+    want_x = np.linalg.solve(want_l, z.T)
+    with npjax.policy(mode="lazy", placement=placement):
+        zj = npjax.asarray(z) * 1.0
+        c = zj.T @ zj / zj.shape[0] + 1e-3 * npjax.eye(37)
+        before = npjax.stats()["compiles"]["by_function"]
+        lo = npjax.linalg.cholesky(c)
+        x = npjax.linalg.solve(lo, zj.T)
+        inv = npjax.linalg.inv(lo)
+        after = npjax.stats()["compiles"]["by_function"]
+        # the old code compiled XLA's LU and Cholesky programs for these shapes
+        assert not {"jit(solve)", "jit(cholesky)", "jit(inv)"} & {
+            k for k in after if after[k] != before.get(k, 0)}
+        got_l, got_x = np.asarray(lo), np.asarray(x)
+        assert x.shape == want_x.shape and x.dtype == want_x.dtype
+        np.testing.assert_allclose(got_l, np.linalg.cholesky(np.asarray(c)), rtol=0, atol=0)
+        np.testing.assert_allclose(got_x, np.linalg.solve(got_l, z.T), rtol=0, atol=0)
+        np.testing.assert_allclose(np.asarray(inv), np.linalg.inv(got_l), rtol=0, atol=0)
+        singular = npjax.zeros((N, N)) + npjax.ones(N)
+        with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+            npjax.linalg.solve(singular, npjax.ones(N))
+        with pytest.raises(np.linalg.LinAlgError, match="Matrix is not positive definite"):
+            npjax.linalg.cholesky(-npjax.eye(N) * 1.0)
+    np.testing.assert_allclose(got_x, want_x, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+@pytest.mark.parametrize("case", ["flat", "rows", "lead", "host_mask", "int"])
+def test_mask_write_one_value_per_true_element(case, placement):
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((N, N))
+    want = x.copy()
+    with npjax.policy(mode="lazy", placement=placement):
+        a = npjax.asarray(x) + 0.0
+        if case == "flat":
+            m = x > 0.5
+            want[m] = np.arange(m.sum()) * 0.5
+            a[a > 0.5] = npjax.asarray(np.arange(m.sum()) * 0.5)
+        elif case == "rows":
+            m = x[:, 0] > 0
+            want[m] = np.arange(m.sum())[:, None] * 1.0
+            a[a[:, 0] > 0] = npjax.asarray(np.arange(m.sum())[:, None] * 1.0)
+        elif case == "lead":
+            m = x[:, 1] > 1.0
+            v = -np.arange(m.sum() * N).reshape(1, -1, N)
+            want[m] = v
+            a[a[:, 1] > 1.0] = npjax.asarray(v)
+        elif case == "host_mask":
+            m = x < -1.0
+            want[m] = x[m] * 2
+            a[m] = a[m] * 2
+        else:
+            want = (x * 100).astype(np.int64)
+            a = (a * 100).astype(npjax.int64)
+            m = want % 3 == 0
+            want[m] = want[m] // 3
+            a[a % 3 == 0] = a[a % 3 == 0] // 3
+        got = np.asarray(a)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

@@ -16,15 +16,14 @@ import numpy as np
 from jax import lax
 
 from npjax._core import _buckets, _views
-from npjax._runtime import _context, _stats
-from npjax._core._normalize import to_jax
 from npjax._runtime._context import current, trace
 from npjax._core._index_kernels import _gather, _gather_checked, _gather_masked
 from npjax._core._index_plan import (_advanced_shape, _advanced_unchecked, _basic_plan,
                                      _bucketed_arrays, _device_checks, _raise_out_of_bounds,
                                      _check_bounds, _check_int, _expand, _int_positions, _one_mask)
 from npjax._core._lazy import Kernel, stored_part
-from npjax._core._ndarray import host_owner, ndarray
+from npjax._core._ndarray import ndarray
+from npjax._core._numpy_in_place import from_numpy, host_view
 
 
 @functools.lru_cache(maxsize=64)
@@ -88,21 +87,6 @@ def getitem(a: ndarray, index: Any) -> ndarray:
 
 
 
-_HOST_ITEMS = (int, slice, type(None), type(Ellipsis), np.ndarray, np.generic)
-
-
-def _host_view(x: Any) -> Any:
-    """NumPy's view of an npjax array in host memory (read in place), another index item as
-    it is, or None (a device array off the CPU, a list, a subclass)."""
-    if type(x) is not ndarray:
-        return x if isinstance(x, _HOST_ITEMS) else None
-    data = x._host()
-    if data is not None:
-        return data
-    value = x._read()
-    return _stats.fetch(value) if _buckets.in_host_memory(value) else None
-
-
 def _mask_read_on_host(a: ndarray, index: Any) -> ndarray | None:
     """``a[mask]`` in lazy mode where the array and the mask are in host memory (the CPU
     backend): NumPy's own read, kept on the host whatever its size where the placement
@@ -115,14 +99,11 @@ def _mask_read_on_host(a: ndarray, index: Any) -> ndarray | None:
     if not _buckets.numpy_reads_in_place():
         return None
     items = index if type(index) is tuple else (index,)
-    views = [_host_view(x) for x in items]
-    data = _host_view(a)
+    views = [host_view(x) for x in items]
+    data = host_view(a)
     if data is None or any(v is None for v in views):
         return None
-    got = data[tuple(views) if type(index) is tuple else views[0]]
-    if _context.get().host < 0:  # placement="device": the result on the device
-        return ndarray._owner(to_jax(got, current()))
-    return host_owner(got)
+    return from_numpy(data[tuple(views) if type(index) is tuple else views[0]], True)
 
 
 def _read_one(a: ndarray, pos: tuple) -> ndarray:

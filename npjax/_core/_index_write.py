@@ -24,7 +24,7 @@ from npjax._core import _buckets, _views
 from npjax._runtime import _stats
 from npjax._runtime._context import trace
 from npjax._pure._errors import JitError
-from npjax._core._index_kernels import _mask_place, _scatter_last
+from npjax._core._index_kernels import _mask_place, _mask_scatter, _scatter_last
 from npjax._core._index_plan import (_FULL, _advanced_shape, _advanced_unchecked, _as_tuple,
                                      _basic_plan, _bucketed_arrays, _check_bounds, _check_int,
                                      _expand, _int_positions)
@@ -192,7 +192,15 @@ def _mask_store(a: ndarray, items: list, kinds: list, shape: tuple, value: Any) 
     if count == 0:
         return True
     v = value._read() if isinstance(value, ndarray) else value
-    v = cast_device(_buckets.pad(v, lead, _buckets.bucket(count, m.size)), a.dtype)
+    size = _buckets.bucket(count, m.size)
+    v = cast_device(_buckets.pad(v, lead, size), a.dtype)
+    if isinstance(m, np.ndarray) or (_buckets.numpy_reads_in_place() and
+                                     _buckets.in_host_memory(m)):
+        at = np.full(size, m.size, np.intp)  # positions found by NumPy (see _mask_scatter)
+        at[:count] = np.flatnonzero(m if isinstance(m, np.ndarray) else _stats.fetch(m))
+        store = Kernel(_mask_scatter(len(rest), lead))
+        write_through(a, (), store(a._read_lazy(), to_jax(at), v))
+        return True
     m = to_jax(m)
     write_through(a, (), Kernel(_mask_place(len(rest), lead))(a._read_lazy(), m, v))
     return True

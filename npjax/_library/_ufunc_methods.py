@@ -33,6 +33,7 @@ from npjax._runtime._context import current
 from npjax._runtime._numpy_calls import call_numpy_ufunc
 from npjax._calls._ufuncs import UFUNCS, ufunc
 from npjax._core._buckets import in_host_memory, numpy_reads_in_place
+from npjax._core._numpy_in_place import host_view
 
 __all__: list[str] = []
 
@@ -498,21 +499,6 @@ def at(self: ufunc, a: Any, indices: Any, b: Any = None, /) -> None:
     a._write(new.reshape(shape))
 
 
-_INDEX_ITEMS = (int, slice, type(None), type(Ellipsis), np.ndarray, np.generic)
-
-
-def _host_view(x: Any) -> Any:
-    """NumPy's view of an npjax array whose data is in host memory (a host array, or a
-    device array on the CPU backend: read in place), another operand as it is, or None."""
-    if type(x) is not ndarray:
-        return x if isinstance(x, _INDEX_ITEMS + (float, complex, bool)) else None
-    data = x._host()
-    if data is not None:
-        return data
-    value = x._read()
-    return _stats.fetch(value) if in_host_memory(value) else None
-
-
 def _at_on_host(self: ufunc, a: ndarray, indices: Any, b: Any) -> bool:
     """``ufunc.at`` by NumPy itself where every operand is in host memory (host arrays,
     device arrays of the CPU backend read in place): NumPy's values, errors and warnings by
@@ -525,10 +511,10 @@ def _at_on_host(self: ufunc, a: ndarray, indices: Any, b: Any) -> bool:
     if np_ufunc is None or type(a) is not ndarray or not numpy_reads_in_place():
         return False
     items = indices if type(indices) is tuple else (indices,)
-    views = [_host_view(x) for x in items]
+    views = [host_view(x) for x in items]
     if any(v is None for v in views):
         return False
-    ops = [] if b is None else [_host_view(b)]
+    ops = [] if b is None else [host_view(b)]
     if ops and ops[0] is None:
         return False
     target = a._host()
