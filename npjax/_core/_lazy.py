@@ -540,6 +540,7 @@ class Roll:
         self.carry: list = []  # (call in body, out) each carried value comes from
         self.carry_at: dict = {}
         self.keep: list = []  # inputs given to the program as they are
+        self.last = 0  # (a plan failed) the latest trip whose value is used after the loop
 
     @property
     def stop(self) -> int:
@@ -565,7 +566,15 @@ class Roll:
         if covered < MIN_TRIPS * size or covered < 8:
             return None
         roll = Roll(start, size, covered // size)
-        return roll if roll._plan(spec, out_refs, inputs) else None
+        while not roll._plan(spec, out_refs, inputs):
+            # a value used after the loop was made by an earlier trip than the last (a
+            # temporary named in the loop, held when the graph was cut): that trip ends the
+            # loop, the trips after it run as written
+            trips = roll.last + 1
+            if not MIN_TRIPS <= trips < roll.trips or trips * size < 8:
+                return None
+            roll = Roll(start, size, trips)
+        return roll
 
     def _plan(self, spec: list, out_refs: tuple, inputs: list) -> bool:
         start, size, trips = self.start, self.size, self.trips
@@ -584,11 +593,14 @@ class Roll:
             self.slots.append(slots)
         body = range(self.stop - size, self.stop)
         outside = [r for e in spec[self.stop:] for r in e[2] if type(r) is not int]
-        for q, o in list(outside) + list(out_refs):  # values used after the loop
-            if self.start + size <= q < self.stop:
-                if q not in body:
-                    return False
-                self._carried(q - body.start, o)
+        late = [(q, o) for q, o in [*outside, *out_refs]  # values used after the loop
+                if self.start + size <= q < self.stop]
+        early = [q for q, _ in late if q not in body]
+        if early:
+            self.last = (max(early) - start) // size
+            return False
+        for q, o in late:
+            self._carried(q - body.start, o)
         for i in [*range(start + size), *range(self.stop, len(spec))]:
             used.update(r for r in spec[i][2] if type(r) is int)
         self.keep = sorted(used)
