@@ -262,7 +262,10 @@ def record(k: Kernel, args: tuple) -> Any:
 
         out = jax.eval_shape(run, *[_abstract(x) for x in leaves])
         out_leaves, out_tree = jax.tree.flatten(out)
-        info = _shapes[key] = (out_tree, out_leaves)
+        # (what every call of this key then reuses: whether an output is empty, whether
+        # the result is its one output itself)
+        info = _shapes[key] = (out_tree, out_leaves, any(0 in a.shape for a in out_leaves),
+                               jax.tree_util.treedef_is_leaf(out_tree))
     global _segment
     with _lock:
         n = len(_calls)
@@ -275,11 +278,11 @@ def record(k: Kernel, args: tuple) -> Any:
                 _segment = point
         call = Call(k, treedef, leaves)
         outs = [Lazy(aval, call, i) for i, aval in enumerate(info[1])]
-        call.empty = any(0 in aval.shape for aval in info[1])
+        call.empty = info[2]
         call.outs = [weakref.ref(z) for z in outs]
         _calls.append(weakref.ref(call))
     _stats.lazy["recorded"] += 1
-    return jax.tree.unflatten(info[0], outs)
+    return outs[0] if info[3] else jax.tree.unflatten(info[0], outs)
 
 
 def _program_point() -> tuple:
