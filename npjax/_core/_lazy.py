@@ -43,6 +43,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from npjax._core import _views
 from npjax._runtime import _stats
 from npjax._runtime._finite_watch import FiniteWatch
 from npjax._runtime._context import current, trace
@@ -475,21 +476,65 @@ def neg_zero() -> jax.Array:
 
 
 def _program(spec: list, out_refs: tuple) -> Callable:
+    later = _stored_checks(spec, out_refs, 0, len(spec))
+
     def program(neg_zero, *inputs):
         results: list = []
         watch = FiniteWatch()
-        for k, treedef, refs, check in spec:
+        waiting: dict = {}
+        for i, (k, treedef, refs, _) in enumerate(spec):
             leaves = [inputs[r] if type(r) is int else results[r[0]][r[1]] for r in refs]
             outs = jax.tree.leaves(k.fn(*jax.tree.unflatten(treedef, leaves)))
             if k.products:
                 outs = round_products(outs, neg_zero)
             results.append(outs)
-            if check is not None:
-                watch.add(outs, check[0], leaves if check[1] else None)
+            _watch(watch, waiting, later, i, spec[i], leaves, outs)
         suspect = watch.flag()
         return [results[i][j] for i, j in out_refs], suspect
 
     return program
+
+
+def _stored_checks(spec: list, out_refs: tuple, lo: int, hi: int) -> dict:
+    """Checked calls of ``spec[lo:hi]`` with one result that a later call of that range
+    stores into a view of an array and nothing else uses: {store's position: checked
+    call's position, and -1 - checked call's position: store's position}."""
+    uses = Counter(r for e in spec for r in e[2] if type(r) is not int)
+    uses.update(out_refs)
+    later: dict = {}
+    for s in range(lo, hi):
+        k, _, refs, _ = spec[s]
+        if k.store is None or k.store[0] != "view" or not refs or type(refs[-1]) is int:
+            continue
+        i, o = refs[-1]
+        if lo <= i < s and o == 0 and spec[i][3] is not None and uses[(i, o)] == 1:
+            later[s] = i
+            later[-1 - i] = s
+    return later
+
+
+def _watch(watch: FiniteWatch, waiting: dict, later: dict, i: int, entry: tuple,
+           leaves: list, outs: list) -> None:
+    """Watch the results of call ``i`` when it is checked. A result a later call stores
+    into a view (``later``) is checked there instead, read back from the array's new value:
+    checked in the expression, XLA would compute the expression a second time for the
+    check, reading the arrays of its operands after the store no longer needs them, and
+    then keep a copy of any such array that a later store updates in place (a copy of a
+    whole array per iteration of a rolled loop)."""
+    k, treedef, _, check = entry
+    if check is not None:
+        if later.get(-1 - i) is not None and len(outs) == 1:
+            waiting[i] = (outs, check, leaves)
+        else:
+            watch.add(outs, check[0], leaves if check[1] else None)
+    made = waiting.pop(later.get(i), None)
+    if made is not None:
+        shown, check, operands = made
+        _, dyns, _ = jax.tree.unflatten(treedef, leaves)
+        back = _views.apply_get(k.store[1], outs[0], dyns)
+        if back.shape == shown[0].shape and back.dtype == shown[0].dtype:
+            shown = [back]  # the stored value itself (no cast, no broadcast)
+        watch.add(shown, check[0], operands if check[1] else None)
 
 
 def _replay_checks(checks: list, spec: list, inputs: list) -> None:
@@ -654,19 +699,23 @@ class Roll:
         first_loop = start + size
         keep = {i: n for n, i in enumerate(self.keep)}
         checked = any(e[3] is not None for e in spec)
+        # checks moved to the stores of their results, in each part run on its own
+        later = {**_stored_checks(spec, out_refs, 0, first_loop),
+                 **_stored_checks(spec, out_refs, first_loop, first_loop + size),
+                 **_stored_checks(spec, out_refs, stop, len(spec))}
 
         def program(neg_zero, *args):
             stacks = args[len(keep):]
             results: dict = {}
             watch = FiniteWatch()
+            waiting: dict = {}
 
-            def call(entry, leaves, watch):
-                k, treedef, _, check = entry
+            def call(i, leaves, watch):
+                k, treedef, _, check = spec[i]
                 outs = jax.tree.leaves(k.fn(*jax.tree.unflatten(treedef, leaves)))
                 if k.products:
                     outs = round_products(outs, neg_zero)
-                if check is not None:
-                    watch.add(outs, check[0], leaves if check[1] else None)
+                _watch(watch, waiting, later, i, spec[i], leaves, outs)
                 return outs
 
             def value(r):
@@ -678,7 +727,7 @@ class Roll:
                 return results[q][o]
 
             for i in range(first_loop):
-                results[i] = call(spec[i], [value(r) for r in spec[i][2]], watch)
+                results[i] = call(i, [value(r) for r in spec[i][2]], watch)
             carry = tuple(results[start + j][o] for j, o in self.carry)
 
             def body(state, xs):
@@ -700,7 +749,7 @@ class Roll:
                             leaves.append(carry[slot[1]])
                         else:
                             leaves.append(results[slot[1]][slot[2]])
-                    local.append(call(spec[first_loop + j], leaves, inner))
+                    local.append(call(first_loop + j, leaves, inner))
                 flag = inner.flag()
                 if flag is not None:
                     bad = bad | flag
@@ -712,7 +761,7 @@ class Roll:
             except TypeError as exc:  # a carried value whose type changes between trips
                 raise _NoRoll from exc
             for i in range(stop, len(spec)):
-                results[i] = call(spec[i], [value(r) for r in spec[i][2]], watch)
+                results[i] = call(i, [value(r) for r in spec[i][2]], watch)
             flag = watch.flag()
             if not checked:
                 return [value(r) for r in out_refs], None
