@@ -497,17 +497,22 @@ def _program(spec: list, out_refs: tuple) -> Callable:
 
 def _stored_checks(spec: list, out_refs: tuple, lo: int, hi: int) -> dict:
     """Checked calls of ``spec[lo:hi]`` with one result that a later call of that range
-    stores into a view of an array and nothing else uses: {store's position: checked
-    call's position, and -1 - checked call's position: store's position}."""
+    stores into a view of an array (whose new value no later store of the range updates)
+    and nothing else uses: {store's position: checked call's position, and -1 - checked
+    call's position: store's position}."""
     uses = Counter(r for e in spec for r in e[2] if type(r) is not int)
     uses.update(out_refs)
+    # array values that a later store of the range updates (in place: a value read back
+    # before that would need a copy of the array)
+    updated = {e[2][0] for e in spec[lo:hi] if e[0].store is not None and e[2]}
     later: dict = {}
     for s in range(lo, hi):
         k, _, refs, _ = spec[s]
         if k.store is None or k.store[0] != "view" or not refs or type(refs[-1]) is int:
             continue
         i, o = refs[-1]
-        if lo <= i < s and o == 0 and spec[i][3] is not None and uses[(i, o)] == 1:
+        if lo <= i < s and o == 0 and spec[i][3] is not None and uses[(i, o)] == 1 and \
+                (s, 0) not in updated:
             later[s] = i
             later[-1 - i] = s
     return later
