@@ -43,6 +43,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from npjax._core import _views
 from npjax._runtime import _stats
 from npjax._runtime._finite_watch import FiniteWatch
 from npjax._runtime._context import current, trace
@@ -262,7 +263,10 @@ def record(k: Kernel, args: tuple) -> Any:
 
         out = jax.eval_shape(run, *[_abstract(x) for x in leaves])
         out_leaves, out_tree = jax.tree.flatten(out)
-        info = _shapes[key] = (out_tree, out_leaves)
+        # (what every call of this key then reuses: whether an output is empty, whether
+        # the result is its one output itself)
+        info = _shapes[key] = (out_tree, out_leaves, any(0 in a.shape for a in out_leaves),
+                               jax.tree_util.treedef_is_leaf(out_tree))
     global _segment
     with _lock:
         n = len(_calls)
@@ -275,11 +279,11 @@ def record(k: Kernel, args: tuple) -> Any:
                 _segment = point
         call = Call(k, treedef, leaves)
         outs = [Lazy(aval, call, i) for i, aval in enumerate(info[1])]
-        call.empty = any(0 in aval.shape for aval in info[1])
+        call.empty = info[2]
         call.outs = [weakref.ref(z) for z in outs]
         _calls.append(weakref.ref(call))
     _stats.lazy["recorded"] += 1
-    return jax.tree.unflatten(info[0], outs)
+    return outs[0] if info[3] else jax.tree.unflatten(info[0], outs)
 
 
 def _program_point() -> tuple:
@@ -472,21 +476,70 @@ def neg_zero() -> jax.Array:
 
 
 def _program(spec: list, out_refs: tuple) -> Callable:
+    later = _stored_checks(spec, out_refs, 0, len(spec))
+
     def program(neg_zero, *inputs):
         results: list = []
         watch = FiniteWatch()
-        for k, treedef, refs, check in spec:
+        waiting: dict = {}
+        for i, (k, treedef, refs, _) in enumerate(spec):
             leaves = [inputs[r] if type(r) is int else results[r[0]][r[1]] for r in refs]
             outs = jax.tree.leaves(k.fn(*jax.tree.unflatten(treedef, leaves)))
             if k.products:
                 outs = round_products(outs, neg_zero)
             results.append(outs)
-            if check is not None:
-                watch.add(outs, check[0], leaves if check[1] else None)
+            _watch(watch, waiting, later, i, spec[i], leaves, outs)
         suspect = watch.flag()
         return [results[i][j] for i, j in out_refs], suspect
 
     return program
+
+
+def _stored_checks(spec: list, out_refs: tuple, lo: int, hi: int) -> dict:
+    """Checked calls of ``spec[lo:hi]`` with one result that a later call of that range
+    stores into a view of an array (whose new value no later store of the range updates)
+    and nothing else uses: {store's position: checked call's position, and -1 - checked
+    call's position: store's position}."""
+    uses = Counter(r for e in spec for r in e[2] if type(r) is not int)
+    uses.update(out_refs)
+    # array values that a later store of the range updates (in place: a value read back
+    # before that would need a copy of the array)
+    updated = {e[2][0] for e in spec[lo:hi] if e[0].store is not None and e[2]}
+    later: dict = {}
+    for s in range(lo, hi):
+        k, _, refs, _ = spec[s]
+        if k.store is None or k.store[0] != "view" or not refs or type(refs[-1]) is int:
+            continue
+        i, o = refs[-1]
+        if lo <= i < s and o == 0 and spec[i][3] is not None and uses[(i, o)] == 1 and \
+                (s, 0) not in updated:
+            later[s] = i
+            later[-1 - i] = s
+    return later
+
+
+def _watch(watch: FiniteWatch, waiting: dict, later: dict, i: int, entry: tuple,
+           leaves: list, outs: list) -> None:
+    """Watch the results of call ``i`` when it is checked. A result a later call stores
+    into a view (``later``) is checked there instead, read back from the array's new value:
+    checked in the expression, XLA would compute the expression a second time for the
+    check, reading the arrays of its operands after the store no longer needs them, and
+    then keep a copy of any such array that a later store updates in place (a copy of a
+    whole array per iteration of a rolled loop)."""
+    k, treedef, _, check = entry
+    if check is not None:
+        if later.get(-1 - i) is not None and len(outs) == 1:
+            waiting[i] = (outs, check, leaves)
+        else:
+            watch.add(outs, check[0], leaves if check[1] else None)
+    made = waiting.pop(later.get(i), None)
+    if made is not None:
+        shown, check, operands = made
+        _, dyns, _ = jax.tree.unflatten(treedef, leaves)
+        back = _views.apply_get(k.store[1], outs[0], dyns)
+        if back.shape == shown[0].shape and back.dtype == shown[0].dtype:
+            shown = [back]  # the stored value itself (no cast, no broadcast)
+        watch.add(shown, check[0], operands if check[1] else None)
 
 
 def _replay_checks(checks: list, spec: list, inputs: list) -> None:
@@ -540,6 +593,7 @@ class Roll:
         self.carry: list = []  # (call in body, out) each carried value comes from
         self.carry_at: dict = {}
         self.keep: list = []  # inputs given to the program as they are
+        self.last = 0  # (a plan failed) the latest trip whose value is used after the loop
 
     @property
     def stop(self) -> int:
@@ -565,7 +619,15 @@ class Roll:
         if covered < MIN_TRIPS * size or covered < 8:
             return None
         roll = Roll(start, size, covered // size)
-        return roll if roll._plan(spec, out_refs, inputs) else None
+        while not roll._plan(spec, out_refs, inputs):
+            # a value used after the loop was made by an earlier trip than the last (a
+            # temporary named in the loop, held when the graph was cut): that trip ends the
+            # loop, the trips after it run as written
+            trips = roll.last + 1
+            if not MIN_TRIPS <= trips < roll.trips or trips * size < 8:
+                return None
+            roll = Roll(start, size, trips)
+        return roll
 
     def _plan(self, spec: list, out_refs: tuple, inputs: list) -> bool:
         start, size, trips = self.start, self.size, self.trips
@@ -584,11 +646,14 @@ class Roll:
             self.slots.append(slots)
         body = range(self.stop - size, self.stop)
         outside = [r for e in spec[self.stop:] for r in e[2] if type(r) is not int]
-        for q, o in list(outside) + list(out_refs):  # values used after the loop
-            if self.start + size <= q < self.stop:
-                if q not in body:
-                    return False
-                self._carried(q - body.start, o)
+        late = [(q, o) for q, o in [*outside, *out_refs]  # values used after the loop
+                if self.start + size <= q < self.stop]
+        early = [q for q, _ in late if q not in body]
+        if early:
+            self.last = (max(early) - start) // size
+            return False
+        for q, o in late:
+            self._carried(q - body.start, o)
         for i in [*range(start + size), *range(self.stop, len(spec))]:
             used.update(r for r in spec[i][2] if type(r) is int)
         self.keep = sorted(used)
@@ -639,19 +704,23 @@ class Roll:
         first_loop = start + size
         keep = {i: n for n, i in enumerate(self.keep)}
         checked = any(e[3] is not None for e in spec)
+        # checks moved to the stores of their results, in each part run on its own
+        later = {**_stored_checks(spec, out_refs, 0, first_loop),
+                 **_stored_checks(spec, out_refs, first_loop, first_loop + size),
+                 **_stored_checks(spec, out_refs, stop, len(spec))}
 
         def program(neg_zero, *args):
             stacks = args[len(keep):]
             results: dict = {}
             watch = FiniteWatch()
+            waiting: dict = {}
 
-            def call(entry, leaves, watch):
-                k, treedef, _, check = entry
+            def call(i, leaves, watch):
+                k, treedef, _, check = spec[i]
                 outs = jax.tree.leaves(k.fn(*jax.tree.unflatten(treedef, leaves)))
                 if k.products:
                     outs = round_products(outs, neg_zero)
-                if check is not None:
-                    watch.add(outs, check[0], leaves if check[1] else None)
+                _watch(watch, waiting, later, i, spec[i], leaves, outs)
                 return outs
 
             def value(r):
@@ -663,7 +732,7 @@ class Roll:
                 return results[q][o]
 
             for i in range(first_loop):
-                results[i] = call(spec[i], [value(r) for r in spec[i][2]], watch)
+                results[i] = call(i, [value(r) for r in spec[i][2]], watch)
             carry = tuple(results[start + j][o] for j, o in self.carry)
 
             def body(state, xs):
@@ -685,7 +754,7 @@ class Roll:
                             leaves.append(carry[slot[1]])
                         else:
                             leaves.append(results[slot[1]][slot[2]])
-                    local.append(call(spec[first_loop + j], leaves, inner))
+                    local.append(call(first_loop + j, leaves, inner))
                 flag = inner.flag()
                 if flag is not None:
                     bad = bad | flag
@@ -697,7 +766,7 @@ class Roll:
             except TypeError as exc:  # a carried value whose type changes between trips
                 raise _NoRoll from exc
             for i in range(stop, len(spec)):
-                results[i] = call(spec[i], [value(r) for r in spec[i][2]], watch)
+                results[i] = call(i, [value(r) for r in spec[i][2]], watch)
             flag = watch.flag()
             if not checked:
                 return [value(r) for r in out_refs], None
