@@ -318,11 +318,12 @@ class ufunc:
             except (TypeError, IndexError) as exc:  # types resolved: this is a shape error
                 raise _shape_error(self, vals, exc) from None
         else:
-            mask = to_jax(where, policy)
+            mask = read(where, policy)
             if mask.dtype != np.bool_:
                 raise TypeError("Cannot cast array data from dtype('"
                                 f"{mask.dtype}') to dtype('bool') according to the rule 'safe'")
-            olds = [o._read() if o is not None else None for o in outs] if outs else []
+            olds = [(o._read_lazy() if lazy else o._read()) if o is not None else None
+                    for o in outs] if outs else []
             has_old = bool(olds) and all(o is not None for o in olds)
             try:
                 results = _kernel(self.__name__, loop_in, loop_out, True, has_old)(
@@ -377,16 +378,24 @@ def _run_check(check: Callable, vals: list, results: tuple, mask: Any, lazy: boo
     the recorded call (made when its program runs), others need the values now."""
     if lazy and type(results[0]) is Lazy:
         # (a result already computed, e.g. written into a host array: checked now)
-        if mask is True and check.__name__ == "check_float" and results[0].value is None:
+        if check.__name__ == "check_float" and results[0].value is None and (
+                mask is True or type(mask) is Lazy or isinstance(mask, jax.Array)):
             st = _errstate.state()
             if any(st[key] != "ignore" for key in ("divide", "over", "under", "invalid")):
-                _lazy.defer_check(results, check, st)
+                _lazy.defer_check(results, check if mask is True else
+                                  functools.partial(_masked_check, check, len(vals)), st)
             return
         if check.__name__ == "check_quiet":  # no flag to report outside a trace: nothing
             return  # to compute (``np.sign`` of a pending value stays pending)
         vals = [concrete(v) for v in vals]
         results = tuple(concrete(r) for r in results)
     check(vals, results, mask)
+
+
+def _masked_check(check: Callable, n: int, leaves: list, results: tuple) -> None:
+    """A deferred check of a ``where=`` call: its kernel's operands are the ``n`` values,
+    the mask, then the old values of ``out`` (``_kernel``)."""
+    check(leaves[:n], results, leaves[n])
 
 
 @functools.lru_cache(maxsize=64)

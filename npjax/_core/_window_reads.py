@@ -1,5 +1,5 @@
-"""Windows whose length changes, read and written at a bucketed length on the eager device
-path (issue 16).
+"""Windows whose length changes, read and written at a bucketed length on the device path,
+eager or lazy (issue 16).
 
 A loop over ``x[:k]``, ``x[k:]``, ``A[k, :k]`` or ``y[:k][::-1]`` on a device array made
 views of a new length on every iteration, and each length compiled its own programs (the
@@ -24,6 +24,14 @@ passed as data (``padded``). Consumers take padded values:
 The first length seen for a (root shape, dtype, stride) is left to the exact path (a view
 of one fixed size in a loop keeps its exact programs); later lengths take the buckets.
 Anything else (exact values: printing, other functions) reads the view exactly, as before.
+
+Lazy mode: the padded reads and scatters are ``Kernel``s with the offset and length as data
+operands, recorded like any other kernel (a pending root is read without being computed),
+so a loop's graph has one structure per bucket and compiles once per bucket. A 1-D host
+array of the window's length beside a device window (``L[i, :i] @ x[:i]`` with ``x`` small,
+on the host under ``placement="auto"``; a ufunc operand; the value of a write) is padded by
+NumPy with zeros to the bucket and sent as a device value (``host_padded``; in lazy mode an
+input of the program): the same padded values as a device window of it, so the same sums.
 """
 
 from __future__ import annotations
@@ -40,10 +48,12 @@ from jax import lax
 from npjax._core import _index_write, _views
 from npjax._runtime._context import get as _get_context
 from npjax._core._index_values import cast_device
-from npjax._core._ndarray import PADDED, ndarray
+from npjax._pure._dtypes import is_device_dtype
+from npjax._core._lazy import Kernel, Lazy, concrete_if_done
+from npjax._core._ndarray import PADDED, _to_device, ndarray
 
-__all__ = ["FLOOR", "NO", "Win", "bucket", "mask", "one", "padded", "pair", "setitem", "store",
-           "ufunc_call", "window", "wrap"]
+__all__ = ["FLOOR", "NO", "Win", "bucket", "host_padded", "mask", "one", "padded", "pair",
+           "setitem", "store", "ufunc_call", "window", "wrap"]
 
 _STEPS = (_views.Box, _views.Strided, _views.Reshape, _views.Transpose)
 # (root shape, dtype, stride) -> the first length seen (left to the exact path)
@@ -54,7 +64,7 @@ class Win(NamedTuple):
     """A window: ``root`` (the owner), its value, the flat ``offset`` and ``stride`` of the
     window's first element and step, and its ``length``."""
     root: ndarray
-    value: jax.Array
+    value: Any  # a jax.Array, or in lazy mode possibly a pending ``Lazy``
     offset: int
     stride: int
     length: int
@@ -72,11 +82,11 @@ def bucket(length: int) -> int:
 
 
 def _eligible() -> bool:
-    """Whether the context runs device code eagerly with no placement asked for."""
+    """Whether the context runs device code (eagerly or lazily) outside a trace, with no
+    device or sharding asked for."""
     ctx = _get_context()
     policy = ctx.policy
-    return ctx.trace is None and not policy.lazy and policy.device is None and \
-        policy.sharding is None
+    return ctx.trace is None and policy.device is None and policy.sharding is None
 
 
 def window(x: Any) -> Win | None:
@@ -87,11 +97,11 @@ def window(x: Any) -> Win | None:
     base = x._base
     if base is None or x._lens is None or not _eligible():
         return None
-    value = base._value
+    value = concrete_if_done(base._value)  # lazy mode: possibly pending
     lay = x._layout
-    if not isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer) or \
-            lay is None or lay.ndim != 1 or not 1 <= value.ndim <= 2 or \
-            x._root_shape != value.shape:
+    if not (type(value) is Lazy or isinstance(value, jax.Array)) or \
+            isinstance(value, jax.core.Tracer) or lay is None or lay.ndim != 1 or \
+            not 1 <= value.ndim <= 2 or x._root_shape != value.shape:
         return None
     for step in x._lens:
         if type(step) not in _STEPS:
@@ -124,7 +134,7 @@ def _reader(shape: tuple, dtype: np.dtype, stride: int, size: int) -> Any:
         got = root.reshape(n)[jnp.clip(offset + stride * i, 0, n - 1)]
         return jnp.where(i < length, got, jnp.zeros((), dtype))
 
-    return jax.jit(read)
+    return Kernel(jax.jit(read))
 
 
 @functools.lru_cache(maxsize=512)
@@ -137,7 +147,7 @@ def _writer(shape: tuple, dtype: np.dtype, stride: int, size: int) -> Any:
         at = jnp.where(i < length, offset + stride * i, n)  # n: dropped
         return root.reshape(n).at[at].set(new.astype(dtype), mode="drop").reshape(shape)
 
-    return jax.jit(write)
+    return Kernel(jax.jit(write))
 
 
 def padded(w: Win, size: int) -> jax.Array:
@@ -155,9 +165,18 @@ def _mask(size: int, length: int, device: Any) -> jax.Array:
     return jax.device_put(np.arange(size) < length, device)
 
 
-def mask(size: int, length: int, like: jax.Array) -> jax.Array:
+@functools.lru_cache(maxsize=64)
+def _mask_kernel(size: int) -> Kernel:
+    return Kernel(jax.jit(lambda length: lax.iota(np.int32, size) < length))
+
+
+def mask(size: int, length: int, like: jax.Array) -> Any:
     """True on the first ``length`` of ``size`` lanes, placed as ``like`` is (committed to
-    its device or not: a committed operand makes programs compile again for that)."""
+    its device or not: a committed operand makes programs compile again for that); in lazy
+    mode a pending value the program computes."""
+    if _get_context().policy.lazy:  # made by the program from the length (a loop's graphs
+        # then repeat, and roll; sending one per length measured slower)
+        return _mask_kernel(size)(np.int32(length))
     return _mask(size, length, next(iter(like.devices())) if like.committed else None)
 
 
@@ -176,7 +195,7 @@ def store(target: Win, view: ndarray, value: jax.Array) -> None:
     if view._readonly:
         raise ValueError("assignment destination is read-only")
     root = target.root
-    old = root._read()
+    old = root._read_lazy()
     new = _writer(old.shape, old.dtype, target.stride, value.shape[0])(
         old, value, np.int32(target.offset), np.int32(target.length))
     _index_write.write_through(root, (), new)
@@ -194,7 +213,8 @@ def _owner(value: jax.Array) -> ndarray:
 
 def ufunc_call(uf: Any, args: tuple, kwargs: dict) -> Any:
     """``uf(*args, **kwargs)`` through windows when its array operands (and ``out=``) are
-    windows of one length (scalars and 0-d arrays beside them), else ``NO``."""
+    windows of one length (scalars, 0-d arrays and 1-D host arrays of that length beside
+    them), else ``NO``."""
     if len(args) != uf.nin or uf.nout != 1:
         return NO
     out = None
@@ -216,11 +236,16 @@ def ufunc_call(uf: Any, args: tuple, kwargs: dict) -> Any:
     if uf.signature is not None:
         return NO
     wins: dict[int, Win | None] = {}
+    hosts: dict[int, ndarray] = {}  # 1-D host arrays beside windows: padded by NumPy
     for a in args if out is None else (*args, out):  # every operand's length is recorded
         if type(a) is ndarray:
-            if (a.ndim == 0 and a is not out) or id(a) in wins:
+            if (a.ndim == 0 and a is not out) or id(a) in wins or id(a) in hosts:
                 continue
-            wins[id(a)] = window(a)
+            w = window(a)
+            if w is None and a is not out and a.ndim == 1 and a._host() is not None:
+                hosts[id(a)] = a
+            else:
+                wins[id(a)] = w
         elif not (type(a) in _SCALARS or isinstance(a, np.generic)):
             return NO
     lengths = {None if w is None else w.length for w in wins.values()}
@@ -229,23 +254,58 @@ def ufunc_call(uf: Any, args: tuple, kwargs: dict) -> Any:
     length = lengths.pop()
     size = bucket(length)
     values = {key: _owner(padded(w, size)) for key, w in wins.items() if w is not None}
+    for key, a in hosts.items():
+        got = host_padded(a, length, size)
+        if got is None:
+            return NO
+        values[key] = _owner(got)
     ops = [values[id(a)] if id(a) in values else a for a in args]
     where = _owner(mask(size, length, next(iter(values.values()))._value))
     if out is None:
-        return wrap(uf._call(*ops, where=where)._read(), length)
+        return wrap(uf._call(*ops, where=where)._read_lazy(), length)
     target = values[id(out)]
     uf._call(*ops, out=target, where=where)
-    store(wins[id(out)], out, target._read())  # type: ignore[arg-type]
+    store(wins[id(out)], out, target._read_lazy())  # type: ignore[arg-type]
     return out
+
+
+_SEND = Kernel(jax.jit(lambda x: x))  # in lazy mode: a host value as a program input
+
+
+def host_padded(x: Any, length: int, size: int, dtype: Any = None) -> Any:
+    """A 1-D host array of ``length`` elements padded by NumPy with zeros to ``size`` (cast
+    to ``dtype`` if given) and sent to the device (the operand a device window is paired
+    with; in lazy mode a pending value), or None."""
+    if type(x) is not ndarray:
+        return None
+    data = x._host()
+    if data is None or data.shape != (length,):
+        return None
+    dtype = data.dtype if dtype is None else dtype
+    if dtype.kind not in "biufc" or not is_device_dtype(dtype):
+        return None
+    buf = np.zeros(size, dtype)
+    buf[:length] = data
+    if _get_context().policy.lazy:  # an input of the program (no transfer of its own)
+        return _SEND(buf)
+    return _to_device(buf)
 
 
 def pair(a: Any, b: Any) -> tuple | None:
     """Padded values of two windows of one length (a product's operands: the zeros after
-    the length add nothing), or None."""
+    the length add nothing), or None. One of them may be a 1-D host array (``host_padded``)."""
     wa, wb = window(a), window(b)  # (both lengths recorded)
-    if wa is None or wb is None or wb.length != wa.length:
+    if wa is None and wb is None:
         return None
-    size = bucket(wa.length)
+    size = bucket((wa or wb).length)  # type: ignore[union-attr]
+    if wa is None:
+        pa = host_padded(a, wb.length, size)  # type: ignore[union-attr]
+        return None if pa is None else (pa, padded(wb, size))  # type: ignore[arg-type]
+    if wb is None:
+        pb = host_padded(b, wa.length, size)
+        return None if pb is None else (padded(wa, size), pb)
+    if wb.length != wa.length:
+        return None
     return padded(wa, size), padded(wb, size)
 
 
@@ -257,12 +317,23 @@ def one(a: Any) -> jax.Array | None:
 
 def setitem(a: ndarray, view: Any, value: Any) -> bool:
     """``a[index] = value`` where ``view`` is ``a[index]``: True when both are windows of
-    one length and the write is done (a window written into itself: nothing to do)."""
+    one length (or ``value`` a 1-D host array of that length) and the write is done (a
+    window written into itself: nothing to do)."""
     tw = window(view)
     if tw is None:
         return False
     vw = window(value)
-    if vw is None or vw.length != tw.length:
+    if vw is None:  # a 1-D host array: padded by NumPy in the target's dtype
+        dtype = view.dtype
+        data = value._host() if type(value) is ndarray else None
+        if data is None or not np.can_cast(data.dtype, dtype, "safe"):
+            return False  # (NumPy's warnings of other casts: the exact path)
+        got = host_padded(value, tw.length, bucket(tw.length), dtype)
+        if got is None:
+            return False
+        store(tw, view, got)
+        return True
+    if vw.length != tw.length:
         return False
     if vw.root is tw.root and vw.offset == tw.offset and vw.stride == tw.stride:
         return True  # ``y[:k] = y[:k]``, the store of ``y[:k] += v``
