@@ -16,6 +16,7 @@ import pytest
 
 import npjax
 from npjax._core import _lazy
+from tests.test_lazy_rows import spy_programs
 
 pytestmark = pytest.mark.device_placement
 
@@ -79,24 +80,10 @@ def _fdtd(xp, ex, ey, hz, fict):
     return hz
 
 
-def _spy_programs(monkeypatch):
-    made = []
-    compile_ = _lazy._compile
-
-    def spy(key, spec, out_refs, inputs, roll=None):
-        got = compile_(key, spec, out_refs, inputs, roll)
-        made.append((got, list(inputs)))
-        return got
-
-    monkeypatch.setattr(_lazy, "_programs", {})
-    monkeypatch.setattr(_lazy, "_compile", spy)
-    return made
-
-
 def test_checked_stores_in_a_rolled_stencil_copy_no_more_arrays(monkeypatch):
     """A checked result stored into a view is checked where it was stored: the check does
     not compute it again from arrays that the loop updates in place (a copy each)."""
-    made = _spy_programs(monkeypatch)
+    made = spy_programs(monkeypatch)
     rng = np.random.default_rng(5)
     n = 48
     arrays = [rng.random((n, n)) for _ in range(3)] + [rng.random(12)]
@@ -145,7 +132,7 @@ def _burgers(xp, u, steps):
 def test_a_store_updated_again_in_the_trip_keeps_its_check(monkeypatch):
     """``u[1:-1] = ...`` then ``u[0] = ...``: the first store's result is checked as itself
     (read back from ``u`` before the second store, the check would need a copy of ``u``)."""
-    made = _spy_programs(monkeypatch)
+    made = spy_programs(monkeypatch)
     u0 = 1.0 + 0.5 * np.sin(np.linspace(0.0, 6.0, 301))
     want = _burgers(np, u0.copy(), 20)
     got, counts = _lazy_run(lambda xp, u: _burgers(xp, u, 20), u0)

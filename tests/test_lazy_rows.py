@@ -63,9 +63,8 @@ def test_other_trip_counts_reuse_the_programs():
     assert counts["programs"] <= 1
 
 
-def test_rolled_program_updates_the_array_in_place(monkeypatch):
-    """The cause of issue 16: each write of the straight program copied the whole array."""
-    a0, b0 = _inputs(n=200, m=16)
+def spy_programs(monkeypatch) -> list:
+    """Lazy programs compiled from now on, each with its inputs (the program cache emptied)."""
     made = []
     compile_ = _lazy._compile
 
@@ -76,6 +75,13 @@ def test_rolled_program_updates_the_array_in_place(monkeypatch):
 
     monkeypatch.setattr(_lazy, "_programs", {})
     monkeypatch.setattr(_lazy, "_compile", spy)
+    return made
+
+
+def test_rolled_program_updates_the_array_in_place(monkeypatch):
+    """The cause of issue 16: each write of the straight program copied the whole array."""
+    a0, b0 = _inputs(n=200, m=16)
+    made = spy_programs(monkeypatch)
     got, _, _ = _lazy_run(_ar_rows, a0, b0)
     np.testing.assert_array_equal(got, _ar_rows(np, a0.copy(), b0))
     assert made

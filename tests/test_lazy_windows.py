@@ -12,25 +12,12 @@ import pytest
 
 import npjax
 from benchmarks.growing_windows import levinson as _levinson
-from tests.tolerances import tolerance
-
-
-def _same(got, want, dtype=None):
-    got = np.asarray(got)
-    assert got.dtype == want.dtype and got.shape == want.shape
-    np.testing.assert_allclose(got, want, **tolerance(dtype or want.dtype))
+from benchmarks.kernels.forward_subst import kernel as _solve
+from tests.test_windows_eager import _same
 
 
 def _compiles() -> int:
     return npjax.stats()["compiles"]["count"]
-
-
-def _solve(np_, L, b):
-    n = b.shape[0]
-    x = np_.zeros_like(b)
-    for i in range(n):
-        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
-    return x
 
 
 @pytest.mark.parametrize("placement", ["auto", "device"])
