@@ -23,7 +23,7 @@ from npjax._core._index_plan import (_advanced_shape, _advanced_unchecked, _basi
                                      _check_bounds, _check_int, _expand, _int_positions, _one_mask)
 from npjax._core._lazy import Kernel, stored_part
 from npjax._core._ndarray import ndarray
-from npjax._core._numpy_in_place import from_numpy, host_view
+from npjax._core._numpy_in_place import from_numpy, host_views
 
 
 @functools.lru_cache(maxsize=64)
@@ -98,12 +98,11 @@ def _mask_read_on_host(a: ndarray, index: Any) -> ndarray | None:
     """
     if not _buckets.numpy_reads_in_place():
         return None
-    items = index if type(index) is tuple else (index,)
-    views = [host_view(x) for x in items]
-    data = host_view(a)
-    if data is None or any(v is None for v in views):
+    views = host_views((a, *index) if type(index) is tuple else (a, index))
+    if views is None:
         return None
-    return from_numpy(data[tuple(views) if type(index) is tuple else views[0]], True)
+    data = views[0]
+    return from_numpy(data[tuple(views[1:]) if type(index) is tuple else views[1]], True)
 
 
 def _read_one(a: ndarray, pos: tuple) -> ndarray:

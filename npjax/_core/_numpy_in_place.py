@@ -19,7 +19,7 @@ from npjax._core._normalize import to_jax
 from npjax._runtime import _context, _stats
 from npjax._runtime._context import current
 
-__all__ = ["from_numpy", "host_view"]
+__all__ = ["from_numpy", "host_view", "host_views"]
 
 _HOST_ITEMS = (int, float, complex, bool, slice, type(None), type(Ellipsis), np.ndarray,
                np.generic)
@@ -37,6 +37,12 @@ def host_view(x: Any) -> Any:
         return data
     value = x._read()
     return _stats.fetch(value) if in_host_memory(value) else None
+
+
+def host_views(xs: Any) -> list | None:
+    """``host_view`` of each of ``xs``, or None when one of them has none."""
+    views = [host_view(x) for x in xs]
+    return None if any(v is None for v in views) else views
 
 
 def from_numpy(result: np.ndarray, any_size: bool = False) -> ndarray:

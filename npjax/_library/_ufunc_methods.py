@@ -33,7 +33,7 @@ from npjax._runtime._context import current
 from npjax._runtime._numpy_calls import call_numpy_ufunc
 from npjax._calls._ufuncs import UFUNCS, ufunc
 from npjax._core._buckets import in_host_memory, numpy_reads_in_place
-from npjax._core._numpy_in_place import host_view
+from npjax._core._numpy_in_place import host_views
 
 __all__: list[str] = []
 
@@ -511,12 +511,11 @@ def _at_on_host(self: ufunc, a: ndarray, indices: Any, b: Any) -> bool:
     if np_ufunc is None or type(a) is not ndarray or not numpy_reads_in_place():
         return False
     items = indices if type(indices) is tuple else (indices,)
-    views = [host_view(x) for x in items]
-    if any(v is None for v in views):
+    views = host_views((*items, *(() if b is None else (b,))))
+    if views is None:
         return False
-    ops = [] if b is None else [host_view(b)]
-    if ops and ops[0] is None:
-        return False
+    ops = views[len(items):]
+    views = views[:len(items)]
     target = a._host()
     if target is None:
         value = a._read()

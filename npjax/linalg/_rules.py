@@ -20,7 +20,7 @@ from npjax._pure._errors import HostOnly
 from npjax._calls._fallback import call_numpy
 from npjax._core._normalize import to_jax
 from npjax._core._buckets import numpy_reads_in_place
-from npjax._core._numpy_in_place import from_numpy, host_view
+from npjax._core._numpy_in_place import from_numpy, host_views
 from npjax._runtime._numpy_calls import call_numpy_ufunc
 
 _NoValue = np._NoValue
@@ -125,10 +125,8 @@ def _numpy_in_place(numpy_fn: Any, args: tuple, kwargs: dict) -> Any:
     """NumPy's ``numpy_fn`` on operands in host memory (``_numpy_in_place``), or None."""
     if not numpy_reads_in_place():
         return None
-    views = [host_view(x) for x in (*args, *kwargs.values())]
-    if any(v is None or type(v) is not np.ndarray for v in views[:len(args)]):
-        return None
-    if any(v is None for v in views[len(args):]):
+    views = host_views((*args, *kwargs.values()))
+    if views is None or any(type(v) is not np.ndarray for v in views[:len(args)]):
         return None
     got = call_numpy_ufunc(numpy_fn, tuple(views[:len(args)]),
                            dict(zip(kwargs, views[len(args):])))
