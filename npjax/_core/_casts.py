@@ -90,8 +90,8 @@ def _rule(src: np.dtype, dst: np.dtype) -> str | None:
         top = np.finfo(_real_dtype(dst)).max
         if src.kind in "fc":
             return "over" if np.finfo(_real_dtype(src)).max > top else None
-        if src.kind in "iu":
-            return "over" if np.iinfo(src).max > top else None
+        if src.kind in "iu":  # (Python compares the int and the float exactly)
+            return "over" if int(np.iinfo(src).max) > float(top) else None
     return None
 
 
@@ -221,7 +221,13 @@ def _cast(value: Any, src: np.dtype, dst: np.dtype, rule: str, keep: bool,
 @functools.lru_cache(maxsize=256)
 def _limits(src: np.dtype, dst: np.dtype, rule: str) -> tuple:
     """(low, high): values of ``src`` strictly between them cast alike in JAX and NumPy
-    ("int"), or cannot overflow ``dst`` ("over")."""
+    ("int"), or cannot overflow ``dst`` ("over"); Python ints for an integer ``src`` (an
+    integer cast to float16 overflows from 65520 on: the halfway point above its largest
+    finite value rounds to even, infinity)."""
+    if rule == "over" and src.kind in "iu":
+        big = np.finfo(_real_dtype(dst)).max
+        edge = int(big) + int(big - np.nextafter(big, big.dtype.type(0))) // 2
+        return -edge, edge
     if rule == "int":
         info = np.iinfo(dst)
         return _floor(int(info.min) - 1, src), _ceil(int(info.max) + 1, src)
@@ -240,7 +246,10 @@ def _in_range(h: np.ndarray, rule: str, dst: np.dtype) -> bool:
             return False
         h = h.real
     low, high = _limits(h.dtype, dst, rule)
-    return bool(low < _min(h, axis=None)) and bool(_max(h, axis=None) < high)
+    lo, hi = _min(h, axis=None), _max(h, axis=None)
+    if h.dtype.kind in "iu":  # (the limits are Python ints, perhaps outside the dtype)
+        lo, hi = int(lo), int(hi)
+    return bool(low < lo) and bool(hi < high)
 
 
 def _astype(host: Any, dst: np.dtype, loop: str) -> Any:
