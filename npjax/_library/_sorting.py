@@ -40,6 +40,8 @@ from npjax._pure._impl.sorting import _bsearch, _lexsort, _sort_axis
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._library._selection import _device, _jx, _method, _min_max, _take
+from npjax._runtime._context import trace
+from npjax._runtime._host_reads import SYNCS
 
 __all__ = [
     "sort", "argsort", "partition", "argpartition", "lexsort", "searchsorted", "unique",
@@ -89,20 +91,69 @@ def _check_sort_args(kind: Any, order: Any, stable: Any) -> None:
 @npfunc
 def sort(a: ArrayIn, axis: Any = -1, kind: Any = None, order: Any = None, *,
          stable: Any = None) -> jax.Array:
-    """npjax implementation of ``numpy.sort`` (always a stable sort)."""
+    """npjax implementation of ``numpy.sort``: NumPy's order of equal floats of other bits
+    (-0.0 and 0.0, NaNs) for every ``kind`` (``_unstable_sort``)."""
     _check_sort_args(kind, order, stable)
-    return _along(a, axis, "values")
+    return _sort_values(a, axis, kind, stable)
+
+
+def _is_stable(kind: Any, stable: Any) -> bool:
+    return bool(stable) or _SORT_KINDS[kind.lower() if isinstance(kind, str) else kind] == \
+        "stable"
+
+
+def _sort_values(a: jax.Array, axis: Any, kind: Any, stable: Any) -> jax.Array:
+    """``sort``: a stable sort, the answer of every kind for integers and for floats
+    without ties of equal values of other bits (-0.0 and 0.0, NaNs), which NumPy's unstable
+    kinds may order either way; those are sorted by NumPy on a host copy (one boolean read
+    back says whether there are any), as ``_unstable_argsort``."""
+    if _is_stable(kind, stable) or a.dtype.kind not in "fc":
+        return _along(a, axis, "values")
+    return _unstable(a, axis, kind, "value_ties", np.sort)
 
 
 @npfunc
 def argsort(a: ArrayIn, axis: Any = -1, kind: Any = None, order: Any = None, *,
             stable: Any = None) -> jax.Array:
-    """npjax implementation of ``numpy.argsort`` (always stable, whatever ``kind``)."""
+    """npjax implementation of ``numpy.argsort``: NumPy's permutation for every ``kind``
+    (``_unstable_argsort``)."""
     _check_sort_args(kind, order, stable)
     if a.ndim == 0 and axis is not None:
         normalize_axis(axis, 1)
         a = a.reshape(1)
-    return _along(a, axis, "indices")
+    if _is_stable(kind, stable):
+        return _along(a, axis, "indices")
+    return _unstable(a, axis, kind, "ties", np.argsort)
+
+
+def _unstable(a: jax.Array, axis: Any, kind: Any, want: str, numpy_fn: Any) -> jax.Array:
+    """``argsort`` (``want`` "ties") or ``sort`` ("value_ties") with NumPy's unstable kinds
+    (quicksort, its default, and heapsort): a stable sort gives NumPy's answer except where
+    two elements of a lane compare equal (for values: and differ in their bits), which
+    NumPy's introsort (or its SIMD sort) may order either way. The device sort also says
+    whether the array has such ties (one boolean read back); only then is NumPy's own
+    ``numpy_fn`` run on a host copy. Under ``npjax.jit`` the flag is a check of the trace
+    (the call reruns eagerly when it is set); under plain ``jax.jit`` the stable order is
+    kept."""
+    if axis is not None:
+        axis = normalize_axis(axis, a.ndim)
+    n = a.size if axis is None else a.shape[axis]
+    indices = want == "ties"
+    if n < 2 or a.size == 0:
+        return _along(a, axis, "indices" if indices else "values")
+    got, ties = _sort_axis(a, axis, want)
+    if isinstance(ties, jax.core.Tracer):
+        tr = trace()
+        if tr is not None:
+            tr.check(ties)
+    else:
+        SYNCS["checks"] += 1
+        if bool(ties):
+            host = numpy_fn(_stats.fetch(a), axis=axis, kind=kind)
+            got = _device(host, None if indices else host.dtype)
+    if indices:
+        _bounds.remember(got, 0, n - 1)
+    return got
 
 
 def _check_kth(kth: Any, n: int, empty: bool) -> None:
@@ -432,7 +483,7 @@ def _sort_method(self: ndarray, axis: Any = -1, kind: Any = None, order: Any = N
                  stable: Any = None) -> None:
     _check_sort_args(kind, order, stable)
     value = self._read()
-    self._write(_along(value, operator.index(axis), "values"))
+    self._write(_sort_values(value, operator.index(axis), kind, stable))
 
 
 def _partition_method(self: ndarray, kth: Any, axis: Any = -1, kind: str = "introselect",

@@ -72,13 +72,29 @@ def _keys(x: jax.Array) -> list[jax.Array]:
 
 @functools.partial(jax.jit, static_argnames=("want",))
 def _sort_last(x: jax.Array, want: str) -> Any:
-    """Stable sort along the last axis: values, indices or both."""
+    """Stable sort along the last axis: values, indices or both; "ties": the indices and
+    whether two elements of a lane compare equal (where an unstable sort may order them
+    otherwise), from the sorted keys, in the same program."""
     keys = _keys(x)
     iota = lax.broadcasted_iota(_INTP, x.shape, x.ndim - 1)
     out = lax.sort((*keys, iota), dimension=x.ndim - 1, num_keys=len(keys), is_stable=True)
     perm = out[-1]
     if want == "indices":
         return perm
+    if want in ("ties", "value_ties"):
+        same = jnp.ones(x.shape[:-1] + (max(x.shape[-1] - 1, 0),), bool)
+        for k in out[:-1]:
+            same = same & (k[..., 1:] == k[..., :-1])
+        if want == "ties":
+            return perm, jnp.any(same)
+        # values: ties show only between equal values of other bits (-0.0 and 0.0, NaNs)
+        values = jnp.take_along_axis(x, perm, axis=-1)
+        parts = (jnp.real(values), jnp.imag(values)) if x.dtype.kind == "c" else (values,)
+        differ = jnp.zeros(same.shape, bool)
+        for p in parts:
+            b = lax.bitcast_convert_type(p, _INT_OF[p.dtype.itemsize])
+            differ = differ | (b[..., 1:] != b[..., :-1])
+        return values, jnp.any(same & differ)
     values = jnp.take_along_axis(x, perm, axis=-1)
     return values if want == "values" else (values, perm)
 
@@ -90,7 +106,10 @@ def _sort_axis(x: jax.Array, axis: int | None, want: str) -> Any:
     last = x.ndim - 1
     if axis == last:
         return _sort_last(x, want)
-    return jnp.moveaxis(_sort_last(jnp.moveaxis(x, axis, last), want), last, axis)
+    got = _sort_last(jnp.moveaxis(x, axis, last), want)
+    if want in ("ties", "value_ties"):
+        return jnp.moveaxis(got[0], last, axis), got[1]
+    return jnp.moveaxis(got, last, axis)
 
 
 def _lt(a: list, b: list) -> jax.Array:
