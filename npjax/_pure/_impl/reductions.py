@@ -35,6 +35,8 @@ _UNROLL = 600
 # XLA's CPU backend contracts ``a*b + c`` into one FMA (openxla/xla#41579), which rounds
 # differently from NumPy's separate multiply and add. Adding a zero the compiler cannot see
 # (a runtime argument) after a product makes the product round on its own, as in NumPy.
+# The zero is -0.0: x + -0.0 is x for every x, where x + 0.0 turns a product's -0.0 into
+# 0.0 (``cross`` of vectors with signed zeros); complex products add -0.0 to both parts.
 _TRACE = threading.local()
 
 
@@ -53,7 +55,7 @@ def _compiled(core: Callable, static: tuple) -> Callable:
 
 @functools.lru_cache(maxsize=1)
 def _zero() -> Any:
-    return jnp.zeros((), _F64)
+    return jnp.asarray(-0.0, _F64)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -71,7 +73,11 @@ def _jit_plain(core: Callable, static: tuple) -> Callable:
 def _r(p: Any) -> Any:
     """``p`` rounded as a product on its own (no FMA contraction with a following add)."""
     zero = getattr(_TRACE, "zero", None)
-    return p if zero is None else p + zero.astype(p.dtype)
+    if zero is None:
+        return p
+    if p.dtype.kind == "c":
+        return p + jax.lax.complex(zero, zero).astype(p.dtype)
+    return p + zero.astype(p.dtype)
 
 
 # --- shapes and dtypes -----------------------------------------------------------------------
