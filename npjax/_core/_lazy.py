@@ -61,6 +61,9 @@ _programs: dict = {}       # program structure -> compiled program
 _seq = 0
 _segment: Any = None       # (kernel, program point) of the first call of the pending graph
 _lock = threading.RLock()  # guards the pending graph: recording, flushing, running
+# thread id -> the checks of its calls that another thread's flush computed: (check, error
+# state, operands, results), made by the thread that recorded them at its next read
+_foreign: dict = {}
 
 
 class Call:
@@ -77,7 +80,7 @@ class Call:
         self.treedef = treedef
         self.leaves = leaves
         self.outs: list = []
-        self.check: Any = None  # (checker, errstate dict) for checked ufuncs
+        self.check: Any = None  # (checker, errstate dict, thread id) for checked ufuncs
         self.empty = False  # an output has no elements
 
 
@@ -103,6 +106,8 @@ class Lazy:
         """The computed value (computing every pending value still in use, if needed)."""
         if self.value is None:
             flush(self)
+        if _foreign:
+            foreign_checks()
         return self.value
 
     def __getattr__(self, name: str) -> Any:  # any other use needs the value
@@ -341,14 +346,16 @@ def _same_ints(a: Any, b: Any) -> bool:
 def defer_check(results: Any, check: Callable, st: dict) -> None:
     """Attach an error-state check to the call that produced ``results`` (lazy values)."""
     first = results[0] if isinstance(results, tuple | list) else results
-    first.call.check = (check, st)
+    first.call.check = (check, st, threading.get_ident())
 
 
 # --- running ---------------------------------------------------------------------------
 
 
 def flush(*wanted: Lazy) -> None:
-    """Compute ``wanted`` and every pending value still referenced outside the graph."""
+    """Compute ``wanted`` and every pending value still referenced outside the graph. The
+    graph is the process's: a thread may compute values another thread recorded, whose
+    checks that thread then makes at its next read (``foreign_checks``)."""
     global _calls
     with _lock:
         refs, _calls = _calls, []
@@ -543,18 +550,43 @@ def _watch(watch: FiniteWatch, waiting: dict, later: dict, i: int, entry: tuple,
 
 
 def _replay_checks(checks: list, spec: list, inputs: list) -> None:
-    """Run the calls one by one and make each recorded error-state check on its values."""
+    """Run the calls one by one and make each recorded error-state check on its values;
+    a check of a call another thread recorded waits for that thread (``foreign_checks``):
+    its warnings and errors are that thread's, as NumPy's would be."""
     results: list = []
+    me = threading.get_ident()
     for recorded, (k, treedef, refs, _) in zip(checks, spec):
         leaves = [inputs[r] if type(r) is int else results[r[0]][r[1]] for r in refs]
         out = k.fn(*jax.tree.unflatten(treedef, leaves))
         outs = jax.tree.leaves(out)
         results.append(outs)
         if recorded is not None:
-            check, st = recorded
-            with np.errstate(divide=st["divide"], over=st["over"], under=st["under"],
-                             invalid=st["invalid"], call=st.get("call")):
-                check(list(leaves), tuple(outs))
+            check, st, owner = recorded
+            if owner != me:
+                _foreign.setdefault(owner, []).append((check, st, list(leaves), tuple(outs)))
+                continue
+            _check_now(check, st, list(leaves), tuple(outs))
+
+
+def _check_now(check: Callable, st: dict, leaves: list, outs: tuple) -> None:
+    with np.errstate(divide=st["divide"], over=st["over"], under=st["under"],
+                     invalid=st["invalid"], call=st.get("call")):
+        check(leaves, outs)
+
+
+def foreign_checks() -> None:
+    """Make this thread's checks of values another thread's flush computed (at this
+    thread's next read of a lazy value, or its next flush), in recording order."""
+    items = _foreign.pop(threading.get_ident(), None)
+    while items:
+        check, st, leaves, outs = items.pop(0)
+        try:
+            _check_now(check, st, leaves, outs)
+        except BaseException:  # the first error is raised; later checks still wait
+            if items:
+                with _lock:
+                    _foreign.setdefault(threading.get_ident(), [])[:0] = items
+            raise
 
 
 # --- rolling: a loop body recorded many times runs as one compiled loop ------------------
