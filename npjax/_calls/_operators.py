@@ -3,6 +3,11 @@
 Reflected operators swap the operands; in-place operators are the ufunc with ``out=self``
 (NumPy's same-kind casting, so ``int_array += 1.5`` raises). A NumPy scalar is immutable, so
 an in-place operator on a scalar result rebinds the name to a new scalar instead.
+
+An operator whose operands are all scalars (scalar results of device arrays, Python numbers,
+NumPy scalars) is NumPy's scalar math: its warnings say "... encountered in scalar add", and
+integer ``+``, ``-``, ``*``, negation and ``abs`` report overflow (``ufunc.scalar_call``).
+Scalars of host arrays are NumPy's own.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import jax.numpy as jnp
+import numpy as np
 
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
@@ -27,14 +33,35 @@ COMPARISON = {"eq": "equal", "ne": "not_equal", "lt": "less", "le": "less_equal"
 UNARY = {"neg": "negative", "pos": "positive", "abs": "absolute", "invert": "invert"}
 
 
+_PY_NUMBERS = (int, float, complex, bool)
+
+
+def _scalar_math(*args: Any) -> bool:
+    """Whether an operator on ``args`` is NumPy's scalar math computed on the device: every
+    operand a scalar, one of them an npjax device scalar."""
+    device = False
+    for a in args:
+        if type(a) is ndarray:
+            if not a._scalar:
+                return False
+            device = device or a._host() is None
+        elif type(a) not in _PY_NUMBERS and not isinstance(a, np.generic):
+            return False
+    return device
+
+
 def _forward(uf):
     def op(self, other):
+        if self._scalar and _scalar_math(self, other):
+            return uf.scalar_call(self, other)
         return uf(self, other)
     return op
 
 
 def _reflected(uf):
     def op(self, other):
+        if self._scalar and _scalar_math(self, other):
+            return uf.scalar_call(other, self)
         return uf(other, self)
     return op
 
@@ -53,6 +80,8 @@ def _equality(uf, const: bool):
 def _inplace(uf):
     def op(self, other):
         if self._scalar:
+            if _scalar_math(self, other):
+                return uf.scalar_call(self, other)
             return uf(self, other)
         tr = trace()
         if tr is None or self._base is None:
@@ -68,6 +97,8 @@ def _inplace(uf):
 
 def _unary(uf):
     def op(self):
+        if self._scalar and _scalar_math(self):
+            return uf.scalar_call(self)
         return uf(self)
     return op
 
@@ -90,20 +121,28 @@ def _power_ufunc(self: ndarray, other: Any) -> tuple[Any, tuple]:
 
 
 def _pow(self, other):
+    if self._scalar and _scalar_math(self, other):  # (scalar math: no square fast path)
+        return UFUNCS["power"].scalar_call(self, other)
     uf, operands = _power_ufunc(self, other)
     return uf(*operands)
 
 
 def _ipow(self, other):
+    if self._scalar:
+        return _pow(self, other)
     uf, operands = _power_ufunc(self, other)
-    return uf(*operands) if self._scalar else uf(*operands, out=self)
+    return uf(*operands, out=self)
 
 
 def _divmod(self: ndarray, other: Any) -> Any:
+    if self._scalar and _scalar_math(self, other):
+        return UFUNCS["divmod"].scalar_call(self, other)
     return UFUNCS["divmod"](self, other)
 
 
 def _rdivmod(self: ndarray, other: Any) -> Any:
+    if self._scalar and _scalar_math(self, other):
+        return UFUNCS["divmod"].scalar_call(other, self)
     return UFUNCS["divmod"](other, self)
 
 

@@ -50,7 +50,7 @@ from npjax._core import _window_reads
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
 from npjax._runtime._context import current, trace
 from npjax._runtime._deferred_checks import defer_flags, flagging_state
-from npjax._runtime._fp_flags import _float_flags
+from npjax._runtime._fp_flags import SCALAR_OVER, _float_flags, _int_over
 
 try:  # a computed device array (not a tracer, nor a value lazy mode left): fused checks
     from jax._src.array import ArrayImpl as _CONCRETE
@@ -91,6 +91,7 @@ class ufunc:
         self._np = np_ufunc
         self._impl = IMPL_OVERRIDES.get(self.__name__) or getattr(jnp, self.__name__, None)
         self._fast: dict[tuple, Callable] = {}  # operand dtypes -> compiled kernel
+        self._scalar_fast: dict[tuple, tuple] = {}  # the same for ``scalar_call``
         self.nin = np_ufunc.nin
         self.nout = np_ufunc.nout
         self._bounded = np_ufunc.signature is None  # elementwise: see ``host_ufunc2``
@@ -104,6 +105,47 @@ class ufunc:
 
     def __repr__(self) -> str:
         return f"<ufunc '{self.__name__}'>"
+
+    def scalar_call(self, *args: Any) -> Any:
+        """An operator on scalars (``_operators``): NumPy's scalar math, whose reports say
+        "... encountered in scalar <name>" and which reports integer overflow."""
+        if all(type(a) is ndarray for a in args):  # the loop seen before: its kernel, check
+            policy = current()
+            if policy.device is None and policy.sharding is None:
+                lazy = policy.lazy
+                vals = [a._read_lazy() if lazy else a._read() for a in args]
+                entry = self._scalar_fast.get(tuple(v.dtype for v in vals))
+                if entry is not None:
+                    kernel, check, over = entry
+                    if not lazy:
+                        results = kernel.now(vals)
+                        if check is not None:
+                            check(vals, results, True)
+                    elif over is not None:
+                        return _lazy_scalar_over(self.__name__, *over, vals)
+                    else:
+                        results = kernel(*vals)
+                        if check is not None:
+                            _run_check(check, vals, results, True, True)
+                    if self.nout == 1:
+                        return ndarray._owner(results[0], True)
+                    return tuple(ndarray._owner(r, True) for r in results)
+        try:
+            return self._call(*args, _scalar=True)
+        except SubclassOperand:
+            return call_ufunc(self, args, {})
+
+    def _remember_scalar(self, args: tuple, keys: tuple, loop_in: tuple, loop_out: tuple,
+                         dtype: Any, casting: str) -> None:
+        """``scalar_call``'s entry for a call of ``_call`` on device scalars alone: kernel,
+        check, and the loops where lazy mode records the overflow flag."""
+        if dtype is None and casting == "same_kind" and self.__name__ != "power" and all(
+                type(a) is ndarray for a in args):
+            over = (loop_in, loop_out) if self.__name__ in SCALAR_OVER and all(
+                dt.kind in "iu" for dt in loop_out) else None
+            self._scalar_fast[keys] = (
+                _kernel(self.__name__, loop_in, loop_out, False, False),
+                _ufunc_checks.checker(self.__name__, loop_in, loop_out, True), over)
 
     def _body(self, loops: tuple) -> Callable:
         """Un-jitted body for loop dtypes ``(loop_in, loop_out)`` (for the ufunc methods)."""
@@ -187,8 +229,10 @@ class ufunc:
                         y = b._read() if kind_b is ndarray else b
                         entry = self._fast.get((float if kind_a is float else x.dtype,
                                                 float if kind_b is float else y.dtype))
-                        if entry is not None:
-                            kernel, check, flagged = entry
+                        if entry is not None and (  # a Python float within the loop's range
+                                (kind_a is not float or not abs(a) > entry[3])
+                                and (kind_b is not float or not abs(b) > entry[3])):
+                            kernel, check, flagged, _ = entry
                             if flagged is not None and (type(x) is _CONCRETE or kind_a is float) \
                                     and (type(y) is _CONCRETE or kind_b is float):
                                 st = flagging_state()
@@ -215,8 +259,9 @@ class ufunc:
                                                  for v in vals))
                 except AttributeError:
                     entry = None
-                if entry is not None and len(vals) == self.nin:
-                    kernel, check, flagged = entry
+                if entry is not None and len(vals) == self.nin and not any(
+                        type(v) is float and abs(v) > entry[3] for v in vals):
+                    kernel, check, flagged, _ = entry
                     st = None
                     if flagged is not None and not lazy and all(
                             type(v) is _CONCRETE or type(v) is float for v in vals):
@@ -243,7 +288,9 @@ class ufunc:
 
     def _call(self, *args: Any, out: Any = None, where: Any = True,
               casting: str = "same_kind", order: str = "K", dtype: Any = None,
-              subok: bool = True, signature: Any = None, **extra: Any) -> Any:
+              subok: bool = True, signature: Any = None, _scalar: bool = False,
+              **extra: Any) -> Any:
+        """The full path. ``_scalar``: an operator on scalars (``scalar_call``)."""
         nin = self.nin
         if len(args) != nin:
             if nin < len(args) <= self.nargs and out is None:
@@ -299,6 +346,8 @@ class ufunc:
                         return self._compare_out_of_range(i, args, out, where, casting,
                                                           dtype, v > info.max, info)
                 vals[i] = _weak_int(v, dt, self.__name__)
+            elif type(v) is float or type(v) is complex:
+                vals[i] = _weak_float(v, loop_in[i])
         if dtype is not None or casting == "unsafe":  # inputs cast by NumPy's rules
             vals = [v if type(v) in _WEAK else _casts.precast(v, dt)
                     for v, dt in zip(vals, loop_in)]
@@ -313,6 +362,10 @@ class ufunc:
                 getattr(v, "size", 1) for v in vals):
             _check_power(vals[1])
         if where is True:
+            if _scalar and lazy and self.__name__ in SCALAR_OVER and all(
+                    dt.kind in "iu" for dt in loop_out):
+                self._remember_scalar(args, keys, loop_in, loop_out, dtype, casting)
+                return _lazy_scalar_over(self.__name__, loop_in, loop_out, vals)
             try:
                 results = _kernel(self.__name__, loop_in, loop_out, False, False)(*vals)
             except (TypeError, IndexError) as exc:  # types resolved: this is a shape error
@@ -331,11 +384,13 @@ class ufunc:
             except TypeError as exc:
                 raise _shape_error(self, [*vals, mask, *(olds if has_old else ())],
                                    exc) from None
-        check = _ufunc_checks.checker(self.__name__, loop_in, loop_out)
+        check = _ufunc_checks.checker(self.__name__, loop_in, loop_out, _scalar)
         if outs is None:
             if check is not None:
                 _run_check(check, vals, results, True if where is True else mask, lazy)
-            if (where is True and dtype is None and casting == "same_kind"
+            if _scalar and where is True:
+                self._remember_scalar(args, keys, loop_in, loop_out, dtype, casting)
+            if (where is True and dtype is None and casting == "same_kind" and not _scalar
                     and self.signature is None and self.__name__ != "power"
                     and all(type(a) is ndarray or type(a) is float for a in args)):
                 flagged = None  # results in accelerator memory (not traced): checks wait
@@ -343,8 +398,11 @@ class ufunc:
                         dt.kind in "fc" for dt in loop_out) and type(
                         results[0]) is _CONCRETE and not _host_reads.on_host(results[0]):
                     flagged = _flagged_kernels(self.__name__, loop_in, loop_out)
+                # (the largest Python float the loop takes as it is: ``_weak_float``)
+                limit = min((_NARROW_MAX.get(dt, np.inf) for dt, k in zip(loop_in, keys)
+                             if k is float), default=np.inf)
                 self._fast[keys] = (_kernel(self.__name__, loop_in, loop_out, False, False),
-                                    check, flagged)
+                                    check, flagged, limit)
             if self.nout == 1:
                 return ndarray._owner(results[0], results[0].ndim == 0)
             return tuple(ndarray._owner(r, r.ndim == 0) for r in results)
@@ -378,7 +436,7 @@ def _run_check(check: Callable, vals: list, results: tuple, mask: Any, lazy: boo
     the recorded call (made when its program runs), others need the values now."""
     if lazy and type(results[0]) is Lazy:
         # (a result already computed, e.g. written into a host array: checked now)
-        if check.__name__ == "check_float" and results[0].value is None and (
+        if check.__name__ in _LAZY_CHECKS and results[0].value is None and (
                 mask is True or type(mask) is Lazy or isinstance(mask, jax.Array)):
             st = _errstate.state()
             if any(st[key] != "ignore" for key in ("divide", "over", "under", "invalid")):
@@ -390,6 +448,43 @@ def _run_check(check: Callable, vals: list, results: tuple, mask: Any, lazy: boo
         vals = [concrete(v) for v in vals]
         results = tuple(concrete(r) for r in results)
     check(vals, results, mask)
+
+
+_LAZY_CHECKS = ("check_float",)  # checks that may go with the recorded call
+
+
+def _lazy_scalar_over(name: str, loop_in: tuple, loop_out: tuple, vals: list) -> ndarray:
+    """Integer scalar math in lazy mode: the recorded call also gives a float flag, NaN
+    where the operation overflowed, which the lazy program's check of non-finite results
+    sees (``_lazy.FiniteWatch``): the overflow is reported when the value is computed, as
+    lazy mode reports floating-point errors, without computing anything now."""
+    st = _errstate.state()
+    res, flag = _over_kernel(name, loop_in, loop_out)(*vals)
+    if st["over"] != "ignore":
+        label = f"scalar {name}"
+        if type(flag) is Lazy and flag.value is None:
+            _lazy.defer_check((res, flag), functools.partial(_report_over, label, st), st)
+        else:
+            _report_over(label, st, vals, (res, concrete(flag)))
+    return ndarray._owner(res, True)
+
+
+def _report_over(label: str, st: dict, leaves: list, outs: tuple) -> None:
+    if np.isnan(np.asarray(outs[1])):
+        _errstate.report(2, label, st)
+
+
+@functools.lru_cache(maxsize=256)
+def _over_kernel(name: str, loop_in: tuple, loop_out: tuple) -> Kernel:
+    body = _make_body(name, loop_in, loop_out)
+
+    def run(*xs):
+        (r,) = body(*xs)
+        bad = _int_over(jnp, name, [jnp.asarray(x).astype(dt) for x, dt in zip(xs, loop_in)],
+                        r)
+        return r, jnp.where(jnp.any(bad), jnp.nan, 0.0)
+
+    return Kernel(jax.jit(run))
 
 
 def _masked_check(check: Callable, n: int, leaves: list, results: tuple) -> None:
@@ -510,7 +605,33 @@ def _weak_int(value: int, dtype: np.dtype, name: str) -> Any:
         if not -(2**63) <= value < 2**63:  # NumPy converts the int to a C long first
             raise OverflowError("Python int too large to convert to C long")
         return np.bool_(value)
-    return dtype.type(value)  # beyond int64 JAX cannot take a Python int
+    # beyond int64 JAX cannot take a Python int; past float16's range NumPy warns of the cast
+    return _numpy_calls.call_numpy_ufunc(dtype.type, (value,), {})
+
+
+# The largest finite values of the loop dtypes narrower than a Python float.
+_NARROW_MAX = {np.dtype(t): float(np.finfo(t).max) for t in (np.float16, np.float32)}
+_NARROW_MAX[np.dtype(np.complex64)] = _NARROW_MAX[np.dtype(np.float32)]
+
+
+def _weak_float(value: float | complex, dtype: np.dtype) -> Any:
+    """A Python float or complex operand as NumPy takes it into a narrower float loop: cast
+    to ``dtype`` first, so one beyond its range is an infinity and NumPy reports "overflow
+    encountered in cast" (under the user's error state) rather than an overflow of the
+    loop's own operation (``float16_array * 1e5``). In lazy mode the pending values are
+    computed first (a rare case), so that their warnings come before this one, as in
+    NumPy."""
+    top = _NARROW_MAX.get(dtype)
+    if top is None:
+        return value
+    parts = (value.real, value.imag) if type(value) is complex else (value,)
+    if all(not (p < -top or p > top) or p in (np.inf, -np.inf) for p in parts):
+        return value  # (NaN compares False)
+    if current().lazy:
+        _lazy.flush()
+        _lazy.foreign_checks()
+    new = _numpy_calls.call_numpy_ufunc(dtype.type, (value,), {})
+    return complex(new) if type(value) is complex else float(new)
 
 
 # Ufuncs whose float16 loop must stay in float16 (they look at the float16 bit pattern).

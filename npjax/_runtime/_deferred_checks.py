@@ -73,10 +73,11 @@ def _user_line() -> tuple | None:
 
 
 def _defer(name: str, kind: str, vals: Any, outs: Any, mask: Any, st: dict,
-           low: int | None = None) -> None:
-    """Compute a check's flags on the device; read them at the next host read."""
+           low: int | None = None, label: str | None = None) -> None:
+    """Compute a check's flags on the device; read them at the next host read (reported as
+    "... encountered in <label>", ``name`` by default)."""
     flags = _device_flags(name, kind, True, low)(list(vals), list(outs), mask)
-    _push(flags, (("flags", name),), st, _user_line())
+    _push(flags, (("flags", label or name),), st, _user_line())
 
 
 def defer_events(values: Any, events: tuple, st: dict) -> None:

@@ -121,9 +121,41 @@ def _float_flags(xp: Any, name: str, under: bool, vals: list, outs: list, mask: 
     return bits
 
 
-def _int_flags(xp: Any, name: str, low: int | None, vals: list, mask: Any) -> Any:
-    """Integer ``//``, ``%``, ``divmod``, ``fmod`` (divisor 0; MIN // -1) and ``reciprocal``
-    (1 / 0: divide and invalid, as NumPy's cast of inf)."""
+# Integer operations NumPy's scalar math checks for overflow (its ufuncs do not).
+SCALAR_OVER = frozenset({"add", "subtract", "multiply", "negative", "absolute"})
+
+
+def _int_over(xp: Any, name: str, vals: list, r: Any) -> Any:
+    """Where integer ``name`` (of ``SCALAR_OVER``) overflowed, from its operands and its
+    wrapped result ``r``."""
+    x = vals[0]
+    signed = r.dtype.kind == "i"
+    low = int(np.iinfo(r.dtype).min) if signed else 0
+    if name == "negative":
+        return (x == low) if signed else (x != 0)
+    if name == "absolute":
+        return (x == low) if signed else False
+    y = vals[1]
+    if name == "add":
+        return ((x ^ r) & (y ^ r)) < 0 if signed else r < x
+    if name == "subtract":
+        return ((x ^ y) & (x ^ r)) < 0 if signed else x < y
+    # multiply: exact iff r // x == y (r is x*y modulo 2**bits); x == -1 apart (MIN // -1)
+    plain = (x != 0) & (x != -1) if signed else x != 0
+    q = r // xp.where(plain, x, xp.ones_like(x))
+    bad = plain & (q != y)
+    if signed:
+        bad = bad | ((x == -1) & (y == low))
+    return bad
+
+
+def _int_flags(xp: Any, name: str, low: int | None, vals: list, mask: Any,
+               outs: Any = ()) -> Any:
+    """Integer ``//``, ``%``, ``divmod``, ``fmod`` (divisor 0; MIN // -1), ``reciprocal``
+    (1 / 0: divide and invalid, as NumPy's cast of inf) and, for scalar math, the overflow
+    of ``SCALAR_OVER``."""
+    if name in SCALAR_OVER:
+        return xp.where(xp.any(_int_over(xp, name, vals, outs[0]) & mask), 2, 0)
     if name == "reciprocal":
         return xp.where(xp.any((vals[0] == 0) & mask), 9, 0)
     x, y = vals
@@ -136,7 +168,7 @@ def _int_flags(xp: Any, name: str, low: int | None, vals: list, mask: Any) -> An
 @functools.lru_cache(maxsize=1024)
 def _device_flags(name: str, kind: str, under: bool, low: int | None) -> Callable:
     if kind == "int":
-        return jax.jit(lambda vals, outs, mask: _int_flags(jnp, name, low, vals, mask))
+        return jax.jit(lambda vals, outs, mask: _int_flags(jnp, name, low, vals, mask, outs))
     return jax.jit(lambda vals, outs, mask: _float_flags(jnp, name, under, vals, outs, mask))
 
 

@@ -66,7 +66,7 @@ def _flags(name: str, kind: str, under: bool, vals: list, outs: list, mask: Any,
         hv, ho, hm = [_host(v) for v in vals], [_host(o) for o in outs], _host(mask)
         with np.errstate(all="ignore"):
             if kind == "int":
-                return int(_int_flags(np, name, low, hv, hm))
+                return int(_int_flags(np, name, low, hv, hm, ho))
             return int(_float_flags(np, name, under, hv, ho, hm))
     SYNCS["checks"] += 1
     return int(_device_flags(name, kind, under, low)(list(vals), list(outs), mask))

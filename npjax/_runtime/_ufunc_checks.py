@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -11,10 +12,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from npjax._runtime import _host_reads
 from npjax._runtime._deferred_checks import _defer, _deferrable
 from npjax._runtime._errstate import _KINDS, report, state
 from npjax._runtime._finite_watch import PROPAGATING, QUIET
-from npjax._runtime._fp_flags import _CMP, _INT_DIV, _float_flags, _int_flags, _reduce_flags
+from npjax._runtime._fp_flags import (_CMP, _INT_DIV, SCALAR_OVER, _float_flags, _int_flags,
+                                     _reduce_flags)
 from npjax._runtime._fp_screen import _all_finite, _flags, _no_tiny
 
 _Tracer = jax.core.Tracer
@@ -55,17 +58,50 @@ def _poisoned(outs: tuple) -> list | None:
     return None if tr is None else tr.watch.poisoned(outs)
 
 
+_EXACT = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
+          "negative": operator.neg, "absolute": abs}
+
+
 def _is_host_scalar(v: Any) -> bool:
     return isinstance(v, int | float | complex | np.generic)
 
 
 @functools.lru_cache(maxsize=8192)
-def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
+def checker(name: str, loop_in: tuple, loop_out: tuple, scalar: bool = False
+            ) -> Callable | None:
     """The error-state check after a call of ufunc ``name`` with these loop dtypes, or None
     when such a call cannot raise a floating-point flag. ``check(vals, outs, mask=True)``
     takes the operands (as given to the kernel) and the results; it warns, raises or calls
-    as the error state says."""
+    as the error state says. ``scalar``: the call is NumPy's scalar math (an operator on
+    scalars): its reports say "... encountered in scalar <name>", and integer ``+``, ``-``,
+    ``*``, negation and ``abs`` report their overflow."""
+    label = f"scalar {name}" if scalar else name
     int_kind = bool(loop_in) and all(dt.kind in "iub" for dt in loop_in)
+    if scalar and name in SCALAR_OVER and all(dt.kind in "iu" for dt in loop_out):
+        info = np.iinfo(loop_out[0])
+        bounds = int(info.min), int(info.max)
+
+        def check_over(vals: list, outs: tuple, mask: Any = True) -> None:
+            st = state()
+            if st["over"] == "ignore":
+                return
+            if _traced(outs, st, lambda: _int_flags(jnp, name, None, list(vals), mask,
+                                                    list(outs))):
+                return
+            if _deferrable(outs[0], st):
+                _defer(name, "int", vals, outs, mask, st, None, label)
+                return
+            r = outs[0]
+            if mask is True and r.ndim == 0 and _host_reads.on_host(r):  # Python's exact
+                exact = _EXACT[name](*(int(np.asarray(v)) for v in vals))  # value: fastest
+                if not bounds[0] <= exact <= bounds[1]:
+                    report(2, label, st)
+                return
+            flags = _flags(name, "int", False, vals, outs, mask)
+            if flags:
+                report(flags, label, st)
+
+        return check_over
     if int_kind and (name in _INT_DIV or name == "reciprocal"):
         keys = ("divide", "invalid") if name == "reciprocal" else ("divide", "over")
         low = (int(np.iinfo(loop_in[0]).min) if name in ("floor_divide", "divmod")
@@ -83,11 +119,11 @@ def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
             if _traced(outs, st, lambda: _int_flags(jnp, name, low, list(vals), mask)):
                 return
             if _deferrable(outs[0], st):
-                _defer(name, "int", vals, outs, mask, st, low)
+                _defer(name, "int", vals, outs, mask, st, low, label)
                 return
             flags = _flags(name, "int", False, vals, outs, mask, low)
             if flags:
-                report(flags, name, st)
+                report(flags, label, st)
 
         return check_int
     if not any(dt.kind in "fc" for dt in loop_out) and not (
@@ -131,7 +167,7 @@ def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
             _traced(outs, st, None, shown if mask is True else None)
             return
         if floats and _deferrable(outs[floats[0]], st):
-            _defer(name, "float", vals, outs, mask, st)
+            _defer(name, "float", vals, outs, mask, st, label=label)
             return
         hit = compare
         for i in floats:
@@ -144,7 +180,7 @@ def checker(name: str, loop_in: tuple, loop_out: tuple) -> Callable | None:
         # underflow too even when ignored: NumPy's "call" callback gets every raised bit
         flags = _flags(name, "float", True, vals, outs, mask)
         if flags:
-            report(flags, name, st)
+            report(flags, label, st)
 
     return check_float
 
