@@ -1,0 +1,385 @@
+"""Regressions of the adversarial hunt (issue 36): silent differences from NumPy, each
+checked against NumPy exactly (values with the sign of zero, dtype, scalar or array, warning
+class and message, exception class) in every mode: host arrays (NumPy computes), device
+arrays eager, device arrays in lazy mode, and under ``npjax.jit`` where it applies.
+
+1. integer -> float16 casts of device arrays (OverflowError before: ``_casts._limits``);
+2. ``argsort``'s unstable kinds with ties (always the stable order before), and ``sort``'s
+   order of equal values of other bits (-0.0 and 0.0, NaNs);
+3. ``float16_array * 1e5``: NumPy reports the cast of the Python float, not the multiply;
+4. NumPy's scalar math on scalars of device arrays ("overflow encountered in scalar add");
+5. ``cross`` with signed zeros (the products' FMA guard added +0.0, turning -0.0 into 0.0);
+6. lazy mode, two threads: a check of one thread's pending value is that thread's, even when
+   another thread's read computes the value.
+"""
+
+from __future__ import annotations
+
+import operator
+import threading
+import warnings
+
+import numpy
+import pytest
+
+import npjax
+from tests._parity import assert_same, family
+from tests._threads import run_threads
+
+MODES = {
+    "host": {},
+    "device": {"placement": "device"},
+    "lazy": {"placement": "device", "mode": "lazy"},
+}
+
+
+# npjax.jit runs on the device; its eager rerun (when a check of the trace is set) too.
+_JIT_DEVICE = pytest.mark.device_placement
+
+
+@pytest.fixture(params=list(MODES))
+def mode(request):
+    with npjax.policy(**MODES[request.param]):
+        yield request.param
+
+
+def _outcome(lib, fn):
+    """``fn(lib)``: its result (or exception) and its warnings as (class name, message), the
+    result read inside the block (lazy mode reports when a value is read)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = fn(lib)
+            if lib is npjax:
+                for r in result if isinstance(result, tuple) else (result,):
+                    numpy.asarray(r)
+        except Exception as exc:  # compared with NumPy's
+            result = exc
+    return result, [(w.category.__name__, str(w.message)) for w in caught]
+
+
+def check(fn):
+    """``fn(numpy)`` against ``fn(npjax)``: the same exception class and message, or the
+    same result; the same warnings in the same order."""
+    want, want_warn = _outcome(numpy, fn)
+    got, got_warn = _outcome(npjax, fn)
+    if isinstance(want, Exception) or isinstance(got, Exception):
+        assert isinstance(want, Exception) and isinstance(got, Exception), (want, got)
+        assert family(got) is family(want), (want, got)
+        assert str(got) == str(want), (want, got)
+    else:
+        assert_same(got, want, check_sign_of_zero=True)
+    assert got_warn == want_warn
+
+
+def _a(lib, values, dtype):
+    """An array of ``values``: NumPy's, or npjax's placed by the mode in force."""
+    host = numpy.array(values, dtype)
+    return host if lib is numpy else npjax.asarray(host)
+
+
+# --- 1. integer -> float16 -------------------------------------------------------------------
+
+_INTS = ["int32", "int64", "uint32", "uint64"]
+
+
+def _int_values(src):
+    info = numpy.iinfo(src)
+    values = [0, 1, 65504, 65519, 65520, 70000, int(info.max)]
+    if info.min < 0:
+        values += [-65519, -65520, int(info.min)]
+    return values
+
+
+@pytest.mark.parametrize("src", _INTS)
+@pytest.mark.parametrize("path", ["astype", "asarray", "setitem", "fits"])
+def test_int_to_float16(mode, src, path):
+    values = _int_values(src)
+
+    def fn(m):
+        x = _a(m, values if path != "fits" else [0, 1, 65519, 2048], src)
+        if path == "asarray":
+            return m.asarray(x, dtype=m.float16)
+        if path == "setitem":
+            out = m.zeros(len(values), m.float16)
+            out[:] = x
+            return out
+        return x.astype(m.float16)
+
+    check(fn)
+
+
+@pytest.mark.parametrize("state", ["raise", "ignore"])
+def test_int_to_float16_errstate(mode, state):
+    def fn(m):
+        with m.errstate(over=state):
+            return _a(m, [1, 70000], numpy.int64).astype(m.float16)
+
+    check(fn)
+
+
+@_JIT_DEVICE
+def test_int_to_float16_jit():
+    fn = npjax.jit(lambda x: x.astype(npjax.float16))
+    for values in ([1, 2, 65519], [1, 70000, -70000]):
+        check(lambda m, x=values: (fn if m is npjax else (lambda v: v.astype(m.float16)))(
+            _a(m, x, numpy.int64)))
+
+
+# --- 2. argsort with ties --------------------------------------------------------------------
+
+_rng = numpy.random.default_rng(36)
+_TIES = {
+    "int64": _rng.integers(0, 4, 200),
+    "int8-2d": _rng.integers(0, 3, (5, 40)).astype(numpy.int8),
+    "float64": numpy.array([1.0, numpy.nan, 0.0, -0.0, 2.0] * 12),
+    "float32": _rng.integers(0, 5, 100).astype(numpy.float32),
+    "bool": _rng.integers(0, 2, 60).astype(bool),
+    "complex": _rng.integers(0, 3, 50) + 1j * _rng.integers(0, 2, 50),
+    "distinct": _rng.permutation(300).astype(numpy.float64),
+}
+
+
+@pytest.mark.parametrize("case", list(_TIES))
+@pytest.mark.parametrize("kw", [{}, {"kind": None}, {"kind": "quicksort"}, {"kind": "heapsort"},
+                                {"kind": "stable"}, {"kind": "mergesort"}, {"stable": True},
+                                {"stable": False}, {"axis": None}, {"axis": 0}],
+                         ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()) or "default")
+def test_argsort_ties(mode, case, kw):
+    values = _TIES[case]
+    check(lambda m: m.argsort(_a(m, values, values.dtype), **kw))
+    check(lambda m: _a(m, values, values.dtype).argsort(**kw))
+
+
+_SIGNED = {
+    "zeros": numpy.array([0.0, -0.0, 1.0, -0.0, 0.0] * 10),
+    "nans": numpy.array([numpy.nan, -numpy.nan, 1.0, 0.0, -0.0] * 10),
+    "zeros-f32-2d": numpy.array([[0.0, -0.0, 2.0, -0.0] * 8] * 3, numpy.float32),
+    "complex": numpy.array([0j, complex(-0.0, 0.0), complex(0.0, -0.0), 1 + 0j] * 10),
+    "distinct": _TIES["distinct"],
+}
+
+
+@pytest.mark.parametrize("case", list(_SIGNED))
+@pytest.mark.parametrize("kw", [{}, {"kind": "quicksort"}, {"kind": "stable"}, {"axis": None},
+                                {"axis": 0}],
+                         ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()) or "default")
+def test_sort_equal_values_of_other_bits(mode, case, kw):
+    """NumPy's unstable sorts order -0.0 and 0.0 (and NaNs) their own way."""
+    values = _SIGNED[case]
+    check(lambda m: m.sort(_a(m, values, values.dtype), **kw))
+    if "axis" not in kw or kw["axis"] is not None:
+        def method(m):
+            x = _a(m, values, values.dtype)
+            x.sort(**kw)
+            return x
+
+        check(method)
+
+
+@_JIT_DEVICE
+def test_argsort_ties_jit():
+    """Under npjax.jit ties are a check of the trace: the call reruns eagerly."""
+    fn = npjax.jit(lambda x: npjax.argsort(x))
+    for values in (_TIES["int64"], _TIES["distinct"], _TIES["float64"]):
+        check(lambda m, v=values: (fn if m is npjax else m.argsort)(_a(m, v, v.dtype)))
+
+
+def test_argsort_without_ties_reads_no_host_copy():
+    """Without ties the device sort is the answer: no NumPy argsort, no copy of the array."""
+    from npjax._runtime import _stats
+
+    with npjax.policy(placement="device"):
+        x = npjax.asarray(_TIES["distinct"])
+        before = _stats.device_wait[1]
+        got = npjax.argsort(x)
+        assert _stats.device_wait[1] == before
+    assert numpy.array_equal(numpy.asarray(got), numpy.argsort(_TIES["distinct"]))
+
+
+# --- 3. a Python float beyond a narrower float loop's range ----------------------------------
+
+_WEAK = [
+    ("f16 * 1e5", lambda m: _a(m, [1.0, 0.0], numpy.float16) * 1e5),
+    ("f16 * -1e5", lambda m: _a(m, [1.0, 2.0], numpy.float16) * -1e5),
+    ("f16 + 1e5", lambda m: _a(m, [1.0, 2.0], numpy.float16) + 1e5),
+    ("1e5 * f16", lambda m: 1e5 * _a(m, [1.0, 2.0], numpy.float16)),
+    ("f16 < 1e5", lambda m: _a(m, [1.0, 2.0], numpy.float16) < 1e5),
+    ("maximum", lambda m: m.maximum(_a(m, [1.0, 2.0], numpy.float16), 1e5)),
+    ("f16 * 65519.99", lambda m: _a(m, [1.0, 2.0], numpy.float16) * 65519.99),
+    ("f16 * 100000", lambda m: _a(m, [1.0, 2.0], numpy.float16) * 100000),
+    ("f32 + 1e300", lambda m: _a(m, [1.0, 2.0], numpy.float32) + 1e300),
+    ("c64 * 1e39+1j", lambda m: _a(m, [1.0, 2.0], numpy.complex64) * complex(1e39, 1)),
+    ("f16 * nan", lambda m: _a(m, [1.0, 2.0], numpy.float16) * float("nan")),
+    ("f16 * inf", lambda m: _a(m, [1.0, 0.0], numpy.float16) * float("inf")),
+]
+
+
+@pytest.mark.parametrize("fn", [f for _, f in _WEAK], ids=[n for n, _ in _WEAK])
+def test_python_float_cast_overflow(mode, fn):
+    check(fn)
+
+
+def test_python_float_cast_overflow_after_fast_path(mode):
+    """A loop seen before takes its fast path; a Python float beyond its range does not."""
+    def fn(m):
+        x = _a(m, [1.0, 0.0], numpy.float16)
+        return x * 2.0, x * 1e5, x * 3.0, 2.0 - x, 1e6 - x
+
+    check(fn)
+
+
+def test_python_float_cast_overflow_raises(mode):
+    def fn(m):
+        with m.errstate(over="raise"):
+            return _a(m, [1.0, 2.0], numpy.float16) * 1e5
+
+    check(fn)
+
+
+@_JIT_DEVICE
+def test_python_float_cast_overflow_jit():
+    fn = npjax.jit(lambda x: x * 1e5)
+    check(lambda m: (fn if m is npjax else (lambda x: x * 1e5))(
+        _a(m, [1.0, 0.0], numpy.float16)))
+
+
+# --- 4. NumPy's scalar math on scalars of device arrays --------------------------------------
+
+def _pair(op, values, dtype):
+    return lambda m: (lambda a: op(a[0], a[1]))(_a(m, values, dtype))
+
+
+_SCALAR = [
+    ("int8 add", _pair(lambda x, y: x + y, [127, 1], numpy.int8)),
+    ("int8 add ok", _pair(lambda x, y: x + y, [100, 1], numpy.int8)),
+    ("int64 mul", _pair(lambda x, y: x * y, [2**62, 4], numpy.int64)),
+    ("int64 mul -1", _pair(lambda x, y: x * y, [-1, -2**63], numpy.int64)),
+    ("int64 mul ok", _pair(lambda x, y: x * y, [-2**31, 2**32], numpy.int64)),
+    ("uint8 sub", _pair(lambda x, y: x - y, [0, 1], numpy.uint8)),
+    ("uint64 mul", _pair(lambda x, y: x * y, [2**63, 2], numpy.uint64)),
+    ("int16 sub", _pair(lambda x, y: x - y, [-32768, 1], numpy.int16)),
+    ("int8 neg", _pair(lambda x, y: -x, [-128, 1], numpy.int8)),
+    ("uint8 neg", _pair(lambda x, y: -x, [1, 0], numpy.uint8)),
+    ("int8 abs", _pair(lambda x, y: abs(x), [-128, 1], numpy.int8)),
+    ("int8 + 1", _pair(lambda x, y: x + 1, [127, 1], numpy.int8)),
+    ("2 * int8", _pair(lambda x, y: 2 * x, [100, 1], numpy.int8)),
+    ("int8 iadd", _pair(operator.iadd, [127, 1], numpy.int8)),
+    ("int8 floordiv", _pair(lambda x, y: x // y, [-128, -1], numpy.int8)),
+    ("int8 floordiv 0", _pair(lambda x, y: x // y, [5, 0], numpy.int8)),
+    ("int8 mod 0", _pair(lambda x, y: x % y, [5, 0], numpy.int8)),
+    ("int8 divmod 0", _pair(divmod, [5, 0], numpy.int8)),
+    ("int8 pow", _pair(lambda x, y: x ** y, [2, 10], numpy.int8)),
+    ("int8 lshift", _pair(lambda x, y: x << y, [127, 1], numpy.int8)),
+    ("f64 mul", _pair(lambda x, y: x * y, [1e308, 10], numpy.float64)),
+    ("f64 div 0", _pair(lambda x, y: x / y, [1.0, 0.0], numpy.float64)),
+    ("f64 0/0", _pair(lambda x, y: x / y, [0.0, 0.0], numpy.float64)),
+    ("f32 mul", _pair(lambda x, y: x * y, [3e38, 10], numpy.float32)),
+    ("f64 pow", _pair(lambda x, y: x ** y, [10.0, 400.0], numpy.float64)),
+    ("int8 / 0", _pair(lambda x, y: x / y, [5, 0], numpy.int8)),
+    ("ufunc add (no scalar math)", lambda m: (lambda a: m.add(a[0], a[1]))(
+        _a(m, [127, 1], numpy.int8))),
+    ("0-d array add (no scalar math)", lambda m: (lambda a: a[()] + a[()])(
+        _a(m, 127, numpy.int8))),
+]
+
+
+@pytest.mark.parametrize("fn", [f for _, f in _SCALAR], ids=[n for n, _ in _SCALAR])
+def test_scalar_math(mode, fn):
+    check(fn)
+
+
+@pytest.mark.parametrize("state", ["raise", "ignore"])
+def test_scalar_math_errstate(mode, state):
+    def fn(m):
+        a = _a(m, [127, 1], numpy.int8)
+        with m.errstate(over=state):
+            return a[0] + a[1]
+
+    check(fn)
+
+
+def test_scalar_math_loop_chains(mode):
+    """A scalar carried through a loop: one warning per overflowing step, as NumPy."""
+    def fn(m):
+        a = _a(m, [100, 20, 5, 3], numpy.int8)
+        s = a[0]
+        for i in range(1, 4):
+            s = s + a[i]
+        return s
+
+    check(fn)
+
+
+@_JIT_DEVICE
+def test_scalar_math_jit():
+    def body(m):
+        return lambda a: a[0] + a[1]
+
+    fn = npjax.jit(body(npjax))
+    for values in ([1, 2], [127, 1], [1, 2]):
+        check(lambda m, v=values: (fn if m is npjax else body(m))(_a(m, v, numpy.int8)))
+
+
+# --- 5. cross with signed zeros --------------------------------------------------------------
+
+_Z = [0.0, -0.0, 1.0, -1.0, 2.0]
+_rz = numpy.random.default_rng(5)
+_CROSS = {f"{na}x{nb}": (_rz.choice(_Z, (60, na)), _rz.choice(_Z, (60, nb)))
+          for na, nb in ((3, 3), (2, 3), (3, 2), (2, 2))}
+
+
+@pytest.mark.parametrize("case", list(_CROSS))
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "complex128"])
+def test_cross_signed_zeros(mode, case, dtype):
+    x, y = _CROSS[case]
+    check(lambda m: m.cross(_a(m, x, dtype), _a(m, y, dtype)))  # (2-vectors: both warn)
+
+
+@_JIT_DEVICE
+def test_cross_signed_zeros_jit():
+    fn = npjax.jit(lambda a, b: npjax.cross(a, b))
+    x, y = _CROSS["3x3"]
+    check(lambda m: (fn if m is npjax else m.cross)(_a(m, x, "float64"), _a(m, y, "float64")))
+
+
+# --- 6. lazy mode: errors of pending values go to the thread that made them ------------------
+
+@pytest.mark.parametrize("state", ["raise", "call"])
+def test_lazy_errors_stay_with_their_thread(state):
+    """Thread A records ``big / 0.0`` under ``errstate(divide=...)``; thread B's read of its
+    own value computes A's too (one graph per process). B sees nothing; A gets NumPy's
+    FloatingPointError (or its callback call) at its read."""
+    recorded, b_read = threading.Event(), threading.Event()
+    seen: dict = {"A": [], "B": []}
+
+    def a():
+        me = threading.get_ident()
+        with npjax.policy(placement="device", mode="lazy"):
+            big = npjax.asarray(numpy.full(100, 1.0))
+            with npjax.errstate(divide=state, call=lambda kind, flag: seen["A"].append(
+                    (kind, threading.get_ident() == me))):
+                r = big / 0.0
+                recorded.set()
+                assert b_read.wait(60)
+                try:
+                    seen["A"].append(float(r[0]))
+                except FloatingPointError as exc:
+                    seen["A"].append(str(exc))
+
+    def b():
+        with npjax.policy(placement="device", mode="lazy"):
+            with npjax.errstate(all="call", call=lambda kind, flag: seen["B"].append(kind)):
+                x = npjax.asarray(numpy.arange(5.0)) + 1
+                assert recorded.wait(60)
+                try:
+                    seen["B"].append(float(x.sum()))
+                finally:
+                    b_read.set()
+
+    run_threads([(a, ()), (b, ())])
+    assert seen["B"] == [15.0]
+    if state == "raise":
+        assert seen["A"] == ["divide by zero encountered in divide"]
+    else:
+        assert seen["A"] == [("divide by zero", True), float("inf")]  # called in A
