@@ -210,6 +210,8 @@ _WEAK = [
     ("f16 * 100000", lambda m: _a(m, [1.0, 2.0], numpy.float16) * 100000),
     ("f32 + 1e300", lambda m: _a(m, [1.0, 2.0], numpy.float32) + 1e300),
     ("c64 * 1e39+1j", lambda m: _a(m, [1.0, 2.0], numpy.complex64) * complex(1e39, 1)),
+    ("c64 * 1e39", lambda m: _a(m, [1.0, 0.0], numpy.complex64) * 1e39),
+    ("f32 * 1e39+0j", lambda m: _a(m, [1.0, 0.0], numpy.float32) * complex(1e39, 0)),
     ("f16 * nan", lambda m: _a(m, [1.0, 2.0], numpy.float16) * float("nan")),
     ("f16 * inf", lambda m: _a(m, [1.0, 0.0], numpy.float16) * float("inf")),
 ]
@@ -277,6 +279,12 @@ _SCALAR = [
     ("f32 mul", _pair(lambda x, y: x * y, [3e38, 10], numpy.float32)),
     ("f64 pow", _pair(lambda x, y: x ** y, [10.0, 400.0], numpy.float64)),
     ("int8 / 0", _pair(lambda x, y: x / y, [5, 0], numpy.int8)),
+    ("f64 divmod 0", _pair(divmod, [1.0, 0.0], numpy.float64)),
+    ("f64 floordiv 0", _pair(lambda x, y: x // y, [1.0, 0.0], numpy.float64)),
+    ("f16 * 1e5", _pair(lambda x, y: x * 1e5, [2.0, 0.0], numpy.float16)),
+    ("f16 mul", _pair(lambda x, y: x * y, [300.0, 300.0], numpy.float16)),
+    ("c128 mul", _pair(lambda x, y: x * y, [1e308, 10], numpy.complex128)),
+    ("f64 neg", _pair(lambda x, y: -x, [0.0, 1.0], numpy.float64)),
     ("ufunc add (no scalar math)", lambda m: (lambda a: m.add(a[0], a[1]))(
         _a(m, [127, 1], numpy.int8))),
     ("0-d array add (no scalar math)", lambda m: (lambda a: a[()] + a[()])(

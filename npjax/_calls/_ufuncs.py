@@ -605,7 +605,10 @@ def _weak_int(value: int, dtype: np.dtype, name: str) -> Any:
         if not -(2**63) <= value < 2**63:  # NumPy converts the int to a C long first
             raise OverflowError("Python int too large to convert to C long")
         return np.bool_(value)
-    # beyond int64 JAX cannot take a Python int; past float16's range NumPy warns of the cast
+    # beyond int64 JAX cannot take a Python int; past float16's range NumPy may warn of the
+    # cast (at the user's line, under the user's error state)
+    if -65504 <= value <= 65504:
+        return dtype.type(value)
     return _numpy_calls.call_numpy_ufunc(dtype.type, (value,), {})
 
 
@@ -630,8 +633,10 @@ def _weak_float(value: float | complex, dtype: np.dtype) -> Any:
     if current().lazy:
         _lazy.flush()
         _lazy.foreign_checks()
-    new = _numpy_calls.call_numpy_ufunc(dtype.type, (value,), {})
-    return complex(new) if type(value) is complex else float(new)
+    if type(value) is complex:
+        return complex(_numpy_calls.call_numpy_ufunc(dtype.type, (value,), {}))
+    real = np.float32 if dtype.kind == "c" else dtype.type  # (complex64: its real part)
+    return float(_numpy_calls.call_numpy_ufunc(real, (value,), {}))
 
 
 # Ufuncs whose float16 loop must stay in float16 (they look at the float16 bit pattern).
