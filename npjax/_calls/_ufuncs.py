@@ -460,7 +460,9 @@ def _lazy_scalar_over(name: str, loop_in: tuple, loop_out: tuple, vals: list) ->
     lazy mode reports floating-point errors, without computing anything now."""
     st = _errstate.state()
     res, flag = _over_kernel(name, loop_in, loop_out)(*vals)
-    if st["over"] != "ignore":
+    if isinstance(res, jax.core.Tracer):  # npjax.jit in lazy mode: the trace's check
+        _ufunc_checks.checker(name, loop_in, loop_out, True)(vals, (res,), True)
+    elif st["over"] != "ignore":
         label = f"scalar {name}"
         if type(flag) is Lazy and flag.value is None:
             _lazy.defer_check((res, flag), functools.partial(_report_over, label, st), st)
