@@ -33,7 +33,7 @@ from jax import lax
 from npjax._core import _casts, _lazy
 from npjax._runtime import _context, _errstate, _finite_watch, _host_reads, _numpy_calls
 from npjax._pure import _dtypes
-from npjax._runtime import _stats, _ufunc_checks
+from npjax._runtime import _stats, _thread_checks, _ufunc_checks
 from npjax._calls._dispatch import write_out
 from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._calls._fallback import call_numpy
@@ -634,7 +634,7 @@ def _weak_float(value: float | complex, dtype: np.dtype) -> Any:
         return value  # (NaN compares False)
     if current().lazy:
         _lazy.flush()
-        _lazy.foreign_checks()
+        _thread_checks.run_held()
     if type(value) is complex:
         return complex(_numpy_calls.call_numpy_ufunc(dtype.type, (value,), {}))
     real = np.float32 if dtype.kind == "c" else dtype.type  # (complex64: its real part)

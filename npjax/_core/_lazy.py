@@ -48,6 +48,7 @@ from npjax._runtime import _stats
 from npjax._runtime._finite_watch import FiniteWatch
 from npjax._runtime._context import current, trace
 from npjax._runtime._errstate import PACKAGE_DIR
+from npjax._runtime._thread_checks import HELD, check_now, hold, run_held
 
 # Pending calls after which a graph is cut and run (bounds compile time and memory).
 BOUND = 1000
@@ -61,9 +62,6 @@ _programs: dict = {}       # program structure -> compiled program
 _seq = 0
 _segment: Any = None       # (kernel, program point) of the first call of the pending graph
 _lock = threading.RLock()  # guards the pending graph: recording, flushing, running
-# thread id -> the checks of its calls that another thread's flush computed: (check, error
-# state, operands, results), made by the thread that recorded them at its next read
-_foreign: dict = {}
 
 
 class Call:
@@ -106,8 +104,8 @@ class Lazy:
         """The computed value (computing every pending value still in use, if needed)."""
         if self.value is None:
             flush(self)
-        if _foreign:
-            foreign_checks()
+        if HELD:  # checks of this thread's values that another thread's read computed
+            run_held()
         return self.value
 
     def __getattr__(self, name: str) -> Any:  # any other use needs the value
@@ -355,7 +353,7 @@ def defer_check(results: Any, check: Callable, st: dict) -> None:
 def flush(*wanted: Lazy) -> None:
     """Compute ``wanted`` and every pending value still referenced outside the graph. The
     graph is the process's: a thread may compute values another thread recorded, whose
-    checks that thread then makes at its next read (``foreign_checks``)."""
+    checks that thread then makes at its next read (``_thread_checks``)."""
     global _calls
     with _lock:
         refs, _calls = _calls, []
@@ -551,8 +549,7 @@ def _watch(watch: FiniteWatch, waiting: dict, later: dict, i: int, entry: tuple,
 
 def _replay_checks(checks: list, spec: list, inputs: list) -> None:
     """Run the calls one by one and make each recorded error-state check on its values;
-    a check of a call another thread recorded waits for that thread (``foreign_checks``):
-    its warnings and errors are that thread's, as NumPy's would be."""
+    a check of a call another thread recorded waits for that thread (``_thread_checks``)."""
     results: list = []
     me = threading.get_ident()
     for recorded, (k, treedef, refs, _) in zip(checks, spec):
@@ -563,30 +560,9 @@ def _replay_checks(checks: list, spec: list, inputs: list) -> None:
         if recorded is not None:
             check, st, owner = recorded
             if owner != me:
-                _foreign.setdefault(owner, []).append((check, st, list(leaves), tuple(outs)))
-                continue
-            _check_now(check, st, list(leaves), tuple(outs))
-
-
-def _check_now(check: Callable, st: dict, leaves: list, outs: tuple) -> None:
-    with np.errstate(divide=st["divide"], over=st["over"], under=st["under"],
-                     invalid=st["invalid"], call=st.get("call")):
-        check(leaves, outs)
-
-
-def foreign_checks() -> None:
-    """Make this thread's checks of values another thread's flush computed (at this
-    thread's next read of a lazy value, or its next flush), in recording order."""
-    items = _foreign.pop(threading.get_ident(), None)
-    while items:
-        check, st, leaves, outs = items.pop(0)
-        try:
-            _check_now(check, st, leaves, outs)
-        except BaseException:  # the first error is raised; later checks still wait
-            if items:
-                with _lock:
-                    _foreign.setdefault(threading.get_ident(), [])[:0] = items
-            raise
+                hold(owner, check, st, list(leaves), tuple(outs))
+            else:
+                check_now(check, st, list(leaves), tuple(outs))
 
 
 # --- rolling: a loop body recorded many times runs as one compiled loop ------------------
