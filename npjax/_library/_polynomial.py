@@ -27,6 +27,8 @@ from numpy.linalg import LinAlgError
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls._dispatch import wrap
 from npjax._pure._errors import unsupported
+from npjax._pure._capabilities import route
+from npjax._pure._impl import linalg as _linalg_kernels
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
 from npjax._core._placement import public
@@ -102,34 +104,22 @@ def _eigvals(a: jax.Array) -> jax.Array:
 
 @jax.jit
 def _eigvals_kernel(a: jax.Array) -> jax.Array:
-    return jnp.linalg.eigvals(a)
-
-
-@jax.jit
-def _lu_kernel(a: jax.Array) -> tuple[jax.Array, jax.Array]:
-    lu, piv = jax.scipy.linalg.lu_factor(a)
-    return lu, piv
-
-
-@jax.jit
-def _lu_solve_identity(lu: jax.Array, piv: jax.Array) -> jax.Array:
-    return jax.scipy.linalg.lu_solve((lu, piv), jnp.eye(lu.shape[0], dtype=lu.dtype))
+    return route("eig", a.dtype, jnp.linalg.eigvals, np.linalg.eigvals, a)
 
 
 def _inv(a: jax.Array) -> jax.Array:
     """numpy.linalg.inv: LinAlgError('Singular matrix') on an exactly zero pivot."""
     t, result_t = _common_type(np.dtype(a.dtype))
-    a = a.astype(t)
-    lu, piv = _lu_kernel(a)
-    if bool(jnp.any(jnp.diagonal(lu) == 0)):
+    x, _, singular = _linalg_kernels.inv(a.astype(t))
+    if bool(singular):
         raise LinAlgError("Singular matrix")
-    return _lu_solve_identity(lu, piv).astype(result_t)
+    return x.astype(result_t)
 
 
 @jax.jit
 def _lstsq_kernel(a: jax.Array, b: jax.Array, rcond: jax.Array
                   ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
-    u, s, vt = jnp.linalg.svd(a, full_matrices=False)
+    u, s, vt, _ = _linalg_kernels.svd(a, full_matrices=False, compute_uv=True)
     keep = s > rcond * s[0] if s.shape[0] else s > 0
     rank = keep.sum()
     safe = jnp.where(keep, s, 1)

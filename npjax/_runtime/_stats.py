@@ -19,6 +19,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from npjax._pure import _capabilities
 from npjax._runtime._deferred_checks import _deferred, flush_deferred
 from npjax._runtime._errstate import PACKAGE_DIR
 from npjax._runtime._host_reads import SYNCS
@@ -230,6 +231,7 @@ def stats() -> dict[str, Any]:
         "fallback_sites": [{"function": name, "site": site, "count": n}
                            for (name, site), n in fallback_sites.most_common()],
         "host_only": dict(host_only.most_common()),
+        "host_routes": _host_routes(),
         "placement": {"host": sum(host_calls.values()), "device": sum(calls.values()),
                       "host_calls": dict(host_calls.most_common())},
         "transfers": {kind: {"count": c, "bytes": b} for kind, (c, b) in transfers.items()},
@@ -261,6 +263,13 @@ def stats() -> dict[str, Any]:
     }
 
 
+def _host_routes() -> list[dict[str, Any]]:
+    """Device work the backend's XLA cannot do, run by NumPy on the host (capability table)."""
+    return [{"family": family, "dtype": dtype, "count": n,
+             "reason": _capabilities.reason(family)}
+            for (family, dtype), n in _capabilities.ROUTED.most_common()]
+
+
 def _cache_summary() -> dict[str, Any]:
     """Persistent-cache hits and misses (compiles that looked in the cache and did not find
     their program) and the directory npjax configured (None: none, see ``_compile_cache``)."""
@@ -278,6 +287,7 @@ def reset_stats() -> None:
     fallback_sites.clear()
     jit_eager.clear()
     host_only.clear()
+    _capabilities.ROUTED.clear()
     host_calls.clear()
     for cell in _host_cells.values():
         cell[0] = 0

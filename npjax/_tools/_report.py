@@ -127,6 +127,15 @@ def format_report(data: dict[str, Any], top: int = 10, title: str = "npjax repor
     else:
         out.append("Fallbacks to host NumPy: none")
 
+    routes = data.get("host_routes", [])
+    if routes:
+        out.append("")
+        out.append(f"Host routes (work this backend's XLA cannot do, run by NumPy on the host):"
+                   f" {sum(e['count'] for e in routes)} run(s)")
+        out += _table(("family", "dtype", "runs", "reason"),
+                      [(e["family"], e["dtype"], e["count"], e["reason"]) for e in routes],
+                      right=(2,))
+
     eager = data.get("jit_eager", [])
     if eager:
         out.append("")

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._pure._capabilities import route
 from npjax._runtime._errstate import _stacklevel
 from npjax._pure._axes import normalize_axis
 from npjax._calls._dispatch import write_out
@@ -503,17 +504,25 @@ _LEGACY_CONS = {"nb_n": S.POSITIVE, "nb_p": S.BOUNDED_0_1, "poisson": S.LEGACY_P
                 "logseries": S.BOUNDED_LT_0_1}
 
 
+def _np_cholesky(cov: np.ndarray) -> np.ndarray:
+    """NumPy's Cholesky factor, NaN where ``cov`` is not positive definite (as JAX's)."""
+    try:
+        return np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        return np.full(cov.shape, np.nan, cov.dtype)
+
+
 @functools.lru_cache(maxsize=64)
 def _mvn_kernel(method: str, check: bool) -> Callable:
     def factor(cov, tol):
         if method == "cholesky":
-            return jnp.linalg.cholesky(cov).T, True
+            return route("cholesky", cov.dtype, jnp.linalg.cholesky, _np_cholesky, cov).T, True
         if method == "eigh":
-            s, u = jnp.linalg.eigh(cov)
+            s, u = route("eigh", cov.dtype, jnp.linalg.eigh, np.linalg.eigh, cov)
             psd = jnp.all(s >= -tol)
             s = jnp.maximum(s, 0)
             return (u * jnp.sqrt(s)).T, psd
-        u, s, vh = jnp.linalg.svd(cov)
+        u, s, vh = route("svd", cov.dtype, jnp.linalg.svd, np.linalg.svd, cov)
         psd = jnp.allclose(jnp.dot(vh.T * s, vh), cov, rtol=tol, atol=tol)
         return jnp.sqrt(s)[:, None] * vh, psd
 
