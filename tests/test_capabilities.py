@@ -137,7 +137,7 @@ def test_numpys_linalg_errors_come_through_the_host_route(mode):
 def test_nothing_routes_where_the_backend_computes_the_family():
     _capabilities.ROUTED.clear()
     with npjax.policy(placement="device"):
-        for family, calls in CALLS.items():
+        for calls in CALLS.values():
             for call in calls:
                 _host(call(npjax, "float64"))
     assert not _capabilities.ROUTED
@@ -164,3 +164,30 @@ def test_the_table_names_known_platforms_and_dtypes():
                 np.dtype(dt)
     assert _capabilities.host_platforms("lu", np.float64) == ("tpu",)
     assert _capabilities.host_platforms("lu", np.float32) == ()
+
+
+def test_a_boolean_converts_to_wide_types_through_32_bits():
+    """The TPU's conversion fix, lowered for the CPU here: same values, every dtype."""
+    import jax
+    from jax._src.interpreters import mlir
+    from jax._src.lax import lax as lax_internal
+
+    assert _capabilities.install_conversions(("cpu",))
+    try:
+        m = np.array([[True, False], [False, True]])
+        for dt in ("int64", "uint64", "float64", "complex128", "complex64", "int32", "int8"):
+            f = jax.jit(lambda x, dt=dt: x.astype(dt))
+            got = np.asarray(f(m))
+            assert got.dtype == dt
+            np.testing.assert_array_equal(got, m.astype(dt))
+            steps = {"complex128": 3, "int64": 2, "uint64": 2, "float64": 2}.get(dt, 1)
+            assert f.lower(m).as_text().count("stablehlo.convert") == steps, dt
+        with npjax.policy(placement="device"):
+            np.testing.assert_array_equal(np.asarray(npjax.eye(3, dtype=complex)),
+                                          np.eye(3, dtype=complex))
+            np.testing.assert_array_equal(
+                np.asarray(npjax.asarray(m).astype(np.complex128) + 1j), m + 1j)
+    finally:
+        mlir.register_lowering(lax_internal.convert_element_type_p,
+                               lax_internal._convert_element_type_lower, platform="cpu")
+        jax.clear_caches()

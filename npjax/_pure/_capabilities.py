@@ -7,6 +7,12 @@ family and compute dtype, on which platforms that happens; it was read off
 ``benchmarks/capability_probe.py`` runs on each backend (rerun it on a new backend or JAX
 version and update the table).
 
+Conversions are the other kind of gap: the TPU's XLA aborts the whole process on a boolean
+converted to a 64- or 128-bit type ("Unsupported CVT X{64|128} expansion from pred[...] to
+c128[...]"), which ``jnp.eye`` of complex128, a mask cast to complex and XLA's own linalg
+expansions emit. ``install_conversions`` lowers such a conversion through a 32-bit type on
+the platforms in ``CONVERT_VIA_32``: the same values, one more elementwise step.
+
 ``route`` stages the choice into the kernel with ``lax.platform_dependent``: the device
 implementation where the backend computes the family, NumPy (LAPACK, pocketfft) on the host
 through ``jax.pure_callback`` where it does not. So the same kernel runs eagerly, is recorded
@@ -26,17 +32,37 @@ import jax
 import numpy as np
 from jax import lax
 
-# family -> platform -> compute dtypes that platform's XLA does not compute (probe results)
-_TPU_NO_64 = frozenset({"float64", "complex128"})
+# family -> platform -> compute dtypes that go to the host there. Read off
+# benchmarks/capability_probe.py on a TPU v5e (JAX 0.10.2): XLA refuses float64/complex128 LU
+# and FFTs and has no eig at all; complex128 Cholesky, QR, SVD and eigh abort the process;
+# float64 SVD and eigh compile for 5-30 s and more (a 384 x 384 eigvalsh: over 30 s) and run
+# 4-40x slower than LAPACK on the host; float32 lstsq/pinv through jax.numpy aborted too, so
+# SVD goes to the host in every dtype there.
+_ALL = frozenset({"float32", "float64", "complex64", "complex128"})
 TABLE: dict[str, dict[str, frozenset[str]]] = {
-    "lu": {"tpu": _TPU_NO_64},
+    "lu": {"tpu": frozenset({"float64", "complex128"})},
+    "cholesky": {"tpu": frozenset({"complex128"})},
+    "qr": {"tpu": frozenset({"complex128"})},
+    "svd": {"tpu": _ALL},
+    "eigh": {"tpu": _ALL},
+    "eig": {"tpu": _ALL},
     "fft": {"tpu": frozenset({"complex128"})},
 }
-# why a family goes to the host on a platform, for the report
+# why a family goes to the host, for the report
 REASONS: dict[str, str] = {
-    "lu": "XLA on this backend has no float64/complex128 LU decomposition",
-    "fft": "XLA on this backend has no complex128 FFT",
+    "lu": "no float64/complex128 LU decomposition in this backend's XLA",
+    "cholesky": "complex128 Cholesky aborts this backend's XLA",
+    "qr": "complex128 QR aborts this backend's XLA",
+    "svd": "SVD: complex128 aborts, float64 compiles for 25 s and runs 40x slower than "
+           "LAPACK on this backend",
+    "eigh": "eigh: complex128 aborts, float64 and large float32 compile for over 10 s on "
+            "this backend",
+    "eig": "no eig in this backend's XLA",
+    "fft": "no complex128 FFT in this backend's XLA",
 }
+# platforms whose XLA cannot convert a boolean to a 64- or 128-bit type directly
+CONVERT_VIA_32: tuple[str, ...] = ("tpu",)
+
 # (family, dtype) -> number of host runs
 ROUTED: collections.Counter = collections.Counter()
 
@@ -102,3 +128,46 @@ def route(family: str, dtype: Any, device_fn: Callable, numpy_fn: Callable,
 def _plain(x: Any) -> Any:
     """Named results (JAX's and NumPy's ``SVDResult``...) as plain tuples."""
     return tuple(x) if isinstance(x, tuple) else x
+
+
+_VIA_32 = {"i": np.dtype(np.int32), "u": np.dtype(np.uint32), "f": np.dtype(np.float32),
+           "c": np.dtype(np.float32)}
+
+
+def _convert_via_32(base: Callable) -> Callable:
+    """``convert_element_type``'s lowering, with a boolean operand going to a 64- or 128-bit
+    type through the 32-bit type of its kind (complex128: float32, then float64)."""
+    from jax._src.interpreters import mlir
+
+    def rule(ctx: Any, operand: Any, **params: Any) -> Any:
+        (aval_in,) = ctx.avals_in
+        new = np.dtype(params["new_dtype"])
+        wide = new.itemsize == (16 if new.kind == "c" else 8)
+        if aval_in.dtype == np.bool_ and wide and new.kind in _VIA_32:
+            steps = [_VIA_32[new.kind]] + ([np.dtype(np.float64)] if new.kind == "c" else [])
+            for step in steps:
+                mid = aval_in.update(dtype=step)
+                operand = mlir.convert_hlo(ctx, operand, aval_in, mid)
+                aval_in = mid
+            ctx = ctx.replace(avals_in=[aval_in])
+        return base(ctx, operand, **params)
+
+    return rule
+
+
+def install_conversions(platforms: tuple[str, ...] = CONVERT_VIA_32) -> bool:
+    """Lower boolean -> 64/128-bit conversions through 32 bits on ``platforms`` (JAX's
+    lowering registry, for the whole process); False where this JAX has no such hook."""
+    try:
+        from jax._src.interpreters import mlir
+        from jax._src.lax import lax as lax_internal
+        base = lax_internal._convert_element_type_lower
+    except (ImportError, AttributeError):
+        return False
+    rule = _convert_via_32(base)
+    for platform in platforms:
+        mlir.register_lowering(lax.convert_element_type_p, rule, platform=platform)
+    return True
+
+
+install_conversions()
