@@ -166,28 +166,75 @@ def test_the_table_names_known_platforms_and_dtypes():
     assert _capabilities.host_platforms("lu", np.float32) == ()
 
 
-def test_a_boolean_converts_to_wide_types_through_32_bits():
-    """The TPU's conversion fix, lowered for the CPU here: same values, every dtype."""
+def test_conversions_the_tpu_aborts_on_are_lowered_another_way():
+    """The TPU's conversion fix, lowered for the CPU here: NumPy's values from every source
+    dtype (signed zeros, inf and nan included), the wide ones in more steps."""
     import jax
     from jax._src.interpreters import mlir
     from jax._src.lax import lax as lax_internal
 
     assert _capabilities.install_conversions(("cpu",))
+    sources = {"bool": np.array([[True, False], [False, True]]),
+               "int64": np.array([[-(2**62), 3], [0, 2**53 + 1]]),
+               "uint8": np.array([[255, 0], [1, 7]], np.uint8),
+               "float32": np.array([[-0.0, np.inf], [np.nan, 1.5]], np.float32),
+               "float64": np.array([[-0.0, -np.inf], [np.nan, 5e-324]]),
+               "complex64": np.array([[1 - 0j, np.inf * 1j], [np.nan, -2.5j]], np.complex64)}
     try:
-        m = np.array([[True, False], [False, True]])
-        for dt in ("int64", "uint64", "float64", "complex128", "complex64", "int32", "int8"):
-            f = jax.jit(lambda x, dt=dt: x.astype(dt))
-            got = np.asarray(f(m))
-            assert got.dtype == dt
-            np.testing.assert_array_equal(got, m.astype(dt))
-            steps = {"complex128": 3, "int64": 2, "uint64": 2, "float64": 2}.get(dt, 1)
-            assert f.lower(m).as_text().count("stablehlo.convert") == steps, dt
+        for src, x in sources.items():
+            for dt in ("complex128", "int64", "uint64", "float64", "complex64", "int32"):
+                if src != "bool" and dt != "complex128":  # (only booleans change there)
+                    continue
+                f = jax.jit(lambda x, dt=dt: x.astype(dt))
+                got = np.asarray(f(x))
+                with np.errstate(all="ignore"):
+                    want = x.astype(dt)
+                assert got.dtype == want.dtype
+                np.testing.assert_array_equal(got, want)
+                np.testing.assert_array_equal(np.signbit(got.real), np.signbit(want.real))
+                text = f.lower(x).as_text()
+                if dt == "complex128":
+                    assert "stablehlo.complex" in text, src
         with npjax.policy(placement="device"):
+            m = np.array([True, False])
             np.testing.assert_array_equal(np.asarray(npjax.eye(3, dtype=complex)),
                                           np.eye(3, dtype=complex))
-            np.testing.assert_array_equal(
-                np.asarray(npjax.asarray(m).astype(np.complex128) + 1j), m + 1j)
+            np.testing.assert_array_equal(np.asarray(npjax.asarray(m) + 1j), m + 1j)
+            t = np.linspace(0, 1, 5)
+            np.testing.assert_allclose(np.asarray(npjax.exp(1j * npjax.asarray(t))),
+                                       np.exp(1j * t), rtol=1e-15)
     finally:
         mlir.register_lowering(lax_internal.convert_element_type_p,
                                lax_internal._convert_element_type_lower, platform="cpu")
+        jax.clear_caches()
+
+
+def test_cumulative_scans_lowered_as_a_tree_give_the_same_values():
+    """The TPU's scan lowering (``install_scans``), lowered for the CPU here."""
+    import jax
+    from jax import lax
+    from jax._src.interpreters import mlir
+    from jax._src.lax.control_flow import loops
+
+    originals = {p: mlir._lowerings[p] for p in (loops.cumsum_p, loops.cumprod_p,
+                                                 loops.cummax_p, loops.cummin_p)}
+    assert _capabilities.install_scans(("cpu",))
+    try:
+        x = np.array([[3, -1, 2, 5, -4], [0, 7, -2**40, 9, 1]])
+        for axis in (0, 1):
+            for reverse in (False, True):
+                for prim, ref in ((lax.cumsum, np.add), (lax.cumprod, np.multiply),
+                                  (lax.cummax, np.maximum), (lax.cummin, np.minimum)):
+                    got = np.asarray(jax.jit(lambda a, prim=prim, axis=axis, reverse=reverse:
+                                             prim(a, axis=axis, reverse=reverse))(x))
+                    y = np.flip(x, axis) if reverse else x
+                    want = ref.accumulate(y, axis=axis)
+                    np.testing.assert_array_equal(got, np.flip(want, axis) if reverse else want)
+        with npjax.policy(placement="device"):
+            v = np.arange(1000) % 7 - 3
+            np.testing.assert_array_equal(np.asarray(npjax.cumsum(npjax.asarray(v))),
+                                          np.cumsum(v))
+    finally:
+        for prim, entry in originals.items():
+            mlir.register_lowering(prim, entry.rule, platform="cpu", inline=entry.inline)
         jax.clear_caches()

@@ -7,11 +7,13 @@ family and compute dtype, on which platforms that happens; it was read off
 ``benchmarks/capability_probe.py`` runs on each backend (rerun it on a new backend or JAX
 version and update the table).
 
-Conversions are the other kind of gap: the TPU's XLA aborts the whole process on a boolean
-converted to a 64- or 128-bit type ("Unsupported CVT X{64|128} expansion from pred[...] to
-c128[...]"), which ``jnp.eye`` of complex128, a mask cast to complex and XLA's own linalg
-expansions emit. ``install_conversions`` lowers such a conversion through a 32-bit type on
-the platforms in ``CONVERT_VIA_32``: the same values, one more elementwise step.
+Conversions are the other kind of gap: the TPU's XLA aborts the whole process on a
+conversion to complex128 from any other type and on a boolean converted to a 64-bit type
+("Unsupported CVT X{64|128} expansion from f64[3,4] to c128[3,4]", "... from pred[128,1]"),
+which ``1j * x``, ``x.astype(complex)``, ``jnp.eye`` of complex128 and XLA's own linalg
+expansions all emit. ``install_conversions`` lowers these on the platforms in
+``CONVERT_VIA_32`` as conversions to float64 parts joined by ``complex(re, im)``, and a
+boolean through 32 bits: the same values, one or two more elementwise steps.
 
 ``route`` stages the choice into the kernel with ``lax.platform_dependent``: the device
 implementation where the backend computes the family, NumPy (LAPACK, pocketfft) on the host
@@ -60,8 +62,13 @@ REASONS: dict[str, str] = {
     "eig": "no eig in this backend's XLA",
     "fft": "no complex128 FFT in this backend's XLA",
 }
-# platforms whose XLA cannot convert a boolean to a 64- or 128-bit type directly
+# platforms whose XLA cannot convert to complex128, or a boolean to a 64-bit type, directly
 CONVERT_VIA_32: tuple[str, ...] = ("tpu",)
+
+# platforms where cumulative sums, products, maxima and minima lower as a parallel prefix
+# scan (log2(n) levels) instead of XLA's reduce-window: on a TPU the latter compiled for over
+# 20 s for 2**20 int32/int64/float32 elements (the probe's cumsum cases)
+SCAN_AS_TREE: tuple[str, ...] = ("tpu",)
 
 # (family, dtype) -> number of host runs
 ROUTED: collections.Counter = collections.Counter()
@@ -130,25 +137,41 @@ def _plain(x: Any) -> Any:
     return tuple(x) if isinstance(x, tuple) else x
 
 
-_VIA_32 = {"i": np.dtype(np.int32), "u": np.dtype(np.uint32), "f": np.dtype(np.float32),
-           "c": np.dtype(np.float32)}
+_VIA_32 = {"i": np.dtype(np.int32), "u": np.dtype(np.uint32), "f": np.dtype(np.float32)}
+_F64, _C128 = np.dtype(np.float64), np.dtype(np.complex128)
 
 
 def _convert_via_32(base: Callable) -> Callable:
-    """``convert_element_type``'s lowering, with a boolean operand going to a 64- or 128-bit
-    type through the 32-bit type of its kind (complex128: float32, then float64)."""
+    """``convert_element_type``'s lowering without the conversions the TPU's XLA aborts on:
+    a boolean to a 64-bit type goes through the 32-bit type of its kind, and anything but
+    complex128 to complex128 is built from float64 parts (``complex(re, im)``)."""
     from jax._src.interpreters import mlir
+    from jax._src.lib.mlir.dialects import hlo
+
+    def to(ctx: Any, x: Any, aval: Any, dtype: np.dtype) -> tuple[Any, Any]:
+        out = aval.update(dtype=dtype)
+        return mlir.convert_hlo(ctx, x, aval, out), out
+
+    def real_f64(ctx: Any, x: Any, aval: Any) -> Any:
+        if aval.dtype == np.bool_:
+            x, aval = to(ctx, x, aval, np.dtype(np.float32))
+        return to(ctx, x, aval, _F64)[0]
 
     def rule(ctx: Any, operand: Any, **params: Any) -> Any:
         (aval_in,) = ctx.avals_in
+        (aval_out,) = ctx.avals_out
         new = np.dtype(params["new_dtype"])
-        wide = new.itemsize == (16 if new.kind == "c" else 8)
-        if aval_in.dtype == np.bool_ and wide and new.kind in _VIA_32:
-            steps = [_VIA_32[new.kind]] + ([np.dtype(np.float64)] if new.kind == "c" else [])
-            for step in steps:
-                mid = aval_in.update(dtype=step)
-                operand = mlir.convert_hlo(ctx, operand, aval_in, mid)
-                aval_in = mid
+        if new == _C128 and aval_in.dtype != _C128:
+            if aval_in.dtype.kind == "c":
+                part = aval_in.update(dtype=np.dtype(np.float32))
+                re = to(ctx, hlo.real(operand), part, _F64)[0]
+                im = to(ctx, hlo.imag(operand), part, _F64)[0]
+            else:
+                re = real_f64(ctx, operand, aval_in)
+                im = mlir.full_like_aval(ctx, 0, aval_in.update(dtype=_F64))
+            return [mlir.lower_with_sharding_in_types(ctx, hlo.complex(re, im), aval_out)]
+        if aval_in.dtype == np.bool_ and new.itemsize == 8 and new.kind in _VIA_32:
+            operand, aval_in = to(ctx, operand, aval_in, _VIA_32[new.kind])
             ctx = ctx.replace(avals_in=[aval_in])
         return base(ctx, operand, **params)
 
@@ -156,8 +179,9 @@ def _convert_via_32(base: Callable) -> Callable:
 
 
 def install_conversions(platforms: tuple[str, ...] = CONVERT_VIA_32) -> bool:
-    """Lower boolean -> 64/128-bit conversions through 32 bits on ``platforms`` (JAX's
-    lowering registry, for the whole process); False where this JAX has no such hook."""
+    """Lower conversions to complex128 and boolean -> 64-bit ones as ``_convert_via_32``
+    says on ``platforms`` (JAX's lowering registry, for the whole process); False where
+    this JAX has no such hook."""
     try:
         from jax._src.interpreters import mlir
         from jax._src.lax import lax as lax_internal
@@ -170,4 +194,25 @@ def install_conversions(platforms: tuple[str, ...] = CONVERT_VIA_32) -> bool:
     return True
 
 
+def install_scans(platforms: tuple[str, ...] = SCAN_AS_TREE) -> bool:
+    """Lower ``cumsum``/``cumprod``/``cummax``/``cummin`` as ``lax.associative_scan`` on
+    ``platforms``; False where this JAX has no such hook."""
+    try:
+        from jax._src.interpreters import mlir
+        from jax._src.lax.control_flow import loops
+    except ImportError:
+        return False
+    combine = {loops.cumsum_p: lax.add, loops.cumprod_p: lax.mul, loops.cummax_p: lax.max,
+               loops.cummin_p: lax.min}
+    for prim, fn in combine.items():
+        def tree(x: Any, *, axis: int, reverse: bool, fn: Callable = fn) -> Any:
+            return lax.associative_scan(fn, x, reverse=reverse, axis=axis)
+
+        for platform in platforms:
+            mlir.register_lowering(prim, mlir.lower_fun(tree, multiple_results=False),
+                                   platform=platform, inline=False)
+    return True
+
+
 install_conversions()
+install_scans()
