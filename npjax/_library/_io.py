@@ -49,10 +49,11 @@ class NpzFile(collections.abc.Mapping):
 def load(file: Any, mmap_mode: Any = None, allow_pickle: bool = False,
          fix_imports: bool = True, encoding: str = "ASCII", *,
          max_header_size: int = 10000) -> Any:
-    """npjax implementation of ``numpy.load``: arrays come back on the device, ``.npz``
+    """npjax implementation of ``numpy.load``: arrays come back placed as any new array
+    (host arrays under the CPU default, device arrays under ``placement="device"``), ``.npz``
     archives as a mapping of npjax arrays. Pickles are refused unless ``allow_pickle=True``.
 
-    Differences from NumPy: ``mmap_mode`` gives a device copy (no file mapping).
+    Differences from NumPy: ``mmap_mode`` gives a copy (no file mapping).
     """
     result = np.load(file, mmap_mode=mmap_mode, allow_pickle=allow_pickle,
                      fix_imports=fix_imports, encoding=encoding,

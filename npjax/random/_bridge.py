@@ -14,6 +14,7 @@ import numpy as np
 from npjax._calls._dispatch import write_out
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
+from npjax._core._placement import place_made
 from npjax._runtime._context import current
 
 
@@ -51,12 +52,10 @@ def to_host(x: Any) -> Any:
 
 
 def from_host(result: Any) -> Any:
-    """A host NumPy result placed on the device as npjax (scalars stay NumPy-scalar-like)."""
-    if isinstance(result, np.ndarray):
-        return ndarray._owner(to_jax(result))
-    if isinstance(result, np.generic):
-        return ndarray._owner(to_jax(np.asarray(result)), True)
-    return result
+    """A host NumPy draw placed as any new array (``place_made``): a host array (NumPy's
+    scalar for a scalar) where the policy keeps it on the host, else on the device (an npjax
+    scalar for a scalar). Draws ignore their inputs' kinds, as ``_host_draws`` does."""
+    return place_made(result)
 
 
 def _check_out_flags(out: Any) -> None:
