@@ -31,8 +31,12 @@ def _parser() -> argparse.ArgumentParser:
                      help="spread arrays over the devices (auto)")
     run.add_argument("--fallback", choices=("warn", "raise", "allow"), default=None,
                      help="what a call that runs on host NumPy does (default: warn)")
-    run.add_argument("--random", choices=("jax", "numpy"), default=None,
-                     help="random streams: jax (fast, device) or numpy (NumPy's numbers)")
+    run.add_argument("--random", choices=("auto", "jax", "numpy"), default=None,
+                     help="the stream of np.random.default_rng / Generator: auto (the "
+                          "default: NumPy's generator for draws placed on the host, JAX keys "
+                          "for draws placed on the device), jax (JAX keys for every draw) or "
+                          "numpy (NumPy's numbers for every draw); the legacy np.random.seed/"
+                          "rand/RandomState always give NumPy's numbers")
     run.add_argument("--x64", action=argparse.BooleanOptionalAction, default=None,
                      help="NumPy's 64-bit defaults (float64/int64; the default) or 32-bit")
     run.add_argument("--report", action=argparse.BooleanOptionalAction, default=True,
