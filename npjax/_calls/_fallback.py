@@ -62,11 +62,12 @@ class _HostCopies:
 
     def convert(self, x: Any, writable: bool = False) -> Any:
         if isinstance(x, ndarray):
+            data = x._host()  # a host array's own data: no trip to the device and back
             if writable:
-                host = np.array(_stats.fetch(x._read()))
+                host = np.array(_stats.fetch(x._read()) if data is None else data)
                 self.back[id(host)] = (host, x)
                 return host
-            host = _stats.fetch(x._read())
+            host = _stats.fetch(x._read()) if data is None else data
             return host[()] if x._scalar else host
         if isinstance(x, tuple) and hasattr(x, "_fields"):
             return type(x)(*(self.convert(v, writable) for v in x))
@@ -80,7 +81,7 @@ class _HostCopies:
         from npjax._core._normalize import to_jax
 
         for host, target in self.back.values():
-            target._write(to_jax(host))
+            target._write(host if target._host() is not None else to_jax(host))
 
     def result(self, x: Any) -> Any:
         if isinstance(x, np.ndarray) and id(x) in self.back:

@@ -21,7 +21,7 @@ import numpy as np
 from jax import lax
 
 from npjax._runtime._errstate import _stacklevel
-from npjax._runtime import _bounds
+from npjax._runtime import _bounds, _stats
 from npjax._core import _casts, _sharding
 from npjax._pure import _dtypes
 from npjax._calls._dispatch import DeviceIn, DTypeIn, npfunc, with_device
@@ -339,6 +339,7 @@ class _Grid:
     def __getitem__(self, key: Any) -> Any:
         policy = current()
         result = self._np[_host_key(key)]
+        _stats.calls[self._name] += 1  # placed on the device (the report's placement line)
 
         def conv(host: np.ndarray) -> ndarray:
             return _host_to_array(host.astype(_narrow(host.dtype, policy), copy=False),

@@ -17,6 +17,7 @@ from npjax._calls._dispatch import write_out
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
 from npjax._core._placement import beyond, host_limit
+from npjax._runtime import _stats
 from npjax._runtime._context import current
 
 
@@ -118,7 +119,10 @@ def call_numpy(np_gen: Any, name: str, args: tuple, kwargs: dict) -> Any:
     """Run ``np_gen.name(*args, **kwargs)`` on host arguments and place the result."""
     args = tuple(to_host(a) for a in args)
     kwargs = {k: to_host(v) for k, v in kwargs.items()}
-    return from_host(getattr(np_gen, name)(*args, **kwargs))
+    result = from_host(getattr(np_gen, name)(*args, **kwargs))
+    on_device = isinstance(result, ndarray) and result._host() is None
+    (_stats.calls if on_device else _stats.host_calls)["random." + name] += 1
+    return result
 
 
 def streamed(fn: Callable) -> Callable:
@@ -141,6 +145,7 @@ def streamed(fn: Callable) -> Callable:
                     getattr(self._np, name)(*(to_host(a) for a in args),
                                             **{k: to_host(v) for k, v in kwargs.items()
                                                if k != "out"}, out=data)
+                    _stats.host_calls["random." + name] += 1
                     return out
                 twin = np.empty(out.shape, out.dtype)
                 kwargs = dict(kwargs, out=twin)

@@ -20,6 +20,7 @@ from npjax._pure._axes import normalize_axis
 from npjax._calls._dispatch import write_out
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import place, to_jax
+from npjax._runtime import _stats
 from npjax._runtime._context import current
 from npjax.random import _samplers as S
 from npjax.random._bridge import _check_out_flags, from_host, numpy_mode, streamed, to_host
@@ -52,6 +53,7 @@ class _Streams:
         """One compiled draw; the key advances. Small elementwise draws with scalar
         parameters are drawn at a power-of-two length (>= 16) and cut to ``shape``, so that
         they share a few compiled kernels instead of compiling one per shape."""
+        _stats.calls["random." + name] += 1  # a device draw (the report's placement line)
         key = self._key
         policy = current()
         if policy.device is not None:
