@@ -10,6 +10,11 @@ import sys
 from collections.abc import Sequence
 
 
+# Where ``bench`` writes by default: a folder in the current directory, outside the tracked
+# tree of a checkout (.gitignore lists it), so a run never modifies the committed results.
+BENCH_OUT = "npjax-bench"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m npjax", description="Run NumPy code on JAX with npjax.")
@@ -69,6 +74,10 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--only", default="", help="comma-separated kernel names")
     bench.add_argument("--overhead", action="store_true",
                        help="run the per-call overhead benchmark (benchmarks/overhead.py)")
+    bench.add_argument("--out", metavar="DIR", default=BENCH_OUT,
+                       help=f"folder for the results (default: ./{BENCH_OUT}, made if "
+                            "missing; the committed reference results are updated only "
+                            "with --out benchmarks/results)")
     return parser
 
 
@@ -79,7 +88,7 @@ def _bench(options: argparse.Namespace) -> int:
     if not os.path.isfile(script):
         print(f"npjax bench: benchmarks/{name} is only in a source checkout", file=sys.stderr)
         return 2
-    args = ["--quick"] if options.quick else []
+    args = (["--quick"] if options.quick else []) + ["--out", options.out]
     if not options.overhead:
         args += ["--size", options.size] + (["--only", options.only] if options.only else [])
     sys.argv[:] = [script, *args]
