@@ -21,8 +21,9 @@ def _placement_line(data):
 
 
 def test_device_indexing_grids_loads_and_draws_are_counted(tmp_path):
-    path = tmp_path / "a.npy"
+    path, text = tmp_path / "a.npy", tmp_path / "a.txt"
     np.save(path, np.arange(6.0))
+    np.savetxt(text, np.arange(3.0))
     with npjax.policy(placement="device", random="jax"):
         a = npjax.arange(10.0)
         idx = npjax.asarray([1, 2, 5])
@@ -30,12 +31,12 @@ def test_device_indexing_grids_loads_and_draws_are_counted(tmp_path):
         b = a[idx]           # a gather on the device
         a[idx] = 0.0         # a scatter on the device
         g = npjax.mgrid[0:3, 0:2]
-        loaded = npjax.load(path)
+        loaded = npjax.load(path) + npjax.loadtxt(text).sum()
         r = npjax.random.default_rng(0).random(4)
         total = float((b.sum() + g.sum() + loaded.sum() + r.sum()).to_jax())
     data = npjax.stats()
     calls = data["calls"]
-    for name in ("ndarray.__getitem__", "ndarray.__setitem__", "mgrid", "load",
+    for name in ("ndarray.__getitem__", "ndarray.__setitem__", "mgrid", "load", "loadtxt",
                  "random.random"):
         assert calls.get(name, 0) >= 1, (name, calls)
     host, device = _placement_line(data)

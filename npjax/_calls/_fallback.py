@@ -149,12 +149,24 @@ def fallback_function(name: str, numpy_fn: Any, reason: str = "no JAX implementa
     return call
 
 
+def _on_device(result: Any) -> bool:
+    """Whether ``result`` is, or holds (a tuple or list of them), a device array."""
+    if isinstance(result, ndarray):
+        return result._host() is None
+    if isinstance(result, list | tuple):
+        return any(_on_device(r) for r in result)
+    return False
+
+
 def host_function(name: str, numpy_fn: Any) -> Any:
     """A public npjax function whose job is host-side (I/O, text, dtype questions): NumPy's
     own function on host copies of npjax arrays, results placed back; not a fallback."""
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        return run_on_host(name, numpy_fn, args, kwargs)
+        result = run_on_host(name, numpy_fn, args, kwargs)
+        # Counted where its result lives (``loadtxt`` places what it reads on the device).
+        (_stats.calls if _on_device(result) else _stats.host_calls)[name] += 1
+        return result
 
     call.__name__ = call.__qualname__ = name.rpartition(".")[2]
     call.__module__ = "npjax"

@@ -398,4 +398,5 @@ def fromfunction(function: Any, shape: Any, *, dtype: Any = None, like: Any = No
     if any(d < 0 for d in dims):
         raise ValueError("negative dimensions are not allowed")
     grid = _indices(dims, dtype, False, policy)
+    _stats.calls["fromfunction"] += 1  # its index arrays are made on the device
     return function(*(ndarray._owner(grid[i]) for i in range(len(dims))), **kwargs)
