@@ -493,7 +493,7 @@ def test_an_index_array_into_an_empty_axis_raises_index_error():
 
 
 # Parity suites with every test body traced by npjax.jit (tests/_parity.py, --npjax-jit): one
-# group in CI; README's thorough profile runs every suite so (see "Tests").
+# group in CI; docs/development.md's command runs every suite so.
 # (test_reductions.py, the longest, reruns in lazy mode and on the device already.)
 JIT_SUITES = ["tests/test_views.py tests/test_indexing.py tests/test_operators.py "
               "tests/test_scalars.py tests/test_smoke_parity.py tests/test_selection.py"]
