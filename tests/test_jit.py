@@ -452,8 +452,8 @@ def _draws(xp, p, lam):
 
 
 def test_random_parameter_checks_are_device_checks():
-    # Inside npjax.jit every draw is placed on the device, so under the default
-    # random="auto" it takes the JAX key; the eager reference must draw from it too.
+    # The traced draws come from the JAX key (operands traced on the device), so under the
+    # default random="auto" the eager reference, with host operands, must use that key too.
     npjax.set_policy(random="jax")
     f = npjax.jit(_draws, static_argnums=0)
     p, lam = np.array([0.2, 0.9]), np.array([1.0, 4.0])
