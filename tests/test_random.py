@@ -416,6 +416,7 @@ def test_auto_host_draws_are_numpys():
     draws from NumPy's own generator: NumPy's numbers, host arrays, no compile."""
     import npjax._runtime._stats as stats
 
+    npjax.set_policy(placement="auto")  # (whatever --npjax-placement the run was given)
     stats.reset_stats()
     ours, theirs = npjax.random.default_rng(42), np.random.default_rng(42)
     for name, args in (("standard_normal", ((3, 4),)), ("random", (5,)),

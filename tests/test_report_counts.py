@@ -47,6 +47,7 @@ def test_device_indexing_grids_loads_and_draws_are_counted(tmp_path):
 def test_host_work_is_not_counted_as_device_work():
     """Host arrays indexed by NumPy, and "auto" draws from NumPy's generator, run on the
     host: nothing compiles, nothing is counted on the device."""
+    npjax.set_policy(placement="auto")  # (whatever --npjax-placement the run was given)
     npjax.reset_stats()
     a = npjax.arange(10.0)
     a[[1, 2]] = 0.0
