@@ -84,10 +84,23 @@ def test_option_names_exist():
     assert policy_flags - named == set()
 
 
+def _tables(text: str) -> list[list[list[str]]]:
+    """The Markdown tables in ``text``: per table its rows (without the header) as cells."""
+    tables, current = [], None
+    for line in text.splitlines():
+        if line.startswith("|"):
+            if current is None:
+                current = []
+                tables.append(current)
+            if not line.startswith("|---"):
+                current.append([c.strip() for c in line.strip().strip("|").split("|")])
+        else:
+            current = None
+    return [t[1:] for t in tables]
+
+
 def _table_rows(text: str) -> list[list[str]]:
-    rows = [[c.strip() for c in line.strip().strip("|").split("|")]
-            for line in text.splitlines() if line.startswith("|") and not line.startswith("|---")]
-    return rows[1:]  # without the header
+    return _tables(text)[0]
 
 
 def test_policy_table_matches_the_policy():
@@ -108,28 +121,42 @@ def test_random_table_names_every_policy_value():
     assert "(default)" in rows[0][0] and _policy.Policy().random == "auto"
 
 
-# The table's columns, in order, as benchmarks/suite.py names the variants.
+# The speed tables' columns, in order, as benchmarks/suite.py names the variants.
 VARIANTS = ("numpy", "npjax_eager", "npjax_lazy", "npjax_jit", "jax_hand")
 
 
-def test_cpu_speed_table_matches_the_committed_results():
-    data = json.loads((ROOT / "benchmarks" / "results" / "bench_small.json").read_text())
-    rows = {r[0]: r[1:] for r in _table_rows(_section("Speed")) if len(r) == 6}
-    assert len(rows) == len(data["kernels"])
+def _expected_row(kernel: dict) -> list[str]:
+    cells = []
+    for variant in VARIANTS:
+        seconds = kernel["times"].get(variant, {}).get("median_s")
+        ok = kernel["check"].get(variant, {}).get("ok", True)
+        if not ok or seconds is None or seconds != seconds:
+            cells.append("fail")
+        else:
+            ms = seconds * 1e3
+            cells.append(f"{ms:.1f}" if ms >= 100 else f"{ms:.2f}")
+    return cells
+
+
+@pytest.mark.parametrize("table,path", [(0, "benchmarks/results/bench_small.json"),
+                                        (1, "benchmarks/results/gpu/bench_large_auto.json")])
+def test_speed_tables_match_the_committed_results(table, path):
+    data = json.loads((ROOT / path).read_text())
+    rows = {r[0]: r[1:] for r in _tables(_section("Speed"))[table]}
+    assert list(rows) == [k["name"] for k in data["kernels"]]
     for kernel in data["kernels"]:
-        expected = []
-        for variant in VARIANTS:
-            timing = kernel["times"].get(variant, {})
-            ok = kernel["check"].get(variant, {}).get("ok", True)
-            seconds = timing.get("median_s")
-            expected.append("fail" if not ok or seconds is None or seconds != seconds
-                            else f"{seconds * 1e3:.2f}")
-        assert rows[kernel["name"]] == expected, kernel["name"]
+        assert rows[kernel["name"]] == _expected_row(kernel), kernel["name"]
+    assert data["date"][:10] in " ".join(_section("Speed").split())
+
+
+def test_cpu_speed_summary_matches_the_committed_results():
+    data = json.loads((ROOT / "benchmarks" / "results" / "bench_small.json").read_text())
     assert f"{len(data['kernels'])} NumPy-style kernels" in README
     geo = data["summary"]
-    assert f"default {geo['geomean_numpy_over_eager']:.2f}x NumPy" in README
-    assert f"`npjax.jit` {geo['geomean_numpy_over_jit']:.2f}x NumPy" in README
-    assert f"{geo['geomean_jit_over_hand']:.2f}x the time of" in " ".join(README.split())
+    text = " ".join(README.split())
+    assert f"default {geo['geomean_numpy_over_eager']:.2f}x NumPy" in text
+    assert f"`npjax.jit` {geo['geomean_numpy_over_jit']:.2f}x NumPy" in text
+    assert f"{geo['geomean_jit_over_hand']:.2f}x the time of" in text
 
 
 @pytest.mark.parametrize("path", re.findall(r"`((?:docs|benchmarks|examples)/[\w./-]+?)`",
