@@ -65,13 +65,14 @@ class _HostCopies:
 
     def convert(self, x: Any, writable: bool = False) -> Any:
         if isinstance(x, ndarray):
-            if x._host() is None:
+            data = x._host()  # a host array's own data: no trip to the device and back
+            if data is None:
                 self.device = True
             if writable:
-                host = np.array(_stats.fetch(x._read()))
+                host = np.array(_stats.fetch(x._read()) if data is None else data)
                 self.back[id(host)] = (host, x)
                 return host
-            host = _stats.fetch(x._read())
+            host = _stats.fetch(x._read()) if data is None else data
             return host[()] if x._scalar else host
         if isinstance(x, tuple) and hasattr(x, "_fields"):
             return type(x)(*(self.convert(v, writable) for v in x))
@@ -87,7 +88,7 @@ class _HostCopies:
         from npjax._core._normalize import to_jax
 
         for host, target in self.back.values():
-            target._write(to_jax(host))
+            target._write(host if target._host() is not None else to_jax(host))
 
     def result(self, x: Any) -> Any:
         if isinstance(x, np.ndarray) and id(x) in self.back:
@@ -158,12 +159,24 @@ def fallback_function(name: str, numpy_fn: Any, reason: str = "no JAX implementa
     return call
 
 
+def _on_device(result: Any) -> bool:
+    """Whether ``result`` is, or holds (a tuple or list of them), a device array."""
+    if isinstance(result, ndarray):
+        return result._host() is None
+    if isinstance(result, list | tuple):
+        return any(_on_device(r) for r in result)
+    return False
+
+
 def host_function(name: str, numpy_fn: Any) -> Any:
     """A public npjax function whose job is host-side (I/O, text, dtype questions): NumPy's
     own function on host copies of npjax arrays, results placed back; not a fallback."""
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        return run_on_host(name, numpy_fn, args, kwargs)
+        result = run_on_host(name, numpy_fn, args, kwargs)
+        # Counted where its result lives (``loadtxt`` places what it reads on the device).
+        (_stats.calls if _on_device(result) else _stats.host_calls)[name] += 1
+        return result
 
     call.__name__ = call.__qualname__ = name.rpartition(".")[2]
     call.__module__ = "npjax"

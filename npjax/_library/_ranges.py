@@ -21,7 +21,7 @@ import numpy as np
 from jax import lax
 
 from npjax._runtime._errstate import _stacklevel
-from npjax._runtime import _bounds
+from npjax._runtime import _bounds, _stats
 from npjax._core import _casts, _sharding
 from npjax._pure import _dtypes
 from npjax._calls._dispatch import DeviceIn, DTypeIn, npfunc, with_device
@@ -349,9 +349,11 @@ class _Grid:
             return _host_to_array(host.astype(_narrow(host.dtype, policy), copy=False),
                                   self._name, inputs)
 
-        if isinstance(result, tuple):
-            return tuple(conv(r) for r in result)
-        return conv(result)
+        made = tuple(conv(r) for r in result) if isinstance(result, tuple) else conv(result)
+        first = made[0] if isinstance(made, tuple) and made else made
+        on_host = not isinstance(first, ndarray) or first._host() is not None
+        (_stats.host_calls if on_host else _stats.calls)[self._name] += 1  # (the report)
+        return made
 
     def __repr__(self) -> str:
         return f"<npjax.{self._name}>"

@@ -219,7 +219,9 @@ def stats() -> dict[str, Any]:
     ``cache_misses``, ``cache_dir`` and JAX's raw ``cache`` events); ``lazy`` (calls recorded,
     flushes, calls executed by flushes, values they kept, programs compiled);
     ``placement``: calls run by NumPy on host arrays (``host``, per name in ``host_calls``)
-    and on the device (``device``: every other counted call).
+    and on the device (``device``: every other counted call: functions, operators, indexing
+    with device arrays as ``ndarray.__getitem__``/``__setitem__``, grids, loads, random
+    draws as ``random.<method>``).
     """
     compile_s = compiles["backend_s"] + compiles["trace_s"] + compiles["lower_s"]
     host_counts()

@@ -114,7 +114,8 @@ def format_report(data: dict[str, Any], top: int = 10, title: str = "npjax repor
     if placed is not None:
         out.append("")
         out.append(f"Placement: {placed['host']} call(s) ran on host arrays (NumPy), "
-                   f"{placed['device']} on the device")
+                   f"{placed['device']} on the device (functions, operators, indexing, "
+                   "grids, loads and random draws)")
 
     sites = data.get("fallback_sites", [])
     out.append("")
