@@ -5,6 +5,7 @@ device work that compiled a program is never reported as "0 on the device"."""
 from __future__ import annotations
 
 import re
+import time
 
 import numpy as np
 
@@ -71,3 +72,18 @@ def test_compiles_imply_device_calls():
     data = npjax.stats()
     if data["compiles"]["count"]:
         assert data["placement"]["device"] > 0, data
+
+
+def test_the_slowest_compiles_are_named_with_the_users_line(monkeypatch):
+    npjax.reset_stats()
+    with npjax.policy(placement="device"):
+        # a length no earlier run compiled (the persistent cache would serve it, uncounted)
+        x = npjax.arange(float(17 + time.time_ns() % 1_000_003))
+        float((x * 3 - 1).sum())
+    slowest = npjax.stats()["compiles"]["slowest"]
+    assert slowest and all(e["site"].startswith(__file__) for e in slowest)
+    assert [e["seconds"] for e in slowest] == sorted((e["seconds"] for e in slowest),
+                                                     reverse=True)
+    monkeypatch.setattr(_report, "SLOW_COMPILE_S", 0.0)
+    text = _report.format_report(npjax.stats())
+    assert "slowest compiles" in text and "test_report_counts.py:" in text

@@ -11,6 +11,7 @@ when the runner has said which files those are). Compiles are counted through JA
 from __future__ import annotations
 
 import collections
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -178,11 +179,36 @@ def record_scalar_write(index: Any) -> None:
     scalar_writes[_caller()] += 1
 
 
+_JAX_DIRS = tuple(os.path.dirname(m.__file__) for m in (jax, jax._src))
+
+
+def _compile_site() -> str:
+    """``"file:line"`` of the first frame that is neither npjax's nor JAX's (a compile is
+    reported from inside JAX)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith((PACKAGE_DIR, *_JAX_DIRS, "<frozen")):
+            return f"{name}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "<unknown>:0"
+
+
+# the slowest XLA compiles: (seconds, compiled function, user's "file:line"), longest first
+slowest_compiles: list[tuple[float, str, str]] = []
+_SLOWEST = 10
+
+
 def _on_duration(event: str, duration: float, **kwargs: Any) -> None:
     if event == _BACKEND:
         compiles["count"] += 1
         compiles["backend_s"] += duration
-        compiled[str(kwargs.get("fun_name", "?"))] += 1
+        name = str(kwargs.get("fun_name", "?"))
+        compiled[name] += 1
+        if len(slowest_compiles) < _SLOWEST or duration > slowest_compiles[-1][0]:
+            slowest_compiles.append((duration, name, _compile_site()))
+            slowest_compiles.sort(key=lambda e: -e[0])
+            del slowest_compiles[_SLOWEST:]
     elif event == _TRACE:
         compiles["traces"] += 1
         compiles["trace_s"] += duration
@@ -257,6 +283,8 @@ def stats() -> dict[str, Any]:
             "lowerings": int(compiles["lowerings"]),
             "lower_s": compiles["lower_s"],
             "by_function": dict(compiled.most_common()),
+            "slowest": [{"seconds": sec, "function": name, "site": site}
+                        for sec, name, site in slowest_compiles],
             "cache": dict(cache_events),
             **_cache_summary(),
         },
@@ -302,6 +330,7 @@ def reset_stats() -> None:
     for key in compiles:
         compiles[key] = 0
     compiled.clear()
+    slowest_compiles.clear()
     cache_events.clear()
     lazy.clear()
     _clock[0] = time.perf_counter()
