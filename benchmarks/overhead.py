@@ -10,10 +10,11 @@ and device arrays (placement "device"; against raw ``jax.numpy``).
 Each is timed with ``timeit`` after a warm-up (compilation excluded), JAX results are waited on
 with ``block_until_ready``, and the best of several repeats is kept. Targets (issue 2): npjax
 per-op time <= 1.5x raw ``jax.numpy`` eager; npjax scalar setitem <= 2x a hand-written donated
-``jax.jit`` update. Results also go to ``benchmarks/results/overhead.json``.
+``jax.jit`` update. Results also go to ``overhead.json`` in ``--out``.
 
 Usage: ``python benchmarks/overhead.py [--quick] [--out DIR]`` (``--quick``: fewer repeats;
-``--out``: where overhead.json goes, default ``benchmarks/results``).
+``--out``: where overhead.json goes, default ``./npjax-bench``; ``--out benchmarks/results``
+updates the committed reference file).
 """
 
 from __future__ import annotations
@@ -179,8 +180,7 @@ def main(argv: list[str]) -> int:
     print(f"  (for reference: raw eager .at[i].set / donated jit = "
           f"{setitem['jax eager .at[i].set'] / setitem['donated jax.jit']:.1f}x)")
 
-    out_dir = (argv[argv.index("--out") + 1] if "--out" in argv
-               else os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
+    out_dir = argv[argv.index("--out") + 1] if "--out" in argv else "npjax-bench"
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "overhead.json")
     with open(path, "w") as f:

@@ -6,8 +6,9 @@ interleaved (one call of each variant per round), on fresh copies of the same in
 median of the rounds is reported, and the first call (trace + compile for the jitted
 variants) separately. Every result is checked against NumPy's (``allclose`` with rtol 1e-7
 and an absolute tolerance of 1e-9 times the largest magnitude of NumPy's result). Writes
-``benchmarks/results/bench_<size>.json``, ``bench_<size>.png`` (speed-up over NumPy) and
-``bench_<size>.md`` (the table).
+``bench_<size>.json``, ``bench_<size>.png`` (speed-up over NumPy) and ``bench_<size>.md``
+(the table) into ``--out`` (default ``./npjax-bench``; ``--out benchmarks/results`` updates
+the committed reference results).
 """
 
 from __future__ import annotations
@@ -302,7 +303,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", choices=("small", "large"), default="small")
     parser.add_argument("--only", default="", help="comma-separated kernel names")
     parser.add_argument("--repeats", type=int, default=None)
-    parser.add_argument("--out", default=os.path.join(HERE, "results"))
+    parser.add_argument("--out", default="npjax-bench",
+                        help="folder for the results (default: ./npjax-bench; the committed "
+                             "reference results: --out benchmarks/results)")
     parser.add_argument("--slow-s", type=float, default=math.inf,
                         help="time a variant whose first call took longer in one round only")
     parser.add_argument("--placement", choices=("auto", "device", "host"), default=None,

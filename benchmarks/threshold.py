@@ -2,7 +2,7 @@
 calls, as a NumPy user writes it) at growing sizes under three policies, in one run:
 ``placement="host"`` (NumPy does everything), ``placement="device"`` eager (one JAX dispatch
 per call) and ``placement="device", mode="lazy"`` (the chain fused into one program), and
-NumPy itself. The default ``host_threshold`` comes from this table (README, "Placement").
+NumPy itself. The default ``host_threshold`` comes from this table (`docs/placement.md`).
 
 Usage: ``python benchmarks/threshold.py [--quick]``.
 """

@@ -3,10 +3,12 @@
 Noisy samples of a cubic (the "noise" is a fixed high-frequency wiggle, so the output is
 deterministic) are fitted with polynomials of degree 1 to 4; the script prints the coefficients,
 residuals, rank and singular values of each fit, picks the degree with the best adjusted R^2,
-and saves the design matrix, coefficients and predictions with np.savez.
+and saves the design matrix, coefficients and predictions with np.savez into the folder
+named by $EXAMPLES_OUT (default: examples-output in the current folder, made if missing).
 Run: python linear_regression.py [samples]
 """
 
+import os
 import sys
 
 import numpy as np
@@ -36,6 +38,8 @@ for degree in range(1, 5):
 degree, adjusted, X, coef, fitted = best
 error = np.abs(fitted - (y - noise)).max()
 print(f"best degree: {degree}; largest error against the noiseless cubic: {error:.6e}")
-np.savez("regression.npz", design=X, coef=coef, fitted=fitted)
-np.savetxt("regression_coef.txt", coef)
+out_dir = os.environ.get("EXAMPLES_OUT", "examples-output")
+os.makedirs(out_dir, exist_ok=True)
+np.savez(os.path.join(out_dir, "regression.npz"), design=X, coef=coef, fitted=fitted)
+np.savetxt(os.path.join(out_dir, "regression_coef.txt"), coef)
 print("saved regression.npz and regression_coef.txt")

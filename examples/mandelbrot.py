@@ -2,11 +2,13 @@
 
 Each point c of the grid is iterated z -> z*z + c (in real arithmetic) until |z| > 2 or the
 iteration limit; the counts are saved with np.save and drawn with matplotlib (Agg backend, no
-window) to mandelbrot.png in the current folder. The area of the set is estimated from the
-points that never escape.
+window) to mandelbrot.png, both in the folder named by $EXAMPLES_OUT (default: examples-output
+in the current folder, made if missing). The area of the set is estimated from the points that
+never escape.
 Run: python mandelbrot.py [height] [max_iterations]
 """
 
+import os
 import sys
 
 import matplotlib
@@ -42,10 +44,12 @@ print("escape counts along the middle row, every 25th point:", counts[height // 
 histogram = np.bincount(counts.ravel(), minlength=max_iter + 1)
 print("points escaping after 1..5 iterations:", histogram[1:6])
 
-np.save("mandelbrot_counts.npy", counts)
+out_dir = os.environ.get("EXAMPLES_OUT", "examples-output")
+os.makedirs(out_dir, exist_ok=True)
+np.save(os.path.join(out_dir, "mandelbrot_counts.npy"), counts)
 fig, ax = plt.subplots(figsize=(6, 4))
 ax.imshow(np.log1p(counts), extent=(x_min, x_max, y_min, y_max), cmap="magma",
           origin="lower")
 ax.set_title("Mandelbrot set: log(1 + escape count)")
-fig.savefig("mandelbrot.png", dpi=100)
+fig.savefig(os.path.join(out_dir, "mandelbrot.png"), dpi=100)
 print("saved mandelbrot_counts.npy and mandelbrot.png")

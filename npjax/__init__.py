@@ -1,7 +1,7 @@
 """npjax: run existing NumPy code on JAX. ``import npjax as np``.
 
 NumPy is the specification (values, dtypes, views, in-place mutation, exceptions); JAX is the
-engine. See README.md for what is covered and how policies change placement and execution.
+engine. See README.md and docs/ for what is covered and how policies change placement and execution.
 """
 
 import jax as _jax

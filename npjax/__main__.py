@@ -10,6 +10,11 @@ import sys
 from collections.abc import Sequence
 
 
+# Where ``bench`` writes by default: a folder in the current directory, outside the tracked
+# tree of a checkout (.gitignore lists it), so a run never modifies the committed results.
+BENCH_OUT = "npjax-bench"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m npjax", description="Run NumPy code on JAX with npjax.")
@@ -31,8 +36,12 @@ def _parser() -> argparse.ArgumentParser:
                      help="spread arrays over the devices (auto)")
     run.add_argument("--fallback", choices=("warn", "raise", "allow"), default=None,
                      help="what a call that runs on host NumPy does (default: warn)")
-    run.add_argument("--random", choices=("jax", "numpy"), default=None,
-                     help="random streams: jax (fast, device) or numpy (NumPy's numbers)")
+    run.add_argument("--random", choices=("auto", "jax", "numpy"), default=None,
+                     help="the stream of np.random.default_rng / Generator: auto (the "
+                          "default: NumPy's generator for draws placed on the host, JAX keys "
+                          "for draws placed on the device), jax (JAX keys for every draw) or "
+                          "numpy (NumPy's numbers for every draw); the legacy np.random.seed/"
+                          "rand/RandomState always give NumPy's numbers")
     run.add_argument("--x64", action=argparse.BooleanOptionalAction, default=None,
                      help="NumPy's 64-bit defaults (float64/int64; the default) or 32-bit")
     run.add_argument("--report", action=argparse.BooleanOptionalAction, default=True,
@@ -65,6 +74,10 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--only", default="", help="comma-separated kernel names")
     bench.add_argument("--overhead", action="store_true",
                        help="run the per-call overhead benchmark (benchmarks/overhead.py)")
+    bench.add_argument("--out", metavar="DIR", default=BENCH_OUT,
+                       help=f"folder for the results (default: ./{BENCH_OUT}, made if "
+                            "missing; the committed reference results are updated only "
+                            "with --out benchmarks/results)")
     return parser
 
 
@@ -75,7 +88,7 @@ def _bench(options: argparse.Namespace) -> int:
     if not os.path.isfile(script):
         print(f"npjax bench: benchmarks/{name} is only in a source checkout", file=sys.stderr)
         return 2
-    args = ["--quick"] if options.quick else []
+    args = (["--quick"] if options.quick else []) + ["--out", options.out]
     if not options.overhead:
         args += ["--size", options.size] + (["--only", options.only] if options.only else [])
     sys.argv[:] = [script, *args]

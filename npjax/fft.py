@@ -25,6 +25,7 @@ from jax import lax
 from numpy.lib.array_utils import normalize_axis_index
 
 from npjax._calls._dispatch import wrap, write_out
+from npjax._pure._capabilities import route
 from npjax._pure._errors import unsupported
 from npjax._runtime._errstate import _stacklevel
 from npjax._core._ndarray import ndarray
@@ -80,11 +81,12 @@ def _transform(x: jax.Array, *, kind: str, n: int, axis: int, fct: float | None,
     if m < n_in:
         x = jnp.concatenate([x, jnp.zeros(x.shape[:-1] + (n_in - m,), x.dtype)], axis=-1)
     if kind == "c2c_f":
-        y = jnp.fft.fft(x)
-    elif kind == "c2c_b":
-        y = jnp.fft.ifft(x, norm="forward")  # unnormalised: pocketfft applies fct itself
+        y = route("fft", cdtype, jnp.fft.fft, np.fft.fft, x)
+    elif kind == "c2c_b":  # unnormalised: pocketfft applies fct itself
+        y = route("fft", cdtype, functools.partial(jnp.fft.ifft, norm="forward"),
+                  functools.partial(np.fft.ifft, norm="forward"), x)
     elif kind == "r2c":
-        y = jnp.fft.rfft(x)
+        y = route("fft", cdtype, jnp.fft.rfft, np.fft.rfft, x)
     else:
         # pocketfft's c2r reads only the real parts of the 0th (and, for even n, the n/2-th)
         # terms; zero their imaginary parts so every backend does the same (a select on
@@ -92,7 +94,8 @@ def _transform(x: jax.Array, *, kind: str, n: int, axis: int, fct: float | None,
         k = lax.broadcasted_iota(np.int32, x.shape, x.ndim - 1)
         ends = (k == 0) | (k == n // 2) if n % 2 == 0 else k == 0
         x = jnp.where(ends, x.real.astype(x.dtype), x)
-        y = jnp.fft.irfft(x, n=n, norm="forward")
+        y = route("fft", cdtype, functools.partial(jnp.fft.irfft, n=n, norm="forward"),
+                  functools.partial(np.fft.irfft, n=n, norm="forward"), x)
     if fct is not None:
         f = np.asarray(fct, np.finfo(cdtype).dtype)
         y = lax.complex(y.real * f, y.imag * f) if y.dtype.kind == "c" else y * f

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import pathlib
+import re
 
 import pytest
 
@@ -31,12 +32,15 @@ NEEDS = {
 # Shorter runs than the scripts' defaults keep this file quick; same code paths.
 ARGS = {"heat_equation.py": ["100"], "nbody.py": ["40"], "mandelbrot.py": ["40", "30"],
         "linear_regression.py": ["60"], "option_pricing.py": ["2000"]}
-# Policy flags for the npjax run: NumPy's own random streams, so the numbers can match.
-OPTIONS = {"option_pricing.py": ["--random", "numpy"]}
+# Policy flags for the npjax run (none: under the default random="auto" a CPU run draws
+# option_pricing's numbers from NumPy's own generator, so they match).
+OPTIONS: dict[str, list[str]] = {}
 # Files each example must save (and --compare must find and compare).
-SAVED = {"mandelbrot.py": ["mandelbrot_counts.npy"],
-         "linear_regression.py": ["regression.npz[coef]", "regression.npz[design]",
-                                  "regression.npz[fitted]", "regression_coef.txt"]}
+# (into examples-output/ under the current folder, the examples' default for $EXAMPLES_OUT)
+OUT = "examples-output/"
+SAVED = {"mandelbrot.py": [OUT + "mandelbrot_counts.npy"],
+         "linear_regression.py": [OUT + "regression.npz[coef]", OUT + "regression.npz[design]",
+                                  OUT + "regression.npz[fitted]", OUT + "regression_coef.txt"]}
 
 
 def _has(name: str) -> bool:
@@ -79,3 +83,10 @@ def test_example_matches_numpy(name, capsys, tmp_path, monkeypatch):
     assert "=== npjax report" in out and "Wall time:" in out
     for saved in SAVED.get(name, []):
         assert f"| {saved}  (" in out, out
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["examples-output"] if name in SAVED
+                                                          else []), "writes outside its folder"
+    # The report's placement line agrees with its compile line: device work is counted.
+    placed = re.search(r"Placement: \d+ call\(s\) ran on host arrays \(NumPy\), (\d+) on", out)
+    compiled = re.search(r"Compiles: (\d+) XLA compiles", out)
+    assert placed and compiled, out
+    assert int(placed.group(1)) > 0 or int(compiled.group(1)) == 0, out

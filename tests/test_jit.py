@@ -452,6 +452,9 @@ def _draws(xp, p, lam):
 
 
 def test_random_parameter_checks_are_device_checks():
+    # The traced draws come from the JAX key (operands traced on the device), so under the
+    # default random="auto" the eager reference, with host operands, must use that key too.
+    npjax.set_policy(random="jax")
     f = npjax.jit(_draws, static_argnums=0)
     p, lam = np.array([0.2, 0.9]), np.array([1.0, 4.0])
     want = _draws(npjax, npjax.asarray(p), npjax.asarray(lam))
@@ -493,7 +496,7 @@ def test_an_index_array_into_an_empty_axis_raises_index_error():
 
 
 # Parity suites with every test body traced by npjax.jit (tests/_parity.py, --npjax-jit): one
-# group in CI; README's thorough profile runs every suite so (see "Tests").
+# group in CI; docs/development.md's command runs every suite so.
 # (test_reductions.py, the longest, reruns in lazy mode and on the device already.)
 JIT_SUITES = ["tests/test_views.py tests/test_indexing.py tests/test_operators.py "
               "tests/test_scalars.py tests/test_smoke_parity.py tests/test_selection.py"]

@@ -137,7 +137,7 @@ def test_numpy_stream_generator(seed):
             _exact(_call(ours, name, a, k), _call(theirs, name, a, k), f"{name}{a}{k}")
 
 
-@pytest.mark.parametrize("policy", ["jax", "numpy"])
+@pytest.mark.parametrize("policy", ["auto", "jax", "numpy"])
 @pytest.mark.parametrize("seed", SEEDS)
 def test_numpy_stream_legacy(seed, policy):
     """The legacy API gives NumPy's streams under every policy (NEP 19 freezes them)."""
@@ -204,6 +204,8 @@ def test_numpy_stream_out():
 # --- the "jax" stream: same kinds as NumPy, reproducible ---------------------------------------
 
 def test_jax_stream_reproducible():
+    npjax.set_policy(random="jax")
+
     def draws(gen):
         return [np.asarray(gen.normal(size=5)), np.asarray(gen.integers(0, 100, 5)),
                 np.asarray(gen.poisson(4.0, 5)), gen.random()]
@@ -230,6 +232,7 @@ def test_jax_stream_reproducible():
 
 
 def test_jax_stream_out_and_dtype():
+    npjax.set_policy(random="jax")
     gen = npjax.random.default_rng(0)
     out = npjax.zeros((3, 2), dtype=np.float32)
     assert gen.random(out=out, dtype=np.float32) is out
@@ -296,7 +299,7 @@ def _raise_parity(fn_ours, fn_numpy, where):
     assert family(our_exc) is family(np_exc), f"{np_exc!r} vs {our_exc!r} {where}"
 
 
-@pytest.mark.parametrize("policy", ["jax", "numpy"])
+@pytest.mark.parametrize("policy", ["auto", "jax", "numpy"])
 def test_bad_parameters(policy):
     npjax.set_policy(random=policy)
     ours, theirs = npjax.random.default_rng(0), np.random.default_rng(0)
@@ -313,6 +316,7 @@ def test_bad_parameters(policy):
 
 
 def test_bad_parameters_on_device():
+    npjax.set_policy(random="jax")
     gen = npjax.random.default_rng(0)
     with pytest.raises(ValueError):
         gen.normal(0.0, npjax.asarray([1.0, -1.0]))
@@ -397,3 +401,52 @@ def test_integers_edges():
     b = np.asarray(gen.integers(0, 2, 500, dtype=bool))
     assert b.dtype == bool and b.any() and not b.all()
     assert set(np.asarray(gen.integers(3, 4, 50)).tolist()) == {3}
+
+
+# --- the default, random="auto": NumPy's generator where the draw is placed on the host --------
+
+def test_auto_is_the_default():
+    assert npjax.get_policy().random == "auto"
+    with pytest.raises(ValueError):
+        npjax.set_policy(random="fast")
+
+
+def test_auto_host_draws_are_numpys():
+    """On the host route (small draws; every size in eager mode on a CPU backend) "auto"
+    draws from NumPy's own generator: NumPy's numbers, host arrays, no compile."""
+    import npjax._runtime._stats as stats
+
+    npjax.set_policy(placement="auto")  # (whatever --npjax-placement the run was given)
+    stats.reset_stats()
+    ours, theirs = npjax.random.default_rng(42), np.random.default_rng(42)
+    for name, args in (("standard_normal", ((3, 4),)), ("random", (5,)),
+                       ("integers", (0, 10, 6)), ("normal", (1.0, 2.0, 3))):
+        got, want = getattr(ours, name)(*args), getattr(theirs, name)(*args)
+        assert got._host() is not None, name
+        np.testing.assert_array_equal(np.asarray(got), want, strict=True, err_msg=name)
+    _exact(ours.random(), theirs.random(), "scalar")
+    _exact(ours.permutation(7), theirs.permutation(7), "permutation")
+    _exact(ours.choice(9, 4), theirs.choice(9, 4), "choice")
+    out, host_out = npjax.zeros(4), np.zeros(4)
+    assert ours.standard_normal(out=out) is out
+    theirs.standard_normal(out=host_out)
+    _exact(out, host_out, "out=")
+    assert stats.stats()["compiles"]["count"] == 0
+    assert stats.stats()["transfers"]["host_to_device"]["count"] == 0
+
+
+def test_auto_device_draws_use_jax_keys():
+    """Draws placed on the device (placement="device", or a device operand) take the JAX key
+    stream under "auto", as under "jax"."""
+    with npjax.policy(placement="device"):
+        auto = np.asarray(npjax.random.default_rng(3).standard_normal(8))
+        with npjax.policy(random="jax"):
+            jax_stream = np.asarray(npjax.random.default_rng(3).standard_normal(8))
+    np.testing.assert_array_equal(auto, jax_stream)
+    assert not np.array_equal(auto, np.random.default_rng(3).standard_normal(8))
+    with npjax.policy(placement="device"):
+        loc = npjax.zeros(4)
+    got = np.asarray(npjax.random.default_rng(3).normal(loc, 1.0))
+    with npjax.policy(random="jax"):
+        want = np.asarray(npjax.random.default_rng(3).normal(loc, 1.0))
+    np.testing.assert_array_equal(got, want)

@@ -25,6 +25,7 @@ PART = GEN_CALLS[:HALF]  # the other half: test_random_kinds_more.py
 
 def check_kinds(calls, legacy_calls, size):
     """Each call gives NumPy's kind of result (scalar/array, shape, dtype) under "jax"."""
+    npjax.set_policy(random="jax")
     ours, theirs = npjax.random.default_rng(1), np.random.default_rng(1)
     for name, args, kwargs in calls:
         sizes = _sizes(name, args)

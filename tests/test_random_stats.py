@@ -16,6 +16,13 @@ import npjax
 N = 4096  # a power of two: draws of this size share one compiled kernel
 ALPHA = 1e-4
 
+
+@pytest.fixture(autouse=True)
+def _jax_stream():
+    """These tests are about the "jax" stream (the default "auto" draws host-placed results
+    from NumPy's own generator)."""
+    npjax.set_policy(random="jax")
+
 CONTINUOUS = [
     ("random", (), stats.uniform()),
     ("standard_normal", (), stats.norm()),

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 import npjax
-from tests.test_random_stats import ALPHA, N, _chi2, _ks
+from tests.test_random_stats import ALPHA, N, _chi2, _jax_stream, _ks  # noqa: F401 (fixture)
 
 DISCRETE = [
     ("binomial", (10, 0.3), stats.binom(10, 0.3)),

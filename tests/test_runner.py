@@ -476,3 +476,33 @@ def test_seeded_legacy_script_prints_numpys_numbers(tmp_path):
     theirs = subprocess.run([sys.executable, script], capture_output=True, text=True)
     assert ours.returncode == 0, ours.stderr
     assert ours.stdout == theirs.stdout
+
+
+def test_bench_writes_to_out_not_the_committed_results(monkeypatch, tmp_path):
+    """``bench`` writes where ``--out`` says, by default ./npjax-bench (ignored by git), never
+    into benchmarks/results unless asked."""
+    import runpy
+
+    from npjax import __main__ as entry
+
+    seen = []
+    monkeypatch.setattr(runpy, "run_path", lambda path, run_name: seen.append(
+        (os.path.basename(path), list(sys.argv[1:]))))
+    assert entry.main(["bench", "--quick", "--only", "chain"]) == 0
+    assert entry.main(["bench", "--overhead", "--out", str(tmp_path)]) == 0
+    assert seen == [("suite.py", ["--quick", "--out", "npjax-bench", "--size", "small",
+                                  "--only", "chain"]),
+                    ("overhead.py", ["--out", str(tmp_path)])]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, ".gitignore")) as f:
+        ignored = f.read().split()
+    assert "npjax-bench/" in ignored and "examples-output/" in ignored
+
+
+def test_random_choices_and_help():
+    from npjax.__main__ import _parser
+
+    run = _parser()._subparsers._group_actions[0].choices["run"]
+    action = next(a for a in run._actions if a.dest == "random")
+    assert action.choices == ("auto", "jax", "numpy")
+    assert "fast" not in action.help

@@ -323,7 +323,7 @@ def child_results():
 
 
 # Known wrong results or placements on several devices, kept visible (strict: a fix turns them
-# into failures to be removed from here). See README "Several devices, several hosts".
+# into failures to be removed from here). See docs/sharding.md.
 KNOWN = {
 }
 

@@ -16,12 +16,14 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import jax
 import numpy as np
 
 from npjax._runtime import _stats
 from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._errors import FallbackWarning
 from npjax._core._ndarray import ndarray
+from npjax._core._placement import place_made
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
 
@@ -59,14 +61,18 @@ class _HostCopies:
 
     def __init__(self) -> None:
         self.back: dict[int, tuple[np.ndarray, ndarray]] = {}
+        self.device = False  # whether an argument was a device array (``place_made``)
 
     def convert(self, x: Any, writable: bool = False) -> Any:
         if isinstance(x, ndarray):
+            data = x._host()  # a host array's own data: no trip to the device and back
+            if data is None:
+                self.device = True
             if writable:
-                host = np.array(_stats.fetch(x._read()))
+                host = np.array(_stats.fetch(x._read()) if data is None else data)
                 self.back[id(host)] = (host, x)
                 return host
-            host = _stats.fetch(x._read())
+            host = _stats.fetch(x._read()) if data is None else data
             return host[()] if x._scalar else host
         if isinstance(x, tuple) and hasattr(x, "_fields"):
             return type(x)(*(self.convert(v, writable) for v in x))
@@ -74,18 +80,20 @@ class _HostCopies:
             return type(x)(self.convert(v, writable) for v in x)
         if isinstance(x, dict):
             return {k: self.convert(v, writable) for k, v in x.items()}
+        if isinstance(x, jax.Array):
+            self.device = True
         return x
 
     def write_back(self) -> None:
         from npjax._core._normalize import to_jax
 
         for host, target in self.back.values():
-            target._write(to_jax(host))
+            target._write(host if target._host() is not None else to_jax(host))
 
     def result(self, x: Any) -> Any:
         if isinstance(x, np.ndarray) and id(x) in self.back:
             return self.back[id(x)][1]
-        return from_host(x, self.result)
+        return from_host(x, self.result, self.device)
 
 
 def to_host(x: Any) -> Any:
@@ -93,15 +101,17 @@ def to_host(x: Any) -> Any:
     return _HostCopies().convert(x)
 
 
-def from_host(x: Any, inner: Any = None) -> Any:
-    """NumPy results back as npjax arrays (host-only dtypes stay NumPy arrays)."""
-    from npjax._core._normalize import to_jax
-
+def from_host(x: Any, inner: Any = None, device: bool = False) -> Any:
+    """NumPy results back as npjax arrays, placed as new arrays are (``place_made``): host
+    arrays where the policy keeps them on the host, device arrays otherwise or when
+    ``device`` (an argument was a device array). A result that views other memory (such as
+    the host copy of an argument) becomes a new array, as before placement; host-only
+    dtypes stay NumPy arrays."""
     inner = inner or from_host
-    if isinstance(x, np.ndarray) and is_device_dtype(x.dtype):
-        return ndarray._owner(to_jax(x))
-    if isinstance(x, np.generic) and is_device_dtype(x.dtype):
-        return ndarray._owner(to_jax(np.asarray(x)), True)
+    if isinstance(x, np.ndarray | np.generic):
+        if isinstance(x, np.ndarray) and x.base is not None and is_device_dtype(x.dtype):
+            x = np.array(x, subok=False)
+        return place_made(x, device)
     if isinstance(x, tuple) and hasattr(x, "_fields"):
         return type(x)(*(inner(v) for v in x))
     if isinstance(x, list | tuple):
@@ -110,7 +120,8 @@ def from_host(x: Any, inner: Any = None) -> Any:
 
 
 def run_on_host(name: str, numpy_fn: Any, args: tuple, kwargs: dict) -> Any:
-    """Call ``numpy_fn`` on host copies; write mutated arguments back; results to the device."""
+    """Call ``numpy_fn`` on host copies; write mutated arguments back; results placed
+    (``from_host``)."""
     copies = _HostCopies()
     mutated = MUTATED_POSITIONS.get(name, ())
     host_args = tuple(copies.convert(a, i in mutated) for i, a in enumerate(args))
@@ -148,12 +159,24 @@ def fallback_function(name: str, numpy_fn: Any, reason: str = "no JAX implementa
     return call
 
 
+def _on_device(result: Any) -> bool:
+    """Whether ``result`` is, or holds (a tuple or list of them), a device array."""
+    if isinstance(result, ndarray):
+        return result._host() is None
+    if isinstance(result, list | tuple):
+        return any(_on_device(r) for r in result)
+    return False
+
+
 def host_function(name: str, numpy_fn: Any) -> Any:
     """A public npjax function whose job is host-side (I/O, text, dtype questions): NumPy's
     own function on host copies of npjax arrays, results placed back; not a fallback."""
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        return run_on_host(name, numpy_fn, args, kwargs)
+        result = run_on_host(name, numpy_fn, args, kwargs)
+        # Counted where its result lives (``loadtxt`` places what it reads on the device).
+        (_stats.calls if _on_device(result) else _stats.host_calls)[name] += 1
+        return result
 
     call.__name__ = call.__qualname__ = name.rpartition(".")[2]
     call.__module__ = "npjax"

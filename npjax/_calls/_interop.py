@@ -24,7 +24,7 @@ from npjax._runtime import _stats
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._normalize import to_jax
 from npjax._calls._registry import public_module, public_namespace
-from npjax._core._placement import DEVICE, NOT_HOST, host_ufunc2
+from npjax._core._placement import DEVICE, NOT_HOST, host_ufunc2, place_made
 from npjax._runtime import _context
 from npjax._calls._ufuncs import UFUNCS
 
@@ -155,7 +155,10 @@ def _reduce(self: ndarray) -> tuple:
 
 
 def _from_host(host: np.ndarray, scalar: bool) -> ndarray:
-    return ndarray._owner(to_jax(host), scalar)
+    """An unpickled array: placed as any new array (``place_made``); scalars on the device."""
+    if scalar:
+        return ndarray._owner(to_jax(host), scalar)
+    return place_made(host)
 
 
 def _subclass_from_host(cls: type, host: np.ndarray) -> ndarray:

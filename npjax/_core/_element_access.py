@@ -43,6 +43,7 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
                 if kind is not slice and kind is not int and kind not in _PLAIN:
                     key = _host_index(index)
                     if key is _DEVICE:
+                        _device_calls[_GET] += 1
                         return getitem(self, index)
                     got = data[key]
                     break
@@ -53,6 +54,7 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
         else:
             key = _host_index(index)
             if key is _DEVICE:
+                _device_calls[_GET] += 1
                 return getitem(self, index)
             got = data[key]
         if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
@@ -66,6 +68,7 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
             view._version = 0
             return view
         return place_result(got, (self,), host_limit())
+    _device_calls[_GET] += 1  # the report's placement line: indexing on the device
     return getitem(self, index)
 
 
@@ -138,6 +141,8 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
             else:
                 data[key] = new
             return
+    if self._host() is None:  # the report's placement line: a write on the device
+        _device_calls[_SET] += 1
     if type(value) is ndarray and value._base is not None and _basic(index) and \
             _window_reads.setitem(self, getitem(self, index), value):
         return  # windows of a length seen before: one scatter per bucket
@@ -158,6 +163,10 @@ def _integer_array(k: Any) -> bool:
     return type(k) is list or (type(k) is np.ndarray and k.dtype.kind in "iu" and k.ndim > 0)
 
 
+# Indexing that runs on the device counts as a device call of these names (``npjax.stats()``,
+# the runner's placement line); NumPy's indexing of host arrays is not counted.
+_device_calls = _stats.calls
+_GET, _SET = "ndarray.__getitem__", "ndarray.__setitem__"
 _FLOAT64, _INT64 = np.dtype(np.float64), np.dtype(np.int64)
 _HOST_TYPE = np.ndarray
 # A number's type -> the two array dtypes (the same one twice for NumPy's scalars) it is

@@ -4,9 +4,11 @@
 ``_matrix_builders``; both use the helpers here.
 
 Defaults are NumPy's (float64, int64) unless the policy asks for ``x64=False``, where they
-become float32/int32 (explicit dtypes are kept). New arrays are placed on the policy's device.
-Values that NumPy computes from Python scalars alone (``fromiter``...) are computed by NumPy
-itself on the host and then placed, which is exact by construction.
+become float32/int32 (explicit dtypes are kept). Placement: where the policy allows it the
+host route (``_placement.try_host``) runs NumPy's own function and these are the device path;
+values that NumPy computes from Python scalars alone (``fromiter``...) are computed by NumPy
+itself on the host, exact by construction, and placed by ``_placement.place_made``
+(``_host_to_array``), the one decision for arrays made outside the host route.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
 from npjax._calls._fallback import to_host
 from npjax._core._subclasses import as_subclass, is_subclass, plain
-from npjax._core._placement import NOT_HOST, host_limit, host_operands, npjax_operands, place_result
+from npjax._core._placement import (NOT_HOST, from_device, host_limit, host_operands,
+                                    npjax_operands, place_made, place_result)
 
 __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
            "asarray_chkfinite", "copy", "zeros", "ones", "empty", "full", "zeros_like",
@@ -123,13 +126,15 @@ def _narrow(dtype: np.dtype, policy: Policy) -> np.dtype:
     return _dtypes.narrow_default(np.dtype(dtype), policy.x64)
 
 
-def _host_to_array(host: np.ndarray, name: str, policy: Policy | None = None) -> ndarray:
-    """A host NumPy result as a new npjax array on the policy's device (host-only dtypes stay
-    the NumPy array)."""
+def _host_to_array(host: np.ndarray, name: str, inputs: Any = ()) -> Any:
+    """A new array NumPy made on the host, placed by the placement policy (``place_made``):
+    a host array where the policy keeps it on the host, unless one of ``inputs`` (the
+    arguments it was made from) is a device array; else on the policy's device. Host-only
+    dtypes stay the NumPy array."""
     if not _dtypes.is_device_dtype(host.dtype):
         _stats.host_only[name] += 1
         return host
-    return ndarray._owner(to_jax(host, policy or current()))
+    return place_made(host, from_device(inputs))
 
 
 def _explicit_64(*xs: Any) -> bool:
@@ -416,15 +421,18 @@ def frombuffer(buffer: Any, dtype: Any = float, count: Any = -1, offset: Any = 0
                like: Any = None) -> ndarray:
     """npjax implementation of ``numpy.frombuffer``.
 
-    Differences from NumPy: the result is a copy on the device, so later changes to a
-    mutable buffer (``bytearray``) are not seen; it is read-only exactly when NumPy's is.
+    Host operands run NumPy's own ``frombuffer`` (the host route: the result views the
+    buffer). Differences from NumPy, on the device path: the result is a device copy, so
+    later changes to a mutable buffer (``bytearray``) are not seen; it is read-only exactly
+    when NumPy's is.
     The default dtype stays float64 under ``x64=False`` (it says what the bytes mean).
     """
     if like is not None:
         raise unsupported("frombuffer", "like")
     host = np.frombuffer(buffer, dtype=dtype, count=count, offset=offset)
-    out = _host_to_array(host, "frombuffer")
-    out._readonly = not host.flags.writeable
+    out = _host_to_array(host, "frombuffer", (buffer,))
+    if out._host() is None:  # (a host array's flags are NumPy's own)
+        out._readonly = not host.flags.writeable
     return out
 
 
@@ -444,4 +452,4 @@ def fromstring(string: Any, dtype: Any = None, count: Any = -1, *, sep: str = ""
     policy = current()
     dtype = _dtypes.default_float(policy.x64) if dtype is None else dtype
     return _host_to_array(np.fromstring(string, dtype=dtype, count=count, sep=sep),
-                          "fromstring", policy)
+                          "fromstring", (string,))

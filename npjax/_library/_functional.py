@@ -1,11 +1,12 @@
 """Function application: apply_along_axis, apply_over_axes, vectorize, frompyfunc.
 
 These call a Python function once per slice or element, as NumPy does. ``apply_along_axis``
-and ``vectorize`` with a ``signature`` hand the function npjax arrays (slices of the device
-data) and stack the results on the device. ``vectorize`` without a signature hands it the same
-Python objects NumPy's object loop does (the inputs are fetched from the device once) and puts
-the results back on the device in one transfer. ``frompyfunc`` returns object arrays, which
-live on the host as in NumPy.
+and ``vectorize`` with a ``signature`` hand the function npjax arrays (slices of the input)
+and stack the results: by NumPy's own loop into a new array placed as any other
+(``place_made``) when the inputs and results are host data, else on the device. ``vectorize``
+without a signature hands it the same Python objects NumPy's object loop does (device inputs
+are fetched once) and places the results as any new array (device inputs: on the device).
+``frompyfunc`` returns object arrays, which live on the host as in NumPy.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from npjax._core._lazy import concrete
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
+from npjax._core._placement import DEVICE, from_device, host_limit, operand, place_made
+from npjax._core._subclasses import SubclassOperand
 from npjax._library._shape_ops import expand_dims
 from npjax._core._views import settled
 
@@ -86,13 +89,37 @@ def apply_along_axis(func1d: Any, axis: int, arr: Any, *args: Any, **kwargs: Any
     res = asarray(func1d(inarr_view[ind0], *args, **kwargs))
     results = [res]
     results.extend(func1d(inarr_view[ind], *args, **kwargs) for ind in inds)
-    stacked = _stack_results(results, res.dtype, res.shape)
-    buff = stacked.reshape(inarr_view.shape[:-1] + res.shape)
-    ndim = buff.ndim
+    shape = inarr_view.shape[:-1] + res.shape
+    ndim = len(shape)
     buff_dims = list(range(ndim))
     permute = (buff_dims[0:axis] + buff_dims[ndim - res.ndim:ndim]
                + buff_dims[axis:ndim - res.ndim])
-    return ndarray._owner(jnp.transpose(buff, permute))
+    host = _host_values(results) if arr._host() is not None else None
+    if host is not None:  # NumPy's own loop, its result placed as any new array
+        buff = np.empty(shape, res.dtype)
+        for ind, value in zip(np.ndindex(inarr_view.shape[:-1]), host):
+            buff[ind + (Ellipsis,)] = value
+        return place_made(np.transpose(buff, permute))
+    stacked = _stack_results(results, res.dtype, res.shape)
+    return ndarray._owner(jnp.transpose(stacked.reshape(shape), permute))
+
+
+def _host_values(results: list) -> list | None:
+    """``results`` as NumPy gets them on the host route (``operand``), or None when one is
+    a device array (or a subclass instance) or the policy computes nothing on the host."""
+    limit = host_limit()
+    if limit < 0:
+        return None
+    values = []
+    for r in results:
+        try:
+            v = operand(r, limit)
+        except SubclassOperand:
+            return None
+        if v is DEVICE:
+            return None
+        values.append(v)
+    return values
 
 
 def apply_over_axes(func: Any, a: Any, axes: Any) -> ndarray:
@@ -246,15 +273,16 @@ def _to_host_objects(values: list) -> list:
     return out
 
 
-def _result_array(objects: np.ndarray, dtype: Any) -> Any:
-    """Object results as NumPy converts them to ``dtype``; on the device when it can hold
-    the dtype (an npjax array, never a scalar), else a host NumPy array."""
+def _result_array(objects: np.ndarray, dtype: Any, device: bool) -> Any:
+    """Object results as NumPy converts them to ``dtype``: an npjax array (never a scalar)
+    placed as any new array (``place_made``; ``device``: an input was a device array)
+    when it can hold the dtype, else a host NumPy array."""
     flat = _to_host_objects(list(objects.reshape(-1)))
     host_objects = np.empty(len(flat), dtype=object)
     host_objects[:] = flat
     host = np.asarray(host_objects.reshape(objects.shape), dtype=dtype)
     if _dtypes.is_device_dtype(host.dtype):
-        return ndarray._owner(to_jax(host))
+        return place_made(host, device)
     return host
 
 
@@ -332,7 +360,7 @@ class vectorize:
         return self._call_elementwise(func, vargs)
 
     def _call_elementwise(self, func: Any, args: list) -> Any:
-        hosts = [np.asarray(a._read()) if isinstance(a, ndarray) else np.asarray(a)
+        hosts = [a._fetch() if isinstance(a, ndarray) else np.asarray(a)
                  for a in args]
         first = None
         if self.otypes is not None:
@@ -368,9 +396,10 @@ class vectorize:
                     continue  # NumPy's object loop leaves these outputs None
                 for f, o in zip(flats, out):
                     f[i] = o
+        device = from_device(args)
         if nout == 1:
-            return _result_array(results[0], otypes[0])
-        return tuple(_result_array(r, t) for r, t in zip(results, otypes))
+            return _result_array(results[0], otypes[0], device)
+        return tuple(_result_array(r, t, device) for r, t in zip(results, otypes))
 
     def _call_with_signature(self, func: Any, args: list) -> Any:
         input_core_dims, output_core_dims = self._in_and_out_core_dims
@@ -419,10 +448,18 @@ class vectorize:
             dtypes = [np.dtype(t) for t in otypes]
             collected = [[] for _ in range(nout)]
         outputs = []
+        device = from_device(args)
         for store, core, dtype in zip(collected, core_shapes, dtypes):
             if not _dtypes.is_device_dtype(dtype):
                 raise unsupported("vectorize", "otypes",
                                   f"{dtype} results with a signature live on the host")
+            host = None if device else _host_values(store)
+            if host is not None:  # NumPy's own loop, its result placed as any new array
+                buff = np.empty(broadcast_shape + core, dtype)
+                for index, value in zip(np.ndindex(*broadcast_shape), host):
+                    buff[index] = value
+                outputs.append(place_made(buff))
+                continue
             stacked = _stack_results(store, dtype, core)
             outputs.append(ndarray._owner(stacked.reshape(broadcast_shape + core)))
         return outputs[0] if nout == 1 else tuple(outputs)

@@ -13,6 +13,7 @@ import numpy as np
 
 from npjax._calls._fallback import from_host
 from npjax._core._ndarray import install_methods, ndarray
+from npjax._runtime import _stats
 
 __all__ = ["load"]
 
@@ -25,7 +26,7 @@ class NpzFile(collections.abc.Mapping):
         self.files = archive.files
 
     def __getitem__(self, key: str) -> Any:
-        return from_host(self._archive[key])
+        return _loaded(from_host(self._archive[key]))
 
     def __iter__(self) -> Any:
         return iter(self._archive)
@@ -49,17 +50,26 @@ class NpzFile(collections.abc.Mapping):
 def load(file: Any, mmap_mode: Any = None, allow_pickle: bool = False,
          fix_imports: bool = True, encoding: str = "ASCII", *,
          max_header_size: int = 10000) -> Any:
-    """npjax implementation of ``numpy.load``: arrays come back on the device, ``.npz``
+    """npjax implementation of ``numpy.load``: arrays come back placed as any new array
+    (host arrays under the CPU default, device arrays under ``placement="device"``), ``.npz``
     archives as a mapping of npjax arrays. Pickles are refused unless ``allow_pickle=True``.
 
-    Differences from NumPy: ``mmap_mode`` gives a device copy (no file mapping).
+    Differences from NumPy: ``mmap_mode`` gives a copy (no file mapping).
     """
     result = np.load(file, mmap_mode=mmap_mode, allow_pickle=allow_pickle,
                      fix_imports=fix_imports, encoding=encoding,
                      max_header_size=max_header_size)
     if isinstance(result, np.lib.npyio.NpzFile):
         return NpzFile(result)
-    return from_host(result)
+    return _loaded(from_host(result))
+
+
+def _loaded(result: Any) -> Any:
+    """``result``, counted as a call of ``load`` on the device (the report's placement line)
+    when it is a device array."""
+    if isinstance(result, ndarray) and result._host() is None:
+        _stats.calls["load"] += 1
+    return result
 
 
 load._npjax_host = True

@@ -27,9 +27,11 @@ from numpy.linalg import LinAlgError
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls._dispatch import wrap
 from npjax._pure._errors import unsupported
+from npjax._pure._capabilities import route
+from npjax._pure._impl import linalg as _linalg_kernels
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
-from npjax._core._placement import public
+from npjax._core._placement import from_device, place_made, public
 from npjax._library._creation import array, asanyarray, asarray, ones, zeros, zeros_like
 from npjax._library._joining import concatenate
 from npjax._library._ranges import arange as _arange
@@ -102,34 +104,22 @@ def _eigvals(a: jax.Array) -> jax.Array:
 
 @jax.jit
 def _eigvals_kernel(a: jax.Array) -> jax.Array:
-    return jnp.linalg.eigvals(a)
-
-
-@jax.jit
-def _lu_kernel(a: jax.Array) -> tuple[jax.Array, jax.Array]:
-    lu, piv = jax.scipy.linalg.lu_factor(a)
-    return lu, piv
-
-
-@jax.jit
-def _lu_solve_identity(lu: jax.Array, piv: jax.Array) -> jax.Array:
-    return jax.scipy.linalg.lu_solve((lu, piv), jnp.eye(lu.shape[0], dtype=lu.dtype))
+    return route("eig", a.dtype, jnp.linalg.eigvals, np.linalg.eigvals, a)
 
 
 def _inv(a: jax.Array) -> jax.Array:
     """numpy.linalg.inv: LinAlgError('Singular matrix') on an exactly zero pivot."""
     t, result_t = _common_type(np.dtype(a.dtype))
-    a = a.astype(t)
-    lu, piv = _lu_kernel(a)
-    if bool(jnp.any(jnp.diagonal(lu) == 0)):
+    x, _, singular = _linalg_kernels.inv(a.astype(t))
+    if bool(singular):
         raise LinAlgError("Singular matrix")
-    return _lu_solve_identity(lu, piv).astype(result_t)
+    return x.astype(result_t)
 
 
 @jax.jit
 def _lstsq_kernel(a: jax.Array, b: jax.Array, rcond: jax.Array
                   ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
-    u, s, vt = jnp.linalg.svd(a, full_matrices=False)
+    u, s, vt, _ = _linalg_kernels.svd(a, full_matrices=False, compute_uv=True)
     keep = s > rcond * s[0] if s.shape[0] else s > 0
     rank = keep.sum()
     safe = jnp.where(keep, s, 1)
@@ -477,7 +467,7 @@ class poly1d:
     @property
     def roots(self) -> Any:
         """The roots of the polynomial, where self(x) == 0."""
-        return roots(self._coeffs)
+        return _public_roots(self._coeffs)
 
     @property
     def _coeffs(self) -> Any:
@@ -534,7 +524,9 @@ class poly1d:
         return str(np.poly1d(np.asarray(self.coeffs), variable=self.variable))
 
     def __call__(self, val: Any) -> Any:
-        return polyval(self.coeffs, val)
+        if isinstance(val, poly1d):  # composition (NumPy's host function would see an array)
+            return polyval(self.coeffs, val)
+        return _public_polyval(self.coeffs, val)
 
     def __neg__(self) -> poly1d:
         return poly1d(-self.coeffs)
@@ -604,8 +596,8 @@ class poly1d:
 
     def __getitem__(self, val: Any) -> Any:
         ind = self.order - val
-        if val > self.order or val < 0:
-            return wrap(jnp.zeros((), self.coeffs.dtype), scalar=True)
+        if val > self.order or val < 0:  # NumPy's zero scalar, placed as a new value
+            return place_made(self.coeffs.dtype.type(0), from_device((self.coeffs,)))
         return self.coeffs[ind]
 
     def __setitem__(self, key: Any, val: Any) -> None:
@@ -629,6 +621,9 @@ class poly1d:
         """A derivative of this polynomial."""
         return poly1d(polyder(self.coeffs, m=m))
 
+
+# The public functions (with the host route) that poly1d's members call.
+_public_polyval, _public_roots = public(polyval), public(roots)
 
 poly1d.__module__ = "npjax"
 for _f in (poly, roots, polyint, polyder, polyfit, polyval, polyadd, polysub, polymul, polydiv):

@@ -21,7 +21,7 @@ import numpy as np
 from jax import lax
 
 from npjax._runtime._errstate import _stacklevel
-from npjax._runtime import _bounds
+from npjax._runtime import _bounds, _stats
 from npjax._core import _casts, _sharding
 from npjax._pure import _dtypes
 from npjax._calls._dispatch import DeviceIn, DTypeIn, npfunc, with_device
@@ -76,6 +76,7 @@ def arange(*args: Any, **kwargs: Any) -> ndarray:
         raise unsupported("arange", "like")
     kwargs.pop("device", None)  # honoured by @with_device
     policy = current()
+    inputs = (*args, *kwargs.values())  # (a device operand makes a device result)
     args = [_host_copy(v) for v in args]
     kwargs = {k: _host_copy(v) for k, v in kwargs.items()}
     names = ("start", "stop", "step", "dtype")
@@ -99,7 +100,7 @@ def arange(*args: Any, **kwargs: Any) -> ndarray:
         narrow = _narrow(host.dtype, policy)
         if narrow != host.dtype:
             host = np.arange(*args, **(kwargs | {"dtype": narrow}))
-    out = _host_to_array(host, "arange", policy)
+    out = _host_to_array(host, "arange", inputs)
     if host.dtype.kind in "iu" and host.size:  # bounds for index checks, read on the host
         _bounds.remember(out._value, min(host[0], host[-1]), max(host[0], host[-1]))
     return out
@@ -228,7 +229,7 @@ def logspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, base: 
         if dtype.kind in "biu":
             host = np.logspace(_host_copy(start), _host_copy(stop), num, endpoint,
                                _host_copy(base), dtype, axis)
-            return _host_to_array(host, "logspace")
+            return _host_to_array(host, "logspace", (start, stop, base))
     policy = current()
     if not isinstance(base, float | int) and np.ndim(base):
         start, stop, base = (_scalar_or_array(v, policy) for v in (start, stop, base))
@@ -260,7 +261,7 @@ def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
         _device_dtype(dtype, "geomspace")
         if dtype.kind in "biu":
             host = np.geomspace(_host_copy(start), _host_copy(stop), num, endpoint, dtype, axis)
-            return _host_to_array(host, "geomspace")
+            return _host_to_array(host, "geomspace", (start, stop))
     policy = current()
     explicit = _explicit_64(start, stop)
     start, stop = asanyarray(start), asanyarray(stop)
@@ -330,7 +331,8 @@ def _host_key(key: Any) -> Any:
 
 class _Grid:
     """``mgrid``/``ogrid``: NumPy's grid of a slice key, computed by NumPy on the host (all
-    inputs are Python scalars), narrowed under ``x64=False`` and placed on the device."""
+    inputs are Python scalars), narrowed under ``x64=False`` and placed as any new array
+    (``_host_to_array``: host arrays under the CPU default)."""
 
     def __init__(self, sparse: bool) -> None:
         self._np = np.ogrid if sparse else np.mgrid
@@ -339,14 +341,19 @@ class _Grid:
     def __getitem__(self, key: Any) -> Any:
         policy = current()
         result = self._np[_host_key(key)]
+        parts = key if isinstance(key, tuple) else (key,)
+        inputs = [v for s in parts for v in ((s.start, s.stop, s.step) if isinstance(
+            s, slice) else (s,))]
 
         def conv(host: np.ndarray) -> ndarray:
             return _host_to_array(host.astype(_narrow(host.dtype, policy), copy=False),
-                                  self._name, policy)
+                                  self._name, inputs)
 
-        if isinstance(result, tuple):
-            return tuple(conv(r) for r in result)
-        return conv(result)
+        made = tuple(conv(r) for r in result) if isinstance(result, tuple) else conv(result)
+        first = made[0] if isinstance(made, tuple) and made else made
+        on_host = not isinstance(first, ndarray) or first._host() is not None
+        (_stats.host_calls if on_host else _stats.calls)[self._name] += 1  # (the report)
+        return made
 
     def __repr__(self) -> str:
         return f"<npjax.{self._name}>"
@@ -387,14 +394,14 @@ def indices(dimensions: Any, dtype: DTypeIn = None, sparse: bool = False) -> Any
 
 def fromfunction(function: Any, shape: Any, *, dtype: Any = None, like: Any = None,
                  **kwargs: Any) -> Any:
-    """npjax implementation of ``numpy.fromfunction``: ``function`` gets npjax index arrays
-    (default dtype float64; float32 if x64=False) and its result is returned as is."""
+    """npjax implementation of ``numpy.fromfunction``: ``function`` gets the rows of
+    ``indices(shape, dtype)`` as npjax arrays (default dtype float64; float32 if x64=False),
+    placed as ``indices`` places them, and its result is returned as is."""
     if like is not None:
         raise unsupported("fromfunction", "like")
-    policy = current()
     dtype = _default_dtype(_dtypes.canonical_dtype(dtype), "fromfunction")
     dims = tuple(operator.index(d) for d in shape)
     if any(d < 0 for d in dims):
         raise ValueError("negative dimensions are not allowed")
-    grid = _indices(dims, dtype, False, policy)
-    return function(*(ndarray._owner(grid[i]) for i in range(len(dims))), **kwargs)
+    grid = indices(dims, dtype)
+    return function(*(grid[i] for i in range(len(dims))), **kwargs)

@@ -36,6 +36,7 @@ from npjax._pure._errors import ComplexWarning, output_casting_error, unsupporte
 from npjax._core._lazy import Kernel
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import install_methods, ndarray
+from npjax._core._placement import from_device, place_made
 from npjax._core import _normalize
 from npjax._core._normalize import to_jax, to_jax_lazy
 from npjax._runtime._context import current, trace
@@ -548,8 +549,10 @@ def select(condlist: Any, choicelist: Any, default: Any = 0) -> ndarray:
 
 def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> ndarray:
     """npjax implementation of ``numpy.piecewise`` (functions receive npjax arrays)."""
+    from npjax._library._creation import asarray
+
     refuse("piecewise", x)
-    xa = x if isinstance(x, ndarray) else ndarray._owner(_jx(x))
+    xa = x if isinstance(x, ndarray) else asarray(x)
     n2 = len(funclist)
     first = None if np.isscalar(condlist) else condlist[0]
     listlike = isinstance(first, list | np.ndarray) or (
@@ -566,7 +569,7 @@ def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> nd
     elif n != n2:
         raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are "
                          "expected")
-    y = ndarray._owner(jnp.zeros(xa.shape, xa.dtype))
+    y = place_made(np.zeros(xa.shape, xa.dtype), from_device((xa,)))  # placed as ``xa``
     for cond, func in zip(conds, funclist):
         if not callable(func):
             y[cond] = func

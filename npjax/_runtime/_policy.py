@@ -17,7 +17,7 @@ from typing import Any
 _CHOICES = {
     "mode": ("auto", "eager", "lazy"),
     "fallback": ("warn", "raise", "allow"),
-    "random": ("jax", "numpy"),
+    "random": ("auto", "jax", "numpy"),
     "placement": ("auto", "device", "host"),
 }
 _INT_FIELDS = ("shard_threshold", "host_threshold")
@@ -37,7 +37,11 @@ class Policy:
     backend, where NumPy computes every size on the host: ``lazy``).
     fallback: what a call that runs on host NumPy does: "warn", "raise" or "allow".
     x64: True gives NumPy's 64-bit defaults (float64, int64); False gives 32-bit defaults.
-    random: "jax" (device streams) or "numpy" (bit-exact NumPy streams; later issue).
+    random: which stream a ``Generator`` (``default_rng``) draws from. "auto" (default):
+    NumPy's own generator for draws placed on the host (its exact numbers, no compile),
+    JAX keys for draws placed on the device (``placement``); "jax": JAX keys for every draw;
+    "numpy": NumPy's generator for every draw. The legacy API (``np.random.seed``,
+    ``RandomState``) always gives NumPy's streams (NEP 19).
     placement: where results live (``_placement.py``). "auto": a result of at most
     ``host_threshold`` elements whose array inputs all live on the host is computed by NumPy
     and stays a host array; anything else runs on the device. "device": every array on the
@@ -54,7 +58,7 @@ class Policy:
     mode: str = "auto"
     fallback: str = "warn"
     x64: bool = True
-    random: str = "jax"
+    random: str = "auto"
     shard_threshold: int = 2**16
     placement: str = "auto"
     host_threshold: int | None = None

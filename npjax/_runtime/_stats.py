@@ -11,6 +11,7 @@ when the runner has said which files those are). Compiles are counted through JA
 from __future__ import annotations
 
 import collections
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from npjax._pure import _capabilities
 from npjax._runtime._deferred_checks import _deferred, flush_deferred
 from npjax._runtime._errstate import PACKAGE_DIR
 from npjax._runtime._host_reads import SYNCS
@@ -177,11 +179,36 @@ def record_scalar_write(index: Any) -> None:
     scalar_writes[_caller()] += 1
 
 
+_JAX_DIRS = tuple(os.path.dirname(m.__file__) for m in (jax, jax._src))
+
+
+def _compile_site() -> str:
+    """``"file:line"`` of the first frame that is neither npjax's nor JAX's (a compile is
+    reported from inside JAX)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith((PACKAGE_DIR, *_JAX_DIRS, "<frozen")):
+            return f"{name}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "<unknown>:0"
+
+
+# the slowest XLA compiles: (seconds, compiled function, user's "file:line"), longest first
+slowest_compiles: list[tuple[float, str, str]] = []
+_SLOWEST = 10
+
+
 def _on_duration(event: str, duration: float, **kwargs: Any) -> None:
     if event == _BACKEND:
         compiles["count"] += 1
         compiles["backend_s"] += duration
-        compiled[str(kwargs.get("fun_name", "?"))] += 1
+        name = str(kwargs.get("fun_name", "?"))
+        compiled[name] += 1
+        if len(slowest_compiles) < _SLOWEST or duration > slowest_compiles[-1][0]:
+            slowest_compiles.append((duration, name, _compile_site()))
+            slowest_compiles.sort(key=lambda e: -e[0])
+            del slowest_compiles[_SLOWEST:]
     elif event == _TRACE:
         compiles["traces"] += 1
         compiles["trace_s"] += duration
@@ -218,7 +245,9 @@ def stats() -> dict[str, Any]:
     ``cache_misses``, ``cache_dir`` and JAX's raw ``cache`` events); ``lazy`` (calls recorded,
     flushes, calls executed by flushes, values they kept, programs compiled);
     ``placement``: calls run by NumPy on host arrays (``host``, per name in ``host_calls``)
-    and on the device (``device``: every other counted call).
+    and on the device (``device``: every other counted call: functions, operators, indexing
+    with device arrays as ``ndarray.__getitem__``/``__setitem__``, grids, loads, random
+    draws as ``random.<method>``).
     """
     compile_s = compiles["backend_s"] + compiles["trace_s"] + compiles["lower_s"]
     host_counts()
@@ -230,6 +259,7 @@ def stats() -> dict[str, Any]:
         "fallback_sites": [{"function": name, "site": site, "count": n}
                            for (name, site), n in fallback_sites.most_common()],
         "host_only": dict(host_only.most_common()),
+        "host_routes": _host_routes(),
         "placement": {"host": sum(host_calls.values()), "device": sum(calls.values()),
                       "host_calls": dict(host_calls.most_common())},
         "transfers": {kind: {"count": c, "bytes": b} for kind, (c, b) in transfers.items()},
@@ -253,12 +283,21 @@ def stats() -> dict[str, Any]:
             "lowerings": int(compiles["lowerings"]),
             "lower_s": compiles["lower_s"],
             "by_function": dict(compiled.most_common()),
+            "slowest": [{"seconds": sec, "function": name, "site": site}
+                        for sec, name, site in slowest_compiles],
             "cache": dict(cache_events),
             **_cache_summary(),
         },
         "lazy": {key: lazy[key] for key in ("recorded", "flushes", "executed", "outputs",
                                             "programs", "rolled")},
     }
+
+
+def _host_routes() -> list[dict[str, Any]]:
+    """Device work the backend's XLA cannot do, run by NumPy on the host (capability table)."""
+    return [{"family": family, "dtype": dtype, "count": n,
+             "reason": _capabilities.reason(family)}
+            for (family, dtype), n in _capabilities.ROUTED.most_common()]
 
 
 def _cache_summary() -> dict[str, Any]:
@@ -278,6 +317,7 @@ def reset_stats() -> None:
     fallback_sites.clear()
     jit_eager.clear()
     host_only.clear()
+    _capabilities.ROUTED.clear()
     host_calls.clear()
     for cell in _host_cells.values():
         cell[0] = 0
@@ -290,6 +330,7 @@ def reset_stats() -> None:
     for key in compiles:
         compiles[key] = 0
     compiled.clear()
+    slowest_compiles.clear()
     cache_events.clear()
     lazy.clear()
     _clock[0] = time.perf_counter()

@@ -15,6 +15,7 @@ SMALL_TRANSFER_BYTES = 64  # "small" = at most this many bytes per transfer on a
 UPLOADS_AT_ONE_LINE = 50
 COMPILE_SHARE = 0.5  # compiles taking more than this share of the wall time
 MANY_COMPILES = 50
+SLOW_COMPILE_S = 1.0  # compiles listed by name and line when they take at least this
 
 _DIRECTION = {"host_to_device": "host -> device", "device_to_host": "device -> host",
               "device_to_device": "device -> device"}
@@ -114,7 +115,8 @@ def format_report(data: dict[str, Any], top: int = 10, title: str = "npjax repor
     if placed is not None:
         out.append("")
         out.append(f"Placement: {placed['host']} call(s) ran on host arrays (NumPy), "
-                   f"{placed['device']} on the device")
+                   f"{placed['device']} on the device (functions, operators, indexing, "
+                   "grids, loads and random draws)")
 
     sites = data.get("fallback_sites", [])
     out.append("")
@@ -126,6 +128,15 @@ def format_report(data: dict[str, Any], top: int = 10, title: str = "npjax repor
                       right=(1,))
     else:
         out.append("Fallbacks to host NumPy: none")
+
+    routes = data.get("host_routes", [])
+    if routes:
+        out.append("")
+        out.append(f"Host routes (work this backend's XLA cannot do, run by NumPy on the host):"
+                   f" {sum(e['count'] for e in routes)} run(s)")
+        out += _table(("family", "dtype", "runs", "reason"),
+                      [(e["family"], e["dtype"], e["count"], e["reason"]) for e in routes],
+                      right=(2,))
 
     eager = data.get("jit_eager", [])
     if eager:
@@ -168,6 +179,12 @@ def format_report(data: dict[str, Any], top: int = 10, title: str = "npjax repor
     if by_function:
         out += _table(("compiled function", "compiles"), by_function, indent="    ",
                       right=(1,))
+    slow = [e for e in comp.get("slowest", []) if e["seconds"] >= SLOW_COMPILE_S][:top]
+    if slow:
+        out.append(f"  slowest compiles (at least {SLOW_COMPILE_S:g} s):")
+        out += _table(("seconds", "compiled function", "site"),
+                      [(f"{e['seconds']:.2f}", e["function"], short_site(e["site"]))
+                       for e in slow], indent="    ", right=(0,))
 
     wait = data.get("device_wait", {})
     out.append("")

@@ -5,6 +5,8 @@ results for NumPy's generator, and the ``streamed`` method decorator."""
 from __future__ import annotations
 
 import functools
+import inspect
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -14,6 +16,8 @@ import numpy as np
 from npjax._calls._dispatch import write_out
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
+from npjax._core._placement import beyond, host_limit, place_made
+from npjax._runtime import _stats
 from npjax._runtime._context import current
 
 
@@ -32,10 +36,48 @@ def key_from_seed_seq(seq: Any) -> jax.Array:
 
 # --- the numpy-policy bridge -----------------------------------------------------------------
 
-def numpy_mode(gen: Any = None) -> bool:
+def numpy_mode(gen: Any = None, *operands: Any, size: Any = None) -> bool:
     """Whether ``gen`` draws from NumPy's stream: always for the legacy ``RandomState`` (NumPy
-    keeps its streams forever, NEP 19), and for a ``Generator`` under ``random="numpy"``."""
-    return getattr(gen, "_legacy", False) or current().random == "numpy"
+    keeps its streams forever, NEP 19); for a ``Generator`` by the ``random`` policy: "numpy"
+    always, "jax" never, "auto" where the draw is placed on the host (``host_draw``)."""
+    if getattr(gen, "_legacy", False):
+        return True
+    kind = current().random
+    if kind == "auto":
+        return host_draw(operands, size)
+    return kind == "numpy"
+
+
+def host_draw(operands: Any, size: Any = None) -> bool:
+    """Whether a draw of ``size`` (None: the operands' broadcast size) with these array
+    operands is placed on the host, as any result without device inputs is: the policy keeps
+    results on the host (``host_limit``), no operand lives on the device, and the draw is
+    not larger than the host limit (on a CPU backend in eager mode every size stays)."""
+    limit = host_limit()
+    if limit < 0:
+        return False
+    n = 1
+    for x in operands:
+        if isinstance(x, ndarray):
+            if x._host() is None:
+                return False
+            n = max(n, x.size)
+        elif isinstance(x, jax.Array):
+            return False
+        elif isinstance(x, np.ndarray):
+            n = max(n, x.size)
+        elif isinstance(x, list | tuple):
+            if any(isinstance(i, jax.Array) or (isinstance(i, ndarray) and i._host() is None)
+                   for i in x):
+                return False
+            n = max(n, len(x))
+    if size is not None:
+        try:
+            shape = (size,) if isinstance(size, int | np.integer) else tuple(size)
+            n = max(n, math.prod(int(d) for d in shape))
+        except (TypeError, ValueError):  # NumPy's error comes from the draw itself
+            pass
+    return not beyond(n, limit)
 
 
 def to_host(x: Any) -> Any:
@@ -51,12 +93,10 @@ def to_host(x: Any) -> Any:
 
 
 def from_host(result: Any) -> Any:
-    """A host NumPy result placed on the device as npjax (scalars stay NumPy-scalar-like)."""
-    if isinstance(result, np.ndarray):
-        return ndarray._owner(to_jax(result))
-    if isinstance(result, np.generic):
-        return ndarray._owner(to_jax(np.asarray(result)), True)
-    return result
+    """A host NumPy draw placed as any new array (``place_made``): a host array (NumPy's
+    scalar for a scalar) where the policy keeps it on the host, else on the device (an npjax
+    scalar for a scalar). Draws ignore their inputs' kinds, as ``_host_draws`` does."""
+    return place_made(result)
 
 
 def _check_out_flags(out: Any) -> None:
@@ -70,19 +110,34 @@ def call_numpy(np_gen: Any, name: str, args: tuple, kwargs: dict) -> Any:
     """Run ``np_gen.name(*args, **kwargs)`` on host arguments and place the result."""
     args = tuple(to_host(a) for a in args)
     kwargs = {k: to_host(v) for k, v in kwargs.items()}
-    return from_host(getattr(np_gen, name)(*args, **kwargs))
+    result = from_host(getattr(np_gen, name)(*args, **kwargs))
+    on_device = isinstance(result, ndarray) and result._host() is None
+    (_stats.calls if on_device else _stats.host_calls)["random." + name] += 1
+    return result
 
 
 def streamed(fn: Callable) -> Callable:
     """Method decorator: where ``numpy_mode(self)``, run NumPy's method of the host generator."""
     name = fn.__name__
+    params = list(inspect.signature(fn).parameters)
+    at = params.index("size") - 1 if "size" in params else None  # (after self)
 
     @functools.wraps(fn)
     def method(self, *args, **kwargs):
-        if numpy_mode(self):
+        size = kwargs.get("size")
+        if size is None and at is not None and at < len(args):
+            size = args[at]
+        if numpy_mode(self, *args, *kwargs.values(), size=size):
             out = kwargs.get("out")
             if isinstance(out, ndarray):
                 _check_out_flags(out)
+                data = out._host()
+                if data is not None:  # a host array: NumPy draws into its memory
+                    getattr(self._np, name)(*(to_host(a) for a in args),
+                                            **{k: to_host(v) for k, v in kwargs.items()
+                                               if k != "out"}, out=data)
+                    _stats.host_calls["random." + name] += 1
+                    return out
                 twin = np.empty(out.shape, out.dtype)
                 kwargs = dict(kwargs, out=twin)
                 call_numpy(self._np, name, args, kwargs)

@@ -115,7 +115,7 @@ class Generator(_Streams):
                                 "according to the rule 'safe'")
         if axis is not None:
             axis = normalize_axis(axis, arr.ndim)
-        if numpy_mode(self):
+        if numpy_mode(self, x, out):
             if axis is None:
                 idx = self._np.permuted(np.arange(arr.size).reshape(arr.shape))
                 result = jnp.ravel(arr)[jax.device_put(idx)]

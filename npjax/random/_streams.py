@@ -15,11 +15,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._pure._capabilities import route
 from npjax._runtime._errstate import _stacklevel
 from npjax._pure._axes import normalize_axis
 from npjax._calls._dispatch import write_out
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import place, to_jax
+from npjax._runtime import _stats
 from npjax._runtime._context import current
 from npjax.random import _samplers as S
 from npjax.random._bridge import _check_out_flags, from_host, numpy_mode, streamed, to_host
@@ -52,6 +54,7 @@ class _Streams:
         """One compiled draw; the key advances. Small elementwise draws with scalar
         parameters are drawn at a power-of-two length (>= 16) and cut to ``shape``, so that
         they share a few compiled kernels instead of compiling one per shape."""
+        _stats.calls["random." + name] += 1  # a device draw (the report's placement line)
         key = self._key
         policy = current()
         if policy.device is not None:
@@ -381,9 +384,10 @@ class _Streams:
 
     # --- shared permutation helpers -------------------------------------------------------
 
-    def _index_perm(self, n: int) -> Any:
-        """A permutation of ``range(n)`` from the current stream (host NumPy or device)."""
-        if numpy_mode(self):
+    def _index_perm(self, n: int, like: Any = None) -> Any:
+        """A permutation of ``range(n)`` from the current stream (host NumPy or device) for
+        permuting ``like``."""
+        if numpy_mode(self, like, size=n):
             return jax.device_put(self._np.permutation(n))
         return self._run("permutation_index", (n,), "int64", (), ())
 
@@ -394,23 +398,23 @@ class _Streams:
             axis = normalize_axis(axis, x.ndim)
             if x._readonly:
                 raise ValueError("assignment destination is read-only")
-            idx = self._index_perm(x.shape[axis])
+            idx = self._index_perm(x.shape[axis], x)
             x._write(jnp.take(x._read(), idx, axis=axis))
             return
         if isinstance(x, np.ndarray) or hasattr(x, "__setitem__"):
-            if numpy_mode(self):
+            if numpy_mode(self, x):
                 self._np.shuffle(x) if self._legacy else self._np.shuffle(x, axis=axis)
                 return
             if isinstance(x, np.ndarray):
                 if x.ndim == 0:
                     raise TypeError("len() of unsized object")
                 axis = normalize_axis(axis, x.ndim)
-                idx = np.asarray(self._index_perm(x.shape[axis]))
+                idx = np.asarray(self._index_perm(x.shape[axis], x))
                 x[...] = np.take(x, idx, axis=axis)
                 return
             if axis != 0:
                 raise NotImplementedError("Axis argument is only supported on ndarray objects")
-            idx = np.asarray(self._index_perm(len(x)))
+            idx = np.asarray(self._index_perm(len(x), x))
             items = [x[int(i)] for i in idx]
             for i, item in enumerate(items):
                 x[i] = item
@@ -419,7 +423,7 @@ class _Streams:
 
     def _permutation(self, x: Any, axis: int) -> Any:
         if isinstance(x, int | np.integer):
-            if numpy_mode(self):
+            if numpy_mode(self, size=max(int(x), 0)):
                 return from_host(self._np.permutation(x))
             n = max(int(x), 0)
             return ndarray._owner(self._run("permutation_index", (n,), "int64", (), ()))
@@ -429,12 +433,12 @@ class _Streams:
         if arr.ndim < 1:
             raise IndexError("x must be an integer or at least 1-dimensional")
         axis = normalize_axis(axis, arr.ndim)
-        idx = self._index_perm(arr.shape[axis])
+        idx = self._index_perm(arr.shape[axis], x)
         return ndarray._owner(jnp.take(arr, idx, axis=axis))
 
     def _choice(self, a: Any, size: Any, replace: bool, p: Any, axis: int,
                 shuffle: bool) -> Any:
-        if numpy_mode(self):
+        if numpy_mode(self, a, p, size=size):
             host = to_host(a)
             if self._legacy:
                 result = self._np.choice(host, size, replace, to_host(p))
@@ -503,17 +507,25 @@ _LEGACY_CONS = {"nb_n": S.POSITIVE, "nb_p": S.BOUNDED_0_1, "poisson": S.LEGACY_P
                 "logseries": S.BOUNDED_LT_0_1}
 
 
+def _np_cholesky(cov: np.ndarray) -> np.ndarray:
+    """NumPy's Cholesky factor, NaN where ``cov`` is not positive definite (as JAX's)."""
+    try:
+        return np.linalg.cholesky(cov)
+    except np.linalg.LinAlgError:
+        return np.full(cov.shape, np.nan, cov.dtype)
+
+
 @functools.lru_cache(maxsize=64)
 def _mvn_kernel(method: str, check: bool) -> Callable:
     def factor(cov, tol):
         if method == "cholesky":
-            return jnp.linalg.cholesky(cov).T, True
+            return route("cholesky", cov.dtype, jnp.linalg.cholesky, _np_cholesky, cov).T, True
         if method == "eigh":
-            s, u = jnp.linalg.eigh(cov)
+            s, u = route("eigh", cov.dtype, jnp.linalg.eigh, np.linalg.eigh, cov)
             psd = jnp.all(s >= -tol)
             s = jnp.maximum(s, 0)
             return (u * jnp.sqrt(s)).T, psd
-        u, s, vh = jnp.linalg.svd(cov)
+        u, s, vh = route("svd", cov.dtype, jnp.linalg.svd, np.linalg.svd, cov)
         psd = jnp.allclose(jnp.dot(vh.T * s, vh), cov, rtol=tol, atol=tol)
         return jnp.sqrt(s)[:, None] * vh, psd
 

@@ -4,16 +4,24 @@ Every kernel takes operands already cast to the compute dtype (float64 or comple
 ``linalg`` computes every float type in double precision and casts the result back) and
 returns the values plus, where NumPy can raise ``LinAlgError``, a boolean flag that the
 wrapper reads on the host (one device-to-host transfer per call). Kernels are ``jax.jit``
-functions; static parameters are keyword-only and part of jit's cache key.
+functions; static parameters are keyword-only and part of jit's cache key. A decomposition
+that the backend's XLA cannot compute in the dtype (``_capabilities.TABLE``) is NumPy's own
+on the host, staged into the same kernel (``_capabilities.route``): the ``_np_*`` functions
+give the kernels' results, flags included, from NumPy's LAPACK.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import lax
+from numpy.linalg import LinAlgError
+
+from npjax._pure._capabilities import route
 
 _HI = lax.Precision.HIGHEST
 
@@ -55,10 +63,29 @@ def _lu_solve(lu: jax.Array, perm: jax.Array, b: jax.Array) -> jax.Array:
     return lax.linalg.triangular_solve(lu, x, left_side=True, lower=False)
 
 
-@jax.jit
-def inv(a: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
-    """Inverse by LU (as LAPACK gesv with an identity); flags: an exactly zero pivot, per
-    matrix and anywhere."""
+def _each_matrix(fn: Callable, a: np.ndarray, out_shape: tuple) -> tuple:
+    """``fn`` of each matrix of the stack ``a``: (results, NaN where ``fn`` raised
+    LinAlgError; the per-matrix flags)."""
+    flat = a.reshape(-1, *a.shape[-2:])
+    out = np.full((flat.shape[0], *out_shape), np.nan, a.dtype)
+    failed = np.zeros(flat.shape[0], bool)
+    for i, m in enumerate(flat):
+        try:
+            out[i] = fn(m)
+        except LinAlgError:  # noqa: PERF203 - NumPy tells a singular matrix by raising
+            failed[i] = True
+    return out.reshape(*a.shape[:-2], *out_shape), failed.reshape(a.shape[:-2])
+
+
+def _np_inv(a: np.ndarray) -> tuple:
+    try:
+        x, singular = np.linalg.inv(a), np.zeros(a.shape[:-2], bool)
+    except LinAlgError:
+        x, singular = _each_matrix(np.linalg.inv, a, a.shape[-2:])
+    return x, singular, singular.any()
+
+
+def _inv(a: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
     lu, _, perm = lax.linalg.lu(a)
     singular = jnp.any(_diag(lu) == 0, axis=-1)
     eye = jnp.broadcast_to(jnp.eye(a.shape[-1], dtype=a.dtype), a.shape)
@@ -66,16 +93,42 @@ def inv(a: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
 
 
 @jax.jit
+def inv(a: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Inverse by LU (as LAPACK gesv with an identity); flags: an exactly zero pivot, per
+    matrix and anywhere."""
+    return route("lu", a.dtype, _inv, _np_inv, a)
+
+
+def _np_solve(a: np.ndarray, b: np.ndarray) -> tuple:
+    try:
+        return np.linalg.solve(a, b), False
+    except LinAlgError:
+        return np.full(b.shape, np.nan, b.dtype), True
+
+
+def _solve(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
+    lu, _, perm = lax.linalg.lu(a)
+    return _lu_solve(lu, perm, b), jnp.any(_diag(lu) == 0)
+
+
+@jax.jit
 def solve(a: jax.Array, b: jax.Array) -> tuple[jax.Array, jax.Array]:
     """``a x = b`` for ``b`` a stack of matrices with the same batch shape as ``a``."""
-    lu, _, perm = lax.linalg.lu(a)
-    singular = jnp.any(_diag(lu) == 0)
-    return _lu_solve(lu, perm, b), singular
+    return route("lu", a.dtype, _solve, _np_solve, a, b)
+
+
+def _np_slogdet(a: np.ndarray) -> tuple:
+    sign, logdet = np.linalg.slogdet(a)
+    return sign, logdet
 
 
 @jax.jit
 def slogdet(a: jax.Array) -> tuple[jax.Array, jax.Array]:
     """(sign, log|det|) as NumPy's LU-based loop: singular gives (0, -inf)."""
+    return route("lu", a.dtype, _slogdet, _np_slogdet, a)
+
+
+def _slogdet(a: jax.Array) -> tuple[jax.Array, jax.Array]:
     n = a.shape[-1]
     lu, piv, _ = lax.linalg.lu(a)
     d = _diag(lu)
@@ -104,14 +157,37 @@ def det(a: jax.Array) -> jax.Array:
 @functools.partial(jax.jit, static_argnames=("upper",))
 def cholesky(a: jax.Array, *, upper: bool) -> tuple[jax.Array, jax.Array]:
     """Cholesky factor from one triangle; flag: not positive definite (JAX gives NaN)."""
-    low = lax.linalg.cholesky(_hermitian(a, not upper), symmetrize_input=False)
-    low = jnp.tril(low)
-    failed = jnp.any(jnp.isnan(low))
+    low, failed = route("cholesky", a.dtype, _cholesky, _np_cholesky, _hermitian(a, not upper))
     return (_mH(low) if upper else low), failed
+
+
+def _cholesky(h: jax.Array) -> tuple[jax.Array, jax.Array]:
+    low = jnp.tril(lax.linalg.cholesky(h, symmetrize_input=False))
+    return low, jnp.any(jnp.isnan(low))
+
+
+def _np_cholesky(h: np.ndarray) -> tuple:
+    try:
+        return np.linalg.cholesky(h), False
+    except LinAlgError:
+        return np.full(h.shape, np.nan, h.dtype), True
 
 
 @functools.partial(jax.jit, static_argnames=("mode",))
 def qr(a: jax.Array, *, mode: str) -> tuple[jax.Array, ...]:
+    return route("qr", a.dtype, functools.partial(_qr, mode=mode),
+                 functools.partial(_np_qr, mode=mode), a)
+
+
+def _np_qr(a: np.ndarray, *, mode: str) -> tuple:
+    if mode == "raw":
+        h, tau = np.linalg.qr(a, mode="raw")
+        return np.swapaxes(h, -1, -2), tau
+    got = np.linalg.qr(a, mode=mode)
+    return (got,) if mode == "r" else tuple(got)
+
+
+def _qr(a: jax.Array, *, mode: str) -> tuple[jax.Array, ...]:
     if mode == "raw":
         from jax._src.lax.linalg import geqrf
 
@@ -127,31 +203,43 @@ def qr(a: jax.Array, *, mode: str) -> tuple[jax.Array, ...]:
 def eig(a: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
     """Eigen-decomposition; flags: input not finite, all eigenvalues real."""
     finite = jnp.all(jnp.isfinite(a))
-    w, v = jnp.linalg.eig(jnp.where(finite, a, jnp.zeros((), a.dtype)))
+    w, v = route("eig", a.dtype, jnp.linalg.eig, np.linalg.eig,
+                 jnp.where(finite, a, jnp.zeros((), a.dtype)))
     return w, v, finite, jnp.all(w.imag == 0)
 
 
 @jax.jit
 def eigvals(a: jax.Array) -> tuple[jax.Array, jax.Array, jax.Array]:
     finite = jnp.all(jnp.isfinite(a))
-    w = jnp.linalg.eigvals(jnp.where(finite, a, jnp.zeros((), a.dtype)))
+    w = route("eig", a.dtype, jnp.linalg.eigvals, np.linalg.eigvals,
+              jnp.where(finite, a, jnp.zeros((), a.dtype)))
     return w, finite, jnp.all(w.imag == 0)
 
 
 @functools.partial(jax.jit, static_argnames=("lower", "vectors"))
 def eigh(a: jax.Array, *, lower: bool, vectors: bool) -> tuple[jax.Array, ...]:
-    w, v = jnp.linalg.eigh(_hermitian(a, lower), symmetrize_input=False)
-    return (w, v) if vectors else (w,)
+    if vectors:
+        return route("eigh", a.dtype, _eigh, np.linalg.eigh, _hermitian(a, lower))
+    return (route("eigh", a.dtype, _eigvalsh, np.linalg.eigvalsh, _hermitian(a, lower)),)
+
+
+def _eigh(h: jax.Array) -> tuple[jax.Array, jax.Array]:
+    w, v = jnp.linalg.eigh(h, symmetrize_input=False)
+    return w, v
+
+
+def _eigvalsh(h: jax.Array) -> jax.Array:
+    return jnp.linalg.eigh(h, symmetrize_input=False)[0]
 
 
 @functools.partial(jax.jit, static_argnames=("full_matrices", "compute_uv"))
 def svd(a: jax.Array, *, full_matrices: bool, compute_uv: bool) -> tuple[jax.Array, ...]:
     """SVD; last item: the input holds NaN (LAPACK's gesdd refuses it: NumPy raises)."""
     bad = jnp.any(jnp.isnan(a))
-    if compute_uv:
-        u, s, vh = jnp.linalg.svd(a, full_matrices=full_matrices, compute_uv=True)
-        return u, s, vh, bad
-    return jnp.linalg.svd(a, compute_uv=False), bad
+    opts = {"full_matrices": full_matrices, "compute_uv": compute_uv}
+    got = route("svd", a.dtype, functools.partial(jnp.linalg.svd, **opts),
+                lambda x: np.linalg.svd(np.nan_to_num(x), **opts), a)  # NaN: values unused
+    return (*got, bad) if compute_uv else (got, bad)
 
 
 @jax.jit
@@ -178,8 +266,7 @@ def svdvals_hermitian(a: jax.Array) -> jax.Array:
 def lstsq(a: jax.Array, b: jax.Array, rcond: jax.Array) -> tuple[jax.Array, ...]:
     """Least squares by SVD as LAPACK gelsd: singular values <= rcond * s_max count as zero
     (rcond < 0: machine precision). Returns x, residuals, rank, s, input-has-NaN."""
-    bad = jnp.any(jnp.isnan(a))
-    u, s, vh = jnp.linalg.svd(a, full_matrices=False)
+    u, s, vh, bad = svd(a, full_matrices=False, compute_uv=True)
     eps = jnp.finfo(s.dtype).eps
     rcond = jnp.where(rcond < 0, eps, rcond)
     smax = s[..., :1] if s.shape[-1] else jnp.zeros((1,), s.dtype)

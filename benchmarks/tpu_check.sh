@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# One prepared run on a machine with a TPU (the sessions' `device` tool), from the repository
+# root, writing into $OUT (default ./tpu_out). The chip admits one process at a time, so every
+# step runs in one process after the other (no pytest -n), and each has its own time limit, so
+# one slow step cannot starve the others; each suite kernel runs in a process of its own, so a
+# compile that never ends or a process abort costs that kernel only. Steps (STEPS, comma
+# separated, default all): import, overhead, threshold, suite, suite_device, examples, tests.
+# A device call lasts at most 10 minutes: run the steps over several calls, e.g.
+#   STEPS=import,suite ...   then   STEPS=examples,tests ...
+# The project is not installed there: PYTHONPATH is the checkout (plus the wheels the
+# caller installed, e.g. array-api-compat under /tmp/site).
+set -u
+OUT=${OUT:-tpu_out}
+mkdir -p "$OUT"
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 TQDM_DISABLE=1 MPLBACKEND=Agg
+PY=${PY:-python3}
+STEPS=${STEPS:-import,overhead,threshold,suite,suite_device,examples,tests}
+SIZE=${SIZE:-large}
+KERNELS=${KERNELS:-chain,monte_carlo,mandelbrot,heat_3d,jacobi_2d,fdtd_2d,cfd_1d,kmeans,nbody,softmax_mlp,fft_conv,histogram,life,gravity_masks,whiten_checks,ar_rows}
+KERNELS_DEVICE=${KERNELS_DEVICE:-nbody,kmeans,whiten_checks,histogram,softmax_mlp,mandelbrot}
+KERNEL_S=${KERNEL_S:-60}    # per kernel, all five variants
+SLOW_S=${SLOW_S:-5}         # a variant whose first call takes longer is timed once
+EXAMPLE_S=${EXAMPLE_S:-60}  # per example, npjax and NumPy runs
+TEST_S=${TEST_S:-240}
+TESTS=${TESTS:-tests/test_capabilities.py tests/test_linalg.py tests/test_fft.py \
+tests/test_ufuncs.py tests/test_reductions.py tests/test_products.py tests/test_statistics.py}
+
+has() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+
+if has import; then
+    echo "== import"
+    timeout 120 $PY -c "
+import jax, numpy, sys, time
+t = time.perf_counter()
+import npjax as np
+a = np.arange(5.0)
+print(sys.version.split()[0], 'jax', jax.__version__, 'numpy', numpy.__version__, jax.devices())
+print(a + 1, (a * a).sum(), np.linalg.solve(np.eye(2) * 2, np.ones(2)), np.fft.fft(a)[1])
+print('first calls', round(time.perf_counter() - t, 2), 's')" || exit 1
+fi
+if has overhead; then
+    echo "== overhead"
+    timeout 90 $PY benchmarks/overhead.py --quick --out "$OUT"
+fi
+if has threshold; then
+    echo "== threshold: one elementwise chain per placement and size"
+    timeout 90 $PY benchmarks/threshold.py --quick
+fi
+
+run_suite() {  # $1: kernels, $2: output folder, $3...: suite options
+    local kernels=$1 dir=$2
+    shift 2
+    for k in ${kernels//,/ }; do
+        timeout "$KERNEL_S" $PY benchmarks/suite.py --quick --size "$SIZE" --slow-s "$SLOW_S" \
+            --only "$k" --out "$dir/$k" "$@" 2>&1 | grep -v "^wrote" | tail -n 3
+        echo "   $k: exit ${PIPESTATUS[0]}"
+    done
+    $PY - "$dir" <<'EOF'
+import glob, json, sys
+sys.path.insert(0, "benchmarks")
+import suite
+out = sys.argv[1]
+records, machine, size, placement = [], None, "large", "auto"
+for path in sorted(glob.glob(f"{out}/*/bench_*.json")):
+    with open(path) as f:
+        data = json.load(f)
+    records += data["kernels"]
+    machine, size, placement = data["machine"], data["size"], data["placement"]
+if records:
+    summary = suite.summarize(records)
+    text = suite.table(records, summary, machine, size, placement)
+    with open(f"{out}/bench_{size}.md", "w") as f:
+        f.write(text)
+    with open(f"{out}/bench_{size}.json", "w") as f:
+        json.dump({"machine": machine, "size": size, "placement": placement,
+                   "kernels": records, "summary": summary}, f, indent=1, default=str)
+    print(text)
+EOF
+}
+
+if has suite; then
+    echo "== $SIZE preset, default placement, one process per kernel (${KERNEL_S}s each)"
+    run_suite "$KERNELS" "$OUT/suite"
+fi
+if has suite_device; then
+    echo "== $SIZE preset, every array on the device"
+    run_suite "$KERNELS_DEVICE" "$OUT/suite_device" --placement device
+fi
+if has examples; then
+    echo "== examples under --compare (npjax's run and NumPy's, each timed)"
+    for ex in examples/*.py; do
+        extra=""
+        [ "$(basename "$ex")" = option_pricing.py ] && extra="--random numpy"
+        ( cd "$OUT" && timeout "$EXAMPLE_S" $PY -m npjax run --compare $extra \
+            --report-json "$(basename "$ex" .py).report.json" "$OLDPWD/$ex" \
+            > "$(basename "$ex" .py).compare.txt" 2>&1 )
+        echo "   $ex: exit $? $(grep -E 'MATCH|DIFFER|npjax .* s|numpy .* s' \
+            "$OUT/$(basename "$ex" .py).compare.txt" | tail -n 3 | tr '\n' ' ')"
+    done
+fi
+if has tests; then
+    echo "== parity suites, every array on the TPU, one process"
+    # shellcheck disable=SC2086
+    HYPOTHESIS_PROFILE=rerun-ci timeout "$TEST_S" $PY -m pytest -q -p no:cacheprovider \
+        -p no:benchmark --npjax-placement=device -rfE $TESTS > "$OUT/pytest.log" 2>&1
+    echo "pytest exit $?"
+    tail -n 40 "$OUT/pytest.log"
+fi

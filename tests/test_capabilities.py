@@ -1,0 +1,240 @@
+"""The capability table's host route, on the CPU with a simulated table.
+
+On a TPU, XLA refuses float64/complex128 LU and FFTs; ``_capabilities.route`` stages NumPy's
+own computation (a host callback) into the kernel for the platforms the table names. CI has no
+TPU, so these tests pretend the CPU lacks a family (``_capabilities.simulate``) and check that
+every public function built on it gives NumPy's values, dtypes and exceptions in each mode
+(eager, lazy, ``npjax.jit``) with the work counted as a host route, and that nothing routes
+where the table says the backend computes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+import pytest
+
+import npjax
+from npjax._pure import _capabilities
+
+pytestmark = pytest.mark.device_placement
+
+_RNG = np.random.default_rng(7)
+_A = _RNG.standard_normal((5, 5)) + 5 * np.eye(5)
+_B = _RNG.standard_normal(5)
+_S = _A @ _A.T + np.eye(5)
+_R = _RNG.standard_normal((6, 4))
+_X = _RNG.standard_normal((3, 16))
+
+# family -> calls (xp, dtype) whose kernels use it
+CALLS = {
+    "lu": [lambda xp, dt: xp.linalg.solve(xp.asarray(_A.astype(dt)), xp.asarray(_B.astype(dt))),
+           lambda xp, dt: xp.linalg.inv(xp.asarray(_A.astype(dt))),
+           lambda xp, dt: xp.linalg.det(xp.asarray(_A.astype(dt))),
+           lambda xp, dt: xp.linalg.slogdet(xp.asarray(_A.astype(dt))),
+           lambda xp, dt: xp.linalg.matrix_power(xp.asarray(_A.astype(dt)), -2),
+           lambda xp, dt: xp.linalg.tensorinv(xp.asarray(_A.astype(dt)), ind=1)],
+    "cholesky": [lambda xp, dt: xp.linalg.cholesky(xp.asarray(_S.astype(dt))),
+                 lambda xp, dt: xp.linalg.cholesky(xp.asarray(_S.astype(dt)), upper=True)],
+    "qr": [lambda xp, dt: xp.linalg.qr(xp.asarray(_R.astype(dt))),
+           lambda xp, dt: xp.linalg.qr(xp.asarray(_R.astype(dt)), mode="r"),
+           lambda xp, dt: xp.linalg.qr(xp.asarray(_R.astype(dt)), mode="complete")],
+    "svd": [lambda xp, dt: xp.linalg.svd(xp.asarray(_R.astype(dt)), full_matrices=False),
+            lambda xp, dt: xp.linalg.svd(xp.asarray(_R.astype(dt)), compute_uv=False),
+            lambda xp, dt: xp.linalg.pinv(xp.asarray(_R.astype(dt))),
+            lambda xp, dt: xp.linalg.lstsq(xp.asarray(_R.astype(dt)),
+                                           xp.asarray(_R[:, 0].astype(dt)))[:3],
+            lambda xp, dt: xp.linalg.matrix_rank(xp.asarray(_R.astype(dt))),
+            lambda xp, dt: xp.linalg.norm(xp.asarray(_R.astype(dt)), 2)],
+    "eigh": [lambda xp, dt: xp.linalg.eigvalsh(xp.asarray(_S.astype(dt))),
+             lambda xp, dt: abs(xp.linalg.eigh(xp.asarray(_S.astype(dt)))[1])],
+    "eig": [lambda xp, dt: xp.sort_complex(xp.linalg.eigvals(xp.asarray(_A.astype(dt))))],
+    "fft": [lambda xp, dt: xp.fft.fft(xp.asarray(_X.astype(dt))),
+            lambda xp, dt: xp.fft.ifft(xp.asarray(_X.astype(dt)), norm="ortho"),
+            lambda xp, dt: xp.fft.rfft(xp.asarray(_X.real.astype(dt)), n=20),
+            lambda xp, dt: xp.fft.irfft(xp.asarray(_X.astype(dt)), n=9, norm="forward"),
+            lambda xp, dt: xp.fft.hfft(xp.asarray(_X.astype(dt))),
+            lambda xp, dt: xp.fft.fft2(xp.asarray(_X.astype(dt))),
+            lambda xp, dt: xp.fft.irfftn(xp.asarray(_X.astype(dt)))],
+}
+COMPUTE = {"fft": {"float64": "complex128", "complex128": "complex128"}}
+CASES = [(family, k, dt) for family, calls in CALLS.items() for k in range(len(calls))
+         for dt in ("float64", "complex128")
+         if not (family == "fft" and k == 2 and dt == "complex128")]
+
+
+def _host(x):
+    if isinstance(x, tuple | list):
+        return [_host(y) for y in x]
+    return np.asarray(x)
+
+
+def _same(expected, got):
+    if isinstance(expected, list):
+        assert len(got) == len(expected)
+        for e, g in zip(expected, got):
+            _same(e, g)
+        return
+    assert (got.dtype, got.shape) == (expected.dtype, expected.shape)
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+
+
+@contextlib.contextmanager
+def _routed(family, dtype):
+    compute = COMPUTE.get(family, {}).get(dtype, dtype)
+    with _capabilities.simulate(family, "cpu", (compute,)):
+        _capabilities.ROUTED.clear()
+        yield lambda: _capabilities.ROUTED[(family, compute)]
+
+
+@pytest.mark.parametrize("mode", ["eager", "lazy", "jit"])
+@pytest.mark.parametrize(("family", "k", "dtype"), CASES)
+def test_a_family_the_backend_lacks_is_numpys_on_the_host(family, k, dtype, mode):
+    call = CALLS[family][k]
+    expected = _host(call(np, dtype))
+    with _routed(family, dtype) as runs, npjax.policy(placement="device"):
+        if mode == "jit":
+            got = npjax.jit(lambda: call(npjax, dtype))()
+        else:
+            with npjax.policy(mode=mode):
+                got = call(npjax, dtype)
+        got = _host(got)
+        # lazy mode on the CPU backend runs these three as NumPy on the data in place
+        in_place = mode == "lazy" and (family, k) in {("lu", 0), ("lu", 1), ("cholesky", 0),
+                                                        ("cholesky", 1)}
+        assert runs() >= (0 if in_place else 1)
+    _same(expected, got)
+
+
+@pytest.mark.parametrize("mode", ["eager", "lazy", "jit"])
+def test_numpys_linalg_errors_come_through_the_host_route(mode):
+    singular = np.ones((3, 3))
+    not_pd = -np.eye(3)
+
+    def calls(xp):
+        return [lambda: xp.linalg.inv(xp.asarray(singular)),
+                lambda: xp.linalg.solve(xp.asarray(singular), xp.asarray(np.ones(3))),
+                lambda: xp.linalg.cholesky(xp.asarray(not_pd)),
+                lambda: xp.linalg.svd(xp.asarray(np.full((2, 2), np.nan)))]
+
+    with contextlib.ExitStack() as stack:
+        for family in ("lu", "cholesky", "svd"):
+            stack.enter_context(_capabilities.simulate(family, "cpu", ("float64",)))
+        stack.enter_context(npjax.policy(placement="device"))
+        for np_call, npjax_call in zip(calls(np), calls(npjax)):
+            with pytest.raises(np.linalg.LinAlgError) as want:
+                np_call()
+            with pytest.raises(np.linalg.LinAlgError) as got:
+                if mode == "jit":
+                    npjax.jit(npjax_call)()
+                else:
+                    with npjax.policy(mode=mode):
+                        _host(npjax_call())
+            assert str(got.value) == str(want.value)
+
+
+def test_nothing_routes_where_the_backend_computes_the_family():
+    _capabilities.ROUTED.clear()
+    with npjax.policy(placement="device"):
+        for calls in CALLS.values():
+            for call in calls:
+                _host(call(npjax, "float64"))
+    assert not _capabilities.ROUTED
+
+
+def test_host_routes_are_in_stats_and_the_report():
+    from npjax._tools import _report
+
+    npjax.reset_stats()
+    with _routed("lu", "float64"), npjax.policy(placement="device"):
+        npjax.linalg.inv(npjax.asarray(_A))
+    routes = npjax.stats()["host_routes"]
+    assert routes == [{"family": "lu", "dtype": "float64", "count": 1,
+                       "reason": _capabilities.reason("lu")}]
+    assert "Host routes" in _report.format_report(npjax.stats())
+
+
+def test_the_table_names_known_platforms_and_dtypes():
+    for family, platforms in _capabilities.TABLE.items():
+        assert family in _capabilities.REASONS
+        for platform, dtypes in platforms.items():
+            assert platform in ("cpu", "gpu", "cuda", "rocm", "tpu")
+            for dt in dtypes:
+                np.dtype(dt)
+    assert _capabilities.host_platforms("lu", np.float64) == ("tpu",)
+    assert _capabilities.host_platforms("lu", np.float32) == ()
+
+
+def test_conversions_the_tpu_aborts_on_are_lowered_another_way():
+    """The TPU's conversion fix, lowered for the CPU here: NumPy's values from every source
+    dtype (signed zeros, inf and nan included), the wide ones in more steps."""
+    import jax
+    from jax._src.interpreters import mlir
+    from jax._src.lax import lax as lax_internal
+
+    assert _capabilities.install_conversions(("cpu",))
+    sources = {"bool": np.array([[True, False], [False, True]]),
+               "int64": np.array([[-(2**62), 3], [0, 2**53 + 1]]),
+               "uint8": np.array([[255, 0], [1, 7]], np.uint8),
+               "float32": np.array([[-0.0, np.inf], [np.nan, 1.5]], np.float32),
+               "float64": np.array([[-0.0, -np.inf], [np.nan, 5e-324]]),
+               "complex64": np.array([[1 - 0j, np.inf * 1j], [np.nan, -2.5j]], np.complex64)}
+    try:
+        for src, x in sources.items():
+            for dt in ("complex128", "int64", "uint64", "float64", "complex64", "int32"):
+                if src != "bool" and dt != "complex128":  # (only booleans change there)
+                    continue
+                f = jax.jit(lambda x, dt=dt: x.astype(dt))
+                got = np.asarray(f(x))
+                with np.errstate(all="ignore"):
+                    want = x.astype(dt)
+                assert got.dtype == want.dtype
+                np.testing.assert_array_equal(got, want)
+                np.testing.assert_array_equal(np.signbit(got.real), np.signbit(want.real))
+                text = f.lower(x).as_text()
+                if dt == "complex128":
+                    assert "stablehlo.complex" in text, src
+        with npjax.policy(placement="device"):
+            m = np.array([True, False])
+            np.testing.assert_array_equal(np.asarray(npjax.eye(3, dtype=complex)),
+                                          np.eye(3, dtype=complex))
+            np.testing.assert_array_equal(np.asarray(npjax.asarray(m) + 1j), m + 1j)
+            t = np.linspace(0, 1, 5)
+            np.testing.assert_allclose(np.asarray(npjax.exp(1j * npjax.asarray(t))),
+                                       np.exp(1j * t), rtol=1e-15)
+    finally:
+        mlir.register_lowering(lax_internal.convert_element_type_p,
+                               lax_internal._convert_element_type_lower, platform="cpu")
+        jax.clear_caches()
+
+
+def test_cumulative_scans_lowered_as_a_tree_give_the_same_values():
+    """The TPU's scan lowering (``install_scans``), lowered for the CPU here."""
+    import jax
+    from jax import lax
+    from jax._src.interpreters import mlir
+    from jax._src.lax.control_flow import loops
+
+    originals = {p: mlir._lowerings[p] for p in (loops.cumsum_p, loops.cumprod_p,
+                                                 loops.cummax_p, loops.cummin_p)}
+    assert _capabilities.install_scans(("cpu",))
+    try:
+        x = np.array([[3, -1, 2, 5, -4], [0, 7, -2**40, 9, 1]])
+        for axis in (0, 1):
+            for reverse in (False, True):
+                for prim, ref in ((lax.cumsum, np.add), (lax.cumprod, np.multiply),
+                                  (lax.cummax, np.maximum), (lax.cummin, np.minimum)):
+                    got = np.asarray(jax.jit(lambda a, prim=prim, axis=axis, reverse=reverse:
+                                             prim(a, axis=axis, reverse=reverse))(x))
+                    y = np.flip(x, axis) if reverse else x
+                    want = ref.accumulate(y, axis=axis)
+                    np.testing.assert_array_equal(got, np.flip(want, axis) if reverse else want)
+        with npjax.policy(placement="device"):
+            v = np.arange(1000) % 7 - 3
+            np.testing.assert_array_equal(np.asarray(npjax.cumsum(npjax.asarray(v))),
+                                          np.cumsum(v))
+    finally:
+        for prim, entry in originals.items():
+            mlir.register_lowering(prim, entry.rule, platform="cpu", inline=entry.inline)
+        jax.clear_caches()
