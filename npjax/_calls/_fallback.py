@@ -23,7 +23,7 @@ from npjax._runtime import _stats
 from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._errors import FallbackWarning
 from npjax._core._ndarray import ndarray
-from npjax._core._placement import place_made
+from npjax._core._made import place_made
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
 

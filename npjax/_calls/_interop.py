@@ -24,7 +24,8 @@ from npjax._runtime import _stats
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._normalize import to_jax
 from npjax._calls._registry import public_module, public_namespace
-from npjax._core._placement import DEVICE, NOT_HOST, host_ufunc2, place_made
+from npjax._core._placement import DEVICE, NOT_HOST, host_ufunc2
+from npjax._core._made import place_made
 from npjax._runtime import _context
 from npjax._calls._ufuncs import UFUNCS
 

@@ -37,6 +37,7 @@ import numpy as np
 from npjax._runtime import _stats
 from npjax._core import _views
 from npjax._core._array_base import ArrayBase
+from npjax._core._device_copies import _sent, _to_device
 from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._axes import diagonal_axes, normalize_axes, normalize_axis, reshape_target
 from npjax._core._lazy import Kernel, Lazy, concrete_if_done, stored_part
@@ -122,13 +123,13 @@ class ndarray(ArrayBase):
     def __new__(cls, shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
                 strides: Any = None, order: Any = None) -> ndarray:
         """A new array of zeros (NumPy leaves it uninitialised), placed as any new array
-        (``_placement.place_made``). A subclass instance gets ``__array_finalize__(None)``,
+        (``_made.place_made``). A subclass instance gets ``__array_finalize__(None)``,
         as in NumPy; subclasses may define ``__new__`` and ``__init__`` of their own (the
         NumPy recipe ``asarray(x).view(cls)`` works)."""
         if buffer is not None or strides is not None or offset:
             raise NotImplementedError(
                 "npjax.ndarray: 'buffer', 'offset' and 'strides' are not supported")
-        from npjax._core._placement import place_made
+        from npjax._core._made import place_made
 
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         data = np.zeros(shape, np.dtype(dtype))  # NumPy's errors for bad shapes
@@ -783,36 +784,6 @@ def host_view(root: ndarray, data: np.ndarray) -> ndarray:
     view._scalar = view._mine = view._readonly = False
     view._version = 0
     return view
-
-
-# host data up to this size keeps its device copy (and a snapshot to tell it is unchanged)
-SEND_ONCE_BYTES = 1 << 22
-
-
-def _sent(owner: ndarray, data: np.ndarray) -> jax.Array:
-    """The device copy of a host owner's data, sent once while the data stays the same.
-
-    A lazy program, or a loop of device calls, reads a small host array once per operation;
-    each read used to send it again. The copy is kept with a snapshot of the bytes it was
-    made from, and used again only when the data is bit for bit the snapshot (NumPy code may
-    write the memory directly, so no version number can tell)."""
-    cache = owner._cache
-    flat = data.reshape(-1) if data.flags.c_contiguous else None
-    if cache is not None and flat is not None:
-        snap, value = cache
-        if snap.dtype == data.dtype and snap.shape == data.shape and np.array_equal(
-                snap.reshape(-1).view(np.uint8), flat.view(np.uint8)):
-            return value
-    value = _to_device(data)
-    if flat is not None and data.nbytes <= SEND_ONCE_BYTES:
-        owner._cache = (data.copy(), value)
-    return value
-
-
-def _to_device(data: np.ndarray) -> jax.Array:
-    """A device copy of host data, for code that computes with JAX (a counted transfer)."""
-    _stats.record_transfer("host_to_device", data.nbytes)
-    return jax.device_put(data)
 
 
 def _set_owner(self: ndarray, value: jax.Array, scalar: bool) -> None:

@@ -33,7 +33,6 @@ from npjax._runtime._numpy_calls import (SHARED, call_numpy_method, call_numpy_p
                                          issue_pending, loops_context_for, numpy_errstate,
                                          run_loops, runs_loops)
 from npjax._core._ndarray import from_numpy, host_owner, ndarray
-from npjax._core._normalize import to_jax
 from npjax._core._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
                                      call_ufunc, has_subclass)
 
@@ -387,60 +386,6 @@ def public(impl: Any, numpy_module: Any = np, name: str | None = None) -> Any:
     if host_fn is None or host_fn is impl or isinstance(host_fn, type) or not callable(host_fn):
         return impl
     return host_first(name, host_fn, impl)
-
-
-def place_made(result: Any, device: bool = False) -> Any:
-    """A new array NumPy made outside the host route (read from a file or a buffer, a grid of
-    Python numbers, a fallback's or a host function's result), placed as the host route
-    places its results: a host array when the policy computes a result of its size on the
-    host and it was not made from a device array (``device``: ``from_device`` of its
-    inputs), else moved once to the policy's device. On the host route NumPy's scalars stay
-    NumPy's; host-only dtypes stay NumPy's arrays; a NumPy subclass instance (``memmap``)
-    becomes a plain copy. The one placement decision of every array-making function that
-    does not itself run through ``try_host``: never ``to_jax`` a new host array directly."""
-    if type(result) is not np.ndarray:
-        if isinstance(result, np.ndarray):
-            result = np.array(result, subok=False)
-        elif isinstance(result, np.generic):
-            if not _device_dtype(result.dtype):
-                return result
-            limit = _context.get().host
-            if limit >= 0 and not device:
-                return result
-            return ndarray._owner(to_jax(np.asarray(result)), True)
-        else:
-            return result
-    if not _device_dtype(result.dtype):
-        return result
-    limit = _context.get().host
-    if limit >= 0 and not device:
-        return place_result(result, (), limit)
-    return ndarray._owner(to_jax(result))
-
-
-def _device_dtype(dtype: np.dtype) -> bool:
-    found = _DEVICE_DTYPE.get(dtype)
-    if found is None:
-        found = _DEVICE_DTYPE[dtype] = is_device_dtype(dtype)
-    return found
-
-
-def from_device(inputs: Any) -> bool:
-    """Whether any of ``inputs`` (one level into lists, tuples and dicts) is a device array
-    (an npjax device array or a ``jax.Array``)."""
-    if isinstance(inputs, dict):
-        inputs = inputs.values()
-    for x in inputs:
-        if type(x) is ndarray or isinstance(x, ndarray):
-            if x._host() is None:
-                return True
-        elif isinstance(x, jax.Array):
-            return True
-        elif type(x) is list or type(x) is tuple:
-            if any(isinstance(y, jax.Array) or (isinstance(y, ndarray) and y._host() is None)
-                   for y in x):
-                return True
-    return False
 
 
 def place_new(result: Any, args: tuple, limit: int) -> Any:

@@ -16,7 +16,8 @@ import numpy as np
 from npjax._calls._dispatch import write_out
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
-from npjax._core._placement import beyond, host_limit, place_made
+from npjax._core._placement import beyond, host_limit
+from npjax._core._made import place_made
 from npjax._runtime import _stats
 from npjax._runtime._context import current
 

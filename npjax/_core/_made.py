@@ -1,0 +1,69 @@
+"""Placement of arrays NumPy made outside the host route (files, buffers, grids of Python
+numbers, fallbacks, host functions): ``place_made``, and ``from_device`` for its inputs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import numpy as np
+
+from npjax._core._ndarray import ndarray
+from npjax._core._normalize import to_jax
+from npjax._core._placement import _DEVICE_DTYPE, place_result
+from npjax._pure._dtypes import is_device_dtype
+from npjax._runtime import _context
+
+
+def place_made(result: Any, device: bool = False) -> Any:
+    """A new array NumPy made outside the host route (read from a file or a buffer, a grid of
+    Python numbers, a fallback's or a host function's result), placed as the host route
+    places its results: a host array when the policy computes a result of its size on the
+    host and it was not made from a device array (``device``: ``from_device`` of its
+    inputs), else moved once to the policy's device. On the host route NumPy's scalars stay
+    NumPy's; host-only dtypes stay NumPy's arrays; a NumPy subclass instance (``memmap``)
+    becomes a plain copy. The one placement decision of every array-making function that
+    does not itself run through ``try_host``: never ``to_jax`` a new host array directly."""
+    if type(result) is not np.ndarray:
+        if isinstance(result, np.ndarray):
+            result = np.array(result, subok=False)
+        elif isinstance(result, np.generic):
+            if not _device_dtype(result.dtype):
+                return result
+            limit = _context.get().host
+            if limit >= 0 and not device:
+                return result
+            return ndarray._owner(to_jax(np.asarray(result)), True)
+        else:
+            return result
+    if not _device_dtype(result.dtype):
+        return result
+    limit = _context.get().host
+    if limit >= 0 and not device:
+        return place_result(result, (), limit)
+    return ndarray._owner(to_jax(result))
+
+
+def _device_dtype(dtype: np.dtype) -> bool:
+    found = _DEVICE_DTYPE.get(dtype)
+    if found is None:
+        found = _DEVICE_DTYPE[dtype] = is_device_dtype(dtype)
+    return found
+
+
+def from_device(inputs: Any) -> bool:
+    """Whether any of ``inputs`` (one level into lists, tuples and dicts) is a device array
+    (an npjax device array or a ``jax.Array``)."""
+    if isinstance(inputs, dict):
+        inputs = inputs.values()
+    for x in inputs:
+        if type(x) is ndarray or isinstance(x, ndarray):
+            if x._host() is None:
+                return True
+        elif isinstance(x, jax.Array):
+            return True
+        elif type(x) is list or type(x) is tuple:
+            if any(isinstance(y, jax.Array) or (isinstance(y, ndarray) and y._host() is None)
+                   for y in x):
+                return True
+    return False
