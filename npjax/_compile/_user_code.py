@@ -1,23 +1,26 @@
 """The user's own code while ``npjax.jit`` traces: what it is, a watch that stops a rolled loop
-body's trace before it runs any of it implicitly, and whose an exception raised while tracing
+body's probe before it runs any of it implicitly, and whose an exception raised while tracing
 is (issue 35, points 3 and 4).
 
 *Implicit calls.* A rolled loop body (``_loops``) is traced about three times whatever its
 trip count, so whatever Python code of the user's it runs, it runs that often, not once per
-iteration. Its explicit calls go through the call guard (``_loops.call``, ``_loop_source.
-callee``), but Python also runs the user's code implicitly: a ``@property`` read, ``float(obj)``
-calling the user's ``__float__``, ``sorted(..., key=f)``, an operator of the user's class,
-``np.asarray(obj)`` calling its ``__array__``. While a body is traced (``enter``/``leave``, the
-loop guard's depth above zero) a profile function (``sys.setprofile``, this thread only)
-sees every Python function that starts; a function of the user's own (``user_code``: its
-file is not npjax, JAX, NumPy, the standard library or an installed package) that npjax did
-not rewrite (``REWRITTEN``: loop bodies and the functions ``_loop_source`` rewrote, which the
-guard checks) is stopped before its first line runs (``NoRoll``), so the loop runs unrolled,
-as written, and that code runs exactly as often as written. Python unsets a profile function
-that raises; ``leave`` sets it again for an enclosing body, and ``check`` (called by the call
-guard and when a body's trace ends) abandons the roll where C code swallowed the stop.
-Signal handlers and ``__del__`` run as they come. Where another profiler is set
-(``cProfile``), no body can be watched: loops stay unrolled.
+iteration. Its explicit calls go through the call guard (``_loops.call``,
+``_loop_source.callee``), but Python also runs the user's code implicitly: a ``@property``
+read, ``float(obj)`` calling the user's ``__float__``, ``sorted(..., key=f)``, an operator of
+the user's class, ``np.asarray(obj)`` calling its ``__array__``. While a body is probed
+(``enter``/``leave``, from ``_loop_probe._enter_body``) a profile function
+(``sys.setprofile``, this thread only) sees every Python function that starts; a function of
+the user's own (``user_code``: its file is not npjax, JAX, NumPy, the standard library or an
+installed package) that npjax did not rewrite (``REWRITTEN``: loop bodies and the functions
+``_loop_source`` rewrote, which the guard checks) is stopped before its first line runs
+(``NoRoll``), so the loop runs unrolled, as written, and that code runs exactly as often as
+written. The traces that roll a probed body run it as its last probe did, unwatched
+(``enter(False)``). Python unsets a profile function that raises; ``leave`` sets it again for
+an enclosing probe, and ``check`` (called by the call guard and when a body's trace ends)
+abandons the roll where C code swallowed the stop. Signal handlers, finalizers (``__del__``,
+``weakref.finalize``) and ``gc`` callbacks run as they come (a plain ``weakref.ref`` callback
+of the user's is stopped too). Where another profiler is set (``cProfile``), no body can be
+watched: loops stay unrolled.
 
 *Exceptions.* ``users(exc)`` (``npjax.jit``) and ``users_in_body(exc)`` (a loop body's
 trace) tell the user's exceptions, which propagate at once, from those npjax's trace of
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import contextvars
 import dis
+import gc
 import os
 import signal
 import sys
@@ -121,8 +125,8 @@ def _hook(frame: Any, event: str, arg: Any) -> None:
 
 
 def _stop(frame: Any, code: types.CodeType) -> None:
-    if code.co_name == "__del__" or _in_handler(frame):
-        return  # (a finalizer or a signal handler runs when it comes, as without npjax)
+    if _runs_anyway(frame):
+        return
     watch = _WATCH.get()
     why = (f"the body runs {code.co_qualname if hasattr(code, 'co_qualname') else code.co_name}"
            f" ({code.co_filename}:{code.co_firstlineno}), code of your own that it does not "
@@ -133,24 +137,27 @@ def _stop(frame: Any, code: types.CodeType) -> None:
     raise NoRoll(why)
 
 
+def _codes(fns: Any) -> set:
+    return {c for f in fns if (c := getattr(getattr(f, "__func__", f), "__code__", None))}
+
+
 def _handler_codes() -> set:
-    out = set()
-    for s in signal.valid_signals():
-        try:
-            h = signal.getsignal(s)
-        except (ValueError, OSError):
-            continue
-        c = getattr(getattr(h, "__func__", h), "__code__", None)
-        if c is not None:
-            out.add(c)
-    return out
+    """The code of each Python signal handler set now."""
+    return _codes(signal.getsignal(s) for s in signal.valid_signals())
 
 
-def _in_handler(frame: Any) -> bool:
-    """Whether ``frame`` runs inside a Python signal handler."""
-    codes = _handler_codes()
-    while frame is not None and codes:
-        if frame.f_code in codes:
+_WEAKREF_FILE = weakref.__file__
+
+
+def _runs_anyway(frame: Any) -> bool:
+    """Whether ``frame`` runs inside code that comes when it comes, as without npjax, not
+    as a part of the body: a signal handler, a finalizer (``__del__``, ``weakref.finalize``)
+    or a ``gc`` callback. (A plain ``weakref.ref`` callback cannot be told apart.)"""
+    codes = _handler_codes() | _codes(gc.callbacks)
+    while frame is not None:
+        code = frame.f_code
+        if code in codes or code.co_name == "__del__" and user_code(code) or (
+                code.co_name == "__call__" and code.co_filename == _WEAKREF_FILE):
             return True
         frame = frame.f_back
     return False
