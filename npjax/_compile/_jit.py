@@ -35,8 +35,20 @@ Rules:
   ``JitError``.
 - Returned views of arguments come back as views of the caller's arrays; other returned views
   come back as views of new arrays. A view of a host NumPy argument comes back as a copy.
+- Lists and dicts among the arguments are made anew for the trace; where the function
+  replaces, adds or removes items (``P[i] = P[i] + V[i]``, ``P.append(x)``), the caller's
+  list or dict gets the items NumPy's run leaves there (the caller's own arrays where they
+  are the same objects, new arrays otherwise), on every call. A list argument the function
+  returns is the caller's list.
 - When a call raises while tracing, the arguments are left unchanged (NumPy would have kept
-  the writes made before the failing line).
+  the writes made before the failing line). An exception of the user's (raised by a signal
+  handler, by a ``raise`` or ``assert`` of the user's code, or of a class that is not
+  Python's, NumPy's, JAX's or npjax's: ``_user_code.users``) propagates at once, and later
+  calls are compiled as before; NumPy's and JAX's exceptions raised by the trace of NumPy's
+  semantics, and Python's own exceptions of an operation (``1.0 / t`` at ``t == 0``), rerun
+  the call eagerly, which raises them at NumPy's point after NumPy's writes (where it does
+  not raise, npjax could not trace the code: the call and later ones of its key run
+  eagerly, ``stats()["jit_eager"]`` names the line).
 """
 
 from __future__ import annotations
@@ -59,6 +71,7 @@ from npjax._pure._errors import JitError
 from npjax._runtime import _context, _errstate, _finite_watch, _stats
 from npjax._core import _lazy, _views
 from npjax._compile import _loop_source, _masked, _store_merge
+from npjax._compile import _user_code as _watch
 from npjax._compile._jit_inputs import HostView, Inputs, Unhashable, layout_key, static_key
 from npjax._core._ndarray import ndarray
 from npjax._runtime._context import current, policy
@@ -227,6 +240,9 @@ class _Rebuild:
         self.arg_of: dict[int, int] = {}
         self.n_objs = 0
         self.objs: list[Any] = []
+        # the lists and dicts made for the trace, in the order of ``Inputs.containers``:
+        # (the new container, its items as made)
+        self.containers: list[tuple[Any, tuple]] = []
 
     def owner(self, k: int, scalar: bool, readonly: bool) -> ndarray:
         w = self.wrappers.get(k)
@@ -273,12 +289,32 @@ class _Rebuild:
         if kind == "S":
             return x
         t, items = spec
-        if t is dict:
-            return {k: self.build(s, x[k]) for k, s in items}
+        if t is dict or t is list:
+            at = len(self.containers)
+            self.containers.append(None)
+            if t is dict:
+                made: Any = {k: self.build(s, x[k]) for k, s in items}
+                self.containers[at] = (made, tuple(made.items()))
+            else:
+                made = [self.build(s, v) for s, v in zip(items, x)]
+                self.containers[at] = (made, tuple(made))
+            return made
         vals = [self.build(s, v) for s, v in zip(items, x)]
-        if t is tuple or t is list:
+        if t is tuple:
             return t(vals)
         return t(*vals)  # namedtuple
+
+    def changed(self) -> list[tuple[int, Any]]:
+        """(position, container) of each list or dict argument whose items the function
+        changed (another object at a position, one added or removed)."""
+        out = []
+        for at, (made, items) in enumerate(self.containers):
+            now = tuple(made.items()) if type(made) is dict else tuple(made)
+            if len(now) != len(items) or any(
+                    (a[0] != b[0] or a[1] is not b[1]) if type(made) is dict else a is not b
+                    for a, b in zip(now, items)):
+                out.append((at, made))
+        return out
 
 
 def _dyn_leaf(value: Any, leaves: list) -> Any:
@@ -297,6 +333,8 @@ class _Outputs:
         self.out_roots: dict[int, int] = {}  # id(internal root) -> leaf index
         self.keep: list[Any] = []  # internal roots, alive until the trace ends
         self.wrapper_root: dict[int, int] = {id(w): k for k, w in rebuild.wrappers.items()}
+        # id(list or dict made for an argument) -> its position (the caller's object)
+        self.containers = {id(c[0]): at for at, c in enumerate(rebuild.containers)}
 
     def leaf(self, value: Any) -> int:
         self.leaves.append(value)
@@ -337,6 +375,13 @@ class _Outputs:
         if type(x) is _masked.MaskedValue:
             raise _masked.CountNeeded("returning x[mask] (a traced mask) from the function "
                                       "needs the number of elements it selects")
+        t = type(x)
+        if (t is list or t is dict) and id(x) in self.containers:
+            return ("container", self.containers[id(x)])  # the caller's list or dict
+        return self.items(x)
+
+    def items(self, x: Any) -> Any:
+        """The spec of a value that is not an array (a container: its items)."""
         t = type(x)
         if t is tuple or t is list:
             return (t, tuple(self.walk(v) for v in x))
@@ -391,6 +436,8 @@ def _build_result(spec: Any, leaves: Sequence, made: dict) -> Any:
         return spec[1].copy()
     if kind == "const":
         return spec[1]
+    if kind == "container":
+        return made["containers"][spec[1]]
     t, items = spec
     if t is dict:
         return {k: _build_result(s, leaves, made) for k, s in items}
@@ -434,7 +481,7 @@ def _jit_error(exc: BaseException, fn: Callable) -> JitError:
 class _Entry:
     """One compiled program (per cache key) and what its trace learnt."""
 
-    __slots__ = ("compiled", "eager", "layouts", "own", "result", "written")
+    __slots__ = ("compiled", "containers", "eager", "layouts", "own", "result", "written")
 
     def __init__(self) -> None:
         self.compiled: Any = None
@@ -443,11 +490,15 @@ class _Entry:
         self.own: tuple | None = None  # (scalar, layout, readonly) when it is one new owner
         self.written: tuple = ()  # the roots the program returns new values of
         self.layouts: dict = {}  # root -> its new layout, or _SAME
+        # (position, spec of its items) of each list or dict argument the function changed
+        self.containers: tuple = ()
 
-    def learn(self, result: Any, written: tuple, layouts: dict) -> None:
+    def learn(self, result: Any, written: tuple, layouts: dict, containers: tuple) -> None:
         """Keep what a trace learnt (set before the program's first run returns)."""
         self.written, self.layouts, self.result = written, layouts, result
-        self.own = result[2:] if result[0] == "own" and result[1] == 0 else None
+        self.containers = containers
+        self.own = result[2:] if result[0] == "own" and result[1] == 0 and \
+            not containers else None
 
 
 class Jitted:
@@ -541,6 +592,7 @@ class Jitted:
         calling = self._calling
         calling.now = (args, kwargs, roots)  # read by a trace, if any
         failed = None  # an exception raised while tracing
+        watching = _watch.depth()  # (loop bodies' traces this call is inside)
         try:
             outs, written, flags = entry.compiled(root_vals, dyns, _lazy.neg_zero())
         except _TRACE_ERRORS as exc:
@@ -554,6 +606,10 @@ class Jitted:
                 entry.compiled = None
             raise
         except Exception as exc:
+            if first:
+                entry.compiled = None
+            if _watch.users(exc):  # the user's (a signal handler's, a raise statement's):
+                raise  # at once, as without npjax; later calls are compiled as before
             entry.compiled = None
             failed = exc
         except BaseException:
@@ -562,8 +618,10 @@ class Jitted:
             raise
         finally:
             calling.now = None
+            _watch.restore(watching)
         if failed is not None:
-            # An exception while tracing (NumPy's OverflowError at some iteration): the eager
+            # An exception of npjax's trace of NumPy's semantics (NumPy's OverflowError at
+            # some iteration; ``_user_code.users`` tells them from the user's): the eager
             # run raises it again, outside the handler, after the writes NumPy makes before
             # it. Where it does not, the trace failed where NumPy does not: this call and
             # the later ones of its key run eagerly, and the report names the line.
@@ -597,8 +655,17 @@ class Jitted:
             out = ndarray._owner(outs[0], own[0])
             out._layout, out._readonly = own[1], own[2]
             return out
-        made = {"roots": roots, "objs": inputs.objs}
-        return _build_result(entry.result, outs, made)
+        made = {"roots": roots, "objs": inputs.objs, "containers": inputs.containers}
+        result = _build_result(entry.result, outs, made)
+        for at, spec in entry.containers:  # list and dict arguments the function changed
+            items = _build_result(spec, outs, made)
+            box = inputs.containers[at]
+            if type(box) is list:
+                box[:] = items
+            else:
+                box.clear()
+                box.update(items)
+        return result
 
     def _traced_fn(self, entry: _Entry, arg_specs: tuple, kw_specs: tuple) -> Callable:
         fn = _loop_source.rolled(self._fn) if self._roll_loops else self._fn
@@ -616,13 +683,19 @@ class Jitted:
                 if isinstance(roots[k], np.ndarray) and k not in rb.wrappers:
                     rb.owner(k, False, not roots[k].flags.writeable)
             trace = _Trace(neg_zero)
-            with _context.using(trace=trace), warnings.catch_warnings(record=True) as caught:
-                result = fn(*new_args, **new_kwargs)
+            try:
+                with _context.using(trace=trace), warnings.catch_warnings(record=True) as \
+                        caught:
+                    result = fn(*new_args, **new_kwargs)
+            except BaseException:
+                _undo_writes(trace)  # (no tracer may stay in an array from outside)
+                raise
             _warned(trace, caught)
             self.loops = tuple(trace.loops)
             del new_args, new_kwargs
             outs = _Outputs(rb)
             result_spec = outs.walk(result)
+            containers = tuple((at, outs.items(made)) for at, made in rb.changed())
             written, written_vals, layouts = [], [], {}
             for k, w in rb.wrappers.items():
                 if w._value is not root_vals[k]:
@@ -634,7 +707,7 @@ class Jitted:
                         and w._value.shape == root._value.shape)
                     layouts[k] = _SAME if same else w._layout
             _check_external_writes(trace, outs, rb, self._fn)
-            entry.learn(result_spec, tuple(written), layouts)
+            entry.learn(result_spec, tuple(written), layouts, containers)
             finite = trace.watch.flag()
             if finite is not None:
                 trace.check(finite)
@@ -658,6 +731,17 @@ def _warned(trace: _Trace, caught: list) -> None:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         else:
             trace.check(True)
+
+
+def _undo_writes(trace: _Trace) -> None:
+    """The trace raised: every array from outside the trace that it wrote gets back the
+    value it had before."""
+    for ref, old in reversed(trace.writes):
+        root = ref()
+        if root is not None:
+            root._value = old
+            root._version += 1
+            root._cache = None
 
 
 def _check_external_writes(trace: _Trace, outs: _Outputs, rb: _Rebuild, fn: Callable) -> None:

@@ -46,13 +46,16 @@ def layout_key(layout: np.ndarray | None) -> Any:
 class Inputs:
     """Inputs of one call: distinct roots (by identity), lens positions and the key."""
 
-    __slots__ = ("dyns", "objs", "root_ids", "roots")
+    __slots__ = ("containers", "dyns", "objs", "root_ids", "roots")
 
     def __init__(self) -> None:
         self.roots: list[Any] = []  # ndarray root owners, np.ndarray, jax.Array
         self.root_ids: dict[int, int] = {}
         self.dyns: list[int] = []
         self.objs: list[Any] = []  # every array argument, in walk order
+        # every list and dict among the arguments, in walk order (the function may change
+        # their items: ``_jit`` writes them back)
+        self.containers: list[Any] = []
 
     def root(self, obj: Any) -> int:
         k = self.root_ids.get(id(obj))
@@ -106,9 +109,13 @@ class Inputs:
             return ("V", k, base._value.shape, base._value.dtype, base._scalar,
                     base._readonly, layout_key(base._layout), tuple(steps),
                     x._root_shape, vl.shape, vl.strides, x._readonly)
-        if t is tuple or t is list:
+        if t is tuple:
+            return (t, tuple(self.walk(v) for v in x))
+        if t is list:
+            self.containers.append(x)
             return (t, tuple(self.walk(v) for v in x))
         if t is dict:
+            self.containers.append(x)
             return (dict, tuple((k, self.walk(x[k])) for k in x))
         if isinstance(x, jax.Array):
             self.objs.append(x)

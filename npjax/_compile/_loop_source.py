@@ -27,6 +27,8 @@ Every other call of the function goes through ``callee`` too, so a function of t
 that it calls (``forces(P)``, ``self.step(x)``, a nested ``def``) runs with its loops rewritten
 the same way (``_user_code``: not npjax, JAX, NumPy, the standard library or an installed
 package). Inside a probe such a call still abandons the roll (its Python side effects).
+The code this module makes is noted as rewritten (``_user_code.rewritten``): the watch on
+a probe's calls lets it run, and stops any other code of the user's.
 """
 
 from __future__ import annotations
@@ -35,15 +37,15 @@ import __future__
 import ast
 import inspect
 import linecache
-import os
-import sysconfig
 import textwrap
 import threading
 import types
 from collections.abc import Callable
 from typing import Any
 
+from npjax._compile import _user_code as _watch
 from npjax._compile._loop_lists import made
+from npjax._compile._user_code import user_code
 from npjax._compile._loop_index import NoRoll
 from npjax._compile._loops import (_GUARD, UNBOUND, aug, augitem, call, getsub, items, run_loop,
                                    setsub)
@@ -502,23 +504,7 @@ def _unbind(name: str) -> ast.stmt:
                    orelse=[], finalbody=[])
 
 
-_PACKAGES = tuple({os.path.join(os.path.abspath(p), "") for p in (
-    *(sysconfig.get_paths().get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib")),
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) if p})
-_USER: dict[types.CodeType, bool] = {}
-
-
-def _user_code(code: types.CodeType) -> bool:
-    """Whether a function's code is the user's own (its file is not in npjax, the standard
-    library or an installed package, and is a file)."""
-    got = _USER.get(code)
-    if got is None:
-        name = code.co_filename
-        got = not name.startswith("<") and not os.path.abspath(name).startswith(_PACKAGES)
-        if len(_USER) > 4096:
-            _USER.clear()
-        _USER[code] = got
-    return got
+_user_code = user_code  # (what is the user's own code: ``_user_code``)
 
 
 def callee(f: Any) -> Any:
@@ -720,6 +706,7 @@ def _cached(cache: dict, make: Callable, fn: types.FunctionType) -> types.CodeTy
                 if len(cache) > 256:
                     cache.clear()
                 cache[key] = make(fn)
+                _watch.rewritten(cache[key])  # (code the watch lets a body's trace run)
     return cache[key]
 
 

@@ -39,6 +39,7 @@ from jax import lax
 from jax.extend import core as jcore
 
 from npjax._compile import _loop_lists
+from npjax._compile import _user_code as _watch
 from npjax._compile._loop_index import LoopIndex, NoRoll
 from npjax._core._ndarray import ndarray
 from npjax._runtime import _finite_watch
@@ -150,7 +151,11 @@ def attempt(tr: Any, body: Any, r: range, ins: tuple, classes: list, written: li
         unbound = tuple(L.UNBOUND if c == "carry" else v for c, v in zip(classes, ins))
         try:
             classes, written, checks, _ = L._probe(tr, body, kmax, mul, add, unbound, lists)
-        except (Exception, NoRoll):
+        except NoRoll:
+            classes = ["carry"]
+        except Exception as exc:
+            if _watch.users_in_body(exc):  # (a signal handler's: the user's, at once)
+                raise
             classes = ["carry"]
         if not set(classes) <= {"index", "same", "scratch"} or written or lists.kept or \
                 ordered(lists.jaxpr) is not None:
@@ -162,7 +167,11 @@ def attempt(tr: Any, body: Any, r: range, ins: tuple, classes: list, written: li
         return None
     try:
         return run(tr, body, r, ins, lists, how, checks, kmax, mul, add)
-    except (Exception, NoRoll):  # (nothing is changed yet: the fori_loop decides)
+    except NoRoll:  # (nothing is changed yet: the fori_loop decides)
+        return None
+    except Exception as exc:
+        if _watch.users_in_body(exc):  # (a signal handler's: the user's, at once)
+            raise
         return None
 
 
@@ -223,15 +232,16 @@ def run(tr: Any, body: Any, r: range, ins: tuple, lists: Any, how: dict, checks:
     pre = {jp: _take(stacks[jp[0]], *jp[1], n) for jp in reads}
 
     def one(k: Any, rows: dict) -> tuple:
-        probe, token = L._enter_body(tr, k._trace, (None,) * 5)
+        probe, token = L._enter_body(tr, k._trace, (None,) * 5, False)  # (probed)
         frame, ftoken = L._frame(lists, k, list(stacks), False)
         frame.operands, frame.rows = True, rows
         try:
             outs = body(LoopIndex(k, kmax, mul, add), *ins[1:])
+            _watch.check()
             changes = frame.changes()
             log = list(frame.log)
         finally:
-            L._GUARD.reset(token)
+            L._leave_body(token)
             L._leave(frame, ftoken)
             written = bool(probe.saved)
             probe.restore()

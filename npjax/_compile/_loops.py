@@ -34,11 +34,17 @@ through ``setsub`` (npjax arrays only); ``x op= y`` through ``aug``. Anything el
 body), a Python branch or conversion on the index (``if i > 0``,
 ``float(i)``, ``range(i)``), an index that could be out of bounds or negative on some
 iteration, a carried Python value that changes
-(``k += 1``), or any exception raises inside the probe, every array is restored, and the
-loop runs unrolled exactly as before. ``break``, ``continue``, ``return``, ``yield``, ``try``,
-``del``, nested ``def``/``lambda``/``class``, attribute stores and ``global``/``nonlocal``
-names are refused from the source (the loop stays as written). Operators and attribute reads
-on user objects are assumed free of side effects, as NumPy's are.
+(``k += 1``), or an exception of npjax's trace or of the rewritten body raises inside the
+probe, every array is restored, and the loop runs unrolled exactly as before (an exception of
+the user's, a signal handler's ``Timeout``, propagates at once: ``_user_code.users_in_body``).
+``break``, ``continue``, ``return``, ``yield``, ``try``, ``del``, nested ``def``/``lambda``/
+``class``, attribute stores and ``global``/``nonlocal`` names are refused from the source
+(the loop stays as written). Code of the user's that the body runs implicitly (a
+``@property``, an operator or ``__float__`` of the user's class, a ``key=`` function) is
+stopped before its first line by a watch on the thread's calls while the body is probed
+(``_user_code``): the loop unrolls and that code runs as often as written. The traces that
+then roll the body run it as its last probe did (unwatched: the watch makes tracing slower).
+Operators and attribute reads of library objects are assumed free of side effects.
 
 Python lists of same-shape arrays indexed by the loop index (``P[i]``, ``F[i] += f``) are
 carried stacked, and lists of an enclosing body's closure that it changes are made anew per
@@ -76,12 +82,15 @@ from npjax._core._index_read import _read_one
 from npjax._core._index_values import convert_value
 from npjax._core._index_write import _write_one, write_through
 from npjax._compile import _loop_lists, _loop_vector
+from npjax._compile import _user_code as _watch
 from npjax._compile import _loop_index
 from npjax._compile import _loop_views
 from npjax._compile import _loop_scalars
 from npjax._compile._loop_scalars import LoopScalar
 from npjax._compile._loop_calls import ALWAYS, allowed
 from npjax._compile._loop_index import LoopIndex, NoRoll, bounded
+from npjax._compile._loop_probe import (_GUARD, _enter_body, _leave_body, _Probe, _reset,
+                                        _state)
 from npjax._core._placement import DEFERRED_UFUNC
 from npjax._core._ndarray import ndarray
 from npjax._core._views import Box
@@ -118,8 +127,6 @@ class LoopOutcome(NamedTuple):
     batched: bool = False  # rolled as one batched run, not a fori_loop (``_loop_vector``)
 
 
-# depth of probes running in this context: calls and stores are checked while > 0
-_GUARD: contextvars.ContextVar[int] = contextvars.ContextVar("npjax_loop_guard", default=0)
 _SCALARS = _loop_scalars.current()  # the carried Python numbers of the loop being rolled
 # whether a loop run here is noted in ``.loops``: at the top level, in a peeled last
 # iteration, in the one trace of a body whose loop rolls all its iterations
@@ -298,6 +305,7 @@ def augitem(op: str, cur: Any, value: Any) -> Any:
 def call(f: Any) -> Any:
     """The callee of a call in a transformed loop body: checked while a probe runs."""
     if _GUARD.get():
+        _watch.check()  # (the watch stopped code of the user's that some C code ran)
         if not allowed(f):
             raise NoRoll(f"the body calls {getattr(f, '__qualname__', type(f).__name__)}, "
                          "which may have Python side effects")
@@ -306,42 +314,6 @@ def call(f: Any) -> Any:
 
 
 # --- running a loop ----------------------------------------------------------------------
-
-
-class _Probe:
-    """Records the roots a body writes, and restores them."""
-
-    def __init__(self, inner: Any, parent: Any) -> None:
-        self.inner = inner  # the probe's JAX trace: roots made by the body are its own
-        self.parent = parent  # the probe of an enclosing rolled loop, if any
-        self.saved: dict[int, tuple] = {}
-
-    def __call__(self, root: ndarray) -> None:
-        value = root._value
-        if isinstance(value, _Tracer) and value._trace is self.inner:
-            return  # an array the body made (no enclosing body sees it either)
-        if self.parent is not None:
-            self.parent(root)
-        if id(root) in self.saved:
-            return
-        self.saved[id(root)] = (root, value, root._mine, root._layout)
-
-    def restore(self) -> None:
-        for root, value, mine, layout in self.saved.values():
-            root._value, root._mine, root._layout = value, mine, layout
-            root._version += 1
-            root._cache = None
-
-
-def _state(tr: Any) -> tuple:
-    return (tr.checks, tr.watch, len(tr.writes), set(tr._seen), tr.loop_probe)
-
-
-def _reset(tr: Any, state: tuple) -> None:
-    tr.checks, tr.watch = state[0], state[1]
-    del tr.writes[state[2]:]
-    tr._seen = state[3]
-    tr.loop_probe = state[4]
 
 
 def _static_same(a: Any, b: Any) -> bool:
@@ -365,16 +337,6 @@ def _carryable(v0: Any, v1: Any) -> bool:
 
 class _Peel(Exception):
     """The first iteration changes what a carried name holds: run it unrolled first."""
-
-
-def _enter_body(tr: Any, inner: Any, state: tuple) -> tuple:
-    """Set up ``tr`` for one trace of the loop body in ``inner`` (the loop's trace): a fresh
-    probe of its writes, fresh error-state checks, the guard raised. Returns (probe, guard
-    token); the caller resets the guard with the token when the body has run."""
-    probe = _Probe(inner, state[4])
-    tr.loop_probe = probe
-    tr.checks, tr.watch = [], _finite_watch.FiniteWatch()
-    return probe, _GUARD.set(_GUARD.get() + 1)
 
 
 def _probe(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tuple,
@@ -423,6 +385,7 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
             before = _values(ins)
             index = LoopIndex(k, kmax, mul, add)
             outs = body(index, *ins[1:])
+            _watch.check()
             found["next"] = "next differs" in index.memo  # (``LoopIndex.note_next``)
             if replay is not None:
                 replay.learn(outs)
@@ -447,7 +410,7 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
                         root._value.shape != _v.shape or root._value.dtype != _v.dtype:
                     raise NoRoll("the body changes an array's shape or dtype")
         finally:
-            _GUARD.reset(token)
+            _leave_body(token)
             _leave(frame, ftoken)
             probe.restore()
         return 0
@@ -604,7 +567,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple, keep: tuple | None,
                 replay.counter = k
                 for j, v in zip(replay.at, replay.inputs()):
                     vals[j] = v
-            probe, token = _enter_body(tr, inner, state)
+            probe, token = _enter_body(tr, inner, state, False)  # (probed: unwatched)
             values = list(stacks)
             for j, v in zip(list_at, list_vals):
                 values[j] = v
@@ -612,10 +575,11 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple, keep: tuple | None,
             before = _values(vals)
             try:
                 outs = body(LoopIndex(k, kmax, mul, add), *vals[1:])
+                _watch.check()
                 left = frame.finish() if frame is not None else []
                 left_kept = frame.finish_kept() if frame is not None else []
             finally:
-                _GUARD.reset(token)
+                _leave_body(token)
                 _leave(frame, ftoken)
             if any(key not in known for key in probe.saved):
                 raise NoRoll("the body writes another array than when probed")
@@ -669,8 +633,12 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple, keep: tuple | None,
     if not peel:
         try:
             out = rolled(len(r))
-        except (NoRoll, Exception):  # (the last iteration may need its own trace: a branch
+        except NoRoll:  # (the last iteration may need its own trace: a branch
             peel = True  # on the index, an index out of bounds there: it runs in Python)
+        except Exception as exc:
+            if _watch.users_in_body(exc):  # (a signal handler's: the user's, at once)
+                raise
+            peel = True
     if peel:
         out = rolled(len(r) - 1)
     bad, root_vals, name_vals, list_vals, kept_vals = out
@@ -782,6 +750,8 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int,
             reason = str(exc)
             break
         except Exception as exc:  # the body failed when traced: unrolled, it raises at its line
+            if _watch.users_in_body(exc):  # (a signal handler's: the user's, at once)
+                raise
             reason = f"{type(exc).__name__} when traced with a symbolic index"
             break
         finally:
