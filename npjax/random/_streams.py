@@ -16,6 +16,7 @@ import numpy as np
 from jax import lax
 
 from npjax._pure._capabilities import route
+from npjax._pure._impl import linalg as _linalg_kernels
 from npjax._runtime._errstate import _stacklevel
 from npjax._pure._axes import normalize_axis
 from npjax._calls._dispatch import write_out
@@ -507,19 +508,13 @@ _LEGACY_CONS = {"nb_n": S.POSITIVE, "nb_p": S.BOUNDED_0_1, "poisson": S.LEGACY_P
                 "logseries": S.BOUNDED_LT_0_1}
 
 
-def _np_cholesky(cov: np.ndarray) -> np.ndarray:
-    """NumPy's Cholesky factor, NaN where ``cov`` is not positive definite (as JAX's)."""
-    try:
-        return np.linalg.cholesky(cov)
-    except np.linalg.LinAlgError:
-        return np.full(cov.shape, np.nan, cov.dtype)
-
-
 @functools.lru_cache(maxsize=64)
 def _mvn_kernel(method: str, check: bool) -> Callable:
     def factor(cov, tol):
         if method == "cholesky":
-            return route("cholesky", cov.dtype, jnp.linalg.cholesky, _np_cholesky, cov).T, True
+            low = route("cholesky", cov.dtype, jnp.linalg.cholesky,
+                        lambda c: _linalg_kernels._np_cholesky(c)[0], cov)
+            return low.T, True
         if method == "eigh":
             s, u = route("eigh", cov.dtype, jnp.linalg.eigh, np.linalg.eigh, cov)
             psd = jnp.all(s >= -tol)
