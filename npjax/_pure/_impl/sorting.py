@@ -20,6 +20,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._pure._capabilities import route
+
 _INTP = np.dtype(np.intp)
 
 _INT_OF = {2: np.int16, 4: np.int32, 8: np.int64}
@@ -70,6 +72,24 @@ def _keys(x: jax.Array) -> list[jax.Array]:
     return [cls, jnp.where(re_nan, 0, _float_key(re)), jnp.where(im_nan, 0, _float_key(im))]
 
 
+def _stable_sort(keys: list, iota: jax.Array) -> tuple:
+    """``lax.sort`` of ``(*keys, iota)`` along the last axis, stable, by the keys (most
+    significant first); NumPy's stable sort on the host where the backend's sort compiles
+    too slowly (``_capabilities.TABLE["sort"]``)."""
+    last = iota.ndim - 1
+
+    def on_device(*ops: jax.Array) -> tuple:
+        return tuple(lax.sort(ops, dimension=last, num_keys=len(ops) - 1, is_stable=True))
+
+    def on_host(*ops: np.ndarray) -> tuple:
+        ks = ops[:-1]
+        perm = (np.argsort(ks[0], axis=-1, kind="stable") if len(ks) == 1
+                else np.lexsort(ks[::-1], axis=-1))
+        return tuple(np.take_along_axis(a, perm, axis=-1) for a in ops)
+
+    return route("sort", keys[0].dtype, on_device, on_host, *keys, iota)
+
+
 @functools.partial(jax.jit, static_argnames=("want",))
 def _sort_last(x: jax.Array, want: str) -> Any:
     """Stable sort along the last axis: values, indices or both; "ties": the indices and
@@ -77,7 +97,7 @@ def _sort_last(x: jax.Array, want: str) -> Any:
     otherwise), from the sorted keys, in the same program."""
     keys = _keys(x)
     iota = lax.broadcasted_iota(_INTP, x.shape, x.ndim - 1)
-    out = lax.sort((*keys, iota), dimension=x.ndim - 1, num_keys=len(keys), is_stable=True)
+    out = _stable_sort(keys, iota)
     perm = out[-1]
     if want == "indices":
         return perm
@@ -149,5 +169,5 @@ def _lexsort(cols: tuple, axis: int) -> jax.Array:
     last = cols[0].ndim - 1
     keys = [k for c in reversed(cols) for k in _keys(jnp.moveaxis(c, axis, last))]
     iota = lax.broadcasted_iota(_INTP, keys[0].shape, last)
-    perm = lax.sort((*keys, iota), dimension=last, num_keys=len(keys), is_stable=True)[-1]
+    perm = _stable_sort(keys, iota)[-1]
     return jnp.moveaxis(perm, last, axis)
