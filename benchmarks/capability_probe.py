@@ -270,7 +270,7 @@ def _npjax_cases():
     import numpy as np
     import npjax
     sys.path.insert(0, str(ROOT))
-    from tests.test_lazy_capable import CASES, _A, _I, _M, _V
+    from tests.test_lazy_capable import CASES
 
     out = []
     for name in sorted(dir(npjax)):
@@ -287,7 +287,6 @@ def _npjax_cases():
         for dt in _NPJAX_DTYPES:
             for k, call in enumerate(CASES[name]):
                 out.append((f"npjax:{name}#{k}/{dt}", (call, dt)))
-    del _A, _I, _M, _V
     return out
 
 
@@ -302,7 +301,6 @@ def _npjax_run(key, spec):
     sq = (np.arange(16.0).reshape(4, 4) % 5 + np.eye(4) * 4).astype(spec[1])
 
     def call(xp):
-        mod = xp
         if family == "npjax":
             fn, _ = spec
             return fn(xp, xp.asarray(a_np), xp.asarray(v_np), xp.asarray(_I), xp.asarray(_M))

@@ -13,7 +13,7 @@ import os
 import numpy as np
 
 import npjax
-from npjax._compile import _loop_source
+from npjax._compile import _loop_source, _user_code
 from tests.test_jit_loops import check_reports
 
 
@@ -211,13 +211,13 @@ def test_lambdas_on_one_line_are_told_apart():
 
 
 def test_only_the_users_code_is_rewritten():
-    assert _loop_source._user_code(decay.__code__)
-    assert not _loop_source._user_code(npjax.zeros.__code__)
-    assert not _loop_source._user_code(functools.reduce.__code__ if hasattr(
+    assert _user_code.user_code(decay.__code__)
+    assert not _user_code.user_code(npjax.zeros.__code__)
+    assert not _user_code.user_code(functools.reduce.__code__ if hasattr(
         functools.reduce, "__code__") else os.path.join.__code__)
-    assert not _loop_source._user_code(np.linspace.__wrapped__.__code__ if hasattr(
+    assert not _user_code.user_code(np.linspace.__wrapped__.__code__ if hasattr(
         np.linspace, "__wrapped__") else np.lib.stride_tricks.as_strided.__code__)
-    assert not _loop_source._user_code(compile("x = 1", "<string>", "exec"))
+    assert not _user_code.user_code(compile("x = 1", "<string>", "exec"))
 
 
 def test_a_loop_calling_pure_helpers_rolls():

@@ -504,16 +504,13 @@ def _unbind(name: str) -> ast.stmt:
                    orelse=[], finalbody=[])
 
 
-_user_code = user_code  # (what is the user's own code: ``_user_code``)
-
-
 def callee(f: Any) -> Any:
     """The callee of a call in a rewritten function: a function of the user's own with its
     loops rewritten too; inside a loop body's trace, with its whole body instrumented as a
     loop body is (``pure``), or the roll is abandoned (``call``)."""
     kind = type(f)
     fn = f.__func__ if kind is types.MethodType else f
-    if type(fn) is not types.FunctionType or not _user_code(fn.__code__):
+    if type(fn) is not types.FunctionType or not user_code(fn.__code__):
         return call(f)
     if not _GUARD.get():
         new = rolled(fn)

@@ -32,6 +32,7 @@ from npjax._runtime._numpy_calls import (SHARED, call_numpy_method, call_numpy_p
                                          call_numpy_ufunc, entered, ever_logged,
                                          issue_pending, loops_context_for, numpy_errstate,
                                          run_loops, runs_loops)
+from npjax._core._device_copies import _to_device
 from npjax._core._ndarray import from_numpy, host_owner, ndarray
 from npjax._core._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
                                      call_ufunc, has_subclass)
@@ -765,8 +766,7 @@ def place_result(result: Any, inputs: tuple, limit: int) -> Any:
         if not device_dtype:
             return result  # NumPy's own array, as for host-only dtypes everywhere
         if result.base is None and beyond(result.size, limit):
-            _stats.record_transfer("host_to_device", result.nbytes)
-            return ndarray._owner(jax.device_put(result))
+            return ndarray._owner(_to_device(result))
         mine = inputs
         for x in inputs:
             if type(x) is np.ndarray:  # npjax arrays never alias memory npjax does not own

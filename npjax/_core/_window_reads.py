@@ -50,7 +50,8 @@ from npjax._runtime._context import get as _get_context
 from npjax._core._index_values import cast_device
 from npjax._pure._dtypes import is_device_dtype
 from npjax._core._lazy import Kernel, Lazy, concrete_if_done
-from npjax._core._ndarray import PADDED, _to_device, ndarray
+from npjax._core._device_copies import _to_device
+from npjax._core._ndarray import PADDED, ndarray
 
 __all__ = ["FLOOR", "NO", "Win", "bucket", "host_padded", "mask", "one", "padded", "pair",
            "setitem", "store", "ufunc_call", "window", "wrap"]
