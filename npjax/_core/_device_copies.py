@@ -34,7 +34,12 @@ def _sent(owner: Any, data: np.ndarray) -> jax.Array:
     return value
 
 
-def _to_device(data: np.ndarray) -> jax.Array:
-    """A device copy of host data, for code that computes with JAX (a counted transfer)."""
+def _to_device(data: np.ndarray, owned: bool = False) -> jax.Array:
+    """A device copy of host data, for code that computes with JAX (a counted transfer).
+
+    XLA on a CPU may keep aligned NumPy memory as the device buffer (even with
+    ``may_alias=False``), so data others can write (``owned=False``: an array's storage, the
+    caller's NumPy array) is copied first: a write after a lazy call, or while an
+    asynchronous one runs, must not reach its operand."""
     _stats.record_transfer("host_to_device", data.nbytes)
-    return jax.device_put(data)
+    return jax.device_put(data if owned else np.array(data))

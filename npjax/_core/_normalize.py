@@ -92,6 +92,9 @@ def to_jax(x: Any, policy: Policy | None = None, dtype: Any = None) -> jax.Array
         _stats.record_transfer("host_to_device", host.nbytes)
         if policy.sharding is not None:
             return _sharding.put_host(host, policy)
+        # a copy, never the caller's memory (``_device_copies._to_device``)
+        if host is x or host.base is not None:
+            host = np.array(host)
         if policy.device is None:
             return jax.device_put(host)
         return jax.device_put(host, resolve_device(policy.device))

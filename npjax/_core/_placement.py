@@ -766,7 +766,7 @@ def place_result(result: Any, inputs: tuple, limit: int) -> Any:
         if not device_dtype:
             return result  # NumPy's own array, as for host-only dtypes everywhere
         if result.base is None and beyond(result.size, limit):
-            return ndarray._owner(_to_device(result))
+            return ndarray._owner(_to_device(result, owned=True))  # (NumPy's new array)
         mine = inputs
         for x in inputs:
             if type(x) is np.ndarray:  # npjax arrays never alias memory npjax does not own

@@ -289,7 +289,7 @@ def host_padded(x: Any, length: int, size: int, dtype: Any = None) -> Any:
     buf[:length] = data
     if _get_context().policy.lazy:  # an input of the program (no transfer of its own)
         return _SEND(buf)
-    return _to_device(buf)
+    return _to_device(buf, owned=True)
 
 
 def pair(a: Any, b: Any) -> tuple | None:
