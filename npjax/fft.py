@@ -58,15 +58,16 @@ def _real_dtype(dtype: np.dtype) -> np.dtype:
 
 @functools.lru_cache(maxsize=1024)
 def _fft_kernel(kind: str, n: int, axis: int, fct: float | None, cdtype: np.dtype,
-                odtype: np.dtype, conj: bool) -> Kernel:
+                odtype: np.dtype, conj: str) -> Kernel:
     """The compiled transform of these parameters (lazy mode records it)."""
     return Kernel(jax.jit(functools.partial(_transform, kind=kind, n=n, axis=axis, fct=fct,
                                             cdtype=cdtype, odtype=odtype, conj=conj)))
 
 
 def _transform(x: jax.Array, *, kind: str, n: int, axis: int, fct: float | None,
-               cdtype: np.dtype, odtype: np.dtype, conj: bool) -> jax.Array:
-    """One 1-D transform along ``axis``: crop/pad to the input length, FFT, scale, cast."""
+               cdtype: np.dtype, odtype: np.dtype, conj: str) -> jax.Array:
+    """One 1-D transform along ``axis``: crop/pad to the input length, FFT, scale, cast;
+    ``conj`` ("in", "out" or "") conjugates the input (hfft) or the result (ihfft)."""
     x = jnp.moveaxis(x, axis, -1)
     n_in = n // 2 + 1 if kind == "c2r" else n
     m = x.shape[-1]
@@ -76,7 +77,7 @@ def _transform(x: jax.Array, *, kind: str, n: int, axis: int, fct: float | None,
         x = x.astype(np.finfo(cdtype).dtype)
     else:
         x = x.astype(cdtype)
-        if conj:
+        if conj == "in":
             x = jnp.conj(x)
     if m < n_in:
         x = jnp.concatenate([x, jnp.zeros(x.shape[:-1] + (n_in - m,), x.dtype)], axis=-1)
@@ -99,11 +100,13 @@ def _transform(x: jax.Array, *, kind: str, n: int, axis: int, fct: float | None,
     if fct is not None:
         f = np.asarray(fct, np.finfo(cdtype).dtype)
         y = lax.complex(y.real * f, y.imag * f) if y.dtype.kind == "c" else y * f
+    if conj == "out":
+        y = jnp.conj(y)
     return jnp.moveaxis(y.astype(odtype), -1, axis)
 
 
 def _raw_fft(a: jax.Array, n: Any, axis: Any, is_real: bool, is_forward: bool, norm: Any,
-             out: Any = None, conj: bool = False, name: str = "fft") -> Any:
+             out: Any = None, conj: str = "", name: str = "fft") -> Any:
     """NumPy's ``_raw_fft``: checks in NumPy's order, then one jitted kernel."""
     if n < 1:
         raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
@@ -205,20 +208,16 @@ def hfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None,
     a = _as_jax(a)
     n = _n_default(a, n, axis, True)
     new_norm = _swap_direction(norm)
-    return _finish(_raw_fft(a, n, axis, True, False, new_norm, None, conj=True, name="hfft"))
+    return _finish(_raw_fft(a, n, axis, True, False, new_norm, None, conj="in", name="hfft"))
 
 
 def ihfft(a: Any, n: int | None = None, axis: int = -1, norm: str | None = None,
           out: ndarray | None = None) -> ndarray:
     """npjax implementation of numpy.fft.ihfft (inverse of hfft)."""
-    a = to_jax(a, current())  # conjugated below by jax.numpy: a computed value
+    a = _as_jax(a)
     n = _n_default(a, n, axis, False)
     new_norm = _swap_direction(norm)
-    result = _raw_fft(a, n, axis, True, True, new_norm, out, name="ihfft")
-    if isinstance(result, ndarray):
-        result._write(jnp.conj(result._read()))
-        return result
-    return wrap(jnp.conj(result))
+    return _finish(_raw_fft(a, n, axis, True, True, new_norm, out, conj="out", name="ihfft"))
 
 
 # --- n-dimensional transforms -----------------------------------------------------------------

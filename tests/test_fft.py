@@ -206,3 +206,16 @@ def test_list_input_and_round_trip():
     assert_parity(lambda xp: xp.fft.ifft(xp.fft.fft(x)), name="fft")
     assert_parity(lambda xp: xp.fft.irfft(xp.fft.rfft(x), n=5), name="irfft")
     assert_parity(lambda xp: xp.fft.fft(np.float32(3.0) * np.ones((1, 1))), name="fft")
+
+
+@pytest.mark.parametrize("mode", ["lazy", "eager"])
+def test_ihfft_on_the_device_in_every_mode(mode):
+    """ihfft conjugates its result inside the transform's kernel (it once handed a pending
+    lazy value to jax.numpy and raised TypeError)."""
+    a = np.arange(12.0).reshape(3, 4) % 5
+    with npjax.policy(placement="device", mode=mode):
+        x = npjax.asarray(a)
+        assert_same(npjax.fft.ihfft(x), np.fft.ihfft(a), name="ihfft")
+        out = npjax.empty((3, 3), complex)
+        assert npjax.fft.ihfft(x, out=out) is out
+        assert_same(out, np.fft.ihfft(a), name="ihfft")
