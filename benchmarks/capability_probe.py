@@ -11,7 +11,7 @@ A case can abort the process (XLA on a TPU has done so for complex128) or compil
 minutes, so a driver runs the cases in a worker process and starts a new one after an abort
 or a case that outlives ``--case-timeout``; each result is one line of
 ``OUT/capability_probe.jsonl`` (status ``ok``, ``differs``, ``error``, ``abort``, ``timeout``).
-``npjax/_runtime/_capabilities.py`` holds the table read off these results; rerun this on a new
+``npjax/_pure/_capabilities.py`` holds the table read off these results; rerun this on a new
 backend or JAX version and update it.
 
     python benchmarks/capability_probe.py --out DIR [--only REGEX] [--total SECONDS]
@@ -230,7 +230,11 @@ def _rel_diff(got, ref) -> float:
     with np.errstate(all="ignore"):
         g, r = got.astype(np.complex128), ref.astype(np.complex128)
         same = (g == r) | (np.isnan(g) & np.isnan(r))
-        d = np.abs(g - r) / np.maximum(np.abs(r), np.finfo(np.float64).tiny)
+        # relative to each element, but entries far below the array's largest (an exact
+        # zero of NumPy's against a round-off residue) relative to 1e-6 of that
+        finite = np.abs(r)[np.isfinite(r)]
+        floor = 1e-6 * finite.max() if finite.size else 0.0
+        d = np.abs(g - r) / np.maximum(np.abs(r), max(floor, np.finfo(np.float64).tiny))
         d = np.where(same, 0.0, d)
     return float(np.nanmax(d)) if d.size else 0.0
 

@@ -28,6 +28,8 @@ def _cases(np):  # np: numpy or npjax
     t = numpy.linspace(0, 2 * numpy.pi, 4096)
     x = numpy.linspace(-2, 1, 256)
     y = numpy.linspace(-1.5, 1.5, 256)
+    ia = rng.integers(-2**20, 2**20, (256, 256))
+    c64 = a512[:64, :64] + 1j * a512[64:128, :64].T
 
     def mandel():
         c = np.asarray(x)[None, :] + 1j * np.asarray(y)[:, None]
@@ -48,12 +50,28 @@ def _cases(np):  # np: numpy or npjax
         ("rfft/irfft float64 64x65536", lambda: np.fft.irfft(
             np.fft.rfft(np.asarray(sig).reshape(16, 65536)), n=65536)),
         ("sort float64 2^20", lambda: np.sort(np.asarray(sig))),
+        ("unique float64 2^16", lambda: np.unique(np.asarray(sig[:2**16].round(2)))),
+        ("searchsorted float64 4096", lambda: np.searchsorted(
+            np.sort(np.asarray(sig[:4096])), np.asarray(sig[-100:]))),
+        ("matmul int64 256", lambda: np.asarray(ia) @ np.asarray(ia.T)),
+        ("matmul int32 256", lambda: np.asarray(ia.astype(np.int32) // 2**12)
+            @ np.asarray(ia.T.astype(np.int32) // 2**12)),
         ("contour integral complex128", lambda: np.sum(
             np.exp(1j * np.asarray(t)) ** 3 / (np.exp(1j * np.asarray(t)) - 0.5))),
         ("eigvalsh float64 384", lambda: np.linalg.eigvalsh(
             np.asarray(a512[:384, :384] @ a512[:384, :384].T))),
         ("cumsum int64 2^20", lambda: np.cumsum(np.arange(2**20))),
         ("cumsum float64 2^20", lambda: np.cumsum(np.asarray(sig))),
+        ("cumsum int32 2^20", lambda: np.cumsum(np.arange(2**20, dtype=np.int32))),
+        ("cumsum float32 2^20", lambda: np.cumsum(np.asarray(sig.astype(np.float32)))),
+        ("fft2 float64 256x256", lambda: np.fft.fft2(np.asarray(a512[:256, :256]))),
+        ("astype complex128 512x512", lambda: np.asarray(a512).astype(complex)),
+        ("complex128 to complex64 64x64", lambda: np.asarray(c64).astype(np.complex64)),
+        ("solve complex128 64", lambda: np.linalg.solve(np.asarray(c64), np.asarray(c64[0]))),
+        ("cholesky complex128 64", lambda: np.linalg.cholesky(
+            np.asarray(c64) @ np.asarray(c64).conj().T)),
+        ("eigvals float32 64", lambda: np.linalg.eigvals(
+            np.asarray(a512[:64, :64].astype(np.float32)))),
         ("mandelbrot complex128 masks", mandel),
     ]
 

@@ -11,6 +11,7 @@ where the table says the backend computes it.
 from __future__ import annotations
 
 import contextlib
+import warnings
 
 import numpy as np
 import pytest
@@ -26,6 +27,9 @@ _B = _RNG.standard_normal(5)
 _S = _A @ _A.T + np.eye(5)
 _R = _RNG.standard_normal((6, 4))
 _X = _RNG.standard_normal((3, 16))
+_N = _RNG.integers(-9, 9, (4, 4)) * 2**29 + 3  # products beyond 2**53, sums that wrap
+_N3 = _RNG.integers(-2**40, 2**40, (2, 3, 4))
+_W = _RNG.integers(-100, 100, 4000) * 1.25  # long enough for the primitive (not unrolled)
 _T = np.array([[3.0, -0.0, np.nan, 0.0, 1.0, 3.0, -np.inf], [2, 2, 1, np.nan, 0.0, -1, 5]])
 
 # family -> calls (xp, dtype) whose kernels use it
@@ -62,13 +66,25 @@ CALLS = {
              lambda xp, dt: xp.argsort(xp.asarray(_T.astype(dt)), axis=0, kind="stable"),
              lambda xp, dt: xp.argsort(xp.asarray(_T.astype(dt))),
              lambda xp, dt: xp.unique(xp.asarray(_T.astype(dt))),
-             lambda xp, dt: xp.lexsort(xp.asarray(_T.astype(dt)))],
+             lambda xp, dt: xp.lexsort(xp.asarray(_T.astype(dt))),
+             lambda xp, dt: xp.searchsorted(xp.sort(xp.asarray(_T[0].astype(dt))),
+                                            xp.asarray(_T[1].astype(dt)), side="right")],
+    # primitives routed where a program meets them (``_lowerings.install_on_host``)
+    "dot_general": [lambda xp, dt: xp.asarray(_N.astype(dt)) @ xp.asarray(_N.T.astype(dt)),
+                    lambda xp, dt: xp.einsum("ij,kj->ik", xp.asarray(_N.astype(dt)),
+                                             xp.asarray(_N.astype(dt))),
+                    lambda xp, dt: xp.tensordot(xp.asarray(_N3.astype(dt)),
+                                                xp.asarray(_N.astype(dt)), axes=([2], [1])),
+                    lambda xp, dt: xp.linalg.matrix_power(xp.asarray(_N.astype(dt)), 3)],
+    "cumsum": [lambda xp, dt: xp.cumsum(xp.asarray((_W.reshape(10, 400) * 2**33).astype(dt)),
+                                        axis=1),
+               lambda xp, dt: xp.cumsum(xp.asarray(_W.astype(dt)))],
 }
-# the dtype a family computes in, where it is not the input's (sorts sort integer keys)
-COMPUTE = {"fft": {"float64": "complex128", "complex128": "complex128"},
-           "sort": {"float64": "int64", "complex128": "uint8"}}
+# the dtype a family computes in, where it is not the input's
+COMPUTE = {"fft": {"float64": "complex128", "complex128": "complex128"}}
+DTYPES = {"dot_general": ("int64",), "cumsum": ("int64", "float64")}
 CASES = [(family, k, dt) for family, calls in CALLS.items() for k in range(len(calls))
-         for dt in ("float64", "complex128")
+         for dt in DTYPES.get(family, ("float64", "complex128"))
          if not (family == "fft" and k == 2 and dt == "complex128")]
 
 
@@ -179,60 +195,110 @@ def test_the_table_names_known_platforms_and_dtypes():
     assert _capabilities.host_platforms("lu", np.float32) == ()
 
 
-def test_conversions_the_tpu_aborts_on_are_lowered_another_way():
-    """The TPU's conversion fix, lowered for the CPU here: NumPy's values from every source
-    dtype (signed zeros, inf and nan included), the wide ones in more steps."""
+@contextlib.contextmanager
+def _cpu_lowerings():
+    """Register the TPU's lowering rules for the CPU inside; JAX's own afterwards."""
     import jax
     from jax._src.interpreters import mlir
-    from jax._src.lax import lax as lax_internal
 
-    assert _capabilities.install_conversions(("cpu",))
-    sources = {"bool": np.array([[True, False], [False, True]]),
-               "int64": np.array([[-(2**62), 3], [0, 2**53 + 1]]),
-               "uint8": np.array([[255, 0], [1, 7]], np.uint8),
-               "float32": np.array([[-0.0, np.inf], [np.nan, 1.5]], np.float32),
-               "float64": np.array([[-0.0, -np.inf], [np.nan, 5e-324]]),
-               "complex64": np.array([[1 - 0j, np.inf * 1j], [np.nan, -2.5j]], np.complex64)}
+    saved = dict(mlir._platform_specific_lowerings["cpu"])
     try:
-        for src, x in sources.items():
-            for dt in ("complex128", "int64", "uint64", "float64", "complex64", "int32"):
-                if src != "bool" and dt != "complex128":  # (only booleans change there)
-                    continue
-                f = jax.jit(lambda x, dt=dt: x.astype(dt))
-                got = np.asarray(f(x))
-                with np.errstate(all="ignore"):
-                    want = x.astype(dt)
-                assert got.dtype == want.dtype
-                np.testing.assert_array_equal(got, want)
-                np.testing.assert_array_equal(np.signbit(got.real), np.signbit(want.real))
+        yield
+    finally:
+        mlir._platform_specific_lowerings["cpu"].clear()
+        mlir._platform_specific_lowerings["cpu"].update(saved)
+        jax.clear_caches()
+
+
+_SOURCES = {"bool": np.array([[True, False], [False, True], [True, True]]),
+            "int64": np.array([[-(2**62), 3], [0, 2**53 + 1], [7, -1]]),
+            "uint8": np.array([[255, 0], [1, 7], [2, 3]], np.uint8),
+            "float32": np.array([[-0.0, np.inf], [np.nan, 1.5], [3, -4]], np.float32),
+            "float64": np.array([[-0.0, -np.inf], [np.nan, 5e-324], [1e300, -2]]),
+            "complex64": np.array([[1 - 0j, np.inf * 1j], [np.nan, -2.5j], [0, 1]],
+                                  np.complex64),
+            "complex128": np.array([[1 - 0j, np.inf * 1j], [np.nan + 2j, -2.5j],
+                                    [-0.0 - 0j, 3e30 + 1e-300j]])}
+
+
+def _wide(src, dt):
+    """The conversions the TPU's rule takes over (the rest are JAX's own)."""
+    return ((src == "complex128") != (dt == "complex128")
+            or (src == "bool" and dt in ("int64", "uint64", "float64")))
+
+
+@pytest.mark.parametrize("src", list(_SOURCES))
+def test_conversions_the_tpu_aborts_on_are_lowered_another_way(src):
+    """The TPU's conversion fix (to and from complex128, booleans to 64 bits), lowered for
+    the CPU here: NumPy's values, signed zeros, inf and nan included, 2-D operands built
+    flat around ``complex``."""
+    import jax
+
+    from npjax._pure import _lowerings
+
+    x = _SOURCES[src]
+    with _cpu_lowerings():
+        assert _lowerings.install_conversions(("cpu",))
+        for dt in ("complex128", "complex64", "float64", "float32", "int64", "uint64", "int32",
+                   "bool"):
+            if not _wide(src, dt) or (x.dtype.kind in "fc" and dt[0] in "iu"):
+                continue  # (float -> int of nan or inf: undefined in NumPy)
+            f = jax.jit(lambda x, dt=dt: x.astype(dt))
+            got = np.asarray(f(x))
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+                want = x.astype(dt)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(np.signbit(got.real), np.signbit(want.real))
+            if dt in ("complex128", "complex64"):
                 text = f.lower(x).as_text()
-                if dt == "complex128":
-                    assert "stablehlo.complex" in text, src
+                assert "stablehlo.complex" in text and "tensor<6xf" in text, (src, dt)
         with npjax.policy(placement="device"):
-            m = np.array([True, False])
             np.testing.assert_array_equal(np.asarray(npjax.eye(3, dtype=complex)),
                                           np.eye(3, dtype=complex))
-            np.testing.assert_array_equal(np.asarray(npjax.asarray(m) + 1j), m + 1j)
             t = np.linspace(0, 1, 5)
             np.testing.assert_allclose(np.asarray(npjax.exp(1j * npjax.asarray(t))),
                                        np.exp(1j * t), rtol=1e-15)
-    finally:
-        mlir.register_lowering(lax_internal.convert_element_type_p,
-                               lax_internal._convert_element_type_lower, platform="cpu")
-        jax.clear_caches()
+            z = npjax.asarray(_SOURCES["complex128"])
+            np.testing.assert_array_equal(np.asarray(z.astype(np.complex64)),
+                                          _SOURCES["complex128"].astype(np.complex64))
+
+
+def test_float64_bitcasts_through_32_bit_words_keep_every_bit():
+    """The TPU's bitcast fix, lowered for the CPU: float64 <-> (u)int64 bit patterns, and
+    npjax's sorts (whose keys are float64 bits) still NumPy's order."""
+    import jax
+    from jax import lax
+
+    from npjax._pure import _lowerings
+
+    x = np.array([[-0.0, 1.5, np.nan, -np.inf], [5e-324, -2.0, 1e300, 0.0]])
+    with _cpu_lowerings():
+        assert _lowerings.install_bitcasts(("cpu",))
+        for dt in (np.int64, np.uint64):
+            f = jax.jit(lambda x, dt=dt: lax.bitcast_convert_type(x, dt))
+            np.testing.assert_array_equal(np.asarray(f(x)), x.view(dt))
+            assert "tensor<2x4x2xui32>" in f.lower(x).as_text()
+            back = jax.jit(lambda i: lax.bitcast_convert_type(i, np.float64))(x.view(dt))
+            np.testing.assert_array_equal(np.asarray(back).view(dt), x.view(dt))
+        a = _RNG.standard_normal(500)
+        a[::7], a[::11] = -0.0, np.nan
+        with npjax.policy(placement="device"):
+            np.testing.assert_array_equal(np.asarray(npjax.sort(npjax.asarray(a))), np.sort(a))
+            np.testing.assert_array_equal(np.asarray(npjax.unique(npjax.asarray(a))),
+                                          np.unique(a))
 
 
 def test_cumulative_scans_lowered_as_a_tree_give_the_same_values():
     """The TPU's scan lowering (``install_scans``), lowered for the CPU here."""
     import jax
     from jax import lax
-    from jax._src.interpreters import mlir
-    from jax._src.lax.control_flow import loops
 
-    originals = {p: mlir._lowerings[p] for p in (loops.cumsum_p, loops.cumprod_p,
-                                                 loops.cummax_p, loops.cummin_p)}
-    assert _capabilities.install_scans(("cpu",))
-    try:
+    from npjax._pure import _lowerings
+
+    with _cpu_lowerings():
+        assert _lowerings.install_scans(("cpu",))
         x = np.array([[3, -1, 2, 5, -4], [0, 7, -2**40, 9, 1]])
         for axis in (0, 1):
             for reverse in (False, True):
@@ -247,7 +313,3 @@ def test_cumulative_scans_lowered_as_a_tree_give_the_same_values():
             v = np.arange(1000) % 7 - 3
             np.testing.assert_array_equal(np.asarray(npjax.cumsum(npjax.asarray(v))),
                                           np.cumsum(v))
-    finally:
-        for prim, entry in originals.items():
-            mlir.register_lowering(prim, entry.rule, platform="cpu", inline=entry.inline)
-        jax.clear_caches()

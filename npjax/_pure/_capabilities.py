@@ -7,13 +7,12 @@ family and compute dtype, on which platforms that happens; it was read off
 ``benchmarks/capability_probe.py`` runs on each backend (rerun it on a new backend or JAX
 version and update the table).
 
-Conversions are the other kind of gap: the TPU's XLA aborts the whole process on a
-conversion to complex128 from any other type and on a boolean converted to a 64-bit type
-("Unsupported CVT X{64|128} expansion from f64[3,4] to c128[3,4]", "... from pred[128,1]"),
-which ``1j * x``, ``x.astype(complex)``, ``jnp.eye`` of complex128 and XLA's own linalg
-expansions all emit. ``install_conversions`` lowers these on the platforms in
-``CONVERT_VIA_32`` as conversions to float64 parts joined by ``complex(re, im)``, and a
-boolean through 32 bits: the same values, one or two more elementwise steps.
+Conversions, bitcasts and some primitives are the other kind of gap: the TPU's XLA aborts
+the whole process on a conversion to or from complex128 ("Unsupported CVT X{64|128} expansion
+from f64[3,4] to c128[3,4]"), which ``1j * x``, ``x.astype(complex)`` and XLA's own linalg
+expansions all emit, has no 64-bit integer matrix product, and compiles some scans for half a
+minute. ``install`` registers ``_lowerings``' rules for those primitives on the platforms
+named here: the same values, in more steps or on the host.
 
 ``route`` stages the choice into the kernel with ``lax.platform_dependent``: the device
 implementation where the backend computes the family, NumPy (LAPACK, pocketfft) on the host
@@ -34,6 +33,8 @@ import jax
 import numpy as np
 from jax import lax
 
+from npjax._pure import _lowerings
+
 # family -> platform -> compute dtypes that go to the host there. Read off
 # benchmarks/capability_probe.py on a TPU v5e (JAX 0.10.2): XLA refuses float64/complex128 LU
 # and FFTs and has no eig at all; complex128 Cholesky, QR, SVD and eigh abort the process;
@@ -50,10 +51,21 @@ TABLE: dict[str, dict[str, frozenset[str]]] = {
     "eigh": {"tpu": _ALL},
     "eig": {"tpu": _ALL},
     "fft": {"tpu": frozenset({"complex128"})},
-    # npjax's sorts sort integer keys with a 64-bit index; at 2**20 elements the TPU compiled
-    # jnp.sort for 10-20 s (int32, float32) and over 20 s (int64), argsort 18 s and more
+    # npjax's sorts (sort, argsort, lexsort, searchsorted, unique: by the input's dtype) sort
+    # integer keys with a 64-bit index; at 2**20 elements the TPU compiled jnp.sort for 10-20 s
+    # (int32, float32) and over 20 s (int64), argsort 18 s and more; and its emulated float64
+    # has no exact bits to build keys from (a float64 sort came back out of order at 4e-8)
     "sort": {"tpu": frozenset({"bool", "uint8", "int8", "uint16", "int16", "uint32", "int32",
-                               "uint64", "int64"})},
+                               "uint64", "int64", "float16", "float32", "float64",
+                               "complex64", "complex128"})},
+    # primitives computed on the host wherever a program meets them (_lowerings.install_on_host):
+    # a 64-bit integer matrix product is "not implemented" in the TPU's 64-bit emulation; a
+    # cumulative sum of 2**20 elements compiled for 25-32 s there (64-bit types and float32,
+    # even as a tree; int32 as a tree in 0.25 s)
+    "dot_general": {"tpu": frozenset({"int64", "uint64"})},
+    **{scan: {"tpu": frozenset({"int64", "uint64", "float16", "float32", "float64",
+                                "complex64", "complex128"})}
+       for scan in ("cumsum", "cumprod", "cummax", "cummin")},
 }
 # why a family goes to the host, for the report
 REASONS: dict[str, str] = {
@@ -68,8 +80,13 @@ REASONS: dict[str, str] = {
     "eig": "no eig in this backend's XLA",
     "fft": "no complex128 FFT in this backend's XLA",
     "sort": "a sort of 2**20 elements compiles for 10-20 s and more on this backend",
+    "dot_general": "no 64-bit integer matrix product in this backend's XLA",
+    **dict.fromkeys(("cumsum", "cumprod", "cummax", "cummin"),
+                    "a cumulative scan of 2**20 floats or 64-bit integers compiles for 25 s "
+                    "and more on this backend"),
 }
-# platforms whose XLA cannot convert to complex128, or a boolean to a 64-bit type, directly
+# platforms whose XLA cannot convert to or from complex128 (or a boolean to a 64-bit type)
+# directly, nor bitcast float64 to a 64-bit integer (_lowerings: in more steps)
 CONVERT_VIA_32: tuple[str, ...] = ("tpu",)
 
 # platforms where cumulative sums, products, maxima and minima lower as a parallel prefix
@@ -100,6 +117,7 @@ def simulate(family: str, platform: str, dtypes: tuple[str, ...]) -> Iterator[No
     programs are dropped on entry and exit, so the staged choice is made again)."""
     before = _simulated.get(family)
     _simulated[family] = {**(before or {}), platform: frozenset(dtypes)}
+    install(platform)
     jax.clear_caches()
     try:
         yield
@@ -144,82 +162,21 @@ def _plain(x: Any) -> Any:
     return tuple(x) if isinstance(x, tuple) else x
 
 
-_VIA_32 = {"i": np.dtype(np.int32), "u": np.dtype(np.uint32), "f": np.dtype(np.float32)}
-_F64, _C128 = np.dtype(np.float64), np.dtype(np.complex128)
+def install(platform: str) -> None:
+    """npjax's lowering rules for ``platform`` (``_lowerings``): the conversion, scan and
+    bitcast fixes where the table's lists name it, and the host route of the primitives in
+    the table (consulted when a program is lowered, so ``simulate`` reaches them)."""
+    if platform in _installed:
+        return
+    _installed.add(platform)
+    if platform in CONVERT_VIA_32:
+        _lowerings.install_conversions((platform,))
+        _lowerings.install_bitcasts((platform,))
+    if platform in SCAN_AS_TREE:
+        _lowerings.install_scans((platform,))
+    _lowerings.install_on_host(platform, lambda family, dtype: platform in host_platforms(
+        family, dtype), lambda family, dtype: ROUTED.update([(family, np.dtype(dtype).name)]))
 
 
-def _convert_via_32(base: Callable) -> Callable:
-    """``convert_element_type``'s lowering without the conversions the TPU's XLA aborts on:
-    a boolean to a 64-bit type goes through the 32-bit type of its kind, and anything but
-    complex128 to complex128 is built from float64 parts (``complex(re, im)``)."""
-    from jax._src.interpreters import mlir
-    from jax._src.lib.mlir.dialects import hlo
-
-    def to(ctx: Any, x: Any, aval: Any, dtype: np.dtype) -> tuple[Any, Any]:
-        out = aval.update(dtype=dtype)
-        return mlir.convert_hlo(ctx, x, aval, out), out
-
-    def real_f64(ctx: Any, x: Any, aval: Any) -> Any:
-        if aval.dtype == np.bool_:
-            x, aval = to(ctx, x, aval, np.dtype(np.float32))
-        return to(ctx, x, aval, _F64)[0]
-
-    def rule(ctx: Any, operand: Any, **params: Any) -> Any:
-        (aval_in,) = ctx.avals_in
-        (aval_out,) = ctx.avals_out
-        new = np.dtype(params["new_dtype"])
-        if new == _C128 and aval_in.dtype != _C128:
-            if aval_in.dtype.kind == "c":
-                part = aval_in.update(dtype=np.dtype(np.float32))
-                re = to(ctx, hlo.real(operand), part, _F64)[0]
-                im = to(ctx, hlo.imag(operand), part, _F64)[0]
-            else:
-                re = real_f64(ctx, operand, aval_in)
-                im = mlir.full_like_aval(ctx, 0, aval_in.update(dtype=_F64))
-            return [mlir.lower_with_sharding_in_types(ctx, hlo.complex(re, im), aval_out)]
-        if aval_in.dtype == np.bool_ and new.itemsize == 8 and new.kind in _VIA_32:
-            operand, aval_in = to(ctx, operand, aval_in, _VIA_32[new.kind])
-            ctx = ctx.replace(avals_in=[aval_in])
-        return base(ctx, operand, **params)
-
-    return rule
-
-
-def install_conversions(platforms: tuple[str, ...] = CONVERT_VIA_32) -> bool:
-    """Lower conversions to complex128 and boolean -> 64-bit ones as ``_convert_via_32``
-    says on ``platforms`` (JAX's lowering registry, for the whole process); False where
-    this JAX has no such hook."""
-    try:
-        from jax._src.interpreters import mlir
-        from jax._src.lax import lax as lax_internal
-        base = lax_internal._convert_element_type_lower
-    except (ImportError, AttributeError):
-        return False
-    rule = _convert_via_32(base)
-    for platform in platforms:
-        mlir.register_lowering(lax.convert_element_type_p, rule, platform=platform)
-    return True
-
-
-def install_scans(platforms: tuple[str, ...] = SCAN_AS_TREE) -> bool:
-    """Lower ``cumsum``/``cumprod``/``cummax``/``cummin`` as ``lax.associative_scan`` on
-    ``platforms``; False where this JAX has no such hook."""
-    try:
-        from jax._src.interpreters import mlir
-        from jax._src.lax.control_flow import loops
-    except ImportError:
-        return False
-    combine = {loops.cumsum_p: lax.add, loops.cumprod_p: lax.mul, loops.cummax_p: lax.max,
-               loops.cummin_p: lax.min}
-    for prim, fn in combine.items():
-        def tree(x: Any, *, axis: int, reverse: bool, fn: Callable = fn) -> Any:
-            return lax.associative_scan(fn, x, reverse=reverse, axis=axis)
-
-        for platform in platforms:
-            mlir.register_lowering(prim, mlir.lower_fun(tree, multiple_results=False),
-                                   platform=platform, inline=False)
-    return True
-
-
-install_conversions()
-install_scans()
+_installed: set[str] = set()
+install("tpu")

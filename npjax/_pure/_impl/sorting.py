@@ -74,27 +74,52 @@ def _keys(x: jax.Array) -> list[jax.Array]:
 
 def _stable_sort(keys: list, iota: jax.Array) -> tuple:
     """``lax.sort`` of ``(*keys, iota)`` along the last axis, stable, by the keys (most
-    significant first); NumPy's stable sort on the host where the backend's sort compiles
-    too slowly (``_capabilities.TABLE["sort"]``)."""
-    last = iota.ndim - 1
+    significant first)."""
+    return tuple(lax.sort((*keys, iota), dimension=iota.ndim - 1, num_keys=len(keys),
+                          is_stable=True))
 
-    def on_device(*ops: jax.Array) -> tuple:
-        return tuple(lax.sort(ops, dimension=last, num_keys=len(ops) - 1, is_stable=True))
 
-    def on_host(*ops: np.ndarray) -> tuple:
-        ks = ops[:-1]
-        perm = (np.argsort(ks[0], axis=-1, kind="stable") if len(ks) == 1
-                else np.lexsort(ks[::-1], axis=-1))
-        return tuple(np.take_along_axis(a, perm, axis=-1) for a in ops)
+def _host_same(v: np.ndarray) -> np.ndarray:
+    """NumPy's stable order's ties between neighbours of sorted ``v`` (last axis): equal
+    values, ``-0.0 == 0.0``, NaNs equal to NaNs (of the same real/imaginary class)."""
+    def eq(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return (a == b) | (np.isnan(a) & np.isnan(b)) if a.dtype.kind == "f" else a == b
 
-    return route("sort", keys[0].dtype, on_device, on_host, *keys, iota)
+    if v.dtype.kind != "c":
+        return eq(v[..., 1:], v[..., :-1])
+    return eq(v.real[..., 1:], v.real[..., :-1]) & eq(v.imag[..., 1:], v.imag[..., :-1])
+
+
+def _sort_last_host(x: np.ndarray, want: str) -> Any:
+    """``_sort_last`` by NumPy's stable sort (the backends whose sorts the capability table
+    sends to the host: their keys of emulated float64 bits are not exact)."""
+    perm = np.argsort(x, axis=-1, kind="stable")
+    if want == "indices":
+        return perm
+    values = np.take_along_axis(x, perm, axis=-1)
+    if want == "ties":
+        return perm, np.any(_host_same(values))
+    if want == "value_ties":
+        parts = (values.real, values.imag) if x.dtype.kind == "c" else (values,)
+        differ = np.zeros(_host_same(values).shape, bool)
+        for p in parts:
+            b = p.view(_INT_OF[p.dtype.itemsize]) if p.dtype.kind == "f" else p
+            differ |= b[..., 1:] != b[..., :-1]
+        return values, np.any(_host_same(values) & differ)
+    return values if want == "values" else (values, perm)
 
 
 @functools.partial(jax.jit, static_argnames=("want",))
 def _sort_last(x: jax.Array, want: str) -> Any:
     """Stable sort along the last axis: values, indices or both; "ties": the indices and
     whether two elements of a lane compare equal (where an unstable sort may order them
-    otherwise), from the sorted keys, in the same program."""
+    otherwise), from the sorted keys, in the same program. NumPy's on the host where the
+    backend's sort is too slow to compile or inexact (``_capabilities.TABLE["sort"]``)."""
+    return route("sort", x.dtype, functools.partial(_sort_last_device, want=want),
+                 functools.partial(_sort_last_host, want=want), x)
+
+
+def _sort_last_device(x: jax.Array, want: str) -> Any:
     keys = _keys(x)
     iota = lax.broadcasted_iota(_INTP, x.shape, x.ndim - 1)
     out = _stable_sort(keys, iota)
@@ -149,6 +174,12 @@ def _bsearch(a: jax.Array, v: jax.Array, right: bool, dtype: np.dtype | None = N
         a, v = a.astype(dtype), v.astype(dtype)
     if reverse:
         a = a[::-1]
+    side = "right" if right else "left"
+    return route("sort", a.dtype, functools.partial(_bsearch_device, right=right),
+                 lambda a, v: np.searchsorted(a, v, side).astype(_INTP), a, v)
+
+
+def _bsearch_device(a: jax.Array, v: jax.Array, right: bool) -> jax.Array:
     n = a.shape[0]
     akeys, vkeys = _keys(a), _keys(v)
     lo = jnp.zeros(v.shape, _INTP)
@@ -167,7 +198,14 @@ def _bsearch(a: jax.Array, v: jax.Array, right: bool, dtype: np.dtype | None = N
 @functools.partial(jax.jit, static_argnames=("axis",))
 def _lexsort(cols: tuple, axis: int) -> jax.Array:
     last = cols[0].ndim - 1
-    keys = [k for c in reversed(cols) for k in _keys(jnp.moveaxis(c, axis, last))]
-    iota = lax.broadcasted_iota(_INTP, keys[0].shape, last)
-    perm = _stable_sort(keys, iota)[-1]
-    return jnp.moveaxis(perm, last, axis)
+    cols = tuple(jnp.moveaxis(c, axis, last) for c in cols)
+
+    def on_device(*cols: jax.Array) -> jax.Array:
+        keys = [k for c in reversed(cols) for k in _keys(c)]
+        return _stable_sort(keys, lax.broadcasted_iota(_INTP, keys[0].shape, last))[-1]
+
+    def on_host(*cols: np.ndarray) -> np.ndarray:
+        return np.lexsort(cols, axis=-1)
+
+    wide = max(cols, key=lambda c: (c.dtype.kind in "fc", c.dtype.itemsize)).dtype
+    return jnp.moveaxis(route("sort", wide, on_device, on_host, *cols), last, axis)

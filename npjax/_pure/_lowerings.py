@@ -1,0 +1,225 @@
+"""Lowering rules for backends whose XLA lacks (or mis-compiles) a primitive in some dtype.
+
+JAX lowers each primitive to StableHLO by a rule it keeps per platform; these functions
+register npjax's own rule for a primitive on named platforms (the TPU, where the capability
+probe found the gaps), for the whole process. Each rule handles only the cases the backend
+gets wrong and hands every other case to JAX's own rule, so a program that never meets such
+a case lowers as before. The platform list and the dtypes come from
+``_capabilities`` (which calls the installers at import); tests install them for the CPU.
+
+- ``install_conversions``: a conversion to or from complex128, or a boolean to a 64-bit
+  type, aborts XLA on a TPU ("Unsupported CVT X{64|128} expansion from f64[3,4] to c128");
+  they are built from float64 parts instead, flattened to one dimension around
+  ``complex(re, im)`` (a 2-D complex128 built in place failed a layout check there).
+- ``install_scans``: cumulative sums, products, maxima and minima as a parallel prefix scan
+  (XLA's reduce-window form compiled for over 20 s at 2**20 elements on a TPU).
+- ``install_bitcasts``: a 64-bit float reinterpreted as a 64-bit integer (or back) goes
+  through two 32-bit words (the TPU's 64-bit emulation mis-typed an ``and`` after the direct
+  bitcast, so npjax's sort keys of float64 failed to compile).
+- ``install_on_host``: a primitive in a dtype the backend cannot compute (64-bit integer
+  matrix products on a TPU: "not implemented") or compiles far too slowly is computed by
+  NumPy on the host, through ``jax.pure_callback``, inside the same program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from jax import lax
+
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_C64, _C128 = np.dtype(np.complex64), np.dtype(np.complex128)
+_VIA_32 = {"i": np.dtype(np.int32), "u": np.dtype(np.uint32), "f": _F32}
+
+
+def _lowering_api() -> Any:
+    """JAX's lowering registry (``jax._src.interpreters.mlir``), or None in a JAX without it."""
+    try:
+        from jax._src.interpreters import mlir
+    except ImportError:
+        return None
+    return mlir if hasattr(mlir, "register_lowering") and hasattr(mlir, "lower_fun") else None
+
+
+def _base_rule(mlir: Any, prim: Any, platform: str) -> Any:
+    """The rule JAX itself uses for ``prim`` on ``platform`` (before npjax's)."""
+    return mlir._platform_specific_lowerings[platform].get(prim) or mlir._lowerings[prim]
+
+
+def _register(mlir: Any, prim: Any, platform: str, handles: Callable, replacement: Callable
+              ) -> None:
+    """On ``platform``, lower ``prim`` as ``replacement`` (a JAX function of the operands and
+    the primitive's parameters) where ``handles(ctx.avals_in, ctx.avals_out, params)``, and
+    by the rule registered before otherwise."""
+    base = _base_rule(mlir, prim, platform)
+
+    def rule(ctx: Any, *operands: Any, **params: Any) -> Any:
+        if not handles(ctx.avals_in, ctx.avals_out, params):
+            return base.rule(ctx, *operands, **params)
+        fn = mlir.lower_fun(lambda *xs: replacement(*xs, **params),
+                            multiple_results=prim.multiple_results)
+        return fn(ctx, *operands)
+
+    mlir.register_lowering(prim, rule, platform=platform, inline=base.inline)
+
+
+def _flat_complex(re: Any, im: Any) -> Any:
+    shape = re.shape
+    return lax.reshape(lax.complex(lax.reshape(re, (re.size,)), lax.reshape(im, (im.size,))),
+                       shape)
+
+
+def _converted(x: Any, *, new_dtype: Any, **_: Any) -> Any:
+    new, src = np.dtype(new_dtype), np.dtype(x.dtype)
+    if src == np.bool_ and new.itemsize == 8 and new.kind in _VIA_32:
+        return lax.convert_element_type(lax.convert_element_type(x, _VIA_32[new.kind]), new)
+    if new == _C128:  # from anything else: float64 parts
+        if src.kind == "c":
+            re, im = lax.real(x).astype(_F64), lax.imag(x).astype(_F64)
+        else:
+            re = lax.convert_element_type(x, _F64)
+            im = lax.full_like(re, 0)
+        return _flat_complex(re, im)
+    re, im = lax.real(x), lax.imag(x)  # from complex128: its float64 parts
+    if new == np.bool_:
+        return (re != 0) | (im != 0)
+    if new == _C64:
+        return _flat_complex(re.astype(_F32), im.astype(_F32))
+    return lax.convert_element_type(re, new)
+
+
+def _is_wide_conversion(avals_in: Any, avals_out: Any, params: dict) -> bool:
+    src, new = np.dtype(avals_in[0].dtype), np.dtype(params["new_dtype"])
+    if (src == _C128) != (new == _C128):
+        return True
+    return src == np.bool_ and new.itemsize == 8 and new.kind in _VIA_32
+
+
+def install_conversions(platforms: tuple[str, ...]) -> bool:
+    """Conversions to and from complex128, and booleans to 64-bit types, in more steps."""
+    mlir = _lowering_api()
+    if mlir is None:
+        return False
+    for platform in platforms:
+        _register(mlir, lax.convert_element_type_p, platform, _is_wide_conversion, _converted)
+    return True
+
+
+def _scan_prims() -> dict:
+    from jax._src.lax.control_flow import loops
+    return {loops.cumsum_p: (lax.add, np.add), loops.cumprod_p: (lax.mul, np.multiply),
+            loops.cummax_p: (lax.max, np.maximum), loops.cummin_p: (lax.min, np.minimum)}
+
+
+def install_scans(platforms: tuple[str, ...]) -> bool:
+    """``cumsum``/``cumprod``/``cummax``/``cummin`` as ``lax.associative_scan``."""
+    mlir = _lowering_api()
+    if mlir is None:
+        return False
+    for prim, (combine, _) in _scan_prims().items():
+        def tree(x: Any, *, axis: int, reverse: bool, combine: Callable = combine) -> Any:
+            return lax.associative_scan(combine, x, reverse=reverse, axis=axis)
+
+        for platform in platforms:
+            _register(mlir, prim, platform, lambda *_: True, tree)
+    return True
+
+
+def _bitcast(x: Any, *, new_dtype: Any, **_: Any) -> Any:
+    new = np.dtype(new_dtype)
+    if np.dtype(x.dtype) == _F64:  # float64 -> (u)int64: low word, high word
+        w = lax.bitcast_convert_type(x, np.uint32)
+        lo, hi = (lax.convert_element_type(w[..., k], new) for k in (0, 1))
+        return lax.bitwise_or(lax.shift_left(hi, lax.full_like(hi, 32)), lo)
+    u = lax.convert_element_type(x, np.uint64) if x.dtype == np.int64 else x
+    lo = lax.convert_element_type(lax.bitwise_and(u, lax.full_like(u, 0xFFFFFFFF)), np.uint32)
+    hi = lax.convert_element_type(lax.shift_right_logical(u, lax.full_like(u, 32)), np.uint32)
+    return lax.bitcast_convert_type(lax.concatenate([lo[..., None], hi[..., None]], x.ndim),
+                                    _F64)
+
+
+def _is_float64_bitcast(avals_in: Any, avals_out: Any, params: dict) -> bool:
+    pair = {np.dtype(avals_in[0].dtype), np.dtype(params["new_dtype"])}
+    return _F64 in pair and len(pair & {np.dtype(np.int64), np.dtype(np.uint64)}) == 1
+
+
+def install_bitcasts(platforms: tuple[str, ...]) -> bool:
+    """float64 <-> (u)int64 bitcasts through two 32-bit words."""
+    mlir = _lowering_api()
+    if mlir is None:
+        return False
+    for platform in platforms:
+        _register(mlir, lax.bitcast_convert_type_p, platform, _is_float64_bitcast, _bitcast)
+    return True
+
+
+def _np_dot_general(lhs: np.ndarray, rhs: np.ndarray, *, dimension_numbers: Any,
+                    out_dtype: np.dtype) -> np.ndarray:
+    """``lax.dot_general`` by ``numpy.einsum``: batch dimensions, then the free ones."""
+    (lc, rc), (lb, rb) = dimension_numbers
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    ls = [next(letters) for _ in range(lhs.ndim)]
+    rs = [next(letters) for _ in range(rhs.ndim)]
+    for i, j in (*zip(lc, rc), *zip(lb, rb)):
+        rs[j] = ls[i]
+    batch = [ls[i] for i in lb]
+    free = ([c for i, c in enumerate(ls) if i not in lc and i not in lb]
+            + [c for j, c in enumerate(rs) if j not in rc and j not in rb])
+    spec = f"{''.join(ls)},{''.join(rs)}->{''.join(batch + free)}"
+    return np.einsum(spec, lhs.astype(out_dtype), rhs.astype(out_dtype))
+
+
+def _np_scan(np_ufunc: Any) -> Callable:
+    def scan(x: np.ndarray, *, axis: int, reverse: bool, out_dtype: np.dtype) -> np.ndarray:
+        y = np.flip(x, axis) if reverse else x
+        r = np_ufunc.accumulate(y, axis=axis, dtype=out_dtype)
+        return np.flip(r, axis) if reverse else r
+    return scan
+
+
+def host_primitives() -> dict:
+    """Primitive -> (its capability family, NumPy's version of it)."""
+    prims: dict = {lax.dot_general_p: ("dot_general", _np_dot_general)}
+    for prim, (_, ufunc) in _scan_prims().items():
+        prims[prim] = (prim.name, _np_scan(ufunc))
+    return prims
+
+
+def install_on_host(platform: str, on_host: Callable[[str, Any], bool],
+                    counted: Callable[[str, Any], None]) -> bool:
+    """On ``platform``, each primitive of ``host_primitives`` whose first operand's dtype
+    ``on_host(family, dtype)`` names is computed by NumPy through ``jax.pure_callback``
+    (``counted(family, dtype)`` at each host run)."""
+    mlir = _lowering_api()
+    if mlir is None:
+        return False
+    import jax
+
+    for prim, (family, numpy_fn) in host_primitives().items():
+        def handles(avals_in: Any, avals_out: Any, params: dict, family: str = family) -> bool:
+            return on_host(family, avals_in[0].dtype)
+
+        def on_numpy(*xs: Any, family: str = family, numpy_fn: Callable = numpy_fn,
+                     **params: Any) -> Any:
+            dtype = np.dtype(xs[0].dtype)
+            shape = jax.eval_shape(lambda *a: _bind(family, a, params), *xs)
+            keep = {k: v for k, v in params.items() if k in ("dimension_numbers", "axis",
+                                                             "reverse")}
+
+            def run(*host: np.ndarray) -> np.ndarray:
+                counted(family, dtype)
+                got = numpy_fn(*(np.asarray(h) for h in host), out_dtype=shape.dtype, **keep)
+                return np.asarray(got, shape.dtype).reshape(shape.shape)
+
+            return jax.pure_callback(run, shape, *xs, vmap_method="sequential")
+
+        _register(mlir, prim, platform, handles, on_numpy)
+    return True
+
+
+def _bind(family: str, xs: tuple, params: dict) -> Any:
+    """The primitive itself, for its result's shape and dtype."""
+    prim = next(p for p, (f, _) in host_primitives().items() if f == family)
+    return prim.bind(*xs, **params)
