@@ -5,7 +5,10 @@ wrong or refused ("RET_CHECK ... Layout::Equal") while 64x64 and larger were rig
 runs each op on each dtype and shape, a process per dtype (an abort costs the rest of that
 dtype only), and prints one line per case: ok, WRONG (largest difference) or the error.
 
-    python benchmarks/tpu_small_shapes.py
+    python benchmarks/tpu_small_shapes.py [--npjax]
+
+With ``--npjax``, npjax is imported first, so its TPU lowering rules (npjax/_pure/_lowerings.py)
+and the host routes of its capability table take part.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ def case(op: str, dt: str, shape: tuple) -> str:
     from jax import lax
 
     jax.config.update("jax_enable_x64", True)
+    if "--npjax" in sys.argv:
+        import npjax  # noqa: F401  (its lowering rules)
     rng = np.random.default_rng(0)
     x = rng.integers(-50, 50, shape).astype(dt)
     if dt == "complex128":
@@ -61,7 +66,8 @@ def main() -> int:
                 print(f"{dt:10s} {op:13s} {shape!s:8s} {line}", flush=True)
         return 0
     for dt in DTYPES:  # a process per dtype: an abort costs the rest of that dtype only
-        r = subprocess.run(["timeout", "120", sys.executable, __file__, "--dtype", dt],
+        r = subprocess.run(["timeout", "120", sys.executable, __file__, "--dtype", dt,
+                            *sys.argv[1:]],
                            text=True, check=False)
         print(f"{dt}: exit {r.returncode}", flush=True)
     return 0

@@ -78,11 +78,14 @@ CALLS = {
                     lambda xp, dt: xp.linalg.matrix_power(xp.asarray(_N.astype(dt)), 3)],
     "cumsum": [lambda xp, dt: xp.cumsum(xp.asarray((_W.reshape(10, 400) * 2**33).astype(dt)),
                                         axis=1),
-               lambda xp, dt: xp.cumsum(xp.asarray(_W.astype(dt)))],
+               lambda xp, dt: xp.cumsum(xp.asarray(_W.astype(dt))),
+               lambda xp, dt: xp.cumsum(xp.asarray(_W.reshape(-1, 50).astype(dt)), axis=1)],
+    "cumprod": [lambda xp, dt: xp.cumprod(xp.asarray((_W[:60] / 64).astype(dt)))],
 }
 # the dtype a family computes in, where it is not the input's
 COMPUTE = {"fft": {"float64": "complex128", "complex128": "complex128"}}
-DTYPES = {"dot_general": ("int64",), "cumsum": ("int64", "float64")}
+DTYPES = {"dot_general": ("int64", "complex128"), "cumsum": ("int64", "float64"),
+          "cumprod": ("float64", "complex128")}
 CASES = [(family, k, dt) for family, calls in CALLS.items() for k in range(len(calls))
          for dt in DTYPES.get(family, ("float64", "complex128"))
          if not (family == "fft" and k == 2 and dt == "complex128")]
@@ -263,6 +266,11 @@ def test_conversions_the_tpu_aborts_on_are_lowered_another_way(src):
             z = npjax.asarray(_SOURCES["complex128"])
             np.testing.assert_array_equal(np.asarray(z.astype(np.complex64)),
                                           _SOURCES["complex128"].astype(np.complex64))
+            np.testing.assert_array_equal(np.asarray(z.T), _SOURCES["complex128"].T)
+            w = _RNG.standard_normal((2, 3, 4)) + 1j * _RNG.standard_normal((2, 3, 4))
+            np.testing.assert_array_equal(np.asarray(npjax.transpose(npjax.asarray(w),
+                                                                     (2, 0, 1))),
+                                          np.transpose(w, (2, 0, 1)))
 
 
 def test_float64_bitcasts_through_32_bit_words_keep_every_bit():

@@ -10,14 +10,16 @@ a case lowers as before. The platform list and the dtypes come from
 - ``install_conversions``: a conversion to or from complex128, or a boolean to a 64-bit
   type, aborts XLA on a TPU ("Unsupported CVT X{64|128} expansion from f64[3,4] to c128");
   they are built from float64 parts instead, flattened to one dimension around
-  ``complex(re, im)`` (a 2-D complex128 built in place failed a layout check there).
+  ``complex(re, im)`` (a 2-D complex128 built in place failed a layout check there). A
+  complex128 transpose failed that layout check at every size: its parts are transposed.
 - ``install_scans``: cumulative sums, products, maxima and minima as a parallel prefix scan
   (XLA's reduce-window form compiled for over 20 s at 2**20 elements on a TPU).
 - ``install_bitcasts``: a 64-bit float reinterpreted as a 64-bit integer (or back) goes
   through two 32-bit words (the TPU's 64-bit emulation mis-typed an ``and`` after the direct
   bitcast, so npjax's sort keys of float64 failed to compile).
 - ``install_on_host``: a primitive in a dtype the backend cannot compute (64-bit integer
-  matrix products on a TPU: "not implemented") or compiles far too slowly is computed by
+  matrix products on a TPU: "not implemented"; complex128 ones: silently wrong there, by
+  1e4 at 64 x 64) or compiles far too slowly is computed by
   NumPy on the host, through ``jax.pure_callback``, inside the same program.
 """
 
@@ -97,13 +99,24 @@ def _is_wide_conversion(avals_in: Any, avals_out: Any, params: dict) -> bool:
     return src == np.bool_ and new.itemsize == 8 and new.kind in _VIA_32
 
 
+def _transposed(x: Any, *, permutation: tuple, **_: Any) -> Any:
+    return _flat_complex(lax.transpose(lax.real(x), permutation),
+                         lax.transpose(lax.imag(x), permutation))
+
+
+def _is_complex128(avals_in: Any, avals_out: Any, params: dict) -> bool:
+    return np.dtype(avals_in[0].dtype) == _C128
+
+
 def install_conversions(platforms: tuple[str, ...]) -> bool:
-    """Conversions to and from complex128, and booleans to 64-bit types, in more steps."""
+    """Conversions to and from complex128, and booleans to 64-bit types, in more steps;
+    complex128 transposes as transposes of the float64 parts."""
     mlir = _lowering_api()
     if mlir is None:
         return False
     for platform in platforms:
         _register(mlir, lax.convert_element_type_p, platform, _is_wide_conversion, _converted)
+        _register(mlir, lax.transpose_p, platform, _is_complex128, _transposed)
     return True
 
 

@@ -17,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._pure import _boolsums, _dtypes
+from npjax._pure._capabilities import route
 
 _builtin_any = any
 _builtin_max = max
@@ -282,6 +283,16 @@ def _accumulate(x: Any, axis: int, op: str, dtype: np.dtype) -> Any:
         x = _cast(x, dtype)
         return jnp.cumsum(x, axis, dtype=dtype) if op == "add" else jnp.cumprod(
             x, axis, dtype=dtype)
+    family, ufunc = ("cumsum", np.add) if op == "add" else ("cumprod", np.multiply)
+    return route(family, dtype, functools.partial(_accumulate_floats, axis=axis, op=op,
+                                                  dtype=dtype),
+                 lambda h: ufunc.accumulate(h.astype(dtype), axis=axis, dtype=dtype), x)
+
+
+def _accumulate_floats(x: Any, axis: int, op: str, dtype: np.dtype) -> Any:
+    """``_accumulate`` of a float or complex ``dtype``: NumPy's running order (one step per
+    element, unrolled) up to ``_UNROLL // 2`` elements, XLA's scan beyond."""
+    n = x.shape[axis]
     comp = _comp(dtype)
     x = _cast(_cast(x, dtype), comp)  # NumPy casts to the loop dtype first
     if n > _UNROLL // 2:
