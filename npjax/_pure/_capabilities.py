@@ -51,7 +51,8 @@ TABLE: dict[str, dict[str, frozenset[str]]] = {
     "eigh": {"tpu": _ALL},
     "eig": {"tpu": _ALL},
     "fft": {"tpu": frozenset({"complex128"})},
-    # npjax's sorts (sort, argsort, lexsort, searchsorted, unique: by the input's dtype) sort
+    # npjax's sorts (sort, argsort, lexsort, searchsorted, unique: by the input's dtype; and the
+    # sort primitive wherever a program meets it, by its first key's dtype) sort
     # integer keys with a 64-bit index; at 2**20 elements the TPU compiled jnp.sort for 10-20 s
     # (int32, float32) and over 20 s (int64), argsort 18 s and more; and its emulated float64
     # has no exact bits to build keys from (a float64 sort came back out of order at 4e-8)

@@ -19,7 +19,7 @@ a case lowers as before. The platform list and the dtypes come from
   bitcast, so npjax's sort keys of float64 failed to compile).
 - ``install_on_host``: a primitive in a dtype the backend cannot compute (64-bit integer
   matrix products on a TPU: "not implemented"; complex128 ones: silently wrong there, by
-  1e4 at 64 x 64) or compiles far too slowly is computed by
+  1e4 at 64 x 64) or compiles far too slowly (sorts, scans) is computed by
   NumPy on the host, through ``jax.pure_callback``, inside the same program.
 """
 
@@ -169,7 +169,7 @@ def install_bitcasts(platforms: tuple[str, ...]) -> bool:
 
 
 def _np_dot_general(lhs: np.ndarray, rhs: np.ndarray, *, dimension_numbers: Any,
-                    out_dtype: np.dtype) -> np.ndarray:
+                    out_dtype: np.dtype, **_: Any) -> np.ndarray:
     """``lax.dot_general`` by ``numpy.einsum``: batch dimensions, then the free ones."""
     (lc, rc), (lb, rb) = dimension_numbers
     letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
@@ -184,8 +184,19 @@ def _np_dot_general(lhs: np.ndarray, rhs: np.ndarray, *, dimension_numbers: Any,
     return np.einsum(spec, lhs.astype(out_dtype), rhs.astype(out_dtype))
 
 
+def _np_sort(*ops: np.ndarray, dimension: int, num_keys: int, **_: Any) -> list:
+    """``lax.sort``: stable, by the first ``num_keys`` operands (complex ones by real part,
+    then imaginary), NaN last and ``-0.0 == 0.0`` as XLA's sort orders floats."""
+    last = [np.moveaxis(o, dimension, -1) for o in ops]
+    keys = [p for k in last[:num_keys] for p in ((k.real, k.imag) if k.dtype.kind == "c"
+                                                  else (k,))]
+    perm = np.lexsort(keys[::-1], axis=-1)
+    return [np.moveaxis(np.take_along_axis(o, perm, axis=-1), -1, dimension) for o in last]
+
+
 def _np_scan(np_ufunc: Any) -> Callable:
-    def scan(x: np.ndarray, *, axis: int, reverse: bool, out_dtype: np.dtype) -> np.ndarray:
+    def scan(x: np.ndarray, *, axis: int, reverse: bool, out_dtype: np.dtype,
+             **_: Any) -> np.ndarray:
         y = np.flip(x, axis) if reverse else x
         r = np_ufunc.accumulate(y, axis=axis, dtype=out_dtype)
         return np.flip(r, axis) if reverse else r
@@ -194,7 +205,8 @@ def _np_scan(np_ufunc: Any) -> Callable:
 
 def host_primitives() -> dict:
     """Primitive -> (its capability family, NumPy's version of it)."""
-    prims: dict = {lax.dot_general_p: ("dot_general", _np_dot_general)}
+    prims: dict = {lax.dot_general_p: ("dot_general", _np_dot_general),
+                   lax.sort_p: ("sort", _np_sort)}
     for prim, (_, ufunc) in _scan_prims().items():
         prims[prim] = (prim.name, _np_scan(ufunc))
     return prims
@@ -217,16 +229,18 @@ def install_on_host(platform: str, on_host: Callable[[str, Any], bool],
         def on_numpy(*xs: Any, family: str = family, numpy_fn: Callable = numpy_fn,
                      **params: Any) -> Any:
             dtype = np.dtype(xs[0].dtype)
-            shape = jax.eval_shape(lambda *a: _bind(family, a, params), *xs)
-            keep = {k: v for k, v in params.items() if k in ("dimension_numbers", "axis",
-                                                             "reverse")}
+            shapes = jax.eval_shape(lambda *a: _bind(family, a, params), *xs)
+            many = isinstance(shapes, list | tuple)
+            out_dtype = (shapes[0] if many else shapes).dtype
 
-            def run(*host: np.ndarray) -> np.ndarray:
+            def run(*host: np.ndarray) -> Any:
                 counted(family, dtype)
-                got = numpy_fn(*(np.asarray(h) for h in host), out_dtype=shape.dtype, **keep)
-                return np.asarray(got, shape.dtype).reshape(shape.shape)
+                got = numpy_fn(*(np.asarray(h) for h in host), out_dtype=out_dtype, **params)
+                fit = [np.asarray(g, s.dtype).reshape(s.shape)
+                       for g, s in zip(got if many else [got], shapes if many else [shapes])]
+                return fit if many else fit[0]
 
-            return jax.pure_callback(run, shape, *xs, vmap_method="sequential")
+            return jax.pure_callback(run, shapes, *xs, vmap_method="sequential")
 
         _register(mlir, prim, platform, handles, on_numpy)
     return True
