@@ -50,6 +50,9 @@ def _cases(np):  # np: numpy or npjax
         ("rfft/irfft float64 64x65536", lambda: np.fft.irfft(
             np.fft.rfft(np.asarray(sig).reshape(16, 65536)), n=65536)),
         ("sort float64 2^20", lambda: np.sort(np.asarray(sig))),
+        ("median float64 2^20", lambda: np.median(np.asarray(sig))),
+        ("percentile float32 1024x1024", lambda: np.percentile(
+            np.asarray(sig.astype(np.float32).reshape(1024, 1024)), [5, 50, 95], axis=1)),
         ("unique float64 2^16", lambda: np.unique(np.asarray(sig[:2**16].round(2)))),
         ("searchsorted float64 4096", lambda: np.searchsorted(
             np.sort(np.asarray(sig[:4096])), np.asarray(sig[-100:]))),
