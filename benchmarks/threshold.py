@@ -4,7 +4,7 @@ calls, as a NumPy user writes it) at growing sizes under three policies, in one 
 per call) and ``placement="device", mode="lazy"`` (the chain fused into one program), and
 NumPy itself. The default ``host_threshold`` comes from this table (`docs/placement.md`).
 
-Usage: ``python benchmarks/threshold.py [--quick]``.
+Usage: ``python benchmarks/threshold.py [--quick] [--float32]`` (float64 unless told).
 """
 
 from __future__ import annotations
@@ -34,12 +34,13 @@ def best(fn, repeat: int) -> float:
 def main() -> None:
     quick = "--quick" in sys.argv
     repeat = 3 if quick else 7
+    dtype = numpy.float32 if "--float32" in sys.argv else numpy.float64
     policies = {"host": dict(placement="host"), "device eager": dict(placement="device"),
                 "device lazy": dict(placement="device", mode="lazy")}
     print(f"{'elements':>10} {'NumPy us':>10} " + " ".join(f"{k + ' us':>16}" for k in policies))
     for exp in range(8, 23, 2):
         n = 2 ** exp
-        host = numpy.linspace(0.0, 1.0, n)
+        host = numpy.linspace(0.0, 1.0, n, dtype=dtype)
         row = [best(lambda host=host: chain(numpy, host), repeat)]
         for fields in policies.values():
             with npjax.policy(**fields):
