@@ -87,7 +87,7 @@ CALLS = {
 }
 # the dtype a family computes in, where it is not the input's
 COMPUTE = {"fft": {"float64": "complex128", "complex128": "complex128"}}
-DTYPES = {"dot_general": ("int64", "complex128"), "cumsum": ("int64", "float64"),
+DTYPES = {"dot_general": ("int64", "float64", "complex128"), "cumsum": ("int64", "float64"),
           "cumprod": ("float64", "complex128")}
 CASES = [(family, k, dt) for family, calls in CALLS.items() for k in range(len(calls))
          for dt in DTYPES.get(family, ("float64", "complex128"))
