@@ -43,6 +43,7 @@ import os
 import statistics
 import time
 import types
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -188,6 +189,29 @@ class _Sig:
         self.hot_s = 0.0
 
 
+_LIVE: weakref.WeakSet = weakref.WeakSet()  # every AutoJit (for the report's cold list)
+
+
+def _cold() -> list[dict[str, Any]]:
+    """The signatures called more than once that stayed cold, and why (``stats()``)."""
+    out = []
+    for aj in list(_LIVE):
+        for st in list(aj._sigs.values()):
+            if st.state != _COLD or st.calls < MIN_CALLS:
+                continue
+            mean = st.cold_s / st.calls
+            why = (f"calls too short to gain ({mean * 1e6:.0f} us each)" if mean < MIN_CALL_S
+                   else f"its calls took {st.cold_s:.3f} s in all, less than a compile "
+                        f"({expected_compile_s():.3f} s expected)")
+            out.append({"function": aj._name, "site": aj._site, "calls": st.calls,
+                        "seconds": st.cold_s, "reason": why})
+    out.sort(key=lambda e: -e["seconds"])
+    return out
+
+
+_stats.autojit_cold = _cold
+
+
 class AutoJit:
     """A function compiled through ``npjax.jit`` once it is hot (see the module docstring)."""
 
@@ -204,6 +228,7 @@ class AutoJit:
         self._site = f"{self._code.co_filename}:{self._code.co_firstlineno}"
         self._name = getattr(fn, "__qualname__", fn.__name__)
         functools.update_wrapper(self, fn)
+        _LIVE.add(self)
 
     def __repr__(self) -> str:
         return f"<npjax.autojit of {self._name!r}>"

@@ -69,6 +69,8 @@ jit_eager: collections.Counter = collections.Counter()  # (function, "file:line"
 # -> calls run as written since
 autojit_compiled: dict[tuple[str, str], dict[str, float]] = {}
 autojit_refused: collections.Counter = collections.Counter()
+# set by ``npjax._compile._autojit``: the functions it left cold so far, and why
+autojit_cold: Callable[[], list[dict[str, Any]]] | None = None
 device_wait = [0.0, 0]  # seconds in device->host fetches (waiting + copying), count
 # JAX compile events: backend compiles (XLA), traces (Python -> jaxpr), lowerings (-> MLIR)
 compiles: dict[str, float] = {"count": 0, "backend_s": 0.0, "traces": 0, "trace_s": 0.0,
@@ -279,7 +281,8 @@ def stats() -> dict[str, Any]:
                          for (fn, site), rec in sorted(autojit_compiled.items(),
                                                        key=lambda kv: -kv[1]["saved_s"])],
             "refused": [{"function": fn, "site": site, "reason": why, "count": n}
-                        for (fn, site, why), n in autojit_refused.most_common()]},
+                        for (fn, site, why), n in autojit_refused.most_common()],
+            "cold": autojit_cold() if autojit_cold is not None else []},
         "device_wait": {"count": device_wait[1], "seconds": device_wait[0]},
         "syncs": {"fetches": device_wait[1], "checks": SYNCS["checks"],
                   "deferred_checks": SYNCS["deferred"],

@@ -183,6 +183,17 @@ def _trim_traceback(tb: types.TracebackType | None) -> types.TracebackType | Non
     return trimmed
 
 
+# The runner's default of the policy's ``jit`` field (``--jit``, ``NPJAX_JIT`` override it).
+RUNNER_JIT = "auto"
+
+
+def _autojit_on(policy: dict[str, Any] | None) -> bool:
+    """Whether the script's functions get ``npjax.autojit`` (before npjax is imported)."""
+    if policy and policy.get("jit") is not None:
+        return policy["jit"] == "auto"
+    return os.environ.get("NPJAX_JIT", RUNNER_JIT).strip() == "auto"
+
+
 def _policy_error(exc: Exception) -> int:
     print(f"npjax run: {exc}", file=sys.stderr)
     return 2
@@ -227,6 +238,10 @@ def run_script(path: str, args: Sequence[str], engine: str = "npjax", *,
         root = os.path.dirname(abspath)
         try:
             code = compile(source, abspath, "exec", dont_inherit=True)
+            if engine == "npjax" and _autojit_on(policy):
+                from npjax._tools import _autojit_hook
+
+                code = _autojit_hook.compile_source(source, abspath)
         except (SyntaxError, ValueError) as exc:  # as Python reports a script that cannot compile
             exc.__traceback__ = None
             sys.excepthook(type(exc), exc, None)
@@ -235,6 +250,7 @@ def run_script(path: str, args: Sequence[str], engine: str = "npjax", *,
     import numpy  # noqa: F401  (imported before the clock starts, in both engines)
 
     hook = None
+    finder = None
     stats_module = None
     if engine == "npjax":
         import npjax
@@ -249,8 +265,14 @@ def run_script(path: str, args: Sequence[str], engine: str = "npjax", *,
                 npjax.set_policy(**policy)
             except (TypeError, ValueError, RuntimeError) as exc:
                 return _policy_error(exc)
+        if _autojit_on(policy):
+            npjax.set_policy(jit="auto")
         hook = ImportHook(_UserCode(root))
         stats_module = _stats
+        if npjax.get_policy().jit == "auto":
+            from npjax._tools import _autojit_hook
+
+            finder = _autojit_hook.Finder(hook.is_user)
 
     if module:
         sys.argv[:] = [path, *args]
@@ -261,6 +283,8 @@ def run_script(path: str, args: Sequence[str], engine: str = "npjax", *,
                              __loader__=importlib.machinery.SourceFileLoader("__main__",
                                                                              abspath),
                              __spec__=None, __package__=None)
+        if finder is not None:
+            finder.bind(main.__dict__)
         sys.modules["__main__"] = main
         sys.argv[:] = [path, *args]
         sys.path[0] = root
@@ -273,6 +297,8 @@ def run_script(path: str, args: Sequence[str], engine: str = "npjax", *,
     start = time.perf_counter()
     if hook is not None:
         hook.install()
+    if finder is not None:
+        finder.install()
     try:
         if module:
             runpy.run_module(path, run_name="__main__", alter_sys=True)
@@ -287,6 +313,8 @@ def run_script(path: str, args: Sequence[str], engine: str = "npjax", *,
     finally:
         if hook is not None:
             hook.uninstall()
+        if finder is not None:
+            finder.uninstall()
         elapsed = time.perf_counter() - start
         if timing_file:
             with open(timing_file, "w") as f:
