@@ -1,0 +1,389 @@
+"""npjax.autojit (issue 35, items 1, 2, 7): the function runs as written while cold and
+compiled through npjax.jit once hot; results, argument mutations, warnings and exceptions
+are NumPy's on every call (cold, compiling, compiled); refusals are never retried; the
+policy field ``jit``; the runner applies it to the script's own functions and reports it.
+Compiles are counted with ``npjax.stats()``, never timed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy
+import pytest
+
+import npjax
+from npjax._compile import _autojit
+
+CALLS = 5  # cold, compiling and compiled calls
+
+
+@pytest.fixture(autouse=True)
+def hot_at_second_call(monkeypatch):
+    """A signature is hot at its second call (no timing: the cost model always pays)."""
+    monkeypatch.setattr(_autojit, "MIN_CALL_S", 0.0)
+    monkeypatch.setattr(_autojit, "HOT_CHECK", 10**9)  # (the slower-than-cold check is timed)
+    monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 0.0)
+    monkeypatch.setattr(_autojit, "_index", _autojit._Index())
+    monkeypatch.setattr(_autojit._index, "keys", set())
+    npjax.reset_stats()
+    yield
+    npjax.reset_stats()
+
+
+def _compiles() -> int:
+    return npjax.stats()["compiles"]["count"]
+
+
+def _auto():
+    return npjax.stats()["autojit"]
+
+
+def test_results_and_mutations_match_numpy_cold_and_hot():
+    def kernel(a, b):
+        for i in range(1, a.shape[0]):
+            a[i] = a[i - 1] * 0.5 + b[i]
+        return a.sum(axis=1)
+
+    f = npjax.autojit(kernel)
+    rng = numpy.random.default_rng(0)
+    for call in range(CALLS):
+        a0, b0 = rng.random((50, 3)), rng.random((50, 3))
+        a_np, a_nj = a0.copy(), npjax.asarray(a0.copy())
+        want = kernel(a_np, b0)
+        got = f(a_nj, npjax.asarray(b0))
+        numpy.testing.assert_array_equal(numpy.asarray(got), want, err_msg=f"call {call}")
+        numpy.testing.assert_array_equal(numpy.asarray(a_nj), a_np, err_msg=f"call {call}")
+        assert numpy.asarray(got).dtype == want.dtype
+    done = _auto()["compiled"]
+    assert [(e["function"], e["signatures"], e["cold_calls"], e["hot_calls"]) for e in done] \
+        == [("test_results_and_mutations_match_numpy_cold_and_hot.<locals>.kernel", 1, 1,
+             CALLS - 2)]
+    assert _auto()["refused"] == []
+
+
+def test_cold_calls_compile_nothing_and_hot_calls_compile_once(monkeypatch):
+    def scale(a):
+        return a * 2.0 + 1.0
+
+    f = npjax.autojit(scale)
+    x = npjax.asarray(numpy.arange(6.0))
+    monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 1e9)  # never pays
+    for _ in range(4):
+        numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(6.0) * 2 + 1)
+    assert _auto()["compiled"] == []
+    assert f._jitted is None
+    cold = _auto()["cold"]
+    assert [(e["function"].rsplit(".", 1)[-1], e["calls"]) for e in cold] == [("scale", 4)]
+    monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 0.0)
+    f(x)  # compiles
+    after_compile = _compiles()
+    for _ in range(3):
+        numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(6.0) * 2 + 1)
+    assert _compiles() == after_compile
+    assert f._jitted._cache_size() == 1
+
+
+def test_one_program_per_signature():
+    def add(a, b):
+        return a + b
+
+    f = npjax.autojit(add)
+    for n in (3, 3, 3, 4, 4, 4):
+        x = npjax.asarray(numpy.ones(n))
+        numpy.testing.assert_array_equal(numpy.asarray(f(x, x)), numpy.full(n, 2.0))
+    assert f._jitted._cache_size() == 2
+    assert _auto()["compiled"][0]["signatures"] == 2
+
+
+def test_cannot_trace_runs_as_written_and_is_never_retried():
+    def branchy(x):
+        if x.sum() > 0:  # a value-dependent branch: npjax.jit cannot trace it
+            return x * 2
+        return x - 1
+
+    f = npjax.autojit(branchy)
+    for call in range(6):
+        sign = 1 if call % 2 else -1
+        x0 = numpy.arange(4.0) * sign
+        want = branchy(x0)
+        numpy.testing.assert_array_equal(numpy.asarray(f(npjax.asarray(x0))), want)
+    refused = _auto()["refused"]
+    assert len(refused) == 1
+    entry = refused[0]
+    assert entry["reason"].startswith("cannot trace")
+    assert entry["site"] == f"{__file__}:{branchy.__code__.co_firstlineno + 1}"
+    assert entry["count"] == 1  # one refusal; later calls run as written without a try
+    before = _compiles()
+    traces = npjax.stats()["compiles"]["traces"]
+    for _ in range(3):
+        f(npjax.asarray(numpy.ones(4)))
+    assert npjax.stats()["compiles"]["traces"] == traces and _compiles() == before
+    assert _auto()["compiled"] == []
+
+
+def test_the_check_refuses_side_effects_once_per_function(capsys):
+    log = []
+
+    def noisy(x):
+        print("step")
+        return x + 1
+
+    def appends(x):
+        log.append(1)
+        return x + 1
+
+    f, g = npjax.autojit(noisy), npjax.autojit(appends)
+    for _ in range(4):
+        f(npjax.asarray(numpy.ones(3)))
+        g(npjax.asarray(numpy.ones(3)))
+    assert capsys.readouterr().out == "step\n" * 4
+    assert log == [1] * 4
+    reasons = {e["function"].rsplit(".", 1)[-1]: e for e in _auto()["refused"]}
+    assert reasons["noisy"]["reason"] == "calls print"
+    assert reasons["noisy"]["site"] == f"{__file__}:{noisy.__code__.co_firstlineno + 1}"
+    assert reasons["noisy"]["count"] == 3  # refused at the second call, then as written
+    assert "log" in reasons["appends"]["reason"]
+    assert f._jitted is None and g._jitted is None
+
+
+SCALE = 2.0
+GLOBAL_ARRAY = numpy.ones(3)
+
+
+def uses_scale(x):
+    return x * SCALE
+
+
+def uses_global_array(x):
+    return x + GLOBAL_ARRAY
+
+
+def test_globals_are_guarded(monkeypatch):
+    f = npjax.autojit(uses_scale)
+    x = npjax.asarray(numpy.arange(3.0))
+    for _ in range(3):
+        numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) * 2)
+    monkeypatch.setitem(globals(), "SCALE", 3.0)
+    for _ in range(3):
+        numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) * 3)
+    g = npjax.autojit(uses_global_array)
+    for _ in range(3):
+        numpy.testing.assert_array_equal(numpy.asarray(g(x)), numpy.arange(3.0) + 1)
+    assert [e["reason"].split(" (")[0] for e in _auto()["refused"]] == [
+        "reads the global array GLOBAL_ARRAY"]
+
+
+def test_user_exceptions_propagate_with_numpys_writes():
+    def fails(a, n):
+        a[0] = 7.0
+        if n > 2:
+            raise ValueError("too many")
+        return a * 2
+
+    f = npjax.autojit(fails)
+    for call in range(CALLS):
+        a_np, a_nj = numpy.zeros(3), npjax.zeros(3)
+        with pytest.raises(ValueError, match="too many"):
+            fails(a_np, 3)
+        with pytest.raises(ValueError, match="too many"):
+            f(a_nj, 3)
+        numpy.testing.assert_array_equal(numpy.asarray(a_nj), a_np, err_msg=f"call {call}")
+
+
+def test_numpy_exceptions_and_warnings_as_written():
+    def gather(a, idx):
+        return a[idx] * 2
+
+    def logs(x):
+        return numpy_log(x)
+
+    f = npjax.autojit(gather)
+    a = numpy.arange(5.0)
+    for idx in ([0, 1], [1, 2], [0, 4], [0, 9], [0, 9]):
+        ix = numpy.asarray(idx)
+        try:
+            want = gather(a, ix)
+        except IndexError:
+            with pytest.raises(IndexError):
+                f(npjax.asarray(a), npjax.asarray(ix))
+            continue
+        numpy.testing.assert_array_equal(numpy.asarray(f(npjax.asarray(a),
+                                                         npjax.asarray(ix))), want)
+    g = npjax.autojit(logs)
+    for call in range(CALLS):
+        x = numpy.array([0.0, 1.0, 2.0])
+        with warnings.catch_warnings(record=True) as theirs:
+            warnings.simplefilter("always")
+            want = numpy.log(x)
+        with warnings.catch_warnings(record=True) as ours:
+            warnings.simplefilter("always")
+            got = g(npjax.asarray(x))
+        numpy.testing.assert_array_equal(numpy.asarray(got), want)
+        assert [(w.category, str(w.message)) for w in ours] == \
+            [(w.category, str(w.message)) for w in theirs], f"call {call}"
+    compiled = {e["function"].rsplit(".", 1)[-1]: e for e in _auto()["compiled"]}
+    assert set(compiled) == {"gather", "logs"}, _auto()
+    assert _auto()["refused"] == []
+
+
+def numpy_log(x):
+    return npjax.log(x)
+
+
+def test_unsupported_arguments_run_as_written():
+    class Box:
+        def __init__(self):
+            self.value = npjax.zeros(2)
+
+    def bump(box, a):
+        box.value = box.value + a
+        return box.value
+
+    f = npjax.autojit(bump)
+    box = Box()
+    for _ in range(3):
+        f(box, npjax.ones(2))
+    numpy.testing.assert_array_equal(numpy.asarray(box.value), [3.0, 3.0])
+    assert _auto()["compiled"] == []
+    assert _auto()["refused"][0]["reason"].startswith("an argument is a Box")
+
+
+def test_list_arguments_are_updated_as_written():
+    def step(P, V):
+        for i in range(len(P)):
+            P[i] = P[i] + V[i]
+        return P[0].sum()
+
+    f = npjax.autojit(step)
+    P_np = [numpy.ones(2), numpy.zeros(2)]
+    P_nj = [npjax.ones(2), npjax.zeros(2)]
+    V = [numpy.full(2, 0.5), numpy.full(2, 2.0)]
+    for _ in range(CALLS):
+        want = step(P_np, V)
+        got = f(P_nj, [npjax.asarray(v) for v in V])
+        assert float(got) == float(want)
+    for p_nj, p_np in zip(P_nj, P_np):
+        numpy.testing.assert_array_equal(numpy.asarray(p_nj), p_np)
+
+
+def test_inside_a_trace_it_is_traced_with_the_caller():
+    inner = npjax.autojit(lambda x: x * 3)
+
+    @npjax.jit
+    def outer(x):
+        return inner(x) + 1
+
+    x = npjax.asarray(numpy.arange(3.0))
+    for _ in range(3):
+        numpy.testing.assert_array_equal(numpy.asarray(outer(x)), numpy.arange(3.0) * 3 + 1)
+    assert inner._sigs == {}
+
+
+def test_decorator_forms_and_errors():
+    @npjax.autojit
+    def f(x):
+        return x + 1
+
+    assert npjax.autojit(f) is f and f.__name__ == "f" and "autojit" in repr(f)
+    with pytest.raises(TypeError):
+        npjax.autojit(len)
+
+
+def test_policy_field_jit():
+    assert npjax.get_policy().jit == "explicit"
+    with npjax.policy(jit="auto") as p:
+        assert p.jit == "auto" and npjax.get_policy().jit == "auto"
+    assert npjax.get_policy().jit == "explicit"
+    with pytest.raises(ValueError, match="jit"):
+        npjax.policy(jit="always").__enter__()
+    with pytest.raises(ValueError, match="jit"):
+        npjax.set_policy(jit=True)
+    npjax.set_policy(jit="auto")
+    assert npjax.get_policy().jit == "auto"
+    npjax.reset_policy()
+    assert npjax.get_policy().jit == "explicit"
+
+
+def test_runner_wrapper_follows_the_policy():
+    def double(x):
+        return x * 2
+
+    f = _autojit.auto(double)
+    x = npjax.asarray(numpy.arange(3.0))
+    for _ in range(3):
+        f(x)
+    assert f._sigs == {}  # jit="explicit": the function itself
+    with npjax.policy(jit="auto"):
+        for _ in range(3):
+            numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) * 2)
+    assert _auto()["compiled"][0]["hot_calls"] == 1
+
+
+def test_runner_applies_autojit_and_reports_it(tmp_path):
+    (tmp_path / "helper.py").write_text(textwrap.dedent("""\
+        import numpy as np
+
+        def smooth(u):
+            for i in range(1, u.shape[0] - 1):
+                u[i] = 0.25 * u[i - 1] + 0.5 * u[i] + 0.25 * u[i + 1]
+            return u
+        """))
+    (tmp_path / "script.py").write_text(textwrap.dedent("""\
+        import numpy as np
+        from helper import smooth
+
+        def noisy(u):
+            print("sum", round(float(u.sum()), 6))
+            return u
+
+        u = np.linspace(0.0, 1.0, 64) ** 2
+        for step in range(30):
+            smooth(u)
+            noisy(u)
+        print(type(smooth).__name__, type(noisy).__name__)
+        """))
+    report = tmp_path / "report.json"
+    env = dict(os.environ, NPJAX_CACHE_DIR="off")
+    plain = subprocess.run([sys.executable, "script.py"], cwd=tmp_path, capture_output=True,
+                           text=True, env=env, check=True)
+    code = ("import sys, npjax._compile._autojit as a; a.MIN_CALL_S = 0; "
+            "a.expected_compile_s = lambda: 0.0; a.HOT_CHECK = 10**9; "
+            "from npjax.__main__ import main; sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", code, "run", "--no-report", "--report-json",
+                           str(report), "script.py"], cwd=tmp_path, capture_output=True,
+                          text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    assert plain.stdout.splitlines()[:-1] == done.stdout.splitlines()[:-1]
+    assert done.stdout.splitlines()[-1] == "AutoJit AutoJit"
+    data = json.loads(report.read_text())["autojit"]
+    assert [(e["function"], os.path.basename(e["site"])) for e in data["compiled"]] == [
+        ("smooth", "helper.py:3")]
+    assert [(e["function"], os.path.basename(e["site"]), e["reason"])
+            for e in data["refused"]] == [("noisy", "script.py:5", "calls print")]
+    explicit = subprocess.run([sys.executable, "-m", "npjax", "run", "--jit", "explicit",
+                               "--no-report", "script.py"], cwd=tmp_path, capture_output=True,
+                              text=True, env=env)
+    assert explicit.stdout.splitlines()[-1] == "function function"
+
+
+def test_report_lists_compiled_refused_and_cold():
+    from npjax._tools import _report
+
+    data = {"autojit": {
+        "compiled": [{"function": "step", "site": "/x/a.py:3", "signatures": 1,
+                      "compile_s": 0.2, "cold_calls": 3, "cold_s": 0.3, "hot_calls": 97,
+                      "saved_s": 9.5}],
+        "refused": [{"function": "show", "site": "/x/a.py:9", "reason": "calls print",
+                     "count": 4}],
+        "cold": [{"function": "tiny", "site": "/x/a.py:12", "calls": 50, "seconds": 0.001,
+                  "reason": "calls too short to gain (20 us each)"}]}}
+    text = _report.format_report(data)
+    assert "Compiled automatically (autojit): 1 function(s)" in text
+    assert "estimated time saved 9.500 s" in text
+    assert "calls print" in text and "/x/a.py:9" in text
+    assert "calls too short to gain" in text
