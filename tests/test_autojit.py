@@ -387,3 +387,21 @@ def test_report_lists_compiled_refused_and_cold():
     assert "estimated time saved 9.500 s" in text
     assert "calls print" in text and "/x/a.py:9" in text
     assert "calls too short to gain" in text
+
+
+def test_results_are_of_the_kinds_as_written():
+    """Host array arguments (the CPU default): NumPy scalars and host arrays, as written."""
+    def parts(a):
+        return (a * 2).sum(), a * 2, a[1:]
+
+    f = npjax.autojit(parts)
+    for call in range(CALLS):
+        a = npjax.asarray(numpy.arange(4.0))
+        want, got = parts(a), f(a)
+        assert [type(x) for x in got] == [type(x) for x in want], f"call {call}"
+        assert [getattr(x, "_host", lambda: 0)() is not None for x in got] == \
+            [getattr(x, "_host", lambda: 0)() is not None for x in want]
+        assert got[2].base is a
+        for g, w in zip(got, want):
+            numpy.testing.assert_array_equal(numpy.asarray(g), numpy.asarray(w))
+    assert _auto()["compiled"][0]["hot_calls"] == CALLS - 2

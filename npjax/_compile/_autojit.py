@@ -48,11 +48,12 @@ from collections.abc import Callable
 from typing import Any
 
 import jax
+import numpy as np
 
 from npjax._compile import _autojit_check, _user_code
 from npjax._compile._jit import Jitted
 from npjax._compile._jit_inputs import STATIC_SCALARS, HostView, Inputs, Unhashable
-from npjax._core._ndarray import ndarray
+from npjax._core._ndarray import host_owner, ndarray
 from npjax._pure._errors import JitError
 from npjax._runtime import _compile_cache, _context, _stats
 
@@ -144,8 +145,6 @@ def _screen(x: Any, depth: int = 0) -> None:
     t = type(x)
     if t in STATIC_SCALARS or t is ndarray:
         return
-    import numpy as np
-
     if isinstance(x, np.ndarray | np.generic | np.dtype | jax.Array | types.ModuleType | type):
         return
     if t is tuple or t is list or (isinstance(x, tuple) and hasattr(x, "_fields")):
@@ -163,7 +162,8 @@ def _screen(x: Any, depth: int = 0) -> None:
                        "numbers, strings and tuples, lists or dicts of them)")
 
 
-def _signature(args: tuple, kwargs: dict) -> Any:
+def _signature(args: tuple, kwargs: dict) -> tuple[Any, bool]:
+    """(the signature, whether every array argument is a host array)."""
     for x in args:
         _screen(x)
     for x in kwargs.values():
@@ -171,7 +171,32 @@ def _signature(args: tuple, kwargs: dict) -> Any:
     inputs = Inputs()
     specs = inputs.walk_args(args, frozenset())
     kw = tuple((k, inputs.walk(v)) for k, v in kwargs.items()) if kwargs else ()
-    return (specs, kw, _context.current())
+    host = all(type(r) is np.ndarray or (type(r) is ndarray and r._host() is not None)
+               for r in inputs.roots)
+    return (specs, kw, _context.current()), host
+
+
+def _hostify(result: Any, ctx: Any) -> Any:
+    """A compiled call's new arrays as the call as written gives them when its array
+    arguments are host arrays: host arrays (NumPy's memory) and NumPy scalars, where the
+    policy computes such results on the host."""
+    t = type(result)
+    if t is ndarray:
+        if result._base is not None or result._host() is not None:
+            return result
+        value = result._value
+        if not isinstance(value, jax.Array) or (value.size > ctx.host
+                                                and not ctx.policy.keeps_large()):
+            return result
+        data = np.array(_stats.fetch(value))
+        if result._scalar:
+            return data[()]
+        owner = host_owner(data)
+        owner._readonly = result._readonly
+        return owner
+    if t is tuple or t is list:
+        return t(_hostify(v, ctx) for v in result)
+    return result
 
 
 # --- the wrapper --------------------------------------------------------------------------
@@ -248,7 +273,7 @@ class AutoJit:
             self._refuse(*self._refused)
             return fn(*args, **kwargs)
         try:
-            sig = _signature(args, kwargs)
+            sig, host = _signature(args, kwargs)
             st = self._sigs.get(sig)
         except (_Unsupported, Unhashable, HostView, NotImplementedError, TypeError) as exc:
             why = str(exc) if isinstance(exc, _Unsupported) else (
@@ -263,12 +288,14 @@ class AutoJit:
                 self._cool()
                 st = self._sigs[sig] = _Sig()
             else:
-                return self._hot(sig, st, args, kwargs)
+                result = self._hot(sig, st, args, kwargs)
+                return _hostify(result, ctx) if host and ctx.host >= 0 else result
         elif st.state == _AS_WRITTEN:
             return fn(*args, **kwargs)
         if st.calls >= MIN_CALLS - 1 and st.cold_s / st.calls >= MIN_CALL_S and (
                 st.cold_s >= expected_compile_s() or self._known(sig, st)):
-            return self._compile(sig, st, args, kwargs)
+            result = self._compile(sig, st, args, kwargs)
+            return _hostify(result, ctx) if host and ctx.host >= 0 else result
         t0 = time.perf_counter()
         try:
             return fn(*args, **kwargs)
