@@ -117,12 +117,32 @@ def test_cannot_trace_runs_as_written_and_is_never_retried():
     entry = refused[0]
     assert entry["reason"].startswith("cannot trace")
     assert entry["site"] == f"{__file__}:{branchy.__code__.co_firstlineno + 1}"
-    assert entry["count"] == 1  # one refusal; later calls run as written without a try
+    assert entry["count"] == 5  # refused at the second call; as written since, no new try
     before = _compiles()
     traces = npjax.stats()["compiles"]["traces"]
     for _ in range(3):
         f(npjax.asarray(numpy.ones(4)))
     assert npjax.stats()["compiles"]["traces"] == traces and _compiles() == before
+    assert _auto()["refused"][0]["count"] == 8
+    assert _auto()["compiled"] == []
+
+
+def test_an_exception_of_the_trace_runs_as_written_and_is_not_retried():
+    def scaled(a, t):
+        a[0] = 5.0
+        return a * (1.0 / t)  # ZeroDivisionError at t == 0.0, after the write
+
+    f = npjax.autojit(scaled)
+    for _ in range(CALLS):
+        a_np, a_nj = numpy.ones(3), npjax.ones(3)
+        with pytest.raises(ZeroDivisionError):
+            scaled(a_np, 0.0)
+        with pytest.raises(ZeroDivisionError):
+            f(a_nj, 0.0)
+        numpy.testing.assert_array_equal(numpy.asarray(a_nj), a_np)
+    refused = _auto()["refused"]
+    assert [(e["reason"], e["count"]) for e in refused] == [
+        ("npjax.jit could not trace it (ZeroDivisionError)", CALLS - 1)]
     assert _auto()["compiled"] == []
 
 

@@ -203,11 +203,12 @@ def _hostify(result: Any, ctx: Any) -> Any:
 
 
 class _Sig:
-    __slots__ = ("calls", "cold_s", "hot_n", "hot_s", "known", "state")
+    __slots__ = ("calls", "cold_s", "hot_n", "hot_s", "known", "state", "why")
 
     def __init__(self) -> None:
         self.state = _COLD
         self.known: bool | None = None  # an earlier run compiled it (``_index``)
+        self.why: tuple[str, str] | None = None  # (why, site) it runs as written
         self.calls = 0
         self.cold_s = 0.0
         self.hot_n = 0
@@ -291,6 +292,7 @@ class AutoJit:
                 result = self._hot(sig, st, args, kwargs)
                 return _hostify(result, ctx) if host and ctx.host >= 0 else result
         elif st.state == _AS_WRITTEN:
+            self._refuse(*st.why)
             return fn(*args, **kwargs)
         if st.calls >= MIN_CALLS - 1 and st.cold_s / st.calls >= MIN_CALL_S and (
                 st.cold_s >= expected_compile_s() or self._known(sig, st)):
@@ -317,7 +319,7 @@ class AutoJit:
 
     def _as_written(self, st: _Sig, why: str, site: str, args: tuple, kwargs: dict,
                     run: bool = True) -> Any:
-        st.state = _AS_WRITTEN
+        st.state, st.why = _AS_WRITTEN, (why, site)
         self._refuse(why, site)
         return self._autojit_fn(*args, **kwargs) if run else None
 
@@ -342,8 +344,14 @@ class AutoJit:
                                     kwargs)
         except Exception as exc:
             codes = [code for code, _ in _user_code._frames(exc)]
-            if _EAGER in codes or _user_code._from_handler(_user_code._frames(exc)):
-                raise  # npjax.jit's eager run's (as written), or a signal handler's
+            if _EAGER in codes:  # npjax.jit's eager run raised it, as written
+                last = jitted._last
+                if last is not None and last[1].compiled is None:  # after a failed trace
+                    self._as_written(st, f"npjax.jit could not trace it ({type(exc).__name__})",
+                                     _jit_site(exc, self._site), args, kwargs, run=False)
+                raise
+            if _user_code._from_handler(_user_code._frames(exc)):
+                raise  # a signal handler's: at once, as without npjax
             # the user's own raise while traced (its arguments unchanged): as written, it
             # raises again after NumPy's writes before it
             return self._as_written(st, f"raises {type(exc).__name__} while traced",

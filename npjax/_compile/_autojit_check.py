@@ -38,7 +38,7 @@ _BUILTINS = frozenset((
     "abs", "all", "any", "bool", "complex", "divmod", "enumerate", "float", "int", "isinstance",
     "issubclass", "len", "list", "dict", "tuple", "set", "frozenset", "map", "filter", "max",
     "min", "pow", "range", "reversed", "round", "slice", "sorted", "sum", "zip", "type",
-    "getattr", "hasattr", "iter", "next", "callable", "hash", "id", "str", "repr", "format",
+    "getattr", "hasattr", "iter", "next", "callable", "str", "repr", "format",
     "chr", "ord", "bin", "hex", "oct", "ValueError", "TypeError", "IndexError", "KeyError",
     "RuntimeError", "ZeroDivisionError", "ArithmeticError", "Exception", "AssertionError",
     "NotImplementedError", "StopIteration", "True", "False", "None", "Ellipsis",

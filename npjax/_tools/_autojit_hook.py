@@ -3,8 +3,8 @@ user's own files (issue 35, point 2).
 
 The script and every module it imports from its own folder tree (the runner's ``_UserCode``:
 not npjax, the standard library or installed packages) are compiled from source with each
-undecorated ``def`` at module level given one decorator, ``_autojit.auto`` (bound in the
-module's globals as ``__npjax_autojit__`` before its code runs). Its line is the ``def``'s own,
+undecorated ``def`` at module level given one decorator, ``_autojit.auto`` (imported by the
+decorator expression itself). Its line is the ``def``'s own,
 so tracebacks, ``co_firstlineno`` and the report's lines are the source's. Functions with
 decorators of their own, methods, nested functions and module-level loops are left as they
 are. Local modules are loaded by ``Finder``, a ``sys.meta_path`` finder in front of the others
@@ -21,18 +21,19 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-from npjax._compile import _autojit
-
-NAME = "__npjax_autojit__"
+# The decorator: an expression that needs no name in the module's globals (``runpy`` runs a
+# ``-m`` module's code in a namespace of its own).
+_DECORATOR = '__import__("npjax._compile._autojit", fromlist=("auto",)).auto'
 
 
 def transform(tree: ast.Module) -> ast.Module:
     """Add the autojit decorator to each undecorated module-level ``def`` of ``tree``."""
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and not node.decorator_list:
-            deco = ast.Name(id=NAME, ctx=ast.Load())
-            ast.copy_location(deco, node)
-            deco.end_lineno, deco.end_col_offset = node.lineno, node.col_offset
+            deco = ast.parse(_DECORATOR, mode="eval").body
+            for sub in ast.walk(deco):
+                ast.copy_location(sub, node)
+                sub.end_lineno, sub.end_col_offset = node.lineno, node.col_offset
             node.decorator_list.append(deco)
     return tree
 
@@ -43,21 +44,12 @@ def compile_source(source: bytes | str, path: str) -> types.CodeType:
     return compile(transform(tree), path, "exec", dont_inherit=True)
 
 
-def bind(namespace: dict) -> None:
-    """Give a module's globals the decorator name the transformed code uses."""
-    namespace[NAME] = _autojit.auto
-
-
 class _Loader(importlib.machinery.SourceFileLoader):
     """Loads a local module's source with the autojit decorators (no ``.pyc``)."""
 
     def get_code(self, fullname: str) -> types.CodeType:
         path = self.get_filename(fullname)
         return compile_source(self.get_data(path), path)
-
-    def exec_module(self, module: types.ModuleType) -> None:
-        bind(module.__dict__)
-        super().exec_module(module)
 
 
 class Finder:
@@ -78,8 +70,6 @@ class Finder:
             return None  # the other finders find it as they would
         spec.loader = _Loader(spec.name, spec.origin)
         return spec
-
-    bind = staticmethod(bind)
 
     def install(self) -> None:
         sys.meta_path.insert(0, self)

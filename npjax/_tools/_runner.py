@@ -170,11 +170,18 @@ class ImportHook:
 # --- running a script as __main__ --------------------------------------------------------------
 
 
+# the wrapper ``jit="auto"`` puts around the script's functions (its frames are not shown)
+_AUTOJIT_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                             "_compile", "_autojit.py")
+
+
 def _trim_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
-    """The traceback without this module's frames (the script's own frames remain)."""
+    """The traceback without this module's frames and autojit's wrapper (the script's own
+    frames remain)."""
     frames = []
+    hidden = (__file__, runpy.__file__, _AUTOJIT_FILE)
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename not in (__file__, runpy.__file__):
+        if tb.tb_frame.f_code.co_filename not in hidden:
             frames.append(tb)
         tb = tb.tb_next
     trimmed = None
@@ -283,8 +290,6 @@ def run_script(path: str, args: Sequence[str], engine: str = "npjax", *,
                              __loader__=importlib.machinery.SourceFileLoader("__main__",
                                                                              abspath),
                              __spec__=None, __package__=None)
-        if finder is not None:
-            finder.bind(main.__dict__)
         sys.modules["__main__"] = main
         sys.argv[:] = [path, *args]
         sys.path[0] = root
