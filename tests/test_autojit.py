@@ -425,3 +425,54 @@ def test_results_are_of_the_kinds_as_written():
         for g, w in zip(got, want):
             numpy.testing.assert_array_equal(numpy.asarray(g), numpy.asarray(w))
     assert _auto()["compiled"][0]["hot_calls"] == CALLS - 2
+
+
+def test_runner_module_mode_and_tracebacks(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "main.py").write_text(textwrap.dedent("""\
+        import numpy as np
+
+        def scale(u, k):
+            return u * k
+
+        print(type(scale).__name__, float(scale(np.ones(3), 2.0).sum()))
+        scale(np.ones(3))
+        """))
+    env = dict(os.environ, NPJAX_CACHE_DIR="off")
+    done = subprocess.run([sys.executable, "-m", "npjax", "run", "--no-report", "-m",
+                           "pkg.main"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert done.returncode == 1
+    assert done.stdout == "AutoJit 6.0\n"
+    assert "TypeError: scale() missing 1 required positional argument: 'k'" in done.stderr
+    assert "_autojit.py" not in done.stderr  # the wrapper's frames are not shown
+
+
+def test_short_functions_are_looked_at_once_in_a_sample(monkeypatch):
+    monkeypatch.setattr(_autojit, "MIN_CALL_S", 1e9)  # every call is short
+    f = npjax.autojit(lambda x: x + 1)
+    x = npjax.asarray(numpy.arange(3.0))
+    for _ in range(_autojit.WINDOW):
+        f(x)
+    assert f._plain == _autojit.SAMPLE
+    for _ in range(_autojit.SAMPLE):
+        numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) + 1)
+    (st,) = f._sigs.values()
+    assert st.calls == _autojit.WINDOW + _autojit.SAMPLE  # the sampled call counts SAMPLE
+    assert _auto()["cold"][0]["reason"].startswith("calls too short to gain")
+
+
+def test_signatures_are_bounded(monkeypatch):
+    monkeypatch.setattr(_autojit, "MAX_SIGNATURES", 4)
+
+    def shift(x, c):
+        return x + c
+
+    f = npjax.autojit(shift)
+    x = npjax.asarray(numpy.zeros(2))
+    for c in range(8):  # a Python scalar is static: one signature per value
+        numpy.testing.assert_array_equal(numpy.asarray(f(x, float(c))), numpy.full(2, c))
+    assert len(f._sigs) == 4
+    assert [(e["reason"].split(" (")[0], e["count"]) for e in _auto()["refused"]] == [
+        ("more than 4 signatures", 4)]

@@ -63,6 +63,9 @@ MIN_CALLS = 2  # the first call of a signature always runs as written
 MIN_CALL_S = 2e-4  # calls shorter than this gain less than a compiled call's own overhead
 DEFAULT_COMPILE_S = 0.2  # the expected compile before any is measured (CPU: 0.1-0.4 s)
 HOT_CHECK = 3  # compiled calls timed before they are judged against the cold ones
+MAX_SIGNATURES = 64  # per function; further ones run as written
+WINDOW = 32  # calls whose mean, under MIN_CALL_S, makes a function short (``_plain``)
+SAMPLE = 64  # a short function is looked at once in this many calls
 _COMPILES: list[float] = []  # compile times measured in this process
 
 _COLD, _HOT, _AS_WRITTEN = 0, 1, 2
@@ -219,18 +222,23 @@ _LIVE: weakref.WeakSet = weakref.WeakSet()  # every AutoJit (for the report's co
 
 
 def _cold() -> list[dict[str, Any]]:
-    """The signatures called more than once that stayed cold, and why (``stats()``)."""
+    """Per function, its signatures called more than once that stayed cold, and why
+    (``stats()``)."""
     out = []
     for aj in list(_LIVE):
-        for st in list(aj._sigs.values()):
-            if st.state != _COLD or st.calls < MIN_CALLS:
-                continue
-            mean = st.cold_s / st.calls
-            why = (f"calls too short to gain ({mean * 1e6:.0f} us each)" if mean < MIN_CALL_S
-                   else f"its calls took {st.cold_s:.3f} s in all, less than a compile "
-                        f"({expected_compile_s():.3f} s expected)")
-            out.append({"function": aj._name, "site": aj._site, "calls": st.calls,
-                        "seconds": st.cold_s, "reason": why})
+        cold = [st for st in list(aj._sigs.values())
+                if st.state == _COLD and st.calls >= MIN_CALLS]
+        if not cold:
+            continue
+        calls = sum(st.calls for st in cold)
+        seconds = sum(st.cold_s for st in cold)
+        longest = max(st.cold_s for st in cold)
+        mean = seconds / calls
+        why = (f"calls too short to gain ({mean * 1e6:.0f} us each)" if mean < MIN_CALL_S
+               else f"its calls took {longest:.3f} s, less than a compile "
+                    f"({expected_compile_s():.3f} s expected)")
+        out.append({"function": aj._name, "site": aj._site, "signatures": len(cold),
+                    "calls": calls, "seconds": seconds, "reason": why})
     out.sort(key=lambda e: -e["seconds"])
     return out
 
@@ -250,7 +258,11 @@ class AutoJit:
         self._sigs: dict[Any, _Sig] = {}
         self._jitted: Jitted | None = None
         self._guards: _autojit_check.Guards | None = None
-        self._refused: tuple[str, str] | None = None  # (why, site): the check refused f
+        # (name, site, why) when the check refused f: every call runs as written
+        self._refused: tuple[str, str, str] | None = None
+        self._plain = 0  # > 0: short calls, run as written without a look until it is 0
+        self._window = [0, 0.0]  # calls looked at and their time, towards ``_plain``
+        self._hot_sigs = 0  # signatures compiled (then every call is looked at)
         self._site = f"{self._code.co_filename}:{self._code.co_firstlineno}"
         self._name = getattr(fn, "__qualname__", fn.__name__)
         functools.update_wrapper(self, fn)
@@ -262,16 +274,22 @@ class AutoJit:
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)
 
-    def _refuse(self, why: str, site: str) -> None:
-        _stats.autojit_refused[(self._name, site, why)] += 1
+    def _refuse(self, why: str, site: str, weight: int = 1) -> None:
+        _stats.autojit_refused[(self._name, site, why)] += weight
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         fn = self._autojit_fn
+        weight = 1
+        if self._plain:  # short calls: only one in SAMPLE is looked at (and counts SAMPLE)
+            self._plain -= 1
+            if self._plain:
+                return fn(*args, **kwargs)
+            self._plain, weight = SAMPLE, SAMPLE
         ctx = _context.get()
         if ctx.trace is not None or (self._runner and ctx.policy.jit != "auto"):
             return fn(*args, **kwargs)  # inside a trace: traced as part of the caller
         if self._refused is not None:
-            self._refuse(*self._refused)
+            _stats.autojit_refused[self._refused] += weight
             return fn(*args, **kwargs)
         try:
             sig, host = _signature(args, kwargs)
@@ -280,9 +298,14 @@ class AutoJit:
             why = str(exc) if isinstance(exc, _Unsupported) else (
                 "an argument is a view NumPy made" if isinstance(exc, HostView)
                 else f"an argument cannot be a compiled call's: {exc}")
-            self._refuse(why, self._site)
-            return fn(*args, **kwargs)
+            self._refuse(why, self._site, weight)
+            return self._timed(fn, args, kwargs, None, weight)
         if st is None:
+            if len(self._sigs) >= MAX_SIGNATURES:
+                self._refuse(f"more than {MAX_SIGNATURES} signatures (shapes, dtypes or the "
+                             "values of scalar arguments change from call to call)",
+                             self._site, weight)
+                return self._timed(fn, args, kwargs, None, weight)
             st = self._sigs[sig] = _Sig()
         if st.state == _HOT:
             if self._guards is not None and not self._guards.hold():
@@ -292,18 +315,38 @@ class AutoJit:
                 result = self._hot(sig, st, args, kwargs)
                 return _hostify(result, ctx) if host and ctx.host >= 0 else result
         elif st.state == _AS_WRITTEN:
-            self._refuse(*st.why)
-            return fn(*args, **kwargs)
+            self._refuse(*st.why, weight)
+            return self._timed(fn, args, kwargs, None, weight)
         if st.calls >= MIN_CALLS - 1 and st.cold_s / st.calls >= MIN_CALL_S and (
                 st.cold_s >= expected_compile_s() or self._known(sig, st)):
+            self._plain = 0
             result = self._compile(sig, st, args, kwargs)
             return _hostify(result, ctx) if host and ctx.host >= 0 else result
+        return self._timed(fn, args, kwargs, st, weight)
+
+    def _timed(self, fn: Callable, args: tuple, kwargs: dict, st: _Sig | None,
+               weight: int) -> Any:
+        """Run ``fn`` as written, timed: the signature's cold time, and whether the function
+        is short enough to be looked at only once in SAMPLE calls (``_plain``)."""
         t0 = time.perf_counter()
         try:
             return fn(*args, **kwargs)
         finally:
-            st.cold_s += time.perf_counter() - t0
-            st.calls += 1
+            elapsed = time.perf_counter() - t0
+            if st is not None:
+                st.cold_s += elapsed * weight
+                st.calls += weight
+            if weight > 1:  # a sampled call: look at every call again when it was long
+                if elapsed >= MIN_CALL_S:
+                    self._plain = 0
+            elif not self._hot_sigs:
+                win = self._window
+                win[0] += 1
+                win[1] += elapsed
+                if win[0] == WINDOW:
+                    if win[1] < MIN_CALL_S * WINDOW:
+                        self._plain = SAMPLE
+                    win[0], win[1] = 0, 0.0
 
     def _known(self, sig: Any, st: _Sig) -> bool:
         if st.known is None:
@@ -314,6 +357,7 @@ class AutoJit:
         """A global the check read holds another object: every signature is cold again."""
         self._sigs.clear()
         self._guards = None
+        self._hot_sigs = 0
         if self._jitted is not None:
             self._jitted.clear_cache()
 
@@ -329,7 +373,7 @@ class AutoJit:
             try:
                 self._guards = _autojit_check.check(fn)
             except _autojit_check.Refused as exc:
-                self._refused = (exc.why, exc.site)
+                self._refused = (self._name, exc.site, exc.why)
                 self._refuse(exc.why, exc.site)
                 return fn(*args, **kwargs)
         if self._jitted is None:
@@ -368,6 +412,7 @@ class AutoJit:
             _COMPILES.append(compile_s)
         _index.add(_index_key(self._code, sig))
         st.state = _HOT
+        self._hot_sigs += 1
         rec = self._record()
         rec["signatures"] += 1
         rec["compile_s"] += compile_s

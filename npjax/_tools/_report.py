@@ -124,7 +124,7 @@ def _autojit_lines(auto: dict[str, Any], top: int) -> list[str]:
                        for e in refused[:top]], right=(1,))
     if cold:
         out.append(f"Left as written (cold: a compile would not have paid): {len(cold)} "
-                   "function signature(s)")
+                   "function(s)")
         out += _table(("function", "calls", "seconds", "site", "why"),
                       [(e["function"], e["calls"], f"{e['seconds']:.3f}", short_site(e["site"]),
                         e["reason"]) for e in cold[:top]], right=(1, 2))
