@@ -476,3 +476,14 @@ def test_signatures_are_bounded(monkeypatch):
     assert len(f._sigs) == 4
     assert [(e["reason"].split(" (")[0], e["count"]) for e in _auto()["refused"]] == [
         ("more than 4 signatures", 4)]
+
+
+@npjax.autojit
+def module_level(x):
+    return x * 2
+
+
+def test_pickled_by_name():
+    import pickle
+
+    assert pickle.loads(pickle.dumps(module_level)) is module_level

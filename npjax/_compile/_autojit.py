@@ -274,6 +274,10 @@ class AutoJit:
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)
 
+    def __reduce__(self) -> str:
+        """Pickled by name, as the function it wraps is (``multiprocessing`` workers)."""
+        return self.__qualname__
+
     def _refuse(self, why: str, site: str, weight: int = 1) -> None:
         _stats.autojit_refused[(self._name, site, why)] += weight
 
