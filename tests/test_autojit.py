@@ -487,3 +487,5 @@ def test_pickled_by_name():
     import pickle
 
     assert pickle.loads(pickle.dumps(module_level)) is module_level
+    assert module_level.__code__ is module_level.__wrapped__.__code__
+    assert module_level.__globals__ is globals() and module_level.__defaults__ is None

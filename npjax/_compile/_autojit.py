@@ -274,6 +274,13 @@ class AutoJit:
     def __get__(self, obj: Any, objtype: Any = None) -> Any:
         return self if obj is None else functools.partial(self, obj)
 
+    def __getattr__(self, name: str) -> Any:
+        """The function's own attributes (``__code__``, ``__defaults__``, ``__globals__``...)."""
+        fn = self.__dict__.get("_autojit_fn")
+        if fn is None:
+            raise AttributeError(name)
+        return getattr(fn, name)
+
     def __reduce__(self) -> str:
         """Pickled by name, as the function it wraps is (``multiprocessing`` workers)."""
         return self.__qualname__
