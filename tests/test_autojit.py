@@ -489,3 +489,21 @@ def test_pickled_by_name():
     assert pickle.loads(pickle.dumps(module_level)) is module_level
     assert module_level.__code__ is module_level.__wrapped__.__code__
     assert module_level.__globals__ is globals() and module_level.__defaults__ is None
+
+
+@npjax.autojit
+def inner_helper(x):
+    return x * SCALE
+
+
+def outer_uses_helper(x):
+    return inner_helper(x) + 1
+
+
+def test_calls_of_other_autojit_functions_are_checked_through():
+    f = npjax.autojit(outer_uses_helper)
+    x = npjax.asarray(numpy.arange(3.0))
+    for _ in range(CALLS):
+        numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) * SCALE + 1)
+    assert [e["function"] for e in _auto()["compiled"]] == ["outer_uses_helper"]
+    assert _auto()["refused"] == []

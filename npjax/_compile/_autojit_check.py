@@ -112,9 +112,6 @@ class _Checker:
         self.seen: set[types.CodeType] = set()
 
     def function(self, fn: Any, depth: int = 0) -> None:
-        inner = getattr(fn, "_autojit_fn", None)
-        if inner is not None:
-            fn = inner
         code = fn.__code__
         if code in self.seen:
             return
@@ -196,6 +193,10 @@ class _Checker:
         del name
 
     def _object(self, obj: Any, name: str, site: str, depth: int) -> None:
+        t = type(obj)
+        if t.__name__ == "AutoJit" and t.__module__ == "npjax._compile._autojit":
+            self.function(obj.__dict__["_autojit_fn"], depth + 1)  # another autojit function
+            return
         if isinstance(obj, types.ModuleType):
             top = obj.__name__.partition(".")[0]
             if top == "npjax" or obj.__name__ in _MODULES:
@@ -212,10 +213,6 @@ class _Checker:
                 return
             raise Refused(f"uses the class {name}", site)
         if _npjax_object(obj):
-            inner = getattr(obj, "_autojit_fn", None)
-            if inner is not None:
-                self.function(inner, depth + 1)
-                return
             if hasattr(obj, "_value") or hasattr(obj, "shape"):  # an npjax array
                 raise Refused(f"reads the global array {name} (a compiled function would "
                               "keep its value)", site)
