@@ -507,3 +507,20 @@ def test_calls_of_other_autojit_functions_are_checked_through():
         numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) * SCALE + 1)
     assert [e["function"] for e in _auto()["compiled"]] == ["outer_uses_helper"]
     assert _auto()["refused"] == []
+
+
+def test_a_signature_an_earlier_run_compiled_is_hot_at_its_second_call(monkeypatch, tmp_path):
+    monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 1e9)  # a compile never pays
+    source = "def twice(x):\n    return [v * 2 for v in (x,)][0]\n"
+    made = [{}, {}]
+    for namespace in made:  # the same code, compiled twice (nested code at other addresses)
+        exec(compile(source, str(tmp_path / "m.py"), "exec"), namespace)
+    x = npjax.asarray(numpy.arange(3.0))
+    sig, _ = _autojit._signature((x,), {})
+    keys = {_autojit._index_key(ns["twice"].__code__, sig) for ns in made}
+    assert len(keys) == 1
+    _autojit._index.keys = set(keys)  # as an earlier run left it
+    f = npjax.autojit(made[0]["twice"])
+    for _ in range(3):
+        numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) * 2)
+    assert [(e["cold_calls"], e["hot_calls"]) for e in _auto()["compiled"]] == [(1, 1)]

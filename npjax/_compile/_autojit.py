@@ -40,6 +40,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import statistics
 import time
 import types
@@ -125,10 +126,19 @@ class _Index:
 _index = _Index()
 
 
+def _code_key(code: types.CodeType) -> tuple:
+    return (code.co_code, tuple(_code_key(c) if isinstance(c, types.CodeType) else c
+                                for c in code.co_consts))
+
+
 def _index_key(code: types.CodeType, sig: Any) -> str:
-    raw = repr((code.co_filename, code.co_qualname, code.co_code, code.co_consts, sig,
-                jax.__version__)).encode()
-    return hashlib.sha256(raw).hexdigest()[:32]
+    """A key of the function's code and the signature that is the same in another run (no
+    object addresses)."""
+    text = repr((code.co_filename, code.co_qualname, _code_key(code), sig, jax.__version__))
+    return hashlib.sha256(_ADDRESS.sub("", text).encode()).hexdigest()[:32]
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 # --- signatures ---------------------------------------------------------------------------
