@@ -524,3 +524,25 @@ def test_a_signature_an_earlier_run_compiled_is_hot_at_its_second_call(monkeypat
     for _ in range(3):
         numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) * 2)
     assert [(e["cold_calls"], e["hot_calls"]) for e in _auto()["compiled"]] == [(1, 1)]
+
+
+@pytest.mark.parametrize("fields", [{"mode": "lazy", "placement": "device"},
+                                    {"placement": "device"}])
+def test_device_arrays_and_lazy_mode(fields):
+    def kernel(a, b):
+        for i in range(1, a.shape[0]):
+            a[i] = a[i - 1] * 0.5 + b[i]
+        return a.sum(axis=1)
+
+    f = npjax.autojit(kernel)
+    rng = numpy.random.default_rng(1)
+    with npjax.policy(**fields):
+        for call in range(CALLS):
+            a0, b0 = rng.random((20, 3)), rng.random((20, 3))
+            a_np, a_nj = a0.copy(), npjax.asarray(a0.copy())
+            want = kernel(a_np, b0)
+            got = f(a_nj, npjax.asarray(b0))
+            assert type(got) is npjax.ndarray and got._host() is None
+            numpy.testing.assert_array_equal(numpy.asarray(got), want, err_msg=f"call {call}")
+            numpy.testing.assert_array_equal(numpy.asarray(a_nj), a_np)
+    assert _auto()["compiled"][0]["hot_calls"] == CALLS - 2
