@@ -546,3 +546,25 @@ def test_device_arrays_and_lazy_mode(fields):
             numpy.testing.assert_array_equal(numpy.asarray(got), want, err_msg=f"call {call}")
             numpy.testing.assert_array_equal(numpy.asarray(a_nj), a_np)
     assert _auto()["compiled"][0]["hot_calls"] == CALLS - 2
+
+
+def test_closure_variables_are_guarded():
+    def make():
+        k = 2.0
+
+        def times(x):
+            return x * k
+
+        def set_k(v):
+            nonlocal k
+            k = v
+
+        return times, set_k
+
+    times, set_k = make()
+    f = npjax.autojit(times)
+    x = npjax.asarray(numpy.arange(3.0))
+    for k in (2.0, 2.0, 2.0, 5.0, 5.0, 5.0):
+        set_k(k)
+        numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) * k)
+    assert _auto()["compiled"][0]["signatures"] == 2  # compiled again after the change

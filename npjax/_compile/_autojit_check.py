@@ -69,11 +69,22 @@ class Guards:
     """The globals and closure variables a check read: (namespace, name, object) and
     (cell, object); ``hold()`` says whether each still holds the same object."""
 
-    __slots__ = ("cells", "names")
+    __slots__ = ("_seen", "cells", "names")
 
     def __init__(self) -> None:
         self.names: list[tuple[dict, str, Any]] = []
         self.cells: list[tuple[Any, Any]] = []
+        self._seen: set[tuple[int, Any]] = set()
+
+    def name(self, ns: dict, name: str, obj: Any) -> None:
+        if (id(ns), name) not in self._seen:
+            self._seen.add((id(ns), name))
+            self.names.append((ns, name, obj))
+
+    def cell(self, cell: Any, obj: Any) -> None:
+        if (id(cell), None) not in self._seen:
+            self._seen.add((id(cell), None))
+            self.cells.append((cell, obj))
 
     def hold(self) -> bool:
         for ns, name, obj in self.names:
@@ -151,9 +162,9 @@ class _Checker:
                 ns = fn.__globals__
                 if name in ns:
                     obj = ns[name]
-                    self.guards.names.append((ns, name, obj))
+                    self.guards.name(ns, name, obj)
                 else:
-                    self.guards.names.append((ns, name, _MISSING))
+                    self.guards.name(ns, name, _MISSING)
                     bns = ns.get("__builtins__", builtins.__dict__)
                     if isinstance(bns, types.ModuleType):
                         bns = bns.__dict__
@@ -162,7 +173,7 @@ class _Checker:
                         continue  # a NameError when it runs, as written (the trace raises it)
                     if name not in _BUILTINS:
                         raise Refused(f"calls {name}", _site(code, line))
-                    self.guards.names.append((bns, name, obj))
+                    self.guards.name(bns, name, obj)
                     continue
                 chain, root, where = [name], obj, _site(code, line)
             elif op in ("LOAD_DEREF", "LOAD_CLASSDEREF") and ins.argval in cells:
@@ -171,7 +182,7 @@ class _Checker:
                     obj = cell.cell_contents
                 except ValueError:
                     continue
-                self.guards.cells.append((cell, obj))
+                self.guards.cell(cell, obj)
                 chain, root, where = [ins.argval], obj, _site(code, line)
         if chain is not None:
             self._value(root, chain, where, depth)
