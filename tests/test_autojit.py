@@ -568,3 +568,35 @@ def test_closure_variables_are_guarded():
         set_k(k)
         numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) * k)
     assert _auto()["compiled"][0]["signatures"] == 2  # compiled again after the change
+
+
+def test_runner_transformed_functions_keep_their_lines_and_roll_their_loops(tmp_path):
+    from npjax._tools import _autojit_hook
+
+    path = tmp_path / "user.py"
+    path.write_text(textwrap.dedent("""\
+        import npjax as np
+
+        def smooth(u):
+            for i in range(1, u.shape[0] - 1):
+                u[i] = 0.25 * u[i - 1] + 0.5 * u[i] + 0.25 * u[i + 1]
+            return u
+
+        @staticmethod
+        def decorated(u):
+            return u
+        """))
+    namespace = {"__name__": "user"}
+    exec(_autojit_hook.compile_source(path.read_text(), str(path)), namespace)
+    f = namespace["smooth"]
+    assert type(f) is _autojit.AutoJit and f.__code__.co_firstlineno == 3
+    assert type(namespace["decorated"]) is staticmethod  # its own decorators: left alone
+    u_np = numpy.linspace(0.0, 1.0, 40) ** 2
+    u_nj = npjax.asarray(u_np.copy())
+    with npjax.policy(jit="auto"):
+        for _ in range(3):
+            f(u_nj)
+            for i in range(1, u_np.shape[0] - 1):
+                u_np[i] = 0.25 * u_np[i - 1] + 0.5 * u_np[i] + 0.25 * u_np[i + 1]
+    numpy.testing.assert_array_equal(numpy.asarray(u_nj), u_np)
+    assert [loop.rolled for loop in f._jitted.loops] == [True]
