@@ -17,7 +17,7 @@ import numpy
 import pytest
 
 import npjax
-from npjax._compile import _autojit
+from npjax._compile import _autojit, _autojit_check
 
 CALLS = 5  # cold, compiling and compiled calls
 
@@ -600,3 +600,65 @@ def test_runner_transformed_functions_keep_their_lines_and_roll_their_loops(tmp_
                 u_np[i] = 0.25 * u_np[i - 1] + 0.5 * u_np[i] + 0.25 * u_np[i + 1]
     numpy.testing.assert_array_equal(numpy.asarray(u_nj), u_np)
     assert [loop.rolled for loop in f._jitted.loops] == [True]
+
+
+RNG = npjax.random.default_rng(0)
+rand = npjax.random.rand
+save = npjax.save
+seterr = npjax.seterr
+random = npjax.random
+
+
+def draws_legacy(x):
+    return x + rand(3)
+
+
+def draws_generator(x):
+    return x + RNG.random(3)
+
+
+def draws_module(x):
+    return x + random.random(3)
+
+
+def saves(x):
+    save("never.npy", x)
+    return x
+
+
+def sets_state(x):
+    seterr(all="ignore")
+    return x
+
+
+def test_random_draws_files_and_process_state_are_refused():
+    x = npjax.zeros(3)
+    for fn in (draws_legacy, draws_generator, draws_module, saves, sets_state):
+        with pytest.raises(_autojit_check.Refused) as caught:
+            _autojit_check.check(fn)
+        assert caught.value.site == f"{__file__}:{fn.__code__.co_firstlineno + 1}"
+    npjax.random.seed(0)
+    f = npjax.autojit(draws_legacy)
+    got = [numpy.asarray(f(x)) for _ in range(4)]
+    npjax.random.seed(0)
+    want = [numpy.asarray(draws_legacy(x)) for _ in range(4)]
+    for g, w in zip(got, want):
+        numpy.testing.assert_array_equal(g, w)
+    assert _auto()["compiled"] == []
+    assert _auto()["refused"][0]["reason"].startswith("draws random numbers")
+
+
+def draws_through_an_argument(xp, x):
+    return x + xp.random.rand(3)
+
+
+def test_random_draws_through_a_module_argument_are_refused():
+    f = npjax.autojit(draws_through_an_argument)
+    x = npjax.zeros(3)
+    npjax.random.seed(1)
+    got = [numpy.asarray(f(npjax, x)) for _ in range(4)]
+    npjax.random.seed(1)
+    want = [numpy.asarray(draws_through_an_argument(npjax, x)) for _ in range(4)]
+    for g, w in zip(got, want):
+        numpy.testing.assert_array_equal(g, w)
+    assert [e["reason"] for e in _auto()["refused"]] == ["draws random numbers (xp.random)"]

@@ -11,7 +11,9 @@ a function is compiled only when running its Python once or many times is the sa
   ``operator`` or ``itertools``, a function or ufunc of npjax, a builtin without side effects
   (not ``print``, ``open``, ``input``...), a number, string, ``None`` or tuple of them, a
   NumPy dtype or scalar type, or a function of the user's own that passes the same check;
-  nothing it reaches draws random numbers or reads or writes files. Arrays read from globals
+  nothing it reaches draws random numbers (``npjax.random``: functions, generators), reads or
+  writes files, or changes process state (``seterr``, ``set_printoptions``, ``set_policy``,
+  ``seed``...). Arrays read from globals
   are refused (a compiled function holds them as constants; the script may change them).
 
 The values read are *guards* (``Guards``): each compiled call checks that every global and
@@ -46,6 +48,11 @@ _BUILTINS = frozenset((
 _RANDOM = ("random",)
 _FILES = frozenset(("save", "savez", "savez_compressed", "savetxt", "load", "loadtxt",
                     "genfromtxt", "fromfile", "tofile", "memmap", "fromregex"))
+# npjax functions that change process state (a compiled function would change it only while
+# traced)
+_STATEFUL = frozenset(("seterr", "seterrcall", "set_printoptions", "setbufsize", "set_policy",
+                       "reset_policy", "reset_stats", "policy", "printoptions", "seed",
+                       "set_string_function"))
 _STORES = {"STORE_GLOBAL": "writes the global", "DELETE_GLOBAL": "deletes the global",
            "STORE_ATTR": "sets the attribute", "DELETE_ATTR": "deletes the attribute",
            "IMPORT_NAME": "imports", "IMPORT_STAR": "imports",
@@ -53,6 +60,7 @@ _STORES = {"STORE_GLOBAL": "writes the global", "DELETE_GLOBAL": "deletes the gl
            "CHECK_EG_MATCH": "catches exceptions by class"}
 _GENERATOR = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 _MISSING = object()
+_LOCAL = object()  # the root of an attribute chain read from a local variable
 _LEAVES = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis), np.generic,
            np.dtype)
 
@@ -184,27 +192,36 @@ class _Checker:
                     continue
                 self.guards.cell(cell, obj)
                 chain, root, where = [ins.argval], obj, _site(code, line)
+            elif op == "LOAD_FAST":  # a local or argument (a module given as one: np.random)
+                chain, root, where = [ins.argval], _LOCAL, _site(code, line)
         if chain is not None:
             self._value(root, chain, where, depth)
 
     def _value(self, obj: Any, chain: list[str], site: str, depth: int) -> None:
         """Check a global (or closure variable) ``chain[0]`` and the attributes read of it."""
-        name = chain[0]
         for i, attr in enumerate(chain):
+            dotted = ".".join(chain[:i + 1])
+            if attr in _RANDOM and i:
+                raise Refused(f"draws random numbers ({dotted})", site)
+            if attr in _FILES | _STATEFUL and i:
+                raise Refused(f"reads or writes files or process state ({dotted})", site)
+            if obj is _LOCAL:
+                continue  # a local's value is not known here: only the names it reads
             if i:
                 if not isinstance(obj, types.ModuleType):
                     return  # an attribute of an allowed object (np.float64.eps, a method)
                 obj = getattr(obj, attr, None)
-            dotted = ".".join(chain[:i + 1])
-            if attr in _RANDOM and i:
-                raise Refused(f"draws random numbers ({dotted})", site)
-            if attr in _FILES and i:
-                raise Refused(f"reads or writes files ({dotted})", site)
             self._object(obj, dotted, site, depth)
-        del name
 
     def _object(self, obj: Any, name: str, site: str, depth: int) -> None:
         t = type(obj)
+        home = obj.__name__ if isinstance(obj, types.ModuleType) else getattr(
+            obj, "__module__", None)
+        if any(isinstance(m, str) and (m == "npjax.random" or m.startswith("npjax.random."))
+               for m in (home, t.__module__)):
+            raise Refused(f"draws random numbers ({name})", site)
+        if _npjax_object(obj) and getattr(obj, "__name__", None) in _FILES | _STATEFUL:
+            raise Refused(f"reads or writes files or process state ({name})", site)
         if t.__name__ == "AutoJit" and t.__module__ == "npjax._compile._autojit":
             self.function(obj.__dict__["_autojit_fn"], depth + 1)  # another autojit function
             return
