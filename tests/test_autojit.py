@@ -662,3 +662,31 @@ def test_random_draws_through_a_module_argument_are_refused():
     for g, w in zip(got, want):
         numpy.testing.assert_array_equal(g, w)
     assert [e["reason"] for e in _auto()["refused"]] == ["draws random numbers (xp.random)"]
+
+
+def test_exception_handlers_and_mutable_defaults_are_refused():
+    def guarded(x):
+        try:
+            return float(x.sum())  # under a trace this raises, and the handler would catch it
+        except Exception:
+            return 0.0
+
+    def remembers(x, seen=[]):  # noqa: B006 (the point of the test)
+        seen.append(1)
+        return x * len(seen)
+
+    def quiet(x):
+        with npjax.errstate(divide="ignore"):
+            return x / 0.0
+
+    f, g, h = (npjax.autojit(fn) for fn in (guarded, remembers, quiet))
+    x = npjax.asarray(numpy.arange(1.0, 4.0))
+    for call in range(CALLS):
+        assert f(x) == 6.0
+        numpy.testing.assert_array_equal(numpy.asarray(g(x)), numpy.arange(1.0, 4.0) * (call + 1))
+        numpy.testing.assert_array_equal(numpy.asarray(h(x)), numpy.full(3, numpy.inf))
+    reasons = {e["function"].rsplit(".", 1)[-1]: e["reason"] for e in _auto()["refused"]}
+    assert reasons == {"guarded": "handles exceptions (try/except or try/finally)",
+                       "remembers": "has a default value that is not a number, string or "
+                                    "tuple of them (the function could change it)"}
+    assert [e["function"].rsplit(".", 1)[-1] for e in _auto()["compiled"]] == ["quiet"]

@@ -5,8 +5,9 @@ A compiled function runs its Python once, while it is traced; later calls run th
 a function is compiled only when running its Python once or many times is the same:
 
 - it writes no global, no variable of an enclosing function and no attribute, imports
-  nothing, catches no exception by class (a trace error caught by ``except TypeError`` would
-  take another path than the run as written), and is not a generator;
+  nothing, handles no exception (a trace error caught by ``except`` would take another path
+  than the run as written; ``with`` blocks are fine), has no default value but numbers,
+  strings and tuples of them, and is not a generator;
 - every global and closure variable it reads is a module of npjax, ``math``, ``cmath``,
   ``operator`` or ``itertools``, a function or ufunc of npjax, a builtin without side effects
   (not ``print``, ``open``, ``input``...), a number, string, ``None`` or tuple of them, a
@@ -63,6 +64,12 @@ _MISSING = object()
 _LOCAL = object()  # the root of an attribute chain read from a local variable
 _LEAVES = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis), np.generic,
            np.dtype)
+
+
+def _leaf(value: Any) -> bool:
+    if isinstance(value, tuple):
+        return all(_leaf(v) for v in value)
+    return isinstance(value, _LEAVES)
 
 
 class Refused(Exception):
@@ -139,11 +146,20 @@ class _Checker:
             raise Refused("calls functions nested too deep to check", _site(code, None))
         if code.co_flags & _GENERATOR:
             raise Refused("is a generator or coroutine", _site(code, None))
+        defaults = (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values())
+        if not all(_leaf(v) for v in defaults):
+            raise Refused("has a default value that is not a number, string or tuple of them "
+                          "(the function could change it)", _site(code, None))
         cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
         for sub in _codes(code):
             self._code(fn, sub, cells, depth)
 
     def _code(self, fn: Any, code: types.CodeType, cells: dict, depth: int) -> None:
+        ops = [ins.opname for ins in dis.get_instructions(code)]
+        if ops.count("PUSH_EXC_INFO") > ops.count("WITH_EXCEPT_START"):
+            # an ``except``/``finally`` handler: under a trace it would also catch npjax's
+            # "cannot trace" errors and take another path than the run as written
+            raise Refused("handles exceptions (try/except or try/finally)", _site(code, None))
         line = None
         chain: list[str] | None = None
         root: Any = None
@@ -237,8 +253,10 @@ class _Checker:
                 self._object(item, name, site, depth)
             return
         if isinstance(obj, type):
-            if issubclass(obj, np.generic) or obj.__module__ == "builtins" or _npjax_object(obj):
-                return
+            home = obj.__module__ or ""
+            if issubclass(obj, np.generic) or home == "builtins" or _npjax_object(obj) or (
+                    home.partition(".")[0] == "numpy" and not home.startswith("numpy.random")):
+                return  # NumPy's and npjax's classes: dtype, finfo, errstate, ndarray...
             raise Refused(f"uses the class {name}", site)
         if _npjax_object(obj):
             if hasattr(obj, "_value") or hasattr(obj, "shape"):  # an npjax array
