@@ -1,4 +1,4 @@
-"""The npjax benchmark suite: NumPy vs npjax eager, lazy and jit vs hand-written jax.jit.
+"""The npjax benchmark suite: NumPy vs npjax eager, lazy, jit and autojit vs hand-written jax.jit.
 
 Run ``python -m npjax bench [--quick] [--size small|large] [--only k1,k2]`` (or this file).
 Every kernel in ``benchmarks/kernels`` is run by every variant in the same process,
@@ -35,7 +35,7 @@ import jax  # noqa: E402
 import npjax  # noqa: E402
 from benchmarks import kernels as kernel_pkg  # noqa: E402
 
-VARIANTS = ("numpy", "npjax_eager", "npjax_lazy", "npjax_jit", "jax_hand")
+VARIANTS = ("numpy", "npjax_eager", "npjax_lazy", "npjax_jit", "jax_hand", "npjax_autojit")
 RTOL = 1e-7
 # Kernel kinds for which the issue sets the lazy-mode target (within 1.5x of npjax.jit).
 FUSABLE = ("elementwise", "stencil")
@@ -62,7 +62,10 @@ def _fresh(host_args: tuple, convert: Any) -> list:
 
 
 class Runner:
-    """The five ways of running one kernel; ``call(variant)`` runs one timed call."""
+    """The six ways of running one kernel; ``call(variant)`` runs one timed call. The autojit
+    variant is the kernel under ``npjax.autojit`` with the default policy: as written while
+    cold, compiled once its calls have taken as long as a compile is expected to (at the
+    second call when an earlier run compiled it: the persistent cache)."""
 
     def __init__(self, mod: Any, size: str) -> None:
         self.mod = mod
@@ -71,6 +74,7 @@ class Runner:
         self.host_args = mod.setup(numpy.random.default_rng(0), **params)
         statics = tuple(s + 1 for s in mod.STATIC)
         self.jitted = npjax.jit(mod.kernel, static_argnums=(0, *statics))
+        self.auto = npjax.autojit(mod.kernel)
 
     def prepare(self, variant: str) -> list:
         if variant == "numpy":
@@ -100,6 +104,8 @@ class Runner:
             out = _block(out)  # reading the result runs the recorded program
         elif variant == "npjax_jit":
             out = _block(self.jitted(npjax, *args))
+        elif variant == "npjax_autojit":
+            out = _block(self.auto(npjax, *args))
         else:
             out = _block(mod.reference(*args))
         return time.perf_counter() - t0, out
@@ -195,6 +201,9 @@ def summarize(records: list[dict]) -> dict:
             "numpy_over_jit": ratio(rec, "numpy", "npjax_jit"),
             "eager_over_jit": ratio(rec, "npjax_eager", "npjax_jit"),
             "lazy_over_jit": ratio(rec, "npjax_lazy", "npjax_jit"),
+            "numpy_over_autojit": ratio(rec, "numpy", "npjax_autojit"),
+            "autojit_first_over_eager_first": ratio(rec, "npjax_autojit", "npjax_eager",
+                                                    "first_s"),
             "eager_over_lazy": ratio(rec, "npjax_eager", "npjax_lazy"),
             "kind": rec["kind"],
             "numpy_over_eager": ratio(rec, "numpy", "npjax_eager"),
@@ -211,6 +220,7 @@ def summarize(records: list[dict]) -> dict:
         "geomean_jit_compile_over_hand": _geomean([v["jit_compile_over_hand"] for v in vals]),
         "geomean_numpy_over_jit": _geomean([v["numpy_over_jit"] for v in vals]),
         "geomean_numpy_over_eager": _geomean([v["numpy_over_eager"] for v in vals]),
+        "geomean_numpy_over_autojit": _geomean([v["numpy_over_autojit"] for v in vals]),
         "geomean_numpy_over_lazy": _geomean([numpy_over(r, "npjax_lazy") for r in records]),
         "geomean_lazy_over_jit_fusable": _geomean([v["lazy_over_jit"] for v in vals
                                                    if v["kind"] in FUSABLE]),
@@ -238,16 +248,17 @@ def table(records: list[dict], summary: dict, machine: dict, size: str,
              f"{machine.get('default_mode', 'eager')}; NumPy {machine['numpy']}, "
              f"JAX {machine['jax']}.", "",
              "| kernel | kind | NumPy ms | npjax eager ms | npjax lazy ms | npjax.jit ms | "
-             "hand jax.jit ms | lazy / jit | jit / hand | lazy 1st call s | jit 1st call s | "
-             "hand 1st call s | matches NumPy |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "hand jax.jit ms | autojit ms | lazy / jit | jit / hand | lazy 1st call s | "
+             "jit 1st call s | hand 1st call s | matches NumPy |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for rec in records:
         per = summary["per_kernel"][rec["name"]]
         bad = [v for v, c in rec["check"].items() if not c.get("ok")]
         lines.append(
             f"| {rec['name']} | {rec['kind']} | {_ms(rec, 'numpy')} | "
             f"{_ms(rec, 'npjax_eager')} | {_ms(rec, 'npjax_lazy')} | {_ms(rec, 'npjax_jit')} | "
-            f"{_ms(rec, 'jax_hand')} | {per['lazy_over_jit']:.2f} | {per['jit_over_hand']:.2f} | "
+            f"{_ms(rec, 'jax_hand')} | {_ms(rec, 'npjax_autojit')} | {per['lazy_over_jit']:.2f} | "
+            f"{per['jit_over_hand']:.2f} | "
             f"{_first(rec, 'npjax_lazy')} | {_first(rec, 'npjax_jit')} | "
             f"{_first(rec, 'jax_hand')} | "
             f"{'yes' if not bad else 'NO: ' + ', '.join(bad)} |")
@@ -256,7 +267,8 @@ def table(records: list[dict], summary: dict, machine: dict, size: str,
               f"{summary['geomean_jit_compile_over_hand']:.2f}; speed-up of npjax.jit over "
               f"NumPy: {summary['geomean_numpy_over_jit']:.2f}; of lazy npjax over NumPy: "
               f"{summary['geomean_numpy_over_lazy']:.2f}; of eager npjax over NumPy: "
-              f"{summary['geomean_numpy_over_eager']:.2f}. Lazy / npjax.jit on the "
+              f"{summary['geomean_numpy_over_eager']:.2f}; of npjax.autojit over NumPy: "
+              f"{summary['geomean_numpy_over_autojit']:.2f}. Lazy / npjax.jit on the "
               f"elementwise and stencil kernels (geometric mean): "
               f"{summary['geomean_lazy_over_jit_fusable']:.2f}."]
     return "\n".join(lines) + "\n"

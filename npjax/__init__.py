@@ -55,6 +55,7 @@ from npjax._library import _array_methods  # ndarray.dot, conj, to_device, bytes
 from npjax._core import _host_memory  # ndarray.__array_interface__, ctypes, data, __buffer__
 from npjax._core._sharding import *  # noqa: F403
 from npjax._compile._jit import *  # noqa: F403
+from npjax._compile._autojit import autojit
 from npjax import distributed, fft, linalg, random
 from npjax._library import _ufunc_methods  # installs ufunc.reduce/accumulate/outer/reduceat/at
 from npjax._library._array_api_info import __array_namespace_info__

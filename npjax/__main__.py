@@ -42,6 +42,11 @@ def _parser() -> argparse.ArgumentParser:
                           "for draws placed on the device), jax (JAX keys for every draw) or "
                           "numpy (NumPy's numbers for every draw); the legacy np.random.seed/"
                           "rand/RandomState always give NumPy's numbers")
+    run.add_argument("--jit", choices=("explicit", "auto"), default=None,
+                     help="auto (the default under run): the functions of the script's own "
+                          "files run as written until hot, then compile with npjax.jit when "
+                          "that is expected to pay (npjax.autojit); explicit: only what the "
+                          "script compiles itself")
     run.add_argument("--x64", action=argparse.BooleanOptionalAction, default=None,
                      help="NumPy's 64-bit defaults (float64/int64; the default) or 32-bit")
     run.add_argument("--report", action=argparse.BooleanOptionalAction, default=True,
@@ -117,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _run(options)
 
 
-_POLICY_FLAGS = ("mode", "device", "sharding", "fallback", "random", "x64")
+_POLICY_FLAGS = ("mode", "device", "sharding", "fallback", "random", "x64", "jit")
 
 
 def _run(options: argparse.Namespace) -> int:

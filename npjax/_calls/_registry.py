@@ -138,6 +138,7 @@ OWN = {
     "stats": ("function", "counters: calls, fallbacks, transfers, compiles"),
     "reset_stats": ("function", "zero the counters"),
     "jit": ("function", "compile a NumPy-style function with JAX"),
+    "autojit": ("function", "run a function as written until it is hot, then npjax.jit it"),
     "asnumpy": ("function", "a host NumPy copy of an array"),
     "from_jax": ("function", "an npjax array holding a jax.Array (no copy)"),
     "mesh": ("function", "a jax.sharding.Mesh for placing npjax arrays"),

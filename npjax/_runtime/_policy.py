@@ -19,6 +19,7 @@ _CHOICES = {
     "fallback": ("warn", "raise", "allow"),
     "random": ("auto", "jax", "numpy"),
     "placement": ("auto", "device", "host"),
+    "jit": ("explicit", "auto"),
 }
 _INT_FIELDS = ("shard_threshold", "host_threshold")
 
@@ -51,6 +52,9 @@ class Policy:
     host_threshold: the largest result (in elements) that "auto" keeps on the host; None:
     every size in eager mode on a CPU backend, else 65536 (``benchmarks/threshold.py``; the
     backend is asked only when a result is larger: ``keeps_large``).
+    jit: "explicit" (only what the user compiles: ``npjax.jit``, ``npjax.autojit``) or
+    "auto" (``python -m npjax run`` applies ``npjax.autojit`` to the functions of the
+    script's own files: ``npjax/_compile/_autojit.py``).
     """
 
     device: Any = None
@@ -62,6 +66,7 @@ class Policy:
     shard_threshold: int = 2**16
     placement: str = "auto"
     host_threshold: int | None = None
+    jit: str = "explicit"
 
     def __post_init__(self) -> None:
         for field, allowed in _CHOICES.items():

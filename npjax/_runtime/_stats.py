@@ -64,6 +64,13 @@ transfers: dict[str, list[int]] = {"host_to_device": [0, 0], "device_to_host": [
 transfer_sites: dict[tuple[str, str, int], list[int]] = {}
 scalar_writes: collections.Counter = collections.Counter()  # (file, line) -> a[i] = v writes
 jit_eager: collections.Counter = collections.Counter()  # (function, "file:line") -> eager runs
+# npjax.autojit: (function, "file:line") -> what was compiled ("signatures", "compile_s",
+# "cold_calls", "cold_s", "hot_calls", "saved_s"); refusals: (function, "file:line", reason)
+# -> calls run as written since
+autojit_compiled: dict[tuple[str, str], dict[str, float]] = {}
+autojit_refused: collections.Counter = collections.Counter()
+# set by ``npjax._compile._autojit``: the functions it left cold so far, and why
+autojit_cold: Callable[[], list[dict[str, Any]]] | None = None
 device_wait = [0.0, 0]  # seconds in device->host fetches (waiting + copying), count
 # JAX compile events: backend compiles (XLA), traces (Python -> jaxpr), lowerings (-> MLIR)
 compiles: dict[str, float] = {"count": 0, "backend_s": 0.0, "traces": 0, "trace_s": 0.0,
@@ -269,6 +276,13 @@ def stats() -> dict[str, Any]:
                           for (name, line), n in scalar_writes.most_common()],
         "jit_eager": [{"function": fn, "site": site, "count": n}
                       for (fn, site), n in jit_eager.most_common()],
+        "autojit": {
+            "compiled": [{"function": fn, "site": site, **rec}
+                         for (fn, site), rec in sorted(autojit_compiled.items(),
+                                                       key=lambda kv: -kv[1]["saved_s"])],
+            "refused": [{"function": fn, "site": site, "reason": why, "count": n}
+                        for (fn, site, why), n in autojit_refused.most_common()],
+            "cold": autojit_cold() if autojit_cold is not None else []},
         "device_wait": {"count": device_wait[1], "seconds": device_wait[0]},
         "syncs": {"fetches": device_wait[1], "checks": SYNCS["checks"],
                   "deferred_checks": SYNCS["deferred"],
@@ -316,6 +330,8 @@ def reset_stats() -> None:
     fallbacks.clear()
     fallback_sites.clear()
     jit_eager.clear()
+    autojit_compiled.clear()
+    autojit_refused.clear()
     host_only.clear()
     _capabilities.ROUTED.clear()
     host_calls.clear()

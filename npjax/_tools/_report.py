@@ -95,6 +95,42 @@ def advice(data: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _autojit_lines(auto: dict[str, Any], top: int) -> list[str]:
+    """The autojit section: what was compiled (compile time, time saved as estimated from
+    the cold calls) and what runs as written, why, with file:line."""
+    done, refused = auto.get("compiled", []), auto.get("refused", [])
+    cold = auto.get("cold", [])
+    if not done and not refused and not cold:
+        return []
+    out = [""]
+    if done:
+        compile_s = sum(e["compile_s"] for e in done)
+        saved = sum(e["saved_s"] for e in done)
+        out.append(f"Compiled automatically (autojit): {len(done)} function(s), compiles "
+                   f"{compile_s:.3f} s, estimated time saved {saved:.3f} s (compiled calls "
+                   "against the mean of the calls run as written)")
+        out += _table(("function", "signatures", "cold calls", "compiled calls", "compile s",
+                       "saved s", "site"),
+                      [(e["function"], e["signatures"], e["cold_calls"], e["hot_calls"],
+                        f"{e['compile_s']:.3f}", f"{e['saved_s']:.3f}", short_site(e["site"]))
+                       for e in done[:top]], right=(1, 2, 3, 4, 5))
+    else:
+        out.append("Compiled automatically (autojit): nothing")
+    if refused:
+        out.append(f"Not compiled (run as written): {len(refused)} function(s) or "
+                   "signature(s)")
+        out += _table(("function", "calls", "site", "why"),
+                      [(e["function"], e["count"], short_site(e["site"]), e["reason"])
+                       for e in refused[:top]], right=(1,))
+    if cold:
+        out.append(f"Left as written (cold: a compile would not have paid): {len(cold)} "
+                   "function(s)")
+        out += _table(("function", "calls", "seconds", "site", "why"),
+                      [(e["function"], e["calls"], f"{e['seconds']:.3f}", short_site(e["site"]),
+                        e["reason"]) for e in cold[:top]], right=(1, 2))
+    return out
+
+
 def format_report(data: dict[str, Any], top: int = 10, title: str = "npjax report") -> str:
     """The report as text, from a ``npjax.stats()`` snapshot."""
     out = [f"=== {title} " + "=" * max(3, 66 - len(title)),
@@ -146,6 +182,8 @@ def format_report(data: dict[str, Any], top: int = 10, title: str = "npjax repor
         out += _table(("function", "count", "site"),
                       [(e["function"], e["count"], short_site(e["site"])) for e in eager],
                       right=(1,))
+
+    out += _autojit_lines(data.get("autojit", {}), top)
 
     transfers = data.get("transfers", {})
     out.append("")

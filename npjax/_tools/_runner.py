@@ -170,17 +170,35 @@ class ImportHook:
 # --- running a script as __main__ --------------------------------------------------------------
 
 
+# the wrapper ``jit="auto"`` puts around the script's functions (its frames are not shown)
+_AUTOJIT_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                             "_compile", "_autojit.py")
+
+
 def _trim_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
-    """The traceback without this module's frames (the script's own frames remain)."""
+    """The traceback without this module's frames and autojit's wrapper (the script's own
+    frames remain)."""
     frames = []
+    hidden = (__file__, runpy.__file__, _AUTOJIT_FILE)
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename not in (__file__, runpy.__file__):
+        if tb.tb_frame.f_code.co_filename not in hidden:
             frames.append(tb)
         tb = tb.tb_next
     trimmed = None
     for old in reversed(frames):
         trimmed = types.TracebackType(trimmed, old.tb_frame, old.tb_lasti, old.tb_lineno)
     return trimmed
+
+
+# The runner's default of the policy's ``jit`` field (``--jit``, ``NPJAX_JIT`` override it).
+RUNNER_JIT = "auto"
+
+
+def _autojit_on(policy: dict[str, Any] | None) -> bool:
+    """Whether the script's functions get ``npjax.autojit`` (before npjax is imported)."""
+    if policy and policy.get("jit") is not None:
+        return policy["jit"] == "auto"
+    return os.environ.get("NPJAX_JIT", RUNNER_JIT).strip() == "auto"
 
 
 def _policy_error(exc: Exception) -> int:
@@ -227,6 +245,10 @@ def run_script(path: str, args: Sequence[str], engine: str = "npjax", *,
         root = os.path.dirname(abspath)
         try:
             code = compile(source, abspath, "exec", dont_inherit=True)
+            if engine == "npjax" and _autojit_on(policy):
+                from npjax._tools import _autojit_hook
+
+                code = _autojit_hook.compile_source(source, abspath)
         except (SyntaxError, ValueError) as exc:  # as Python reports a script that cannot compile
             exc.__traceback__ = None
             sys.excepthook(type(exc), exc, None)
@@ -235,6 +257,7 @@ def run_script(path: str, args: Sequence[str], engine: str = "npjax", *,
     import numpy  # noqa: F401  (imported before the clock starts, in both engines)
 
     hook = None
+    finder = None
     stats_module = None
     if engine == "npjax":
         import npjax
@@ -249,8 +272,14 @@ def run_script(path: str, args: Sequence[str], engine: str = "npjax", *,
                 npjax.set_policy(**policy)
             except (TypeError, ValueError, RuntimeError) as exc:
                 return _policy_error(exc)
+        if _autojit_on(policy):
+            npjax.set_policy(jit="auto")
         hook = ImportHook(_UserCode(root))
         stats_module = _stats
+        if npjax.get_policy().jit == "auto":
+            from npjax._tools import _autojit_hook
+
+            finder = _autojit_hook.Finder(hook.is_user)
 
     if module:
         sys.argv[:] = [path, *args]
@@ -273,6 +302,8 @@ def run_script(path: str, args: Sequence[str], engine: str = "npjax", *,
     start = time.perf_counter()
     if hook is not None:
         hook.install()
+    if finder is not None:
+        finder.install()
     try:
         if module:
             runpy.run_module(path, run_name="__main__", alter_sys=True)
@@ -287,6 +318,8 @@ def run_script(path: str, args: Sequence[str], engine: str = "npjax", *,
     finally:
         if hook is not None:
             hook.uninstall()
+        if finder is not None:
+            finder.uninstall()
         elapsed = time.perf_counter() - start
         if timing_file:
             with open(timing_file, "w") as f:

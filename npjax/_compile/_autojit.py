@@ -1,0 +1,520 @@
+"""``npjax.autojit``: run a function as written while it is cold, compiled once it is hot.
+
+A tiered JIT (PyPy, V8) over ``npjax.jit`` (issue 35, point 1). Each call of ``autojit(f)``:
+
+1. Outside any trace, the arguments give a *signature*: ``npjax.jit``'s cache key of them
+   (kinds, shapes, dtypes, flags, how they alias; the values of Python scalars and other
+   static arguments) and the policy. An argument ``npjax.jit`` would not take as it is (an
+   object of the user's class, whose methods may change it; a view NumPy made) makes the call
+   run as written.
+2. A cold signature runs ``f`` as written, timed. It becomes hot when a compile is expected to
+   pay: at least ``MIN_CALLS`` calls, a mean call of at least ``MIN_CALL_S``, and the time its
+   calls took so far at least the expected compile time (``expected_compile_s``: the median
+   of the compiles measured in this process, ``DEFAULT_COMPILE_S`` before any; nothing when
+   an earlier run compiled this function and signature and the persistent compilation cache
+   holds its program, ``_index``). Time spent before paying is then at most twice the best
+   choice known in hindsight (the ski-rental bound).
+3. The first hot call checks ``f`` (``_autojit_check.check``: nothing but arrays and its own
+   locals change when it runs; once per function) and calls ``npjax.jit(f)``. Its later calls
+   are compiled calls, after the guards (the globals the check read still hold the same
+   objects; if not, every signature of ``f`` is cold again). Compiled calls that are not
+   faster than the cold mean (after ``HOT_CHECK`` of them) send the signature back to
+   running as written, for good.
+4. What cannot be compiled runs as written and is remembered per code object (the check) or
+   per code object and signature (``npjax.JitError``, a call ``npjax.jit`` ran eagerly, an
+   exception raised by the function's own ``raise`` while traced), so it is never tried
+   twice. An exception a signal handler raises while tracing propagates at once, as without
+   npjax; other exceptions of the trace of the user's code make the call run as written,
+   which raises them with NumPy's writes before them.
+
+Results, argument mutations, warnings and exceptions are those of running ``f`` as written:
+cold calls are ``f`` itself; compiled calls are ``npjax.jit``'s (exact where it is: its
+device checks rerun a call eagerly to raise NumPy's errors and warnings at their line).
+``npjax.stats()["autojit"]`` and the runner's report list what was compiled, the compile
+time, the time saved (estimated from the cold calls) and what was not, why, with file:line.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+import statistics
+import time
+import types
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import numpy as np
+
+from npjax._compile import _autojit_check, _user_code
+from npjax._compile._jit import Jitted
+from npjax._compile._jit_inputs import STATIC_SCALARS, HostView, Inputs, Unhashable
+from npjax._core._ndarray import host_owner, ndarray
+from npjax._pure._errors import JitError
+from npjax._runtime import _compile_cache, _context, _stats
+
+__all__ = ["autojit"]
+
+MIN_CALLS = 2  # the first call of a signature always runs as written
+MIN_CALL_S = 2e-4  # calls shorter than this gain less than a compiled call's own overhead
+DEFAULT_COMPILE_S = 0.2  # the expected compile before any is measured (CPU: 0.1-0.4 s)
+HOT_CHECK = 3  # compiled calls timed before they are judged against the cold ones
+MAX_SIGNATURES = 64  # per function; further ones run as written
+WINDOW = 32  # calls whose mean, under MIN_CALL_S, makes a function short (``_plain``)
+SAMPLE = 64  # a short function is looked at once in this many calls
+_COMPILES: list[float] = []  # compile times measured in this process
+
+_COLD, _HOT, _AS_WRITTEN = 0, 1, 2
+_EAGER = Jitted._eager.__code__  # npjax.jit's run of a call as written
+
+
+def expected_compile_s() -> float:
+    """The compile time expected of the next compile: the median of those measured."""
+    return statistics.median(_COMPILES[-32:]) if _COMPILES else DEFAULT_COMPILE_S
+
+
+# --- the index of what earlier runs compiled (persistent cache hits are free) ------------
+
+
+class _Index:
+    """Keys (function code, signature) whose program an earlier run put in the persistent
+    compilation cache: a JSON file beside the cache directory."""
+
+    def __init__(self) -> None:
+        self.keys: set[str] | None = None
+
+    def path(self) -> str | None:
+        cache = _compile_cache.state.get("dir")
+        return None if not cache else os.path.join(cache, "autojit-index.json")
+
+    def _load(self) -> set[str]:
+        if self.keys is None:
+            self.keys = set()
+            path = self.path()
+            if path is not None:
+                try:
+                    with open(path, encoding="utf-8") as f:
+                        self.keys = set(json.load(f))
+                except (OSError, ValueError, TypeError):
+                    pass
+        return self.keys
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._load()
+
+    def add(self, key: str) -> None:
+        keys = self._load()
+        path = self.path()
+        if key in keys or path is None:
+            return
+        keys.add(key)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            tmp = f"{path}.{os.getpid()}"
+            with open(tmp, "w", encoding="utf-8") as f:
+                json.dump(sorted(keys)[-4096:], f)
+            os.replace(tmp, path)
+        except OSError:
+            pass
+
+
+_index = _Index()
+
+
+def _code_key(code: types.CodeType) -> tuple:
+    return (code.co_code, tuple(_code_key(c) if isinstance(c, types.CodeType) else c
+                                for c in code.co_consts))
+
+
+def _index_key(code: types.CodeType, sig: Any) -> str:
+    """A key of the function's code and the signature that is the same in another run (no
+    object addresses)."""
+    text = repr((code.co_filename, code.co_qualname, _code_key(code), sig, jax.__version__))
+    return hashlib.sha256(_ADDRESS.sub("", text).encode()).hexdigest()[:32]
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+# --- signatures ---------------------------------------------------------------------------
+
+
+class _Unsupported(Exception):
+    pass
+
+
+_ALLOWED = (*STATIC_SCALARS, ndarray, types.ModuleType, type)
+
+
+def _screen(x: Any, depth: int = 0) -> None:
+    """Raise ``_Unsupported`` for an argument a compiled call must not take: anything but
+    arrays, Python and NumPy scalars, strings, dtypes, types, modules and tuples, lists and
+    dicts of them (an object's methods could change it, as a compiled call would not)."""
+    t = type(x)
+    if t in STATIC_SCALARS or t is ndarray:
+        return
+    if isinstance(x, np.ndarray | np.generic | np.dtype | jax.Array | types.ModuleType | type):
+        return
+    if t is tuple or t is list or (isinstance(x, tuple) and hasattr(x, "_fields")):
+        if depth < 4:
+            for v in x:
+                _screen(v, depth + 1)
+            return
+    if t is dict and depth < 4:
+        for v in x.values():
+            _screen(v, depth + 1)
+        return
+    if type(x).__module__.partition(".")[0] == "npjax" and callable(x):
+        return  # an npjax function or ufunc
+    raise _Unsupported(f"an argument is a {t.__name__} (a compiled call takes arrays, "
+                       "numbers, strings and tuples, lists or dicts of them)")
+
+
+def _signature(args: tuple, kwargs: dict) -> tuple[Any, bool]:
+    """(the signature, whether every array argument is a host array)."""
+    for x in args:
+        _screen(x)
+    for x in kwargs.values():
+        _screen(x)
+    inputs = Inputs()
+    specs = inputs.walk_args(args, frozenset())
+    kw = tuple((k, inputs.walk(v)) for k, v in kwargs.items()) if kwargs else ()
+    host = all(type(r) is np.ndarray or (type(r) is ndarray and r._host() is not None)
+               for r in inputs.roots)
+    return (specs, kw, _context.current()), host
+
+
+def _hostify(result: Any, ctx: Any) -> Any:
+    """A compiled call's new arrays as the call as written gives them when its array
+    arguments are host arrays: host arrays (NumPy's memory) and NumPy scalars, where the
+    policy computes such results on the host."""
+    t = type(result)
+    if t is ndarray:
+        if result._base is not None or result._host() is not None:
+            return result
+        value = result._value
+        if not isinstance(value, jax.Array) or (value.size > ctx.host
+                                                and not ctx.policy.keeps_large()):
+            return result
+        data = np.array(_stats.fetch(value))
+        if result._scalar:
+            return data[()]
+        owner = host_owner(data)
+        owner._readonly = result._readonly
+        return owner
+    if t is tuple or t is list:
+        return t(_hostify(v, ctx) for v in result)
+    return result
+
+
+# --- the wrapper --------------------------------------------------------------------------
+
+
+class _Sig:
+    __slots__ = ("calls", "cold_s", "hot_n", "hot_s", "known", "state", "why")
+
+    def __init__(self) -> None:
+        self.state = _COLD
+        self.known: bool | None = None  # an earlier run compiled it (``_index``)
+        self.why: tuple[str, str] | None = None  # (why, site) it runs as written
+        self.calls = 0
+        self.cold_s = 0.0
+        self.hot_n = 0
+        self.hot_s = 0.0
+
+
+_LIVE: weakref.WeakSet = weakref.WeakSet()  # every AutoJit (for the report's cold list)
+
+
+def _cold() -> list[dict[str, Any]]:
+    """Per function, its signatures called more than once that stayed cold, and why
+    (``stats()``)."""
+    out = []
+    for aj in list(_LIVE):
+        cold = [st for st in list(aj._sigs.values())
+                if st.state == _COLD and st.calls >= MIN_CALLS]
+        if not cold:
+            continue
+        calls = sum(st.calls for st in cold)
+        seconds = sum(st.cold_s for st in cold)
+        longest = max(st.cold_s for st in cold)
+        mean = seconds / calls
+        why = (f"calls too short to gain ({mean * 1e6:.0f} us each)" if mean < MIN_CALL_S
+               else f"its calls took {longest:.3f} s, less than a compile "
+                    f"({expected_compile_s():.3f} s expected)")
+        out.append({"function": aj._name, "site": aj._site, "signatures": len(cold),
+                    "calls": calls, "seconds": seconds, "reason": why})
+    out.sort(key=lambda e: -e["seconds"])
+    return out
+
+
+_stats.autojit_cold = _cold
+
+
+class AutoJit:
+    """A function compiled through ``npjax.jit`` once it is hot (see the module docstring)."""
+
+    def __init__(self, fn: Callable, runner: bool = False) -> None:
+        if not isinstance(fn, types.FunctionType):
+            raise TypeError(f"npjax.autojit: expected a Python function, got {fn!r}")
+        self._autojit_fn = fn
+        self._code = fn.__code__
+        self._runner = runner  # applied by ``python -m npjax run``: only under jit="auto"
+        self._sigs: dict[Any, _Sig] = {}
+        self._jitted: Jitted | None = None
+        self._guards: _autojit_check.Guards | None = None
+        # (name, site, why) when the check refused f: every call runs as written
+        self._refused: tuple[str, str, str] | None = None
+        self._plain = 0  # > 0: short calls, run as written without a look until it is 0
+        self._window = [0, 0.0]  # calls looked at and their time, towards ``_plain``
+        self._hot_sigs = 0  # signatures compiled (then every call is looked at)
+        self._site = f"{self._code.co_filename}:{self._code.co_firstlineno}"
+        self._name = getattr(fn, "__qualname__", fn.__name__)
+        functools.update_wrapper(self, fn)
+        _LIVE.add(self)
+
+    def __repr__(self) -> str:
+        return f"<npjax.autojit of {self._name!r}>"
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else functools.partial(self, obj)
+
+    def __getattr__(self, name: str) -> Any:
+        """The function's own attributes (``__code__``, ``__defaults__``, ``__globals__``...)."""
+        fn = self.__dict__.get("_autojit_fn")
+        if fn is None:
+            raise AttributeError(name)
+        return getattr(fn, name)
+
+    def __reduce__(self) -> str:
+        """Pickled by name, as the function it wraps is (``multiprocessing`` workers)."""
+        return self.__qualname__
+
+    def _refuse(self, why: str, site: str, weight: int = 1) -> None:
+        _stats.autojit_refused[(self._name, site, why)] += weight
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        fn = self._autojit_fn
+        weight = 1
+        if self._plain:  # short calls: only one in SAMPLE is looked at (and counts SAMPLE)
+            self._plain -= 1
+            if self._plain:
+                return fn(*args, **kwargs)
+            self._plain, weight = SAMPLE, SAMPLE
+        ctx = _context.get()
+        if ctx.trace is not None or (self._runner and ctx.policy.jit != "auto"):
+            return fn(*args, **kwargs)  # inside a trace: traced as part of the caller
+        if self._refused is not None:
+            _stats.autojit_refused[self._refused] += weight
+            return fn(*args, **kwargs)
+        try:
+            sig, host = _signature(args, kwargs)
+            st = self._sigs.get(sig)
+        except (_Unsupported, Unhashable, HostView, NotImplementedError, TypeError) as exc:
+            why = str(exc) if isinstance(exc, _Unsupported) else (
+                "an argument is a view NumPy made" if isinstance(exc, HostView)
+                else f"an argument cannot be a compiled call's: {exc}")
+            self._refuse(why, self._site, weight)
+            return self._timed(fn, args, kwargs, None, weight)
+        if st is None:
+            if len(self._sigs) >= MAX_SIGNATURES:
+                self._refuse(f"more than {MAX_SIGNATURES} signatures (shapes, dtypes or the "
+                             "values of scalar arguments change from call to call)",
+                             self._site, weight)
+                return self._timed(fn, args, kwargs, None, weight)
+            st = self._sigs[sig] = _Sig()
+        if st.state == _HOT:
+            if self._guards is not None and not self._guards.hold():
+                self._cool()
+                st = self._sigs[sig] = _Sig()
+            else:
+                result = self._hot(sig, st, args, kwargs)
+                return _hostify(result, ctx) if host and ctx.host >= 0 else result
+        elif st.state == _AS_WRITTEN:
+            self._refuse(*st.why, weight)
+            return self._timed(fn, args, kwargs, None, weight)
+        if st.calls >= MIN_CALLS - 1 and st.cold_s / st.calls >= MIN_CALL_S and (
+                st.cold_s >= expected_compile_s() or self._known(sig, st)):
+            self._plain = 0
+            result = self._compile(sig, st, args, kwargs)
+            return _hostify(result, ctx) if host and ctx.host >= 0 else result
+        return self._timed(fn, args, kwargs, st, weight)
+
+    def _timed(self, fn: Callable, args: tuple, kwargs: dict, st: _Sig | None,
+               weight: int) -> Any:
+        """Run ``fn`` as written, timed: the signature's cold time, and whether the function
+        is short enough to be looked at only once in SAMPLE calls (``_plain``)."""
+        t0 = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            elapsed = time.perf_counter() - t0
+            if st is not None:
+                st.cold_s += elapsed * weight
+                st.calls += weight
+            if weight > 1:  # a sampled call: look at every call again when it was long
+                if elapsed >= MIN_CALL_S:
+                    self._plain = 0
+            elif not self._hot_sigs:
+                win = self._window
+                win[0] += 1
+                win[1] += elapsed
+                if win[0] == WINDOW:
+                    if win[1] < MIN_CALL_S * WINDOW:
+                        self._plain = SAMPLE
+                    win[0], win[1] = 0, 0.0
+
+    def _known(self, sig: Any, st: _Sig) -> bool:
+        if st.known is None:
+            st.known = _index_key(self._code, sig) in _index
+        return st.known
+
+    def _cool(self) -> None:
+        """A global the check read holds another object: every signature is cold again."""
+        self._sigs.clear()
+        self._guards = None
+        self._hot_sigs = 0
+        if self._jitted is not None:
+            self._jitted.clear_cache()
+
+    def _as_written(self, st: _Sig, why: str, site: str, args: tuple, kwargs: dict,
+                    run: bool = True) -> Any:
+        st.state, st.why = _AS_WRITTEN, (why, site)
+        self._refuse(why, site)
+        return self._autojit_fn(*args, **kwargs) if run else None
+
+    def _compile(self, sig: Any, st: _Sig, args: tuple, kwargs: dict) -> Any:
+        fn = self._autojit_fn
+        if self._guards is None:
+            try:
+                self._guards = _autojit_check.check(fn)
+            except _autojit_check.Refused as exc:
+                self._refused = (self._name, exc.site, exc.why)
+                self._refuse(exc.why, exc.site)
+                return fn(*args, **kwargs)
+        if self._jitted is None:
+            self._jitted = Jitted(fn, (), (), "raise")
+        jitted = self._jitted
+        compiles = _stats.compiles["count"]
+        t0 = time.perf_counter()
+        try:
+            result = jitted(*args, **kwargs)
+        except JitError as exc:  # npjax cannot trace it: the arguments are unchanged
+            return self._as_written(st, _jit_reason(exc), _jit_site(exc, self._site), args,
+                                    kwargs)
+        except Exception as exc:
+            codes = [code for code, _ in _user_code._frames(exc)]
+            if _EAGER in codes:  # npjax.jit's eager run raised it, as written
+                last = jitted._last
+                if last is not None and last[1].compiled is None:  # after a failed trace
+                    self._as_written(st, f"npjax.jit could not trace it ({type(exc).__name__})",
+                                     _jit_site(exc, self._site), args, kwargs, run=False)
+                raise
+            if _user_code._from_handler(_user_code._frames(exc)):
+                raise  # a signal handler's: at once, as without npjax
+            # the user's own raise while traced (its arguments unchanged): as written, it
+            # raises again after NumPy's writes before it
+            return self._as_written(st, f"raises {type(exc).__name__} while traced",
+                                    _jit_site(exc, self._site), args, kwargs)
+        elapsed = time.perf_counter() - t0
+        last = jitted._last
+        if last is not None and last[1].eager is not None:  # npjax.jit ran it eagerly
+            self._as_written(st, "npjax.jit could not trace it", last[1].eager, args, kwargs,
+                             run=False)
+            return result
+        cold_mean = st.cold_s / max(st.calls, 1)
+        compile_s = max(elapsed - cold_mean, 0.0)
+        if _stats.compiles["count"] > compiles:
+            _COMPILES.append(compile_s)
+        _index.add(_index_key(self._code, sig))
+        st.state = _HOT
+        self._hot_sigs += 1
+        rec = self._record()
+        rec["signatures"] += 1
+        rec["compile_s"] += compile_s
+        rec["cold_calls"] += st.calls
+        rec["cold_s"] += st.cold_s
+        return result
+
+    def _record(self) -> dict[str, float]:
+        rec = _stats.autojit_compiled.get((self._name, self._site))
+        if rec is None:
+            rec = _stats.autojit_compiled[(self._name, self._site)] = {
+                "signatures": 0, "compile_s": 0.0, "cold_calls": 0, "cold_s": 0.0,
+                "hot_calls": 0, "saved_s": 0.0}
+        return rec
+
+    def _hot(self, sig: Any, st: _Sig, args: tuple, kwargs: dict) -> Any:
+        jitted = self._jitted
+        t0 = time.perf_counter()
+        result = jitted(*args, **kwargs)
+        elapsed = time.perf_counter() - t0
+        last = jitted._last
+        if last is not None and last[1].eager is not None:
+            self._as_written(st, "npjax.jit could not trace it", last[1].eager, args, kwargs,
+                             run=False)
+            return result
+        st.hot_n += 1
+        st.hot_s += elapsed
+        cold_mean = st.cold_s / max(st.calls, 1)
+        rec = self._record()
+        rec["hot_calls"] += 1
+        rec["saved_s"] += cold_mean - elapsed
+        if st.hot_n == HOT_CHECK and st.hot_s / st.hot_n >= cold_mean:
+            self._as_written(st, f"compiled calls were not faster ({st.hot_s / st.hot_n * 1e3:.3g}"
+                             f" ms against {cold_mean * 1e3:.3g} ms as written)", self._site,
+                             args, kwargs, run=False)
+        return result
+
+
+def _jit_site(exc: BaseException, default: str) -> str:
+    """The user's ``file:line`` an exception names (JitError's message) or was raised at."""
+    text = str(exc)
+    if isinstance(exc, JitError) and "): " in text:
+        rest = text.split("): ", 1)[1]
+        site = rest.split(": ", 1)[0]
+        if ":" in site:
+            return site
+    tb = exc.__traceback__
+    site = default
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if _user_code.user_code(code):
+            site = f"{code.co_filename}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return site
+
+
+def _jit_reason(exc: JitError) -> str:
+    text = str(exc)
+    if "writes to an array that is not one of its arguments" in text:
+        return "writes to an array it does not take as an argument"
+    found = text.rsplit("[", 1)
+    detail = found[1].rstrip("]") if len(found) == 2 else text
+    return f"cannot trace: {detail[:160]}"
+
+
+def autojit(fn: Callable | None = None) -> Any:
+    """Run ``fn`` as written while it is cold and compiled with ``npjax.jit`` once it is hot
+    and a compile is expected to pay (usable as ``@npjax.autojit``). What cannot be compiled
+    runs as written; results, argument mutations, warnings and exceptions are those of
+    running ``fn`` as written. See ``npjax/_compile/_autojit.py``."""
+    if fn is None:
+        return autojit
+    if isinstance(fn, AutoJit):
+        return fn
+    return AutoJit(fn)
+
+
+def auto(fn: Callable) -> Any:
+    """What ``python -m npjax run`` applies to the functions of the user's files: autojit
+    while the policy's ``jit`` is "auto"."""
+    if not isinstance(fn, types.FunctionType) or fn.__code__.co_flags & (
+            _autojit_check._GENERATOR):
+        return fn
+    return AutoJit(fn, runner=True)
