@@ -44,6 +44,36 @@ def test_numpy_functions_on_npjax_arrays_stay_npjax(x):
     assert npjax.stats()["fallbacks"] == {}
 
 
+@pytest.mark.device_placement
+def test_other_libraries_ufuncs_take_npjax_arrays(x):
+    """A ufunc that is not NumPy's (scipy.special's) runs its own code on host copies, as on
+    NumPy arrays: NumPy's values, scalars for 0-d results, npjax arrays otherwise, an npjax
+    ``out=`` (with ``where=``) written through; and no fallback warning."""
+    special = pytest.importorskip("scipy.special")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = special.erf(x)
+        assert isinstance(got, npjax.ndarray)
+        assert_same(got, special.erf(HOST))
+        assert_same(special.gamma(npjax.asarray(3.5)), special.gamma(np.asarray(3.5)))
+        pair = special.ellipj(x, 0.5)
+        for g, w in zip(pair, special.ellipj(HOST, 0.5)):
+            assert isinstance(g, npjax.ndarray)
+            assert_same(g, w)
+        out, want = npjax.full(HOST.shape, 7.0), np.full(HOST.shape, 7.0)
+        mask = HOST > 0
+        assert special.erf(x, out=out, where=npjax.asarray(mask)) is out
+        special.erf(HOST, out=want, where=mask)
+        assert_same(out, want)
+        y, want = npjax.asarray(HOST.copy()), HOST.copy()
+        special.erf.at(y, [1, 1])
+        special.erf.at(want, [1, 1])
+        assert_same(y, want)
+        with pytest.raises(TypeError):  # its own casting rule: float -> int refused
+            special.erf(x, out=npjax.zeros(HOST.shape, dtype=int))
+    assert npjax.stats()["fallbacks"] == {}
+
+
 def test_numpy_array_as_out_receives_the_result(x):
     out = np.zeros_like(HOST)
     assert np.multiply(x, 2, out=out) is out

@@ -25,7 +25,7 @@ from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._normalize import to_jax
 from npjax._calls._registry import public_module, public_namespace
 from npjax._core._placement import DEVICE, NOT_HOST, host_ufunc2
-from npjax._core._made import place_made
+from npjax._core._made import from_device, place_made
 from npjax._runtime import _context
 from npjax._calls._ufuncs import UFUNCS
 
@@ -62,9 +62,10 @@ def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kw
                  ) -> Any:
     ours = _OURS.get(ufunc)
     if ours is None:
-        ours = UFUNCS.get(ufunc.__name__)
+        ours = UFUNCS.get(ufunc.__name__) if isinstance(ufunc, np.ufunc) and getattr(
+            np, ufunc.__name__, None) is ufunc else None
         if ours is None:
-            return NotImplemented
+            return _foreign_ufunc(ufunc, method, inputs, kwargs)
     if not kwargs and method == "__call__":  # NumPy's scalar operators land here
         if len(inputs) == 2 and ours.nin == 2:  # a NumPy scalar with a host array: NumPy's
             limit = _get_context().host  # own ufunc, without ``ufunc.__call__``'s keywords
@@ -92,6 +93,41 @@ def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kw
 
 
 _OURS = {ours._np: ours for ours in UFUNCS.values()}  # NumPy's ufunc -> npjax's
+
+
+def _foreign_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
+    """Another library's ufunc (``scipy.special.erf``...) given npjax arrays: its own code on
+    host copies of them, as on NumPy arrays; array results placed as a NumPy function's
+    (``place_made``), an npjax ``out=`` written through (its current values first, for
+    ``where=``). Its computation is the library's, not a stand-in for NumPy's: no warning."""
+    def host(x: Any) -> Any:
+        return np.asarray(x) if isinstance(x, ndarray) else x
+
+    out = kwargs.pop("out", None)  # (NumPy passes a tuple, one entry per output)
+    kwargs = {k: host(v) for k, v in kwargs.items()}  # (where=)
+    outs = out if isinstance(out, tuple) else (out,) if out is not None else ()
+    theirs = tuple(np.array(o) if isinstance(o, ndarray) else o for o in outs)
+    if outs:
+        kwargs["out"] = theirs
+    if method == "at":  # in place on the first operand
+        target = inputs[0]
+        if isinstance(target, ndarray):
+            data = np.array(target)
+            ufunc.at(data, *(host(x) for x in inputs[1:]), **kwargs)
+            target[...] = data
+            return None
+    result = getattr(ufunc, method)(*(host(x) for x in inputs), **kwargs)
+    made = from_device(inputs)
+    results = result if isinstance(result, tuple) else (result,)
+    placed = []
+    for k, r in enumerate(results):
+        ours = outs[k] if k < len(outs) else None
+        if isinstance(ours, ndarray):
+            ours[...] = r
+            placed.append(ours)
+        else:
+            placed.append(r if ours is not None else place_made(r, made))
+    return tuple(placed) if isinstance(result, tuple) else placed[0]
 
 
 def _dlpack(self: ndarray, **kwargs: Any) -> Any:
