@@ -355,3 +355,27 @@ def test_long_double_and_byte_swapped_arrays(fn):
     assert np.asarray(got).dtype == np.asarray(want).dtype
     assert np.shape(got) == np.shape(want)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def _resolved(ufunc, dtypes, options):
+    """``ufunc.resolve_dtypes``'s result, or the class of what it raised."""
+    try:
+        return ufunc.resolve_dtypes(dtypes, **options)
+    except Exception as exc:
+        return type(exc)
+
+
+@pytest.mark.parametrize("name", sorted({getattr(np, n).__name__ for n in NAMES}))
+def test_ufunc_introspection_is_numpys(name):
+    """``inspect.signature``, pickling (the same object back) and ``resolve_dtypes`` (values
+    and exception classes) as NumPy's ufunc of the same name."""
+    import inspect
+    import pickle
+
+    ours, theirs = getattr(npjax, name), getattr(np, name)
+    assert inspect.signature(ours) == inspect.signature(theirs)
+    assert pickle.loads(pickle.dumps(ours)) is ours
+    for dt in ("int8", "float32", "complex128", "bool"):
+        dtypes = (np.dtype(dt),) * theirs.nin + (None,) * theirs.nout
+        for options in ({}, {"casting": "no"}, {"reduction": True}):
+            assert _resolved(ours, dtypes, options) == _resolved(theirs, dtypes, options)

@@ -102,9 +102,19 @@ class ufunc:
         self.ntypes = np_ufunc.ntypes
         self.types = np_ufunc.types
         self.__doc__ = f"npjax implementation of the NumPy ufunc ``numpy.{self.__name__}``."
+        self.__signature__ = getattr(np_ufunc, "__signature__", None)  # inspect.signature
 
     def __repr__(self) -> str:
         return f"<ufunc '{self.__name__}'>"
+
+    def __reduce__(self) -> tuple:
+        """Pickled by name: unpickling gives the same object, as NumPy's ufuncs do."""
+        return _ufunc_by_name, (self.__name__,)
+
+    def resolve_dtypes(self, dtypes: tuple, **options: Any) -> tuple:
+        """NumPy's ``ufunc.resolve_dtypes`` (``signature=``, ``casting=``, ``reduction=``):
+        the loop's operand and result dtypes, the ones npjax computes in."""
+        return self._np.resolve_dtypes(dtypes, **options)
 
     def scalar_call(self, *args: Any) -> Any:
         """An operator on scalars (``_operators``): NumPy's scalar math, whose reports say
@@ -731,3 +741,8 @@ for _name in NAMES:
     if _canonical not in UFUNCS:
         UFUNCS[_canonical] = ufunc(_canonical)
     UFUNCS[_name] = UFUNCS[_canonical]
+
+
+def _ufunc_by_name(name: str) -> ufunc:
+    """The ufunc a pickle names (``ufunc.__reduce__``)."""
+    return UFUNCS[name]
