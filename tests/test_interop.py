@@ -124,6 +124,34 @@ def test_dlpack_round_trip(x):
     assert float(x[0, 0]) == 1.0
 
 
+def _parameters(fn):
+    import inspect
+
+    return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+def test_dlpack_as_numpy_speaks_it(placement):
+    """The Array API's checks: ``__dlpack__``'s and ``arange``'s signatures are NumPy's, an
+    old ``max_version`` still gets a capsule (NumPy's for a host array, a host copy's where
+    JAX refuses the version), ``from_dlpack(device="cpu")`` is NumPy's import."""
+    with npjax.policy(placement=placement):
+        x = npjax.asarray(HOST)
+        assert _parameters(x.__dlpack__) == _parameters(HOST.__dlpack__)
+        assert _parameters(npjax.arange) == _parameters(np.arange)
+        for version in (None, (0, 0), (1, 0)):
+            capsule = x.__dlpack__(max_version=version)
+            assert type(capsule).__name__ == "PyCapsule"
+        assert x.__dlpack_device__() == HOST.__dlpack_device__()
+        shared = np.arange(4.0)
+        y = npjax.from_dlpack(shared, device="cpu")
+        assert y._host() is not None
+        assert_same(y, shared)
+        assert_same(npjax.from_dlpack(shared, device="cpu", copy=True), shared)
+        with pytest.raises(ValueError):
+            npjax.from_dlpack(shared, device="cuda")
+
+
 def test_explicit_conversions(x):
     a = x.to_jax()
     assert isinstance(a, jax.Array) and a.shape == (2, 3)

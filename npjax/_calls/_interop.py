@@ -130,12 +130,27 @@ def _foreign_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
     return tuple(placed) if isinstance(result, tuple) else placed[0]
 
 
-def _dlpack(self: ndarray, **kwargs: Any) -> Any:
-    return self._read().__dlpack__(**kwargs)
+def _dlpack(self: ndarray, *, stream: Any = None, max_version: Any = None,
+            dl_device: Any = None, copy: Any = None) -> Any:
+    """A host array's capsule is NumPy's (its memory, every DLPack version NumPy serves); a
+    device array's is JAX's, or a host copy's where JAX refuses the version asked for."""
+    options = {"stream": stream, "max_version": max_version, "dl_device": dl_device,
+               "copy": copy}
+    host = self._host()
+    if host is not None:
+        return host.__dlpack__(**options)
+    value = self._read()
+    try:
+        return value.__dlpack__(**{k: v for k, v in options.items() if v is not None})
+    except BufferError:
+        if max_version is None or tuple(max_version) >= (1, 0):
+            raise
+        return np.array(value).__dlpack__(**options)
 
 
 def _dlpack_device(self: ndarray) -> tuple:
-    return self._read().__dlpack_device__()
+    host = self._host()
+    return host.__dlpack_device__() if host is not None else self._read().__dlpack_device__()
 
 
 def _array_namespace(self: ndarray, api_version: str | None = None) -> Any:
@@ -154,11 +169,11 @@ def _to_jax(self: ndarray) -> jax.Array:
 
 def from_dlpack(x: Any, /, *, device: Any = None, copy: Any = None) -> ndarray:
     """npjax implementation of ``numpy.from_dlpack``: a new npjax array from any DLPack
-    producer (a copy on the device; npjax never writes into the producer's memory)."""
+    producer (a copy on the device; npjax never writes into the producer's memory). With
+    ``device="cpu"`` (the one device NumPy names) NumPy's own import: a host array, sharing
+    the producer's memory unless ``copy=True``, NumPy's errors for other devices."""
     if device is not None:
-        from npjax._pure._errors import unsupported
-
-        raise unsupported("from_dlpack", "device")
+        return ndarray._owner(np.from_dlpack(x, device=device, copy=copy))
     return ndarray._owner(jnp.from_dlpack(x, copy=copy))
 
 

@@ -11,6 +11,7 @@ which is exact by construction. Defaults and placement are those of ``_creation`
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 import warnings
 from typing import Any
@@ -104,6 +105,9 @@ def arange(*args: Any, **kwargs: Any) -> ndarray:
     if host.dtype.kind in "iu" and host.size:  # bounds for index checks, read on the host
         _bounds.remember(out._value, min(host[0], host[-1]), max(host[0], host[-1]))
     return out
+
+
+arange.__signature__ = inspect.signature(np.arange)  # its arguments are parsed as NumPy's
 
 
 def _scalar_or_array(x: Any, policy: Policy) -> Any:
