@@ -12,6 +12,7 @@ import os
 import types
 import warnings
 
+import numpy as np
 import pytest
 
 import npjax
@@ -211,3 +212,22 @@ def test_scalar_tables_are_not_stale():
         assert set(table) - set(_registry_methods.HOST) <= names
     assert set(_registry_scalars.EXCLUDED) <= names
     assert all(reason for reason in _registry_scalars.EXCLUDED.values())
+
+
+@pytest.mark.parametrize("qualified", ["add", "mean", "linalg.solve", "fft.rfft", "where",
+                                       "random.default_rng", "arange", "exp"])
+def test_help_shows_numpys_documentation(qualified):
+    """``help``/``np.info`` of an npjax function: its own docstring, then NumPy's."""
+    import contextlib
+    import io
+    import operator
+
+    ours = operator.attrgetter(qualified)(npjax)
+    theirs = operator.attrgetter(qualified)(np)
+    doc = inspect.getdoc(ours)
+    assert inspect.cleandoc(theirs.__doc__) in doc
+    assert doc.index("NumPy's documentation") > 0  # (npjax's own text first)
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        np.info(ours)
+    assert inspect.cleandoc(theirs.__doc__).splitlines()[-1] in shown.getvalue()

@@ -25,6 +25,7 @@ classified.
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
 import types
 from typing import Any, NamedTuple
@@ -236,6 +237,7 @@ def install(namespace: dict[str, Any], module: str = "numpy") -> None:
     source = _numpy_module(module)
     for name in public_names(module):
         if name in namespace:
+            _add_numpy_doc(namespace[name], getattr(source, name, None), f"{module}.{name}")
             continue
         obj = getattr(source, name)
         qualified = _key(module, name)
@@ -250,6 +252,23 @@ def install(namespace: dict[str, Any], module: str = "numpy") -> None:
             namespace[name] = fallback_function(qualified, obj)
         else:
             namespace[name] = obj
+
+
+_NUMPY_DOC = "\n\nNumPy's documentation of ``{}``:\n\n{}"
+
+
+def _add_numpy_doc(ours: Any, theirs: Any, qualified: str) -> None:
+    """``help()``/``np.info`` of an npjax function show its own docstring (what npjax does,
+    its differences) and then NumPy's documentation of the function it stands in for."""
+    if (ours is theirs or isinstance(ours, type | types.ModuleType) or not callable(ours)
+            or not getattr(theirs, "__doc__", None) or "NumPy's documentation" in (
+                ours.__doc__ or "")):
+        return
+    try:
+        ours.__doc__ = inspect.cleandoc(ours.__doc__ or "") + _NUMPY_DOC.format(
+            qualified, inspect.cleandoc(theirs.__doc__))
+    except (AttributeError, TypeError):  # (objects whose docstring is read-only)
+        pass
 
 
 def _fallback_module(name: str, source: types.ModuleType) -> types.ModuleType:
