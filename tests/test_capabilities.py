@@ -326,3 +326,25 @@ def test_cumulative_scans_lowered_as_a_tree_give_the_same_values():
             v = np.arange(1000) % 7 - 3
             np.testing.assert_array_equal(np.asarray(npjax.cumsum(npjax.asarray(v))),
                                           np.cumsum(v))
+
+
+@pytest.mark.parametrize("dt", ["int64", "float64", "complex128"])
+def test_dot_general_on_the_host_takes_every_dimension_layout(dt):
+    """The host rule of ``dot_general`` (NumPy's einsum) against XLA's own product, for
+    batch dimensions, several contracting dimensions and operands in any axis order."""
+    import jax
+    from jax import lax
+
+    a = (_RNG.integers(-50, 50, (2, 3, 4, 5)) + (1j if dt == "complex128" else 0)).astype(dt)
+    b = (_RNG.integers(-50, 50, (5, 2, 4, 6)) * (1 - 2j if dt == "complex128" else 1)).astype(dt)
+    layouts = [(((3,), (0,)), ((), ())), (((2, 3), (2, 0)), ((0,), (1,))),
+               (((2,), (2,)), ((0,), (1,))), (((0, 2), (1, 2)), ((), ()))]
+    for dims in layouts:
+        f = jax.jit(lambda x, y, dims=dims: lax.dot_general(x, y, dims))
+        want = np.asarray(f(a, b))
+        with _capabilities.simulate("dot_general", "cpu", (dt,)):
+            _capabilities.ROUTED.clear()
+            got = np.asarray(f(a, b))
+            assert _capabilities.ROUTED[("dot_general", dt)] == 1
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
