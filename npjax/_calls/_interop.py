@@ -20,12 +20,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._runtime import _stats
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._normalize import to_jax
 from npjax._calls._registry import public_module, public_namespace
 from npjax._core._placement import DEVICE, NOT_HOST, host_ufunc2
 from npjax._core._made import place_made
+from npjax._pure._dtypes import is_device_dtype
 from npjax._runtime import _context
 from npjax._calls._ufuncs import UFUNCS
 
@@ -149,7 +149,7 @@ def _unflatten(scalar: bool, children: tuple) -> ndarray:
 def _reduce(self: ndarray) -> tuple:
     """Pickling: the value travels as a host NumPy array (and the class of a subclass
     instance, rebuilt with ``__array_finalize__(None)`` as NumPy's pickles are)."""
-    host = _stats.fetch(self._read())
+    host = self._fetch()
     if type(self) is not ndarray:
         return (_subclass_from_host, (type(self), host))
     return (_from_host, (host, self._scalar))
@@ -158,6 +158,8 @@ def _reduce(self: ndarray) -> tuple:
 def _from_host(host: np.ndarray, scalar: bool) -> ndarray:
     """An unpickled array: placed as any new array (``place_made``); scalars on the device."""
     if scalar:
+        if not is_device_dtype(host.dtype):
+            return ndarray._owner(host, scalar)
         return ndarray._owner(to_jax(host), scalar)
     return place_made(host)
 

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from npjax._core._ndarray import install_methods, ndarray
+from npjax._pure._dtypes import is_device_dtype
 
 _COPY = {"__array_interface__": "np.asarray(a).__array_interface__",
          "__array_struct__": "np.asarray(a).__array_struct__",
@@ -51,8 +52,14 @@ def _array_interface(self: ndarray) -> dict:
 
 
 def _array_struct(self: ndarray) -> Any:
-    """The C array interface (a capsule) of a host array's own memory."""
-    return _host_data(self, "__array_struct__").__array_struct__
+    """The C array interface (a capsule) of a host array's own memory. Arrays of the dtypes
+    only the host holds have none: NumPy reads a capsule of str, datetime or structured data
+    wrongly (``'<U2'`` as 8 characters), and takes ``__array_interface__`` instead."""
+    data = _host_data(self, "__array_struct__")
+    if not is_device_dtype(data.dtype):
+        raise AttributeError("npjax.ndarray.__array_struct__: not given for host-only dtypes "
+                             "(use __array_interface__)")
+    return data.__array_struct__
 
 
 def _ctypes(self: ndarray) -> Any:

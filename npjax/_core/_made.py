@@ -21,9 +21,10 @@ def place_made(result: Any, device: bool = False) -> Any:
     places its results: a host array when the policy computes a result of its size on the
     host and it was not made from a device array (``device``: ``from_device`` of its
     inputs), else moved once to the policy's device. On the host route NumPy's scalars stay
-    NumPy's; host-only dtypes stay NumPy's arrays; a NumPy subclass instance (``memmap``)
-    becomes a plain copy. The one placement decision of every array-making function that
-    does not itself run through ``try_host``: never ``to_jax`` a new host array directly."""
+    NumPy's; host-only dtypes are host arrays whatever the policy; a NumPy subclass
+    instance (``memmap``) becomes a plain copy. The one placement decision of every
+    array-making function that does not itself run through ``try_host``: never ``to_jax`` a
+    new host array directly."""
     if type(result) is not np.ndarray:
         if isinstance(result, np.ndarray):
             result = np.array(result, subok=False)
@@ -36,8 +37,8 @@ def place_made(result: Any, device: bool = False) -> Any:
             return ndarray._owner(to_jax(np.asarray(result)), True)
         else:
             return result
-    if not _device_dtype(result.dtype):
-        return result
+    if not _device_dtype(result.dtype):  # a host array whatever the policy: no device form
+        return place_result(result, (), -1)
     limit = _context.get().host
     if limit >= 0 and not device:
         return place_result(result, (), limit)

@@ -475,8 +475,9 @@ class ndarray(ArrayBase):
         ``type`` (a subclass of ``npjax.ndarray``; ``type(self)`` by default: NumPy's rules,
         ``__array_finalize__(self)`` called, see ``_subclasses``).
 
-        Differences from NumPy: viewing bytes other than 0 and 1 as bool gives True (NumPy
-        keeps the byte); host-only dtypes (structured, strings, datetimes) are not supported.
+        A host array's view is NumPy's own (every dtype). Differences from NumPy, on the
+        device: viewing bytes other than 0 and 1 as bool gives True (NumPy keeps the byte);
+        host-only dtypes (structured, strings, datetimes) are not supported there.
         """
         if self._scalar and dtype is None and type is None:  # NumPy scalars: a scalar
             return ndarray._owner(self._value, True)
@@ -502,6 +503,9 @@ class ndarray(ArrayBase):
         return as_subclass(out, target, self)
 
     def _bitcast_view(self, new: np.dtype) -> ndarray:
+        data = self._host()
+        if data is not None and not self._scalar:  # NumPy's own view (any dtype, its errors)
+            return host_view(self if self._base is None else self._base, data.view(new))
         if not is_device_dtype(new):
             raise NotImplementedError(f"npjax.ndarray.view: dtype {new} (npjax views bytes "
                                       "as native numeric dtypes only)")
