@@ -163,7 +163,7 @@ def _host_astype(data: np.ndarray, args: tuple) -> np.ndarray:
     """NumPy's ``astype`` of host data, its warnings at the user's line (NumPy's C code would
     name npjax's frame): floating-point ones through ``call_numpy_ufunc``, the ComplexWarning
     given here."""
-    if data.dtype.kind == "c" and np.dtype(args[0]).kind not in "cb":
+    if data.dtype.kind == "c" and np.dtype(args[0]).kind in "iuf":
         import warnings
 
         from npjax._pure._errors import ComplexWarning

@@ -47,18 +47,24 @@ def _host_data(a: ndarray, name: str) -> np.ndarray:
 
 
 def _array_interface(self: ndarray) -> dict:
-    """NumPy's array interface of a host array's own memory (live: writes reach the array)."""
-    return _host_data(self, "__array_interface__").__array_interface__
+    """NumPy's array interface of a host array's own memory (live: writes reach the array).
+    Arrays of the dtypes only the host holds have none: the interface loses what their dtype
+    says (a structured view's offsets), and NumPy takes ``__array__`` instead (the data)."""
+    data = _host_data(self, "__array_interface__")
+    if not is_device_dtype(data.dtype):
+        raise AttributeError("npjax.ndarray.__array_interface__: not given for host-only "
+                             "dtypes (np.asarray(a) gives the data itself)")
+    return data.__array_interface__
 
 
 def _array_struct(self: ndarray) -> Any:
     """The C array interface (a capsule) of a host array's own memory. Arrays of the dtypes
     only the host holds have none: NumPy reads a capsule of str, datetime or structured data
-    wrongly (``'<U2'`` as 8 characters), and takes ``__array_interface__`` instead."""
+    wrongly (``'<U2'`` as 8 characters), and takes ``__array__`` instead (the data)."""
     data = _host_data(self, "__array_struct__")
     if not is_device_dtype(data.dtype):
         raise AttributeError("npjax.ndarray.__array_struct__: not given for host-only dtypes "
-                             "(use __array_interface__)")
+                             "(np.asarray(a) gives the data itself)")
     return data.__array_struct__
 
 
