@@ -352,3 +352,42 @@ def test_long_double_and_byte_order_as_numpy(values):
         return (x * 3 + 1, x.sum(), xp.sort(x), y + 1, y.astype("<f8"), y.byteswap(),
                 (x == y), x.astype(xp.float64))
     assert_parity(run, context=values)
+
+
+# --- flags -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make_array", [
+    "xp.arange(6.0)", "xp.arange(6).reshape(2, 3)", "xp.arange(6).reshape(2, 3).T",
+    "xp.arange(6)[::2]", "xp.array(['a', 'b'])", "xp.arange(3.0)[1]",
+    "xp.broadcast_to(xp.arange(3), (2, 3))", "xp.arange(4).view(xp.int32)",
+])
+def test_flags_as_numpy(make_array):
+    keys = ["C", "F", "O", "W", "A", "X", "B", "CA", "FA", "FNC", "FORC", "BEHAVED",
+            "CARRAY", "FARRAY", "ALIGNED", "WRITEBACKIFCOPY", "OWNDATA", "WRITEABLE",
+            "C_CONTIGUOUS", "F_CONTIGUOUS", "CONTIGUOUS", "FORTRAN"]
+
+    def run(xp):
+        a = eval(make_array, {"xp": xp})
+        f = a.flags
+        return ([f[k] for k in keys], f.aligned, f.behaved, f.carray, f.farray, f.fnc, f.forc,
+                f.writebackifcopy, f.num, f == a.copy().flags, f == a.flags, repr(f))
+    assert_parity(run, context=make_array)
+
+
+def test_flags_keys_and_settings_as_numpy():
+    def run(xp):
+        a = xp.arange(3.0)
+        a.flags["W"] = False
+        try:
+            a[0] = 1
+        except ValueError:
+            written = False
+        else:
+            written = True
+        a.flags.writeable = True
+        return written, a.flags["WRITEABLE"], a.flags == xp.arange(3.0).flags
+    assert_parity(run)
+    for xp in (np, npjax):
+        with pytest.raises(KeyError):
+            xp.arange(3).flags["Q"]
