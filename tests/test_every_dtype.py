@@ -391,3 +391,45 @@ def test_flags_keys_and_settings_as_numpy():
     for xp in (np, npjax):
         with pytest.raises(KeyError):
             xp.arange(3).flags["Q"]
+
+
+# --- NumPy's own code on these arrays: strings, iterators, random, loops ----------------------
+
+
+@pytest.mark.parametrize("code", [
+    "r = xp.strings.upper(xp.array(['ab', 'c']))", "r = xp.char.upper(xp.array(['ab', 'c']))",
+    "r = xp.strings.str_len(xp.array(['ab', 'c']))", "r = xp.strings.find(a, 'b')",
+    "r = xp.char.add(a, a)", "r = xp.strings.startswith(a, 'b')",
+    "r = list(xp.ndenumerate(a))", "r = [x.tolist() for x in xp.nditer(a)]",
+    "r = a.flat[1]", "r = a.flat[[0, 2]]", "r = a.copy(); r.flat[1] = 'q'",
+    "r = list(a.flat)", "r = a.flat.copy()",
+    "r = xp.frompyfunc(lambda s: s * 2, 1, 1)(a)", "r = xp.vectorize(lambda s: s + '!')(a)",
+    "r = xp.apply_along_axis(lambda v: v[::-1], 0, a)",
+    "r = xp.lib.recfunctions.structured_to_unstructured("
+    "xp.zeros(2, dtype=[('x', 'f8'), ('y', 'f8')]))",
+])
+def test_numpys_own_code_gives_npjax_arrays(code):
+    _same(code, "str")
+
+
+@pytest.mark.parametrize("name", ["str", "object", "datetime64", "structured"])
+def test_random_draws_of_host_only_arrays(name):
+    a = make(npjax, name)
+    rng = npjax.random.default_rng(0)
+    for r in (rng.permutation(a), rng.choice(a, 3), rng.choice(a, 2, replace=False)):
+        assert type(r) is npjax.ndarray and r.dtype == a.dtype
+        assert all(x in a.tolist() for x in r.tolist())
+    b = a.copy()
+    rng.shuffle(b)
+    assert sorted(map(str, b.tolist())) == sorted(map(str, a.tolist()))
+
+
+def test_foreign_ufuncs_give_npjax_arrays():
+    """A ufunc npjax does not have (NumPy's string loops, another library's) runs its own
+    loops on the host."""
+    from numpy._core import umath
+
+    r = np.strings.str_len(npjax.array(["ab", "c"]))  # NumPy's function, npjax's array
+    assert type(r) is npjax.ndarray and r.tolist() == [2, 1]
+    r = umath.str_len(npjax.array(["abc"]))
+    assert type(r) is npjax.ndarray and r.tolist() == [3]

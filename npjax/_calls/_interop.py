@@ -23,8 +23,9 @@ import numpy as np
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._normalize import to_jax
 from npjax._calls._registry import public_module, public_namespace
-from npjax._core._placement import DEVICE, NOT_HOST, host_ufunc2
-from npjax._core._made import place_made
+from npjax._core._placement import DEVICE, NOT_HOST, forced_host, host_ufunc2
+from npjax._runtime._numpy_calls import call_numpy_ufunc
+from npjax._core._made import place_made, place_numpy
 from npjax._pure._dtypes import is_device_dtype
 from npjax._runtime import _context
 from npjax._calls._ufuncs import UFUNCS
@@ -54,7 +55,7 @@ def _target(func: Any) -> Any:
 def _array_function(self: ndarray, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
     target = _target(func)
     if target is None or target is func:  # npjax uses NumPy's own: run it without dispatch
-        return func._implementation(*args, **kwargs)
+        return place_numpy(func._implementation(*args, **kwargs), args, kwargs)
     return target(*args, **kwargs)
 
 
@@ -63,8 +64,9 @@ def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kw
     ours = _OURS.get(ufunc)
     if ours is None:
         ours = UFUNCS.get(ufunc.__name__)
-        if ours is None:
-            return NotImplemented
+        if ours is None:  # a ufunc npjax does not have (``numpy.strings``', SciPy's...): its
+            fn = ufunc if method == "__call__" else getattr(ufunc, method)  # own loops
+            return forced_host(ufunc.__name__, fn, inputs, kwargs, call_numpy_ufunc)
     if not kwargs and method == "__call__":  # NumPy's scalar operators land here
         if len(inputs) == 2 and ours.nin == 2:  # a NumPy scalar with a host array: NumPy's
             limit = _get_context().host  # own ufunc, without ``ufunc.__call__``'s keywords

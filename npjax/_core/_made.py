@@ -10,7 +10,7 @@ import numpy as np
 
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
-from npjax._core._placement import _DEVICE_DTYPE, place_result
+from npjax._core._placement import _DEVICE_DTYPE, npjax_operands, place_result
 from npjax._pure._dtypes import is_device_dtype
 from npjax._runtime import _context
 
@@ -68,3 +68,16 @@ def from_device(inputs: Any) -> bool:
                    for y in x):
                 return True
     return False
+
+
+def place_numpy(result: Any, args: tuple, kwargs: dict) -> Any:
+    """The result of NumPy's own code run on the arguments ``args``/``kwargs`` (npjax arrays
+    handed to it as their NumPy data: host arrays share their memory), placed as the host
+    route places its results: NumPy's arrays become npjax arrays (a view of an argument's
+    memory a view of that argument), on the device under a device policy or beside a device
+    argument; host-only dtypes are host arrays; anything else (NumPy's scalars, its
+    subclasses such as ``recarray`` and ``MaskedArray``) as it is."""
+    limit = _context.get().host
+    device = limit < 0 or from_device(args) or from_device(kwargs)
+    return place_result(result, npjax_operands(args, kwargs), -1 if device else limit)
+
