@@ -433,3 +433,19 @@ def test_foreign_ufuncs_give_npjax_arrays():
     assert type(r) is npjax.ndarray and r.tolist() == [2, 1]
     r = umath.str_len(npjax.array(["abc"]))
     assert type(r) is npjax.ndarray and r.tolist() == [3]
+
+
+def test_numpy_subclass_views_and_protocols_of_host_only_data():
+    s = npjax.array([(1, 2.0)], dtype=[("a", "i4"), ("b", "f8")])
+    r = s.view(np.recarray)  # NumPy's own view of the host memory
+    r.a[0] = 7
+    assert type(r) is np.recarray and s["a"][0] == 7
+    assert type(npjax.rec.array(s)) is np.recarray
+    c = npjax.array(["ab"]).view(np.char.chararray)
+    assert type(c) is np.char.chararray and c.upper().tolist() == ["AB"]
+    assert "descr" in s.__array_interface__  # NumPy reads it back exactly
+    picked = s[["b", "a"]]  # offsets the interface cannot say: NumPy takes __array__
+    assert not hasattr(picked, "__array_interface__")
+    assert np.asarray(picked).dtype == np.asarray(s)[["b", "a"]].dtype
+    assert np.shares_memory(np.asarray(picked), np.asarray(s))
+    assert not hasattr(npjax.array(["a"]), "__array_struct__")  # NumPy misreads str capsules

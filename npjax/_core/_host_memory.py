@@ -23,6 +23,7 @@ export buffers (``memoryview(a)`` raises ``TypeError``: use ``a.data`` or
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -48,13 +49,27 @@ def _host_data(a: ndarray, name: str) -> np.ndarray:
 
 def _array_interface(self: ndarray) -> dict:
     """NumPy's array interface of a host array's own memory (live: writes reach the array).
-    Arrays of the dtypes only the host holds have none: the interface loses what their dtype
-    says (a structured view's offsets), and NumPy takes ``__array__`` instead (the data)."""
+    Arrays of a dtype the interface cannot say exactly (a structured view with offsets) have
+    none: NumPy takes ``__array__`` instead (the data itself)."""
     data = _host_data(self, "__array_interface__")
-    if not is_device_dtype(data.dtype):
-        raise AttributeError("npjax.ndarray.__array_interface__: not given for host-only "
-                             "dtypes (np.asarray(a) gives the data itself)")
+    if not is_device_dtype(data.dtype) and not _exact_interface(data.dtype):
+        raise AttributeError("npjax.ndarray.__array_interface__: not given for this dtype "
+                             "(np.asarray(a) gives the data itself)")
     return data.__array_interface__
+
+
+class _Interface:
+    def __init__(self, data: np.ndarray) -> None:
+        self.__array_interface__ = data.__array_interface__
+
+
+@functools.lru_cache(maxsize=256)
+def _exact_interface(dtype: np.dtype) -> bool:
+    """Whether NumPy reads an array of ``dtype`` back from its array interface as that dtype."""
+    try:
+        return np.asarray(_Interface(np.zeros(1, dtype))).dtype == dtype
+    except (TypeError, ValueError):
+        return False
 
 
 def _array_struct(self: ndarray) -> Any:

@@ -435,6 +435,10 @@ class ndarray(ArrayBase):
         if type is not None and not (isinstance(type, builtins_type)
                                      and issubclass(type, ndarray)):
             if isinstance(type, builtins_type) and issubclass(type, np.ndarray):
+                data = self._host()
+                if data is not None and not self._scalar and not is_device_dtype(data.dtype):
+                    # host-only data (``recarray``, ``chararray``): NumPy's view of its memory
+                    return data.view(type) if dtype is None else data.view(dtype, type)
                 raise NotImplementedError(
                     f"npjax.ndarray.view: an npjax array cannot be seen as {type.__name__} "
                     "(a NumPy class); np.asarray(a).view(...) views a host copy")
