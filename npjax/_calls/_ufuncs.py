@@ -207,9 +207,8 @@ class ufunc:
                         self._count[0] += 1
                         return place_result(_numpy_calls.call_numpy_ufunc(
                             self._np, *ops), npjax_operands(args, kwargs), limit)
-            if has_host_only(args, kwargs):  # object, str, datetime...: NumPy's own ufunc
-                return forced_host(self.__name__, self._np, args, kwargs,
-                                   _numpy_calls.call_numpy_ufunc)
+            if kwargs and has_host_only(args, kwargs):  # (operands: ``HostOnly`` below)
+                return self._host_only(args, kwargs)
             policy = ctx.policy
             _calls[self.__name__] += 1
             for a in args:  # a window of a length seen before: its bucket's programs
@@ -289,6 +288,12 @@ class ufunc:
             return self._call(*args, **kwargs)
         except SubclassOperand:  # NumPy's rules: results take the operand's subclass
             return call_ufunc(self, args, kwargs)
+        except HostOnly:  # an object, str, datetime... operand read for the device
+            return self._host_only(args, kwargs)
+
+    def _host_only(self, args: tuple, kwargs: dict) -> Any:
+        """NumPy's own ufunc on the host: an operand has a dtype the device cannot hold."""
+        return forced_host(self.__name__, self._np, args, kwargs, _numpy_calls.call_numpy_ufunc)
 
     def _call(self, *args: Any, out: Any = None, where: Any = True,
               casting: str = "same_kind", order: str = "K", dtype: Any = None,

@@ -115,7 +115,7 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
         else:
             key = _host_index(index)
         kind = type(value)
-        if data.dtype.hasobject and kind is ndarray:  # NumPy stores the object itself
+        if kind is ndarray and data.dtype.hasobject:  # NumPy stores the object itself
             new = value  # (NumPy converts it, through ``__array__``, where it must)
         elif kind is ndarray and not value._scalar:  # ``_host_part`` written out: a host
             base = value._base  # array's data, a host view's NumPy view
