@@ -251,7 +251,15 @@ def test_object_arrays_hold_the_objects_themselves():
     o[0] = [1, 2]
     assert o[0] == [1, 2]
     lst = npjax.array([a, None], dtype=object)
-    assert lst.shape == (2,) and lst[1] is None
+    assert lst.shape == (2,) and lst[1] is None and lst[0] is a
+    ragged = npjax.array([a, npjax.ones(2)], dtype=object)  # NumPy meets the items itself
+    assert ragged.shape == (2,) and ragged[0] is a
+    grid = npjax.array([a, a], dtype=object)  # equal shapes: their elements, as in NumPy
+    assert grid.shape == (2, 3) and grid[1, 2] == 2.0
+    n = np.arange(2.0)
+    m = npjax.empty((2, 2), dtype=object)
+    m[0, 1] = n
+    assert m[0, 1] is n and m[(1, 0)] is None and type(m[0]) is npjax.ndarray
     total = o[1:].sum()  # the arrays' own addition: an npjax array
     assert isinstance(total, npjax.ndarray) and total.tolist() == [1.0, 2.0, 3.0]
     assert o[1] is a  # unchanged by the sum

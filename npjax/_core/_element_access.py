@@ -57,8 +57,8 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
                 _device_calls[_GET] += 1
                 return getitem(self, index)
             got = data[key]
-        if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
-            return got
+        if type(got) is not _HOST_TYPE or (data.dtype.hasobject and _element(index, data.ndim)):
+            return got  # an element: NumPy's scalar (an object array's: the object itself)
         if got.base is value:  # the common view, of the root's own memory: ``host_view``
             view = _new_object(ndarray)  # written out
             view._base = root
@@ -150,6 +150,14 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
         return  # windows of a length seen before: one scatter per bucket
     _stats.record_scalar_write(index)  # the report's advice is about device writes
     _index_write.setitem(self, index, value)
+
+
+def _element(index: Any, ndim: int) -> bool:
+    """Whether ``index`` picks one element of an array of ``ndim`` dimensions (integers)."""
+    if type(index) is not tuple:
+        index = (index,)
+    return len(index) == ndim and all(
+        isinstance(k, int | np.integer) and not isinstance(k, bool | np.bool_) for k in index)
 
 
 def _checked_first(key: Any) -> Any:

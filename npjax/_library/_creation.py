@@ -42,6 +42,7 @@ __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarra
            "ones_like", "empty_like", "full_like", "frombuffer", "fromiter", "fromstring"]
 
 _MAXDIMS = 64
+_OBJECT = np.dtype(object)
 _MAX_BYTES = np.iinfo(np.intp).max
 _NO_COPY = ("Unable to avoid copy while creating an array as requested.\n"
             "If using `np.array(obj, copy=False)` replace it with `np.asarray(obj)` to allow "
@@ -170,6 +171,10 @@ def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
         return object if out is base else as_subclass(out, type(object), object)
     if ndmax:  # NumPy decides how deep nested sequences go (deeper ones become objects)
         object = np.array(to_host(object), dtype, ndmax=ndmax)
+    if like is None and type(object) in (list, tuple) and dtype is not None and \
+            np.dtype(dtype) == _OBJECT:  # NumPy itself meets the items: arrays stored as themselves
+        data = np.array(object, dtype, copy=copy, order=order, ndmin=ndmin)
+        return place_result(data, npjax_operands((object,), {}), -1)
     if like is None:
         host = _host_array(object, dtype, copy, order, ndmin)
         if host is not NOT_HOST:
