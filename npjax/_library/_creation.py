@@ -193,7 +193,7 @@ def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
 def _host_array(object: Any, dtype: Any, copy: Any, order: Any, ndmin: int) -> Any:
     """``array`` made by NumPy as a host array, when placement allows it; else NOT_HOST.
     Foreign NumPy arrays are copied (``_placement``); data of a dtype that cannot live on
-    the device takes the other path (NumPy's own array)."""
+    the device is a host array whatever its size."""
     limit = host_limit()
     if limit < 0:
         return NOT_HOST

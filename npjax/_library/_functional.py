@@ -300,7 +300,7 @@ class vectorize:
     Without ``signature`` the function is called per element with the Python objects NumPy
     passes (its first-element probe, when ``otypes`` is None, gets NumPy scalars); with a
     ``signature`` it gets npjax arrays (scalars for 0-d core). Results are npjax arrays (host
-    NumPy arrays for host-only dtypes such as str).
+    arrays for host-only dtypes such as str).
 
     Differences from NumPy: elements are visited in C order of the broadcast inputs (NumPy's
     object loop may follow the memory order of non-contiguous inputs); it matters only for
