@@ -57,8 +57,8 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
                 _device_calls[_GET] += 1
                 return getitem(self, index)
             got = data[key]
-        if type(got) is not _HOST_TYPE or (data.dtype.hasobject and _element(index, data.ndim)):
-            return got  # an element: NumPy's scalar (an object array's: the object itself)
+        if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
+            return got
         if got.base is value:  # the common view, of the root's own memory: ``host_view``
             view = _new_object(ndarray)  # written out
             view._base = root
@@ -67,6 +67,8 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
             view._scalar = view._mine = view._readonly = False
             view._version = 0
             return view
+        if data.dtype.hasobject and _element(index, data.ndim):
+            return got  # an array stored in an object array: the object itself
         return place_result(got, (self,), host_limit())
     _device_calls[_GET] += 1  # the report's placement line: indexing on the device
     return getitem(self, index)
