@@ -441,6 +441,13 @@ def test_foreign_ufuncs_give_npjax_arrays():
     assert type(r) is npjax.ndarray and r.tolist() == [2, 1]
     r = umath.str_len(npjax.array(["abc"]))
     assert type(r) is npjax.ndarray and r.tolist() == [3]
+    special = pytest.importorskip("scipy.special")
+    x = npjax.arange(3.0)
+    r = special.erf(x)
+    assert type(r) is npjax.ndarray
+    np.testing.assert_allclose(np.asarray(r), special.erf(np.arange(3.0)), rtol=0)
+    out = npjax.zeros(3)
+    assert special.erf(x, out=out) is out and out.tolist() == r.tolist()
 
 
 def test_numpy_subclass_views_and_protocols_of_host_only_data():
