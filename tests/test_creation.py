@@ -484,8 +484,9 @@ def test_results_are_arrays_not_scalars_and_writeable():
     "xp.zeros_like(['a'])", "xp.eye(2, dtype=str)", "xp.indices((2,), dtype='U1')",
     "xp.fromiter(['a'], dtype='U1')", "xp.mgrid[0:10**20:10**19]",
 ])
-def test_host_only_dtypes_give_numpy_arrays(code):
-    """Host-only data (str, object, datetime, Python ints beyond int64) is NumPy's own array."""
+def test_host_only_dtypes_give_host_arrays(code):
+    """Host-only data (str, object, datetime, Python ints beyond int64) is an npjax array
+    whose storage is NumPy's (a host array, whatever the placement)."""
     try:
         expected = eval(code, {"xp": np})
     except Exception as exc:  # NumPy refuses: npjax must refuse alike
@@ -493,7 +494,8 @@ def test_host_only_dtypes_give_numpy_arrays(code):
             eval(code, {"xp": npjax})
         return
     got = eval(code, {"xp": npjax})
-    assert type(got) is np.ndarray and got.dtype == expected.dtype
+    assert type(got) is npjax.ndarray and got._host() is not None
+    assert got.dtype == expected.dtype
     assert got.shape == expected.shape and got.tolist() == expected.tolist()
 
 

@@ -49,7 +49,7 @@ def test_load_refuses_pickles_by_default(tmp_path):
     with pytest.raises(ValueError, match="allow_pickle"):
         npjax.load(path)
     got = npjax.load(path, allow_pickle=True)
-    assert type(got) is np.ndarray and got.dtype == object
+    assert type(got) is npjax.ndarray and got.dtype == object
 
 
 def test_text_round_trip_matches_numpy(tmp_path):

@@ -4,7 +4,7 @@ Three things lead here, never a blanket ``except Exception``:
 - a name the registry declares ``fallback`` (``fallback_function``),
 - an implementation that raises ``NpjaxUnsupported`` on purpose (``@npfunc(numpy_fn=...)``),
 - data of a host-only dtype (str, bytes, datetime64, object, structured: ``HostOnly``), which
-  lives as NumPy arrays; those calls are NumPy's own and run quietly, counted apart.
+  lives in host arrays; those calls are NumPy's own and run quietly, counted apart.
 
 Arguments NumPy mutates (``out=``, ``copyto``'s destination, ...) are handed to NumPy as writable
 host copies and written back into the npjax arrays afterwards, so views and aliases see the
@@ -106,7 +106,7 @@ def from_host(x: Any, inner: Any = None, device: bool = False) -> Any:
     arrays where the policy keeps them on the host, device arrays otherwise or when
     ``device`` (an argument was a device array). A result that views other memory (such as
     the host copy of an argument) becomes a new array, as before placement; host-only
-    dtypes stay NumPy arrays."""
+    dtypes are host arrays."""
     inner = inner or from_host
     if isinstance(x, np.ndarray | np.generic):
         if isinstance(x, np.ndarray) and x.base is not None and is_device_dtype(x.dtype):

@@ -20,12 +20,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._runtime import _stats
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._normalize import to_jax
 from npjax._calls._registry import public_module, public_namespace
-from npjax._core._placement import DEVICE, NOT_HOST, host_ufunc2
-from npjax._core._made import from_device, place_made
+from npjax._core._placement import DEVICE, NOT_HOST, forced_host, host_ufunc2
+from npjax._runtime._numpy_calls import call_numpy_ufunc
+from npjax._core._made import place_made, place_numpy
+from npjax._pure._dtypes import is_device_dtype
 from npjax._runtime import _context
 from npjax._calls._ufuncs import UFUNCS
 
@@ -54,18 +55,22 @@ def _target(func: Any) -> Any:
 def _array_function(self: ndarray, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
     target = _target(func)
     if target is None or target is func:  # npjax uses NumPy's own: run it without dispatch
-        return func._implementation(*args, **kwargs)
+        return place_numpy(func._implementation(*args, **kwargs), args, kwargs)
     return target(*args, **kwargs)
 
 
 def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any
                  ) -> Any:
-    ours = _OURS.get(ufunc)
-    if ours is None:
-        ours = UFUNCS.get(ufunc.__name__) if isinstance(ufunc, np.ufunc) and getattr(
-            np, ufunc.__name__, None) is ufunc else None
-        if ours is None:
-            return _foreign_ufunc(ufunc, method, inputs, kwargs)
+    ours = _OURS.get(ufunc)  # (NumPy's ufunc objects only: SciPy's may share their names)
+    if ours is None:  # a ufunc npjax does not have (``numpy.strings``', SciPy's...): its
+        if method == "at" and isinstance(inputs[0], ndarray):  # own loops; ``at`` in place
+            data = np.array(inputs[0]._fetch())
+            ufunc.at(data, *(np.asarray(x) if isinstance(x, ndarray) else x
+                             for x in inputs[1:]), **kwargs)
+            inputs[0][...] = data
+            return None
+        fn = ufunc if method == "__call__" else getattr(ufunc, method)
+        return forced_host(ufunc.__name__, fn, inputs, kwargs, call_numpy_ufunc)
     if not kwargs and method == "__call__":  # NumPy's scalar operators land here
         if len(inputs) == 2 and ours.nin == 2:  # a NumPy scalar with a host array: NumPy's
             limit = _get_context().host  # own ufunc, without ``ufunc.__call__``'s keywords
@@ -94,40 +99,6 @@ def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kw
 
 _OURS = {ours._np: ours for ours in UFUNCS.values()}  # NumPy's ufunc -> npjax's
 
-
-def _foreign_ufunc(ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> Any:
-    """Another library's ufunc (``scipy.special.erf``...) given npjax arrays: its own code on
-    host copies of them, as on NumPy arrays; array results placed as a NumPy function's
-    (``place_made``), an npjax ``out=`` written through (its current values first, for
-    ``where=``). Its computation is the library's, not a stand-in for NumPy's: no warning."""
-    def host(x: Any) -> Any:
-        return np.asarray(x) if isinstance(x, ndarray) else x
-
-    out = kwargs.pop("out", None)  # (NumPy passes a tuple, one entry per output)
-    kwargs = {k: host(v) for k, v in kwargs.items()}  # (where=)
-    outs = out if isinstance(out, tuple) else (out,) if out is not None else ()
-    theirs = tuple(np.array(o) if isinstance(o, ndarray) else o for o in outs)
-    if outs:
-        kwargs["out"] = theirs
-    if method == "at":  # in place on the first operand
-        target = inputs[0]
-        if isinstance(target, ndarray):
-            data = np.array(target)
-            ufunc.at(data, *(host(x) for x in inputs[1:]), **kwargs)
-            target[...] = data
-            return None
-    result = getattr(ufunc, method)(*(host(x) for x in inputs), **kwargs)
-    made = from_device(inputs)
-    results = result if isinstance(result, tuple) else (result,)
-    placed = []
-    for k, r in enumerate(results):
-        ours = outs[k] if k < len(outs) else None
-        if isinstance(ours, ndarray):
-            ours[...] = r
-            placed.append(ours)
-        else:
-            placed.append(r if ours is not None else place_made(r, made))
-    return tuple(placed) if isinstance(result, tuple) else placed[0]
 
 
 def _dlpack(self: ndarray, *, stream: Any = None, max_version: Any = None,
@@ -200,7 +171,7 @@ def _unflatten(scalar: bool, children: tuple) -> ndarray:
 def _reduce(self: ndarray) -> tuple:
     """Pickling: the value travels as a host NumPy array (and the class of a subclass
     instance, rebuilt with ``__array_finalize__(None)`` as NumPy's pickles are)."""
-    host = _stats.fetch(self._read())
+    host = self._fetch()
     if type(self) is not ndarray:
         return (_subclass_from_host, (type(self), host))
     return (_from_host, (host, self._scalar))
@@ -209,6 +180,8 @@ def _reduce(self: ndarray) -> tuple:
 def _from_host(host: np.ndarray, scalar: bool) -> ndarray:
     """An unpickled array: placed as any new array (``place_made``); scalars on the device."""
     if scalar:
+        if not is_device_dtype(host.dtype):
+            return ndarray._owner(host, scalar)
         return ndarray._owner(to_jax(host), scalar)
     return place_made(host)
 

@@ -75,7 +75,7 @@ HOST = {
 }
 HOST["lib.recfunctions"] = "structured arrays are host data: NumPy's functions, on the host"
 HOST.update({f"lib.recfunctions.{name}": "structured arrays are host data: NumPy's own "
-             "function, its result as NumPy returns it" for name in (
+             "function, its arrays npjax arrays" for name in (
                  __import__("numpy.lib.recfunctions", fromlist=["_"]).__all__)})
 
 FALLBACK: dict[str, str] = {}

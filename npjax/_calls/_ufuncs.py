@@ -41,9 +41,10 @@ from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
 from npjax._core._lazy import Kernel, Lazy, concrete
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax, to_jax_lazy
+from npjax._core._host_only import has_host_only
 from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _HOST_TYPE, DEFERRED_UFUNC,
-                                    DEVICE, NOT_HOST, host_operands, host_ufunc1, host_ufunc2,
-                                    npjax_operands, place_new, place_result)
+                                    DEVICE, NOT_HOST, forced_host, host_operands, host_ufunc1,
+                                    host_ufunc2, npjax_operands, place_new, place_result)
 from npjax._runtime._numpy_calls import (SHARED, entered, ever_logged, issue_pending,
                                          loops_context_for, numpy_errstate)
 from npjax._core import _window_reads
@@ -216,6 +217,8 @@ class ufunc:
                         self._count[0] += 1
                         return place_result(_numpy_calls.call_numpy_ufunc(
                             self._np, *ops), npjax_operands(args, kwargs), limit)
+            if kwargs and has_host_only(args, kwargs):  # (operands: ``HostOnly`` below)
+                return self._host_only(args, kwargs)
             policy = ctx.policy
             _calls[self.__name__] += 1
             for a in args:  # a window of a length seen before: its bucket's programs
@@ -295,6 +298,12 @@ class ufunc:
             return self._call(*args, **kwargs)
         except SubclassOperand:  # NumPy's rules: results take the operand's subclass
             return call_ufunc(self, args, kwargs)
+        except HostOnly:  # an object, str, datetime... operand read for the device
+            return self._host_only(args, kwargs)
+
+    def _host_only(self, args: tuple, kwargs: dict) -> Any:
+        """NumPy's own ufunc on the host: an operand has a dtype the device cannot hold."""
+        return forced_host(self.__name__, self._np, args, kwargs, _numpy_calls.call_numpy_ufunc)
 
     def _call(self, *args: Any, out: Any = None, where: Any = True,
               casting: str = "same_kind", order: str = "K", dtype: Any = None,
@@ -746,3 +755,36 @@ for _name in NAMES:
 def _ufunc_by_name(name: str) -> ufunc:
     """The ufunc a pickle names (``ufunc.__reduce__``)."""
     return UFUNCS[name]
+
+
+def host_ufunc_method(name: str, impl: Any) -> Any:
+    """The ufunc method ``impl`` (reduce, accumulate, ...) preceded by the host route: NumPy's
+    ufunc's own method runs host operands."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        limit = _get_context().host
+        if limit < 0:
+            if has_subclass(args, kwargs):  # NumPy's rules for subclass operands
+                return call_ufunc(self, args, kwargs, name)
+        else:
+            try:
+                ops = host_operands(args, kwargs, limit)
+            except SubclassOperand:
+                return call_ufunc(self, args, kwargs, name)
+            if ops is not None:
+                _stats.host_calls[f"{self.__name__}.{name}"] += 1
+                return place_result(_numpy_calls.call_numpy_ufunc(getattr(self._np, name), *ops),
+                                    npjax_operands(args, kwargs), limit)
+        if has_host_only(args, kwargs):
+            return forced_host(f"{self.__name__}.{name}", getattr(self._np, name), args,
+                               kwargs, _numpy_calls.call_numpy_ufunc)
+        return impl(self, *args, **kwargs)
+
+    functools.update_wrapper(method, impl)
+    return method
+
+
+def route_ufunc_methods(ufunc_class: type) -> None:
+    """Put the host route in front of the npjax ufunc class's methods."""
+    for name in ("reduce", "accumulate", "reduceat", "outer", "at"):
+        setattr(ufunc_class, name, host_ufunc_method(name, getattr(ufunc_class, name)))

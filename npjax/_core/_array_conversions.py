@@ -120,12 +120,12 @@ def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: b
 
     dtype = np.dtype(dtype)
     data = self._host()
-    if data is not None and _dtypes.is_device_dtype(dtype):  # NumPy's cast and warnings
+    if data is not None:  # NumPy's cast and warnings
         new = _host_astype(data, (dtype, order, casting, subok, copy))
         return self if new is data else ndarray._owner(new, self._scalar)
-    if not _dtypes.is_device_dtype(dtype):
-        raise NotImplementedError(f"npjax.ndarray.astype: parameter 'dtype' is not "
-                                  f"supported: {dtype} lives on the host only")
+    if not _dtypes.is_device_dtype(dtype):  # object, str, datetime...: a host array
+        new = _host_astype(np.array(self._fetch()), (dtype, order, casting, subok, False))
+        return ndarray._owner(new, self._scalar)
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
         raise ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', "
                          "or 'unsafe'")
@@ -163,7 +163,7 @@ def _host_astype(data: np.ndarray, args: tuple) -> np.ndarray:
     """NumPy's ``astype`` of host data, its warnings at the user's line (NumPy's C code would
     name npjax's frame): floating-point ones through ``call_numpy_ufunc``, the ComplexWarning
     given here."""
-    if data.dtype.kind == "c" and np.dtype(args[0]).kind not in "cb":
+    if data.dtype.kind == "c" and np.dtype(args[0]).kind in "iuf":
         import warnings
 
         from npjax._pure._errors import ComplexWarning

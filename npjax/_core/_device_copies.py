@@ -8,6 +8,8 @@ from typing import Any
 import jax
 import numpy as np
 
+from npjax._pure._dtypes import is_device_dtype
+from npjax._pure._errors import HostOnly
 from npjax._runtime import _stats
 
 # host data up to this size keeps its device copy (and a snapshot to tell it is unchanged)
@@ -41,5 +43,7 @@ def _to_device(data: np.ndarray, owned: bool = False) -> jax.Array:
     ``may_alias=False``), so data others can write (``owned=False``: an array's storage, the
     caller's NumPy array) is copied first: a write after a lazy call, or while an
     asynchronous one runs, must not reach its operand."""
+    if not is_device_dtype(data.dtype):  # never a raw JAX error: the caller's NumPy runs it
+        raise HostOnly(f"dtype {data.dtype} lives on the host only")
     _stats.record_transfer("host_to_device", data.nbytes)
     return jax.device_put(data if owned else np.array(data))

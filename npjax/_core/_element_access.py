@@ -67,6 +67,8 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
             view._scalar = view._mine = view._readonly = False
             view._version = 0
             return view
+        if data.dtype.hasobject and _element(index, data.ndim):
+            return got  # an array stored in an object array: the object itself
         return place_result(got, (self,), host_limit())
     _device_calls[_GET] += 1  # the report's placement line: indexing on the device
     return getitem(self, index)
@@ -115,7 +117,9 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
         else:
             key = _host_index(index)
         kind = type(value)
-        if kind is ndarray and not value._scalar:  # ``_host_part`` written out: a host
+        if kind is ndarray and data.dtype.hasobject:  # NumPy stores the object itself
+            new = value  # (NumPy converts it, through ``__array__``, where it must)
+        elif kind is ndarray and not value._scalar:  # ``_host_part`` written out: a host
             base = value._base  # array's data, a host view's NumPy view
             if base is None:
                 new = value._value
@@ -148,6 +152,14 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
         return  # windows of a length seen before: one scatter per bucket
     _stats.record_scalar_write(index)  # the report's advice is about device writes
     _index_write.setitem(self, index, value)
+
+
+def _element(index: Any, ndim: int) -> bool:
+    """Whether ``index`` picks one element of an array of ``ndim`` dimensions (integers)."""
+    if type(index) is not tuple:
+        index = (index,)
+    return len(index) == ndim and all(
+        isinstance(k, int | np.integer) and not isinstance(k, bool | np.bool_) for k in index)
 
 
 def _checked_first(key: Any) -> Any:

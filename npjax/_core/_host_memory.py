@@ -23,11 +23,13 @@ export buffers (``memoryview(a)`` raises ``TypeError``: use ``a.data`` or
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
 from npjax._core._ndarray import install_methods, ndarray
+from npjax._pure._dtypes import is_device_dtype
 
 _COPY = {"__array_interface__": "np.asarray(a).__array_interface__",
          "__array_struct__": "np.asarray(a).__array_struct__",
@@ -46,13 +48,39 @@ def _host_data(a: ndarray, name: str) -> np.ndarray:
 
 
 def _array_interface(self: ndarray) -> dict:
-    """NumPy's array interface of a host array's own memory (live: writes reach the array)."""
-    return _host_data(self, "__array_interface__").__array_interface__
+    """NumPy's array interface of a host array's own memory (live: writes reach the array).
+    Arrays of a dtype the interface cannot say exactly (a structured view with offsets) have
+    none: NumPy takes ``__array__`` instead (the data itself)."""
+    data = _host_data(self, "__array_interface__")
+    if not is_device_dtype(data.dtype) and not _exact_interface(data.dtype):
+        raise AttributeError("npjax.ndarray.__array_interface__: not given for this dtype "
+                             "(np.asarray(a) gives the data itself)")
+    return data.__array_interface__
+
+
+class _Interface:
+    def __init__(self, data: np.ndarray) -> None:
+        self.__array_interface__ = data.__array_interface__
+
+
+@functools.lru_cache(maxsize=256)
+def _exact_interface(dtype: np.dtype) -> bool:
+    """Whether NumPy reads an array of ``dtype`` back from its array interface as that dtype."""
+    try:
+        return np.asarray(_Interface(np.zeros(1, dtype))).dtype == dtype
+    except (TypeError, ValueError):
+        return False
 
 
 def _array_struct(self: ndarray) -> Any:
-    """The C array interface (a capsule) of a host array's own memory."""
-    return _host_data(self, "__array_struct__").__array_struct__
+    """The C array interface (a capsule) of a host array's own memory. Arrays of the dtypes
+    only the host holds have none: NumPy reads a capsule of str, datetime or structured data
+    wrongly (``'<U2'`` as 8 characters), and takes ``__array__`` instead (the data)."""
+    data = _host_data(self, "__array_struct__")
+    if not is_device_dtype(data.dtype):
+        raise AttributeError("npjax.ndarray.__array_struct__: not given for host-only dtypes "
+                             "(np.asarray(a) gives the data itself)")
+    return data.__array_struct__
 
 
 def _ctypes(self: ndarray) -> Any:

@@ -10,7 +10,7 @@ import numpy as np
 
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
-from npjax._core._placement import _DEVICE_DTYPE, place_result
+from npjax._core._placement import _DEVICE_DTYPE, npjax_operands, place_result
 from npjax._pure._dtypes import is_device_dtype
 from npjax._runtime import _context
 
@@ -21,9 +21,10 @@ def place_made(result: Any, device: bool = False) -> Any:
     places its results: a host array when the policy computes a result of its size on the
     host and it was not made from a device array (``device``: ``from_device`` of its
     inputs), else moved once to the policy's device. On the host route NumPy's scalars stay
-    NumPy's; host-only dtypes stay NumPy's arrays; a NumPy subclass instance (``memmap``)
-    becomes a plain copy. The one placement decision of every array-making function that
-    does not itself run through ``try_host``: never ``to_jax`` a new host array directly."""
+    NumPy's; host-only dtypes are host arrays whatever the policy; a NumPy subclass
+    instance (``memmap``) becomes a plain copy. The one placement decision of every
+    array-making function that does not itself run through ``try_host``: never ``to_jax`` a
+    new host array directly."""
     if type(result) is not np.ndarray:
         if isinstance(result, np.ndarray):
             result = np.array(result, subok=False)
@@ -36,8 +37,8 @@ def place_made(result: Any, device: bool = False) -> Any:
             return ndarray._owner(to_jax(np.asarray(result)), True)
         else:
             return result
-    if not _device_dtype(result.dtype):
-        return result
+    if not _device_dtype(result.dtype):  # a host array whatever the policy: no device form
+        return place_result(result, (), -1)
     limit = _context.get().host
     if limit >= 0 and not device:
         return place_result(result, (), limit)
@@ -67,3 +68,16 @@ def from_device(inputs: Any) -> bool:
                    for y in x):
                 return True
     return False
+
+
+def place_numpy(result: Any, args: tuple, kwargs: dict) -> Any:
+    """The result of NumPy's own code run on the arguments ``args``/``kwargs`` (npjax arrays
+    handed to it as their NumPy data: host arrays share their memory), placed as the host
+    route places its results: NumPy's arrays become npjax arrays (a view of an argument's
+    memory a view of that argument), on the device under a device policy or beside a device
+    argument; host-only dtypes are host arrays; anything else (NumPy's scalars, its
+    subclasses such as ``recarray`` and ``MaskedArray``) as it is."""
+    limit = _context.get().host
+    device = limit < 0 or from_device(args) or from_device(kwargs)
+    return place_result(result, npjax_operands(args, kwargs), -1 if device else limit)
+

@@ -37,6 +37,7 @@ import numpy as np
 from npjax._runtime import _stats
 from npjax._core import _views
 from npjax._core._array_base import ArrayBase
+from npjax._core._flags import Flags
 from npjax._core._device_copies import _sent, _to_device
 from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._axes import diagonal_axes, normalize_axes, normalize_axis, reshape_target
@@ -56,59 +57,6 @@ _imag = Kernel(jax.jit(jnp.imag))
 # Owners that only hold a padded value (``_window_reads``: id -> owner): an array seen as a
 # view of one is a new array to the user, as NumPy's result would be (no base, owns its data).
 PADDED: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
-
-
-class Flags:
-    """The subset of ``ndarray.flags`` that has a meaning here."""
-
-    __slots__ = ("_array",)
-
-    def __init__(self, array: ndarray) -> None:
-        self._array = array
-
-    @property
-    def writeable(self) -> bool:
-        data = self._array._host()
-        return data.flags.writeable if data is not None else not self._array._readonly
-
-    @writeable.setter
-    def writeable(self, value: bool) -> None:
-        a = self._array
-        data = a._host()
-        if data is not None:  # NumPy's own flag and errors
-            if not a._scalar:
-                data.flags.writeable = value
-            a._readonly = not data.flags.writeable
-            return
-        if value and a._base is not None and (_views.is_readonly(a._lens)
-                                              or a._base._readonly):
-            raise ValueError("cannot set WRITEABLE flag to True of this array")
-        a._readonly = not value
-
-    @property
-    def owndata(self) -> bool:
-        return self._array.base is None
-
-    @property
-    def c_contiguous(self) -> bool:
-        return bool(self._array._layout_array().flags.c_contiguous)
-
-    @property
-    def f_contiguous(self) -> bool:
-        return bool(self._array._layout_array().flags.f_contiguous)
-
-    contiguous = c_contiguous
-
-    def __getitem__(self, key: str) -> bool:
-        names = {"WRITEABLE": "writeable", "W": "writeable", "OWNDATA": "owndata",
-                 "O": "owndata", "C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous",
-                 "CONTIGUOUS": "c_contiguous", "F_CONTIGUOUS": "f_contiguous",
-                 "F": "f_contiguous", "FORTRAN": "f_contiguous"}
-        return getattr(self, names[key.upper()])
-
-    def __repr__(self) -> str:
-        return (f"  C_CONTIGUOUS : {self.c_contiguous}\n  F_CONTIGUOUS : {self.f_contiguous}\n"
-                f"  OWNDATA : {self.owndata}\n  WRITEABLE : {self.writeable}")
 
 
 class ndarray(ArrayBase):
@@ -475,8 +423,9 @@ class ndarray(ArrayBase):
         ``type`` (a subclass of ``npjax.ndarray``; ``type(self)`` by default: NumPy's rules,
         ``__array_finalize__(self)`` called, see ``_subclasses``).
 
-        Differences from NumPy: viewing bytes other than 0 and 1 as bool gives True (NumPy
-        keeps the byte); host-only dtypes (structured, strings, datetimes) are not supported.
+        A host array's view is NumPy's own (every dtype). Differences from NumPy, on the
+        device: viewing bytes other than 0 and 1 as bool gives True (NumPy keeps the byte);
+        host-only dtypes (structured, strings, datetimes) are not supported there.
         """
         if self._scalar and dtype is None and type is None:  # NumPy scalars: a scalar
             return ndarray._owner(self._value, True)
@@ -486,6 +435,10 @@ class ndarray(ArrayBase):
         if type is not None and not (isinstance(type, builtins_type)
                                      and issubclass(type, ndarray)):
             if isinstance(type, builtins_type) and issubclass(type, np.ndarray):
+                data = self._host()
+                if data is not None and not self._scalar and not is_device_dtype(data.dtype):
+                    # host-only data (``recarray``, ``chararray``): NumPy's view of its memory
+                    return data.view(type) if dtype is None else data.view(dtype, type)
                 raise NotImplementedError(
                     f"npjax.ndarray.view: an npjax array cannot be seen as {type.__name__} "
                     "(a NumPy class); np.asarray(a).view(...) views a host copy")
@@ -502,6 +455,9 @@ class ndarray(ArrayBase):
         return as_subclass(out, target, self)
 
     def _bitcast_view(self, new: np.dtype) -> ndarray:
+        data = self._host()
+        if data is not None and not self._scalar:  # NumPy's own view (any dtype, its errors)
+            return host_view(self if self._base is None else self._base, data.view(new))
         if not is_device_dtype(new):
             raise NotImplementedError(f"npjax.ndarray.view: dtype {new} (npjax views bytes "
                                       "as native numeric dtypes only)")

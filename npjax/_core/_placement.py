@@ -33,9 +33,10 @@ from npjax._runtime._numpy_calls import (SHARED, call_numpy_method, call_numpy_p
                                          issue_pending, loops_context_for, numpy_errstate,
                                          run_loops, runs_loops)
 from npjax._core._device_copies import _to_device
+from npjax._core._host_only import has_host_only, host_only, run_fetched
 from npjax._core._ndarray import from_numpy, host_owner, ndarray
 from npjax._core._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
-                                     call_ufunc, has_subclass)
+                                     has_subclass)
 
 
 def host_limit() -> int:
@@ -150,6 +151,21 @@ def host_operands(args: tuple, kwargs: dict, limit: int) -> tuple[tuple, dict] |
 NOT_HOST = object()  # ``try_host``'s answer when the call must run on the device
 
 
+def forced_host(name: str, fn: Any, args: tuple, kwargs: dict, run: Any = None,
+                owner: Any = None) -> Any:
+    """``fn(*args, **kwargs)`` run by NumPy on the host because an operand has a host-only
+    dtype (``has_host_only``), whatever the policy: device operands come to the host once
+    (counted); results of host-only dtypes are host arrays, others are placed as the policy
+    and the operands say (on the device under a device policy or beside a device operand).
+    ``run``: how NumPy's function is called (``_runner(fn)`` by default); ``owner``: the
+    array whose NumPy method ``fn`` is (its views are views of it)."""
+    result, device = run_fetched(name, fn, args, kwargs, run or _runner(fn))
+    limit = _context.get().host
+    inputs = npjax_operands(args, kwargs)
+    return place_result(result, inputs if owner is None else (owner, *inputs),
+                        -1 if device or limit < 0 else limit)
+
+
 def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
     """``fn(*args, **kwargs)`` run by NumPy when the context and the operands allow it (its
     results placed), else ``NOT_HOST``."""
@@ -157,6 +173,8 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
     if limit < 0:
         if name not in HANDLED and has_subclass(args, kwargs):
             return call_function(name, fn, args, kwargs)
+        if has_host_only(args, kwargs):
+            return forced_host(name, fn, args, kwargs)
         return NOT_HOST
     if not kwargs:  # the common case, host arrays and numbers, in one pass
         ops, inputs = [], []
@@ -167,6 +185,8 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
                 if type(data) is not _HOST_TYPE:
                     base = a._base
                     if base is None or type(base._value) is not _HOST_TYPE:
+                        if has_host_only(args, kwargs):
+                            return forced_host(name, fn, args, kwargs)
                         return NOT_HOST
                     data = a._layout
                 elif a._scalar:
@@ -200,6 +220,8 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
             return NOT_HOST
         return call_function(name, fn, args, kwargs)
     if ops is None:
+        if has_host_only(args, kwargs):
+            return forced_host(name, fn, args, kwargs)
         return NOT_HOST
     _stats.host_calls[name] += 1
     return place_result(_runner(fn)(fn, *ops), npjax_operands(args, kwargs), limit)
@@ -296,6 +318,8 @@ def host_method(name: str, impl: Any) -> Any:
                 except SubclassOperand:  # NumPy's rules (a plain self: plain results)
                     return call_method(name, method, self, args, kwargs)
                 if ops is None:
+                    if host_only(self) or has_host_only(args, kwargs):
+                        return _forced_method(name, self, data, args, kwargs)
                     return impl(self, *args, **kwargs)
                 inputs = (self, *npjax_operands(args, kwargs))
             else:
@@ -309,11 +333,20 @@ def host_method(name: str, impl: Any) -> Any:
             if kind in _NUMBER_SCALARS:  # ``a.sum()``: NumPy's scalar, as ``place_result``
                 return result
             return place_result(result, inputs, limit)
+        if host_only(self) or has_host_only(args, kwargs):
+            return _forced_method(name, self, data, args, kwargs)
         return impl(self, *args, **kwargs)
 
     functools.update_wrapper(method, impl)
     method.host_first = method.host_method = True
     return method
+
+
+def _forced_method(name: str, self: ndarray, data: np.ndarray, args: tuple,
+                   kwargs: dict) -> Any:
+    """NumPy's method ``name`` of a host array's ``data``, run by ``forced_host``."""
+    bound = getattr(data[()] if self._scalar else data, name)
+    return forced_host(f"ndarray.{name}", bound, args, kwargs, call_numpy_method, self)
 
 
 # Public names whose NumPy function must not run host operands: it returns objects that
@@ -334,36 +367,6 @@ _OWN_MEMBERS = {
     "astype", "view", "fill", "item", "tolist", "tobytes", "reshape", "transpose",
     "to_device", "resize", "setflags", "__class__", "dump", "dumps", "getfield", "setfield",
 }
-
-
-def host_ufunc_method(name: str, impl: Any) -> Any:
-    """The ufunc method ``impl`` (reduce, accumulate, ...) preceded by the host route: NumPy's
-    ufunc's own method runs host operands."""
-
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        limit = host_limit()
-        if limit < 0:
-            if has_subclass(args, kwargs):  # NumPy's rules for subclass operands
-                return call_ufunc(self, args, kwargs, name)
-            return impl(self, *args, **kwargs)
-        try:
-            ops = host_operands(args, kwargs, limit)
-        except SubclassOperand:
-            return call_ufunc(self, args, kwargs, name)
-        if ops is not None:
-            _stats.host_calls[f"{self.__name__}.{name}"] += 1
-            return place_result(call_numpy_ufunc(getattr(self._np, name), *ops),
-                                npjax_operands(args, kwargs), limit)
-        return impl(self, *args, **kwargs)
-
-    functools.update_wrapper(method, impl)
-    return method
-
-
-def route_ufunc_methods(ufunc_class: type) -> None:
-    """Put the host route in front of the npjax ufunc class's methods."""
-    for name in ("reduce", "accumulate", "reduceat", "outer", "at"):
-        setattr(ufunc_class, name, host_ufunc_method(name, getattr(ufunc_class, name)))
 
 
 def route_namespace(namespace: dict, numpy_module: Any) -> None:
@@ -542,6 +545,8 @@ def host_operator(name: str, impl: Any) -> Any:
         limit = get_context().host
         data = self._host()
         if data is None or limit < 0:
+            if has_host_only((self, *args), {}):
+                return _forced_operator(name, op, self, args)
             return impl(self, *args)
         x = data[()] if self._scalar else data
         if not args:
@@ -560,6 +565,8 @@ def host_operator(name: str, impl: Any) -> Any:
                 except SubclassOperand:  # NumPy's rules (a plain self: plain results)
                     return call_method(name, method, self, args, {})
                 if y is DEVICE:
+                    if has_host_only((self, *args), {}):
+                        return _forced_operator(name, op, self, args)
                     return impl(self, *args)
                 count[0] += 1
                 result = call_numpy_ufunc(op, (x, y, *args[1:]), {})
@@ -658,6 +665,12 @@ def host_operator(name: str, impl: Any) -> Any:
     functools.update_wrapper(binary, impl)
     binary.host_first = binary.host_method = True
     return binary
+
+
+def _forced_operator(name: str, op: Any, self: ndarray, args: tuple) -> Any:
+    """Python's operator ``op`` on NumPy operands, run by ``forced_host`` (an in-place
+    operator's result is ``self``)."""
+    return forced_host(f"ndarray.{name}", op, (self, *args), {}, call_numpy_ufunc)
 
 
 _UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
@@ -763,9 +776,8 @@ def place_result(result: Any, inputs: tuple, limit: int) -> Any:
         device_dtype = _DEVICE_DTYPE.get(result.dtype)
         if device_dtype is None:
             device_dtype = _DEVICE_DTYPE[result.dtype] = is_device_dtype(result.dtype)
-        if not device_dtype:
-            return result  # NumPy's own array, as for host-only dtypes everywhere
-        if result.base is None and beyond(result.size, limit):
+        # host-only dtypes (object, str, datetime...) stay host arrays whatever their size
+        if device_dtype and result.base is None and beyond(result.size, limit):
             return ndarray._owner(_to_device(result, owned=True))  # (NumPy's new array)
         mine = inputs
         for x in inputs:

@@ -42,6 +42,7 @@ __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarra
            "ones_like", "empty_like", "full_like", "frombuffer", "fromiter", "fromstring"]
 
 _MAXDIMS = 64
+_OBJECT = np.dtype(object)
 _MAX_BYTES = np.iinfo(np.intp).max
 _NO_COPY = ("Unable to avoid copy while creating an array as requested.\n"
             "If using `np.array(obj, copy=False)` replace it with `np.asarray(obj)` to allow "
@@ -130,10 +131,9 @@ def _host_to_array(host: np.ndarray, name: str, inputs: Any = ()) -> Any:
     """A new array NumPy made on the host, placed by the placement policy (``place_made``):
     a host array where the policy keeps it on the host, unless one of ``inputs`` (the
     arguments it was made from) is a device array; else on the policy's device. Host-only
-    dtypes stay the NumPy array."""
+    dtypes are host arrays whatever the policy."""
     if not _dtypes.is_device_dtype(host.dtype):
         _stats.host_only[name] += 1
-        return host
     return place_made(host, from_device(inputs))
 
 
@@ -161,7 +161,7 @@ def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
     Differences from NumPy: ``copy=False`` on host data (NumPy arrays, lists, scalars) raises
     ValueError because device memory can never alias host memory; ``order`` changes no layout
     (npjax owners are C-ordered). Host-only dtypes (str, bytes, datetime64, object,
-    structured) give NumPy's own array, as NumPy would.
+    structured) give host arrays computed by NumPy, whatever the policy.
     """
     if is_subclass(object):  # NumPy: the base class; with ``subok``, the subclass kept
         base = plain(object)
@@ -171,6 +171,10 @@ def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
         return object if out is base else as_subclass(out, type(object), object)
     if ndmax:  # NumPy decides how deep nested sequences go (deeper ones become objects)
         object = np.array(to_host(object), dtype, ndmax=ndmax)
+    if like is None and type(object) in (list, tuple) and dtype is not None and \
+            np.dtype(dtype) == _OBJECT:  # NumPy itself meets the items: arrays stored as themselves
+        data = np.array(object, dtype, copy=copy, order=order, ndmin=ndmin)
+        return place_result(data, npjax_operands((object,), {}), -1)
     if like is None:
         host = _host_array(object, dtype, copy, order, ndmin)
         if host is not NOT_HOST:
@@ -179,14 +183,17 @@ def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
         return _array(object, dtype, copy, order, subok, ndmin, like)
     except HostOnly:
         _stats.host_only["array"] += 1
-        return np.array(to_host(object), dtype, copy=copy, order=order, subok=subok,
-                        ndmin=ndmin)
+        data = np.array(to_host(object), dtype, copy=copy, order=order, ndmin=ndmin)
+        if _dtypes.is_device_dtype(data.dtype):  # (from host-only data: placed as new)
+            return place_made(data if data.base is None else data.copy(),
+                              from_device((object,)))
+        return place_result(data, npjax_operands((object,), {}), -1)
 
 
 def _host_array(object: Any, dtype: Any, copy: Any, order: Any, ndmin: int) -> Any:
     """``array`` made by NumPy as a host array, when placement allows it; else NOT_HOST.
     Foreign NumPy arrays are copied (``_placement``); data of a dtype that cannot live on
-    the device takes the other path (NumPy's own array)."""
+    the device is a host array whatever its size."""
     limit = host_limit()
     if limit < 0:
         return NOT_HOST
@@ -196,8 +203,6 @@ def _host_array(object: Any, dtype: Any, copy: Any, order: Any, ndmin: int) -> A
     if ops is None:
         return NOT_HOST
     data = np.array(ops[0][0], dtype, copy=copy, order=order, ndmin=ndmin)
-    if not _dtypes.is_device_dtype(data.dtype):
-        return NOT_HOST
     _stats.host_calls["array"] += 1
     return place_result(data, npjax_operands((object,), {}), limit)
 

@@ -32,7 +32,7 @@ def min_scalar_type(a: Any, /) -> np.dtype:
     """npjax implementation of ``numpy.min_scalar_type``: value-based for 0-d input (one read of
     that element), the dtype itself for arrays with dimensions."""
     if isinstance(a, ndarray):
-        return a.dtype if a.ndim else np.min_scalar_type(np.asarray(a._read()))
+        return a.dtype if a.ndim else np.min_scalar_type(a._fetch())
     return np.min_scalar_type(a)
 
 

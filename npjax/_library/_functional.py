@@ -27,9 +27,10 @@ from npjax._core._index_values import convert_value
 from npjax._pure._errors import unsupported
 from npjax._core._lazy import concrete
 from npjax._pure._axes import normalize_axis
+from npjax._core._host_only import host_only
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
-from npjax._core._placement import DEVICE, host_limit, operand
+from npjax._core._placement import DEVICE, forced_host, host_limit, operand
 from npjax._core._made import from_device, place_made
 from npjax._core._subclasses import SubclassOperand
 from npjax._library._shape_ops import expand_dims
@@ -105,12 +106,18 @@ def apply_along_axis(func1d: Any, axis: int, arr: Any, *args: Any, **kwargs: Any
     return ndarray._owner(jnp.transpose(stacked.reshape(shape), permute))
 
 
+_NO_LIMIT = 2**62
+
+
 def _host_values(results: list) -> list | None:
     """``results`` as NumPy gets them on the host route (``operand``), or None when one is
-    a device array (or a subclass instance) or the policy computes nothing on the host."""
+    a device array (or a subclass instance) or the policy computes nothing on the host
+    (unless one is of a host-only dtype: those are always computed there)."""
     limit = host_limit()
     if limit < 0:
-        return None
+        if not any(host_only(r) for r in results):
+            return None
+        limit = _NO_LIMIT
     values = []
     for r in results:
         try:
@@ -151,7 +158,7 @@ def apply_over_axes(func: Any, a: Any, axes: Any) -> ndarray:
 def _host_args(args: Any) -> Any:
     """npjax arrays as host arrays (object loops run on the host)."""
     if isinstance(args, ndarray):
-        host = np.asarray(args._read())
+        host = args._fetch()
         return host[()] if args._scalar else host
     if isinstance(args, tuple):
         return tuple(_host_args(a) for a in args)
@@ -168,34 +175,32 @@ class _PyFunc:
         self.__name__ = ufunc.__name__
         self.__doc__ = ufunc.__doc__
 
-    def _out(self, kwargs: dict) -> dict:
-        out = kwargs.get("out")
-        outs = out if isinstance(out, tuple) else (out,)
-        if any(isinstance(o, ndarray) for o in outs):
-            raise unsupported(self.__name__, "out",
-                              "object results cannot be written into npjax arrays")
-        return {k: _host_args(v) for k, v in kwargs.items()}
+    def _run(self, method: str, args: tuple, kwargs: dict) -> Any:
+        """NumPy's object loops on the host; results are host arrays (object dtype), device
+        arrays given as ``out=`` get them written back."""
+        fn = self._ufunc if method == "__call__" else getattr(self._ufunc, method)
+        return forced_host(self.__name__, fn, args, kwargs, _call_plain)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._ufunc(*_host_args(args), **self._out(kwargs))
+        return self._run("__call__", args, kwargs)
 
     def reduce(self, *args: Any, **kwargs: Any) -> Any:
-        return self._ufunc.reduce(*_host_args(args), **self._out(kwargs))
+        return self._run("reduce", args, kwargs)
 
     def accumulate(self, *args: Any, **kwargs: Any) -> Any:
-        return self._ufunc.accumulate(*_host_args(args), **self._out(kwargs))
+        return self._run("accumulate", args, kwargs)
 
     def reduceat(self, *args: Any, **kwargs: Any) -> Any:
-        return self._ufunc.reduceat(*_host_args(args), **self._out(kwargs))
+        return self._run("reduceat", args, kwargs)
 
     def outer(self, *args: Any, **kwargs: Any) -> Any:
-        return self._ufunc.outer(*_host_args(args), **self._out(kwargs))
+        return self._run("outer", args, kwargs)
 
     def at(self, a: Any, *args: Any) -> None:
-        if isinstance(a, ndarray):
+        if isinstance(a, ndarray) and a._host() is None:
             raise unsupported(self.__name__ + ".at", "a",
-                              "object loops cannot write into npjax arrays")
-        self._ufunc.at(a, *_host_args(args))
+                              "object loops cannot write into device arrays")
+        self._run("at", (a, *args), {})
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.__dict__["_ufunc"], name)
@@ -204,12 +209,16 @@ class _PyFunc:
         return f"<npjax ufunc {self.__name__!r}>"
 
 
+def _call_plain(fn: Any, args: tuple, kwargs: dict) -> Any:
+    return fn(*args, **kwargs)
+
+
 def frompyfunc(func: Any, nin: int, nout: int, *, identity: Any = None) -> _PyFunc:
     """npjax implementation of ``numpy.frompyfunc``: a ufunc over Python objects.
 
     Differences from NumPy: the result is not a ``numpy.ufunc`` instance (it wraps one); npjax
-    arguments are fetched to the host, results are object-dtype NumPy arrays as in NumPy;
-    an npjax array as ``out=`` or as the target of ``.at`` raises ``NotImplementedError``.
+    arguments are fetched to the host, results are object-dtype host arrays as in NumPy;
+    a device array as the target of ``.at`` raises ``NotImplementedError``.
     """
     return _PyFunc(np.frompyfunc(func, nin, nout, identity=identity))
 
@@ -276,15 +285,13 @@ def _to_host_objects(values: list) -> list:
 
 def _result_array(objects: np.ndarray, dtype: Any, device: bool) -> Any:
     """Object results as NumPy converts them to ``dtype``: an npjax array (never a scalar)
-    placed as any new array (``place_made``; ``device``: an input was a device array)
-    when it can hold the dtype, else a host NumPy array."""
+    placed as any new array (``place_made``; ``device``: an input was a device array);
+    host-only dtypes (object, str...) are host arrays."""
     flat = _to_host_objects(list(objects.reshape(-1)))
     host_objects = np.empty(len(flat), dtype=object)
     host_objects[:] = flat
     host = np.asarray(host_objects.reshape(objects.shape), dtype=dtype)
-    if _dtypes.is_device_dtype(host.dtype):
-        return place_made(host, device)
-    return host
+    return place_made(host, device)
 
 
 class vectorize:
@@ -293,7 +300,7 @@ class vectorize:
     Without ``signature`` the function is called per element with the Python objects NumPy
     passes (its first-element probe, when ``otypes`` is None, gets NumPy scalars); with a
     ``signature`` it gets npjax arrays (scalars for 0-d core). Results are npjax arrays (host
-    NumPy arrays for host-only dtypes such as str).
+    arrays for host-only dtypes such as str).
 
     Differences from NumPy: elements are visited in C order of the broadcast inputs (NumPy's
     object loop may follow the memory order of non-contiguous inputs); it matters only for

@@ -76,7 +76,7 @@ load._npjax_host = True
 
 
 def _host(a: ndarray) -> np.ndarray:
-    return np.asarray(a._read())
+    return a._fetch()
 
 
 def _tofile(self: ndarray, fid: Any, sep: str = "", format: str = "%s") -> None:

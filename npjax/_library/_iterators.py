@@ -21,7 +21,9 @@ from npjax._library._creation import _astype
 from npjax._core._index_values import _single_value, as_value
 from npjax._core._index_write import setitem
 from npjax._pure._errors import unsupported
+from npjax._core._made import place_made
 from npjax._core._ndarray import install_methods, ndarray
+from npjax._pure._dtypes import is_device_dtype
 from npjax._library._creation import asarray
 from npjax._core._normalize import to_jax
 from npjax._core._views import settled
@@ -48,6 +50,20 @@ class _Elements:
 
     def __getitem__(self, k: int) -> jax.Array:
         return to_jax(self._host[k])
+
+
+def _host_only_data(a: ndarray) -> np.ndarray | None:
+    """The NumPy data of an array of a host-only dtype (iterated by NumPy), else None."""
+    data = a._host()
+    return data if data is not None and not is_device_dtype(data.dtype) else None
+
+
+def _host_key(x: Any) -> Any:
+    """An index or value for NumPy: npjax arrays as host data."""
+    if isinstance(x, ndarray):
+        data = x._fetch()
+        return data[()] if x._scalar else data
+    return x
 
 
 # --- flatiter and ndarray.flat ---------------------------------------------------------------
@@ -142,6 +158,9 @@ class flatiter:
 
     def _element(self, k: int) -> ndarray:
         a = self._arr
+        data = _host_only_data(a)
+        if data is not None:  # NumPy's scalar, as NumPy's iterator gives
+            return data.flat[k]
         seen = _root_version(a)
         if self._chunks is None or seen != self._seen:
             self._chunks = _Elements(a._read().reshape(-1))
@@ -157,6 +176,9 @@ class flatiter:
 
     def copy(self) -> ndarray:
         """A 1-d copy of the array (C order)."""
+        data = _host_only_data(self._arr)
+        if data is not None:
+            return ndarray._owner(data.flatten())
         return ndarray._owner(self._arr._read().reshape(-1))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -171,6 +193,9 @@ class flatiter:
                 raise IndexError(f"index {key} is out of bounds for size {size}")
             pos = np.unravel_index(key % size, a.shape) if a.shape else ()
             return a[tuple(int(p) for p in pos)]  # the host route for host arrays
+        data = _host_only_data(a)
+        if data is not None:  # NumPy's own (a copy)
+            return place_made(data.flat[_host_key(key)])
         result = ndarray._owner(a._read().reshape(-1))[key]
         return result if result._base is None else result.copy()
 
@@ -179,6 +204,10 @@ class flatiter:
         if a._readonly or a._scalar:
             raise ValueError("assignment destination is read-only")
         key = _flat_key(key)
+        data = _host_only_data(a)
+        if data is not None:  # NumPy's own write
+            data.flat[_host_key(key)] = _host_key(value)
+            return
         size = a.size
         if isinstance(key, int):
             if not -size <= key < size:
@@ -249,7 +278,9 @@ class ndenumerate:
     """npjax implementation of ``numpy.ndenumerate``: (index tuple, scalar) pairs, C order."""
 
     def __init__(self, arr: Any) -> None:
-        self.iter = asarray(arr).flat
+        arr = asarray(arr)
+        data = _host_only_data(arr)
+        self.iter = arr.flat if data is None else data.flat  # (host-only: NumPy's own)
 
     def __next__(self) -> tuple:
         return self.iter.coords, next(self.iter)
@@ -343,6 +374,15 @@ class nditer:
     the flags ``external_loop``, ``reduce_ok``, ``delay_bufalloc``, ``ranged`` and the
     parameter ``op_axes`` are not supported (``NotImplementedError``).
     """
+
+    def __new__(cls, op: Any, *args: Any, **kwargs: Any) -> Any:
+        ops = op if isinstance(op, tuple | list) else (op,)
+        if any(isinstance(x, ndarray) and _host_only_data(x) is not None for x in ops):
+            # NumPy's own iterator over the host data (writes reach it as they are made)
+            host = [_host_key(x) for x in ops]
+            return np.nditer(host if isinstance(op, tuple | list) else host[0], *args,
+                             **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, op: Any, flags: Any = None, op_flags: Any = None, op_dtypes: Any = None,
                  order: str = "K", casting: str = "safe", op_axes: Any = None,

@@ -208,7 +208,7 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
 
 def _host_copy(x: Any) -> Any:
     if isinstance(x, ndarray):
-        host = np.asarray(x._read())
+        host = x._fetch()
         return host[()] if x._scalar else host
     return np.asarray(x) if isinstance(x, jax.Array) else x
 
@@ -270,7 +270,7 @@ def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
     explicit = _explicit_64(start, stop)
     start, stop = asanyarray(start), asanyarray(stop)
     # on the host: XLA's CPU kernels treat subnormals as zero
-    if np.any(np.asarray(start._read()) == 0) or np.any(np.asarray(stop._read()) == 0):
+    if np.any(start._fetch() == 0) or np.any(stop._fetch() == 0):
         raise ValueError("Geometric sequence cannot include zero")
     zeros_dt = dtype if dtype is not None else _dtypes.default_float(policy.x64)
     dt = _dtypes.result_type(start.dtype, stop.dtype, float, zeros_dt)

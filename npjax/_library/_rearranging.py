@@ -160,7 +160,7 @@ def resize(a: ArrayIn, new_shape: Any) -> Any:
 
 def _host_index(obj: Any) -> Any:
     if isinstance(obj, ndarray):
-        host = np.asarray(obj._read())
+        host = obj._fetch()
         return host[()] if obj._scalar else host
     if isinstance(obj, list | tuple) and any(isinstance(o, ndarray) for o in obj):
         return [_host_index(o) for o in obj]
@@ -222,7 +222,7 @@ def trim_zeros(filt: Any, trim: str = "fb", axis: Any = None) -> Any:
     axis_tuple = tuple(range(ndim)) if axis is None else normalize_axes(axis, ndim)
     if not axis_tuple:
         return filt
-    nonzero = np.argwhere(np.asarray(arr._read()))
+    nonzero = np.argwhere(arr._fetch())
     if nonzero.size == 0:
         start = stop = [0] * ndim
     else:

@@ -21,7 +21,7 @@ class NpjaxUnsupported(Exception):
 
 class HostOnly(NpjaxUnsupported):
     """Data of a dtype with no device form (str, bytes, datetime64, object, structured): it
-    stays a NumPy array and NumPy's own function handles it, quietly."""
+    lives in host arrays and NumPy's own function handles it, quietly."""
 
 
 def output_casting_error(ufunc_name: str, casting: str, from_: np.dtype, to: np.dtype) -> TypeError:

@@ -37,7 +37,8 @@ class Tally(collections.Counter):
 calls: collections.Counter = Tally()  # public name -> calls on the device
 fallbacks: collections.Counter = collections.Counter()  # public name -> host NumPy runs
 fallback_sites: collections.Counter = collections.Counter()  # (name, "file:line") -> runs
-host_only: collections.Counter = Tally()  # name -> calls on host-only dtypes
+host_only: collections.Counter = Tally()  # name -> calls NumPy ran on the host whatever the
+# policy: host-only dtypes (object, str, datetime...), ufuncs npjax does not have
 host_calls: collections.Counter = Tally()  # name -> calls NumPy ran (host arrays)
 # name -> a one-item list: the host calls of the hottest paths (operators, ufuncs), counted
 # as ``cell[0] += 1`` (about half the cost of ``host_calls[name] += 1``, a Counter) and added

@@ -1,12 +1,12 @@
 """npjax's ``numpy.lib.recfunctions``: NumPy's own functions for structured arrays, on the host.
 
 Structured dtypes are host data in npjax: ``npjax.array(..., dtype=[("a", "i4"), ...])`` is a
-NumPy array (DESIGN: host-only dtypes stay NumPy arrays). So these functions are NumPy's own,
-run on the host: npjax arrays among the arguments are handed over as NumPy arrays (host ones
-share their memory, device ones are copied), and the results are NumPy's own objects, as NumPy
-returns them (structured arrays, masked arrays, record arrays, and views of the arguments:
-``structured_to_unstructured(s)`` writes through to ``s`` as in NumPy). Pass a numeric result
-to ``npjax.asarray`` for device work. Errors (an unstructured array where a structured one is
+host array (its storage a NumPy array, whatever the placement). So these functions are NumPy's
+own, run on the host: npjax arrays among the arguments are handed over as NumPy arrays (host
+ones share their memory, device ones are copied); NumPy's arrays among the results become npjax
+arrays placed as the host route places results (views of the arguments stay views:
+``structured_to_unstructured(s)`` writes through to ``s`` as in NumPy); masked arrays and record
+arrays are NumPy's own objects. Errors (an unstructured array where a structured one is
 needed...) are NumPy's.
 """
 
@@ -20,6 +20,7 @@ import numpy.lib.recfunctions as _numpy_rfn
 
 from npjax._calls import _registry
 from npjax._calls._fallback import to_host
+from npjax._core._made import place_numpy
 
 __all__ = list(_numpy_rfn.__all__)
 
@@ -27,11 +28,11 @@ __all__ = list(_numpy_rfn.__all__)
 def _host(name: str, fn: Callable) -> Callable:
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
-        return fn(*to_host(args), **to_host(kwargs))
+        return place_numpy(fn(*to_host(args), **to_host(kwargs)), args, kwargs)
 
     call.__module__ = "npjax.lib.recfunctions"
     call.__doc__ = (f"NumPy's ``numpy.lib.recfunctions.{name}`` on the host (structured "
-                    "arrays are host data); returns NumPy's result as it is.")
+                    "arrays are host data); its arrays become npjax arrays.")
     call._npjax_host = True
     return call
 

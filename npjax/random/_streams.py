@@ -20,6 +20,7 @@ from npjax._pure._impl import linalg as _linalg_kernels
 from npjax._runtime._errstate import _stacklevel
 from npjax._pure._axes import normalize_axis
 from npjax._calls._dispatch import write_out
+from npjax._core._host_only import host_only
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import place, to_jax
 from npjax._runtime import _stats
@@ -393,6 +394,8 @@ class _Streams:
         return self._run("permutation_index", (n,), "int64", (), ())
 
     def _shuffle(self, x: Any, axis: int) -> None:
+        if isinstance(x, ndarray) and host_only(x):  # object, str...: its NumPy data in place
+            x = x._host()
         if isinstance(x, ndarray):
             if x.ndim == 0:
                 raise TypeError("len() of unsized object")
@@ -428,6 +431,13 @@ class _Streams:
                 return from_host(self._np.permutation(x))
             n = max(int(x), 0)
             return ndarray._owner(self._run("permutation_index", (n,), "int64", (), ()))
+        if host_only(x):  # object, str...: NumPy's take of its data by a drawn permutation
+            data = x._fetch() if isinstance(x, ndarray) else x
+            if data.ndim < 1:
+                raise IndexError("x must be an integer or at least 1-dimensional")
+            axis = normalize_axis(axis, data.ndim)
+            idx = np.asarray(self._index_perm(data.shape[axis], x))
+            return from_host(np.take(data, idx, axis=axis))
         arr = to_jax(x)
         if not self._legacy:
             axis = normalize_axis(axis, arr.ndim)
@@ -446,6 +456,13 @@ class _Streams:
             else:
                 result = self._np.choice(host, size, replace, to_host(p), axis, shuffle)
             return from_host(result)
+        if host_only(a) and a.ndim:  # object, str...: NumPy's take of drawn positions
+            data = a._fetch() if isinstance(a, ndarray) else a
+            if self._legacy and data.ndim != 1:
+                raise ValueError("a must be 1-dimensional")
+            at = normalize_axis(axis, data.ndim)
+            picks = self._choice(data.shape[at], size, replace, p, 0, shuffle)
+            return from_host(np.take(data, np.asarray(picks), axis=at))
         arr = None
         if isinstance(a, ndarray | jax.Array):
             arr = to_jax(a)

@@ -1,0 +1,95 @@
+"""Arrays of the dtypes only the host holds: object, str/bytes, long double, datetime64/
+timedelta64, byte-swapped, structured/void. Their storage is a NumPy array (a host array,
+``_ndarray.py``) whatever the policy; NumPy computes every operation on them. A call given
+one runs on the host even where the policy puts work on the device (``_placement.forced_host``):
+its device operands come to the host once, counted (``stats()["host_only"]``), and device
+arrays it writes (``out=``, ``copyto``'s destination) get the result written back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import numpy as np
+
+from npjax._core._ndarray import ndarray
+from npjax._pure._dtypes import is_device_dtype
+from npjax._runtime import _stats
+
+_DEVICE_DTYPE: dict = {}  # dtype -> is_device_dtype(dtype)
+
+
+def host_only(x: Any) -> bool:
+    """Whether ``x`` is an array of a dtype the device cannot hold: an npjax host array or
+    NumPy's own."""
+    if isinstance(x, ndarray):
+        if x._host() is None:  # a device array never holds one
+            return False
+    elif type(x) is not np.ndarray:
+        return False
+    device_dtype = _DEVICE_DTYPE.get(x.dtype)
+    if device_dtype is None:
+        device_dtype = _DEVICE_DTYPE[x.dtype] = is_device_dtype(x.dtype)
+    return not device_dtype
+
+
+def has_host_only(args: tuple, kwargs: dict) -> bool:
+    """Whether an operand (one level into lists and tuples, ``out=`` included) is an array of
+    a host-only dtype: the call then runs on the host whatever the policy."""
+    for a in (*args, *kwargs.values()):
+        if type(a) is list or type(a) is tuple:
+            if any(host_only(x) for x in a):
+                return True
+        elif host_only(a):
+            return True
+    return False
+
+
+class _Fetched:
+    """Operands for a host call: device arrays fetched once (counted); device arrays NumPy
+    writes into, fetched as writable copies written back after the call."""
+
+    def __init__(self) -> None:
+        self.device = False
+        self.back: list = []
+
+    def operand(self, x: Any, out: bool = False) -> Any:
+        if isinstance(x, ndarray):
+            data = x._host()
+            if data is None:
+                self.device = True
+                data = np.array(x._fetch())
+                if out:
+                    self.back.append((x, data))
+            return data[()] if x._scalar else data
+        if type(x) is list or type(x) is tuple:
+            return type(x)(self.operand(item, out) for item in x)
+        if isinstance(x, jax.Array):
+            self.device = True
+            return np.asarray(x)
+        return x
+
+
+# NumPy functions that write into a positional argument (its position), as into ``out=``.
+_MUTATED = {"copyto": 0, "putmask": 0, "place": 0, "put": 0, "put_along_axis": 0,
+            "fill_diagonal": 0}
+
+
+def run_fetched(name: str, fn: Any, args: tuple, kwargs: dict, run: Any) -> tuple:
+    """``run(fn, args, kwargs)`` on host operands (device ones fetched, written ones written
+    back), counted as a host-only call of ``name``: (its result, whether a device array was
+    among the operands). A result that is a written copy is the device array itself."""
+    _stats.host_only[name] += 1
+    fetched = _Fetched()
+    mutated = _MUTATED.get(name, -1)
+    ops = tuple(fetched.operand(a, i == mutated) for i, a in enumerate(args))
+    kw = {k: fetched.operand(v, k == "out") for k, v in kwargs.items()}
+    result = run(fn, ops, kw)
+    for target, data in fetched.back:
+        target[...] = data
+        if result is data:
+            result = target
+        elif type(result) is tuple:
+            result = tuple(target if r is data else r for r in result)
+    return result, fetched.device
