@@ -319,6 +319,30 @@ def _cge(x, y):
     return ((xr > yr) & ~jnp.isnan(xi) & ~jnp.isnan(yi)) | ((xr == yr) & (xi >= yi))
 
 
+def _cgt(x, y):
+    """NumPy's complex ``>``: lexicographic, false with a NaN part."""
+    xr, xi, yr, yi = x.real, x.imag, y.real, y.imag
+    return ((xr > yr) & ~jnp.isnan(xi) & ~jnp.isnan(yi)) | ((xr == yr) & (xi > yi))
+
+
+def _ordering(name: str) -> Callable:
+    real = getattr(jnp, name)
+    fn, swap = {"greater": (_cgt, False), "greater_equal": (_cge, False),
+                "less": (_cgt, True), "less_equal": (_cge, True)}[name]
+
+    def impl(x, y):
+        if x.dtype.kind != "c":
+            return real(x, y)
+        return fn(y, x) if swap else fn(x, y)
+
+    return impl
+
+
+def _logaddexp2(x, y):
+    """NumPy's: equal operands give x + 1 exactly (infinities of one sign too)."""
+    return jnp.where(x == y, x + 1, jnp.logaddexp2(x, y))
+
+
 def _extreme(name: str) -> Callable:
     real = getattr(jnp, name)
     is_max = name in ("maximum", "fmax")
@@ -326,6 +350,8 @@ def _extreme(name: str) -> Callable:
 
     def impl(x, y):
         if x.dtype.kind != "c":
+            if propagate and x.dtype.kind == "f":  # NumPy: equal operands (+-0) give y
+                return jnp.where(x == y, y, real(x, y))
             return real(x, y)
         x, y = jnp.broadcast_arrays(x, y)
         pick_x = _cge(x, y) if is_max else _cge(y, x)
@@ -677,6 +703,11 @@ IMPL_OVERRIDES: dict[str, Callable] = {
     "minimum": _extreme("minimum"),
     "fmax": _extreme("fmax"),
     "fmin": _extreme("fmin"),
+    "greater": _ordering("greater"),
+    "greater_equal": _ordering("greater_equal"),
+    "less": _ordering("less"),
+    "less_equal": _ordering("less_equal"),
+    "logaddexp2": _logaddexp2,
     "logical_and": _logical(jnp.logical_and),
     "logical_or": _logical(jnp.logical_or),
     "logical_xor": _logical(jnp.logical_xor),
