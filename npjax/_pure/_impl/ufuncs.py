@@ -199,7 +199,7 @@ def _cpow(a, b):
     one = jnp.ones_like(a)
     nan = jnp.full_like(ar, jnp.nan)
     t = _cmul(b, jnp.log(a))  # C's cpow: cexp(b * clog(a)); cexp(-inf + iy) is 0 in C99
-    general = jnp.where(t.real == -jnp.inf, jnp.zeros_like(a), jnp.exp(t))
+    general = jnp.where(t.real == -jnp.inf, jnp.zeros_like(a), _exp(t))
     n = jnp.where((bi == 0) & (jnp.abs(br) < 100), br, 0.0)
     is_int = (bi == 0) & (br == jnp.trunc(br)) & (jnp.abs(br) < 100)
     k = jnp.abs(n).astype(np.int32)
