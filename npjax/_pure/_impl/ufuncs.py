@@ -404,7 +404,10 @@ def _annex_g(today: Callable, ref: Callable, values: bool = True) -> Callable:
         if z.dtype.kind != "c":
             return today(z)
         t = today(z)
-        rr, ri = ref(z.real, z.imag)
+        # (the barrier keeps XLA from sharing the textbook's products with JAX's own
+        # function, which changed a last bit of complex64 power)
+        zb = lax.optimization_barrier(z)
+        rr, ri = ref(zb.real, zb.imag)
         finite = jnp.isfinite(z.real) & jnp.isfinite(z.imag)
 
         def part(tp, rp):
