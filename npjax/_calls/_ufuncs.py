@@ -22,6 +22,7 @@ Differences from NumPy:
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -317,6 +318,8 @@ class ufunc:
             else:
                 raise TypeError(f"{self.__name__}() takes from {nin} to {self.nargs} "
                                 f"positional arguments but {len(args)} were given")
+        if "axis" in extra and self.signature is not None:
+            args = _core_axis(self.__name__, args, extra.pop("axis"))
         if extra:
             raise unsupported(self.__name__, next(iter(extra)))
         if has_subclass(args, {"out": out}):
@@ -551,6 +554,24 @@ def _check_core_dims(name: str, vals: list) -> None:
             raise ValueError(f"{name}: Input operand {i} does not have enough dimensions "
                              f"(has {ndim}, gufunc core with signature "
                              f"{UFUNCS[name].signature} requires {need})")
+
+
+def _core_axis(name: str, args: tuple, axis: Any) -> tuple:
+    """A gufunc's ``axis=``: the core dimension of every operand moved to the end, as NumPy
+    reads it (only ``vecdot`` has the one shared core dimension it needs)."""
+    if axis is None:
+        return args
+    if name != "vecdot":
+        raise TypeError(f"{name}: axis can only be used with a single shared core dimension, "
+                        "not with the distinct ones implied by signature "
+                        f"{UFUNCS[name].signature}.")
+    moved = []
+    for a in args:
+        if not isinstance(a, ndarray):
+            a = np.asarray(a)
+        ax = np.lib.array_utils.normalize_axis_index(operator.index(axis), a.ndim)
+        moved.append(a.transpose([i for i in range(a.ndim) if i != ax] + [ax]))
+    return tuple(moved)
 
 
 def _check_isnat(x: Any) -> None:

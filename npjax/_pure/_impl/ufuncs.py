@@ -57,17 +57,21 @@ def _shift(name: str) -> Callable:
 
 
 def _sign(x):
-    if x.dtype.kind == "c":  # NumPy 2: x / |x|; one infinite part gives its unit direction
+    if x.dtype.kind == "c":  # NumPy 2: x / |x| part by part; one infinite part gives its
+        # unit direction (whatever the other part, NaN too); a NaN part otherwise gives NaN
+        xr, xi = x.real, x.imag
         mag = jnp.abs(x)
-        res = jnp.where(mag == 0, jnp.zeros_like(x), x / jnp.where(mag == 0, 1, mag))
-        re_inf, im_inf = jnp.isinf(x.real), jnp.isinf(x.imag)
-        zero = jnp.zeros_like(x.real)
-        res = jnp.where(re_inf & ~im_inf & ~jnp.isnan(x.imag),
-                        lax.complex(jnp.sign(x.real), zero), res)
-        res = jnp.where(im_inf & ~re_inf & ~jnp.isnan(x.real),
-                        lax.complex(zero, jnp.sign(x.imag)), res)
-        nan = jnp.full_like(x.real, jnp.nan)
-        return jnp.where(re_inf & im_inf, lax.complex(nan, nan), res)
+        safe = jnp.where(mag == 0, 1, mag)
+        zero = jnp.zeros_like(xr)
+        res = jnp.where(mag == 0, jnp.zeros_like(x), lax.complex(xr / safe, xi / safe))
+        re_inf, im_inf = jnp.isinf(xr), jnp.isinf(xi)
+        res = jnp.where(re_inf & ~im_inf, lax.complex(jnp.sign(xr), zero), res)
+        res = jnp.where(im_inf & ~re_inf, lax.complex(zero, jnp.sign(xi)), res)
+        nan = jnp.full_like(xr, jnp.nan)
+        return jnp.where((re_inf & im_inf) | (~re_inf & ~im_inf & _cnan(x)),
+                         lax.complex(nan, nan), res)
+    if x.dtype.kind == "f":  # NumPy: sign(-0.0) is +0.0
+        return jnp.where(x == 0, jnp.zeros_like(x), jnp.sign(x))
     return jnp.sign(x)
 
 
@@ -195,7 +199,7 @@ def _cpow(a, b):
     one = jnp.ones_like(a)
     nan = jnp.full_like(ar, jnp.nan)
     t = _cmul(b, jnp.log(a))  # C's cpow: cexp(b * clog(a)); cexp(-inf + iy) is 0 in C99
-    general = jnp.where(t.real == -jnp.inf, jnp.zeros_like(a), jnp.exp(t))
+    general = jnp.where(t.real == -jnp.inf, jnp.zeros_like(a), _exp(t))
     n = jnp.where((bi == 0) & (jnp.abs(br) < 100), br, 0.0)
     is_int = (bi == 0) & (br == jnp.trunc(br)) & (jnp.abs(br) < 100)
     k = jnp.abs(n).astype(np.int32)
@@ -220,7 +224,7 @@ def _exp2(x):
     if x.dtype.kind != "c":
         return jnp.exp2(x)
     ln2 = np.log(2.0)
-    return jnp.exp(lax.complex(x.real * ln2, x.imag * ln2))
+    return _exp(lax.complex(x.real * ln2, x.imag * ln2))
 
 
 def _expm1(x):
@@ -301,7 +305,7 @@ def _int_reciprocal(x):
 def _modf(x):
     frac, whole = jnp.modf(x)
     if x.dtype.kind == "f":
-        frac = jnp.where(jnp.isinf(x), jnp.copysign(jnp.zeros_like(x), x), frac)
+        frac = jnp.where(jnp.isinf(x) | (frac == 0), jnp.copysign(jnp.zeros_like(x), x), frac)
     return frac, whole
 
 
@@ -315,6 +319,30 @@ def _cge(x, y):
     return ((xr > yr) & ~jnp.isnan(xi) & ~jnp.isnan(yi)) | ((xr == yr) & (xi >= yi))
 
 
+def _cgt(x, y):
+    """NumPy's complex ``>``: lexicographic, false with a NaN part."""
+    xr, xi, yr, yi = x.real, x.imag, y.real, y.imag
+    return ((xr > yr) & ~jnp.isnan(xi) & ~jnp.isnan(yi)) | ((xr == yr) & (xi > yi))
+
+
+def _ordering(name: str) -> Callable:
+    real = getattr(jnp, name)
+    fn, swap = {"greater": (_cgt, False), "greater_equal": (_cge, False),
+                "less": (_cgt, True), "less_equal": (_cge, True)}[name]
+
+    def impl(x, y):
+        if x.dtype.kind != "c":
+            return real(x, y)
+        return fn(y, x) if swap else fn(x, y)
+
+    return impl
+
+
+def _logaddexp2(x, y):
+    """NumPy's: equal operands give x + 1 exactly (infinities of one sign too)."""
+    return jnp.where(x == y, x + 1, jnp.logaddexp2(x, y))
+
+
 def _extreme(name: str) -> Callable:
     real = getattr(jnp, name)
     is_max = name in ("maximum", "fmax")
@@ -322,6 +350,8 @@ def _extreme(name: str) -> Callable:
 
     def impl(x, y):
         if x.dtype.kind != "c":
+            if propagate and x.dtype.kind == "f":  # NumPy: equal operands (+-0) give y
+                return jnp.where(x == y, y, real(x, y))
             return real(x, y)
         x, y = jnp.broadcast_arrays(x, y)
         pick_x = _cge(x, y) if is_max else _cge(y, x)
@@ -362,6 +392,218 @@ def _arcsinh(z):
     return jnp.where(neg, -w, w)
 
 
+# C99 Annex G special values (NumPy's loops follow them): ``_annex_g(today, ref)`` keeps the
+# JAX function's bits wherever the input is finite and the result part is not zero; a zero part
+# takes ``ref``'s value (a cheap textbook formula as NumPy's C library computes it; JAX's own
+# cancels to zero at tiny parts), or, with ``values=False``, only its sign; an input with an
+# infinite or NaN part takes ``ref`` whole (each ``ref`` spells out Annex G's special cases).
+
+
+def _annex_g(today: Callable, ref: Callable, values: bool = True) -> Callable:
+    def impl(z):
+        if z.dtype.kind != "c":
+            return today(z)
+        t = today(z)
+        # (the barrier keeps XLA from sharing the textbook's products with JAX's own
+        # function, which changed a last bit of complex64 power)
+        zb = lax.optimization_barrier(z)
+        rr, ri = ref(zb.real, zb.imag)
+        finite = jnp.isfinite(z.real) & jnp.isfinite(z.imag)
+
+        def part(tp, rp):
+            signed = jnp.where(tp == 0, rp if values else jnp.copysign(jnp.zeros_like(tp),
+                                                                       rp), tp)
+            return jnp.where(finite, signed, rp)
+
+        return lax.complex(part(t.real, rr), part(t.imag, ri))
+
+    return impl
+
+
+def _nonfinite(v):
+    return ~jnp.isfinite(v)
+
+
+def _sinh_ref(x, y):
+    re = jnp.sinh(x) * jnp.cos(y)
+    im = jnp.cosh(x) * jnp.sin(y)
+    im = jnp.where(y == 0, y, im)  # sinh(x +- 0i) = sinh(x) +- 0i, x infinite or NaN too
+    re = jnp.where((x == 0) & _nonfinite(y), x, re)  # +-0 + i NaN
+    re = jnp.where(jnp.isinf(x) & _nonfinite(y), jnp.abs(x), re)  # +inf + i NaN
+    return re, im
+
+
+def _cosh_ref(x, y):
+    re = jnp.cosh(x) * jnp.cos(y)
+    im = jnp.sinh(x) * jnp.sin(y)
+    im = jnp.where(y == 0, jnp.where(jnp.signbit(x) & ~jnp.isnan(x), -y, y), im)
+    im = jnp.where((x == 0) & _nonfinite(y), jnp.zeros_like(y), im)  # NaN + 0i
+    re = jnp.where(jnp.isinf(x) & _nonfinite(y), jnp.full_like(x, jnp.inf), re)
+    return re, im
+
+
+def _tanh_ref(x, y):
+    nan = jnp.full_like(x, jnp.nan)
+    s2y = jnp.where(y == 0, y, jnp.sin(2 * y))  # the sign of the imaginary part
+    re = jnp.where(jnp.isinf(x), jnp.copysign(jnp.ones_like(x), x),
+                   jnp.where(jnp.isfinite(y) | (x == 0), x, nan))
+    im = jnp.where(jnp.isinf(x), jnp.copysign(jnp.zeros_like(y), jnp.where(
+        jnp.isfinite(y), s2y, y)), jnp.where(
+        jnp.isnan(x), jnp.where(y == 0, y, nan), jnp.where(jnp.isfinite(y), s2y, nan)))
+    return re, im
+
+
+def _exp_ref(x, y):
+    e = jnp.exp(x)
+    re, im = e * jnp.cos(y), e * jnp.sin(y)
+    im = jnp.where(y == 0, y, im)
+    low = (x == -jnp.inf) & _nonfinite(y)  # exp(-inf + i inf|nan) = 0 +- 0i
+    re = jnp.where(low, jnp.zeros_like(x), re)
+    im = jnp.where(low, jnp.copysign(jnp.zeros_like(y), y), im)
+    re = jnp.where((x == jnp.inf) & _nonfinite(y), x, re)  # inf + i NaN
+    return re, im
+
+
+_exp = _annex_g(jnp.exp, _exp_ref)
+
+
+def _rotated(ref: Callable) -> Callable:
+    """f(z) = -i g(iz) (sin from sinh, tan from tanh, arctan from arctanh, C99's definitions)."""
+
+    def impl(x, y):
+        re, im = ref(-y, x)
+        return im, -re
+
+    return impl
+
+
+
+def _sin_ref(x, y):
+    re, im = _rotated(_sinh_ref)(x, y)
+    wild = _nonfinite(x) & jnp.isinf(y)  # sin(inf|NaN +- i inf) = NaN + i inf
+    return (jnp.where(wild, jnp.full_like(x, jnp.nan), re),
+            jnp.where(wild, jnp.full_like(y, jnp.inf), im))
+
+
+def _turned(ref: Callable) -> Callable:
+    """f(z) = g(iz) (cos from cosh)."""
+    return lambda x, y: ref(-y, x)
+
+
+def _odd_conj(fn: Callable) -> Callable:
+    """An odd function with f(conj z) = conj f(z), evaluated in the first quadrant."""
+
+    def impl(x, y):
+        w = fn(lax.complex(jnp.abs(x), jnp.abs(y)))
+        re = jnp.where(jnp.signbit(x), -w.real, w.real)
+        im = jnp.where(jnp.signbit(y), -w.imag, w.imag)
+        return re, im
+
+    return impl
+
+
+def _arctanh_ref(x, y):
+    re, im = _odd_conj(jnp.arctanh)(x, y)
+    nan = jnp.full_like(x, jnp.nan)
+    half_pi = jnp.copysign(jnp.full_like(y, np.pi / 2), y)
+    zero_x = jnp.copysign(jnp.zeros_like(x), x)
+    # x infinite, or y infinite: +-0 + i pi/2 (y NaN: +-0 + i NaN)
+    big = jnp.isinf(x) | jnp.isinf(y)
+    re = jnp.where(big, jnp.where(jnp.isnan(x), jnp.zeros_like(x), zero_x), re)
+    im = jnp.where(jnp.isinf(y), half_pi, jnp.where(jnp.isinf(x), jnp.where(
+        jnp.isnan(y), nan, jnp.copysign(jnp.full_like(y, np.pi / 2), y)), im))
+    # a NaN part with a finite other: NaN + i NaN, but +-0 + i NaN keeps its zero
+    small_nan = (jnp.isnan(x) & jnp.isfinite(y)) | (jnp.isnan(y) & jnp.isfinite(x))
+    re = jnp.where(small_nan, jnp.where(x == 0, x, nan), re)
+    im = jnp.where(small_nan | (jnp.isnan(x) & jnp.isnan(y)), nan, im)
+    return re, im
+
+
+def _odd_conj_complex(fn: Callable) -> Callable:
+    """``fn`` (real dtypes as it is) with ``_odd_conj`` on complex: the signed zero of a part
+    picks NumPy's side of a branch cut (JAX ignores it there)."""
+
+    def impl(z):
+        if z.dtype.kind != "c":
+            return fn(z)
+        return lax.complex(*_odd_conj(fn)(z.real, z.imag))
+
+    return impl
+
+
+def _arctan_ref(x, y):
+    re, im = _rotated(_arctanh_ref)(x, y)
+    # the rotation negates a NaN part (its sign bit): arctan(+-inf + i NaN) = +-pi/2 + 0i
+    return re, jnp.where(jnp.isinf(x) & jnp.isnan(y), jnp.zeros_like(y), im)
+
+
+def _log_fix(fn: Callable) -> Callable:
+    """log(+-inf + i NaN) = log(NaN +- i inf) = inf + i NaN (jnp gives NaN + i NaN)."""
+
+    def impl(z):
+        res = fn(z)
+        if z.dtype.kind != "c":
+            return res
+        inf = jnp.isinf(z.real) | jnp.isinf(z.imag)
+        nan = jnp.isnan(z.real) | jnp.isnan(z.imag)
+        r = jnp.full_like(res.real, jnp.inf)
+        return jnp.where(inf & nan, lax.complex(r, jnp.full_like(r, jnp.nan)), res)
+
+    return impl
+
+
+def _sqrt(z):
+    res = _conj_symmetric(jnp.sqrt)(z)
+    if z.dtype.kind != "c":
+        return res
+    x, y = z.real, z.imag
+    inf, nan = jnp.full_like(x, jnp.inf), jnp.full_like(x, jnp.nan)
+    res = jnp.where(x == jnp.inf, lax.complex(inf, jnp.where(jnp.isnan(y), nan, res.imag)),
+                    res)  # sqrt(inf + i NaN) = inf + i NaN
+    res = jnp.where(x == -jnp.inf, lax.complex(jnp.where(jnp.isnan(y), nan, res.real),
+                                               jnp.where(jnp.isnan(y), inf, res.imag)), res)
+    return jnp.where(jnp.isinf(y), lax.complex(inf, y), res)  # sqrt(x +- i inf) = inf +- i inf
+
+
+def _nan_fix(fn: Callable, cases: Callable) -> Callable:
+    """``fn`` with Annex G's results where one part is NaN (``cases(x, y, res)``)."""
+
+    def impl(z):
+        res = fn(z)
+        if z.dtype.kind != "c":
+            return res
+        re, im = cases(z.real, z.imag, res.real, res.imag)
+        return lax.complex(re, im)
+
+    return impl
+
+
+def _asinh_nan(x, y, re, im):
+    nan = jnp.full_like(x, jnp.nan)
+    # asinh(NaN + i0) = NaN + i0; asinh(NaN + iy), y finite nonzero: NaN + i NaN
+    fx = jnp.isnan(x) & jnp.isfinite(y)
+    return (jnp.where(fx, nan, re), jnp.where(fx, jnp.where(y == 0, y, nan), im))
+
+
+def _asin_nan(x, y, re, im):
+    nan = jnp.full_like(x, jnp.nan)
+    fy = jnp.isnan(y) & jnp.isfinite(x)  # asin(+-0 + i NaN) = +-0 + i NaN
+    return (jnp.where(fy, jnp.where(x == 0, x, nan), re), jnp.where(fy, nan, im))
+
+
+def _acos_nan(x, y, re, im):
+    nan = jnp.full_like(x, jnp.nan)
+    fy = jnp.isnan(y) & jnp.isfinite(x)  # acos(+-0 + i NaN) = pi/2 + i NaN
+    return (jnp.where(fy, jnp.where(x == 0, np.pi / 2, nan), re), jnp.where(fy, nan, im))
+
+
+def _acosh_nan(x, y, re, im):
+    nan = jnp.full_like(x, jnp.nan)
+    fy = jnp.isnan(y) & jnp.isfinite(x)  # acosh(+-0 + i NaN) = NaN + i pi/2
+    return (jnp.where(fy, nan, re), jnp.where(fy, jnp.where(x == 0, np.pi / 2, nan), im))
+
+
+
 def _as_unsigned_abs(x):
     """|x| in the unsigned twin dtype, wrapping like C's ``(unsigned)(x < 0 ? -x : x)``."""
     if x.dtype.kind == "u":
@@ -400,7 +642,8 @@ def _float_power(x, y):
 
 
 def _spacing(x):
-    return jnp.where(jnp.isinf(x), jnp.full_like(x, jnp.nan), jnp.spacing(x))
+    res = jnp.where(x == 0, jnp.spacing(jnp.zeros_like(x)), jnp.spacing(x))  # -0: NumPy's +
+    return jnp.where(jnp.isinf(x), jnp.full_like(x, jnp.nan), res)
 
 
 _HIGHEST = jax.lax.Precision.HIGHEST  # full float32 products on GPUs too (no TF32)
@@ -424,11 +667,19 @@ def _domain_nan(name: str, probe: float) -> Callable:
 
 
 IMPL_OVERRIDES: dict[str, Callable] = {
-    "log": _domain_nan("log", -1.0),
-    "log2": _domain_nan("log2", -1.0),
-    "log10": _domain_nan("log10", -1.0),
-    "log1p": _domain_nan("log1p", -2.0),
-    "arctanh": _domain_nan("arctanh", 2.0),
+    "log": _log_fix(_domain_nan("log", -1.0)),
+    "log2": _log_fix(_domain_nan("log2", -1.0)),
+    "log10": _log_fix(_domain_nan("log10", -1.0)),
+    "log1p": _log_fix(_domain_nan("log1p", -2.0)),
+    "arctanh": _annex_g(_odd_conj_complex(_domain_nan("arctanh", 2.0)), _arctanh_ref),
+    "arctan": _annex_g(_odd_conj_complex(jnp.arctan), _arctan_ref),
+    "exp": _exp,
+    "sinh": _annex_g(jnp.sinh, _sinh_ref),
+    "cosh": _annex_g(jnp.cosh, _cosh_ref),
+    "tanh": _annex_g(jnp.tanh, _tanh_ref, values=False),
+    "sin": _annex_g(jnp.sin, _sin_ref),
+    "cos": _annex_g(jnp.cos, _turned(_cosh_ref)),
+    "tan": _annex_g(jnp.tan, _rotated(_tanh_ref), values=False),
     "matmul": lambda a, b: jnp.matmul(a, b, precision=_HIGHEST),
     "vecdot": lambda a, b: jnp.vecdot(a, b, precision=_HIGHEST),
     "matvec": lambda a, b: jnp.matmul(a, b[..., None], precision=_HIGHEST)[..., 0],
@@ -442,11 +693,11 @@ IMPL_OVERRIDES: dict[str, Callable] = {
     "expm1": _expm1,
     "gcd": _gcd,
     "lcm": _lcm,
-    "sqrt": _conj_symmetric(jnp.sqrt),
-    "arcsin": _conj_symmetric(jnp.arcsin),
-    "arccos": _conj_symmetric(jnp.arccos),
-    "arccosh": _conj_symmetric(jnp.arccosh),
-    "arcsinh": _arcsinh,
+    "sqrt": _sqrt,
+    "arcsin": _nan_fix(_conj_symmetric(jnp.arcsin), _asin_nan),
+    "arccos": _nan_fix(_conj_symmetric(jnp.arccos), _acos_nan),
+    "arccosh": _nan_fix(_conj_symmetric(jnp.arccosh), _acosh_nan),
+    "arcsinh": _nan_fix(_arcsinh, _asinh_nan),
     "power": _int_power,
     "reciprocal": _int_reciprocal,
     "square": _square,
@@ -455,6 +706,11 @@ IMPL_OVERRIDES: dict[str, Callable] = {
     "minimum": _extreme("minimum"),
     "fmax": _extreme("fmax"),
     "fmin": _extreme("fmin"),
+    "greater": _ordering("greater"),
+    "greater_equal": _ordering("greater_equal"),
+    "less": _ordering("less"),
+    "less_equal": _ordering("less_equal"),
+    "logaddexp2": _logaddexp2,
     "logical_and": _logical(jnp.logical_and),
     "logical_or": _logical(jnp.logical_or),
     "logical_xor": _logical(jnp.logical_xor),
