@@ -82,6 +82,12 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
     return place_result(got, (self,), host_limit())
 
 
+def _place_got(self: ndarray, got: np.ndarray) -> ndarray:
+    """NumPy's indexing result ``got`` of the host array ``self``, when it does not view the
+    root's own memory (the C slot's rare case, ``_fast.py``)."""
+    return place_result(got, (self,), host_limit())
+
+
 def _host_got(self: ndarray, data: np.ndarray, got: np.ndarray) -> ndarray:
     """The array NumPy's indexing of the host owner ``self`` (its data ``data``) gave."""
     if got.base is data:
