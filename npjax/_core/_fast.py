@@ -58,7 +58,7 @@ def enable() -> bool:
         "quiet_scalars": _element_access._QUIET_SCALARS, "fallbacks": fallbacks,
         "cells": {name: _stats.host_cell(name) for name in MEMBERS[:-3]},
         "place_new": _placement.place_new, "place_got": _element_access._place_got,
-        "elide_items": _placement._ELIDE_ITEMS})
+        "elide_items": _placement._ELIDE_ITEMS, "number_scalars": _placement._NUMBER_SCALARS})
     for name in MEMBERS:
         delattr(ndarray, name)
     ENABLED = True

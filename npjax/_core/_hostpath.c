@@ -39,6 +39,7 @@ static PyObject *ctxvar = NULL;       /* npjax's execution context (``_context._
 static PyObject *f8 = NULL, *b1 = NULL, *i8 = NULL;  /* dtypes */
 static PyObject *device_dtypes = NULL;  /* ``_placement._DEVICE_DTYPE`` */
 static PyObject *quiet_scalars = NULL;  /* NumPy scalar type -> its dtype */
+static PyObject *number_scalars = NULL; /* NumPy's number scalar types (a frozenset) */
 static PyObject *place_new = NULL;      /* ``_placement.place_new`` */
 static PyObject *place_got = NULL;      /* ``_element_access._host_got`` */
 static PyObject *empty_tuple = NULL, *zero = NULL, *one = NULL;
@@ -61,6 +62,7 @@ static binaryfunc inplace[NOPS] = {PyNumber_InPlaceAdd, PyNumber_InPlaceSubtract
 static PyObject *fb[NOPS][3];    /* the Python members */
 static PyObject *cnt[NOPS][3];   /* their count cells */
 static PyObject *fb_getitem = NULL, *fb_setitem = NULL, *fb_delitem = NULL;
+static PyTypeObject UfuncBaseType;  /* (below) */
 
 /* --- helpers ------------------------------------------------------------------------- */
 
@@ -195,6 +197,18 @@ static PyObject *call2(PyObject *fn, PyObject *a, PyObject *b) {
 /* A number operand NumPy gets as it is: a Python float or int (not a bool). */
 #define PLAIN_NUMBER(o) (PyFloat_CheckExact(o) || PyLong_CheckExact(o))
 
+/* An operand NumPy gets as it is: a Python float or int, or NumPy's number scalar
+   (``_placement.host_data``'s numbers). */
+static int number_operand(PyObject *o) {
+    if (PLAIN_NUMBER(o)) return 1;
+    int found = PySet_Contains(number_scalars, (PyObject *)Py_TYPE(o));
+    if (found < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return found;
+}
+
 /* The fast case of ``left <op> right`` (in place when ``in_place``), or NULL with no error
    set when the Python member must run. */
 static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_place,
@@ -214,10 +228,10 @@ static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_pla
             if (y == NULL) return NULL;
             if (!same_shape(x, y)) size *= np_size(y);  /* (bounds the result's size) */
         }
-        else if (PLAIN_NUMBER(right)) y = right;
+        else if (number_operand(right)) y = right;
         else return NULL;
     }
-    else if (Py_TYPE(right) == Arr && !in_place && PLAIN_NUMBER(left)) {
+    else if (Py_TYPE(right) == Arr && !in_place && number_operand(left)) {
         self = right, other = left, side = 1;
         y = host_data(right, NULL, NULL);
         if (y == NULL) return NULL;
@@ -345,19 +359,24 @@ static int mp_ass_subscript(PyObject *self, PyObject *index, PyObject *value) {
         r = call2(fb_delitem, self, index);
     }
     else {
-        if (enabled && Py_TYPE(self) == Arr) {
-            PyObject *data = SLOT(self, off_value);
-            if (data != NULL && Py_TYPE(data) == NpArr && SLOT(self, off_scalar) == Py_False) {
-                /* a number NumPy writes without a cast that could warn */
-                PyObject *dtype = NP(data)->descr;
-                int quiet;
-                if (PLAIN_NUMBER(value)) quiet = dtype == f8 || dtype == i8;
-                else if (Py_TYPE(value) == Arr) quiet = 0;
-                else quiet = PyDict_GetItemWithError(quiet_scalars,
-                                                     (PyObject *)Py_TYPE(value)) == dtype;
-                if (PyErr_Occurred()) return -1;
-                if (quiet && plain_index(index)) return PyObject_SetItem(data, index, value);
+        PyObject *data;
+        if (enabled && Py_TYPE(self) == Arr && plain_index(index) &&
+            (data = host_data(self, NULL, NULL)) != NULL) {
+            /* what NumPy writes without a cast that could warn: a Python float or int into
+               float64 or int64, NumPy's scalar or a host array of the array's own dtype */
+            PyObject *dtype = NP(data)->descr, *new = NULL;
+            if (PLAIN_NUMBER(value)) {
+                if (dtype == f8 || dtype == i8) new = value;
             }
+            else if (Py_TYPE(value) == Arr) {
+                PyObject *given = host_data(value, NULL, NULL);
+                if (given != NULL && NP(given)->descr == dtype) new = given;
+            }
+            else if (PyDict_GetItemWithError(quiet_scalars, (PyObject *)Py_TYPE(value)) ==
+                     dtype)
+                new = value;
+            if (PyErr_Occurred()) return -1;
+            if (new != NULL) return PyObject_SetItem(data, index, new);
         }
         r = PyObject_Vectorcall(fb_setitem, (PyObject *[]){self, index, value}, 3, NULL);
     }
@@ -427,12 +446,11 @@ static PyObject *ufunc_set_fast(PyObject *self, PyObject *args) {
 /* An operand of the ufunc's common case: a host array's data, or a Python number. */
 static PyObject *ufunc_operand(PyObject *a) {
     if (Py_TYPE(a) == Arr) return host_data(a, NULL, NULL);
-    return PLAIN_NUMBER(a) ? a : NULL;
+    return number_operand(a) ? a : NULL;
 }
 
-static PyObject *ufunc_fast(UfuncObject *u, PyObject *args, int *done) {
+static PyObject *ufunc_fast(UfuncObject *u, PyObject *a, PyObject *b, int *done) {
     *done = 0;
-    PyObject *a = PyTuple_GET_ITEM(args, 0), *b = PyTuple_GET_ITEM(args, 1);
     if (Py_TYPE(a) != Arr && Py_TYPE(b) != Arr) return NULL;
     PyObject *x = ufunc_operand(a), *y = x ? ufunc_operand(b) : NULL;
     if (y == NULL) return NULL;
@@ -461,12 +479,13 @@ static PyObject *ufunc_fast(UfuncObject *u, PyObject *args, int *done) {
         }
     }
     else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
-    PyObject *lim = PyLong_FromSsize_t(limit), *placed = NULL;
-    if (lim) {
+    PyObject *lim = PyLong_FromSsize_t(limit), *args = PyTuple_Pack(2, a, b), *placed = NULL;
+    if (lim && args) {
         PyObject *pargs[3] = {result, args, lim};
         placed = PyObject_Vectorcall(place_new, pargs, 3, NULL);
-        Py_DECREF(lim);
     }
+    Py_XDECREF(lim);
+    Py_XDECREF(args);
     Py_DECREF(result);
     return placed;
 }
@@ -476,7 +495,8 @@ static PyObject *ufunc_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     if (enabled && u->binary && u->np_ufunc != NULL && PyTuple_GET_SIZE(args) == 2 &&
         (kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0)) {
         int done;
-        PyObject *r = ufunc_fast(u, args, &done);
+        PyObject *r = ufunc_fast(u, PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
+                                 &done);
         if (r != NULL || done) return r;
     }
     if (fb_ufunc_call == NULL) {
@@ -492,6 +512,51 @@ static PyObject *ufunc_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     PyObject *r = PyObject_Call(fb_ufunc_call, all, kwargs);
     Py_DECREF(all);
     return r;
+}
+
+static PyObject *fb_array_ufunc = NULL;  /* ndarray's Python ``__array_ufunc__`` */
+static PyObject *ours_map = NULL;        /* NumPy's ufunc -> npjax's */
+
+/* ``ndarray.__array_ufunc__``: NumPy's scalar operators with a host array (``s * a``) in
+   the C call's common case, the Python member for everything else. */
+static PyObject *array_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+    if (enabled && nargs == 4 && kwnames == NULL && ours_map != NULL &&
+        PyUnicode_Check(args[1]) && PyUnicode_CompareWithASCIIString(args[1], "__call__") == 0) {
+        PyObject *ours = PyDict_GetItemWithError(ours_map, args[0]);  /* borrowed */
+        if (ours == NULL && PyErr_Occurred()) return NULL;
+        if (ours != NULL && PyObject_TypeCheck(ours, &UfuncBaseType)) {
+            UfuncObject *u = (UfuncObject *)ours;
+            if (u->binary && u->np_ufunc == args[0]) {
+                int done;
+                PyObject *r = ufunc_fast(u, args[2], args[3], &done);
+                if (r != NULL || done) return r;
+            }
+        }
+    }
+    if (fb_array_ufunc == NULL) {
+        PyErr_SetString(PyExc_TypeError, "npjax.ndarray: no __array_ufunc__ installed");
+        return NULL;
+    }
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    PyObject *small[16], **stack = small;
+    if (nargs + nkw + 1 > 16) {
+        stack = PyMem_Malloc((nargs + nkw + 1) * sizeof(PyObject *));
+        if (stack == NULL) return PyErr_NoMemory();
+    }
+    stack[0] = self;
+    for (Py_ssize_t i = 0; i < nargs + nkw; i++) stack[i + 1] = args[i];
+    PyObject *r = PyObject_Vectorcall(fb_array_ufunc, stack, nargs + 1, kwnames);
+    if (stack != small) PyMem_Free(stack);
+    return r;
+}
+
+static PyObject *set_array_ufunc(PyObject *mod, PyObject *args) {
+    PyObject *fn, *map;
+    if (!PyArg_ParseTuple(args, "OO!", &fn, &PyDict_Type, &map)) return NULL;
+    Py_XSETREF(fb_array_ufunc, Py_NewRef(fn));
+    Py_XSETREF(ours_map, Py_NewRef(map));
+    Py_RETURN_NONE;
 }
 
 static PyObject *set_ufunc_call(PyObject *mod, PyObject *fn) {
@@ -577,10 +642,12 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
         get_item(kw, "float64"), get_item(kw, "bool"), get_item(kw, "int64"),
         get_item(kw, "device_dtypes"), get_item(kw, "quiet_scalars"),
         get_item(kw, "fallbacks"), get_item(kw, "cells"), get_item(kw, "place_new"),
-        get_item(kw, "place_got"), get_item(kw, "elide_items")};
+        get_item(kw, "place_got"), get_item(kw, "elide_items"),
+        get_item(kw, "number_scalars")};
     for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
         if (objs[i] == NULL) return NULL;
-    if (!PyType_Check(cls) || !PyType_Check(objs[0]) || !PyUnicode_Check(objs[2])) {
+    if (!PyType_Check(cls) || !PyType_Check(objs[0]) || !PyUnicode_Check(objs[2]) ||
+        !PyAnySet_Check(objs[13])) {
         PyErr_SetString(PyExc_TypeError, "configure: bad arguments");
         return NULL;
     }
@@ -616,6 +683,7 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
     Py_XSETREF(quiet_scalars, Py_NewRef(objs[7]));
     Py_XSETREF(place_new, Py_NewRef(objs[10]));
     Py_XSETREF(place_got, Py_NewRef(objs[11]));
+    Py_XSETREF(number_scalars, Py_NewRef(objs[13]));
     for (int op = 0; op < NOPS; op++)
         for (int s = 0; s < 3; s++) {
             Py_XSETREF(fb[op][s], Py_NewRef(fbn[op][s]));
@@ -652,6 +720,11 @@ static PyMappingMethods mapping = {.mp_subscript = mp_subscript,
                                    .mp_ass_subscript = mp_ass_subscript};
 static PySequenceMethods sequence = {.sq_item = sq_item, .sq_ass_item = sq_ass_item};
 
+static PyMethodDef array_methods[] = {
+    {"__array_ufunc__", (PyCFunction)(void (*)(void))array_ufunc,
+     METH_FASTCALL | METH_KEYWORDS, "NumPy's ufunc protocol (npjax/_calls/_interop.py)."},
+    {NULL, NULL, 0, NULL}};
+
 static PyTypeObject ArrayBaseType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "npjax._core._hostpath.ArrayBase",
@@ -661,6 +734,7 @@ static PyTypeObject ArrayBaseType = {
     .tp_as_number = &number,
     .tp_as_mapping = &mapping,
     .tp_as_sequence = &sequence,
+    .tp_methods = array_methods,
 };
 
 static PyMethodDef methods[] = {
@@ -668,6 +742,8 @@ static PyMethodDef methods[] = {
     {"layout_agrees", layout_agrees, METH_O, "Whether NumPy's fields read here are right."},
     {"set_enabled", set_enabled, METH_O, "Turn the fast paths on or off."},
     {"set_ufunc_call", set_ufunc_call, METH_O, "Hand over ufunc.__call__ (Python)."},
+    {"set_array_ufunc", set_array_ufunc, METH_VARARGS,
+     "Hand over ndarray.__array_ufunc__ (Python) and NumPy's ufunc -> npjax's."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "npjax._core._hostpath", NULL, -1,
