@@ -122,11 +122,12 @@ ARRAYS = [k for k in OPERANDS if k in ("f8", "f8 view", "f8 row", "f8 T", "f4", 
                                        "large")]
 OPS = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "/": lambda a, b: a / b,
+    "/": lambda a, b: a / b, "@": lambda a, b: a @ b,
 }
 INPLACE = {
     "+=": lambda a, b: a.__iadd__(b), "-=": lambda a, b: a.__isub__(b),
     "*=": lambda a, b: a.__imul__(b), "/=": lambda a, b: a.__itruediv__(b),
+    "@=": lambda a, b: a.__imatmul__(b),
 }
 UFUNCS = {name: getattr(npjax, name) for name in ("add", "subtract", "multiply",
                                                      "true_divide", "maximum", "less")}
@@ -159,6 +160,28 @@ def test_in_place_operators_as_the_python_members(x, y, op):
 @pytest.mark.parametrize("name", list(UFUNCS))
 def test_ufunc_calls_as_the_python_call(x, y, name):
     _same_as_python(_pair(x, y), UFUNCS[name])
+
+
+UNARY = {name: getattr(npjax, name) for name in ("sqrt", "negative", "absolute", "isnan",
+                                                   "modf", "floor")}
+
+
+@needs_c
+@pytest.mark.parametrize("x", list(OPERANDS))
+@pytest.mark.parametrize("name", list(UNARY))
+def test_unary_ufunc_calls_as_the_python_call(x, name):
+    _same_as_python(lambda: (OPERANDS[x](),), UNARY[name])
+
+
+@needs_c
+def test_matrix_products_whose_result_outgrows_the_operands():
+    """``(n, 0) @ (0, n)``: a result larger than the operands' sizes' product, placed by its
+    own size; ``(300,) * (300, 1)``: a broadcast result over the host limit."""
+    wide = lambda: (_host(np.ones((300, 0))), _host(np.ones((0, 300))))  # noqa: E731
+    _same_as_python(wide, lambda a, b: a @ b)
+    tall = lambda: (_host(np.ones(300)), _host(np.ones((300, 1))))  # noqa: E731
+    _same_as_python(tall, lambda a, b: a * b)
+    _same_as_python(tall, lambda a, b: npjax.multiply(a, b))
 
 
 @needs_c

@@ -104,6 +104,7 @@ class ufunc(_UfuncBase):
         self._count = _stats.host_cell(self.__name__)  # its host calls
         if HOSTPATH is not None:  # the C call's facts
             self._hostpath_set(np_ufunc, self._count, self._bounded and self.nin == 2
+                               and self.nout == 1, self._bounded and self.nin == 1
                                and self.nout == 1)
         self.nargs = np_ufunc.nargs
         self.identity = np_ufunc.identity

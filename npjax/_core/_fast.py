@@ -27,7 +27,7 @@ from npjax._core._array_base import HOSTPATH
 from npjax._core._ndarray import ndarray
 
 # The members the C slots take over (a binary slot serves ``__op__`` and ``__rop__``).
-OPERATORS = ("add", "sub", "mul", "truediv")
+OPERATORS = ("add", "sub", "mul", "truediv", "matmul")
 MEMBERS = tuple(f"__{p}{op}__" for op in OPERATORS for p in ("", "r", "i")) + (
     "__getitem__", "__setitem__", "__delitem__")
 
@@ -58,7 +58,8 @@ def enable() -> bool:
         "quiet_scalars": _element_access._QUIET_SCALARS, "fallbacks": fallbacks,
         "cells": {name: _stats.host_cell(name) for name in MEMBERS[:-3]},
         "place_new": _placement.place_new, "place_got": _element_access._place_got,
-        "elide_items": _placement._ELIDE_ITEMS, "number_scalars": _placement._NUMBER_SCALARS})
+        "elide_items": _placement._ELIDE_ITEMS, "number_scalars": _placement._NUMBER_SCALARS,
+        "grows_off_host": _placement.grows_off_host})
     for name in MEMBERS:
         delattr(ndarray, name)
     ENABLED = True

@@ -51,14 +51,20 @@ static PyObject *last_globals = NULL;  /* the last caller's module globals, and 
 static int last_user = 0;              /* they are the user's (not npjax's) */
 static PyObject *npjax_key = NULL, *npjax_name = NULL, *npjax_prefix = NULL;
 
-enum { ADD, SUB, MUL, DIV, NOPS };
+enum { ADD, SUB, MUL, DIV, MATMUL, NOPS };
 static const char *names[NOPS][3] = {
     {"__add__", "__radd__", "__iadd__"}, {"__sub__", "__rsub__", "__isub__"},
-    {"__mul__", "__rmul__", "__imul__"}, {"__truediv__", "__rtruediv__", "__itruediv__"}};
+    {"__mul__", "__rmul__", "__imul__"}, {"__truediv__", "__rtruediv__", "__itruediv__"},
+    {"__matmul__", "__rmatmul__", "__imatmul__"}};
 static binaryfunc forward[NOPS] = {PyNumber_Add, PyNumber_Subtract, PyNumber_Multiply,
-                                   PyNumber_TrueDivide};
+                                   PyNumber_TrueDivide, PyNumber_MatrixMultiply};
 static binaryfunc inplace[NOPS] = {PyNumber_InPlaceAdd, PyNumber_InPlaceSubtract,
-                                   PyNumber_InPlaceMultiply, PyNumber_InPlaceTrueDivide};
+                                   PyNumber_InPlaceMultiply, PyNumber_InPlaceTrueDivide,
+                                   PyNumber_InPlaceMatrixMultiply};
+/* Elementwise: the product of the operands' sizes bounds the result's (not a matrix
+   product's: ``(n, 0) @ (0, n)``). */
+static const int elementwise[NOPS] = {1, 1, 1, 1, 0};
+static PyObject *grows_off_host = NULL;  /* ``_placement.grows_off_host`` */
 static PyObject *fb[NOPS][3];    /* the Python members */
 static PyObject *cnt[NOPS][3];   /* their count cells */
 static PyObject *fb_getitem = NULL, *fb_setitem = NULL, *fb_delitem = NULL;
@@ -226,7 +232,7 @@ static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_pla
         if (Py_TYPE(right) == Arr) {
             y = host_data(right, NULL, NULL);
             if (y == NULL) return NULL;
-            if (!same_shape(x, y)) size *= np_size(y);  /* (bounds the result's size) */
+            size *= np_size(y);  /* (bounds an elementwise result's size) */
         }
         else if (number_operand(right)) y = right;
         else return NULL;
@@ -242,7 +248,20 @@ static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_pla
     if (items >= elide_items) return NULL;  /* NumPy's temporary elision: Python's member */
     Py_ssize_t limit = host_limit();
     if (limit == -2) { *done = 1; return NULL; }
-    if (limit < 0 || size > limit || !user_frame()) return NULL;
+    if (limit < 0 || !user_frame()) return NULL;
+    if (size > limit && Py_TYPE(x) == NpArr && Py_TYPE(y) == NpArr && !same_shape(x, y)) {
+        /* a result that may leave the host: ``_placement.grows_off_host`` decides */
+        PyObject *lim = PyLong_FromSsize_t(limit);
+        if (lim == NULL) { *done = 1; return NULL; }
+        PyObject *args[3] = {x, y, lim};
+        PyObject *grows = PyObject_Vectorcall(grows_off_host, args, 3, NULL);
+        Py_DECREF(lim);
+        if (grows == NULL) { *done = 1; return NULL; }
+        int off = PyObject_IsTrue(grows);
+        Py_DECREF(grows);
+        if (off < 0) { *done = 1; return NULL; }
+        if (off) return NULL;
+    }
     if (count(cnt[op][side]) < 0) { *done = 1; return NULL; }
     *done = 1;
     /* NumPy's operator on the NumPy operands, in the user's order */
@@ -260,7 +279,8 @@ static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_pla
             PyObject *known = PyDict_GetItemWithError(device_dtypes, dtype);
             device = known == Py_True;
         }
-        if (device && NP(result)->base == NULL) {
+        if (device && NP(result)->base == NULL &&
+            ((elementwise[op] && size <= limit) || np_size(result) <= limit)) {
             PyObject *new = new_owner(result);
             Py_DECREF(result);
             return new;
@@ -310,6 +330,7 @@ BINARY(nb_add, ADD)
 BINARY(nb_sub, SUB)
 BINARY(nb_mul, MUL)
 BINARY(nb_div, DIV)
+BINARY(nb_matmul, MATMUL)
 
 /* --- element access ------------------------------------------------------------------ */
 
@@ -403,6 +424,7 @@ typedef struct {
     PyObject *np_ufunc;  /* NumPy's ufunc */
     PyObject *cell;      /* its host-call count cell */
     int binary;          /* elementwise, two inputs, one output */
+    int unary;           /* elementwise, one input, one output */
 } UfuncObject;
 
 static PyObject *fb_ufunc_call = NULL;  /* ``ufunc.__call__`` */
@@ -430,8 +452,9 @@ static int ufunc_clear(PyObject *self) {
 
 static PyObject *ufunc_set_fast(PyObject *self, PyObject *args) {
     PyObject *np_ufunc, *cell;
-    int binary;
-    if (!PyArg_ParseTuple(args, "OO!p", &np_ufunc, &PyList_Type, &cell, &binary)) return NULL;
+    int binary, unary;
+    if (!PyArg_ParseTuple(args, "OO!pp", &np_ufunc, &PyList_Type, &cell, &binary, &unary))
+        return NULL;
     if (PyList_GET_SIZE(cell) != 1) {
         PyErr_SetString(PyExc_TypeError, "a count cell is a [n] list");
         return NULL;
@@ -440,6 +463,7 @@ static PyObject *ufunc_set_fast(PyObject *self, PyObject *args) {
     Py_XSETREF(u->np_ufunc, Py_NewRef(np_ufunc));
     Py_XSETREF(u->cell, Py_NewRef(cell));
     u->binary = binary;
+    u->unary = unary;
     Py_RETURN_NONE;
 }
 
@@ -490,6 +514,44 @@ static PyObject *ufunc_fast(UfuncObject *u, PyObject *a, PyObject *b, int *done)
     return placed;
 }
 
+/* ``npjax.sqrt(a)``'s common case: a host array's data or a number, NumPy's own ufunc
+   (``_placement.host_ufunc1``). */
+static PyObject *ufunc_fast1(UfuncObject *u, PyObject *a, int *done) {
+    *done = 0;
+    PyObject *x = ufunc_operand(a);
+    if (x == NULL) return NULL;
+    Py_ssize_t limit = host_limit();
+    if (limit == -2) { *done = 1; return NULL; }
+    if (limit < 0 || !user_frame()) return NULL;
+    *done = 1;
+    PyObject *result = PyObject_CallOneArg(u->np_ufunc, x);
+    if (result == NULL) return NULL;
+    if (count(u->cell) < 0) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    if (Py_TYPE(result) == NpArr) {
+        PyObject *dtype = NP(result)->descr;
+        int device = dtype == f8 || dtype == b1;
+        if (!device) device = PyDict_GetItemWithError(device_dtypes, dtype) == Py_True;
+        if (device && NP(result)->base == NULL && np_size(result) <= limit) {
+            PyObject *new = new_owner(result);
+            Py_DECREF(result);
+            return new;
+        }
+    }
+    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
+    PyObject *lim = PyLong_FromSsize_t(limit), *args = PyTuple_Pack(1, a), *placed = NULL;
+    if (lim && args) {
+        PyObject *pargs[3] = {result, args, lim};
+        placed = PyObject_Vectorcall(place_new, pargs, 3, NULL);
+    }
+    Py_XDECREF(lim);
+    Py_XDECREF(args);
+    Py_DECREF(result);
+    return placed;
+}
+
 static PyObject *ufunc_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     UfuncObject *u = (UfuncObject *)self;
     if (enabled && u->binary && u->np_ufunc != NULL && PyTuple_GET_SIZE(args) == 2 &&
@@ -497,6 +559,12 @@ static PyObject *ufunc_call(PyObject *self, PyObject *args, PyObject *kwargs) {
         int done;
         PyObject *r = ufunc_fast(u, PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
                                  &done);
+        if (r != NULL || done) return r;
+    }
+    else if (enabled && u->unary && u->np_ufunc != NULL && PyTuple_GET_SIZE(args) == 1 &&
+             (kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0)) {
+        int done;
+        PyObject *r = ufunc_fast1(u, PyTuple_GET_ITEM(args, 0), &done);
         if (r != NULL || done) return r;
     }
     if (fb_ufunc_call == NULL) {
@@ -643,7 +711,7 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
         get_item(kw, "device_dtypes"), get_item(kw, "quiet_scalars"),
         get_item(kw, "fallbacks"), get_item(kw, "cells"), get_item(kw, "place_new"),
         get_item(kw, "place_got"), get_item(kw, "elide_items"),
-        get_item(kw, "number_scalars")};
+        get_item(kw, "number_scalars"), get_item(kw, "grows_off_host")};
     for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
         if (objs[i] == NULL) return NULL;
     if (!PyType_Check(cls) || !PyType_Check(objs[0]) || !PyUnicode_Check(objs[2]) ||
@@ -684,6 +752,7 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
     Py_XSETREF(place_new, Py_NewRef(objs[10]));
     Py_XSETREF(place_got, Py_NewRef(objs[11]));
     Py_XSETREF(number_scalars, Py_NewRef(objs[13]));
+    Py_XSETREF(grows_off_host, Py_NewRef(objs[14]));
     for (int op = 0; op < NOPS; op++)
         for (int s = 0; s < 3; s++) {
             Py_XSETREF(fb[op][s], Py_NewRef(fbn[op][s]));
@@ -715,6 +784,7 @@ static PyNumberMethods number = {
     .nb_add = nb_add, .nb_subtract = nb_sub, .nb_multiply = nb_mul, .nb_true_divide = nb_div,
     .nb_inplace_add = nb_add_inplace, .nb_inplace_subtract = nb_sub_inplace,
     .nb_inplace_multiply = nb_mul_inplace, .nb_inplace_true_divide = nb_div_inplace,
+    .nb_matrix_multiply = nb_matmul, .nb_inplace_matrix_multiply = nb_matmul_inplace,
 };
 static PyMappingMethods mapping = {.mp_subscript = mp_subscript,
                                    .mp_ass_subscript = mp_ass_subscript};
