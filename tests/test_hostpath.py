@@ -185,6 +185,19 @@ def test_matrix_products_whose_result_outgrows_the_operands():
 
 
 @needs_c
+@pytest.mark.parametrize("out", ["f8", "f8 view", "f4", "i8", "2x1", "scalar", "device",
+                                 "numpy array", "float"])
+@pytest.mark.parametrize("x", ["f8", "f8 view", "i8", "float", "np.float64", "device"])
+@pytest.mark.parametrize("name", ["add", "minimum", "true_divide", "less"])
+def test_ufunc_calls_into_out_as_the_python_call(out, x, name):
+    def call(a, b, o):
+        return getattr(npjax, name)(a, b, out=o)
+
+    _same_as_python(lambda: (OPERANDS[x](), OPERANDS["f8"](), OPERANDS[out]()), call)
+    _same_as_python(lambda: (OPERANDS["f8"](), OPERANDS[x](), OPERANDS[out]()), call)
+
+
+@needs_c
 def test_ufunc_keywords_and_other_arities_as_the_python_call():
     make = _pair("f8", "f8")
     _same_as_python(make, lambda a, b: npjax.add(a, b, out=a))

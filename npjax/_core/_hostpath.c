@@ -552,6 +552,45 @@ static PyObject *ufunc_fast1(UfuncObject *u, PyObject *a, int *done) {
     return placed;
 }
 
+/* ``npjax.minimum(a, b, out=c)``: the only keyword ``out``, a host array (the Python call's
+   ``host_operands`` path): NumPy's ufunc writes into its data and the array itself is the
+   result. */
+static PyObject *out_key = NULL;
+
+static PyObject *ufunc_fast_out(UfuncObject *u, PyObject *args, PyObject *out, int *done) {
+    *done = 0;
+    if (Py_TYPE(out) != Arr) return NULL;
+    PyObject *a = PyTuple_GET_ITEM(args, 0), *b = PyTuple_GET_ITEM(args, 1);
+    PyObject *x = ufunc_operand(a), *y = x ? ufunc_operand(b) : NULL;
+    PyObject *o = y ? host_data(out, NULL, NULL) : NULL;
+    if (o == NULL) return NULL;
+    Py_ssize_t limit = host_limit();
+    if (limit == -2) { *done = 1; return NULL; }
+    if (limit < 0 || !user_frame()) return NULL;
+    *done = 1;
+    if (count(u->cell) < 0) return NULL;
+    PyObject *kw = PyTuple_Pack(1, out_key);
+    if (kw == NULL) return NULL;
+    PyObject *stack[3] = {x, y, o};
+    PyObject *result = PyObject_Vectorcall(u->np_ufunc, stack, 2, kw);
+    Py_DECREF(kw);
+    if (result == NULL) return NULL;
+    if (result == o) {
+        Py_DECREF(result);
+        return Py_NewRef(out);
+    }
+    PyObject *lim = PyLong_FromSsize_t(limit), *all = PyTuple_Pack(3, a, b, out);
+    PyObject *placed = NULL;
+    if (lim && all) {
+        PyObject *pargs[3] = {result, all, lim};
+        placed = PyObject_Vectorcall(place_new, pargs, 3, NULL);
+    }
+    Py_XDECREF(lim);
+    Py_XDECREF(all);
+    Py_DECREF(result);
+    return placed;
+}
+
 static PyObject *ufunc_call(PyObject *self, PyObject *args, PyObject *kwargs) {
     UfuncObject *u = (UfuncObject *)self;
     if (enabled && u->binary && u->np_ufunc != NULL && PyTuple_GET_SIZE(args) == 2 &&
@@ -560,6 +599,16 @@ static PyObject *ufunc_call(PyObject *self, PyObject *args, PyObject *kwargs) {
         PyObject *r = ufunc_fast(u, PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
                                  &done);
         if (r != NULL || done) return r;
+    }
+    else if (enabled && u->binary && u->np_ufunc != NULL && PyTuple_GET_SIZE(args) == 2 &&
+             kwargs != NULL && PyDict_GET_SIZE(kwargs) == 1) {
+        PyObject *out = PyDict_GetItemWithError(kwargs, out_key);
+        if (out == NULL && PyErr_Occurred()) return NULL;
+        if (out != NULL) {
+            int done;
+            PyObject *r = ufunc_fast_out(u, args, out, &done);
+            if (r != NULL || done) return r;
+        }
     }
     else if (enabled && u->unary && u->np_ufunc != NULL && PyTuple_GET_SIZE(args) == 1 &&
              (kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0)) {
@@ -828,7 +877,9 @@ PyMODINIT_FUNC PyInit__hostpath(void) {
     npjax_key = PyUnicode_InternFromString("__name__");
     npjax_name = PyUnicode_InternFromString("npjax");
     npjax_prefix = PyUnicode_InternFromString("npjax.");
-    if (!empty_tuple || !zero || !one || !npjax_key || !npjax_name || !npjax_prefix)
+    out_key = PyUnicode_InternFromString("out");
+    if (!empty_tuple || !zero || !one || !npjax_key || !npjax_name || !npjax_prefix ||
+        !out_key)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
