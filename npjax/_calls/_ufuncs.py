@@ -745,3 +745,4 @@ for _name in NAMES:
 if HOSTPATH is not None:  # the C base's call runs this one but for the common case (_fast.py)
     HOSTPATH.set_ufunc_call(vars(ufunc)["__call__"])
     del ufunc.__call__
+    HOSTPATH.use_vectorcall(ufunc)

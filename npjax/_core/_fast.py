@@ -62,6 +62,7 @@ def enable() -> bool:
         "grows_off_host": _placement.grows_off_host})
     for name in MEMBERS:
         delattr(ndarray, name)
+    _stats.flushers.append(HOSTPATH.flush_counts)  # (host calls counted in C)
     ENABLED = True
     return True
 

@@ -67,6 +67,7 @@ static const int elementwise[NOPS] = {1, 1, 1, 1, 0};
 static PyObject *grows_off_host = NULL;  /* ``_placement.grows_off_host`` */
 static PyObject *fb[NOPS][3];    /* the Python members */
 static PyObject *cnt[NOPS][3];   /* their count cells */
+static Py_ssize_t pending[NOPS][3];  /* their host calls not yet in the cells */
 static PyObject *fb_getitem = NULL, *fb_setitem = NULL, *fb_delitem = NULL;
 static PyTypeObject UfuncBaseType;  /* (below) */
 
@@ -150,11 +151,17 @@ static int user_frame(void) {
     return last_user;
 }
 
-static int count(PyObject *cell) {
-    PyObject *n = PyNumber_Add(PyList_GET_ITEM(cell, 0), one);
-    if (n == NULL) return -1;
+/* Host calls are counted here and added to their Python count cells when Python reads the
+   counts (``flush_counts``, called by ``_stats.host_counts`` and ``reset_stats``). */
+static int add_to_cell(PyObject *cell, Py_ssize_t n) {
+    if (n == 0) return 0;
+    PyObject *more = PyLong_FromSsize_t(n);
+    if (more == NULL) return -1;
+    PyObject *sum = PyNumber_Add(PyList_GET_ITEM(cell, 0), more);
+    Py_DECREF(more);
+    if (sum == NULL) return -1;
     PyObject *old = PyList_GET_ITEM(cell, 0);
-    PyList_SET_ITEM(cell, 0, n);
+    PyList_SET_ITEM(cell, 0, sum);
     Py_DECREF(old);
     return 0;
 }
@@ -262,7 +269,7 @@ static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_pla
         if (off < 0) { *done = 1; return NULL; }
         if (off) return NULL;
     }
-    if (count(cnt[op][side]) < 0) { *done = 1; return NULL; }
+    pending[op][side]++;
     *done = 1;
     /* NumPy's operator on the NumPy operands, in the user's order */
     PyObject *result = in_place ? inplace[op](x, y) : forward[op](x, y);
@@ -421,13 +428,19 @@ static int sq_ass_item(PyObject *self, Py_ssize_t i, PyObject *value) {
    everything else. */
 typedef struct {
     PyObject_HEAD
+    vectorcallfunc vectorcall;  /* ``ufunc_vectorcall`` once given its facts */
     PyObject *np_ufunc;  /* NumPy's ufunc */
     PyObject *cell;      /* its host-call count cell */
     int binary;          /* elementwise, two inputs, one output */
     int unary;           /* elementwise, one input, one output */
+    Py_ssize_t pending;  /* host calls not yet in the cell */
 } UfuncObject;
 
+static PyObject *ufuncs_seen = NULL;  /* every ufunc given its facts (for ``flush_counts``) */
+
 static PyObject *fb_ufunc_call = NULL;  /* ``ufunc.__call__`` */
+static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                  PyObject *kwnames);
 
 static void ufunc_dealloc(PyObject *self) {
     UfuncObject *u = (UfuncObject *)self;
@@ -464,6 +477,9 @@ static PyObject *ufunc_set_fast(PyObject *self, PyObject *args) {
     Py_XSETREF(u->cell, Py_NewRef(cell));
     u->binary = binary;
     u->unary = unary;
+    u->vectorcall = ufunc_vectorcall;
+    if (ufuncs_seen == NULL && (ufuncs_seen = PyList_New(0)) == NULL) return NULL;
+    if (PyList_Append(ufuncs_seen, self) < 0) return NULL;
     Py_RETURN_NONE;
 }
 
@@ -488,10 +504,7 @@ static PyObject *ufunc_fast(UfuncObject *u, PyObject *a, PyObject *b, int *done)
     *done = 1;
     PyObject *result = call2(u->np_ufunc, x, y);  /* NumPy's own ufunc */
     if (result == NULL) return NULL;
-    if (count(u->cell) < 0) {  /* (a call that raised is not counted) */
-        Py_DECREF(result);
-        return NULL;
-    }
+    u->pending++;  /* (a call that raised is not counted) */
     if (Py_TYPE(result) == NpArr) {
         PyObject *dtype = NP(result)->descr;
         int device = dtype == f8 || dtype == b1;
@@ -526,10 +539,7 @@ static PyObject *ufunc_fast1(UfuncObject *u, PyObject *a, int *done) {
     *done = 1;
     PyObject *result = PyObject_CallOneArg(u->np_ufunc, x);
     if (result == NULL) return NULL;
-    if (count(u->cell) < 0) {
-        Py_DECREF(result);
-        return NULL;
-    }
+    u->pending++;
     if (Py_TYPE(result) == NpArr) {
         PyObject *dtype = NP(result)->descr;
         int device = dtype == f8 || dtype == b1;
@@ -557,10 +567,10 @@ static PyObject *ufunc_fast1(UfuncObject *u, PyObject *a, int *done) {
    result. */
 static PyObject *out_key = NULL;
 
-static PyObject *ufunc_fast_out(UfuncObject *u, PyObject *args, PyObject *out, int *done) {
+static PyObject *ufunc_fast_out(UfuncObject *u, PyObject *a, PyObject *b, PyObject *out,
+                                int *done) {
     *done = 0;
     if (Py_TYPE(out) != Arr) return NULL;
-    PyObject *a = PyTuple_GET_ITEM(args, 0), *b = PyTuple_GET_ITEM(args, 1);
     PyObject *x = ufunc_operand(a), *y = x ? ufunc_operand(b) : NULL;
     PyObject *o = y ? host_data(out, NULL, NULL) : NULL;
     if (o == NULL) return NULL;
@@ -568,7 +578,7 @@ static PyObject *ufunc_fast_out(UfuncObject *u, PyObject *args, PyObject *out, i
     if (limit == -2) { *done = 1; return NULL; }
     if (limit < 0 || !user_frame()) return NULL;
     *done = 1;
-    if (count(u->cell) < 0) return NULL;
+    u->pending++;  /* (counted before the call, as the Python call counts it) */
     PyObject *kw = PyTuple_Pack(1, out_key);
     if (kw == NULL) return NULL;
     PyObject *stack[3] = {x, y, o};
@@ -606,7 +616,8 @@ static PyObject *ufunc_call(PyObject *self, PyObject *args, PyObject *kwargs) {
         if (out == NULL && PyErr_Occurred()) return NULL;
         if (out != NULL) {
             int done;
-            PyObject *r = ufunc_fast_out(u, args, out, &done);
+            PyObject *r = ufunc_fast_out(u, PyTuple_GET_ITEM(args, 0),
+                                         PyTuple_GET_ITEM(args, 1), out, &done);
             if (r != NULL || done) return r;
         }
     }
@@ -676,6 +687,72 @@ static PyObject *set_array_ufunc(PyObject *mod, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* The call by the vectorcall protocol (no argument tuple): the same cases as
+   ``ufunc_call``, the Python ``__call__`` for the rest. */
+static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                  PyObject *kwnames) {
+    UfuncObject *u = (UfuncObject *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (enabled && u->np_ufunc != NULL) {
+        int done = 0;
+        PyObject *r = NULL;
+        if (nkw == 0 && n == 2 && u->binary) r = ufunc_fast(u, args[0], args[1], &done);
+        else if (nkw == 0 && n == 1 && u->unary) r = ufunc_fast1(u, args[0], &done);
+        else if (nkw == 1 && n == 2 && u->binary &&
+                 PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), out_key) == 0)
+            r = ufunc_fast_out(u, args[0], args[1], args[2], &done);
+        if (PyErr_Occurred() && !done) return NULL;
+        if (r != NULL || done) return r;
+    }
+    if (fb_ufunc_call == NULL) {
+        PyErr_SetString(PyExc_TypeError, "npjax.ufunc: no call installed");
+        return NULL;
+    }
+    PyObject *small[16], **stack = small;
+    if (n + nkw + 1 > 16) {
+        stack = PyMem_Malloc((n + nkw + 1) * sizeof(PyObject *));
+        if (stack == NULL) return PyErr_NoMemory();
+    }
+    stack[0] = self;
+    for (Py_ssize_t i = 0; i < n + nkw; i++) stack[i + 1] = args[i];
+    PyObject *r = PyObject_Vectorcall(fb_ufunc_call, stack, n + 1, kwnames);
+    if (stack != small) PyMem_Free(stack);
+    return r;
+}
+
+/* Let instances of ``cls`` (npjax.ufunc, a Python subclass of UfuncBase whose ``__call__``
+   is the base's) be called by the vectorcall protocol: heap types do not inherit it. */
+static PyObject *use_vectorcall(PyObject *mod, PyObject *cls) {
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &UfuncBaseType)) {
+        PyErr_SetString(PyExc_TypeError, "use_vectorcall: a subclass of UfuncBase");
+        return NULL;
+    }
+    PyTypeObject *tp = (PyTypeObject *)cls;
+    if (tp->tp_call != ufunc_call) Py_RETURN_FALSE;  /* a __call__ of its own */
+    tp->tp_vectorcall_offset = offsetof(UfuncObject, vectorcall);
+    tp->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+    Py_RETURN_TRUE;
+}
+
+static PyObject *flush_counts(PyObject *mod, PyObject *unused) {
+    for (int op = 0; op < NOPS; op++)
+        for (int side = 0; side < 3; side++)
+            if (pending[op][side] && cnt[op][side] != NULL) {
+                if (add_to_cell(cnt[op][side], pending[op][side]) < 0) return NULL;
+                pending[op][side] = 0;
+            }
+    Py_ssize_t n = ufuncs_seen == NULL ? 0 : PyList_GET_SIZE(ufuncs_seen);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        UfuncObject *u = (UfuncObject *)PyList_GET_ITEM(ufuncs_seen, i);
+        if (u->pending && u->cell != NULL) {
+            if (add_to_cell(u->cell, u->pending) < 0) return NULL;
+            u->pending = 0;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
 static PyObject *set_ufunc_call(PyObject *mod, PyObject *fn) {
     Py_XSETREF(fb_ufunc_call, Py_NewRef(fn));
     Py_RETURN_NONE;
@@ -691,7 +768,9 @@ static PyTypeObject UfuncBaseType = {
     .tp_name = "npjax._core._hostpath.UfuncBase",
     .tp_doc = "The base of npjax.ufunc: npjax.add(a, b)'s common case in C.",
     .tp_basicsize = sizeof(UfuncObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC,
+    .tp_vectorcall_offset = offsetof(UfuncObject, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC |
+                Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_dealloc = ufunc_dealloc,
     .tp_traverse = ufunc_traverse,
     .tp_clear = ufunc_clear,
@@ -861,6 +940,8 @@ static PyMethodDef methods[] = {
     {"layout_agrees", layout_agrees, METH_O, "Whether NumPy's fields read here are right."},
     {"set_enabled", set_enabled, METH_O, "Turn the fast paths on or off."},
     {"set_ufunc_call", set_ufunc_call, METH_O, "Hand over ufunc.__call__ (Python)."},
+    {"flush_counts", flush_counts, METH_NOARGS, "Add the host calls counted here to the cells."},
+    {"use_vectorcall", use_vectorcall, METH_O, "Call npjax.ufunc by the vectorcall protocol."},
     {"set_array_ufunc", set_array_ufunc, METH_VARARGS,
      "Hand over ndarray.__array_ufunc__ (Python) and NumPy's ufunc -> npjax's."},
     {NULL, NULL, 0, NULL}};
