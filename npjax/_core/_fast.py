@@ -21,7 +21,6 @@ from collections.abc import Iterator
 import numpy as np
 
 from npjax._runtime import _context, _stats
-from npjax._runtime._errstate import PACKAGE_DIR
 from npjax._core import _element_access, _placement
 from npjax._core._array_base import HOSTPATH
 from npjax._core._ndarray import ndarray
@@ -52,7 +51,7 @@ def enable() -> bool:
     fallbacks = {name: members[name] for name in MEMBERS}
     HOSTPATH.configure({
         "ndarray": ndarray, "numpy_ndarray": np.ndarray, "context": _context._var,
-        "package_dir": PACKAGE_DIR, "float64": np.dtype(np.float64),
+        "float64": np.dtype(np.float64),
         "bool": np.dtype(np.bool_), "int64": np.dtype(np.int64),
         "device_dtypes": _placement._DEVICE_DTYPE,
         "quiet_scalars": _element_access._QUIET_SCALARS, "fallbacks": fallbacks,

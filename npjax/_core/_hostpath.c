@@ -834,16 +834,14 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
     PyObject *cls = get_item(kw, "ndarray");
     if (cls == NULL) return NULL;
     PyObject *objs[] = {
-        get_item(kw, "numpy_ndarray"), get_item(kw, "context"), get_item(kw, "package_dir"),
-        get_item(kw, "float64"), get_item(kw, "bool"), get_item(kw, "int64"),
-        get_item(kw, "device_dtypes"), get_item(kw, "quiet_scalars"),
-        get_item(kw, "fallbacks"), get_item(kw, "cells"), get_item(kw, "place_new"),
-        get_item(kw, "place_got"), get_item(kw, "elide_items"),
+        get_item(kw, "numpy_ndarray"), get_item(kw, "context"), get_item(kw, "float64"),
+        get_item(kw, "bool"), get_item(kw, "int64"), get_item(kw, "device_dtypes"),
+        get_item(kw, "quiet_scalars"), get_item(kw, "fallbacks"), get_item(kw, "cells"),
+        get_item(kw, "place_new"), get_item(kw, "place_got"), get_item(kw, "elide_items"),
         get_item(kw, "number_scalars"), get_item(kw, "grows_off_host")};
     for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
         if (objs[i] == NULL) return NULL;
-    if (!PyType_Check(cls) || !PyType_Check(objs[0]) || !PyUnicode_Check(objs[2]) ||
-        !PyAnySet_Check(objs[13])) {
+    if (!PyType_Check(cls) || !PyType_Check(objs[0]) || !PyAnySet_Check(objs[12])) {
         PyErr_SetString(PyExc_TypeError, "configure: bad arguments");
         return NULL;
     }
@@ -852,7 +850,7 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
                              "_lens", "_scalar", "_mine", "_readonly", "_version"};
     for (int i = 0; i < 10; i++)
         if ((offs[i] = slot_offset(cls, slots[i])) < 0) return NULL;
-    PyObject *fbs = objs[8], *cs = objs[9];
+    PyObject *fbs = objs[7], *cs = objs[8];
     PyObject *fbn[NOPS][3], *cn[NOPS][3];
     for (int op = 0; op < NOPS; op++)
         for (int s = 0; s < 3; s++) {
@@ -866,21 +864,21 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
     PyObject *g = get_item(fbs, "__getitem__"), *st = get_item(fbs, "__setitem__"),
              *dl = get_item(fbs, "__delitem__");
     if (!g || !st || !dl) return NULL;
-    Py_ssize_t elide = PyLong_AsSsize_t(objs[12]);
+    Py_ssize_t elide = PyLong_AsSsize_t(objs[11]);
     if (elide == -1 && PyErr_Occurred()) return NULL;
 
     Py_XSETREF(Arr, (PyTypeObject *)Py_NewRef(cls));
     Py_XSETREF(NpArr, (PyTypeObject *)Py_NewRef(objs[0]));
     Py_XSETREF(ctxvar, Py_NewRef(objs[1]));
-    Py_XSETREF(f8, Py_NewRef(objs[3]));
-    Py_XSETREF(b1, Py_NewRef(objs[4]));
-    Py_XSETREF(i8, Py_NewRef(objs[5]));
-    Py_XSETREF(device_dtypes, Py_NewRef(objs[6]));
-    Py_XSETREF(quiet_scalars, Py_NewRef(objs[7]));
-    Py_XSETREF(place_new, Py_NewRef(objs[10]));
-    Py_XSETREF(place_got, Py_NewRef(objs[11]));
-    Py_XSETREF(number_scalars, Py_NewRef(objs[13]));
-    Py_XSETREF(grows_off_host, Py_NewRef(objs[14]));
+    Py_XSETREF(f8, Py_NewRef(objs[2]));
+    Py_XSETREF(b1, Py_NewRef(objs[3]));
+    Py_XSETREF(i8, Py_NewRef(objs[4]));
+    Py_XSETREF(device_dtypes, Py_NewRef(objs[5]));
+    Py_XSETREF(quiet_scalars, Py_NewRef(objs[6]));
+    Py_XSETREF(place_new, Py_NewRef(objs[9]));
+    Py_XSETREF(place_got, Py_NewRef(objs[10]));
+    Py_XSETREF(number_scalars, Py_NewRef(objs[12]));
+    Py_XSETREF(grows_off_host, Py_NewRef(objs[13]));
     for (int op = 0; op < NOPS; op++)
         for (int s = 0; s < 3; s++) {
             Py_XSETREF(fb[op][s], Py_NewRef(fbn[op][s]));
