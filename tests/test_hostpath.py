@@ -122,7 +122,9 @@ ARRAYS = [k for k in OPERANDS if k in ("f8", "f8 view", "f8 row", "f8 T", "f4", 
                                        "large")]
 OPS = {
     "+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-    "/": lambda a, b: a / b, "@": lambda a, b: a @ b,
+    "/": lambda a, b: a / b, "@": lambda a, b: a @ b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
 }
 INPLACE = {
     "+=": lambda a, b: a.__iadd__(b), "-=": lambda a, b: a.__isub__(b),
@@ -171,6 +173,21 @@ UNARY = {name: getattr(npjax, name) for name in ("sqrt", "negative", "absolute",
 @pytest.mark.parametrize("name", list(UNARY))
 def test_unary_ufunc_calls_as_the_python_call(x, name):
     _same_as_python(lambda: (OPERANDS[x](),), UNARY[name])
+
+
+@needs_c
+@pytest.mark.parametrize("x", list(OPERANDS))
+@pytest.mark.parametrize("op", ["-", "+", "abs", "~"])
+def test_unary_operators_as_the_python_members(x, op):
+    fn = {"-": lambda a: -a, "+": lambda a: +a, "abs": abs, "~": lambda a: ~a}[op]
+    _same_as_python(lambda: (OPERANDS[x](),), fn)
+
+
+@needs_c
+def test_comparisons_with_none_and_strings_as_the_python_members():
+    for other in (None, "a", b"a", [1, 2, 3, 4], (1.0,)):
+        for op in ("==", "!=", "<"):
+            _same_as_python(lambda o=other: (OPERANDS["f8"](), o), OPS[op])
 
 
 @needs_c

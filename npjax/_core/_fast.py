@@ -25,10 +25,13 @@ from npjax._core import _element_access, _placement
 from npjax._core._array_base import HOSTPATH
 from npjax._core._ndarray import ndarray
 
-# The members the C slots take over (a binary slot serves ``__op__`` and ``__rop__``).
+# The members the C slots take over (a binary slot serves ``__op__`` and ``__rop__``; the
+# comparison slot all six comparisons).
 OPERATORS = ("add", "sub", "mul", "truediv", "matmul")
-MEMBERS = tuple(f"__{p}{op}__" for op in OPERATORS for p in ("", "r", "i")) + (
-    "__getitem__", "__setitem__", "__delitem__")
+COMPARISONS = ("__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__")
+UNARY = ("__neg__", "__pos__", "__abs__", "__invert__")
+COUNTED = tuple(f"__{p}{op}__" for op in OPERATORS for p in ("", "r", "i")) + COMPARISONS + UNARY
+MEMBERS = COUNTED + ("__getitem__", "__setitem__", "__delitem__")
 
 ENABLED = False  # whether the C slots are in place
 
@@ -55,7 +58,7 @@ def enable() -> bool:
         "bool": np.dtype(np.bool_), "int64": np.dtype(np.int64),
         "device_dtypes": _placement._DEVICE_DTYPE,
         "quiet_scalars": _element_access._QUIET_SCALARS, "fallbacks": fallbacks,
-        "cells": {name: _stats.host_cell(name) for name in MEMBERS[:-3]},
+        "cells": {name: _stats.host_cell(name) for name in COUNTED},
         "place_new": _placement.place_new, "place_got": _element_access._place_got,
         "elide_items": _placement._ELIDE_ITEMS, "number_scalars": _placement._NUMBER_SCALARS,
         "grows_off_host": _placement.grows_off_host})

@@ -339,6 +339,94 @@ BINARY(nb_mul, MUL)
 BINARY(nb_div, DIV)
 BINARY(nb_matmul, MATMUL)
 
+/* --- comparisons and unary operators -------------------------------------------------- */
+
+static const char *cmp_names[6] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__"};
+static PyObject *fb_cmp[6], *cnt_cmp[6];
+static Py_ssize_t pending_cmp[6];
+enum { NEG, POS, ABS, INV, NUNARY };
+static const char *unary_names[NUNARY] = {"__neg__", "__pos__", "__abs__", "__invert__"};
+static unaryfunc unary_ops[NUNARY] = {PyNumber_Negative, PyNumber_Positive, PyNumber_Absolute,
+                                      PyNumber_Invert};
+static PyObject *fb_unary[NUNARY], *cnt_unary[NUNARY];
+static Py_ssize_t pending_unary[NUNARY];
+
+/* A new result of a host operation (``_operator_result``): a host owner, else
+   ``place_new``'s answer. */
+static PyObject *operator_result(PyObject *result, Py_ssize_t limit, PyObject *self,
+                                 PyObject *other) {
+    if (Py_TYPE(result) == NpArr) {
+        PyObject *dtype = NP(result)->descr;
+        int device = dtype == f8 || dtype == b1;
+        if (!device) device = PyDict_GetItemWithError(device_dtypes, dtype) == Py_True;
+        if (device && NP(result)->base == NULL && np_size(result) <= limit) {
+            PyObject *new = new_owner(result);
+            Py_DECREF(result);
+            return new;
+        }
+    }
+    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
+    PyObject *pair = other == NULL ? PyTuple_Pack(1, self) : PyTuple_Pack(2, self, other);
+    PyObject *lim = PyLong_FromSsize_t(limit), *placed = NULL;
+    if (pair && lim) {
+        PyObject *args[3] = {result, pair, lim};
+        placed = PyObject_Vectorcall(place_new, args, 3, NULL);
+    }
+    Py_XDECREF(pair);
+    Py_XDECREF(lim);
+    Py_DECREF(result);
+    return placed;
+}
+
+static PyObject *tp_richcompare(PyObject *self, PyObject *other, int op) {
+    if (enabled && Py_TYPE(self) == Arr) {
+        PyObject *x = host_data(self, NULL, NULL), *y = NULL;
+        Py_ssize_t size = 0;
+        if (x != NULL) {
+            size = np_size(x);
+            if (Py_TYPE(other) == Arr) {
+                y = host_data(other, NULL, NULL);
+                if (y != NULL) size *= np_size(y);
+            }
+            else if (number_operand(other)) y = other;
+        }
+        if (y != NULL) {
+            Py_ssize_t limit = host_limit();
+            if (limit == -2) return NULL;
+            if (limit >= 0 && size <= limit && user_frame()) {
+                pending_cmp[op]++;
+                PyObject *result = PyObject_RichCompare(x, y, op);  /* NumPy's */
+                if (result == NULL) return NULL;
+                return operator_result(result, limit, self, other);
+            }
+        }
+    }
+    if (fb_cmp[op] == NULL) Py_RETURN_NOTIMPLEMENTED;
+    return call2(fb_cmp[op], self, other);
+}
+
+static PyObject *unary(int op, PyObject *self) {
+    if (enabled && Py_TYPE(self) == Arr) {
+        PyObject *x = host_data(self, NULL, NULL);
+        if (x != NULL) {
+            Py_ssize_t limit = host_limit();
+            if (limit == -2) return NULL;
+            if (limit >= 0 && user_frame()) {
+                pending_unary[op]++;
+                PyObject *result = unary_ops[op](x);  /* NumPy's */
+                if (result == NULL) return NULL;
+                return operator_result(result, limit, self, NULL);
+            }
+        }
+    }
+    return PyObject_CallOneArg(fb_unary[op], self);
+}
+
+static PyObject *nb_negative(PyObject *self) { return unary(NEG, self); }
+static PyObject *nb_positive(PyObject *self) { return unary(POS, self); }
+static PyObject *nb_absolute(PyObject *self) { return unary(ABS, self); }
+static PyObject *nb_invert(PyObject *self) { return unary(INV, self); }
+
 /* --- element access ------------------------------------------------------------------ */
 
 /* An index NumPy takes as it is: an int, a slice, or a tuple of ints, slices, None and
@@ -742,6 +830,16 @@ static PyObject *flush_counts(PyObject *mod, PyObject *unused) {
                 if (add_to_cell(cnt[op][side], pending[op][side]) < 0) return NULL;
                 pending[op][side] = 0;
             }
+    for (int op = 0; op < 6; op++)
+        if (pending_cmp[op] && cnt_cmp[op] != NULL) {
+            if (add_to_cell(cnt_cmp[op], pending_cmp[op]) < 0) return NULL;
+            pending_cmp[op] = 0;
+        }
+    for (int op = 0; op < NUNARY; op++)
+        if (pending_unary[op] && cnt_unary[op] != NULL) {
+            if (add_to_cell(cnt_unary[op], pending_unary[op]) < 0) return NULL;
+            pending_unary[op] = 0;
+        }
     Py_ssize_t n = ufuncs_seen == NULL ? 0 : PyList_GET_SIZE(ufuncs_seen);
     for (Py_ssize_t i = 0; i < n; i++) {
         UfuncObject *u = (UfuncObject *)PyList_GET_ITEM(ufuncs_seen, i);
@@ -861,6 +959,23 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
                 return NULL;
             }
         }
+    PyObject *fcmp[6], *ccmp[6], *fun[NUNARY], *cun[NUNARY];
+    for (int op = 0; op < 6; op++) {
+        if ((fcmp[op] = get_item(fbs, cmp_names[op])) == NULL) return NULL;
+        if ((ccmp[op] = get_item(cs, cmp_names[op])) == NULL) return NULL;
+        if (!PyList_CheckExact(ccmp[op]) || PyList_GET_SIZE(ccmp[op]) != 1) {
+            PyErr_SetString(PyExc_TypeError, "configure: count cells are [n] lists");
+            return NULL;
+        }
+    }
+    for (int op = 0; op < NUNARY; op++) {
+        if ((fun[op] = get_item(fbs, unary_names[op])) == NULL) return NULL;
+        if ((cun[op] = get_item(cs, unary_names[op])) == NULL) return NULL;
+        if (!PyList_CheckExact(cun[op]) || PyList_GET_SIZE(cun[op]) != 1) {
+            PyErr_SetString(PyExc_TypeError, "configure: count cells are [n] lists");
+            return NULL;
+        }
+    }
     PyObject *g = get_item(fbs, "__getitem__"), *st = get_item(fbs, "__setitem__"),
              *dl = get_item(fbs, "__delitem__");
     if (!g || !st || !dl) return NULL;
@@ -884,6 +999,14 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
             Py_XSETREF(fb[op][s], Py_NewRef(fbn[op][s]));
             Py_XSETREF(cnt[op][s], Py_NewRef(cn[op][s]));
         }
+    for (int op = 0; op < 6; op++) {
+        Py_XSETREF(fb_cmp[op], Py_NewRef(fcmp[op]));
+        Py_XSETREF(cnt_cmp[op], Py_NewRef(ccmp[op]));
+    }
+    for (int op = 0; op < NUNARY; op++) {
+        Py_XSETREF(fb_unary[op], Py_NewRef(fun[op]));
+        Py_XSETREF(cnt_unary[op], Py_NewRef(cun[op]));
+    }
     Py_XSETREF(fb_getitem, Py_NewRef(g));
     Py_XSETREF(fb_setitem, Py_NewRef(st));
     Py_XSETREF(fb_delitem, Py_NewRef(dl));
@@ -911,6 +1034,8 @@ static PyNumberMethods number = {
     .nb_inplace_add = nb_add_inplace, .nb_inplace_subtract = nb_sub_inplace,
     .nb_inplace_multiply = nb_mul_inplace, .nb_inplace_true_divide = nb_div_inplace,
     .nb_matrix_multiply = nb_matmul, .nb_inplace_matrix_multiply = nb_matmul_inplace,
+    .nb_negative = nb_negative, .nb_positive = nb_positive, .nb_absolute = nb_absolute,
+    .nb_invert = nb_invert,
 };
 static PyMappingMethods mapping = {.mp_subscript = mp_subscript,
                                    .mp_ass_subscript = mp_ass_subscript};
@@ -931,6 +1056,7 @@ static PyTypeObject ArrayBaseType = {
     .tp_as_mapping = &mapping,
     .tp_as_sequence = &sequence,
     .tp_methods = array_methods,
+    .tp_richcompare = tp_richcompare,
 };
 
 static PyMethodDef methods[] = {
