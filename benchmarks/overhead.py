@@ -5,7 +5,11 @@
 (c) ``a[i] = v`` in a Python loop: 1000 writes into a 1000-element float64 array.
 
 Each for host arrays (placement "auto", NumPy computes; against NumPy's own call, target 3x)
-and device arrays (placement "device"; against raw ``jax.numpy``).
+and device arrays (placement "device"; against raw ``jax.numpy``). Then (d) the host route's
+commonest operations on 100-element float64 host arrays against NumPy's own (issue 37, target
+1.3x): ``a + b``, ``npjax.add(a, b)``, ``a[i] = v``, ``a[i]``, ``a[1:-1]``, ``a += 1``. The C
+module of the host route (``npjax/_core/_hostpath.c``) runs them where it is built; with
+``NPJAX_PURE_PYTHON=1`` the pure-Python members do (the JSON's ``build`` says which).
 
 Each is timed with ``timeit`` after a warm-up (compilation excluded), JAX results are waited on
 with ``block_until_ready``, and the best of several repeats is kept. Targets (issue 2): npjax
@@ -37,6 +41,7 @@ N_LOOP = 1000
 TARGET_OP = 1.5
 TARGET_SETITEM = 2.0
 TARGET_HOST = 3.0  # issue 15: a host-array operation within 3x NumPy's own call
+TARGET_HOST_OPS = 1.3  # issue 37: the commonest host operations within 1.3x NumPy's
 
 
 def best_per_call(fns: dict[str, Callable[[], object]], calls: int, repeat: int,
@@ -132,6 +137,34 @@ def bench_setitem(repeat: int) -> dict[str, float]:
     }, 1, repeat, per=N_LOOP)
 
 
+# (d): operation -> (NumPy's, npjax's) on arrays made from the same data
+HOST_OPS = ("a + b", "npjax.add(a, b)", "a[i] = v", "a[i]", "a[1:-1]", "a += 1")
+
+
+def bench_host_ops(calls: int, repeat: int) -> dict[str, float]:
+    fns = {}
+    for lib, tag in ((np, "numpy"), (npjax, "npjax")):
+        a = lib.asarray(np.linspace(0.0, 1.0, N_SMALL))
+        b = lib.asarray(np.linspace(1.0, 2.0, N_SMALL))
+        c = lib.asarray(np.linspace(0.0, 1.0, N_SMALL))
+        add = lib.add
+        fns.update({
+            f"{tag} a + b": lambda a=a, b=b: a + b,
+            f"{tag} npjax.add(a, b)": lambda a=a, b=b, add=add: add(a, b),
+            f"{tag} a[i] = v": lambda a=a: a.__setitem__(7, 1.5),
+            f"{tag} a[i]": lambda a=a: a[7],
+            f"{tag} a[1:-1]": lambda a=a: a[1:-1],
+            f"{tag} a += 1": lambda c=c: c.__iadd__(1),
+        })
+    return best_per_call(fns, calls, repeat)
+
+
+def _build() -> str:
+    from npjax._core import _fast
+
+    return "C (npjax/_core/_hostpath.c)" if _fast.ENABLED else "pure Python"
+
+
 def _verdict(ratio: float | None, target: float) -> str:
     if ratio is None:
         return "n/a"
@@ -151,6 +184,7 @@ def main(argv: list[str]) -> int:
         "elementwise add (100 x float64)": bench_elementwise(calls, repeat),
         "reduction sum (100 x float64)": bench_reduction(calls, repeat),
         f"setitem a[i] = v loop ({N_LOOP} x float64, per write)": bench_setitem(repeat),
+        f"host operations ({N_SMALL} x float64; {_build()})": bench_host_ops(calls, repeat),
     }
     for title, row in results.items():
         print(title)
@@ -158,7 +192,7 @@ def main(argv: list[str]) -> int:
             print(f"  {name:<24} {us:10.2f} µs/call")
         print()
 
-    add, red, setitem = results.values()
+    add, red, setitem, host_ops = results.values()
     checks = [
         ("add, host: npjax / NumPy", add["npjax host"] / add["numpy"], TARGET_HOST),
         ("a+b, host: npjax / NumPy", add["npjax host a+b"] / add["numpy a+b"], TARGET_HOST),
@@ -169,7 +203,8 @@ def main(argv: list[str]) -> int:
         ("sum, device: npjax / jax.numpy", red["npjax"] / red["jax.numpy"], TARGET_OP),
         ("setitem, device: npjax / donated jit", setitem["npjax"] / setitem["donated jax.jit"],
          TARGET_SETITEM),
-    ]
+    ] + [(f"{op}, host: npjax / NumPy", host_ops[f"npjax {op}"] / host_ops[f"numpy {op}"],
+          TARGET_HOST_OPS) for op in HOST_OPS]
     print("Ratios against targets")
     summary = []
     for label, ratio, target in checks:
@@ -187,7 +222,7 @@ def main(argv: list[str]) -> int:
         json.dump({"machine": platform.node(), "cpus": os.cpu_count(),
                    "device": str(device), "platform": device.platform,
                    "jax": jax.__version__, "numpy": np.__version__,
-                   "calls": calls, "repeat": repeat, "unit": "us_per_call",
+                   "calls": calls, "repeat": repeat, "unit": "us_per_call", "build": _build(),
                    "results": results, "ratios": summary}, f, indent=2)
     print(f"\nwrote {path}")
     return 0

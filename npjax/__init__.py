@@ -91,6 +91,12 @@ from npjax._core import _subclasses
 
 _subclasses.install()
 
+# The host route's commonest operations in C where npjax/_core/_hostpath.c is built
+# (npjax/_core/_fast.py): after every member is in place.
+from npjax._core import _fast
+
+_fast.enable()
+
 # Every other public NumPy name: NumPy's own data-free objects, host functions, declared
 # fallbacks (npjax/_calls/_registry.py says which is which).
 from npjax._calls import _registry

@@ -17,7 +17,9 @@ os.environ["NPJAX_CACHE_DIR"] = "off"
 import npjax
 from tests import _parity
 
-_ENV = [k for k in os.environ if k.startswith("NPJAX_") and k != "NPJAX_CACHE_DIR"]
+# (NPJAX_PURE_PYTHON=1 changes no default: the pure-Python build, tests/test_hostpath.py)
+_ENV = [k for k in os.environ if k.startswith("NPJAX_")
+        and k not in ("NPJAX_CACHE_DIR", "NPJAX_PURE_PYTHON")]
 if _ENV:
     raise pytest.UsageError(f"unset {_ENV} before running the tests: they change defaults")
 

@@ -29,6 +29,7 @@ from npjax._core._made import place_made, place_numpy
 from npjax._pure._dtypes import is_device_dtype
 from npjax._runtime import _context
 from npjax._calls._ufuncs import UFUNCS
+from npjax._core._array_base import HOSTPATH
 
 _get_context = _context.get
 
@@ -198,3 +199,6 @@ install_methods({"__reduce__": _reduce,
     "__dlpack__": _dlpack, "__dlpack_device__": _dlpack_device,
     "__array_namespace__": _array_namespace, "to_jax": _to_jax,
 })
+if HOSTPATH is not None:  # the C base's member runs this one but for the common case
+    HOSTPATH.set_array_ufunc(_array_ufunc, _OURS)  # (``s * a``: npjax/_core/_fast.py)
+    del ndarray.__array_ufunc__

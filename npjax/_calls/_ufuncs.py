@@ -50,6 +50,7 @@ from npjax._runtime._numpy_calls import (SHARED, entered, ever_logged, issue_pen
                                          loops_context_for, numpy_errstate)
 from npjax._core import _window_reads
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
+from npjax._core._array_base import HOSTPATH
 from npjax._runtime._context import current, trace
 from npjax._runtime._deferred_checks import defer_flags, flagging_state
 from npjax._runtime._fp_flags import SCALAR_OVER, _float_flags, _int_over
@@ -83,7 +84,12 @@ _HOST_ONLY = {"isnat"}
 _COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
 
 
-class ufunc:
+# The C base whose call runs ``npjax.add(a, b)``'s common case (``_core/_hostpath.c``; see
+# ``_fast.py``), where it is built; ``ufunc.__call__`` below is the one definition of the call.
+_UfuncBase: Any = object if HOSTPATH is None else HOSTPATH.UfuncBase
+
+
+class ufunc(_UfuncBase):
     """An elementwise function with NumPy's ufunc interface, computed by JAX."""
 
     def __init__(self, name: str) -> None:
@@ -98,6 +104,10 @@ class ufunc:
         self.nout = np_ufunc.nout
         self._bounded = np_ufunc.signature is None  # elementwise: see ``host_ufunc2``
         self._count = _stats.host_cell(self.__name__)  # its host calls
+        if HOSTPATH is not None:  # the C call's facts
+            self._hostpath_set(np_ufunc, self._count, self._bounded and self.nin == 2
+                               and self.nout == 1, self._bounded and self.nin == 1
+                               and self.nout == 1)
         self.nargs = np_ufunc.nargs
         self.identity = np_ufunc.identity
         self.signature = np_ufunc.signature
@@ -809,3 +819,9 @@ def route_ufunc_methods(ufunc_class: type) -> None:
     """Put the host route in front of the npjax ufunc class's methods."""
     for name in ("reduce", "accumulate", "reduceat", "outer", "at"):
         setattr(ufunc_class, name, host_ufunc_method(name, getattr(ufunc_class, name)))
+
+
+if HOSTPATH is not None:  # the C base's call runs this one but for the common case (_fast.py)
+    HOSTPATH.set_ufunc_call(vars(ufunc)["__call__"])
+    del ufunc.__call__
+    HOSTPATH.use_vectorcall(ufunc)

@@ -21,57 +21,85 @@ from npjax._runtime._numpy_calls import call_numpy_ufunc
 from npjax._core._index_read import getitem
 from npjax._core._index_values import _complex_warning, _single_value, cast_device
 from npjax._core._lazy import Lazy
-from npjax._core._ndarray import install_methods, ndarray
+from npjax._core._ndarray import host_view, install_methods, ndarray
 from npjax._core._placement import host_limit, place_result
 from npjax._core import _window_reads
 
 
 def _getitem_method(self: ndarray, index: Any) -> ndarray:
-    root = self._base
-    if root is None:
-        root, data = self, self._value
+    data = self._value
+    if type(data) is _HOST_TYPE:  # a host array: NumPy's indexing (views, errors)
+        if type(index) is int:  # the scalar loop's read first (an npjax scalar's 0-d data:
+            got = data[index]  # NumPy's IndexError)
+            if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
+                return got
+            return _host_got(self, data, got)
+        root = self
         value = data
+    elif data is None and type(value := self._base._value) is _HOST_TYPE:  # a host view
+        root = self._base
+        data = self._layout
     else:
-        value, data = root._value, self._layout
-    if type(value) is _HOST_TYPE:  # a host array: NumPy's indexing (views, errors)
-        kind = type(index)
-        if kind is slice:  # (slices first: stencils' views)
-            got = data[index]
-        elif kind is tuple:  # ints, slices, None, Ellipsis: as it is (``_host_index``)
-            for k in index:
-                kind = type(k)
-                if kind is not slice and kind is not int and kind not in _PLAIN:
-                    key = _host_index(index)
-                    if key is _DEVICE:
-                        _device_calls[_GET] += 1
-                        return getitem(self, index)
-                    got = data[key]
-                    break
-            else:
-                got = data[index]
-        elif kind is int:
-            got = data[index]
-        else:
-            key = _host_index(index)
-            if key is _DEVICE:
-                _device_calls[_GET] += 1
-                return getitem(self, index)
-            got = data[key]
+        _device_calls[_GET] += 1  # the report's placement line: indexing on the device
+        return getitem(self, index)
+    kind = type(index)
+    if kind is int:  # the scalar loop's read first (an npjax scalar's 0-d data: IndexError)
+        got = data[index]
         if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
             return got
-        if got.base is value:  # the common view, of the root's own memory: ``host_view``
-            view = _new_object(ndarray)  # written out
-            view._base = root
-            view._lens = view._root_shape = view._value = view._cache = None
-            view._layout = got
-            view._scalar = view._mine = view._readonly = False
-            view._version = 0
-            return view
-        if data.dtype.hasobject and _element(index, data.ndim):
-            return got  # an array stored in an object array: the object itself
-        return place_result(got, (self,), host_limit())
-    _device_calls[_GET] += 1  # the report's placement line: indexing on the device
-    return getitem(self, index)
+    elif kind is slice:  # (stencils' views)
+        got = data[index]
+    elif kind is tuple:  # ints, slices, None, Ellipsis: as it is (``_host_index``)
+        for k in index:
+            kind = type(k)
+            if kind is not slice and kind is not int and kind not in _PLAIN:
+                key = _host_index(index)
+                if key is _DEVICE:
+                    _device_calls[_GET] += 1
+                    return getitem(self, index)
+                got = data[key]
+                break
+        else:
+            got = data[index]
+        if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
+            return got
+    else:
+        key = _host_index(index)
+        if key is _DEVICE:
+            _device_calls[_GET] += 1
+            return getitem(self, index)
+        got = data[key]
+        if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
+            return got
+    if got.base is value:  # the common view, of the root's own memory: ``host_view``
+        view = _new_object(ndarray)  # written out
+        view._base = root
+        view._lens = view._root_shape = view._value = view._cache = None
+        view._layout = got
+        view._scalar = view._mine = view._readonly = False
+        view._version = 0
+        return view
+    if data.dtype.hasobject and _element(index, data.ndim):
+        return got  # an array stored in an object array: the object itself
+    return place_result(got, (self,), host_limit())
+
+
+def _place_got(self: ndarray, got: np.ndarray) -> ndarray:
+    """NumPy's indexing result ``got`` of the host array ``self``, when it does not view the
+    root's own memory (the C slot's rare case, ``_fast.py``); an array stored in an object
+    array (an element of another dtype) is that object itself."""
+    if self._host().dtype.hasobject and not got.dtype.hasobject:
+        return got
+    return place_result(got, (self,), host_limit())
+
+
+def _host_got(self: ndarray, data: np.ndarray, got: np.ndarray) -> ndarray:
+    """The array NumPy's indexing of the host owner ``self`` (its data ``data``) gave."""
+    if got.base is data:
+        return host_view(self, got)
+    if data.dtype.hasobject and not got.dtype.hasobject:
+        return got  # an array stored in an object array: the object itself
+    return place_result(got, (self,), host_limit())
 
 
 def _setitem_method(self: ndarray, index: Any, value: Any) -> None:

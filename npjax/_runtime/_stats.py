@@ -46,6 +46,11 @@ host_calls: collections.Counter = Tally()  # name -> calls NumPy ran (host array
 _host_cells: dict[str, list[int]] = {}
 
 
+# Functions that add host calls counted elsewhere to the cells (the C host route,
+# ``_core/_fast.py``), called before the cells are read or reset.
+flushers: list = []
+
+
 def host_cell(name: str) -> list[int]:
     """The counting cell of ``name``'s host calls (one per name, made on first request)."""
     return _host_cells.setdefault(name, [0])
@@ -53,6 +58,8 @@ def host_cell(name: str) -> list[int]:
 
 def host_counts() -> collections.Counter:
     """``host_calls`` with the counting cells' counts moved into it."""
+    for flush in flushers:
+        flush()
     for name, cell in _host_cells.items():
         n = cell[0]
         if n:
@@ -336,6 +343,8 @@ def reset_stats() -> None:
     host_only.clear()
     _capabilities.ROUTED.clear()
     host_calls.clear()
+    for flush in flushers:
+        flush()
     for cell in _host_cells.values():
         cell[0] = 0
     for entry in transfers.values():

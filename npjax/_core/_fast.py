@@ -1,0 +1,83 @@
+"""The host route's commonest operations in C, when ``_hostpath.c`` is built (issue 37).
+
+``enable()`` (called once by ``npjax/__init__.py``, after every member is installed and routed)
+hands the C base class ``_hostpath.ArrayBase`` ndarray's layout and the Python members it takes
+over (``a + b``, ``-``, ``*``, ``/``, reflected and in place; ``a[index]``, ``a[index] = v``),
+then removes those members from ``ndarray`` so that its type slots are the C ones. The C slots
+run the common case (host arrays and Python numbers; plain indexes; numbers written without a
+cast that could warn) and call the Python member for everything else, so the Python members
+stay the one definition of these operations, and the pure-Python build (no compiler, or
+``NPJAX_PURE_PYTHON=1``) runs them all. With no Python frame between the user's line and
+NumPy, NumPy's warnings name the user's line without the error-state switch the Python path
+needs (``_numpy_calls.run_loops``); called from npjax's own code, the C slots run the Python
+member.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import numpy as np
+
+from npjax._runtime import _context, _stats
+from npjax._core import _element_access, _placement
+from npjax._core._array_base import HOSTPATH
+from npjax._core._ndarray import ndarray
+
+# The members the C slots take over (a binary slot serves ``__op__`` and ``__rop__``; the
+# comparison slot all six comparisons).
+OPERATORS = ("add", "sub", "mul", "truediv", "matmul")
+COMPARISONS = ("__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__")
+UNARY = ("__neg__", "__pos__", "__abs__", "__invert__")
+COUNTED = tuple(f"__{p}{op}__" for op in OPERATORS for p in ("", "r", "i")) + COMPARISONS + UNARY
+MEMBERS = COUNTED + ("__getitem__", "__setitem__", "__delitem__")
+
+ENABLED = False  # whether the C slots are in place
+
+
+def _layout_samples() -> list[tuple]:
+    """NumPy arrays with what Python says of them, for ``_hostpath.layout_agrees``."""
+    owner = np.arange(12.0).reshape(3, 4)
+    samples = [owner, owner[1:], np.zeros((2, 0, 3), np.int8), np.array(True), owner.T]
+    return [(a, a.ndim, a.size, a.base, a.dtype) for a in samples]
+
+
+def enable() -> bool:
+    """Put the C slots in place (once); False where the module is not built."""
+    global ENABLED
+    if ENABLED:
+        return True
+    if HOSTPATH is None or not HOSTPATH.layout_agrees(_layout_samples()):
+        return False
+    members = vars(ndarray)
+    fallbacks = {name: members[name] for name in MEMBERS}
+    HOSTPATH.configure({
+        "ndarray": ndarray, "numpy_ndarray": np.ndarray, "context": _context._var,
+        "float64": np.dtype(np.float64),
+        "bool": np.dtype(np.bool_), "int64": np.dtype(np.int64),
+        "device_dtypes": _placement._DEVICE_DTYPE,
+        "quiet_scalars": _element_access._QUIET_SCALARS, "fallbacks": fallbacks,
+        "cells": {name: _stats.host_cell(name) for name in COUNTED},
+        "place_new": _placement.place_new, "place_got": _element_access._place_got,
+        "elide_items": _placement._ELIDE_ITEMS, "number_scalars": _placement._NUMBER_SCALARS,
+        "grows_off_host": _placement.grows_off_host})
+    for name in MEMBERS:
+        delattr(ndarray, name)
+    _stats.flushers.append(HOSTPATH.flush_counts)  # (host calls counted in C)
+    ENABLED = True
+    return True
+
+
+@contextlib.contextmanager
+def python_only() -> Iterator[None]:
+    """Run the block with the C slots calling the Python members for every operation (tests
+    of the Python members' own mechanisms; process-wide while the block runs)."""
+    if not ENABLED:
+        yield
+        return
+    HOSTPATH.set_enabled(False)
+    try:
+        yield
+    finally:
+        HOSTPATH.set_enabled(True)

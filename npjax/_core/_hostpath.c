@@ -1,0 +1,1109 @@
+/* npjax._core._hostpath: the host route's commonest operations in C (issue 37).
+
+   ``ArrayBase`` here is the base class of ``npjax.ndarray`` when this module is built (the
+   pure-Python ``ArrayBase`` of ``_array_base.py`` otherwise). Its slots run the common case
+   of ``a + b``, ``a - b``, ``a * b``, ``a / b`` (and reflected, and in place), ``a[index]``
+   and ``a[index] = number`` on host arrays: NumPy's own operation on the NumPy data, the
+   result wrapped as ``host_owner``/``host_view`` wrap it. Everything else calls the Python
+   member it replaces (``_fast.enable`` hands them over and removes them from the class),
+   so the Python code stays the one definition of what these operations do.
+
+   No Python frame sits between the user's line and NumPy here, so NumPy's warnings name
+   the user's line as NumPy's own would: no error-state switch is needed. When the calling
+   frame is npjax's own code the Python member runs (it names the user's line itself).
+
+   NumPy arrays are read through the first fields of NumPy's ``PyArrayObject_fields``
+   (unchanged since NumPy 1.7); ``configure`` checks them against Python's answers on
+   sample arrays and leaves the module disabled if they differ. */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+typedef struct {
+    PyObject_HEAD
+    char *data;
+    int nd;
+    Py_ssize_t *dimensions;
+    Py_ssize_t *strides;
+    PyObject *base;
+    PyObject *descr;
+} NumpyFields;
+
+#define NP(o) ((NumpyFields *)(o))
+#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
+
+static PyTypeObject *Arr = NULL;      /* npjax.ndarray */
+static PyTypeObject *NpArr = NULL;    /* numpy.ndarray */
+static PyObject *ctxvar = NULL;       /* npjax's execution context (``_context._var``) */
+static PyObject *f8 = NULL, *b1 = NULL, *i8 = NULL;  /* dtypes */
+static PyObject *device_dtypes = NULL;  /* ``_placement._DEVICE_DTYPE`` */
+static PyObject *quiet_scalars = NULL;  /* NumPy scalar type -> its dtype */
+static PyObject *number_scalars = NULL; /* NumPy's number scalar types (a frozenset) */
+static PyObject *place_new = NULL;      /* ``_placement.place_new`` */
+static PyObject *place_got = NULL;      /* ``_element_access._host_got`` */
+static PyObject *empty_tuple = NULL, *zero = NULL, *one = NULL;
+static Py_ssize_t elide_items = 0;
+static int enabled = 0;
+static Py_ssize_t off_value, off_layout, off_root_shape, off_base, off_cache, off_lens,
+    off_scalar, off_mine, off_readonly, off_version;
+static PyObject *last_globals = NULL;  /* the last caller's module globals, and whether */
+static int last_user = 0;              /* they are the user's (not npjax's) */
+static PyObject *npjax_key = NULL, *npjax_name = NULL, *npjax_prefix = NULL;
+
+enum { ADD, SUB, MUL, DIV, MATMUL, NOPS };
+static const char *names[NOPS][3] = {
+    {"__add__", "__radd__", "__iadd__"}, {"__sub__", "__rsub__", "__isub__"},
+    {"__mul__", "__rmul__", "__imul__"}, {"__truediv__", "__rtruediv__", "__itruediv__"},
+    {"__matmul__", "__rmatmul__", "__imatmul__"}};
+static binaryfunc forward[NOPS] = {PyNumber_Add, PyNumber_Subtract, PyNumber_Multiply,
+                                   PyNumber_TrueDivide, PyNumber_MatrixMultiply};
+static binaryfunc inplace[NOPS] = {PyNumber_InPlaceAdd, PyNumber_InPlaceSubtract,
+                                   PyNumber_InPlaceMultiply, PyNumber_InPlaceTrueDivide,
+                                   PyNumber_InPlaceMatrixMultiply};
+/* Elementwise: the product of the operands' sizes bounds the result's (not a matrix
+   product's: ``(n, 0) @ (0, n)``). */
+static const int elementwise[NOPS] = {1, 1, 1, 1, 0};
+static PyObject *grows_off_host = NULL;  /* ``_placement.grows_off_host`` */
+static PyObject *fb[NOPS][3];    /* the Python members */
+static PyObject *cnt[NOPS][3];   /* their count cells */
+static Py_ssize_t pending[NOPS][3];  /* their host calls not yet in the cells */
+static PyObject *fb_getitem = NULL, *fb_setitem = NULL, *fb_delitem = NULL;
+static PyTypeObject UfuncBaseType;  /* (below) */
+
+/* --- helpers ------------------------------------------------------------------------- */
+
+static Py_ssize_t np_size(PyObject *x) {
+    Py_ssize_t n = 1;
+    for (int i = 0; i < NP(x)->nd; i++) n *= NP(x)->dimensions[i];
+    return n;
+}
+
+static int same_shape(PyObject *x, PyObject *y) {
+    int nd = NP(x)->nd;
+    if (NP(y)->nd != nd) return 0;
+    for (int i = 0; i < nd; i++)
+        if (NP(x)->dimensions[i] != NP(y)->dimensions[i]) return 0;
+    return 1;
+}
+
+/* The NumPy data of a host array that is not a scalar (a host view's NumPy view), or NULL
+   (a device array, a scalar, anything else). ``root``/``value``: its root and the root's
+   data, when asked. */
+static PyObject *host_data(PyObject *a, PyObject **root, PyObject **value) {
+    PyObject *v = SLOT(a, off_value);
+    if (v != NULL && Py_TYPE(v) == NpArr) {
+        if (SLOT(a, off_scalar) != Py_False) return NULL;
+        if (root) { *root = a; *value = v; }
+        return v;
+    }
+    if (v != Py_None) return NULL;  /* a device owner */
+    PyObject *base = SLOT(a, off_base);
+    if (base == NULL || Py_TYPE(base) != Arr) return NULL;
+    PyObject *bv = SLOT(base, off_value);
+    if (bv == NULL || Py_TYPE(bv) != NpArr) return NULL;
+    PyObject *layout = SLOT(a, off_layout);
+    if (layout == NULL || Py_TYPE(layout) != NpArr || SLOT(a, off_scalar) != Py_False)
+        return NULL;
+    if (root) { *root = base; *value = bv; }
+    return layout;
+}
+
+/* The host limit of the current context (``Context.host``), or -1; -2 on an error. */
+static Py_ssize_t host_limit(void) {
+    PyObject *ctx;
+    if (PyContextVar_Get(ctxvar, NULL, &ctx) < 0) return -2;
+    if (ctx == NULL || !PyTuple_Check(ctx) || PyTuple_GET_SIZE(ctx) < 3) {
+        Py_XDECREF(ctx);
+        return -1;
+    }
+    Py_ssize_t limit = PyLong_AsSsize_t(PyTuple_GET_ITEM(ctx, 2));
+    Py_DECREF(ctx);
+    if (limit == -1 && PyErr_Occurred()) return -2;
+    return limit;
+}
+
+/* Whether the innermost Python frame is the user's: its module is not npjax's (read from
+   its globals, which needs no frame object; the last answer is kept for those globals). */
+static int user_frame(void) {
+    PyObject *globals = PyEval_GetGlobals();  /* borrowed */
+    if (globals == NULL) return 0;
+    if (globals == last_globals) return last_user;
+    PyObject *name = PyDict_GetItemWithError(globals, npjax_key);  /* borrowed */
+    int inside = 0;
+    if (name == NULL) {
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    else if (PyUnicode_Check(name)) {
+        inside = PyUnicode_Compare(name, npjax_name) == 0 ||
+                 PyUnicode_Tailmatch(name, npjax_prefix, 0, PY_SSIZE_T_MAX, -1) == 1;
+        if (PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+    }
+    Py_INCREF(globals);  /* (kept alive: its address is the key) */
+    Py_XSETREF(last_globals, globals);
+    last_user = !inside;
+    return last_user;
+}
+
+/* Host calls are counted here and added to their Python count cells when Python reads the
+   counts (``flush_counts``, called by ``_stats.host_counts`` and ``reset_stats``). */
+static int add_to_cell(PyObject *cell, Py_ssize_t n) {
+    if (n == 0) return 0;
+    PyObject *more = PyLong_FromSsize_t(n);
+    if (more == NULL) return -1;
+    PyObject *sum = PyNumber_Add(PyList_GET_ITEM(cell, 0), more);
+    Py_DECREF(more);
+    if (sum == NULL) return -1;
+    PyObject *old = PyList_GET_ITEM(cell, 0);
+    PyList_SET_ITEM(cell, 0, sum);
+    Py_DECREF(old);
+    return 0;
+}
+
+static PyObject *new_owner(PyObject *data) {
+    PyObject *new = Arr->tp_alloc(Arr, 0);
+    if (new == NULL) return NULL;
+    Py_INCREF(data);
+    Py_INCREF(data);
+    SLOT(new, off_value) = data;
+    SLOT(new, off_layout) = data;
+    SLOT(new, off_root_shape) = Py_NewRef(Py_None);
+    SLOT(new, off_base) = Py_NewRef(Py_None);
+    SLOT(new, off_cache) = Py_NewRef(Py_None);
+    SLOT(new, off_lens) = Py_NewRef(empty_tuple);
+    SLOT(new, off_scalar) = Py_NewRef(Py_False);
+    SLOT(new, off_mine) = Py_NewRef(Py_False);
+    SLOT(new, off_readonly) = Py_NewRef(Py_False);
+    SLOT(new, off_version) = Py_NewRef(zero);
+    return new;
+}
+
+static PyObject *new_view(PyObject *root, PyObject *data) {
+    PyObject *new = Arr->tp_alloc(Arr, 0);
+    if (new == NULL) return NULL;
+    SLOT(new, off_base) = Py_NewRef(root);
+    SLOT(new, off_layout) = Py_NewRef(data);
+    SLOT(new, off_value) = Py_NewRef(Py_None);
+    SLOT(new, off_root_shape) = Py_NewRef(Py_None);
+    SLOT(new, off_cache) = Py_NewRef(Py_None);
+    SLOT(new, off_lens) = Py_NewRef(Py_None);
+    SLOT(new, off_scalar) = Py_NewRef(Py_False);
+    SLOT(new, off_mine) = Py_NewRef(Py_False);
+    SLOT(new, off_readonly) = Py_NewRef(Py_False);
+    SLOT(new, off_version) = Py_NewRef(zero);
+    return new;
+}
+
+static PyObject *call2(PyObject *fn, PyObject *a, PyObject *b) {
+    PyObject *args[2] = {a, b};
+    return PyObject_Vectorcall(fn, args, 2, NULL);
+}
+
+/* --- binary operators ---------------------------------------------------------------- */
+
+/* A number operand NumPy gets as it is: a Python float or int (not a bool). */
+#define PLAIN_NUMBER(o) (PyFloat_CheckExact(o) || PyLong_CheckExact(o))
+
+/* An operand NumPy gets as it is: a Python float or int, or NumPy's number scalar
+   (``_placement.host_data``'s numbers). */
+static int number_operand(PyObject *o) {
+    if (PLAIN_NUMBER(o)) return 1;
+    int found = PySet_Contains(number_scalars, (PyObject *)Py_TYPE(o));
+    if (found < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return found;
+}
+
+/* The fast case of ``left <op> right`` (in place when ``in_place``), or NULL with no error
+   set when the Python member must run. */
+static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_place,
+                             int *done) {
+    PyObject *x, *y, *self, *other;
+    Py_ssize_t size, items;
+    int side;
+    *done = 0;
+    if (!enabled) return NULL;
+    if (Py_TYPE(left) == Arr) {
+        self = left, other = right, side = in_place ? 2 : 0;
+        x = host_data(left, NULL, NULL);
+        if (x == NULL) return NULL;
+        size = items = np_size(x);
+        if (Py_TYPE(right) == Arr) {
+            y = host_data(right, NULL, NULL);
+            if (y == NULL) return NULL;
+            size *= np_size(y);  /* (bounds an elementwise result's size) */
+        }
+        else if (number_operand(right)) y = right;
+        else return NULL;
+    }
+    else if (Py_TYPE(right) == Arr && !in_place && number_operand(left)) {
+        self = right, other = left, side = 1;
+        y = host_data(right, NULL, NULL);
+        if (y == NULL) return NULL;
+        x = left;
+        size = items = np_size(y);
+    }
+    else return NULL;
+    if (items >= elide_items) return NULL;  /* NumPy's temporary elision: Python's member */
+    Py_ssize_t limit = host_limit();
+    if (limit == -2) { *done = 1; return NULL; }
+    if (limit < 0 || !user_frame()) return NULL;
+    if (size > limit && Py_TYPE(x) == NpArr && Py_TYPE(y) == NpArr && !same_shape(x, y)) {
+        /* a result that may leave the host: ``_placement.grows_off_host`` decides */
+        PyObject *lim = PyLong_FromSsize_t(limit);
+        if (lim == NULL) { *done = 1; return NULL; }
+        PyObject *args[3] = {x, y, lim};
+        PyObject *grows = PyObject_Vectorcall(grows_off_host, args, 3, NULL);
+        Py_DECREF(lim);
+        if (grows == NULL) { *done = 1; return NULL; }
+        int off = PyObject_IsTrue(grows);
+        Py_DECREF(grows);
+        if (off < 0) { *done = 1; return NULL; }
+        if (off) return NULL;
+    }
+    pending[op][side]++;
+    *done = 1;
+    /* NumPy's operator on the NumPy operands, in the user's order */
+    PyObject *result = in_place ? inplace[op](x, y) : forward[op](x, y);
+    if (result == NULL) return NULL;
+    PyObject *data = side == 1 ? y : x;
+    if (Py_TYPE(result) == NpArr) {
+        if (result == data) {  /* in place */
+            Py_DECREF(result);
+            return Py_NewRef(self);
+        }
+        PyObject *dtype = NP(result)->descr;
+        int device = dtype == f8 || dtype == b1;
+        if (!device) {
+            PyObject *known = PyDict_GetItemWithError(device_dtypes, dtype);
+            device = known == Py_True;
+        }
+        if (device && NP(result)->base == NULL &&
+            ((elementwise[op] && size <= limit) || np_size(result) <= limit)) {
+            PyObject *new = new_owner(result);
+            Py_DECREF(result);
+            return new;
+        }
+    }
+    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
+    PyObject *pair = PyTuple_Pack(2, self, other);
+    PyObject *lim = PyLong_FromSsize_t(limit);
+    PyObject *placed = NULL;
+    if (pair && lim) {
+        PyObject *args[3] = {result, pair, lim};
+        placed = PyObject_Vectorcall(place_new, args, 3, NULL);
+    }
+    Py_XDECREF(pair);
+    Py_XDECREF(lim);
+    Py_DECREF(result);
+    return placed;
+}
+
+/* Python's protocol for a binary slot shared by a type's ``__op__`` and ``__rop__``
+   (``SLOT1BINFULL``): the Python members, ``left``'s first. */
+static PyObject *slow_binary(int op, PyObject *left, PyObject *right) {
+    if (Py_TYPE(left) == Arr) {
+        PyObject *r = call2(fb[op][0], left, right);
+        if (r != Py_NotImplemented || Py_TYPE(right) == Arr) return r;
+        Py_DECREF(r);
+    }
+    if (Py_TYPE(right) == Arr) return call2(fb[op][1], right, left);
+    Py_RETURN_NOTIMPLEMENTED;
+}
+
+#define BINARY(NAME, OP)                                                                  \
+    static PyObject *NAME(PyObject *left, PyObject *right) {                             \
+        int done;                                                                        \
+        PyObject *r = fast_binary(OP, left, right, 0, &done);                            \
+        if (r != NULL || done) return r;                                                 \
+        return slow_binary(OP, left, right);                                             \
+    }                                                                                    \
+    static PyObject *NAME##_inplace(PyObject *left, PyObject *right) {                   \
+        int done;                                                                        \
+        PyObject *r = fast_binary(OP, left, right, 1, &done);                            \
+        if (r != NULL || done) return r;                                                 \
+        return call2(fb[OP][2], left, right);                                            \
+    }
+
+BINARY(nb_add, ADD)
+BINARY(nb_sub, SUB)
+BINARY(nb_mul, MUL)
+BINARY(nb_div, DIV)
+BINARY(nb_matmul, MATMUL)
+
+/* --- comparisons and unary operators -------------------------------------------------- */
+
+static const char *cmp_names[6] = {"__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__"};
+static PyObject *fb_cmp[6], *cnt_cmp[6];
+static Py_ssize_t pending_cmp[6];
+enum { NEG, POS, ABS, INV, NUNARY };
+static const char *unary_names[NUNARY] = {"__neg__", "__pos__", "__abs__", "__invert__"};
+static unaryfunc unary_ops[NUNARY] = {PyNumber_Negative, PyNumber_Positive, PyNumber_Absolute,
+                                      PyNumber_Invert};
+static PyObject *fb_unary[NUNARY], *cnt_unary[NUNARY];
+static Py_ssize_t pending_unary[NUNARY];
+
+/* A new result of a host operation (``_operator_result``): a host owner, else
+   ``place_new``'s answer. */
+static PyObject *operator_result(PyObject *result, Py_ssize_t limit, PyObject *self,
+                                 PyObject *other) {
+    if (Py_TYPE(result) == NpArr) {
+        PyObject *dtype = NP(result)->descr;
+        int device = dtype == f8 || dtype == b1;
+        if (!device) device = PyDict_GetItemWithError(device_dtypes, dtype) == Py_True;
+        if (device && NP(result)->base == NULL && np_size(result) <= limit) {
+            PyObject *new = new_owner(result);
+            Py_DECREF(result);
+            return new;
+        }
+    }
+    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
+    PyObject *pair = other == NULL ? PyTuple_Pack(1, self) : PyTuple_Pack(2, self, other);
+    PyObject *lim = PyLong_FromSsize_t(limit), *placed = NULL;
+    if (pair && lim) {
+        PyObject *args[3] = {result, pair, lim};
+        placed = PyObject_Vectorcall(place_new, args, 3, NULL);
+    }
+    Py_XDECREF(pair);
+    Py_XDECREF(lim);
+    Py_DECREF(result);
+    return placed;
+}
+
+static PyObject *tp_richcompare(PyObject *self, PyObject *other, int op) {
+    if (enabled && Py_TYPE(self) == Arr) {
+        PyObject *x = host_data(self, NULL, NULL), *y = NULL;
+        Py_ssize_t size = 0;
+        if (x != NULL) {
+            size = np_size(x);
+            if (Py_TYPE(other) == Arr) {
+                y = host_data(other, NULL, NULL);
+                if (y != NULL) size *= np_size(y);
+            }
+            else if (number_operand(other)) y = other;
+        }
+        if (y != NULL) {
+            Py_ssize_t limit = host_limit();
+            if (limit == -2) return NULL;
+            if (limit >= 0 && size <= limit && user_frame()) {
+                pending_cmp[op]++;
+                PyObject *result = PyObject_RichCompare(x, y, op);  /* NumPy's */
+                if (result == NULL) return NULL;
+                return operator_result(result, limit, self, other);
+            }
+        }
+    }
+    if (fb_cmp[op] == NULL) Py_RETURN_NOTIMPLEMENTED;
+    return call2(fb_cmp[op], self, other);
+}
+
+static PyObject *unary(int op, PyObject *self) {
+    if (enabled && Py_TYPE(self) == Arr) {
+        PyObject *x = host_data(self, NULL, NULL);
+        if (x != NULL) {
+            Py_ssize_t limit = host_limit();
+            if (limit == -2) return NULL;
+            if (limit >= 0 && user_frame()) {
+                pending_unary[op]++;
+                PyObject *result = unary_ops[op](x);  /* NumPy's */
+                if (result == NULL) return NULL;
+                return operator_result(result, limit, self, NULL);
+            }
+        }
+    }
+    return PyObject_CallOneArg(fb_unary[op], self);
+}
+
+static PyObject *nb_negative(PyObject *self) { return unary(NEG, self); }
+static PyObject *nb_positive(PyObject *self) { return unary(POS, self); }
+static PyObject *nb_absolute(PyObject *self) { return unary(ABS, self); }
+static PyObject *nb_invert(PyObject *self) { return unary(INV, self); }
+
+/* --- element access ------------------------------------------------------------------ */
+
+/* An index NumPy takes as it is: an int, a slice, or a tuple of ints, slices, None and
+   Ellipsis. */
+static int plain_index(PyObject *index) {
+    if (PyLong_CheckExact(index) || PySlice_Check(index)) return 1;
+    if (!PyTuple_CheckExact(index)) return 0;
+    Py_ssize_t n = PyTuple_GET_SIZE(index);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *k = PyTuple_GET_ITEM(index, i);
+        if (!(PyLong_CheckExact(k) || PySlice_Check(k) || k == Py_None || k == Py_Ellipsis))
+            return 0;
+    }
+    return 1;
+}
+
+static PyObject *mp_subscript(PyObject *self, PyObject *index) {
+    PyObject *root, *value, *data;
+    if (enabled && Py_TYPE(self) == Arr && plain_index(index) &&
+        (data = host_data(self, &root, &value)) != NULL) {
+        PyObject *got = PyObject_GetItem(data, index);
+        if (got == NULL || Py_TYPE(got) != NpArr) return got;  /* an element, an error */
+        if (NP(got)->base == value) {  /* the common view, of the root's own memory */
+            PyObject *view = new_view(root, got);
+            Py_DECREF(got);
+            return view;
+        }
+        PyObject *r = call2(place_got, self, got);
+        Py_DECREF(got);
+        return r;
+    }
+    return call2(fb_getitem, self, index);
+}
+
+static PyObject *sq_item(PyObject *self, Py_ssize_t i) {
+    PyObject *index = PyLong_FromSsize_t(i);
+    if (index == NULL) return NULL;
+    PyObject *r = mp_subscript(self, index);
+    Py_DECREF(index);
+    return r;
+}
+
+static int mp_ass_subscript(PyObject *self, PyObject *index, PyObject *value) {
+    PyObject *r;
+    if (value == NULL) {
+        r = call2(fb_delitem, self, index);
+    }
+    else {
+        PyObject *data;
+        if (enabled && Py_TYPE(self) == Arr && plain_index(index) &&
+            (data = host_data(self, NULL, NULL)) != NULL) {
+            /* what NumPy writes without a cast that could warn: a Python float or int into
+               float64 or int64, NumPy's scalar or a host array of the array's own dtype */
+            PyObject *dtype = NP(data)->descr, *new = NULL;
+            if (PLAIN_NUMBER(value)) {
+                if (dtype == f8 || dtype == i8) new = value;
+            }
+            else if (Py_TYPE(value) == Arr) {
+                PyObject *given = host_data(value, NULL, NULL);
+                if (given != NULL && NP(given)->descr == dtype) new = given;
+            }
+            else if (PyDict_GetItemWithError(quiet_scalars, (PyObject *)Py_TYPE(value)) ==
+                     dtype)
+                new = value;
+            if (PyErr_Occurred()) return -1;
+            if (new != NULL) return PyObject_SetItem(data, index, new);
+        }
+        r = PyObject_Vectorcall(fb_setitem, (PyObject *[]){self, index, value}, 3, NULL);
+    }
+    if (r == NULL) return -1;
+    Py_DECREF(r);
+    return 0;
+}
+
+static int sq_ass_item(PyObject *self, Py_ssize_t i, PyObject *value) {
+    PyObject *index = PyLong_FromSsize_t(i);
+    if (index == NULL) return -1;
+    int r = mp_ass_subscript(self, index, value);
+    Py_DECREF(index);
+    return r;
+}
+
+/* --- ufunc calls ---------------------------------------------------------------------- */
+
+/* ``UfuncBase``: the base of ``npjax.ufunc``; its call runs ``npjax.add(a, b)``'s common case
+   (two operands, host arrays or Python numbers, no keywords) and the Python ``__call__`` for
+   everything else. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;  /* ``ufunc_vectorcall`` once given its facts */
+    PyObject *np_ufunc;  /* NumPy's ufunc */
+    PyObject *cell;      /* its host-call count cell */
+    int binary;          /* elementwise, two inputs, one output */
+    int unary;           /* elementwise, one input, one output */
+    Py_ssize_t pending;  /* host calls not yet in the cell */
+} UfuncObject;
+
+static PyObject *ufuncs_seen = NULL;  /* every ufunc given its facts (for ``flush_counts``) */
+
+static PyObject *fb_ufunc_call = NULL;  /* ``ufunc.__call__`` */
+static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                  PyObject *kwnames);
+
+static void ufunc_dealloc(PyObject *self) {
+    UfuncObject *u = (UfuncObject *)self;
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    Py_CLEAR(u->np_ufunc);
+    Py_CLEAR(u->cell);
+    tp->tp_free(self);
+}
+
+static int ufunc_traverse(PyObject *self, visitproc visit, void *arg) {
+    Py_VISIT(((UfuncObject *)self)->np_ufunc);
+    Py_VISIT(((UfuncObject *)self)->cell);
+    return 0;
+}
+
+static int ufunc_clear(PyObject *self) {
+    Py_CLEAR(((UfuncObject *)self)->np_ufunc);
+    Py_CLEAR(((UfuncObject *)self)->cell);
+    return 0;
+}
+
+static PyObject *ufunc_set_fast(PyObject *self, PyObject *args) {
+    PyObject *np_ufunc, *cell;
+    int binary, unary;
+    if (!PyArg_ParseTuple(args, "OO!pp", &np_ufunc, &PyList_Type, &cell, &binary, &unary))
+        return NULL;
+    if (PyList_GET_SIZE(cell) != 1) {
+        PyErr_SetString(PyExc_TypeError, "a count cell is a [n] list");
+        return NULL;
+    }
+    UfuncObject *u = (UfuncObject *)self;
+    Py_XSETREF(u->np_ufunc, Py_NewRef(np_ufunc));
+    Py_XSETREF(u->cell, Py_NewRef(cell));
+    u->binary = binary;
+    u->unary = unary;
+    u->vectorcall = ufunc_vectorcall;
+    if (ufuncs_seen == NULL && (ufuncs_seen = PyList_New(0)) == NULL) return NULL;
+    if (PyList_Append(ufuncs_seen, self) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+/* An operand of the ufunc's common case: a host array's data, or a Python number. */
+static PyObject *ufunc_operand(PyObject *a) {
+    if (Py_TYPE(a) == Arr) return host_data(a, NULL, NULL);
+    return number_operand(a) ? a : NULL;
+}
+
+static PyObject *ufunc_fast(UfuncObject *u, PyObject *a, PyObject *b, int *done) {
+    *done = 0;
+    if (Py_TYPE(a) != Arr && Py_TYPE(b) != Arr) return NULL;
+    PyObject *x = ufunc_operand(a), *y = x ? ufunc_operand(b) : NULL;
+    if (y == NULL) return NULL;
+    Py_ssize_t size;
+    if (Py_TYPE(x) == NpArr && Py_TYPE(y) == NpArr)
+        size = same_shape(x, y) ? np_size(x) : np_size(x) * np_size(y);
+    else size = Py_TYPE(x) == NpArr ? np_size(x) : np_size(y);
+    Py_ssize_t limit = host_limit();
+    if (limit == -2) { *done = 1; return NULL; }
+    if (limit < 0 || size > limit || !user_frame()) return NULL;
+    *done = 1;
+    PyObject *result = call2(u->np_ufunc, x, y);  /* NumPy's own ufunc */
+    if (result == NULL) return NULL;
+    u->pending++;  /* (a call that raised is not counted) */
+    if (Py_TYPE(result) == NpArr) {
+        PyObject *dtype = NP(result)->descr;
+        int device = dtype == f8 || dtype == b1;
+        if (!device) device = PyDict_GetItemWithError(device_dtypes, dtype) == Py_True;
+        if (device && NP(result)->base == NULL) {
+            PyObject *new = new_owner(result);
+            Py_DECREF(result);
+            return new;
+        }
+    }
+    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
+    PyObject *lim = PyLong_FromSsize_t(limit), *args = PyTuple_Pack(2, a, b), *placed = NULL;
+    if (lim && args) {
+        PyObject *pargs[3] = {result, args, lim};
+        placed = PyObject_Vectorcall(place_new, pargs, 3, NULL);
+    }
+    Py_XDECREF(lim);
+    Py_XDECREF(args);
+    Py_DECREF(result);
+    return placed;
+}
+
+/* ``npjax.sqrt(a)``'s common case: a host array's data or a number, NumPy's own ufunc
+   (``_placement.host_ufunc1``). */
+static PyObject *ufunc_fast1(UfuncObject *u, PyObject *a, int *done) {
+    *done = 0;
+    PyObject *x = ufunc_operand(a);
+    if (x == NULL) return NULL;
+    Py_ssize_t limit = host_limit();
+    if (limit == -2) { *done = 1; return NULL; }
+    if (limit < 0 || !user_frame()) return NULL;
+    *done = 1;
+    PyObject *result = PyObject_CallOneArg(u->np_ufunc, x);
+    if (result == NULL) return NULL;
+    u->pending++;
+    if (Py_TYPE(result) == NpArr) {
+        PyObject *dtype = NP(result)->descr;
+        int device = dtype == f8 || dtype == b1;
+        if (!device) device = PyDict_GetItemWithError(device_dtypes, dtype) == Py_True;
+        if (device && NP(result)->base == NULL && np_size(result) <= limit) {
+            PyObject *new = new_owner(result);
+            Py_DECREF(result);
+            return new;
+        }
+    }
+    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
+    PyObject *lim = PyLong_FromSsize_t(limit), *args = PyTuple_Pack(1, a), *placed = NULL;
+    if (lim && args) {
+        PyObject *pargs[3] = {result, args, lim};
+        placed = PyObject_Vectorcall(place_new, pargs, 3, NULL);
+    }
+    Py_XDECREF(lim);
+    Py_XDECREF(args);
+    Py_DECREF(result);
+    return placed;
+}
+
+/* ``npjax.minimum(a, b, out=c)``: the only keyword ``out``, a host array (the Python call's
+   ``host_operands`` path): NumPy's ufunc writes into its data and the array itself is the
+   result. */
+static PyObject *out_key = NULL;
+
+static PyObject *ufunc_fast_out(UfuncObject *u, PyObject *a, PyObject *b, PyObject *out,
+                                int *done) {
+    *done = 0;
+    if (Py_TYPE(out) != Arr) return NULL;
+    PyObject *x = ufunc_operand(a), *y = x ? ufunc_operand(b) : NULL;
+    PyObject *o = y ? host_data(out, NULL, NULL) : NULL;
+    if (o == NULL) return NULL;
+    Py_ssize_t limit = host_limit();
+    if (limit == -2) { *done = 1; return NULL; }
+    if (limit < 0 || !user_frame()) return NULL;
+    *done = 1;
+    u->pending++;  /* (counted before the call, as the Python call counts it) */
+    PyObject *kw = PyTuple_Pack(1, out_key);
+    if (kw == NULL) return NULL;
+    PyObject *stack[3] = {x, y, o};
+    PyObject *result = PyObject_Vectorcall(u->np_ufunc, stack, 2, kw);
+    Py_DECREF(kw);
+    if (result == NULL) return NULL;
+    if (result == o) {
+        Py_DECREF(result);
+        return Py_NewRef(out);
+    }
+    PyObject *lim = PyLong_FromSsize_t(limit), *all = PyTuple_Pack(3, a, b, out);
+    PyObject *placed = NULL;
+    if (lim && all) {
+        PyObject *pargs[3] = {result, all, lim};
+        placed = PyObject_Vectorcall(place_new, pargs, 3, NULL);
+    }
+    Py_XDECREF(lim);
+    Py_XDECREF(all);
+    Py_DECREF(result);
+    return placed;
+}
+
+static PyObject *ufunc_call(PyObject *self, PyObject *args, PyObject *kwargs) {
+    UfuncObject *u = (UfuncObject *)self;
+    if (enabled && u->binary && u->np_ufunc != NULL && PyTuple_GET_SIZE(args) == 2 &&
+        (kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0)) {
+        int done;
+        PyObject *r = ufunc_fast(u, PyTuple_GET_ITEM(args, 0), PyTuple_GET_ITEM(args, 1),
+                                 &done);
+        if (r != NULL || done) return r;
+    }
+    else if (enabled && u->binary && u->np_ufunc != NULL && PyTuple_GET_SIZE(args) == 2 &&
+             kwargs != NULL && PyDict_GET_SIZE(kwargs) == 1) {
+        PyObject *out = PyDict_GetItemWithError(kwargs, out_key);
+        if (out == NULL && PyErr_Occurred()) return NULL;
+        if (out != NULL) {
+            int done;
+            PyObject *r = ufunc_fast_out(u, PyTuple_GET_ITEM(args, 0),
+                                         PyTuple_GET_ITEM(args, 1), out, &done);
+            if (r != NULL || done) return r;
+        }
+    }
+    else if (enabled && u->unary && u->np_ufunc != NULL && PyTuple_GET_SIZE(args) == 1 &&
+             (kwargs == NULL || PyDict_GET_SIZE(kwargs) == 0)) {
+        int done;
+        PyObject *r = ufunc_fast1(u, PyTuple_GET_ITEM(args, 0), &done);
+        if (r != NULL || done) return r;
+    }
+    if (fb_ufunc_call == NULL) {
+        PyErr_SetString(PyExc_TypeError, "npjax.ufunc: no call installed");
+        return NULL;
+    }
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    PyObject *all = PyTuple_New(n + 1);
+    if (all == NULL) return NULL;
+    PyTuple_SET_ITEM(all, 0, Py_NewRef(self));
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(all, i + 1, Py_NewRef(PyTuple_GET_ITEM(args, i)));
+    PyObject *r = PyObject_Call(fb_ufunc_call, all, kwargs);
+    Py_DECREF(all);
+    return r;
+}
+
+static PyObject *fb_array_ufunc = NULL;  /* ndarray's Python ``__array_ufunc__`` */
+static PyObject *ours_map = NULL;        /* NumPy's ufunc -> npjax's */
+
+/* ``ndarray.__array_ufunc__``: NumPy's scalar operators with a host array (``s * a``) in
+   the C call's common case, the Python member for everything else. */
+static PyObject *array_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames) {
+    if (enabled && nargs == 4 && kwnames == NULL && ours_map != NULL &&
+        PyUnicode_Check(args[1]) && PyUnicode_CompareWithASCIIString(args[1], "__call__") == 0) {
+        PyObject *ours = PyDict_GetItemWithError(ours_map, args[0]);  /* borrowed */
+        if (ours == NULL && PyErr_Occurred()) return NULL;
+        if (ours != NULL && PyObject_TypeCheck(ours, &UfuncBaseType)) {
+            UfuncObject *u = (UfuncObject *)ours;
+            if (u->binary && u->np_ufunc == args[0]) {
+                int done;
+                PyObject *r = ufunc_fast(u, args[2], args[3], &done);
+                if (r != NULL || done) return r;
+            }
+        }
+    }
+    if (fb_array_ufunc == NULL) {
+        PyErr_SetString(PyExc_TypeError, "npjax.ndarray: no __array_ufunc__ installed");
+        return NULL;
+    }
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    PyObject *small[16], **stack = small;
+    if (nargs + nkw + 1 > 16) {
+        stack = PyMem_Malloc((nargs + nkw + 1) * sizeof(PyObject *));
+        if (stack == NULL) return PyErr_NoMemory();
+    }
+    stack[0] = self;
+    for (Py_ssize_t i = 0; i < nargs + nkw; i++) stack[i + 1] = args[i];
+    PyObject *r = PyObject_Vectorcall(fb_array_ufunc, stack, nargs + 1, kwnames);
+    if (stack != small) PyMem_Free(stack);
+    return r;
+}
+
+static PyObject *set_array_ufunc(PyObject *mod, PyObject *args) {
+    PyObject *fn, *map;
+    if (!PyArg_ParseTuple(args, "OO!", &fn, &PyDict_Type, &map)) return NULL;
+    Py_XSETREF(fb_array_ufunc, Py_NewRef(fn));
+    Py_XSETREF(ours_map, Py_NewRef(map));
+    Py_RETURN_NONE;
+}
+
+/* The call by the vectorcall protocol (no argument tuple): the same cases as
+   ``ufunc_call``, the Python ``__call__`` for the rest. */
+static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                  PyObject *kwnames) {
+    UfuncObject *u = (UfuncObject *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (enabled && u->np_ufunc != NULL) {
+        int done = 0;
+        PyObject *r = NULL;
+        if (nkw == 0 && n == 2 && u->binary) r = ufunc_fast(u, args[0], args[1], &done);
+        else if (nkw == 0 && n == 1 && u->unary) r = ufunc_fast1(u, args[0], &done);
+        else if (nkw == 1 && n == 2 && u->binary &&
+                 PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), out_key) == 0)
+            r = ufunc_fast_out(u, args[0], args[1], args[2], &done);
+        if (PyErr_Occurred() && !done) return NULL;
+        if (r != NULL || done) return r;
+    }
+    if (fb_ufunc_call == NULL) {
+        PyErr_SetString(PyExc_TypeError, "npjax.ufunc: no call installed");
+        return NULL;
+    }
+    PyObject *small[16], **stack = small;
+    if (n + nkw + 1 > 16) {
+        stack = PyMem_Malloc((n + nkw + 1) * sizeof(PyObject *));
+        if (stack == NULL) return PyErr_NoMemory();
+    }
+    stack[0] = self;
+    for (Py_ssize_t i = 0; i < n + nkw; i++) stack[i + 1] = args[i];
+    PyObject *r = PyObject_Vectorcall(fb_ufunc_call, stack, n + 1, kwnames);
+    if (stack != small) PyMem_Free(stack);
+    return r;
+}
+
+/* Let instances of ``cls`` (npjax.ufunc, a Python subclass of UfuncBase whose ``__call__``
+   is the base's) be called by the vectorcall protocol: heap types do not inherit it. */
+static PyObject *use_vectorcall(PyObject *mod, PyObject *cls) {
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &UfuncBaseType)) {
+        PyErr_SetString(PyExc_TypeError, "use_vectorcall: a subclass of UfuncBase");
+        return NULL;
+    }
+    PyTypeObject *tp = (PyTypeObject *)cls;
+    if (tp->tp_call != ufunc_call) Py_RETURN_FALSE;  /* a __call__ of its own */
+    tp->tp_vectorcall_offset = offsetof(UfuncObject, vectorcall);
+    tp->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+    Py_RETURN_TRUE;
+}
+
+static PyObject *flush_counts(PyObject *mod, PyObject *unused) {
+    for (int op = 0; op < NOPS; op++)
+        for (int side = 0; side < 3; side++)
+            if (pending[op][side] && cnt[op][side] != NULL) {
+                if (add_to_cell(cnt[op][side], pending[op][side]) < 0) return NULL;
+                pending[op][side] = 0;
+            }
+    for (int op = 0; op < 6; op++)
+        if (pending_cmp[op] && cnt_cmp[op] != NULL) {
+            if (add_to_cell(cnt_cmp[op], pending_cmp[op]) < 0) return NULL;
+            pending_cmp[op] = 0;
+        }
+    for (int op = 0; op < NUNARY; op++)
+        if (pending_unary[op] && cnt_unary[op] != NULL) {
+            if (add_to_cell(cnt_unary[op], pending_unary[op]) < 0) return NULL;
+            pending_unary[op] = 0;
+        }
+    Py_ssize_t n = ufuncs_seen == NULL ? 0 : PyList_GET_SIZE(ufuncs_seen);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        UfuncObject *u = (UfuncObject *)PyList_GET_ITEM(ufuncs_seen, i);
+        if (u->pending && u->cell != NULL) {
+            if (add_to_cell(u->cell, u->pending) < 0) return NULL;
+            u->pending = 0;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *set_ufunc_call(PyObject *mod, PyObject *fn) {
+    Py_XSETREF(fb_ufunc_call, Py_NewRef(fn));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef ufunc_methods[] = {
+    {"_hostpath_set", ufunc_set_fast, METH_VARARGS,
+     "(NumPy's ufunc, count cell, binary): the C call's facts."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject UfuncBaseType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "npjax._core._hostpath.UfuncBase",
+    .tp_doc = "The base of npjax.ufunc: npjax.add(a, b)'s common case in C.",
+    .tp_basicsize = sizeof(UfuncObject),
+    .tp_vectorcall_offset = offsetof(UfuncObject, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC |
+                Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_dealloc = ufunc_dealloc,
+    .tp_traverse = ufunc_traverse,
+    .tp_clear = ufunc_clear,
+    .tp_call = ufunc_call,
+    .tp_methods = ufunc_methods,
+};
+
+/* --- configuration ------------------------------------------------------------------- */
+
+static Py_ssize_t slot_offset(PyObject *cls, const char *name) {
+    PyObject *d = PyObject_GetAttrString(cls, name);
+    if (d == NULL) return -1;
+    if (!PyObject_TypeCheck(d, &PyMemberDescr_Type)) {
+        Py_DECREF(d);
+        PyErr_Format(PyExc_TypeError, "%s is not a slot", name);
+        return -1;
+    }
+    Py_ssize_t off = ((PyMemberDescrObject *)d)->d_member->offset;
+    Py_DECREF(d);
+    return off;
+}
+
+static PyObject *get_item(PyObject *dict, const char *key) {
+    PyObject *v = PyDict_GetItemString(dict, key);
+    if (v == NULL) PyErr_Format(PyExc_KeyError, "%s", key);
+    return v;
+}
+
+/* checks(samples): each sample (array, ndim, size, base, dtype) as Python sees it; True when
+   NumPy's fields read here agree. */
+static PyObject *layout_agrees(PyObject *mod, PyObject *samples) {
+    PyObject *it = PyObject_GetIter(samples), *s;
+    if (it == NULL) return NULL;
+    int ok = 1;
+    while ((s = PyIter_Next(it)) != NULL) {
+        PyObject *a;
+        int nd;
+        Py_ssize_t size;
+        PyObject *base, *dtype;
+        if (!PyArg_ParseTuple(s, "OinOO", &a, &nd, &size, &base, &dtype)) {
+            Py_DECREF(s);
+            Py_DECREF(it);
+            return NULL;
+        }
+        if (NP(a)->nd != nd ||  /* (the caller's samples are numpy.ndarray) */
+            np_size(a) != size || NP(a)->base != (base == Py_None ? NULL : base) ||
+            NP(a)->descr != dtype)
+            ok = 0;
+        Py_DECREF(s);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) return NULL;
+    return PyBool_FromLong(ok);
+}
+
+static PyObject *configure(PyObject *mod, PyObject *kw) {
+    if (!PyDict_Check(kw)) {
+        PyErr_SetString(PyExc_TypeError, "configure(dict)");
+        return NULL;
+    }
+    PyObject *cls = get_item(kw, "ndarray");
+    if (cls == NULL) return NULL;
+    PyObject *objs[] = {
+        get_item(kw, "numpy_ndarray"), get_item(kw, "context"), get_item(kw, "float64"),
+        get_item(kw, "bool"), get_item(kw, "int64"), get_item(kw, "device_dtypes"),
+        get_item(kw, "quiet_scalars"), get_item(kw, "fallbacks"), get_item(kw, "cells"),
+        get_item(kw, "place_new"), get_item(kw, "place_got"), get_item(kw, "elide_items"),
+        get_item(kw, "number_scalars"), get_item(kw, "grows_off_host")};
+    for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
+        if (objs[i] == NULL) return NULL;
+    if (!PyType_Check(cls) || !PyType_Check(objs[0]) || !PyAnySet_Check(objs[12])) {
+        PyErr_SetString(PyExc_TypeError, "configure: bad arguments");
+        return NULL;
+    }
+    Py_ssize_t offs[10];
+    const char *slots[10] = {"_value", "_layout", "_root_shape", "_base", "_cache",
+                             "_lens", "_scalar", "_mine", "_readonly", "_version"};
+    for (int i = 0; i < 10; i++)
+        if ((offs[i] = slot_offset(cls, slots[i])) < 0) return NULL;
+    PyObject *fbs = objs[7], *cs = objs[8];
+    PyObject *fbn[NOPS][3], *cn[NOPS][3];
+    for (int op = 0; op < NOPS; op++)
+        for (int s = 0; s < 3; s++) {
+            if ((fbn[op][s] = get_item(fbs, names[op][s])) == NULL) return NULL;
+            if ((cn[op][s] = get_item(cs, names[op][s])) == NULL) return NULL;
+            if (!PyList_CheckExact(cn[op][s]) || PyList_GET_SIZE(cn[op][s]) != 1) {
+                PyErr_SetString(PyExc_TypeError, "configure: count cells are [n] lists");
+                return NULL;
+            }
+        }
+    PyObject *fcmp[6], *ccmp[6], *fun[NUNARY], *cun[NUNARY];
+    for (int op = 0; op < 6; op++) {
+        if ((fcmp[op] = get_item(fbs, cmp_names[op])) == NULL) return NULL;
+        if ((ccmp[op] = get_item(cs, cmp_names[op])) == NULL) return NULL;
+        if (!PyList_CheckExact(ccmp[op]) || PyList_GET_SIZE(ccmp[op]) != 1) {
+            PyErr_SetString(PyExc_TypeError, "configure: count cells are [n] lists");
+            return NULL;
+        }
+    }
+    for (int op = 0; op < NUNARY; op++) {
+        if ((fun[op] = get_item(fbs, unary_names[op])) == NULL) return NULL;
+        if ((cun[op] = get_item(cs, unary_names[op])) == NULL) return NULL;
+        if (!PyList_CheckExact(cun[op]) || PyList_GET_SIZE(cun[op]) != 1) {
+            PyErr_SetString(PyExc_TypeError, "configure: count cells are [n] lists");
+            return NULL;
+        }
+    }
+    PyObject *g = get_item(fbs, "__getitem__"), *st = get_item(fbs, "__setitem__"),
+             *dl = get_item(fbs, "__delitem__");
+    if (!g || !st || !dl) return NULL;
+    Py_ssize_t elide = PyLong_AsSsize_t(objs[11]);
+    if (elide == -1 && PyErr_Occurred()) return NULL;
+
+    Py_XSETREF(Arr, (PyTypeObject *)Py_NewRef(cls));
+    Py_XSETREF(NpArr, (PyTypeObject *)Py_NewRef(objs[0]));
+    Py_XSETREF(ctxvar, Py_NewRef(objs[1]));
+    Py_XSETREF(f8, Py_NewRef(objs[2]));
+    Py_XSETREF(b1, Py_NewRef(objs[3]));
+    Py_XSETREF(i8, Py_NewRef(objs[4]));
+    Py_XSETREF(device_dtypes, Py_NewRef(objs[5]));
+    Py_XSETREF(quiet_scalars, Py_NewRef(objs[6]));
+    Py_XSETREF(place_new, Py_NewRef(objs[9]));
+    Py_XSETREF(place_got, Py_NewRef(objs[10]));
+    Py_XSETREF(number_scalars, Py_NewRef(objs[12]));
+    Py_XSETREF(grows_off_host, Py_NewRef(objs[13]));
+    for (int op = 0; op < NOPS; op++)
+        for (int s = 0; s < 3; s++) {
+            Py_XSETREF(fb[op][s], Py_NewRef(fbn[op][s]));
+            Py_XSETREF(cnt[op][s], Py_NewRef(cn[op][s]));
+        }
+    for (int op = 0; op < 6; op++) {
+        Py_XSETREF(fb_cmp[op], Py_NewRef(fcmp[op]));
+        Py_XSETREF(cnt_cmp[op], Py_NewRef(ccmp[op]));
+    }
+    for (int op = 0; op < NUNARY; op++) {
+        Py_XSETREF(fb_unary[op], Py_NewRef(fun[op]));
+        Py_XSETREF(cnt_unary[op], Py_NewRef(cun[op]));
+    }
+    Py_XSETREF(fb_getitem, Py_NewRef(g));
+    Py_XSETREF(fb_setitem, Py_NewRef(st));
+    Py_XSETREF(fb_delitem, Py_NewRef(dl));
+    off_value = offs[0], off_layout = offs[1], off_root_shape = offs[2], off_base = offs[3];
+    off_cache = offs[4], off_lens = offs[5], off_scalar = offs[6], off_mine = offs[7];
+    off_readonly = offs[8], off_version = offs[9];
+    elide_items = elide;
+    enabled = 1;
+    Py_RETURN_NONE;
+}
+
+static PyObject *set_enabled(PyObject *mod, PyObject *flag) {
+    int on = PyObject_IsTrue(flag);
+    if (on < 0) return NULL;
+    if (on && Arr == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "configure first");
+        return NULL;
+    }
+    enabled = on;
+    Py_RETURN_NONE;
+}
+
+static PyNumberMethods number = {
+    .nb_add = nb_add, .nb_subtract = nb_sub, .nb_multiply = nb_mul, .nb_true_divide = nb_div,
+    .nb_inplace_add = nb_add_inplace, .nb_inplace_subtract = nb_sub_inplace,
+    .nb_inplace_multiply = nb_mul_inplace, .nb_inplace_true_divide = nb_div_inplace,
+    .nb_matrix_multiply = nb_matmul, .nb_inplace_matrix_multiply = nb_matmul_inplace,
+    .nb_negative = nb_negative, .nb_positive = nb_positive, .nb_absolute = nb_absolute,
+    .nb_invert = nb_invert,
+};
+static PyMappingMethods mapping = {.mp_subscript = mp_subscript,
+                                   .mp_ass_subscript = mp_ass_subscript};
+static PySequenceMethods sequence = {.sq_item = sq_item, .sq_ass_item = sq_ass_item};
+
+static PyMethodDef array_methods[] = {
+    {"__array_ufunc__", (PyCFunction)(void (*)(void))array_ufunc,
+     METH_FASTCALL | METH_KEYWORDS, "NumPy's ufunc protocol (npjax/_calls/_interop.py)."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject ArrayBaseType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "npjax._core._hostpath.ArrayBase",
+    .tp_doc = "The base of npjax.ndarray: the host route's commonest operations in C.",
+    .tp_basicsize = sizeof(PyObject),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_as_number = &number,
+    .tp_as_mapping = &mapping,
+    .tp_as_sequence = &sequence,
+    .tp_methods = array_methods,
+    .tp_richcompare = tp_richcompare,
+};
+
+static PyMethodDef methods[] = {
+    {"configure", configure, METH_O, "Hand over npjax.ndarray's layout and Python members."},
+    {"layout_agrees", layout_agrees, METH_O, "Whether NumPy's fields read here are right."},
+    {"set_enabled", set_enabled, METH_O, "Turn the fast paths on or off."},
+    {"set_ufunc_call", set_ufunc_call, METH_O, "Hand over ufunc.__call__ (Python)."},
+    {"flush_counts", flush_counts, METH_NOARGS, "Add the host calls counted here to the cells."},
+    {"use_vectorcall", use_vectorcall, METH_O, "Call npjax.ufunc by the vectorcall protocol."},
+    {"set_array_ufunc", set_array_ufunc, METH_VARARGS,
+     "Hand over ndarray.__array_ufunc__ (Python) and NumPy's ufunc -> npjax's."},
+    {NULL, NULL, 0, NULL}};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "npjax._core._hostpath", NULL, -1,
+                                    methods};
+
+PyMODINIT_FUNC PyInit__hostpath(void) {
+    ArrayBaseType.tp_new = PyBaseObject_Type.tp_new;
+    if (PyType_Ready(&ArrayBaseType) < 0) return NULL;
+    empty_tuple = PyTuple_New(0);
+    zero = PyLong_FromLong(0);
+    one = PyLong_FromLong(1);
+    npjax_key = PyUnicode_InternFromString("__name__");
+    npjax_name = PyUnicode_InternFromString("npjax");
+    npjax_prefix = PyUnicode_InternFromString("npjax.");
+    out_key = PyUnicode_InternFromString("out");
+    if (!empty_tuple || !zero || !one || !npjax_key || !npjax_name || !npjax_prefix ||
+        !out_key)
+        return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&ArrayBaseType);
+    if (PyModule_AddObject(m, "ArrayBase", (PyObject *)&ArrayBaseType) < 0) {
+        Py_DECREF(&ArrayBaseType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    UfuncBaseType.tp_new = PyType_GenericNew;
+    if (PyType_Ready(&UfuncBaseType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&UfuncBaseType);
+    if (PyModule_AddObject(m, "UfuncBase", (PyObject *)&UfuncBaseType) < 0) {
+        Py_DECREF(&UfuncBaseType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
