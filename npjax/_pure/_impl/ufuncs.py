@@ -350,8 +350,6 @@ def _extreme(name: str) -> Callable:
 
     def impl(x, y):
         if x.dtype.kind != "c":
-            if propagate and x.dtype.kind == "f":  # NumPy: equal operands (+-0) give y
-                return jnp.where(x == y, y, real(x, y))
             return real(x, y)
         x, y = jnp.broadcast_arrays(x, y)
         pick_x = _cge(x, y) if is_max else _cge(y, x)
