@@ -76,9 +76,9 @@ _placement.route_namespace(globals(), __import__("numpy"))
 _placement.route_namespace(vars(linalg), __import__("numpy").linalg)
 _placement.route_namespace(vars(fft), __import__("numpy").fft)
 _placement.route_methods()
-from npjax._calls import _ufuncs as _ufunc_module
+from npjax._calls import _ufunc_routes
 
-_ufunc_module.route_ufunc_methods(ufunc)
+_ufunc_routes.route_ufunc_methods(ufunc)
 
 # Random draws are placed like other results (npjax/_core/_host_draws.py).
 from npjax._core import _host_draws

@@ -788,39 +788,6 @@ def _ufunc_by_name(name: str) -> ufunc:
     return UFUNCS[name]
 
 
-def host_ufunc_method(name: str, impl: Any) -> Any:
-    """The ufunc method ``impl`` (reduce, accumulate, ...) preceded by the host route: NumPy's
-    ufunc's own method runs host operands."""
-
-    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        limit = _get_context().host
-        if limit < 0:
-            if has_subclass(args, kwargs):  # NumPy's rules for subclass operands
-                return call_ufunc(self, args, kwargs, name)
-        else:
-            try:
-                ops = host_operands(args, kwargs, limit)
-            except SubclassOperand:
-                return call_ufunc(self, args, kwargs, name)
-            if ops is not None:
-                _stats.host_calls[f"{self.__name__}.{name}"] += 1
-                return place_result(_numpy_calls.call_numpy_ufunc(getattr(self._np, name), *ops),
-                                    npjax_operands(args, kwargs), limit)
-        if has_host_only(args, kwargs):
-            return forced_host(f"{self.__name__}.{name}", getattr(self._np, name), args,
-                               kwargs, _numpy_calls.call_numpy_ufunc)
-        return impl(self, *args, **kwargs)
-
-    functools.update_wrapper(method, impl)
-    return method
-
-
-def route_ufunc_methods(ufunc_class: type) -> None:
-    """Put the host route in front of the npjax ufunc class's methods."""
-    for name in ("reduce", "accumulate", "reduceat", "outer", "at"):
-        setattr(ufunc_class, name, host_ufunc_method(name, getattr(ufunc_class, name)))
-
-
 if HOSTPATH is not None:  # the C base's call runs this one but for the common case (_fast.py)
     HOSTPATH.set_ufunc_call(vars(ufunc)["__call__"])
     del ufunc.__call__

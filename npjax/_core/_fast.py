@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from npjax._runtime import _context, _stats
+from npjax._runtime import _context, _deferred_checks, _stats
 from npjax._core import _element_access, _placement
 from npjax._core._array_base import HOSTPATH
 from npjax._core._ndarray import ndarray
@@ -65,8 +65,23 @@ def enable() -> bool:
     for name in MEMBERS:
         delattr(ndarray, name)
     _stats.flushers.append(HOSTPATH.flush_counts)  # (host calls counted in C)
+    _deferred_checks.WAITING_HOOKS.append(_deferred_waiting)
     ENABLED = True
     return True
+
+
+_OFF = {"python_only": False, "deferred": False}  # why the C slots stand aside now
+
+
+def _stand_aside(reason: str, off: bool) -> None:
+    _OFF[reason] = off
+    HOSTPATH.set_enabled(not any(_OFF.values()))
+
+
+def _deferred_waiting(waiting: bool) -> None:
+    """While deferred checks of device results wait, the Python members run (they issue
+    those checks' warnings before NumPy's own, in the order of the operations)."""
+    _stand_aside("deferred", waiting)
 
 
 @contextlib.contextmanager
@@ -76,8 +91,8 @@ def python_only() -> Iterator[None]:
     if not ENABLED:
         yield
         return
-    HOSTPATH.set_enabled(False)
+    _stand_aside("python_only", True)
     try:
         yield
     finally:
-        HOSTPATH.set_enabled(True)
+        _stand_aside("python_only", False)

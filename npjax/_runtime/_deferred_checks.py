@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import sys
 import threading
+from collections.abc import Callable
 import warnings
 from typing import Any
 
@@ -45,6 +46,25 @@ class _Deferred(threading.local):
 
 
 _deferred = _Deferred()
+
+# Called with True when a first deferred check waits in this process, with False when none
+# waits any more: the C host route (``_core/_fast.py``) stands aside meanwhile, since NumPy's
+# warnings from it would come before the earlier operations' deferred ones.
+WAITING_HOOKS: list[Callable[[bool], None]] = []
+_waiting = [0]  # threads with deferred checks
+
+
+def _waiting_changed(delta: int) -> None:
+    with _waiting_lock:
+        before = _waiting[0]
+        _waiting[0] += delta
+        after = _waiting[0]
+    if (before == 0) != (after == 0):
+        for hook in WAITING_HOOKS:
+            hook(after > 0)
+
+
+_waiting_lock = threading.Lock()
 
 
 def _deferrable(result: Any, st: dict) -> bool:
@@ -88,6 +108,8 @@ def defer_events(values: Any, events: tuple, st: dict) -> None:
 
 def _push(values: Any, events: tuple, st: dict, where: tuple | None) -> None:
     items = _deferred.items
+    if not items:
+        _waiting_changed(1)
     items.append((values, events, st, where))
     SYNCS["deferred"] += 1
     if len(items) >= DEFER_BOUND:
@@ -133,6 +155,7 @@ def _earlier_first() -> None:
     if not items:
         return
     _deferred.items = []
+    _waiting_changed(-1)
     SYNCS["deferred_reads"] += 1
     values = jax.device_get([flags for flags, *_ in items])
     earlier = []
