@@ -379,3 +379,24 @@ def test_ufunc_introspection_is_numpys(name):
         dtypes = (np.dtype(dt),) * theirs.nin + (None,) * theirs.nout
         for options in ({}, {"casting": "no"}, {"reduction": True}):
             assert _resolved(ours, dtypes, options) == _resolved(theirs, dtypes, options)
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+def test_out_ellipsis_gives_arrays_never_scalars(placement):
+    """``out=...``: NumPy's way to ask a ufunc (and its reduce, accumulate, outer) for
+    arrays even where the result is 0-d."""
+    calls = [lambda m: m.add(1.0, 2.0, out=...), lambda m: m.sin(m.float64(1.0), out=...),
+             lambda m: m.divmod(7, 2, out=...), lambda m: m.add(m.arange(3), 1, out=...),
+             lambda m: m.add.reduce(m.arange(3), out=...),
+             lambda m: m.maximum.reduce(m.arange(4.0), out=...),
+             lambda m: m.multiply.outer(m.arange(2), 3, out=...),
+             lambda m: m.add.accumulate(m.arange(3), out=...)]
+    with npjax.policy(placement=placement):
+        for call in calls:
+            got, want = call(npjax), call(np)
+            for g, w in zip(got if isinstance(want, tuple) else (got,),
+                            want if isinstance(want, tuple) else (want,)):
+                assert isinstance(g, npjax.ndarray) and type(w) is np.ndarray
+                assert (g.shape, g.dtype) == (w.shape, w.dtype)
+                np.testing.assert_array_equal(np.asarray(g), w)
+                assert repr(g) == repr(w)

@@ -9,6 +9,7 @@ from typing import Any
 
 from npjax._runtime import _context, _numpy_calls, _stats
 from npjax._core._host_only import has_host_only
+from npjax._core._made import as_arrays
 from npjax._core._placement import forced_host, host_operands, npjax_operands, place_result
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
 
@@ -20,6 +21,9 @@ def host_ufunc_method(name: str, impl: Any) -> Any:
     ufunc's own method runs host operands."""
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("out", None) is Ellipsis and name != "at":  # arrays, never scalars
+            del kwargs["out"]
+            return as_arrays(method(self, *args, **kwargs))
         limit = _get_context().host
         if limit < 0:
             if has_subclass(args, kwargs):  # NumPy's rules for subclass operands

@@ -43,6 +43,7 @@ from npjax._core._lazy import Kernel, Lazy, concrete
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax, to_jax_lazy
 from npjax._core._host_only import has_host_only
+from npjax._core._made import as_arrays
 from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _HOST_TYPE, DEFERRED_UFUNC,
                                     DEVICE, NOT_HOST, forced_host, host_operands, host_ufunc1,
                                     host_ufunc2, npjax_operands, place_new, place_result)
@@ -174,6 +175,9 @@ class ufunc(_UfuncBase):
         return _make_body(self.__name__, tuple(loops[0]), tuple(loops[1]))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs and kwargs.get("out", None) is Ellipsis:  # NumPy: arrays, never scalars
+            del kwargs["out"]
+            return as_arrays(self(*args, **kwargs))
         try:
             ctx = _get_context()
             limit = ctx.host

@@ -81,3 +81,12 @@ def place_numpy(result: Any, args: tuple, kwargs: dict) -> Any:
     device = limit < 0 or from_device(args) or from_device(kwargs)
     return place_result(result, npjax_operands(args, kwargs), -1 if device else limit)
 
+
+def as_arrays(result: Any) -> Any:
+    """A result as arrays (a ufunc's ``out=...``): scalars, NumPy's or npjax's, become 0-d
+    arrays placed as new ones; a tuple item by item."""
+    if isinstance(result, tuple):
+        return tuple(as_arrays(r) for r in result)
+    if isinstance(result, ndarray) and not result._scalar:
+        return result
+    return place_made(np.asarray(result), from_device((result,)))
