@@ -226,10 +226,10 @@ def install_on_host(platform: str, on_host: Callable[[str, Any], bool],
         def handles(avals_in: Any, avals_out: Any, params: dict, family: str = family) -> bool:
             return on_host(family, avals_in[0].dtype)
 
-        def on_numpy(*xs: Any, family: str = family, numpy_fn: Callable = numpy_fn,
-                     **params: Any) -> Any:
+        def on_numpy(*xs: Any, prim: Any = prim, family: str = family,
+                     numpy_fn: Callable = numpy_fn, **params: Any) -> Any:
             dtype = np.dtype(xs[0].dtype)
-            shapes = jax.eval_shape(lambda *a: _bind(family, a, params), *xs)
+            shapes = jax.eval_shape(lambda *a, prim=prim: prim.bind(*a, **params), *xs)
             many = isinstance(shapes, list | tuple)
             out_dtype = (shapes[0] if many else shapes).dtype
 
@@ -244,9 +244,3 @@ def install_on_host(platform: str, on_host: Callable[[str, Any], bool],
 
         _register(mlir, prim, platform, handles, on_numpy)
     return True
-
-
-def _bind(family: str, xs: tuple, params: dict) -> Any:
-    """The primitive itself, for its result's shape and dtype."""
-    prim = next(p for p, (f, _) in host_primitives().items() if f == family)
-    return prim.bind(*xs, **params)

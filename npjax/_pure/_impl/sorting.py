@@ -100,12 +100,12 @@ def _sort_last_host(x: np.ndarray, want: str) -> Any:
     if want == "ties":
         return perm, np.any(_host_same(values))
     if want == "value_ties":
-        parts = (values.real, values.imag) if x.dtype.kind == "c" else (values,)
-        differ = np.zeros(_host_same(values).shape, bool)
-        for p in parts:
+        same = _host_same(values)
+        differ = np.zeros(same.shape, bool)
+        for p in (values.real, values.imag) if x.dtype.kind == "c" else (values,):
             b = p.view(_INT_OF[p.dtype.itemsize]) if p.dtype.kind == "f" else p
             differ |= b[..., 1:] != b[..., :-1]
-        return values, np.any(_host_same(values) & differ)
+        return values, np.any(same & differ)
     return values if want == "values" else (values, perm)
 
 
