@@ -124,7 +124,8 @@ def _check(got: Any, want: numpy.ndarray) -> tuple[bool, float]:
 
 
 def run_kernel(mod: Any, size: str, repeats: int, log: Any, slow_s: float = math.inf,
-               min_total_s: float = 0.02, max_rounds: int = 50) -> dict:
+               min_total_s: float = 0.02, max_rounds: int = 50,
+               variants: tuple[str, ...] = VARIANTS) -> dict:
     """Every variant's first call, then at least ``repeats`` interleaved rounds (more for
     short calls, see below); a variant whose first call took over ``slow_s`` seconds is
     timed in one round only (its ``samples_s`` says so)."""
@@ -133,7 +134,7 @@ def run_kernel(mod: Any, size: str, repeats: int, log: Any, slow_s: float = math
                               "times": {}, "check": {}}
     expected = None
     firsts: dict[str, float] = {}
-    for variant in VARIANTS:  # first calls: compile time of the jitted variants
+    for variant in variants:  # first calls: compile time of the jitted variants
         args = runner.prepare(variant)
         try:
             t, out = runner.call(variant, args)
@@ -142,6 +143,7 @@ def run_kernel(mod: Any, size: str, repeats: int, log: Any, slow_s: float = math
             log(f"    {variant:12s} FAILED: {type(exc).__name__}: {str(exc)[:200]}")
             continue
         firsts[variant] = t
+        log(f"    {variant:12s} first call {t:.2f} s")  # a process abort shows where it was
         if variant == "numpy":
             expected = _host(out).astype(numpy.float64) if _host(out).dtype.kind in "fc" \
                 else _host(out)
@@ -237,7 +239,7 @@ def summarize(records: list[dict]) -> dict:
 
 def _ms(rec: dict, variant: str, field: str = "median_s") -> str:
     t = rec["times"].get(variant)
-    return f"{t[field] * 1e3:.2f}" if t else "fail"
+    return f"{t[field] * 1e3:.2f}" if t else "fail" if variant in rec["check"] else "-"
 
 
 def table(records: list[dict], summary: dict, machine: dict, size: str,
@@ -276,11 +278,15 @@ def table(records: list[dict], summary: dict, machine: dict, size: str,
 
 def _first(rec: dict, variant: str) -> str:
     t = rec["times"].get(variant)
-    return f"{t['first_s']:.2f}" if t else "fail"
+    return f"{t['first_s']:.2f}" if t else "fail" if variant in rec["check"] else "-"
 
 
-def chart(records: list[dict], path: str, title: str) -> None:
-    import matplotlib
+def chart(records: list[dict], path: str, title: str) -> bool:
+    """The speed-up chart as a PNG; False where matplotlib is not installed."""
+    try:
+        import matplotlib
+    except ImportError:
+        return False
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -306,6 +312,7 @@ def chart(records: list[dict], path: str, title: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -322,7 +329,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="time a variant whose first call took longer in one round only")
     parser.add_argument("--placement", choices=("auto", "device", "host"), default=None,
                         help="the npjax variants' placement (default: the policy's)")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help="comma-separated variants to run (numpy always runs: the answer)")
     options = parser.parse_args(argv)
+    variants = tuple(v for v in VARIANTS if v == "numpy" or v in options.variants.split(","))
     repeats = options.repeats or (3 if options.quick else 7)
     mods = kernel_pkg.load_all()
     if options.only:
@@ -357,7 +367,7 @@ def main(argv: list[str] | None = None) -> int:
     for i, mod in enumerate(progress, 1):
         log(f"[{i}/{len(mods)}] {mod.NAME} {mod.SIZES[options.size]}")
         t0 = time.perf_counter()
-        rec = run_kernel(mod, options.size, repeats, log, options.slow_s)
+        rec = run_kernel(mod, options.size, repeats, log, options.slow_s, variants=variants)
         records.append(rec)
         parts = [f"{v}={rec['times'][v]['median_s'] * 1e3:.2f}ms" for v in rec["times"]]
         bad = [v for v, c in rec["check"].items() if not c.get("ok")]
@@ -372,10 +382,11 @@ def main(argv: list[str] | None = None) -> int:
     text = table(records, summary, machine, options.size, placement)
     with open(stem + ".md", "w") as f:
         f.write(text)
-    chart(records, stem + ".png", f"npjax bench ({options.size}, placement {placement}) "
-                                  f"on {machine['node']} [{machine['jax_backend']}]")
+    drawn = chart(records, stem + ".png", f"npjax bench ({options.size}, placement "
+                  f"{placement}) on {machine['node']} [{machine['jax_backend']}]")
     log(text)
-    log(f"wrote {stem}.json, {stem}.md, {stem}.png")
+    log(f"wrote {stem}.json, {stem}.md" + (f", {stem}.png" if drawn else " (no chart: "
+                                           "matplotlib is not installed)"))
     return 0 if not summary["kernels_not_matching_numpy"] else 1
 
 
