@@ -16,6 +16,8 @@ arrays eager, device arrays in lazy mode, and under ``npjax.jit`` where it appli
 from __future__ import annotations
 
 import operator
+import subprocess
+import sys
 import threading
 import warnings
 
@@ -355,35 +357,36 @@ def test_cross_signed_zeros_jit():
 
 @pytest.mark.parametrize("state", ["raise", "call"])
 def test_lazy_errors_stay_with_their_thread(state):
-    """Thread A records ``big / 0.0`` under ``errstate(divide=...)``; thread B's read of its
-    own value computes A's too (one graph per process). B sees nothing; A gets NumPy's
-    FloatingPointError (or its callback call) at its read."""
-    recorded, b_read = threading.Event(), threading.Event()
+    """Thread B holds a pending value when thread A records ``big / 0.0`` under
+    ``errstate(divide=...)``: A's call is computed at once (NumPy raises at the line), B's
+    pending value with it (one graph per process). A gets NumPy's FloatingPointError (or its
+    callback call) at its line; B sees nothing."""
+    b_recorded, a_done = threading.Event(), threading.Event()
     seen: dict = {"A": [], "B": []}
 
     def a():
         me = threading.get_ident()
-        with npjax.policy(placement="device", mode="lazy"):
-            big = npjax.asarray(numpy.full(100, 1.0))
-            with npjax.errstate(divide=state, call=lambda kind, flag: seen["A"].append(
-                    (kind, threading.get_ident() == me))):
-                r = big / 0.0
-                recorded.set()
-                assert b_read.wait(60)
-                try:
-                    seen["A"].append(float(r[0]))
-                except FloatingPointError as exc:
-                    seen["A"].append(str(exc))
+        assert b_recorded.wait(60)
+        try:
+            with npjax.policy(placement="device", mode="lazy"):
+                big = npjax.asarray(numpy.full(100, 1.0))
+                with npjax.errstate(divide=state, call=lambda kind, flag: seen["A"].append(
+                        (kind, threading.get_ident() == me))):
+                    try:
+                        r = big / 0.0
+                        seen["A"].append(float(r[0]))
+                    except FloatingPointError as exc:
+                        seen["A"].append(str(exc))
+        finally:
+            a_done.set()
 
     def b():
         with npjax.policy(placement="device", mode="lazy"):
             with npjax.errstate(all="call", call=lambda kind, flag: seen["B"].append(kind)):
                 x = npjax.asarray(numpy.arange(5.0)) + 1
-                assert recorded.wait(60)
-                try:
-                    seen["B"].append(float(x.sum()))
-                finally:
-                    b_read.set()
+                b_recorded.set()
+                assert a_done.wait(60)
+                seen["B"].append(float(x.sum()))
 
     run_threads([(a, ()), (b, ())])
     assert seen["B"] == [15.0]
@@ -391,3 +394,35 @@ def test_lazy_errors_stay_with_their_thread(state):
         assert seen["A"] == ["divide by zero encountered in divide"]
     else:
         assert seen["A"] == [("divide by zero", True), float("inf")]  # called in A
+
+
+# --- 3. lazy mode: the error of a value never read is not lost ---------------------------
+
+def test_lazy_raise_at_the_line():
+    """Under ``errstate(divide="raise")`` the division raises at its own line, as NumPy's,
+    even though lazy mode would otherwise wait for a read."""
+    with npjax.policy(placement="device", mode="lazy"):
+        x = npjax.asarray(numpy.ones(200))
+        with npjax.errstate(divide="raise"), pytest.raises(FloatingPointError,
+                                                           match="divide by zero"):
+            x / 0.0  # never read
+
+
+def test_lazy_unread_value_is_checked_at_the_next_flush():
+    with npjax.policy(placement="device", mode="lazy"):
+        x = npjax.asarray(numpy.ones(200))
+        r = x / 0.0
+        del r
+        y = x + 1
+        with pytest.warns(RuntimeWarning, match="divide by zero encountered in divide"):
+            assert float(y[0]) == 2.0
+
+
+def test_lazy_unread_value_is_checked_at_exit():
+    code = ("import numpy, npjax\n"
+            "with npjax.policy(placement='device', mode='lazy'):\n"
+            "    r = npjax.asarray(numpy.ones(200)) / 0.0\n"
+            "    del r\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, check=True)
+    assert "RuntimeWarning: divide by zero encountered in divide" in out.stderr

@@ -19,18 +19,22 @@ Floating-point error state (``errstate``): a checked ufunc call records its chec
 also returns one flag that is set when any checked result is not finite (or tiny, when
 underflow is reported). Only then are the calls of that program replayed one by one with the
 error state each call was recorded under, which gives NumPy's warnings or ``FloatingPointError``
-- at the line that needed the value, not at the operation's line.
+- at the line that needed the value, not at the operation's line. Under ``raise`` or ``call``
+the call's value is computed at once, so the error comes from its line, as NumPy's does; a
+checked value that is never read is still computed and checked at the next flush (at the
+latest when the process exits).
 
 Values are never changed in place in lazy mode (no buffer donation). The mode is per thread
 like the rest of the policy; the pending graph is process-wide and guarded by one lock, so
 threads may record and compute at once: a flush computes the values any thread still holds
 (a thread's locals count as references), and a thread's value computed by another thread's
-flush is simply there when it asks. A computation whose result is never used is never run
-(nor checked).
+flush is simply there when it asks. A computation whose result is never used and not checked
+is never run.
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import sys
 import threading
@@ -43,12 +47,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._core import _views
+from npjax._core._lazy_checks import _replay_checks, _stored_checks, _watch
 from npjax._runtime import _stats
 from npjax._runtime._finite_watch import FiniteWatch
 from npjax._runtime._context import current, trace
 from npjax._runtime._errstate import PACKAGE_DIR
-from npjax._runtime._thread_checks import HELD, check_now, hold, run_held
+from npjax._runtime._thread_checks import HELD, UNREAD, run_held
 
 # Pending calls after which a graph is cut and run (bounds compile time and memory).
 BOUND = 1000
@@ -342,9 +346,28 @@ def _same_ints(a: Any, b: Any) -> bool:
 
 
 def defer_check(results: Any, check: Callable, st: dict) -> None:
-    """Attach an error-state check to the call that produced ``results`` (lazy values)."""
-    first = results[0] if isinstance(results, tuple | list) else results
-    first.call.check = (check, st, threading.get_ident())
+    """Attach an error-state check to the call that produced ``results`` (lazy values); under
+    ``raise`` or ``call`` compute them now, so that the error comes from the call's line."""
+    outs = results if isinstance(results, tuple | list) else (results,)
+    call = outs[0].call
+    call.check = (check, st, threading.get_ident(), outs[0].aval, outs[0].index)
+    UNREAD.append(call)
+    if "raise" in st.values() or "call" in st.values():
+        flush(*outs)
+
+
+def _unread() -> list:
+    """Stand-ins for the values of checked calls not run yet that nothing holds any more:
+    computed by the next flush, so that their checks are made as NumPy's were."""
+    UNREAD[:] = [c for c in UNREAD if c.leaves is not None]
+    return [Lazy(c.check[3], c, c.check[4]) for c in UNREAD
+            if not any(ref() is not None for ref in c.outs)]
+
+
+@atexit.register
+def _check_unread_at_exit() -> None:
+    if any(c.leaves is not None for c in UNREAD):
+        flush()
 
 
 # --- running ---------------------------------------------------------------------------
@@ -362,7 +385,10 @@ def flush(*wanted: Lazy) -> None:
             if outputs:
                 _run(outputs)
         except BaseException:
-            _calls = refs + _calls  # nothing is lost: what was pending stays pending
+            # nothing is lost: what was pending stays pending (a check that raised after
+            # its program ran leaves those calls computed)
+            _calls = [r for r in refs if (c := r()) is not None and c.leaves is not None] + \
+                _calls
             raise
 
 
@@ -379,7 +405,7 @@ def _outputs(refs: list, wanted: tuple) -> list:
                     sys.getrefcount(z) - 2 > inside[id(z)]):
                 outputs.append(z)
             del z
-    return outputs
+    return outputs + _unread() if UNREAD else outputs
 
 
 def _operand_counts(calls: list) -> Counter:
@@ -498,71 +524,6 @@ def _program(spec: list, out_refs: tuple) -> Callable:
         return [results[i][j] for i, j in out_refs], suspect
 
     return program
-
-
-def _stored_checks(spec: list, out_refs: tuple, lo: int, hi: int) -> dict:
-    """Checked calls of ``spec[lo:hi]`` with one result that a later call of that range
-    stores into a view of an array (whose new value no later store of the range updates)
-    and nothing else uses: {store's position: checked call's position, and -1 - checked
-    call's position: store's position}."""
-    uses = Counter(r for e in spec for r in e[2] if type(r) is not int)
-    uses.update(out_refs)
-    # array values that a later store of the range updates (in place: a value read back
-    # before that would need a copy of the array)
-    updated = {e[2][0] for e in spec[lo:hi] if e[0].store is not None and e[2]}
-    later: dict = {}
-    for s in range(lo, hi):
-        k, _, refs, _ = spec[s]
-        if k.store is None or k.store[0] != "view" or not refs or type(refs[-1]) is int:
-            continue
-        i, o = refs[-1]
-        if lo <= i < s and o == 0 and spec[i][3] is not None and uses[(i, o)] == 1 and \
-                (s, 0) not in updated:
-            later[s] = i
-            later[-1 - i] = s
-    return later
-
-
-def _watch(watch: FiniteWatch, waiting: dict, later: dict, i: int, entry: tuple,
-           leaves: list, outs: list) -> None:
-    """Watch the results of call ``i`` when it is checked. A result a later call stores
-    into a view (``later``) is checked there instead, read back from the array's new value:
-    checked in the expression, XLA would compute the expression a second time for the
-    check, reading the arrays of its operands after the store no longer needs them, and
-    then keep a copy of any such array that a later store updates in place (a copy of a
-    whole array per iteration of a rolled loop)."""
-    k, treedef, _, check = entry
-    if check is not None:
-        if later.get(-1 - i) is not None and len(outs) == 1:
-            waiting[i] = (outs, check, leaves)
-        else:
-            watch.add(outs, check[0], leaves if check[1] else None)
-    made = waiting.pop(later.get(i), None)
-    if made is not None:
-        shown, check, operands = made
-        _, dyns, _ = jax.tree.unflatten(treedef, leaves)
-        back = _views.apply_get(k.store[1], outs[0], dyns)
-        if back.shape == shown[0].shape and back.dtype == shown[0].dtype:
-            shown = [back]  # the stored value itself (no cast, no broadcast)
-        watch.add(shown, check[0], operands if check[1] else None)
-
-
-def _replay_checks(checks: list, spec: list, inputs: list) -> None:
-    """Run the calls one by one and make each recorded error-state check on its values;
-    a check of a call another thread recorded waits for that thread (``_thread_checks``)."""
-    results: list = []
-    me = threading.get_ident()
-    for recorded, (k, treedef, refs, _) in zip(checks, spec):
-        leaves = [inputs[r] if type(r) is int else results[r[0]][r[1]] for r in refs]
-        out = k.fn(*jax.tree.unflatten(treedef, leaves))
-        outs = jax.tree.leaves(out)
-        results.append(outs)
-        if recorded is not None:
-            check, st, owner = recorded
-            if owner != me:
-                hold(owner, check, st, list(leaves), tuple(outs))
-            else:
-                check_now(check, st, list(leaves), tuple(outs))
 
 
 # --- rolling: a loop body recorded many times runs as one compiled loop ------------------

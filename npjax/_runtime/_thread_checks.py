@@ -17,6 +17,9 @@ import numpy as np
 
 # thread id -> its held checks: (check, error state, operands, results), in recording order
 HELD: dict = {}
+# lazy calls with a check, not run yet (kept alive: a checked value nothing reads any more is
+# still computed and checked, ``_lazy._unread``)
+UNREAD: list = []
 _lock = threading.Lock()
 
 
