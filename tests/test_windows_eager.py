@@ -179,3 +179,28 @@ def test_windows_against_numpy(k, start, reverse, dtype):
             y[:length] -= w
             _same(y, want)
             y0 = want
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.complex64])
+@pytest.mark.parametrize("order", ["short_first", "long_first"])
+def test_window_sums_are_numpys_whatever_lengths_came_first(dtype, order):
+    """A float sum of a window is NumPy's pairwise sum of its length, bit for bit, whether
+    the window took the exact path (the first length of its family) or a bucket, and so
+    does not depend on the lengths the process saw before (hunt item 6)."""
+    rng = np.random.default_rng(7)
+    x0 = rng.standard_normal(3001).astype(dtype)
+    if x0.dtype.kind == "c":
+        x0 = (x0 + 1j * rng.standard_normal(3001)).astype(dtype)
+    lengths = [5, 100, 129, 300, 1000, 2999]
+    if order == "long_first":
+        lengths = lengths[::-1]
+    with npjax.policy(placement="device"):
+        x = npjax.asarray(x0)
+        for k in lengths:
+            for start in (0, 1, 3001 - k):
+                for w, w0 in ((x[start:start + k], x0[start:start + k]),
+                              (x[start:start + k][::-1], x0[start:start + k][::-1]),
+                              (x[start:start + k:2], x0[start:start + k:2])):
+                    got, want = w.sum(), w0.sum()
+                    assert type(got) is npjax.ndarray and got.dtype == want.dtype
+                    assert np.asarray(got).tobytes() == np.asarray(want).tobytes(), (k, start)

@@ -49,12 +49,13 @@ from npjax._core import _index_write, _views
 from npjax._runtime._context import get as _get_context
 from npjax._core._index_values import cast_device
 from npjax._pure._dtypes import is_device_dtype
+from npjax._pure._impl.reductions import pairwise_upto
 from npjax._core._lazy import Kernel, Lazy, concrete_if_done
 from npjax._core._device_copies import _to_device
 from npjax._core._ndarray import PADDED, ndarray
 
 __all__ = ["FLOOR", "NO", "Win", "bucket", "host_padded", "mask", "one", "padded", "pair",
-           "setitem", "store", "ufunc_call", "window", "wrap"]
+           "setitem", "store", "summed", "ufunc_call", "window", "wrap"]
 
 _STEPS = (_views.Box, _views.Strided, _views.Reshape, _views.Transpose)
 # (root shape, dtype, stride) -> the first length seen (left to the exact path)
@@ -310,10 +311,39 @@ def pair(a: Any, b: Any) -> tuple | None:
     return padded(wa, size), padded(wb, size)
 
 
-def one(a: Any) -> jax.Array | None:
-    """The padded value of a window (for sums: the zeros add nothing), or None."""
+def one(a: Any) -> tuple | None:
+    """The padded value of a window and its length (for sums: ``summed``), or None."""
     w = window(a)
-    return None if w is None else padded(w, bucket(w.length))
+    return None if w is None else (padded(w, bucket(w.length)), w.length)
+
+
+# The longest bucket whose float sums are NumPy's pairwise sums of the window's length (the
+# program gathers about four times the bucket: 0.1 ms and 0.25 s of compile at 4096 on a
+# CPU, 1.4 ms and 3 s at 65536); longer windows keep XLA's sum of the padded value.
+EXACT_SUM_MAX = 4096
+
+
+@functools.lru_cache(maxsize=64)
+def _pairwise_kernel(dtype: np.dtype) -> Kernel:
+    comp = np.dtype(np.float32) if dtype == np.float16 else dtype
+
+    def total(value: jax.Array, length: jax.Array) -> jax.Array:
+        summed = pairwise_upto(value.astype(comp), length, comp.kind == "c")
+        return (jnp.zeros((), comp) + summed).astype(dtype)  # NumPy starts from 0.0
+
+    return Kernel(jax.jit(total))
+
+
+def summed(out: Any, value: Any, length: int) -> Any:
+    """``out``, the sum of a window's padded ``value`` (NumPy's dtype, checks and warnings),
+    with a float sum computed in NumPy's pairwise order for the window's ``length``: the
+    same value whatever bucket the window was read at (or the exact path, for the first
+    length seen)."""
+    if type(out) is not ndarray or out.dtype.kind not in "fc" or out.dtype != value.dtype or \
+            value.shape[-1] > EXACT_SUM_MAX:
+        return out
+    return ndarray._owner(_pairwise_kernel(value.dtype)(value, np.int32(length)),
+                          scalar=out._scalar)
 
 
 def setitem(a: ndarray, view: Any, value: Any) -> bool:

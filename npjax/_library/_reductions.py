@@ -790,8 +790,9 @@ _METHOD_NAMES = ("sum", "prod", "mean", "std", "var", "min", "max", "argmin", "a
 
 def _sum_method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
     """``a.sum()``: a window of a length seen before summed at its bucket (``_window_reads``)."""
-    value = None if args or kwargs or self._base is None else _window_reads.one(self)
-    return sum(self, *args, **kwargs) if value is None else sum(ndarray._owner(value))
+    got = None if args or kwargs or self._base is None else _window_reads.one(self)
+    return sum(self, *args, **kwargs) if got is None else \
+        _window_reads.summed(sum(ndarray._owner(got[0])), *got)
 
 
 install_methods({name: globals()[name] for name in _METHOD_NAMES

@@ -144,6 +144,47 @@ def _pairwise(x: Any) -> Any:
     return _pairwise(x[..., :n2]) + _pairwise(x[..., n2:])
 
 
+def pairwise_upto(y: Any, n: Any, cplx: bool) -> Any:
+    """NumPy's pairwise sum of ``y[..., :n]`` for a traced ``n`` (``_pairwise`` for every
+    length up to ``y``'s at once). NumPy's recursion is laid out level by level: each node's
+    (start, length), every node's run summed as a leaf in parallel (NumPy's 8, complex 4,
+    running sums and its tail), and a node longer than a block taking its children's sum."""
+    size = y.shape[-1]
+    lanes, block = (4, 64) if cplx else (8, 128)
+    starts = [jnp.zeros((1,), np.int32)]
+    lens = [jnp.reshape(n, (1,)).astype(np.int32)]
+    longest = size
+    while longest > block:  # a bound on the longest node of the next level
+        s, ln = starts[-1], lens[-1]
+        half = (ln - ln % 8) // 2 if cplx else ln // 2 - (ln // 2) % 8
+        starts.append(jnp.stack([s, s + half], -1).reshape(-1))
+        lens.append(jnp.stack([half, ln - half], -1).reshape(-1))
+        longest = (longest + 1) // 2 + 8
+    start, ln = jnp.concatenate(starts), jnp.concatenate(lens)
+    g = y[..., jnp.clip(start[:, None] + jnp.arange(block, dtype=np.int32), 0, size - 1)]
+    m = ln - ln % lanes
+    acc = g[..., :lanes]
+    for t in range(1, block // lanes):
+        acc = jnp.where((lanes * t < m)[:, None], acc + g[..., lanes * t:lanes * (t + 1)], acc)
+    r = [acc[..., j] for j in range(lanes)]
+    leaf = (r[0] + r[1]) + (r[2] + r[3])
+    if not cplx:
+        leaf = leaf + ((r[4] + r[5]) + (r[6] + r[7]))
+    seq = jnp.zeros(g.shape[:-1], g.dtype)
+    for j in range(lanes - 1):
+        at = jnp.broadcast_to(jnp.clip(m + j, 0, block - 1)[:, None], g.shape[:-1] + (1,))
+        leaf = jnp.where(j < ln % lanes, leaf + jnp.take_along_axis(g, at, -1)[..., 0], leaf)
+        seq = jnp.where(j < ln, seq + g[..., j], seq)
+    leaf = jnp.where(ln < lanes, seq, leaf)
+    firsts = np.cumsum([0] + [1 << k for k in range(len(lens))])
+    val = leaf[..., firsts[-2]:]
+    for k in range(len(lens) - 2, -1, -1):
+        pairs = val.reshape(val.shape[:-1] + (1 << k, 2))
+        val = jnp.where(lens[k] <= block, leaf[..., firsts[k]:firsts[k + 1]],
+                        pairs[..., 0] + pairs[..., 1])
+    return val[..., 0]
+
+
 def _pairwise_cost(n: int, cplx: bool) -> int:
     lanes, block = (4, 64) if cplx else (8, 128)
     if n < lanes:
