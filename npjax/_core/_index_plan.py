@@ -113,7 +113,31 @@ def _expand(index: Any, ndim: int) -> tuple[list, list, bool, bool]:
     return items, kinds, advanced, single
 
 
+def _traced_int(k: Any, axis: int, n: int) -> Any:
+    """Under ``npjax.jit``: the position a traced 0-d integer (``G[1, idx[2]]``) names,
+    traced (negative ones wrapped), with NumPy's bounds check made on the device (a call
+    whose index is out of bounds reruns eagerly for NumPy's IndexError); None when ``k`` is
+    not traced."""
+    tr = trace()
+    if tr is None:
+        return None
+    v = k._read() if isinstance(k, ArrayBase) else k
+    if not isinstance(v, jax.core.Tracer) or v.ndim or v.dtype.kind not in "iu":
+        return None
+    if n == 0:
+        raise IndexError(f"index is out of bounds for axis {axis} with size 0")
+    if v.dtype.kind == "u":
+        tr.check(v >= n)
+    v = v.astype(jnp.int64 if jax.config.jax_enable_x64 else jnp.int32)
+    tr.check((v < -n) | (v >= n))
+    return jnp.where(v < 0, v + n, v)
+
+
 def _check_int(k: Any, axis: int, n: int) -> int:
+    if type(k) is not int and not isinstance(k, np.integer):
+        got = _traced_int(k, axis, n)
+        if got is not None:
+            return got
     k = operator.index(k)
     if not -n <= k < n:
         raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
@@ -161,7 +185,7 @@ def _basic_plan(items: list, kinds: list, shape: tuple) -> tuple[tuple, tuple]:
             starts.append(k)
             sizes.append(1)
             strided.append((0, 1, 1))
-            host.append(k)
+            host.append(k if isinstance(k, int) else 0)  # (a traced position: its box moves)
         else:
             b, e, s = item.indices(n)
             length = len(range(b, e, s))
