@@ -16,6 +16,7 @@ import contextlib
 import warnings
 
 import numpy as np
+import pytest
 
 import npjax
 from npjax._compile._jit import Jitted
@@ -104,3 +105,61 @@ def element_index_loop(xp, a, idx):
 
 def test_traced_element_index_in_loop():
     check(element_index_loop, np.arange(5.0), np.array([1, 3]), traced=True)
+
+
+# --- slice bounds read from an array ------------------------------------------------------------
+
+
+def static_length_slices(xp, a, idx):
+    s = idx[0] - 1
+    a[1, s:2 + s + 1] = 0.0  # (the bounds: one value plus Python ints)
+    empty = a[idx[0]:idx[0]]
+    return a[1, idx[0]:idx[0] + 3] * 2, a[0, s:s + 3].sum(), empty
+
+
+def test_static_length_slice_bounds():
+    check(static_length_slices, np.arange(12.0).reshape(2, 6), np.array([2, 0]), traced=True)
+    check(static_length_slices, np.arange(12.0).reshape(2, 6), np.array([1, 0]), traced=True)
+
+
+def test_static_length_slice_clamped_reruns():
+    # NumPy clamps (a shorter slice) or reads from the end (a negative start): the program's
+    # check fails and the call reruns eagerly, which gives NumPy's slice.
+    check(static_length_slices, np.arange(12.0).reshape(2, 6), np.array([5, 0]), traced=False)
+    check(static_length_slices, np.arange(12.0).reshape(2, 6), np.array([0, 0]), traced=False)
+    check(static_length_slices, np.arange(12.0).reshape(2, 6), np.array([-2, 0]),
+          traced=False)
+
+
+def two_bounds(xp, a, idx):
+    return a[idx[1]:idx[0]]
+
+
+def open_bound(xp, a, idx):
+    return a[:idx[0]].sum()
+
+
+def written_between(xp, a, idx):
+    s = idx[0]
+    idx[0] = 1
+    return a[s:idx[0] + 2]
+
+
+@pytest.mark.parametrize("kernel", [two_bounds, open_bound, written_between])
+def test_value_dependent_slice_length_refused(kernel):
+    # The length depends on the values: a clear JitError naming the line and why.
+    with pytest.raises(npjax.JitError, match="slice.*depends on"):
+        npjax.jit(kernel, static_argnums=(0,))(npjax, npjax.arange(12.0),
+                                               npjax.array([7, 2]))
+    assert_fallback_same(kernel, np.arange(12.0), np.array([7, 2]))
+
+
+def assert_fallback_same(kernel, *host_args):
+    """With ``fallback="eager"`` a refused call gives NumPy's outcome."""
+    np_args = [a.copy() for a in host_args]
+    expected, np_exc, np_warns = _outcome(kernel, np, np_args)
+    args = [npjax.array(a) for a in host_args]
+    jitted = npjax.jit(kernel, static_argnums=(0,), fallback="eager")
+    actual, exc, warns = _outcome(jitted, npjax, args)
+    assert_same_outcome(actual, exc, expected, np_exc, args, np_args)
+    assert warns == np_warns

@@ -67,7 +67,7 @@ import jax.numpy as jnp
 import jaxlib
 import numpy as np
 
-from npjax._pure._errors import JitError
+from npjax._pure._errors import JitError, ShapeNeeded
 from npjax._runtime import _context, _errstate, _finite_watch, _stats
 from npjax._core import _lazy, _views
 from npjax._compile import _loop_source, _masked, _store_merge
@@ -82,7 +82,8 @@ __all__ = ["JitError", "jit"]
 _Tracer = jax.core.Tracer
 _TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                  jax.errors.TracerIntegerConversionError,
-                 jax.errors.NonConcreteBooleanIndexError, _masked.CountNeeded)
+                 jax.errors.NonConcreteBooleanIndexError, _masked.CountNeeded,
+                 ShapeNeeded)
 # XLA's constant folder evaluates operations on constants (arrays the function makes, or
 # NumPy arrays it captures) by another code path than its compiled code, and differs from it:
 # a sort along axis 0 of a captured 2x3 array came back unsorted; a complex64 array of ones
@@ -116,6 +117,9 @@ class _Trace:
         # id(traced integer array) -> (it, lo, hi): every entry lies in [lo, hi] by
         # construction (``clip`` by Python ints); index bounds that fit are not checked
         self.bounds: dict[int, tuple] = {}
+        # id(traced integer scalar) -> (it, source, positions, offset): read at positions of
+        # an owner's value ``source``, plus ``offset`` (``_core._traced_index``)
+        self.symbols: dict[int, tuple] = {}
 
     # ``a[mask]`` with a traced mask, and writes of such reads (``npjax._compile._masked``)
     mask_read = staticmethod(_masked.read)
@@ -466,6 +470,9 @@ def _user_site(exc: BaseException, fn: Callable) -> str:
 
 def _jit_error(exc: BaseException, fn: Callable) -> JitError:
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, ShapeNeeded):  # npjax's own reason, said as it is
+        return JitError(f"npjax.jit({getattr(fn, '__qualname__', fn)!s}): "
+                        f"{_user_site(exc, fn)}: {first}")
     return JitError(
         f"npjax.jit({getattr(fn, '__qualname__', fn)!s}): {_user_site(exc, fn)}: this line "
         "needs a value that is only known when the function runs (value-dependent Python "

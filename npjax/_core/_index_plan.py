@@ -38,6 +38,7 @@ from npjax._runtime._context import trace
 from npjax._runtime._host_reads import SYNCS, on_host
 from npjax._core._array_base import ArrayBase
 from npjax._core._normalize import to_jax
+from npjax._core._traced_index import traced_int, traced_slice
 
 _INDEX_TYPES_MSG = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
                     "integer or boolean arrays are valid indices")
@@ -113,29 +114,9 @@ def _expand(index: Any, ndim: int) -> tuple[list, list, bool, bool]:
     return items, kinds, advanced, single
 
 
-def _traced_int(k: Any, axis: int, n: int) -> Any:
-    """Under ``npjax.jit``: the position a traced 0-d integer (``G[1, idx[2]]``) names,
-    traced (negative ones wrapped), with NumPy's bounds check made on the device (a call
-    whose index is out of bounds reruns eagerly for NumPy's IndexError); None when ``k`` is
-    not traced."""
-    tr = trace()
-    if tr is None:
-        return None
-    v = k._read() if isinstance(k, ArrayBase) else k
-    if not isinstance(v, jax.core.Tracer) or v.ndim or v.dtype.kind not in "iu":
-        return None
-    if n == 0:
-        raise IndexError(f"index is out of bounds for axis {axis} with size 0")
-    if v.dtype.kind == "u":
-        tr.check(v >= n)
-    v = v.astype(jnp.int64 if jax.config.jax_enable_x64 else jnp.int32)
-    tr.check((v < -n) | (v >= n))
-    return jnp.where(v < 0, v + n, v)
-
-
 def _check_int(k: Any, axis: int, n: int) -> int:
     if type(k) is not int and not isinstance(k, np.integer):
-        got = _traced_int(k, axis, n)
+        got = traced_int(k, axis, n)
         if got is not None:
             return got
     k = operator.index(k)
@@ -169,6 +150,9 @@ def _int_positions(index: Any, shape: tuple) -> tuple | None:
     return tuple(out)
 
 
+_PLAIN = (int, type(None))
+
+
 def _basic_plan(items: list, kinds: list, shape: tuple) -> tuple[tuple, tuple]:
     """Lens steps for a basic index and the host index for the layout array."""
     starts, sizes, strided, host, out_shape = [], [], [], [], []
@@ -187,6 +171,17 @@ def _basic_plan(items: list, kinds: list, shape: tuple) -> tuple[tuple, tuple]:
             strided.append((0, 1, 1))
             host.append(k if isinstance(k, int) else 0)  # (a traced position: its box moves)
         else:
+            moving = traced_slice(item, n) if kind == "slice" and (
+                type(item.start) not in _PLAIN or type(item.stop) not in _PLAIN or
+                type(item.step) not in _PLAIN) else None
+            if moving is not None:  # bounds read from an array: a box that moves
+                starts.append(moving[0])
+                sizes.append(moving[1])
+                strided.append((0, moving[1], 1))
+                host.append(slice(0, moving[1]))
+                out_shape.append(moving[1])
+                axis += 1
+                continue
             b, e, s = item.indices(n)
             length = len(range(b, e, s))
             if s == 1 or length <= 1:
