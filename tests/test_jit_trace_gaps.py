@@ -163,3 +163,59 @@ def assert_fallback_same(kernel, *host_args):
     actual, exc, warns = _outcome(jitted, npjax, args)
     assert_same_outcome(actual, exc, expected, np_exc, args, np_args)
     assert warns == np_warns
+
+
+# --- a store through a masked index array ---------------------------------------------------
+
+
+def masked_scatter(xp, N, xi, mask):
+    N[xi[mask]] = 1
+    return N
+
+
+def masked_scatter_2d(xp, N, xi, mask, row):
+    N[xi[mask], :] = row
+    N[:, xi[xi > 1]] = -1.5
+    return N, N[xi[mask]].sum(), xp.max(N[xi[mask]] * 2)
+
+
+def masked_count_needed(xp, N, xi, mask, v):
+    N[xi[mask]] = v[mask]
+    return N
+
+
+def masked_update(xp, N, xi, mask, v):
+    N[xi[mask]] += 1  # (duplicates: NumPy's last write of values read before)
+    return N
+
+
+_XI = np.array([1, 3, -1, 3, 0, 5])
+
+
+def test_masked_scatter():
+    for mask in ([True, False, True, True, False, True], [False] * 6, [True] * 6):
+        check(masked_scatter, np.zeros(6), _XI, np.array(mask), traced=True)
+    check(masked_scatter, np.zeros(6, np.uint8), _XI.astype(np.int32),
+          np.array([True, True, False, True, True, False]), traced=True)
+
+
+def test_masked_scatter_out_of_bounds():
+    xi = np.array([1, 9, 2])
+    check(masked_scatter, np.zeros(6), xi, np.array([True, True, False]), traced=False)
+    check(masked_scatter, np.zeros(6), xi, np.array([True, False, True]), traced=True)
+
+
+def test_masked_scatter_2d():
+    N = np.arange(36.0).reshape(6, 6)
+    check(masked_scatter_2d, N, _XI, np.array([True, False, True, True, False, True]),
+          np.arange(6.0), traced=True)
+
+
+def test_masked_scatter_count_needed():
+    with pytest.raises(npjax.JitError, match="x\\[mask\\]"):
+        npjax.jit(masked_count_needed, static_argnums=(0,))(
+            npjax, npjax.zeros(6), npjax.array(_XI), npjax.array(_XI > 1), npjax.ones(6))
+    assert_fallback_same(masked_count_needed, np.zeros(6), _XI, _XI > 1, np.arange(6.0))
+    with pytest.raises(npjax.JitError, match="x\\[mask\\]"):
+        npjax.jit(masked_update, static_argnums=(0,))(
+            npjax, npjax.zeros(6), npjax.array(_XI), npjax.array(_XI > 1), npjax.ones(6))

@@ -70,7 +70,7 @@ import numpy as np
 from npjax._pure._errors import JitError, ShapeNeeded
 from npjax._runtime import _context, _errstate, _finite_watch, _stats
 from npjax._core import _lazy, _views
-from npjax._compile import _loop_source, _masked, _store_merge
+from npjax._compile import _loop_source, _masked, _masked_index, _store_merge
 from npjax._compile import _user_code as _watch
 from npjax._compile._jit_inputs import HostView, Inputs, Unhashable, layout_key, static_key
 from npjax._core._ndarray import ndarray
@@ -122,8 +122,15 @@ class _Trace:
         self.symbols: dict[int, tuple] = {}
 
     # ``a[mask]`` with a traced mask, and writes of such reads (``npjax._compile._masked``)
-    mask_read = staticmethod(_masked.read)
-    mask_store = staticmethod(_masked.store)
+    @staticmethod
+    def mask_read(a: Any, items: list, kinds: list, shape: tuple) -> Any:
+        got = _masked_index.read(a, items, kinds, shape)  # ``N[xi[mask]]``
+        return _masked.read(a, items, kinds, shape) if got is None else got
+
+    @staticmethod
+    def mask_store(a: Any, items: list, kinds: list, shape: tuple, value: Any) -> bool:
+        return _masked_index.store(a, items, kinds, shape, value) or \
+            _masked.store(a, items, kinds, shape, value)
 
     def product_zero(self, size: int) -> jax.Array:
         """A -0.0 for one call's ``_lazy.round_products`` (results of up to ``size``

@@ -51,6 +51,10 @@ def _as_tuple(index: Any) -> tuple:
     return index if isinstance(index, tuple) else (index,)
 
 
+# Types of traced index arrays of npjax.jit that are not arrays (``_compile._masked_index``)
+INDEX_ARRAYS: set = set()
+
+
 def _classify(item: Any) -> str:
     """'new', 'ellipsis', 'slice', 'int', 'bool' (a Python/NumPy bool) or 'array'."""
     if item is None:
@@ -70,7 +74,7 @@ def _classify(item: Any) -> str:
         if item.ndim == 0 and item.dtype.kind in "iu":
             return "int"
         return "array"
-    if isinstance(item, list | tuple):
+    if isinstance(item, list | tuple) or type(item) in INDEX_ARRAYS:
         return "array"
     if hasattr(item, "__index__") and not isinstance(item, float | complex):
         return "int"
