@@ -122,15 +122,9 @@ class _Trace:
         self.symbols: dict[int, tuple] = {}
 
     # ``a[mask]`` with a traced mask, and writes of such reads (``npjax._compile._masked``)
-    @staticmethod
-    def mask_read(a: Any, items: list, kinds: list, shape: tuple) -> Any:
-        got = _masked_index.read(a, items, kinds, shape)  # ``N[xi[mask]]``
-        return _masked.read(a, items, kinds, shape) if got is None else got
-
-    @staticmethod
-    def mask_store(a: Any, items: list, kinds: list, shape: tuple, value: Any) -> bool:
-        return _masked_index.store(a, items, kinds, shape, value) or \
-            _masked.store(a, items, kinds, shape, value)
+    # (and ``N[xi[mask]]``, ``N[xi[mask]] = 1``: ``npjax._compile._masked_index``)
+    mask_read = staticmethod(_masked_index.mask_read)
+    mask_store = staticmethod(_masked_index.mask_store)
 
     def product_zero(self, size: int) -> jax.Array:
         """A -0.0 for one call's ``_lazy.round_products`` (results of up to ``size``

@@ -29,9 +29,10 @@ from npjax._core._index_plan import _FULL
 from npjax._core._index_values import cast_device, convert_value
 from npjax._core._index_write import write_through
 from npjax._core._ndarray import ndarray
+from npjax._compile import _masked
 from npjax._compile._masked import MaskedValue, _refuse
 
-__all__ = ["read", "store"]
+__all__ = ["mask_read", "mask_store", "read", "store"]
 
 _index_plan.INDEX_ARRAYS.add(MaskedValue)  # classified as an index array, not an int
 
@@ -106,3 +107,15 @@ def read(a: ndarray, items: list, kinds: list, shape: tuple) -> MaskedValue | No
         raise _refuse("reading through an index of x[mask] after other axes")
     got = jnp.take(a._read(), jnp.where(m, pos, 0), axis=0)
     return MaskedValue(ndarray._owner(got), m)
+
+
+def mask_read(a: ndarray, items: list, kinds: list, shape: tuple) -> MaskedValue | None:
+    """``_jit._Trace.mask_read``: ``N[xi[mask]]`` here, ``x[mask]`` by ``_masked``."""
+    got = read(a, items, kinds, shape)
+    return _masked.read(a, items, kinds, shape) if got is None else got
+
+
+def mask_store(a: ndarray, items: list, kinds: list, shape: tuple, value: Any) -> bool:
+    """``_jit._Trace.mask_store``: ``N[xi[mask]] = v`` here, ``x[m] = x[m] * 2`` by
+    ``_masked``."""
+    return store(a, items, kinds, shape, value) or _masked.store(a, items, kinds, shape, value)
