@@ -219,3 +219,56 @@ def test_masked_scatter_count_needed():
     with pytest.raises(npjax.JitError, match="x\\[mask\\]"):
         npjax.jit(masked_update, static_argnums=(0,))(
             npjax, npjax.zeros(6), npjax.array(_XI), npjax.array(_XI > 1), npjax.ones(6))
+
+
+# --- builtin max/min of traced 0-d values ----------------------------------------------------
+
+
+def builtin_max_min(xp, a, b):
+    hi = max(a[0], b[0])
+    lo = min(a[1], b[1], a[2])
+    return hi, lo, max(b[2], a[2]) * 2, min(a.sum(), b.sum())
+
+
+def builtin_mixed(xp, x, n):
+    return min(x.sum(), 3.0), max(n[0], 2), max(x[0], n[0])
+
+
+def builtin_running_max(xp, a):
+    m = a[0]
+    for i in range(1, 8):
+        m = max(m, a[i])
+    return m
+
+
+def test_builtin_max_min():
+    a = np.array([1.0, 5.0, 2.0])
+    b = np.array([3.0, 2.0, 2.0])
+    check(builtin_max_min, a, b, traced=True)
+    check(builtin_max_min, b, a, traced=True)
+    i = np.array([4, -1, 7])
+    check(builtin_max_min, i, i[::-1].copy(), traced=True)
+
+
+def test_builtin_max_min_nan():
+    # Python's max keeps the first argument where no comparison is true: NaN first stays,
+    # NaN later is never picked. (A NaN result reruns eagerly wherever it appears: the
+    # error-state check of npjax.jit sees a non-finite value; the rerun gives NumPy's.)
+    nan = np.nan
+    check(builtin_max_min, np.array([nan, 5.0, nan]), np.array([3.0, nan, 1.0]))
+    check(builtin_max_min, np.array([3.0, nan, 1.0]), np.array([nan, 5.0, nan]))
+
+
+def test_builtin_max_min_other_kinds():
+    # An argument of another type than the first traced one (a Python number, an int
+    # scalar beside a float one) reruns eagerly when Python picks it: NumPy's object.
+    check(builtin_mixed, np.array([5.5, -3.0]), np.array([5, 1]), traced=True)
+    check(builtin_mixed, np.array([5.5, 1.0]), np.array([5, 1]), traced=False)  # 3.0
+    check(builtin_mixed, np.array([5.5, -3.0]), np.array([1, 1]), traced=False)  # 2
+    check(builtin_mixed, np.array([0.5, 1.0]), np.array([5, 1]), traced=False)  # n[0]
+
+
+def test_builtin_running_max_in_loop():
+    check(builtin_running_max, np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]), traced=True)
+    check(builtin_running_max, np.array([3.0, np.nan, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]))
+    check(builtin_running_max, np.array([np.nan, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]))
