@@ -272,3 +272,70 @@ def test_builtin_running_max_in_loop():
     check(builtin_running_max, np.array([3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]), traced=True)
     check(builtin_running_max, np.array([3.0, np.nan, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]))
     check(builtin_running_max, np.array([np.nan, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0]))
+
+
+# --- np.histogram with a static bin count -----------------------------------------------------
+
+
+def hist4(xp, x):
+    return xp.histogram(x, 4)
+
+
+def hist_kwargs(xp, x):
+    n, e = xp.histogram(x, bins=7)
+    return n, e, xp.histogram(x, bins=5, range=(0.0, 1.0))
+
+
+def hist_density(xp, x, w):
+    return xp.histogram(x, 6, density=True), xp.histogram(x, bins=3, weights=w)
+
+
+def hist_edges(xp, x, edges):
+    return xp.histogram(x, edges), xp.histogram_bin_edges(x, 9)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int64, np.int32,
+                                   np.uint8, np.int8])
+def test_histogram_static_bins(dtype):
+    rng = np.random.default_rng(1)
+    for scale in (1.0, 1e-3, 100.0):
+        x = (rng.standard_normal(50) * scale * (100 if dtype in (np.int64, np.int32) else 1))
+        if np.dtype(dtype).kind == "u":
+            x = np.abs(x) * 40
+        elif np.dtype(dtype).kind == "i":
+            x = x * 20
+        check(hist4, x.astype(dtype), traced=True)
+        check(hist_kwargs, x.astype(dtype), traced=True)
+
+
+def test_histogram_edge_cases():
+    check(hist4, np.full(5, 3.0), traced=True)  # equal min and max: widened by 0.5
+    check(hist4, np.full(5, 7, np.int64), traced=True)
+    check(hist4, np.array([-2 ** 62, 2 ** 62, 0], np.int64), traced=True)  # wide ints
+    # NumPy's warning of bool data is raised while tracing: such calls run eagerly
+    # (npjax.jit's rule for warnings of the trace), NumPy's warning and result
+    check(hist4, np.array([True, False, True]), traced=False)
+    check(hist4, np.array([1.0, np.nan]))  # NumPy's ValueError (rerun eagerly)
+    check(hist4, np.array([1.0, np.inf]))
+    check(hist4, np.array([-60000.0, 60000.0], np.float16))  # NumPy's overflow warnings
+    check(hist4, np.array([0.0, 1e-4], np.float16))  # float16 subnormal edges: rerun
+    check(hist_kwargs, np.array([0.5, 2.0, -1.0, 1.0]), traced=True)  # out of range
+
+
+def test_histogram_density_weights_edges():
+    rng = np.random.default_rng(2)
+    x = rng.random(40)
+    check(hist_density, x, rng.random(40), traced=True)
+    check(hist_edges, x, np.array([0.0, 0.2, 0.5, 1.0]), traced=True)
+    check(hist_edges, x, np.array([0.0, 0.6, 0.5, 1.0]), traced=False)  # not monotonic
+
+
+def hist_in_loop(xp, xs):
+    out = xp.zeros((xs.shape[0], 4), dtype=xp.int64)
+    for i in range(xs.shape[0]):
+        out[i] = xp.histogram(xs[i], 4)[0]
+    return out
+
+
+def test_histogram_in_rolled_loop():
+    check(hist_in_loop, np.random.default_rng(3).random((6, 30)), traced=True)
