@@ -339,3 +339,116 @@ def hist_in_loop(xp, xs):
 
 def test_histogram_in_rolled_loop():
     check(hist_in_loop, np.random.default_rng(3).random((6, 30)), traced=True)
+
+
+# --- while loops on a traced condition ---------------------------------------------------------
+
+
+def while_rebind(xp, x):
+    while x.sum() < 100:
+        x = x * 2
+    x[0] = -1.0  # (no iteration: x is the argument, written here)
+    return x
+
+
+def while_newton(xp, x, b):
+    err = 1.0  # a Python number first: the first test runs as written
+    while err > 1e-8:
+        x_new = 0.5 * (x + b / x)
+        err = xp.abs(x_new - x).max()
+        x = x_new
+    return x, err
+
+
+def while_in_place(xp, a, out):
+    while a[0] < 50:
+        a[0] += a[1]
+        a[1:] *= 1.5
+        out += a
+    return a[2] * 2
+
+
+def while_nested(xp, x):
+    y = xp.zeros_like(x)
+    for i in range(5):
+        while x[i] < 10 * (i + 1):
+            x[i] = x[i] * 1.5 + 1
+        y[i] = x.sum()
+    return y
+
+
+def while_loop_inside(xp, x):
+    while x.max() < 1000.0:
+        for i in range(1, x.shape[0]):
+            x[i] = x[i] + x[i - 1]
+    return x
+
+
+def while_overflow(xp, x):
+    while x.max() < 1e308:
+        x = x * 1e10
+    return x
+
+
+def test_while_traced_condition():
+    check(while_rebind, np.arange(1.0, 4.0), traced=True)
+    check(while_rebind, np.arange(100.0, 104.0), traced=False)  # no iteration: eagerly
+    check(while_newton, np.array([1.0, 3.0, 10.0]), np.array([2.0, 9.0, 50.0]), traced=True)
+    check(while_in_place, np.array([1.0, 2.0, 3.0]), np.zeros(3), traced=True)
+    check(while_nested, np.array([1.0, 30.0, 2.0, 0.5, 100.0]), traced=True)
+    check(while_loop_inside, np.array([1.0, 0.5, 0.25, 2.0]), traced=True)
+
+
+def test_while_warnings_and_exceptions():
+    check(while_overflow, np.array([1.0, -2.0]), traced=False)  # NumPy's overflow warning
+    check(while_newton, np.array([1.0, 0.0]), np.array([2.0, 1.0]), traced=False)
+
+
+def while_counter(xp, x):
+    n = 0
+    while x.sum() < 100:
+        x = x * 2
+        n += 1  # a Python int: its value would depend on the traced trip count
+    return x, n
+
+
+def while_scratch(xp, x):
+    while x.sum() < 100:
+        t = x * 2
+        x = t
+    return t  # bound or not depends on the trip count
+
+
+def while_side_effect(xp, x):
+    seen = []
+    while x.sum() < 100:
+        x = x * 2
+        seen.append(1)  # a Python side effect per iteration
+    return x, len(seen)
+
+
+def while_branch(xp, x):
+    while x.sum() < 100:
+        if x[0] > 5:  # a value-dependent if: refused, as anywhere
+            x = x + 1
+        x = x * 2
+    return x
+
+
+@pytest.mark.parametrize("kernel,why", [
+    (while_counter, "'n' holds a Python number"), (while_scratch, "'t'"),
+    (while_side_effect, "append"), (while_branch, "Tracer")])
+def test_while_refused(kernel, why):
+    with pytest.raises(npjax.JitError, match=why):
+        npjax.jit(kernel, static_argnums=(0,))(npjax, npjax.arange(1.0, 4.0))
+    assert_fallback_same(kernel, np.arange(1.0, 4.0))
+
+
+def test_while_concrete_condition_runs_as_written():
+    # a test on Python values: iterated while tracing, as Python does
+    def halve(xp, x, n):
+        while n > 1:
+            x = x / 2
+            n //= 2
+        return x
+    check(halve, np.arange(3.0), 8, traced=True)

@@ -68,6 +68,7 @@ import jaxlib
 import numpy as np
 
 from npjax._pure._errors import JitError, ShapeNeeded
+from npjax._compile._while import LoopNeeded
 from npjax._runtime import _context, _errstate, _finite_watch, _stats
 from npjax._core import _lazy, _views
 from npjax._compile import _loop_source, _masked, _masked_index, _store_merge
@@ -83,7 +84,7 @@ _Tracer = jax.core.Tracer
 _TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                  jax.errors.TracerIntegerConversionError,
                  jax.errors.NonConcreteBooleanIndexError, _masked.CountNeeded,
-                 ShapeNeeded)
+                 ShapeNeeded, LoopNeeded)
 # XLA's constant folder evaluates operations on constants (arrays the function makes, or
 # NumPy arrays it captures) by another code path than its compiled code, and differs from it:
 # a sort along axis 0 of a captured 2x3 array came back unsorted; a complex64 array of ones
@@ -471,7 +472,7 @@ def _user_site(exc: BaseException, fn: Callable) -> str:
 
 def _jit_error(exc: BaseException, fn: Callable) -> JitError:
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if isinstance(exc, ShapeNeeded):  # npjax's own reason, said as it is
+    if isinstance(exc, ShapeNeeded | LoopNeeded):  # npjax's own reason, said as it is
         return JitError(f"npjax.jit({getattr(fn, '__qualname__', fn)!s}): "
                         f"{_user_site(exc, fn)}: {first}")
     return JitError(
