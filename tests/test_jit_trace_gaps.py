@@ -452,3 +452,61 @@ def test_while_concrete_condition_runs_as_written():
             n //= 2
         return x
     check(halve, np.arange(3.0), 8, traced=True)
+
+
+# --- npjax.autojit: these compile; a value-dependent if still runs as written ---------------
+
+
+def auto_kernel(xp, x, idx, N, mask):
+    counts, edges = xp.histogram(x, 4)
+    while x.sum() < 100:
+        x = x * 2
+    N[idx[mask]] = 1
+    return counts, edges, max(x[0], x[1]), x[idx[0]:idx[0] + 2], N[1, idx[2]]
+
+
+def auto_branchy(xp, x):
+    while x.sum() < 100:
+        if x[0] > 5:
+            x = x + 1
+        x = x * 2
+    return x
+
+
+@pytest.fixture
+def hot_at_second_call(monkeypatch):
+    from npjax._compile import _autojit
+
+    monkeypatch.setattr(_autojit, "MIN_CALL_S", 0.0)
+    monkeypatch.setattr(_autojit, "HOT_CHECK", 10**9)
+    monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 0.0)
+    monkeypatch.setattr(_autojit, "_index", _autojit._Index())
+    monkeypatch.setattr(_autojit._index, "keys", set())
+    npjax.reset_stats()
+    yield
+    npjax.reset_stats()
+
+
+def test_autojit_compiles_them(hot_at_second_call):
+    f = npjax.autojit(auto_kernel)
+    rng = np.random.default_rng(4)
+    for _ in range(4):
+        x = rng.random(8) + 0.5
+        host = (x, np.array([1, 3, 2]), np.zeros((3, 4)), np.array([True, False, True]))
+        np_args = [a.copy() for a in host]
+        want = auto_kernel(np, *np_args)
+        args = [npjax.array(a) for a in host]
+        got = f(npjax, *args)
+        assert_same_outcome(got, None, want, None, args, np_args)
+    auto = npjax.stats()["autojit"]
+    assert auto["refused"] == [] and len(auto["compiled"]) == 1
+
+
+def test_autojit_value_dependent_if_runs_as_written(hot_at_second_call):
+    f = npjax.autojit(auto_branchy)
+    for k in range(4):
+        x = np.arange(1.0, 4.0) + k
+        want = auto_branchy(np, x.copy())
+        assert_same_outcome(f(npjax, npjax.array(x)), None, want, None, [], [])
+    refused = npjax.stats()["autojit"]["refused"]
+    assert len(refused) == 1 and refused[0]["reason"].startswith("cannot trace")
