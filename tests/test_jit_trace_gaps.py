@@ -399,8 +399,16 @@ def test_while_traced_condition():
     check(while_loop_inside, np.array([1.0, 0.5, 0.25, 2.0]), traced=True)
 
 
+def while_index_error(xp, x):
+    while x.sum() < 100:
+        x = x * 2
+        x[5] = 1.0  # NumPy's IndexError at the first iteration
+    return x
+
+
 def test_while_warnings_and_exceptions():
     check(while_overflow, np.array([1.0, -2.0]), traced=False)  # NumPy's overflow warning
+    check(while_index_error, np.arange(3.0))
     check(while_newton, np.array([1.0, 0.0]), np.array([2.0, 1.0]), traced=False)
 
 

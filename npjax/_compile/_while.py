@@ -202,11 +202,8 @@ def run_while(test: Any, body: Any, ins: tuple, line: int, keep: Any = None,
     except NoRoll as exc:
         raise LoopNeeded(f"this while loop's test is a traced value, and the loop cannot "
                          f"roll into lax.while_loop: {exc}") from None
-    except Exception as exc:
-        if _watch.users_in_body(exc):
-            raise
-        raise LoopNeeded(f"this while loop's test is a traced value, and its body failed "
-                         f"when traced: {type(exc).__name__}: {exc}") from None
+    # (any other exception is the trace's: npjax.jit reruns the call eagerly for NumPy's,
+    # reports what cannot trace, or lets the user's propagate)
     if _NOTE.get():
         tr.loops.append(LoopOutcome(line, -1, True, runs + 2, ""))
     return out
