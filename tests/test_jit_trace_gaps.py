@@ -131,6 +131,18 @@ def test_static_length_slice_clamped_reruns():
           traced=False)
 
 
+def windows_in_loop(xp, a, idx, out):
+    for i in range(6):
+        out[i] = a[idx[i]:idx[i] + 3].sum()
+    return out
+
+
+def test_static_length_slice_in_rolled_loop():
+    a = np.arange(20.0)
+    check(windows_in_loop, a, np.array([0, 5, 2, 17, 9, 11]), np.zeros(6), traced=True)
+    check(windows_in_loop, a, np.array([0, 5, 2, 18, 9, 11]), np.zeros(6), traced=False)
+
+
 def two_bounds(xp, a, idx):
     return a[idx[1]:idx[0]]
 

@@ -117,7 +117,9 @@ def _read_one(a: ndarray, pos: tuple) -> ndarray:
             if stored:
                 return ndarray._owner(src, True)
             if src is not a._value:
-                return ndarray._owner(_owner_scalar_reader(len(pos))(src, pos), True)
+                got = _owner_scalar_reader(len(pos))(src, pos)
+                note_read(got, src, pos)  # (``a[s:s + 3]`` with s read here: ``_traced_index``)
+                return ndarray._owner(got, True)
         value = a._read_lazy()  # lazy mode: the element a pending store just put there
         part = stored_part(value, ("element", len(pos)), pos, (), a.dtype)
         if part is not None:

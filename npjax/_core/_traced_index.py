@@ -44,13 +44,13 @@ def _symbols(tr: Any) -> dict | None:
 
 
 def note_read(value: Any, source: Any, pos: tuple) -> None:
-    """``value`` (traced) was read at the Python int positions ``pos`` of the owner value
-    ``source``: another read there before a write is the same value."""
+    """``value`` (traced) was read at positions ``pos`` (Python ints, or traced positions
+    a rolled loop's index gives) of the owner value ``source``: another read there before a
+    write is the same value."""
     tr = trace()
     symbols = _symbols(tr)
-    if symbols is not None and isinstance(value, jax.core.Tracer) and value.ndim == 0 \
-            and all(type(p) is int for p in pos):
-        symbols[id(value)] = (value, source, pos, 0)
+    if symbols is not None and isinstance(value, jax.core.Tracer) and value.ndim == 0:
+        symbols[id(value)] = (value, source, tuple(pos), 0)
 
 
 def note_offset(result: Any, operand: Any, add: int) -> None:
@@ -70,6 +70,15 @@ def _symbol(symbols: dict, v: Any) -> tuple:
     if got is not None and got[0] is v:
         return got
     return v, v, None, 0
+
+
+def _same_positions(p: tuple | None, q: tuple | None) -> bool:
+    """Positions of two reads: Python ints alike, or the same traced object (a rolled
+    loop's index, ``_loop_index.LoopIndex.traced``)."""
+    if p is None or q is None:
+        return p is q
+    return len(p) == len(q) and all(
+        u is v or (type(u) is int and type(v) is int and u == v) for u, v in zip(p, q))
 
 
 def _int_dtype() -> Any:
@@ -113,7 +122,7 @@ def traced_slice(item: slice, n: int) -> tuple | None:
                           "bounds of one value plus Python ints (a[s:s + 3]) have a "
                           "static length")
     a, b = _symbol(symbols, bounds[0]), _symbol(symbols, bounds[1])
-    if a[1] is not b[1] or a[2] != b[2]:
+    if a[1] is not b[1] or not _same_positions(a[2], b[2]):
         raise ShapeNeeded("a slice whose bounds are two values read from an array "
                           "(a[idx[1]:idx[0]]) has a length that depends on them (a shape "
                           "must be known when traced); bounds of one value plus Python ints "
