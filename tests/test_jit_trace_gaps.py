@@ -396,6 +396,19 @@ def while_loop_inside(xp, x):
     return x
 
 
+def _relax(xp, u, tol):
+    delta = xp.abs(u).max()
+    while delta > tol:  # in a function of the user's the kernel calls
+        new = 0.5 * (xp.roll(u, 1) + xp.roll(u, -1))
+        delta = xp.abs(new - u).max()
+        u = new
+    return u
+
+
+def while_in_callee(xp, u):
+    return _relax(xp, u, 1e-3) * 2
+
+
 def while_overflow(xp, x):
     while x.max() < 1e308:
         x = x * 1e10
@@ -409,6 +422,7 @@ def test_while_traced_condition():
     check(while_in_place, np.array([1.0, 2.0, 3.0]), np.zeros(3), traced=True)
     check(while_nested, np.array([1.0, 30.0, 2.0, 0.5, 100.0]), traced=True)
     check(while_loop_inside, np.array([1.0, 0.5, 0.25, 2.0]), traced=True)
+    check(while_in_callee, np.array([1.0, 0.0, 3.0, 0.0, 2.0]), traced=True)
 
 
 def while_index_error(xp, x):
