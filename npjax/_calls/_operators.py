@@ -20,6 +20,7 @@ import numpy as np
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
 from npjax._runtime._context import trace
+from npjax._core._traced_index import note_offset
 from npjax._calls._ufuncs import UFUNCS
 
 BINARY = {
@@ -55,6 +56,19 @@ def _forward(uf):
         if self._scalar and _scalar_math(self, other):
             return uf.scalar_call(self, other)
         return uf(self, other)
+    return op
+
+
+def _offset(uf, sign: int, reflected: bool):
+    """``+``/``-`` (``sign``) of a scalar and a Python int: under ``npjax.jit`` the result
+    of a traced scalar is noted as it plus that int (``a[s:s + 3]``: ``_traced_index``)."""
+    def op(self, other):
+        if self._scalar and _scalar_math(self, other):
+            got = uf.scalar_call(other, self) if reflected else uf.scalar_call(self, other)
+            if type(other) is int and trace() is not None:
+                note_offset(got, self, other * sign)
+            return got
+        return uf(other, self) if reflected else uf(self, other)
     return op
 
 
@@ -146,11 +160,16 @@ def _rdivmod(self: ndarray, other: Any) -> Any:
     return UFUNCS["divmod"](other, self)
 
 
+_OFFSETS = {("add", ""): (1, False), ("add", "r"): (1, True), ("sub", ""): (-1, False)}
+
+
 def install() -> None:
     for short, name in BINARY.items():
         uf = UFUNCS[name]
         for prefix, make in (("", _forward), ("r", _reflected), ("i", _inplace)):
             op = make(uf)
+            if (short, prefix) in _OFFSETS:
+                op = _offset(uf, *_OFFSETS[short, prefix])
             op.__name__ = f"__{prefix}{short}__"
             setattr(ndarray, op.__name__, op)
     for short, name in COMPARISON.items():

@@ -67,10 +67,11 @@ import jax.numpy as jnp
 import jaxlib
 import numpy as np
 
-from npjax._pure._errors import JitError
+from npjax._pure._errors import JitError, ShapeNeeded
+from npjax._compile._while import LoopNeeded
 from npjax._runtime import _context, _errstate, _finite_watch, _stats
 from npjax._core import _lazy, _views
-from npjax._compile import _loop_source, _masked, _store_merge
+from npjax._compile import _loop_source, _masked, _masked_index, _store_merge
 from npjax._compile import _user_code as _watch
 from npjax._compile._jit_inputs import HostView, Inputs, Unhashable, layout_key, static_key
 from npjax._core._ndarray import ndarray
@@ -82,7 +83,8 @@ __all__ = ["JitError", "jit"]
 _Tracer = jax.core.Tracer
 _TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
                  jax.errors.TracerIntegerConversionError,
-                 jax.errors.NonConcreteBooleanIndexError, _masked.CountNeeded)
+                 jax.errors.NonConcreteBooleanIndexError, _masked.CountNeeded,
+                 ShapeNeeded, LoopNeeded)
 # XLA's constant folder evaluates operations on constants (arrays the function makes, or
 # NumPy arrays it captures) by another code path than its compiled code, and differs from it:
 # a sort along axis 0 of a captured 2x3 array came back unsorted; a complex64 array of ones
@@ -116,10 +118,14 @@ class _Trace:
         # id(traced integer array) -> (it, lo, hi): every entry lies in [lo, hi] by
         # construction (``clip`` by Python ints); index bounds that fit are not checked
         self.bounds: dict[int, tuple] = {}
+        # id(traced integer scalar) -> (it, source, positions, offset): read at positions of
+        # an owner's value ``source``, plus ``offset`` (``_core._traced_index``)
+        self.symbols: dict[int, tuple] = {}
 
     # ``a[mask]`` with a traced mask, and writes of such reads (``npjax._compile._masked``)
-    mask_read = staticmethod(_masked.read)
-    mask_store = staticmethod(_masked.store)
+    # (and ``N[xi[mask]]``, ``N[xi[mask]] = 1``: ``npjax._compile._masked_index``)
+    mask_read = staticmethod(_masked_index.mask_read)
+    mask_store = staticmethod(_masked_index.mask_store)
 
     def product_zero(self, size: int) -> jax.Array:
         """A -0.0 for one call's ``_lazy.round_products`` (results of up to ``size``
@@ -466,6 +472,9 @@ def _user_site(exc: BaseException, fn: Callable) -> str:
 
 def _jit_error(exc: BaseException, fn: Callable) -> JitError:
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, ShapeNeeded | LoopNeeded):  # npjax's own reason, said as it is
+        return JitError(f"npjax.jit({getattr(fn, '__qualname__', fn)!s}): "
+                        f"{_user_site(exc, fn)}: {first}")
     return JitError(
         f"npjax.jit({getattr(fn, '__qualname__', fn)!s}): {_user_site(exc, fn)}: this line "
         "needs a value that is only known when the function runs (value-dependent Python "

@@ -47,6 +47,7 @@ from npjax._compile import _user_code as _watch
 from npjax._compile._loop_lists import made
 from npjax._compile._user_code import user_code
 from npjax._compile._loop_index import NoRoll
+from npjax._compile._while import run_while
 from npjax._compile._loops import (_GUARD, UNBOUND, aug, augitem, call, getsub, items, run_loop,
                                    setsub)
 
@@ -334,8 +335,8 @@ class _Live:
             if new == head:
                 break
             head = new
+        self.after[id(s)] = frozenset(end)
         if isinstance(s, ast.For):
-            self.after[id(s)] = frozenset(end)
             return head | _reads(s.iter)
         return head
 
@@ -372,6 +373,69 @@ class _Loops(ast.NodeTransformer):
             return self._rewrite(node, names, keep)
         except _Refuse:
             return node
+
+    def visit_While(self, node: ast.While) -> Any:
+        """``while TEST: BODY`` as ``run_while(test, body, names)`` (``_while``): as written
+        until the test is a traced value, then one ``lax.while_loop``."""
+        try:
+            if node.orelse or _loop_jumps(node.body) or any(
+                    isinstance(sub, (*_REFUSED, ast.NamedExpr)) or (
+                        isinstance(sub, ast.FunctionDef) and not sub.name.startswith(_PREFIX))
+                    for sub in ast.walk(ast.Module(body=[*node.body, ast.Expr(node.test)],
+                                                   type_ignores=[]))):
+                raise _Refuse("while")
+            names = _assigned(node.body)
+            if set(names) & self.declared:
+                raise _Refuse("a global or nonlocal name")
+            live = self.live.at_end(node)
+            keep = None if live is None else tuple(j for j, n in enumerate(names) if n in live)
+        except _Refuse:
+            names = None
+        self.generic_visit(node)
+        if names is None:
+            return node
+        try:
+            return self._rewrite_while(node, names, keep)
+        except _Refuse:
+            return node
+
+    def _rewrite_while(self, node: ast.While, names: list[str],
+                       keep: tuple[int, ...] | None) -> list[ast.stmt]:
+        k = self.count
+        self.count += 1
+        flat: list[ast.stmt] = []
+        for s in node.body:
+            got = _Instrument(self.temp).visit(s)
+            flat.extend(got if isinstance(got, list) else [got])
+        test = _Instrument(self.temp).visit(node.test)
+
+        def fdef(name: str, body: list) -> ast.FunctionDef:
+            unbind = [ast.If(test=ast.Compare(left=_name(n), ops=[ast.Is()], comparators=[
+                _name(_PREFIX + "UNBOUND")]), body=[ast.Delete(targets=[
+                    ast.Name(id=n, ctx=ast.Del())])], orelse=[]) for n in names]
+            return ast.FunctionDef(name=name, args=ast.arguments(
+                posonlyargs=[], args=[ast.arg(arg=n) for n in names], kwonlyargs=[],
+                kw_defaults=[], defaults=[]), body=unbind + body, decorator_list=[],
+                returns=None, type_comment=None)
+        outs = [f"{_PREFIX}o{j}" for j in range(len(names))]
+        ret = ast.Return(value=ast.Tuple(elts=[_name(o) for o in outs], ctx=ast.Load()))
+        body = fdef(f"{_PREFIX}wbody{k}", flat + [_load_or_unbound(n, o) for n, o in
+                                                 zip(names, outs)] + [ret])
+        cond = fdef(f"{_PREFIX}wtest{k}", [ast.Return(value=test)])
+        ins = [f"{_PREFIX}i{k}_{j}" for j in range(len(names))]
+        res = f"{_PREFIX}r{k}"
+        loop = ast.Assign(targets=[_name(res, True)], value=_helper_call(
+            "while", _name(cond.name), _name(body.name),
+            ast.Tuple(elts=[_name(i) for i in ins], ctx=ast.Load()),
+            ast.Constant(value=node.lineno), ast.Constant(value=keep),
+            ast.Constant(value=tuple(names))))
+        out = [body, cond] + [_load_or_unbound(n, i) for n, i in zip(names, ins)] + [loop]
+        for j, n in enumerate(names):
+            got = ast.Subscript(value=_name(res), slice=ast.Constant(value=j), ctx=ast.Load())
+            out.append(ast.If(test=ast.Compare(left=got, ops=[ast.Is()], comparators=[
+                _name(_PREFIX + "UNBOUND")]), body=[_unbind(n)], orelse=[
+                    ast.Assign(targets=[_name(n, True)], value=got)]))
+        return [ast.copy_location(s, node) for s in out]
 
     def _eligible(self, node: ast.For) -> list[str]:
         """The names the loop carries (its variable first), or _Refuse."""
@@ -523,7 +587,7 @@ def callee(f: Any) -> Any:
 
 _HELPERS = {"loop": run_loop, "call": callee, "getsub": getsub, "setsub": setsub, "aug": aug,
             "augitem": augitem, "items": items, "slice": slice, "UNBOUND": UNBOUND,
-            "NameError": NameError, "made": made}
+            "NameError": NameError, "made": made, "while": run_while}
 _CACHE: dict[Any, Any] = {}
 # One rewrite at a time: CPython's conversion of syntax trees to code is not thread-safe
 # (concurrent compile() of trees raised "AST constructor recursion depth mismatch").

@@ -88,6 +88,7 @@ from npjax._compile import _loop_views
 from npjax._compile import _loop_scalars
 from npjax._compile._loop_scalars import LoopScalar
 from npjax._compile._loop_calls import ALWAYS, allowed
+from npjax._compile._minmax import swap
 from npjax._compile._loop_index import LoopIndex, NoRoll, bounded
 from npjax._compile._loop_probe import (_GUARD, _enter_body, _leave_body, _Probe, _reset,
                                         _state)
@@ -309,8 +310,8 @@ def call(f: Any) -> Any:
         if not allowed(f):
             raise NoRoll(f"the body calls {getattr(f, '__qualname__', type(f).__name__)}, "
                          "which may have Python side effects")
-        return consumer(f)  # (functions that take moving slices take them here)
-    return f
+        return consumer(swap(f))  # (functions that take moving slices take them here)
+    return swap(f)  # (builtin max/min of traced scalars: ``_minmax``)
 
 
 # --- running a loop ----------------------------------------------------------------------

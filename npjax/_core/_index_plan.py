@@ -38,6 +38,7 @@ from npjax._runtime._context import trace
 from npjax._runtime._host_reads import SYNCS, on_host
 from npjax._core._array_base import ArrayBase
 from npjax._core._normalize import to_jax
+from npjax._core._traced_index import traced_int, traced_slice
 
 _INDEX_TYPES_MSG = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
                     "integer or boolean arrays are valid indices")
@@ -48,6 +49,10 @@ _INDEX_TYPES_MSG = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxi
 
 def _as_tuple(index: Any) -> tuple:
     return index if isinstance(index, tuple) else (index,)
+
+
+# Types of traced index arrays of npjax.jit that are not arrays (``_compile._masked_index``)
+INDEX_ARRAYS: set = set()
 
 
 def _classify(item: Any) -> str:
@@ -69,7 +74,7 @@ def _classify(item: Any) -> str:
         if item.ndim == 0 and item.dtype.kind in "iu":
             return "int"
         return "array"
-    if isinstance(item, list | tuple):
+    if isinstance(item, list | tuple) or type(item) in INDEX_ARRAYS:
         return "array"
     if hasattr(item, "__index__") and not isinstance(item, float | complex):
         return "int"
@@ -114,6 +119,10 @@ def _expand(index: Any, ndim: int) -> tuple[list, list, bool, bool]:
 
 
 def _check_int(k: Any, axis: int, n: int) -> int:
+    if type(k) is not int and not isinstance(k, np.integer):
+        got = traced_int(k, axis, n)
+        if got is not None:
+            return got
     k = operator.index(k)
     if not -n <= k < n:
         raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
@@ -145,6 +154,9 @@ def _int_positions(index: Any, shape: tuple) -> tuple | None:
     return tuple(out)
 
 
+_PLAIN = (int, type(None))
+
+
 def _basic_plan(items: list, kinds: list, shape: tuple) -> tuple[tuple, tuple]:
     """Lens steps for a basic index and the host index for the layout array."""
     starts, sizes, strided, host, out_shape = [], [], [], [], []
@@ -161,8 +173,19 @@ def _basic_plan(items: list, kinds: list, shape: tuple) -> tuple[tuple, tuple]:
             starts.append(k)
             sizes.append(1)
             strided.append((0, 1, 1))
-            host.append(k)
+            host.append(k if isinstance(k, int) else 0)  # (a traced position: its box moves)
         else:
+            moving = traced_slice(item, n) if kind == "slice" and (
+                type(item.start) not in _PLAIN or type(item.stop) not in _PLAIN or
+                type(item.step) not in _PLAIN) else None
+            if moving is not None:  # bounds read from an array: a box that moves
+                starts.append(moving[0])
+                sizes.append(moving[1])
+                strided.append((0, moving[1], 1))
+                host.append(slice(0, moving[1]))
+                out_shape.append(moving[1])
+                axis += 1
+                continue
             b, e, s = item.indices(n)
             length = len(range(b, e, s))
             if s == 1 or length <= 1:

@@ -23,6 +23,7 @@ from npjax._core._index_plan import (_advanced_shape, _advanced_unchecked, _basi
                                      _check_bounds, _check_int, _expand, _int_positions, _one_mask)
 from npjax._core._lazy import Kernel, stored_part
 from npjax._core._ndarray import ndarray
+from npjax._core._traced_index import note_read
 from npjax._core._numpy_in_place import from_numpy, host_views
 
 
@@ -116,12 +117,17 @@ def _read_one(a: ndarray, pos: tuple) -> ndarray:
             if stored:
                 return ndarray._owner(src, True)
             if src is not a._value:
-                return ndarray._owner(_owner_scalar_reader(len(pos))(src, pos), True)
+                got = _owner_scalar_reader(len(pos))(src, pos)
+                note_read(got, src, pos)  # (``a[s:s + 3]`` with s read here: ``_traced_index``)
+                return ndarray._owner(got, True)
         value = a._read_lazy()  # lazy mode: the element a pending store just put there
         part = stored_part(value, ("element", len(pos)), pos, (), a.dtype)
         if part is not None:
             return ndarray._owner(part, True)
-        return ndarray._owner(_owner_scalar_reader(len(pos))(value, pos), True)
+        got = _owner_scalar_reader(len(pos))(value, pos)
+        if tr is not None:  # (``a[s:s + 3]`` with s read here: ``_traced_index``)
+            note_read(got, a._value, pos)
+        return ndarray._owner(got, True)
     if not pos:
         return ndarray._owner(a._read_lazy(), True)
     ones = (1,) * len(pos)

@@ -28,6 +28,7 @@ import numpy as np
 
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls import _ufuncs
+from npjax._library import _histogram_traced
 from npjax._library._elementwise_misc import _to_int_x86
 from npjax._calls._fallback import call_numpy
 from npjax._core._ndarray import ndarray
@@ -271,10 +272,17 @@ def _get_bin_edges(a: ndarray, bins: Any, range: Any, weights: Any) -> tuple:
             raise TypeError("`bins` must be an integer, a string, or an array") from e
         if n_equal_bins < 1:
             raise ValueError("`bins` must be positive, when an integer")
+        if range is None and a.size and _histogram_traced.traced(a):  # npjax.jit
+            edges, first, denom, sub_dt, div_dt = _histogram_traced.outer_edges(
+                a, n_equal_bins)
+            return ndarray._owner(edges), (first, denom, n_equal_bins, sub_dt, div_dt)
         first_edge, last_edge = _get_outer_edges(a, range)
     elif np.ndim(bins) == 1:
         bin_edges = _asarray(bins)
-        if bool(_U["greater"](bin_edges[:-1], bin_edges[1:]).any()):
+        bad = _U["greater"](bin_edges[:-1], bin_edges[1:]).any()
+        if _histogram_traced.traced(bad):  # npjax.jit: checked on the device
+            _histogram_traced.check(bad._read())
+        elif bool(bad):
             raise ValueError("`bins` must increase monotonically, when an array")
     else:
         raise ValueError("`bins` must be 1d, when an array")
@@ -285,9 +293,10 @@ def _get_bin_edges(a: ndarray, bins: Any, range: Any, weights: Any) -> tuple:
             bin_type = np.result_type(bin_type, float)
         # NumPy's own linspace: the edges decide the counts, so they must be NumPy's to the
         # last bit (a GPU contracts linspace's multiply-add into one rounding).
-        bin_edges = _asarray(np.linspace(first_edge, last_edge, n_equal_bins + 1,
-                                         endpoint=True, dtype=bin_type))
-        if bool(_U["greater_equal"](bin_edges[:-1], bin_edges[1:]).any()):
+        edges = np.linspace(first_edge, last_edge, n_equal_bins + 1, endpoint=True,
+                            dtype=bin_type)
+        bin_edges = _asarray(edges)
+        if (edges[:-1] >= edges[1:]).any():  # (on the host: a constant under npjax.jit)
             raise ValueError(f"Too many bins for data range. Cannot create {n_equal_bins} "
                              f"finite-sized bins.")
         return bin_edges, (first_edge, last_edge, n_equal_bins)
@@ -392,7 +401,14 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
     bin_edges, uniform_bins = _get_bin_edges(a, bins, range, weights)
     ntype = _INTP if weights is None else weights.dtype
 
-    if uniform_bins is not None:
+    if uniform_bins is not None and len(uniform_bins) == 5:  # traced data, no range
+        first, denom, n_equal_bins, sub_dt, div_dt = uniform_bins  # (every value kept)
+        kern = _uniform_kernel(n_equal_bins, sub_dt, div_dt, weights is not None, ntype)
+        counts, bad = kern(a._read(), jnp.ones(a.shape, bool), bin_edges._read(), first,
+                           denom, None if weights is None else weights._read())
+        _histogram_traced.check(bad)
+        n = ndarray._owner(counts)
+    elif uniform_bins is not None:
         first_edge, last_edge, n_equal_bins = uniform_bins
         norm_denom = _unsigned_subtract(last_edge, first_edge)
         keep = _U["logical_and"](_U["greater_equal"](a, first_edge),
@@ -404,7 +420,10 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
                            jnp.asarray(np.asarray(first_edge)),
                            jnp.asarray(np.asarray(norm_denom)),
                            None if weights is None else weights._read())
-        _check_indices(bad)
+        if _histogram_traced.traced(a) or _histogram_traced.traced(keep):
+            _histogram_traced.check(bad)  # npjax.jit: checked on the device
+        else:
+            _check_indices(bad)
         n = ndarray._owner(counts)
     elif weights is None:
         cum = _sorted_counts_kernel()(*_common(a, bin_edges))

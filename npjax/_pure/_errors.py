@@ -42,3 +42,8 @@ def unsupported(func: str, param: str, detail: str = "") -> NotImplementedError:
 
 class JitError(RuntimeError):
     """A function compiled by ``npjax.jit`` needs a value that only exists at run time."""
+
+
+class ShapeNeeded(JitError):
+    """Under ``npjax.jit``: a shape that depends on traced values (a slice whose length
+    depends on bounds read from an array)."""
