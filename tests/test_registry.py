@@ -231,3 +231,30 @@ def test_help_shows_numpys_documentation(qualified):
     with contextlib.redirect_stdout(shown):
         np.info(ours)
     assert inspect.cleandoc(theirs.__doc__).splitlines()[-1] in shown.getvalue()
+
+
+BUILTINS = [n for n in dir(np) if isinstance(getattr(np, n), types.BuiltinFunctionType)]
+
+
+@pytest.mark.parametrize("name", BUILTINS)
+def test_numpys_builtin_functions_stay_functions_as_class_attributes(name):
+    """``class T: array = np.array``: NumPy's built-in functions do not bind as methods;
+    npjax's stand-ins behave the same, pickle by name and keep their signatures."""
+    import pickle
+
+    ours = getattr(npjax, name)
+    theirs_cls = type("T", (), {"f": getattr(np, name)})
+    ours_cls = type("T", (), {"f": ours})
+    assert isinstance(theirs_cls().f, types.MethodType) == isinstance(ours_cls().f,
+                                                                      types.MethodType)
+    assert pickle.loads(pickle.dumps(ours)) is ours
+    assert ours.__name__ == name
+
+
+def test_a_class_attribute_array_maker_makes_arrays():
+    class T:
+        array = npjax.array
+        zeros = npjax.zeros
+
+    assert isinstance(T().array([1, 2]), npjax.ndarray)
+    assert T().zeros(2).tolist() == [0.0, 0.0]

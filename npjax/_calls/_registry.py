@@ -252,6 +252,27 @@ def install(namespace: dict[str, Any], module: str = "numpy") -> None:
             namespace[name] = fallback_function(qualified, obj)
         else:
             namespace[name] = obj
+    for name in public_names(module):  # NumPy's built-in functions do not bind as methods
+        if isinstance(getattr(source, name, None), types.BuiltinFunctionType) and \
+                isinstance(namespace[name], types.FunctionType):
+            namespace[name] = NonBinding(namespace[name])
+
+
+class NonBinding(staticmethod):
+    """An npjax function standing in for one of NumPy's built-in functions (``array``,
+    ``zeros``, ``arange``...), which, unlike a Python function, stay plain functions as class
+    attributes (``class T: array = np.array`` then ``T().array([1])``). Pickled by name."""
+
+    def __reduce__(self) -> tuple:
+        return _top_level, (self.__name__,)
+
+    def __getattr__(self, name: str) -> Any:  # the function's own marks (``_npjax_host``...)
+        return getattr(self.__func__, name)
+
+
+def _top_level(name: str) -> Any:
+    """``npjax.<name>`` (unpickling a ``NonBinding``)."""
+    return getattr(public_module(), name)
 
 
 _NUMPY_DOC = "\n\nNumPy's documentation of ``{}``:\n\n{}"
