@@ -10,7 +10,7 @@ below, and ndarray's Python members do all of it."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 HOSTPATH: Any = None  # the C module, when it is built and not turned off
 if os.environ.get("NPJAX_PURE_PYTHON", "") in ("", "0"):
@@ -19,10 +19,10 @@ if os.environ.get("NPJAX_PURE_PYTHON", "") in ("", "0"):
     except ImportError:  # no compiler at install time: the pure-Python base
         HOSTPATH = None
 
-if HOSTPATH is not None:
-    ArrayBase = HOSTPATH.ArrayBase
-else:
-    class ArrayBase:  # type: ignore[no-redef]
+if TYPE_CHECKING or HOSTPATH is None:  # (type checkers see this class: ndarray's fields)
+    class ArrayBase:
         """The base of ``npjax.ndarray`` (no state, no behaviour of its own)."""
 
         __slots__ = ()
+else:
+    ArrayBase = HOSTPATH.ArrayBase

@@ -28,6 +28,7 @@ import builtins
 import operator
 import sys
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -65,6 +66,25 @@ class ndarray(ArrayBase):
     __slots__ = ("__weakref__", "_base", "_cache", "_layout", "_lens", "_mine", "_readonly",
                  "_root_shape", "_scalar", "_value", "_version")
     __array_priority__ = 100.0
+
+    # --- state: set only by the constructors and ``_rebind`` below -------------------------
+    # (the C module ``_hostpath.c`` reads these slots by name and builds owners and views
+    # as ``host_owner`` and ``host_view`` do)
+    _value: Any  # an owner's storage: jax.Array, pending Lazy, tracer, NumPy array; view: None
+    _base: ndarray | None  # a view's root owner; None for an owner
+    _lens: tuple | None  # a view's lens from the root (None: a view NumPy made of host data)
+    _root_shape: tuple | None  # the root's shape when the view was made
+    _layout: Any  # NumPy's layout for this array (np.ndarray), None until asked for
+    _cache: Any  # a view: (root version, value); a host owner: its sent device copy
+    _scalar: bool  # a NumPy scalar (immutable; views see a copy)
+    _mine: bool  # the owner's buffer is its own (donatable)
+    _readonly: bool
+    _version: int  # moved on by ``_rebind``: views' caches are keyed by the root's
+    # members attached by the families' modules (``install_methods``) that the core calls
+    _write: Callable[[Any], None]
+    _host_scalar: Callable[[], Any]
+    astype: Callable[..., Any]
+    item: Callable[..., Any]
 
     # --- construction -------------------------------------------------------------------
 
