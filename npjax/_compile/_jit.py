@@ -73,7 +73,7 @@ from npjax._core import _lazy, _views
 from npjax._compile import _loop_source, _masked, _store_merge
 from npjax._compile import _user_code as _watch
 from npjax._compile._jit_inputs import HostView, Inputs, Unhashable, layout_key, static_key
-from npjax._core._ndarray import ndarray
+from npjax._core._ndarray import lens_view, ndarray
 from npjax._runtime._context import current, policy
 from npjax._runtime._errstate import PACKAGE_DIR
 
@@ -273,10 +273,7 @@ class _Rebuild:
                 dyn = tuple(self.dyns[self.dyn_at + i] for i in range(n))
                 self.dyn_at += n
                 lens.append(type(step)(step.static, dyn))
-            v = object.__new__(ndarray)
-            v._base, v._lens, v._root_shape, v._value = w, tuple(lens), x._root_shape, None
-            v._layout, v._cache, v._scalar, v._mine = x._layout, None, False, False
-            v._version, v._readonly = 0, x._readonly
+            v = lens_view(w, tuple(lens), x._root_shape, x._layout, x._readonly)
             self.arg_of[id(v)] = self._obj()
             return v
         if kind == "J":
@@ -403,12 +400,8 @@ def _unpack_dyn(spec: tuple, leaves: Sequence) -> tuple:
 
 def _make_view(root: ndarray, lens_spec: tuple, leaves: Sequence) -> ndarray:
     steps, root_shape, layout, readonly = lens_spec
-    v = object.__new__(ndarray)
-    v._base = root
-    v._lens = tuple(cls(static, _unpack_dyn(dyn, leaves)) for cls, static, dyn in steps)
-    v._root_shape, v._value, v._layout, v._cache = root_shape, None, layout, None
-    v._scalar, v._mine, v._version, v._readonly = False, False, 0, readonly
-    return v
+    return lens_view(root, tuple(cls(static, _unpack_dyn(dyn, leaves))
+                                 for cls, static, dyn in steps), root_shape, layout, readonly)
 
 
 def _build_result(spec: Any, leaves: Sequence, made: dict) -> Any:

@@ -149,20 +149,11 @@ class ndarray(ArrayBase):
             else:
                 src = ndarray._owner(src._value)
                 src._layout = self._layout
-        view = object.__new__(ndarray)
         root = src if src._base is None else src._base
-        view._base = root
         # A view NumPy made of a host array has no lens (None): NumPy keeps it aliased.
-        view._lens = None if src._lens is None else _views.compose(src._lens, *steps)
-        view._root_shape = root._value.shape if src._base is None else src._root_shape
-        view._value = None
-        view._layout = layout
-        view._cache = None
-        view._scalar = False
-        view._mine = False
-        view._version = 0
-        view._readonly = readonly or src._readonly
-        return view
+        return lens_view(root, None if src._lens is None else _views.compose(src._lens, *steps),
+                         root._value.shape if src._base is None else src._root_shape, layout,
+                         readonly or src._readonly)
 
     # --- storage: the only two places that touch _value ----------------------------------
 
@@ -748,6 +739,37 @@ def host_owner(data: np.ndarray) -> ndarray:
 
 
 _new_object = object.__new__
+
+
+def lens_view(root: ndarray, lens: tuple | None, root_shape: tuple | None, layout: Any,
+              readonly: bool) -> ndarray:
+    """A view of the owner ``root`` through ``lens`` (its full lens from the root's value of
+    shape ``root_shape``; None: a view NumPy made of host data), ``layout`` NumPy's for it."""
+    view = _new_object(ndarray)
+    view._base = root
+    view._lens = lens
+    view._root_shape = root_shape
+    view._value = view._cache = None
+    view._layout = layout
+    view._scalar = view._mine = False
+    view._version = 0
+    view._readonly = readonly
+    return view
+
+
+def as_class(x: ndarray, cls: type) -> ndarray:
+    """The storage of ``x`` (a new result nothing else holds) in a new object of ``cls``, a
+    subclass: the same storage, not its own buffer, and a 0-d array for a scalar (NumPy gives
+    subclasses 0-d arrays, never scalars)."""
+    new = _new_object(cls)
+    for name in _STATE:
+        setattr(new, name, getattr(x, name))
+    new._mine = False
+    if new._scalar:
+        new._scalar = False
+        if type(new._value) is np.ndarray:
+            new._layout = new._value
+    return new
 
 
 def host_view(root: ndarray, data: np.ndarray) -> ndarray:
