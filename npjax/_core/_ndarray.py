@@ -41,7 +41,8 @@ from npjax._core._array_base import ArrayBase
 from npjax._core._flags import Flags
 from npjax._core._device_copies import _sent, _to_device
 from npjax._pure._dtypes import is_device_dtype
-from npjax._pure._axes import diagonal_axes, normalize_axes, normalize_axis, reshape_target
+from npjax._pure._axes import (diagonal_axes, normalize_axes, normalize_axis, ravel_is_view,
+                              reshape_target)
 from npjax._core._lazy import Kernel, Lazy, concrete_if_done, stored_part
 from npjax._runtime._context import current, trace
 
@@ -589,7 +590,7 @@ class ndarray(ArrayBase):
             mem = "C"
         elif order in ("A", "K"):
             mem = self._order(order)
-        if not _ravel_is_view(self._layout_array(), order):  # NumPy copies: an owner
+        if not ravel_is_view(self._layout_array(), order):  # NumPy copies: an owner
             return source._reshape((self.size,), mem, True, True)
         layout = np.ravel(self._layout_array(), order=order)  # a view: no data is copied
         if source.shape == (self.size,):
@@ -666,25 +667,6 @@ class ndarray(ArrayBase):
         if shape == self.shape:
             return self._view((), layout, readonly=True)
         return self._view((_views.BroadcastTo(shape),), layout, readonly=True)
-
-
-def _ravel_is_view(layout: np.ndarray, order: str) -> bool:
-    """NumPy's ``PyArray_Ravel`` rule, from strides alone (no copy of the layout array)."""
-    flags = layout.flags
-    if order == "C" or (order == "A" and not flags.f_contiguous):
-        return flags.c_contiguous
-    if order in ("F", "A"):
-        return flags.f_contiguous
-    if flags.c_contiguous or flags.f_contiguous:
-        return True
-    stride = layout.itemsize  # order "K": strides sorted by size must form one block
-    for i in sorted(range(layout.ndim), key=lambda i: abs(layout.strides[i])):
-        if layout.shape[i] == 1:
-            continue
-        if layout.strides[i] != stride:
-            return False
-        stride *= layout.shape[i]
-    return True
 
 
 def install_methods(table: dict[str, Any]) -> None:
