@@ -10,6 +10,7 @@ below, and ndarray's Python members do all of it."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 HOSTPATH: Any = None  # the C module, when it is built and not turned off
@@ -24,5 +25,23 @@ if TYPE_CHECKING or HOSTPATH is None:  # (type checkers see this class: ndarray'
         """The base of ``npjax.ndarray`` (no state, no behaviour of its own)."""
 
         __slots__ = ()
+        # (for type checkers) what the modules below the array use (ndarray defines it)
+        _read: Callable[..., Any]
+        _read_lazy: Callable[..., Any]
+        # members the families' modules attach to ndarray (``_ndarray.install_methods``)
+        # that npjax's own code calls
+        _write: Callable[..., Any]
+        _host_scalar: Callable[..., Any]
+        __getitem__: Callable[..., Any]
+        __setitem__: Callable[..., Any]
+        __array_finalize__: Callable[..., Any]
+        __array_wrap__: Callable[..., Any]
+        all: Callable[..., Any]
+        astype: Callable[..., Any]
+        conj: Callable[..., Any]
+        item: Callable[..., Any]
+        round: Callable[..., Any]
+        sort: Callable[..., Any]
+        sum: Callable[..., Any]
 else:
     ArrayBase = HOSTPATH.ArrayBase
