@@ -636,11 +636,9 @@ class Jitted:
             data = root._host()
             if data is not None and data.shape == new.shape:  # a host array stays one
                 data[...] = np.asarray(new)
-                root._version += 1
+                root._rebind(root._value)
                 continue
-            root._value = new
-            root._mine = True
-            root._version += 1
+            root._rebind(new, True)
             if entry.layouts[k] is not _SAME:
                 root._layout = entry.layouts[k]
         own = entry.own
@@ -732,9 +730,7 @@ def _undo_writes(trace: _Trace) -> None:
     for ref, old in reversed(trace.writes):
         root = ref()
         if root is not None:
-            root._value = old
-            root._version += 1
-            root._cache = None
+            root._rebind(old, clear=True)
 
 
 def _check_external_writes(trace: _Trace, outs: _Outputs, rb: _Rebuild, fn: Callable) -> None:
@@ -747,8 +743,7 @@ def _check_external_writes(trace: _Trace, outs: _Outputs, rb: _Rebuild, fn: Call
             continue
         bad.append((root, old))
     for root, old in bad:  # undo: no tracer may leak into a captured array
-        root._value = old
-        root._version += 1
+        root._rebind(old)
     if bad:
         raise JitError(f"npjax.jit({getattr(fn, '__qualname__', fn)!s}): the function writes "
                        "to an array that is not one of its arguments (captured from an "

@@ -1,11 +1,14 @@
 """``npjax.ndarray``: a mutable handle on an immutable ``jax.Array``, with NumPy's views.
 
 An *owner* holds ``_value`` (a ``jax.Array``). A *view* holds its root owner in ``_base`` and a
-lens (``_views``) that reads its value from the root's and writes a changed value back. Only
-``_read`` and ``_write`` touch storage, so there is never a second copy of the data to keep in
-sync. ``_layout`` is an uninitialised host NumPy array with the same shape, dtype and strides
-NumPy would give this array (views are made by applying the same operation to it); it answers
-every question about memory layout exactly as NumPy would: whether ``reshape`` can be a view,
+lens (``_views``) that reads its value from the root's and writes a changed value back. The
+storage protocol: the constructors here (``ndarray._owner``, ``host_owner``, ``host_view``,
+``lens_view``, ``as_class``) alone build an array object and ``_rebind`` alone changes an
+owner's storage (``tests/test_storage_protocol.py``); the rest reads and writes values with
+``_read`` and ``_write``, so there is never a second copy of the data to keep in sync.
+``_layout`` is an uninitialised host NumPy array with the same shape, dtype and strides NumPy
+would give this array (views are made by applying the same operation to it); it answers every
+question about memory layout exactly as NumPy would: whether ``reshape`` can be a view,
 ``flags``, ``strides``, ``shares_memory``. Its pages are never touched.
 
 A *host* array (placement, ``_placement.py``) has a NumPy array as its root's ``_value``; its
@@ -13,22 +16,20 @@ A *host* array (placement, ``_placement.py``) has a NumPy array as its root's ``
 NumPy itself keeps views aliased, and ``_host()`` hands the data to NumPy. ``_read`` gives a
 device copy of it for code that computes with JAX; a host root never becomes a device one.
 
-Methods that belong to a family are attached by that family's module (``install_methods``):
-element access and ``_write`` by ``_element_access.py``, operators by ``_operators.py``,
-pickling by ``_interop.py``, conversions to NumPy and Python values (``__array__``,
-``__repr__``, ``item``, ``astype``...) by ``_array_conversions.py``, reductions and the rest
-by theirs.
-This file holds the state, storage, properties and views, and imports nothing above the
-core; axis arguments are checked by ``_axes.py``.
+Members of a family are attached by its module (``install_methods``): element access and
+``_write`` by ``_element_access.py``, operators by ``_operators.py``, pickling by
+``_interop.py``, conversions (``__array__``, ``__repr__``, ``item``, ``astype``...) by
+``_array_conversions.py``, the rest by theirs. This file holds the state, storage, properties
+and views, and imports nothing above the core; axis arguments are checked by ``_axes.py``.
 """
 
 from __future__ import annotations
 
 import builtins
+import gc
 import operator
 import sys
 import weakref
-from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -69,8 +70,7 @@ class ndarray(ArrayBase):
     __array_priority__ = 100.0
 
     # --- state: set only by the constructors and ``_rebind`` below -------------------------
-    # (the C module ``_hostpath.c`` reads these slots by name and builds owners and views
-    # as ``host_owner`` and ``host_view`` do)
+    # (``_hostpath.c`` reads these slots by name, and builds as ``host_owner``/``host_view``)
     _value: Any  # an owner's storage: jax.Array, pending Lazy, tracer, NumPy array; view: None
     _base: ndarray | None  # a view's root owner; None for an owner
     _lens: tuple | None  # a view's lens from the root (None: a view NumPy made of host data)
@@ -81,11 +81,6 @@ class ndarray(ArrayBase):
     _mine: bool  # the owner's buffer is its own (donatable)
     _readonly: bool
     _version: int  # moved on by ``_rebind``: views' caches are keyed by the root's
-    # members attached by the families' modules (``install_methods``) that the core calls
-    _write: Callable[[Any], None]
-    _host_scalar: Callable[[], Any]
-    astype: Callable[..., Any]
-    item: Callable[..., Any]
 
     # --- construction -------------------------------------------------------------------
 
@@ -218,6 +213,21 @@ class ndarray(ArrayBase):
         self._cache = (base._version, value)
         return value
 
+    def _rebind(self, value: Any, mine: bool | None = None, *, bump: bool = True,
+                clear: bool = False) -> None:
+        """The one way to change an owner's storage: ``value`` becomes its value (the same
+        object after NumPy wrote a host array's memory in place). ``mine``: whether the buffer
+        is the array's own (donatable); None leaves it. ``bump``: the version moves on, so
+        views read again (not for a value that only replaces one stored under this version:
+        ``_store_merge``). ``clear``: a cached device copy goes too (a restored value)."""
+        self._value = value
+        if mine is not None:
+            self._mine = mine
+        if bump:
+            self._version += 1
+        if clear:
+            self._cache = None
+
     def _full_lens(self) -> tuple:
         """The lens from the root's current value (the root's shape may have been set since
         this view was made: ``root.shape = ...`` or ``resize``)."""
@@ -259,10 +269,8 @@ class ndarray(ArrayBase):
                                  "`.reshape()` to make a copy with the desired shape.") from None
         if self._base is None:
             # Views made before keep their lens: _full_lens maps the new root shape back.
-            self._value = self._value.reshape(new_shape)
-            self._mine = False
+            self._rebind(self._value.reshape(new_shape), False)
             self._layout = layout
-            self._version += 1
         else:
             reshaped = self.reshape(new_shape)
             self._lens, self._layout, self._cache = reshaped._lens, reshaped._layout, None
@@ -644,8 +652,6 @@ class ndarray(ArrayBase):
         if self._scalar:
             return ndarray._owner(_imag(self._value), True)
         if self.dtype.kind != "c":
-            import jax.numpy as jnp
-
             out = ndarray._owner(jnp.zeros(self.shape, self.dtype))
             out._readonly = True
             return out
@@ -764,6 +770,18 @@ def host_view(root: ndarray, data: np.ndarray) -> ndarray:
     view._scalar = view._mine = view._readonly = False
     view._version = 0
     return view
+
+
+def detach_views(root: ndarray) -> None:
+    """Give views of ``root`` a hidden owner of the current value (NumPy's views keep the old
+    buffer when ``__setstate__`` gives the array a new one)."""
+    views = [] if root._base is not None else [
+        v for v in gc.get_referrers(root) if isinstance(v, ndarray) and v._base is root]
+    if views:
+        old = ndarray._owner(root._read())
+        old._layout, old._readonly = root._layout, root._readonly
+        for v in views:
+            v._base, v._cache = old, None
 
 
 def _set_owner(self: ndarray, value: jax.Array, scalar: bool) -> None:
