@@ -151,7 +151,7 @@ class ndarray(ArrayBase):
                          root._value.shape if src._base is None else src._root_shape, layout,
                          readonly or src._readonly)
 
-    # --- storage: the only two places that touch _value ----------------------------------
+    # --- storage: _read and _read_lazy read it, _rebind alone changes it ----------------
 
     def _read(self) -> jax.Array:
         """The current value as a ``jax.Array`` (pending lazy work is computed first)."""
