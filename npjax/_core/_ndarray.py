@@ -763,7 +763,7 @@ def as_class(x: ndarray, cls: type) -> ndarray:
 def host_view(root: ndarray, data: np.ndarray) -> ndarray:
     """A view NumPy made (``data``) of the host array ``root``: NumPy keeps it aliased and
     checks writes to it, so it has no lens (None) and no flags of its own."""
-    view = object.__new__(ndarray)
+    view = _new_object(ndarray)  # (the hot view constructor: a[1:-1] of a host array)
     view._base = root
     view._lens = view._root_shape = view._value = view._cache = None
     view._layout = data
