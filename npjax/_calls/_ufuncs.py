@@ -40,7 +40,7 @@ from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error
 from npjax._calls._fallback import call_numpy
 from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
 from npjax._core._lazy import Kernel, Lazy, concrete
-from npjax._core._ndarray import ndarray
+from npjax._core._ndarray import host_owner, ndarray
 from npjax._core._normalize import to_jax, to_jax_lazy
 from npjax._core._host_only import has_host_only
 from npjax._core._made import as_arrays
@@ -63,7 +63,6 @@ except ImportError:  # pragma: no cover - other JAX layouts: checks at the call
 
 _WEAK = _dtypes.WEAK_TYPES
 _get_context = _context.get
-_new_object = object.__new__
 _calls = _stats.calls
 
 
@@ -208,13 +207,7 @@ class ufunc(_UfuncBase):
                                 if type(result) is _HOST_TYPE and self._bounded:
                                     dtype = result.dtype
                                     if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
-                                        new = _new_object(ndarray)  # ``host_owner``
-                                        new._value = new._layout = result
-                                        new._root_shape = new._base = new._cache = None
-                                        new._lens = ()
-                                        new._scalar = new._mine = new._readonly = False
-                                        new._version = 0
-                                        return new
+                                        return host_owner(result)
                                 return place_new(result, args, limit)
                         result = host_ufunc2(self._np, a, b, limit, self._bounded)
                     else:

@@ -74,7 +74,7 @@ from npjax._core import _lazy, _views
 from npjax._compile import _loop_source, _masked, _masked_index, _store_merge
 from npjax._compile import _user_code as _watch
 from npjax._compile._jit_inputs import HostView, Inputs, Unhashable, layout_key, static_key
-from npjax._core._ndarray import ndarray
+from npjax._core._ndarray import lens_view, ndarray
 from npjax._runtime._context import current, policy
 from npjax._runtime._errstate import PACKAGE_DIR
 
@@ -279,10 +279,7 @@ class _Rebuild:
                 dyn = tuple(self.dyns[self.dyn_at + i] for i in range(n))
                 self.dyn_at += n
                 lens.append(type(step)(step.static, dyn))
-            v = object.__new__(ndarray)
-            v._base, v._lens, v._root_shape, v._value = w, tuple(lens), x._root_shape, None
-            v._layout, v._cache, v._scalar, v._mine = x._layout, None, False, False
-            v._version, v._readonly = 0, x._readonly
+            v = lens_view(w, tuple(lens), x._root_shape, x._layout, x._readonly)
             self.arg_of[id(v)] = self._obj()
             return v
         if kind == "J":
@@ -409,12 +406,8 @@ def _unpack_dyn(spec: tuple, leaves: Sequence) -> tuple:
 
 def _make_view(root: ndarray, lens_spec: tuple, leaves: Sequence) -> ndarray:
     steps, root_shape, layout, readonly = lens_spec
-    v = object.__new__(ndarray)
-    v._base = root
-    v._lens = tuple(cls(static, _unpack_dyn(dyn, leaves)) for cls, static, dyn in steps)
-    v._root_shape, v._value, v._layout, v._cache = root_shape, None, layout, None
-    v._scalar, v._mine, v._version, v._readonly = False, False, 0, readonly
-    return v
+    return lens_view(root, tuple(cls(static, _unpack_dyn(dyn, leaves))
+                                 for cls, static, dyn in steps), root_shape, layout, readonly)
 
 
 def _build_result(spec: Any, leaves: Sequence, made: dict) -> Any:
@@ -652,11 +645,9 @@ class Jitted:
             data = root._host()
             if data is not None and data.shape == new.shape:  # a host array stays one
                 data[...] = np.asarray(new)
-                root._version += 1
+                root._rebind(root._value)
                 continue
-            root._value = new
-            root._mine = True
-            root._version += 1
+            root._rebind(new, True)
             if entry.layouts[k] is not _SAME:
                 root._layout = entry.layouts[k]
         own = entry.own
@@ -748,9 +739,7 @@ def _undo_writes(trace: _Trace) -> None:
     for ref, old in reversed(trace.writes):
         root = ref()
         if root is not None:
-            root._value = old
-            root._version += 1
-            root._cache = None
+            root._rebind(old, clear=True)
 
 
 def _check_external_writes(trace: _Trace, outs: _Outputs, rb: _Rebuild, fn: Callable) -> None:
@@ -763,8 +752,7 @@ def _check_external_writes(trace: _Trace, outs: _Outputs, rb: _Rebuild, fn: Call
             continue
         bad.append((root, old))
     for root, old in bad:  # undo: no tracer may leak into a captured array
-        root._value = old
-        root._version += 1
+        root._rebind(old)
     if bad:
         raise JitError(f"npjax.jit({getattr(fn, '__qualname__', fn)!s}): the function writes "
                        "to an array that is not one of its arguments (captured from an "

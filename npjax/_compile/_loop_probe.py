@@ -41,9 +41,8 @@ class _Probe:
 
     def restore(self) -> None:
         for root, value, mine, layout in self.saved.values():
-            root._value, root._mine, root._layout = value, mine, layout
-            root._version += 1
-            root._cache = None
+            root._rebind(value, mine, clear=True)
+            root._layout = layout
 
 
 def _state(tr: Any) -> tuple:

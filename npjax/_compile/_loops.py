@@ -558,9 +558,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple, keep: tuple | None,
             bad, root_vals, name_vals, list_vals, kept_vals = carry
             inner = k._trace
             for root, v in zip(roots, root_vals):
-                root._value = v
-                root._version += 1
-                root._cache = None
+                root._rebind(v, clear=True)
             vals = list(ins)
             for j, v in zip(carry_at, name_vals):
                 vals[j] = start(j, v)
@@ -613,9 +611,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple, keep: tuple | None,
             return lax.fori_loop(0, trips, step, init)
         except BaseException:
             for root, v in written:
-                root._value = v
-                root._version += 1
-                root._cache = None
+                root._rebind(v, clear=True)
             del tr.loops[noted:]
             raise
         finally:
@@ -644,9 +640,7 @@ def _roll(tr: Any, body: Callable, r: range, ins: tuple, keep: tuple | None,
         out = rolled(len(r) - 1)
     bad, root_vals, name_vals, list_vals, kept_vals = out
     for root, v in zip(roots, root_vals):
-        root._value = v
-        root._version += 1
-        root._cache = None
+        root._rebind(v, clear=True)
     for j, v in zip(list_at, list_vals):  # the lists' items: the rows
         lists.order[j].write_back(v, lists.cache)
     for s, v in zip(lists.kept, kept_vals):

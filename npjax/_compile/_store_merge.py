@@ -126,5 +126,5 @@ class Joins:
         joined = jnp.concatenate(parts, axis=axis)
         starts = tuple(min(p, q) for p, q in zip(rec.box[0], box[0]))
         after = _views.settled(lax.dynamic_update_slice(rec.before, joined, starts))
-        root._value = after
+        root._rebind(after, bump=False)  # (the store this joins moved the version on)
         self.record = Record(after, rec.before, (starts, joined.shape), joined, True)

@@ -10,7 +10,8 @@ below, and ndarray's Python members do all of it."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 HOSTPATH: Any = None  # the C module, when it is built and not turned off
 if os.environ.get("NPJAX_PURE_PYTHON", "") in ("", "0"):
@@ -19,10 +20,47 @@ if os.environ.get("NPJAX_PURE_PYTHON", "") in ("", "0"):
     except ImportError:  # no compiler at install time: the pure-Python base
         HOSTPATH = None
 
-if HOSTPATH is not None:
-    ArrayBase = HOSTPATH.ArrayBase
-else:
-    class ArrayBase:  # type: ignore[no-redef]
+if TYPE_CHECKING or HOSTPATH is None:  # (type checkers see this class: ndarray's fields)
+    class ArrayBase:
         """The base of ``npjax.ndarray`` (no state, no behaviour of its own)."""
 
         __slots__ = ()
+        # (for type checkers) what the modules below the array use (ndarray defines it)
+        _read: Callable[..., Any]
+        _read_lazy: Callable[..., Any]
+        # members the families' modules attach to ndarray (``_ndarray.install_methods``)
+        # that npjax's own code calls
+        _write: Callable[..., Any]
+        _host_scalar: Callable[..., Any]
+        __getitem__: Callable[..., Any]
+        __setitem__: Callable[..., Any]
+        __array_finalize__: Callable[..., Any]
+        __array_wrap__: Callable[..., Any]
+        all: Callable[..., Any]
+        astype: Callable[..., Any]
+        conj: Callable[..., Any]
+        item: Callable[..., Any]
+        round: Callable[..., Any]
+        sort: Callable[..., Any]
+        sum: Callable[..., Any]
+        # operators (``_calls/_operators.py`` installs them)
+        __add__: Callable[..., Any]
+        __radd__: Callable[..., Any]
+        __sub__: Callable[..., Any]
+        __rsub__: Callable[..., Any]
+        __mul__: Callable[..., Any]
+        __rmul__: Callable[..., Any]
+        __truediv__: Callable[..., Any]
+        __rtruediv__: Callable[..., Any]
+        __pow__: Callable[..., Any]
+        __ipow__: Callable[..., Any]
+        __divmod__: Callable[..., Any]
+        __rdivmod__: Callable[..., Any]
+        __lt__: Callable[..., Any]
+        __le__: Callable[..., Any]
+        __gt__: Callable[..., Any]
+        __ge__: Callable[..., Any]
+        __contains__: Callable[..., Any]
+        __array_ufunc__: Callable[..., Any]
+else:
+    ArrayBase = HOSTPATH.ArrayBase

@@ -72,13 +72,7 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
         if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
             return got
     if got.base is value:  # the common view, of the root's own memory: ``host_view``
-        view = _new_object(ndarray)  # written out
-        view._base = root
-        view._lens = view._root_shape = view._value = view._cache = None
-        view._layout = got
-        view._scalar = view._mine = view._readonly = False
-        view._version = 0
-        return view
+        return host_view(root, got)
     if data.dtype.hasobject and _element(index, data.ndim):
         return got  # an array stored in an object array: the object itself
     return place_result(got, (self,), host_limit())
@@ -239,7 +233,6 @@ def _cast_may_warn(new: Any, dtype: np.dtype) -> bool:
 
 
 _PLAIN = {int, float, bool, complex, slice, type(None), type(Ellipsis)}
-_new_object = object.__new__
 
 
 def _host_part(x: Any) -> Any:

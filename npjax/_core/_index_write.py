@@ -246,9 +246,7 @@ def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
             a._read()  # a value left by lazy mode: computed now
         donate = not lazy and a._mine and sys.getrefcount(a._value) == 2
         before = a._value
-        a._value = _owner_scalar_writer(len(pos), donate)(before, pos, v)
-        a._mine = True
-        a._version += 1
+        a._rebind(_owner_scalar_writer(len(pos), donate)(before, pos, v), True)
         if tr is not None:
             tr.note_stored(a, v, (_views.Box((1,) * len(pos)),), (pos,), before)
             part = jnp.asarray(v, v.dtype).reshape(()) if isinstance(v, jax.Array) and \
@@ -300,17 +298,14 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
     lazy = _lazy_on()
     old = root._read_lazy() if lazy else root._read()
     if not lens and getattr(new, "shape", None) == old.shape and new.dtype == old.dtype:
-        root._value = new if isinstance(new, jax.Array | Lazy) else to_jax(new)
-        root._mine = False
+        root._rebind(new if isinstance(new, jax.Array | Lazy) else to_jax(new), False)
     else:
         del old
         donate = not lazy and root._mine and sys.getrefcount(root._value) == 2
         keep = None if tr is not None else _multi_device_sharding(root._value)
         dyns, before = _views.dynamic_args(lens), root._value
-        root._value = _updater(lens, donate, keep)(before, dyns, new)
-        root._mine = True
+        root._rebind(_updater(lens, donate, keep)(before, dyns, new), True)
         if tr is not None:
             tr.note_stored(root, new, lens, dyns, before)
-    root._version += 1
     if root._layout is not None and root._layout.shape != root._value.shape:
         root._layout = None

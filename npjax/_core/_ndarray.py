@@ -1,11 +1,14 @@
 """``npjax.ndarray``: a mutable handle on an immutable ``jax.Array``, with NumPy's views.
 
 An *owner* holds ``_value`` (a ``jax.Array``). A *view* holds its root owner in ``_base`` and a
-lens (``_views``) that reads its value from the root's and writes a changed value back. Only
-``_read`` and ``_write`` touch storage, so there is never a second copy of the data to keep in
-sync. ``_layout`` is an uninitialised host NumPy array with the same shape, dtype and strides
-NumPy would give this array (views are made by applying the same operation to it); it answers
-every question about memory layout exactly as NumPy would: whether ``reshape`` can be a view,
+lens (``_views``) that reads its value from the root's and writes a changed value back. The
+storage protocol: the constructors here (``ndarray._owner``, ``host_owner``, ``host_view``,
+``lens_view``, ``as_class``) alone build an array object and ``_rebind`` alone changes an
+owner's storage (``tests/test_storage_protocol.py``); the rest reads and writes values with
+``_read`` and ``_write``, so there is never a second copy of the data to keep in sync.
+``_layout`` is an uninitialised host NumPy array with the same shape, dtype and strides NumPy
+would give this array (views are made by applying the same operation to it); it answers every
+question about memory layout exactly as NumPy would: whether ``reshape`` can be a view,
 ``flags``, ``strides``, ``shares_memory``. Its pages are never touched.
 
 A *host* array (placement, ``_placement.py``) has a NumPy array as its root's ``_value``; its
@@ -13,18 +16,17 @@ A *host* array (placement, ``_placement.py``) has a NumPy array as its root's ``
 NumPy itself keeps views aliased, and ``_host()`` hands the data to NumPy. ``_read`` gives a
 device copy of it for code that computes with JAX; a host root never becomes a device one.
 
-Methods that belong to a family are attached by that family's module (``install_methods``):
-element access and ``_write`` by ``_element_access.py``, operators by ``_operators.py``,
-pickling by ``_interop.py``, conversions to NumPy and Python values (``__array__``,
-``__repr__``, ``item``, ``astype``...) by ``_array_conversions.py``, reductions and the rest
-by theirs.
-This file holds the state, storage, properties and views, and imports nothing above the
-core; axis arguments are checked by ``_axes.py``.
+Members of a family are attached by its module (``install_methods``): element access and
+``_write`` by ``_element_access.py``, operators by ``_operators.py``, pickling by
+``_interop.py``, conversions (``__array__``, ``__repr__``, ``item``, ``astype``...) by
+``_array_conversions.py``, the rest by theirs. This file holds the state, storage, properties
+and views, and imports nothing above the core; axis arguments are checked by ``_axes.py``.
 """
 
 from __future__ import annotations
 
 import builtins
+import gc
 import operator
 import sys
 import weakref
@@ -40,7 +42,8 @@ from npjax._core._array_base import ArrayBase
 from npjax._core._flags import Flags
 from npjax._core._device_copies import _sent, _to_device
 from npjax._pure._dtypes import is_device_dtype
-from npjax._pure._axes import diagonal_axes, normalize_axes, normalize_axis, reshape_target
+from npjax._pure._axes import (diagonal_axes, normalize_axes, normalize_axis, ravel_is_view,
+                              reshape_target)
 from npjax._core._lazy import Kernel, Lazy, concrete_if_done, stored_part
 from npjax._runtime._context import current, trace
 
@@ -65,6 +68,19 @@ class ndarray(ArrayBase):
     __slots__ = ("__weakref__", "_base", "_cache", "_layout", "_lens", "_mine", "_readonly",
                  "_root_shape", "_scalar", "_value", "_version")
     __array_priority__ = 100.0
+
+    # --- state: set only by the constructors and ``_rebind`` below -------------------------
+    # (``_hostpath.c`` reads these slots by name, and builds as ``host_owner``/``host_view``)
+    _value: Any  # an owner's storage: jax.Array, pending Lazy, tracer, NumPy array; view: None
+    _base: ndarray | None  # a view's root owner; None for an owner
+    _lens: tuple | None  # a view's lens from the root (None: a view NumPy made of host data)
+    _root_shape: tuple | None  # the root's shape when the view was made
+    _layout: Any  # NumPy's layout for this array (np.ndarray), None until asked for
+    _cache: Any  # a view: (root version, value); a host owner: its sent device copy
+    _scalar: bool  # a NumPy scalar (immutable; views see a copy)
+    _mine: bool  # the owner's buffer is its own (donatable)
+    _readonly: bool
+    _version: int  # moved on by ``_rebind``: views' caches are keyed by the root's
 
     # --- construction -------------------------------------------------------------------
 
@@ -129,22 +145,13 @@ class ndarray(ArrayBase):
             else:
                 src = ndarray._owner(src._value)
                 src._layout = self._layout
-        view = object.__new__(ndarray)
         root = src if src._base is None else src._base
-        view._base = root
         # A view NumPy made of a host array has no lens (None): NumPy keeps it aliased.
-        view._lens = None if src._lens is None else _views.compose(src._lens, *steps)
-        view._root_shape = root._value.shape if src._base is None else src._root_shape
-        view._value = None
-        view._layout = layout
-        view._cache = None
-        view._scalar = False
-        view._mine = False
-        view._version = 0
-        view._readonly = readonly or src._readonly
-        return view
+        return lens_view(root, None if src._lens is None else _views.compose(src._lens, *steps),
+                         root._value.shape if src._base is None else src._root_shape, layout,
+                         readonly or src._readonly)
 
-    # --- storage: the only two places that touch _value ----------------------------------
+    # --- storage: _read and _read_lazy read it, _rebind alone changes it ----------------
 
     def _read(self) -> jax.Array:
         """The current value as a ``jax.Array`` (pending lazy work is computed first)."""
@@ -206,6 +213,21 @@ class ndarray(ArrayBase):
         self._cache = (base._version, value)
         return value
 
+    def _rebind(self, value: Any, mine: bool | None = None, *, bump: bool = True,
+                clear: bool = False) -> None:
+        """The one way to change an owner's storage: ``value`` becomes its value (the same
+        object after NumPy wrote a host array's memory in place). ``mine``: whether the buffer
+        is the array's own (donatable); None leaves it. ``bump``: the version moves on, so
+        views read again (not for a value that only replaces one stored under this version:
+        ``_store_merge``). ``clear``: a cached device copy goes too (a restored value)."""
+        self._value = value
+        if mine is not None:
+            self._mine = mine
+        if bump:
+            self._version += 1
+        if clear:
+            self._cache = None
+
     def _full_lens(self) -> tuple:
         """The lens from the root's current value (the root's shape may have been set since
         this view was made: ``root.shape = ...`` or ``resize``)."""
@@ -247,10 +269,8 @@ class ndarray(ArrayBase):
                                  "`.reshape()` to make a copy with the desired shape.") from None
         if self._base is None:
             # Views made before keep their lens: _full_lens maps the new root shape back.
-            self._value = self._value.reshape(new_shape)
-            self._mine = False
+            self._rebind(self._value.reshape(new_shape), False)
             self._layout = layout
-            self._version += 1
         else:
             reshaped = self.reshape(new_shape)
             self._lens, self._layout, self._cache = reshaped._lens, reshaped._layout, None
@@ -578,7 +598,7 @@ class ndarray(ArrayBase):
             mem = "C"
         elif order in ("A", "K"):
             mem = self._order(order)
-        if not _ravel_is_view(self._layout_array(), order):  # NumPy copies: an owner
+        if not ravel_is_view(self._layout_array(), order):  # NumPy copies: an owner
             return source._reshape((self.size,), mem, True, True)
         layout = np.ravel(self._layout_array(), order=order)  # a view: no data is copied
         if source.shape == (self.size,):
@@ -632,8 +652,6 @@ class ndarray(ArrayBase):
         if self._scalar:
             return ndarray._owner(_imag(self._value), True)
         if self.dtype.kind != "c":
-            import jax.numpy as jnp
-
             out = ndarray._owner(jnp.zeros(self.shape, self.dtype))
             out._readonly = True
             return out
@@ -655,25 +673,6 @@ class ndarray(ArrayBase):
         if shape == self.shape:
             return self._view((), layout, readonly=True)
         return self._view((_views.BroadcastTo(shape),), layout, readonly=True)
-
-
-def _ravel_is_view(layout: np.ndarray, order: str) -> bool:
-    """NumPy's ``PyArray_Ravel`` rule, from strides alone (no copy of the layout array)."""
-    flags = layout.flags
-    if order == "C" or (order == "A" and not flags.f_contiguous):
-        return flags.c_contiguous
-    if order in ("F", "A"):
-        return flags.f_contiguous
-    if flags.c_contiguous or flags.f_contiguous:
-        return True
-    stride = layout.itemsize  # order "K": strides sorted by size must form one block
-    for i in sorted(range(layout.ndim), key=lambda i: abs(layout.strides[i])):
-        if layout.shape[i] == 1:
-            continue
-        if layout.strides[i] != stride:
-            return False
-        stride *= layout.shape[i]
-    return True
 
 
 def install_methods(table: dict[str, Any]) -> None:
@@ -730,16 +729,59 @@ def host_owner(data: np.ndarray) -> ndarray:
 _new_object = object.__new__
 
 
+def lens_view(root: ndarray, lens: tuple | None, root_shape: tuple | None, layout: Any,
+              readonly: bool) -> ndarray:
+    """A view of the owner ``root`` through ``lens`` (its full lens from the root's value of
+    shape ``root_shape``; None: a view NumPy made of host data), ``layout`` NumPy's for it."""
+    view = _new_object(ndarray)
+    view._base = root
+    view._lens = lens
+    view._root_shape = root_shape
+    view._value = view._cache = None
+    view._layout = layout
+    view._scalar = view._mine = False
+    view._version = 0
+    view._readonly = readonly
+    return view
+
+
+def as_class(x: ndarray, cls: type) -> ndarray:
+    """The storage of ``x`` (a new result nothing else holds) in a new object of ``cls``, a
+    subclass: the same storage, not its own buffer, and a 0-d array for a scalar (NumPy gives
+    subclasses 0-d arrays, never scalars)."""
+    new = _new_object(cls)
+    for name in _STATE:
+        setattr(new, name, getattr(x, name))
+    new._mine = False
+    if new._scalar:
+        new._scalar = False
+        if type(new._value) is np.ndarray:
+            new._layout = new._value
+    return new
+
+
 def host_view(root: ndarray, data: np.ndarray) -> ndarray:
     """A view NumPy made (``data``) of the host array ``root``: NumPy keeps it aliased and
     checks writes to it, so it has no lens (None) and no flags of its own."""
-    view = object.__new__(ndarray)
+    view = _new_object(ndarray)  # (the hot view constructor: a[1:-1] of a host array)
     view._base = root
     view._lens = view._root_shape = view._value = view._cache = None
     view._layout = data
     view._scalar = view._mine = view._readonly = False
     view._version = 0
     return view
+
+
+def detach_views(root: ndarray) -> None:
+    """Give views of ``root`` a hidden owner of the current value (NumPy's views keep the old
+    buffer when ``__setstate__`` gives the array a new one)."""
+    views = [] if root._base is not None else [
+        v for v in gc.get_referrers(root) if isinstance(v, ndarray) and v._base is root]
+    if views:
+        old = ndarray._owner(root._read())
+        old._layout, old._readonly = root._layout, root._readonly
+        for v in views:
+            v._base, v._cache = old, None
 
 
 def _set_owner(self: ndarray, value: jax.Array, scalar: bool) -> None:

@@ -398,20 +398,13 @@ def place_new(result: Any, args: tuple, limit: int) -> Any:
         if result.base is None and result.size <= limit:
             dtype = result.dtype
             if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
-                new = _new_object(ndarray)  # ``host_owner`` written out
-                new._value = new._layout = result
-                new._root_shape = new._base = new._cache = None
-                new._lens = ()
-                new._scalar = new._mine = new._readonly = False
-                new._version = 0
-                return new
+                return host_owner(result)
     elif type(result) is not tuple:
         return result
     return place_result(result, npjax_operands(args, {}), limit)
 
 
 new_host = host_owner
-_new_object = object.__new__
 _HOST_TYPE = np.ndarray
 
 
@@ -582,7 +575,7 @@ def host_operator(name: str, impl: Any) -> Any:
     # An elementwise result has at most as many elements as the product of its operands'
     # sizes; a matrix product may have more (``(n, 0) @ (0, n)``): its size is read.
     elementwise = name not in _MATMULS
-    new_object = object.__new__
+    new_host = host_owner
 
     def binary(self: ndarray, other: Any, *rest: Any) -> Any:
         """``method``'s commonest case first: a host array with a host array, a Python or a
@@ -651,13 +644,7 @@ def host_operator(name: str, impl: Any) -> Any:
             if (elementwise and size <= limit) or result.size <= limit:
                 dtype = result.dtype
                 if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
-                    new = new_object(ndarray)  # ``host_owner`` written out
-                    new._value = new._layout = result
-                    new._root_shape = new._base = new._cache = None
-                    new._lens = ()
-                    new._scalar = new._mine = new._readonly = False
-                    new._version = 0
-                    return new
+                    return new_host(result)
         elif type(result) is not tuple:  # a NumPy scalar (``a @ b`` of vectors)
             return result
         return place_new(result, (self, other), limit)

@@ -203,12 +203,11 @@ def shard(a: ArrayBase, spec: Any = "auto", *, mesh: Mesh | None = None) -> Arra
     """
     if not isinstance(a, ArrayBase):
         raise TypeError(f"npjax.shard: expected an npjax array, got {type(a).__name__}")
-    root = a if a._base is None else a._base
+    root: Any = a  # (an ndarray: the array module is above this one)
+    root = root if root._base is None else root._base
     value = root._value
     sharding = _as_sharding(spec, value.shape, mesh)
     if value.sharding != sharding:
         _stats.record_transfer("device_to_device", value.nbytes)
-        root._value = _put(value, sharding)
-        root._mine = False
-        root._version += 1  # views re-read the value with its new placement
+        root._rebind(_put(value, sharding), False)  # (views read it with its new placement)
     return a

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from npjax._core._ndarray import ndarray
+from npjax._core._ndarray import as_class, ndarray
 
 
 class SubclassOperand(Exception):
@@ -63,20 +63,10 @@ def plain(x: ndarray) -> ndarray:
     return ndarray._view(x, (), x._layout_array()[...])
 
 
-_SLOTS = tuple(s for s in ndarray.__slots__ if s != "__weakref__")
-
-
 def as_subclass(x: ndarray, cls: type, obj: Any) -> ndarray:
     """The array ``x`` (a new result nothing else holds) as an instance of ``cls``: the same
     storage, a 0-d array for a scalar, then ``__array_finalize__(obj)``."""
-    new = object.__new__(cls)
-    for slot in _SLOTS:
-        setattr(new, slot, getattr(x, slot))
-    new._mine = False
-    if new._scalar:  # NumPy gives subclasses 0-d arrays, never scalars
-        new._scalar = False
-        if type(new._value) is np.ndarray:
-            new._layout = new._value
+    new = as_class(x, cls)
     new.__array_finalize__(obj)
     return new
 

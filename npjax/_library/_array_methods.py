@@ -11,7 +11,6 @@ instead of silently not reaching the original (``setfield`` is the way to write 
 from __future__ import annotations
 
 import functools
-import gc
 import types
 from typing import Any
 
@@ -21,7 +20,7 @@ import numpy as np
 from jax import lax
 
 from npjax._pure._dtypes import is_device_dtype
-from npjax._core._ndarray import _set_owner, install_methods, ndarray
+from npjax._core._ndarray import _set_owner, detach_views, install_methods, ndarray
 from npjax._core._views import from_bytes, to_bytes
 
 
@@ -168,30 +167,15 @@ def _setstate(self: ndarray, state: tuple, /) -> None:
 
     if type(self._value) is np.ndarray and not self._scalar:  # a host owner: NumPy's own
         self._value.__setstate__(state)
-        self._version += 1
+        self._rebind(self._value)
         return
     host = np.empty(0)
     host.__setstate__(state)
-    _detach_views(self)
+    detach_views(self)
     scalar = self._scalar
     _set_owner(self, to_jax(host), scalar)
     if host.ndim > 1 and host.flags.f_contiguous and not host.flags.c_contiguous:
         self._layout = np.empty(host.shape, host.dtype, order="F")
-
-
-def _detach_views(root: ndarray) -> None:
-    """Give views of ``root`` a hidden owner of the current value (NumPy's views keep the old
-    buffer when ``__setstate__`` gives the array a new one)."""
-    if root._base is not None:
-        return
-    views = [v for v in gc.get_referrers(root) if isinstance(v, ndarray) and v._base is root]
-    if not views:
-        return
-    old = ndarray._owner(root._read())
-    old._layout = root._layout
-    old._readonly = root._readonly
-    for v in views:
-        v._base, v._cache = old, None
 
 
 def _reduce_ex(self: ndarray, protocol: int, /) -> tuple:

@@ -1,5 +1,6 @@
 """Axis arguments with NumPy's rules and errors: ``normalize_axis``, ``normalize_axes``,
-``diagonal_axes`` and ``reshape_target`` (pure: ints and shapes in, ints and shapes out)."""
+``diagonal_axes`` and ``reshape_target`` (pure: ints and shapes in, ints and shapes out); and
+``ravel_is_view``, NumPy's rule for when ``ravel`` is a view (from a layout's strides)."""
 
 from __future__ import annotations
 
@@ -58,3 +59,22 @@ def reshape_target(size: int, shape: Any) -> tuple[int, ...]:
 
 def _shape_text(shape: tuple) -> str:
     return str(shape)
+
+
+def ravel_is_view(layout: np.ndarray, order: str) -> bool:
+    """NumPy's ``PyArray_Ravel`` rule, from strides alone (no copy of the layout array)."""
+    flags = layout.flags
+    if order == "C" or (order == "A" and not flags.f_contiguous):
+        return flags.c_contiguous
+    if order in ("F", "A"):
+        return flags.f_contiguous
+    if flags.c_contiguous or flags.f_contiguous:
+        return True
+    stride = layout.itemsize  # order "K": strides sorted by size must form one block
+    for i in sorted(range(layout.ndim), key=lambda i: abs(layout.strides[i])):
+        if layout.shape[i] == 1:
+            continue
+        if layout.strides[i] != stride:
+            return False
+        stride *= layout.shape[i]
+    return True
