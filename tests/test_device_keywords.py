@@ -1,0 +1,228 @@
+"""Keywords and values the device path refused or got wrong (issue 36, item 4), each against
+NumPy under the default placement and with every array on the device: the ufunc loop
+spellings ``signature=``/``sig=``/``dtype=``, einsum's ``order=``, arrays of more than 32
+dimensions (host arrays whatever the policy, computed by NumPy) and Python ints beyond int64
+(NEP 50's errors, object arrays where NumPy makes them)."""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+import pytest
+
+import npjax
+from tests._parity import assert_same, family
+
+PLACEMENTS = ("auto", "device")
+
+
+def _under(placement: str):
+    return npjax.policy(placement="device") if placement == "device" else \
+        contextlib.nullcontext()
+
+
+def _outcome(fn, xp):
+    try:
+        return fn(xp), None
+    except Exception as exc:  # compared below: the same family of exception as NumPy's
+        return None, exc
+
+
+def _check(fn, placement):
+    want, want_exc = _outcome(fn, np)
+    with _under(placement):
+        got, got_exc = _outcome(fn, npjax)
+        if want_exc is not None:
+            assert got_exc is not None and family(got_exc) is family(want_exc), (
+                got_exc, want_exc)
+            assert str(got_exc) == str(want_exc)
+            return
+        assert got_exc is None, got_exc
+        assert_same(got, want)
+
+
+def _f(xp):
+    return xp.arange(4.0)
+
+
+def _i(xp):
+    return xp.arange(4)
+
+
+UFUNC_CALLS = {
+    "signature tuple": lambda xp: xp.add(_f(xp), _f(xp), signature=(None, None, "f4")),
+    "signature all": lambda xp: xp.add(_f(xp), _f(xp), signature=("f4", "f4", "f4")),
+    "signature types": lambda xp: xp.add(_f(xp), _f(xp),
+                                         signature=(np.float32, np.float32, np.float32)),
+    "signature string": lambda xp: xp.add(_f(xp), _f(xp), signature="ff->f"),
+    "signature none": lambda xp: xp.add(_i(xp), _i(xp), signature=(None, None, None)),
+    "sig string ints": lambda xp: xp.add(_i(xp), _i(xp), sig="dd->d"),
+    "sig tuple ints": lambda xp: xp.add(_i(xp), _i(xp), sig=(None, None, "f8")),
+    "signature unary": lambda xp: xp.sqrt(_i(xp), signature="d->d"),
+    "sig unary float32": lambda xp: xp.sqrt(_i(xp), sig="f->f"),
+    "signature two outputs": lambda xp: xp.divmod(_f(xp), _f(xp) + 1, signature="dd->dd"),
+    "signature comparison": lambda xp: xp.equal(_f(xp), _f(xp), signature=(None, None, "?")),
+    "signature with a Python int": lambda xp: xp.add(_i(xp), 3, signature=(None, None, "f4")),
+    "signature divide": lambda xp: xp.divide(_i(xp), _i(xp) + 1, signature=(None, None, "f4")),
+    "signature with out": lambda xp: xp.add(_i(xp), _i(xp), signature="dd->d",
+                                            out=xp.zeros(4)),
+    "signature unsafe": lambda xp: xp.add(_f(xp) + 0.5, _f(xp), signature="ll->l",
+                                          casting="unsafe"),
+    "dtype float32": lambda xp: xp.add(_f(xp), _f(xp), dtype="f4"),
+    "dtype float64 of ints": lambda xp: xp.add(_i(xp), _i(xp), dtype="f8"),
+    "dtype unary": lambda xp: xp.sqrt(_f(xp), dtype="f4"),
+    "dtype reduce": lambda xp: xp.add.reduce(_i(xp), dtype="f4"),
+    # NumPy's errors
+    "signature cast refused": lambda xp: xp.add(_f(xp), _f(xp), signature="ii->i"),
+    "signature and dtype": lambda xp: xp.add(_f(xp), _f(xp), signature="dd->d", dtype="f8"),
+    "sig and dtype": lambda xp: xp.add(_f(xp), _f(xp), sig="dd->d", dtype="f8"),
+    "sig and signature": lambda xp: xp.add(_f(xp), _f(xp), sig="dd->d", signature="dd->d"),
+    "signature short tuple": lambda xp: xp.add(_f(xp), _f(xp), signature=(None, None)),
+    "signature short string": lambda xp: xp.add(_f(xp), _f(xp), signature="ff"),
+    "signature one code": lambda xp: xp.add(_f(xp), _f(xp), signature="d"),
+    "signature a list": lambda xp: xp.add(_f(xp), _f(xp), signature=["f4", None, None]),
+    "signature a dtype": lambda xp: xp.add(_f(xp), _f(xp), signature=np.dtype("f4")),
+    "signature no loop": lambda xp: xp.add(_f(xp), _f(xp), signature=("f4", None, None)),
+    "dtype cast refused": lambda xp: xp.add(_f(xp), _f(xp), dtype="i8"),
+}
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize("name", list(UFUNC_CALLS))
+def test_ufunc_loop_keywords(name, placement):
+    _check(UFUNC_CALLS[name], placement)
+
+
+def _square(xp):
+    return xp.arange(6.0).reshape(2, 3)
+
+
+EINSUM_CALLS = {
+    f"order {order!r}": (lambda xp, order=order: xp.einsum(
+        "ij,kj->ik", _square(xp), _square(xp), order=order))
+    for order in ("C", "F", "A", "K", "c", "f", None, "X", 3)
+}
+EINSUM_CALLS["order 'F' transpose"] = lambda xp: xp.einsum("ij->ji", _square(xp), order="F")
+EINSUM_CALLS["order 'F' scalar"] = lambda xp: xp.einsum("ij,ij", _square(xp), _square(xp),
+                                                        order="F")
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize("name", list(EINSUM_CALLS))
+def test_einsum_order(name, placement):
+    _check(EINSUM_CALLS[name], placement)
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_einsum_order_f_layout(placement):
+    with _under(placement):
+        got = npjax.einsum("ij,kj->ik", _square(npjax), _square(npjax), order="F")
+        assert got.flags.f_contiguous and not got.flags.c_contiguous
+        assert got.strides == np.einsum("ij,kj->ik", _square(np), _square(np),
+                                        order="F").strides
+
+
+ONES33 = (1,) * 33
+MANY_DIMS = {
+    "zeros 33": lambda xp: xp.zeros(ONES33),
+    "ones 33": lambda xp: xp.ones(ONES33, dtype=xp.float32),
+    "full 33": lambda xp: xp.full((2,) + ONES33, 7),
+    "empty 33 shape": lambda xp: xp.empty((1,) * 40).shape,
+    "zeros 64": lambda xp: xp.zeros((1,) * 64),
+    "zeros 65": lambda xp: xp.zeros((1,) * 65),
+    "ones 33 + 1": lambda xp: xp.ones(ONES33) + 1,
+    "ones 33 sum": lambda xp: xp.ones((2,) + ONES33).sum(),
+    "ones 33 sum axis": lambda xp: xp.ones((2,) + ONES33).sum(axis=0),
+    "ones 33 with a 1-d array": lambda xp: xp.ones(ONES33) * xp.arange(3.0),
+    "ones 33 exp": lambda xp: xp.exp(xp.ones(ONES33)),
+    "reshape to 33": lambda xp: xp.arange(3.0).reshape((3,) + ONES33) * 2,
+    "new axes to 33": lambda xp: xp.arange(3.0)[(None,) * 33],
+    "new axes to 33 then add": lambda xp: xp.arange(3.0)[(None,) * 33] + 1,
+    "expand_dims to 33": lambda xp: xp.expand_dims(xp.arange(3.0), tuple(range(33))),
+    "broadcast_to 33": lambda xp: xp.broadcast_to(xp.arange(3.0), ONES33[:-1] + (2, 3)),
+    "ones 33 squeezed": lambda xp: xp.ones((2,) + ONES33).squeeze() + 1,
+    "ones 33 transpose": lambda xp: xp.ones((2,) + ONES33 + (3,)).T.shape,
+    "ones 33 index": lambda xp: xp.ones((2,) + ONES33)[1],
+    "ones 33 setitem": lambda xp: _set(xp.zeros((2,) + ONES33)),
+    "ones 33 concatenate": lambda xp: xp.concatenate([xp.ones(ONES33), xp.zeros(ONES33)]),
+    "array of 33 dims": lambda xp: xp.asarray(np.ones(ONES33)) + xp.ones(3),
+}
+
+
+def _set(a):
+    a[0] = 5
+    return a
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize("name", list(MANY_DIMS))
+def test_more_than_32_dimensions(name, placement):
+    _check(MANY_DIMS[name], placement)
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_more_than_32_dimensions_are_host_arrays(placement):
+    with _under(placement):
+        for a in (npjax.zeros(ONES33), npjax.ones((2,) + ONES33) + 1,
+                  npjax.asarray(np.ones(ONES33))):
+            assert a._host() is not None
+        small = npjax.ones(3)
+        assert (small._host() is None) == (placement == "device")
+
+
+BIG = 2**70
+BIG_INTS = {
+    "int64 scalar + big": lambda xp: xp.int64(1) + BIG,
+    "uint64 scalar + 2**64": lambda xp: xp.uint64(1) + 2**64,
+    "array + big": lambda xp: xp.arange(3) + BIG,
+    "array - big": lambda xp: xp.arange(3) - BIG,
+    "array * big": lambda xp: xp.arange(3) * BIG,
+    "array // big": lambda xp: xp.arange(3) // BIG,
+    "array + 2**63": lambda xp: xp.arange(3) + 2**63,
+    "array + 2**62": lambda xp: xp.arange(3) + 2**62,
+    "uint64 array + 2**63": lambda xp: xp.arange(3, dtype=xp.uint64) + 2**63,
+    "uint64 array + 2**64": lambda xp: xp.arange(3, dtype=xp.uint64) + 2**64,
+    "uint8 array + 300": lambda xp: xp.arange(3, dtype=xp.uint8) + 300,
+    "uint8 array + -1": lambda xp: xp.arange(3, dtype=xp.uint8) + -1,
+    "int8 array < 300": lambda xp: xp.arange(3, dtype=xp.int8) < 300,
+    "array == big": lambda xp: xp.arange(3) == BIG,
+    "array < -big": lambda xp: xp.arange(3) < -BIG,
+    "add(array, big)": lambda xp: xp.add(xp.arange(3), BIG),
+    "maximum(array, big)": lambda xp: xp.maximum(xp.arange(3), BIG),
+    "float array * big": lambda xp: xp.arange(3.0) * BIG,
+    "float array * 2**1030": lambda xp: xp.arange(3.0) * 2**1030,
+    "int64 scalar < big": lambda xp: xp.int64(1) < BIG,
+    "array setitem big": lambda xp: xp.arange(3).__setitem__(0, BIG),
+    "array fill big": lambda xp: xp.arange(3).fill(BIG),
+    "int64(big)": lambda xp: xp.int64(BIG),
+    "array([big])": lambda xp: xp.array([BIG]),
+    "array(big)": lambda xp: xp.array(BIG),
+    "array([2**64 - 1])": lambda xp: xp.array([2**64 - 1]),
+    "array([2**63])": lambda xp: xp.array([2**63]),
+    "array([-2**63 - 1])": lambda xp: xp.array([-(2**63) - 1]),
+    "array([big, 1.5])": lambda xp: xp.array([BIG, 1.5]),
+    "array(big, dtype=int64)": lambda xp: xp.array(BIG, dtype=xp.int64),
+    "asarray([1, big])": lambda xp: xp.asarray([1, BIG]),
+    "full(3, big)": lambda xp: xp.full(3, BIG),
+    "full(3, big, int64)": lambda xp: xp.full(3, BIG, dtype=xp.int64),
+    "arange(big, big + 3)": lambda xp: xp.arange(BIG, BIG + 3),
+    "sum + big": lambda xp: xp.arange(3).sum() + BIG,
+    "where(..., big)": lambda xp: xp.where(xp.arange(3) > 0, xp.arange(3), BIG),
+    "object array + 1": lambda xp: xp.array([BIG]) + 1,
+    "uint8 array + big": lambda xp: xp.arange(3, dtype=xp.uint8) + BIG,
+    "int8 array + 2**63": lambda xp: xp.arange(3, dtype=xp.int8) + 2**63,
+    "sum(initial=2**64)": lambda xp: xp.arange(3).sum(initial=2**64),
+    "uint8 sum(initial=big)": lambda xp: xp.arange(3, dtype=xp.uint8).sum(initial=BIG),
+    "uint64(2**64)": lambda xp: xp.uint64(2**64),
+    "full(3, 2**64, uint8)": lambda xp: xp.full(3, 2**64, dtype=xp.uint8),
+    "arange(2**64, uint64)": lambda xp: xp.arange(2**64, 2**64 + 3, dtype=xp.uint64),
+    "clip(array, 0, big)": lambda xp: xp.clip(xp.arange(3), 0, BIG),
+    "view setitem big": lambda xp: xp.arange(3, dtype=xp.uint8)[1:].__setitem__(0, BIG),
+}
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize("name", list(BIG_INTS))
+def test_python_ints_beyond_int64(name, placement):
+    _check(BIG_INTS[name], placement)
