@@ -50,6 +50,10 @@ def _i(xp):
     return xp.arange(4)
 
 
+def _m(xp):
+    return xp.arange(4.0).reshape(2, 2)
+
+
 UFUNC_CALLS = {
     "signature tuple": lambda xp: xp.add(_f(xp), _f(xp), signature=(None, None, "f4")),
     "signature all": lambda xp: xp.add(_f(xp), _f(xp), signature=("f4", "f4", "f4")),
@@ -73,7 +77,29 @@ UFUNC_CALLS = {
     "dtype float64 of ints": lambda xp: xp.add(_i(xp), _i(xp), dtype="f8"),
     "dtype unary": lambda xp: xp.sqrt(_f(xp), dtype="f4"),
     "dtype reduce": lambda xp: xp.add.reduce(_i(xp), dtype="f4"),
+    "signature DType class": lambda xp: xp.add(_f(xp), _f(xp), signature=(
+        None, None, np.dtypes.Float32DType)),
+    "signature of a gufunc": lambda xp: xp.matmul(_m(xp), _m(xp), signature="ff->f"),
+    "dtype of a gufunc": lambda xp: xp.matmul(_m(xp), _m(xp), dtype="f4"),
+    "signature of Python scalars": lambda xp: xp.add(1, 2, signature="dd->d"),
+    "signature of a logical": lambda xp: xp.logical_and(_i(xp), _i(xp), signature="??->?"),
+    "signature isnan": lambda xp: xp.isnan(_f(xp), signature="d->?"),
+    "signature power": lambda xp: xp.power(_i(xp), _i(xp), signature="dd->d"),
+    "signature ldexp": lambda xp: xp.ldexp(_f(xp), _i(xp), signature=(None, None, "f4")),
+    "signature casting equiv": lambda xp: xp.add(_f(xp), _f(xp), signature="dd->d",
+                                                 casting="equiv"),
+    "signature out float32": lambda xp: xp.add(_f(xp), _f(xp), signature="dd->d",
+                                               out=xp.zeros(4, dtype="f4")),
+    "dtype float16 overflow warns": lambda xp: xp.add(_f(xp), 70000.0, dtype="f2"),
+    "dtype complex": lambda xp: xp.sqrt(_f(xp) - 2, dtype="c16"),
+    "dtype type object": lambda xp: xp.add(_i(xp), _i(xp), dtype=np.float32),
+    "dtype object": lambda xp: xp.add(_i(xp), _i(xp), dtype=object),
+    "signature object": lambda xp: xp.add(_i(xp), _i(xp), signature="OO->O"),
+    "dtype accumulate": lambda xp: xp.add.accumulate(_i(xp), dtype="f4"),
+    "dtype outer": lambda xp: xp.multiply.outer(_i(xp), _i(xp), dtype="f4"),
     # NumPy's errors
+    "signature casting no": lambda xp: xp.add(_i(xp), _i(xp), signature="dd->d", casting="no"),
+    "signature big int": lambda xp: xp.add(_i(xp), 2**70, signature="dd->d"),
     "signature cast refused": lambda xp: xp.add(_f(xp), _f(xp), signature="ii->i"),
     "signature and dtype": lambda xp: xp.add(_f(xp), _f(xp), signature="dd->d", dtype="f8"),
     "sig and dtype": lambda xp: xp.add(_f(xp), _f(xp), sig="dd->d", dtype="f8"),

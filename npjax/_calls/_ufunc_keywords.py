@@ -1,17 +1,20 @@
 """The loop keywords of a device ufunc call beyond ``dtype=``: ``signature=`` and its older
 spelling ``sig=`` (``np.add(a, b, signature=(None, None, 'f4'))``, ``sig='dd->d'``).
 
-A signature is handed to NumPy's own ``ufunc.resolve_dtypes`` as it is (``_ufuncs._resolve``),
+A signature is handed to NumPy's own ``ufunc.resolve_dtypes`` as it is (``resolve_loop``),
 so the loop it names, and every error NumPy gives for a bad one (a wrong length, an unknown
 type code, a cast the ``casting=`` rule forbids, both ``dtype=`` and ``signature=``), are
 NumPy's. The host route hands these keywords to NumPy's ufunc itself."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+import numpy as np
+
 from npjax._pure import _dtypes
-from npjax._pure._errors import unsupported
+from npjax._pure._errors import HostOnly, unsupported
 
 
 class Signature:
@@ -51,8 +54,33 @@ def as_signature(signature: Any, dtype: Any) -> Signature:
     raise TypeError("the signature object to ufunc must be a string or a tuple.")
 
 
-def loop_request(dtype: Any) -> Any:
-    """What ``_ufuncs._resolve`` takes: a ``Signature``'s request, or ``dtype=`` as a dtype."""
-    if type(dtype) is Signature:
-        return dtype.request
-    return _dtypes.canonical_dtype(dtype)
+def resolve_loop(np_ufunc: np.ufunc, keys: tuple, dtype: Any, casting: str) -> tuple:
+    """NumPy's loop for operands of dtypes ``keys`` (Python scalar types for Python numbers)
+    under ``dtype=`` (or a ``Signature``): (input dtypes, output dtypes). A loop of a dtype the
+    device cannot hold (``dtype=object``, ``'OO->O'``) raises ``HostOnly``: NumPy runs it."""
+    request = dtype.request if type(dtype) is Signature else _dtypes.canonical_dtype(dtype)
+    loop_in, loop_out = _resolve(np_ufunc, keys, request, casting)
+    if request is not None and not all(map(_dtypes.is_device_dtype, loop_in + loop_out)):
+        raise HostOnly(f"a loop of {loop_in} -> {loop_out} runs on the host only")
+    return loop_in, loop_out
+
+
+@functools.lru_cache(maxsize=8192)
+def _resolve(np_ufunc: np.ufunc, keys: tuple, dtype: np.dtype | None,
+             casting: str) -> tuple[tuple, tuple]:
+    """NumPy's loop dtypes for these operand dtypes: (input dtypes, output dtypes)."""
+    nin, nout = np_ufunc.nin, np_ufunc.nout
+    sig = dtype if dtype is None or type(dtype) in (tuple, str) else (None,) * nin + (dtype,) * nout
+    kwargs = {} if sig is None else {"signature": sig}
+    if casting in ("no", "equiv") and any(isinstance(k, type) for k in keys):
+        # resolve_dtypes crashes (segfault) on weak Python scalars with casting='equiv' once
+        # JAX is imported: ask the ufunc itself on 0-d samples for its verdict instead.
+        samples = [k(0) if isinstance(k, type) else np.zeros((), k) for k in keys]
+        with np.errstate(all="ignore"):
+            np_ufunc(*samples, casting=casting, **kwargs)
+        casting = "unsafe"
+    resolved = np_ufunc.resolve_dtypes(keys + (None,) * nout, casting=casting, **kwargs)
+    # NumPy has two equal uint64/int64 dtype classes (ulonglong, ulong); JAX accepts scalars
+    # of only one of them, so name each dtype by its canonical instance.
+    resolved = tuple(np.dtype(d.str) if d.kind in "iu" else d for d in resolved)
+    return resolved[:nin], resolved[nin:]

@@ -38,7 +38,7 @@ from npjax._runtime import _stats, _thread_checks, _ufunc_checks
 from npjax._calls._dispatch import write_out
 from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error
 from npjax._calls._fallback import call_numpy
-from npjax._calls._ufunc_keywords import as_signature, loop_request, sig_keyword
+from npjax._calls._ufunc_keywords import as_signature, resolve_loop, sig_keyword
 from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
 from npjax._core._lazy import Kernel, Lazy, concrete
 from npjax._core._ndarray import ndarray
@@ -347,7 +347,7 @@ class ufunc(_UfuncBase):
                                                 "casting": casting, "order": order,
                                                 "dtype": dtype, "subok": subok,
                                                 "signature": signature})
-        if signature is not None:  # NumPy's loop for it: ``_resolve`` (in ``dtype``'s place)
+        if signature is not None:  # NumPy's loop for it: ``resolve_loop`` (as ``dtype``)
             dtype = as_signature(signature, dtype)
         if self._impl is None:
             if self.__name__ == "isnat":
@@ -372,7 +372,7 @@ class ufunc(_UfuncBase):
                               {"out": out, "where": where, "casting": casting,
                                "dtype": dtype}, policy, str(exc), isinstance(exc, HostOnly))
         keys = tuple(type(v) if type(v) in _WEAK else v.dtype for v in vals)
-        loop_in, loop_out = _resolve(self._np, keys, loop_request(dtype), casting)
+        loop_in, loop_out = resolve_loop(self._np, keys, dtype, casting)
         for i, v in enumerate(vals):
             if type(v) is int:
                 dt = loop_in[i]
@@ -630,27 +630,6 @@ def _as_out_tuple(out: Any, nout: int) -> tuple | None:
         if o is not None and not isinstance(o, ndarray):
             raise TypeError("return arrays must be of ArrayType")
     return out
-
-
-@functools.lru_cache(maxsize=8192)
-def _resolve(np_ufunc: np.ufunc, keys: tuple, dtype: np.dtype | None,
-             casting: str) -> tuple[tuple, tuple]:
-    """NumPy's loop dtypes for these operand dtypes: (input dtypes, output dtypes)."""
-    nin, nout = np_ufunc.nin, np_ufunc.nout
-    sig = dtype if dtype is None or type(dtype) in (tuple, str) else (None,) * nin + (dtype,) * nout
-    kwargs = {} if sig is None else {"signature": sig}
-    if casting in ("no", "equiv") and any(isinstance(k, type) for k in keys):
-        # resolve_dtypes crashes (segfault) on weak Python scalars with casting='equiv' once
-        # JAX is imported: ask the ufunc itself on 0-d samples for its verdict instead.
-        samples = [k(0) if isinstance(k, type) else np.zeros((), k) for k in keys]
-        with np.errstate(all="ignore"):
-            np_ufunc(*samples, casting=casting, **kwargs)
-        casting = "unsafe"
-    resolved = np_ufunc.resolve_dtypes(keys + (None,) * nout, casting=casting, **kwargs)
-    # NumPy has two equal uint64/int64 dtype classes (ulonglong, ulong); JAX accepts scalars
-    # of only one of them, so name each dtype by its canonical instance.
-    resolved = tuple(np.dtype(d.str) if d.kind in "iu" else d for d in resolved)
-    return resolved[:nin], resolved[nin:]
 
 
 def _weak_int(value: int, dtype: np.dtype, name: str) -> Any:
