@@ -49,7 +49,7 @@ def as_signature(signature: Any, dtype: Any) -> Signature:
     """``signature=`` checked as NumPy checks it before any loop is looked up."""
     if dtype is not None:
         raise TypeError("cannot specify both 'signature' and 'dtype'")
-    if type(signature) is tuple or type(signature) is str:
+    if type(signature) in (tuple, str, bytes):
         return Signature(signature)
     raise TypeError("the signature object to ufunc must be a string or a tuple.")
 
@@ -70,7 +70,9 @@ def _resolve(np_ufunc: np.ufunc, keys: tuple, dtype: np.dtype | None,
              casting: str) -> tuple[tuple, tuple]:
     """NumPy's loop dtypes for these operand dtypes: (input dtypes, output dtypes)."""
     nin, nout = np_ufunc.nin, np_ufunc.nout
-    sig = dtype if dtype is None or type(dtype) in (tuple, str) else (None,) * nin + (dtype,) * nout
+    sig = dtype  # ``dtype=`` for the outputs, or a ``Signature``'s request as it is
+    if isinstance(dtype, np.dtype):
+        sig = (None,) * nin + (dtype,) * nout
     kwargs = {} if sig is None else {"signature": sig}
     if casting in ("no", "equiv") and any(isinstance(k, type) for k in keys):
         # resolve_dtypes crashes (segfault) on weak Python scalars with casting='equiv' once

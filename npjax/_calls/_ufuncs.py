@@ -540,7 +540,9 @@ def _iinfo(dt: np.dtype) -> Any:
 def _check_power(exponent: Any) -> None:
     """NumPy refuses negative integer exponents for integer loops (ValueError)."""
     exponent = concrete(exponent)
-    if isinstance(exponent, np.generic | int):
+    if isinstance(exponent, float):  # cast into the integer loop (``dtype=``, unsafe) first
+        bad = not exponent > -1
+    elif isinstance(exponent, np.generic | int):
         bad = exponent < 0
     elif exponent.size == 0:
         return
