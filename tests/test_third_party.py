@@ -174,6 +174,72 @@ def test_matplotlib_lightsource_shade_of_asarray(placement):
     np.testing.assert_array_equal(got, _shade(Z))
 
 
+# --- numpy.testing ---------------------------------------------------------------------------
+
+# numpy.testing.assert_equal takes the array branch only for ``isinstance(x, np.ndarray)``;
+# otherwise it ends in ``bool(desired == actual)``. npjax.testing hands it NumPy's data.
+@pytest.mark.xfail(raises=ValueError, reason="numpy.testing.assert_equal tests isinstance(x, "
+                   "numpy.ndarray) and then takes bool() of an elementwise comparison")
+@pytest.mark.parametrize("placement", PLACEMENTS)
+def test_numpy_testing_assert_equal_of_npjax_arrays(placement):
+    with _under(placement):
+        np.testing.assert_equal(npjax.arange(3.0), [0.0, 1.0, 2.0])
+
+
+ASSERTIONS = {
+    "assert_equal with a list": ("assert_equal", lambda xp: (xp.arange(3.0), [0.0, 1.0, 2.0])),
+    "assert_equal of two arrays": ("assert_equal", lambda xp: (xp.arange(3.0),
+                                                               xp.arange(3.0))),
+    "assert_equal of lists of arrays": ("assert_equal", lambda xp: ([xp.arange(2)],
+                                                                    [xp.arange(2)])),
+    "assert_equal of a dict": ("assert_equal", lambda xp: ({"a": xp.arange(2)},
+                                                           {"a": [0, 1]})),
+    "assert_equal of a scalar, strict": ("assert_equal", lambda xp: (
+        xp.arange(3.0).sum(), np.float64(3.0))),
+    "assert_equal of NaNs": ("assert_equal", lambda xp: (xp.array([np.nan, 1.0]),
+                                                         [np.nan, 1.0])),
+    "assert_equal of strings": ("assert_equal", lambda xp: (xp.array(["a", "b"]), ["a", "b"])),
+    "assert_equal that fails": ("assert_equal", lambda xp: (xp.arange(3.0), [0.0, 1.0, 3.0])),
+    "assert_almost_equal of two arrays": ("assert_almost_equal", lambda xp: (
+        xp.arange(3.0), xp.arange(3.0) + 1e-9)),
+    "assert_almost_equal that fails": ("assert_almost_equal", lambda xp: (
+        xp.arange(3.0), xp.arange(3.0) + 1e-3)),
+    "assert_allclose": ("assert_allclose", lambda xp: (xp.arange(3.0), [0.0, 1.0, 2.0])),
+    "assert_array_less": ("assert_array_less", lambda xp: (xp.arange(3.0), xp.arange(3.0))),
+    "assert_array_max_ulp": ("assert_array_max_ulp", lambda xp: (xp.arange(3.0),
+                                                                 xp.arange(3.0))),
+}
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize("name", list(ASSERTIONS))
+def test_npjax_testing_assertions(name, placement):
+    """npjax.testing's value assertions: NumPy's outcome and message for the same values."""
+    fname, make = ASSERTIONS[name]
+    kwargs = {"strict": True} if "strict" in name else {}
+    try:
+        getattr(np.testing, fname)(*make(np), **kwargs)
+        want = None
+    except AssertionError as exc:
+        want = str(exc)
+    with _under(placement):
+        try:
+            getattr(npjax.testing, fname)(*make(npjax), **kwargs)
+            got = None
+        except AssertionError as exc:
+            got = str(exc)
+    assert got == want
+
+
+def test_npjax_testing_keeps_numpy_testing_names():
+    assert npjax.testing.assert_raises is np.testing.assert_raises
+    assert npjax.testing.suppress_warnings is np.testing.suppress_warnings
+    assert npjax.testing.HAS_REFCOUNT == np.testing.HAS_REFCOUNT
+    assert set(np.testing.__all__) <= set(dir(npjax.testing))
+    # assert_raises is NumPy's: the callable gets the npjax array as given
+    npjax.testing.assert_raises(ValueError, bool, npjax.arange(3))
+
+
 # --- what remains: the type checks themselves ------------------------------------------------
 
 @pytest.mark.parametrize("placement", PLACEMENTS)
