@@ -28,6 +28,7 @@ import numpy as np
 from npjax._runtime import _context, _stats
 from npjax._runtime._policy import DEFAULT_LIMIT
 from npjax._pure._dtypes import MAX_DEVICE_NDIM, is_device_dtype
+from npjax._pure._errors import HostOnly
 from npjax._runtime._numpy_calls import (SHARED, call_numpy_method, call_numpy_python,
                                          call_numpy_ufunc, entered, ever_logged,
                                          issue_pending, loops_context_for, numpy_errstate,
@@ -288,8 +289,11 @@ def host_first(name: str, host_fn: Any, impl: Any) -> Any:
             handler = DEFERRED.get(type(a))
             if handler is not None:
                 return handler(name, impl, args, kwargs)
-        result = try_host(name, host_fn, args, kwargs)
-        return impl(*args, **kwargs) if result is NOT_HOST else result
+        try:
+            result = try_host(name, host_fn, args, kwargs)
+            return impl(*args, **kwargs) if result is NOT_HOST else result
+        except HostOnly:  # an operand of a host-only dtype made on the way (2**70: object)
+            return forced_host(name, host_fn, args, kwargs)
 
     functools.update_wrapper(call, impl)
     call.host_first = True
