@@ -153,13 +153,30 @@ def test_einsum_order(name, placement):
     _check(EINSUM_CALLS[name], placement)
 
 
+LAYOUTS = {
+    "F": lambda xp: xp.einsum("ij,kj->ik", _square(xp), _square(xp), order="F"),
+    "A of transposed operands": lambda xp: xp.einsum(
+        "ij,jk->ik", _square(xp).T, xp.arange(6.0).reshape(3, 2).T, order="A"),
+    "A of a transposed and a C operand": lambda xp: xp.einsum(
+        "ji,jk->ik", _square(xp), _square(xp)[:, :2], order="A"),
+    "A of 1-d operands": lambda xp: xp.einsum("i,j->ij", xp.arange(2.0), xp.arange(3.0),
+                                              order="A"),
+    "A with a list": lambda xp: xp.einsum("ji,jk->ik", _square(xp), [[1.0], [2.0]],
+                                          order="A"),
+    "C": lambda xp: xp.einsum("ij,jk->ik", _square(xp).T, xp.arange(6.0).reshape(3, 2).T,
+                              order="C"),
+}
+
+
 @pytest.mark.parametrize("placement", PLACEMENTS)
-def test_einsum_order_f_layout(placement):
+@pytest.mark.parametrize("name", list(LAYOUTS))
+def test_einsum_order_layout(name, placement):
+    """NumPy's memory order for 'F', 'A' and 'C' ('K' on the device gives C order)."""
+    want = LAYOUTS[name](np)
     with _under(placement):
-        got = npjax.einsum("ij,kj->ik", _square(npjax), _square(npjax), order="F")
-        assert got.flags.f_contiguous and not got.flags.c_contiguous
-        assert got.strides == np.einsum("ij,kj->ik", _square(np), _square(np),
-                                        order="F").strides
+        got = LAYOUTS[name](npjax)
+        assert (got.flags.c_contiguous, got.flags.f_contiguous, got.strides) == (
+            want.flags.c_contiguous, want.flags.f_contiguous, want.strides)
 
 
 ONES33 = (1,) * 33

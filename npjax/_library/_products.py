@@ -420,7 +420,8 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, dtype: Any = 
                             optimize=_optimize(optimize))
     if out is None:
         made = wrap(result, scalar)
-        if order.upper() == "F" and result.ndim > 1:  # NumPy's layout (device values are C)
+        if result.ndim > 1 and (order.upper() == "F" or order.upper() == "A" and all(
+                _f_contiguous(x) for x in ops)):  # NumPy's layout (device values are C)
             made._layout = np.empty(result.shape, result.dtype, order="F")
         return made
     if not isinstance(out, ndarray):
@@ -435,6 +436,13 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, dtype: Any = 
                         f"{out.dtype!r}, the operand {len(arrays)} dtype, according to the "
                         f"rule '{casting}'")
     return write_out(out, result, "unsafe", "einsum")
+
+
+def _f_contiguous(x: Any) -> bool:
+    """Whether an einsum operand is F-contiguous in NumPy (``order='A'``: all of them)."""
+    if isinstance(x, ndarray | np.ndarray):
+        return x.flags.f_contiguous
+    return np.ndim(x) <= 1 or np.asarray(x).flags.f_contiguous
 
 
 def einsum_path(*operands: Any, optimize: Any = "greedy", einsum_call: bool = False) -> Any:
