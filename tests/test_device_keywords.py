@@ -203,7 +203,39 @@ MANY_DIMS = {
     "ones 33 setitem": lambda xp: _set(xp.zeros((2,) + ONES33)),
     "ones 33 concatenate": lambda xp: xp.concatenate([xp.ones(ONES33), xp.zeros(ONES33)]),
     "array of 33 dims": lambda xp: xp.asarray(np.ones(ONES33)) + xp.ones(3),
+    "flat of 33 dims": lambda xp: xp.ones(ONES33).flat,
+    "flat of 32 dims": lambda xp: list(xp.ones((2,) + (1,) * 31).flat),
+    "choose of 60 dims": lambda xp: (lambda a: a.choose([a, a]))(xp.ones((1,) * 60,
+                                                                        dtype=xp.intp)),
+    "outer beyond 64 dims": lambda xp: xp.add.outer(xp.ones(ONES33), xp.ones(ONES33)),
+    "64 fancy indices": lambda xp: xp.ones((1,) * 64)[(xp.array([0]),) * 64],
+    "nested lists of 64 levels": lambda xp: xp.array(_nested(64), dtype="float64"),
+    "nested lists of 65 levels": lambda xp: xp.array([_nested(64)], dtype="float64"),
+    "nested lists of 65 levels, no dtype": lambda xp: xp.array([_nested(64)]),
+    "nested lists of 40 levels sum": lambda xp: xp.array(_nested(40)).sum(),
+    "64 dims + 1-d": lambda xp: xp.ones((1,) * 64) + xp.ones(3),
+    "40 dims mean of an axis": lambda xp: xp.arange(6.0).reshape((2, 3) + (1,) * 38).mean(1),
+    "40 dims astype": lambda xp: xp.ones((1,) * 40).astype(xp.int32),
+    "40 dims nonzero": lambda xp: xp.nonzero(xp.ones((2,) + (1,) * 39)),
+    "40 dims where": lambda xp: xp.where(xp.ones((1,) * 40) > 0, 1, 2),
+    "40 dims tolist": lambda xp: xp.ones((1,) * 40).tolist(),
+    "40 dims item": lambda xp: xp.ones((1,) * 40).item(),
+    "40 dims ravel": lambda xp: xp.ones((2,) + (1,) * 39).ravel(),
+    "40 dims take": lambda xp: xp.take(xp.ones((2,) + (1,) * 39), [1]),
+    "40 dims fill through ...": lambda xp: _set_all(xp.ones((2,) + (1,) * 39)),
 }
+
+
+def _nested(depth):
+    n = [1.25]
+    for _ in range(depth - 1):
+        n = [n]
+    return n
+
+
+def _set_all(a):
+    a[...] = 3
+    return a
 
 
 def _set(a):
