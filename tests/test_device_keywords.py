@@ -321,6 +321,26 @@ BIG_INTS = {
     "full_like(ints, big)": lambda xp: xp.full_like(xp.arange(3), BIG),
     "searchsorted(ints, big)": lambda xp: xp.searchsorted(xp.arange(3), BIG),
     "dot(ints, [big, 1, 1])": lambda xp: xp.dot(xp.arange(3), [BIG, 1, 1]),
+    "concatenate float32 scalar and a Python float": lambda xp: xp.concatenate(
+        [xp.float32(1), 1.0], axis=None),
+    "concatenate int8 scalar and 300": lambda xp: xp.concatenate([xp.int8(1), 300], axis=None),
+    "concatenate int8 array and 3": lambda xp: xp.concatenate([xp.arange(2, dtype=xp.int8), 3],
+                                                              axis=None),
+    "concatenate int8 array and 1.5": lambda xp: xp.concatenate(
+        [xp.arange(2, dtype=xp.int8), 1.5], axis=None),
+    "concatenate float32 array and 1j": lambda xp: xp.concatenate(
+        [xp.arange(2, dtype=xp.float32), 1j], axis=None),
+    "concatenate float32 scalar and big": lambda xp: xp.concatenate([xp.float32(1), BIG],
+                                                                    axis=None),
+    "concatenate ints and big": lambda xp: xp.concatenate([xp.arange(2), BIG], axis=None),
+    "concatenate Python numbers": lambda xp: xp.concatenate([1, 2.0], axis=None),
+    "concatenate scalars along an axis": lambda xp: xp.concatenate([xp.float32(1), 1.0]),
+    "concatenate weak int, casting no": lambda xp: xp.concatenate(
+        [xp.arange(2, dtype=xp.int8), 300], axis=None, casting="no"),
+    "concatenate weak float, casting no": lambda xp: xp.concatenate(
+        [xp.arange(2, dtype=xp.int8), 1.5], axis=None, casting="no"),
+    "concatenate weak int, dtype": lambda xp: xp.concatenate(
+        [xp.arange(2, dtype=xp.int8), 300], axis=None, dtype=xp.int16),
     "view setitem big": lambda xp: xp.arange(3, dtype=xp.uint8)[1:].__setitem__(0, BIG),
 }
 
