@@ -108,6 +108,8 @@ del _sub
 # After install (npjax.lib.scimath is npjax.emath); by module name, since install has bound
 # ``lib`` to NumPy's and ``from npjax import lib`` would return that.
 lib = __import__("importlib").import_module("npjax.lib")
+# NumPy's assertions given NumPy's data (they test isinstance(x, numpy.ndarray)): npjax/testing.py
+testing = __import__("importlib").import_module("npjax.testing")
 
 __array_api_version__ = "2024.12"
 # NumPy scripts print and compare ``np.__version__``: npjax answers as the NumPy it follows

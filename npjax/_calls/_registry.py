@@ -60,7 +60,7 @@ NUMPY_OBJECTS = {
     "mintypecode", "format_float_positional", "format_float_scientific", "base_repr",
     "binary_repr", "get_printoptions", "set_printoptions", "printoptions", "getbufsize",
     "setbufsize", "busdaycalendar", "datetime_data", "info", "iterable", "ndindex",
-    "dtypes", "exceptions", "typing", "char", "strings", "testing",
+    "dtypes", "exceptions", "typing", "char", "strings",
     "errstate", "seterr", "geterr", "seterrcall", "geterrcall", "common_type",
     "lib.add_docstring", "lib.add_newdoc", "lib.mixins",
 }

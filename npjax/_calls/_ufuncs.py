@@ -36,8 +36,9 @@ from npjax._runtime import _context, _errstate, _finite_watch, _host_reads, _num
 from npjax._pure import _dtypes
 from npjax._runtime import _stats, _thread_checks, _ufunc_checks
 from npjax._calls._dispatch import write_out
-from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
+from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error
 from npjax._calls._fallback import call_numpy
+from npjax._calls._ufunc_keywords import as_signature, resolve_loop, sig_keyword
 from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
 from npjax._core._lazy import Kernel, Lazy, concrete
 from npjax._core._ndarray import host_owner, ndarray
@@ -327,8 +328,8 @@ class ufunc(_UfuncBase):
                                 f"positional arguments but {len(args)} were given")
         if "axis" in extra and self.signature is not None:
             args = _core_axis(self.__name__, args, extra.pop("axis"))
-        if extra:
-            raise unsupported(self.__name__, next(iter(extra)))
+        if extra:  # ``sig=``, NumPy's older spelling of ``signature=`` (``_ufunc_keywords``)
+            signature = sig_keyword(self.__name__, extra, signature)
         if has_subclass(args, {"out": out}):
             raise SubclassOperand
         if DEFERRED_UFUNC:
@@ -339,8 +340,8 @@ class ufunc(_UfuncBase):
                                                 "casting": casting, "order": order,
                                                 "dtype": dtype, "subok": subok,
                                                 "signature": signature})
-        if signature is not None:
-            raise unsupported(self.__name__, "signature")
+        if signature is not None:  # NumPy's loop for it: ``resolve_loop`` (as ``dtype``)
+            dtype = as_signature(signature, dtype)
         if self._impl is None:
             if self.__name__ == "isnat":
                 _check_isnat(args[0])
@@ -364,7 +365,7 @@ class ufunc(_UfuncBase):
                               {"out": out, "where": where, "casting": casting,
                                "dtype": dtype}, policy, str(exc), isinstance(exc, HostOnly))
         keys = tuple(type(v) if type(v) in _WEAK else v.dtype for v in vals)
-        loop_in, loop_out = _resolve(self._np, keys, _dtypes.canonical_dtype(dtype), casting)
+        loop_in, loop_out = resolve_loop(self._np, keys, dtype, casting)
         for i, v in enumerate(vals):
             if type(v) is int:
                 dt = loop_in[i]
@@ -532,7 +533,9 @@ def _iinfo(dt: np.dtype) -> Any:
 def _check_power(exponent: Any) -> None:
     """NumPy refuses negative integer exponents for integer loops (ValueError)."""
     exponent = concrete(exponent)
-    if isinstance(exponent, np.generic | int):
+    if isinstance(exponent, float):  # cast into the integer loop (``dtype=``, unsafe) first
+        bad = not exponent > -1
+    elif isinstance(exponent, np.generic | int):
         bad = exponent < 0
     elif exponent.size == 0:
         return
@@ -622,27 +625,6 @@ def _as_out_tuple(out: Any, nout: int) -> tuple | None:
         if o is not None and not isinstance(o, ndarray):
             raise TypeError("return arrays must be of ArrayType")
     return out
-
-
-@functools.lru_cache(maxsize=8192)
-def _resolve(np_ufunc: np.ufunc, keys: tuple, dtype: np.dtype | None,
-             casting: str) -> tuple[tuple, tuple]:
-    """NumPy's loop dtypes for these operand dtypes: (input dtypes, output dtypes)."""
-    nin, nout = np_ufunc.nin, np_ufunc.nout
-    sig = None if dtype is None else (None,) * nin + (dtype,) * nout
-    kwargs = {} if sig is None else {"signature": sig}
-    if casting in ("no", "equiv") and any(isinstance(k, type) for k in keys):
-        # resolve_dtypes crashes (segfault) on weak Python scalars with casting='equiv' once
-        # JAX is imported: ask the ufunc itself on 0-d samples for its verdict instead.
-        samples = [k(0) if isinstance(k, type) else np.zeros((), k) for k in keys]
-        with np.errstate(all="ignore"):
-            np_ufunc(*samples, casting=casting, **({} if dtype is None else {"dtype": dtype}))
-        casting = "unsafe"
-    resolved = np_ufunc.resolve_dtypes(keys + (None,) * nout, casting=casting, **kwargs)
-    # NumPy has two equal uint64/int64 dtype classes (ulonglong, ulong); JAX accepts scalars
-    # of only one of them, so name each dtype by its canonical instance.
-    resolved = tuple(np.dtype(d.str) if d.kind in "iu" else d for d in resolved)
-    return resolved[:nin], resolved[nin:]
 
 
 def _weak_int(value: int, dtype: np.dtype, name: str) -> Any:

@@ -8,7 +8,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax._pure._dtypes import is_device_dtype
+from npjax._pure._dtypes import MAX_DEVICE_NDIM, is_device_dtype
 from npjax._pure._errors import HostOnly
 from npjax._runtime import _stats
 
@@ -45,5 +45,7 @@ def _to_device(data: np.ndarray, owned: bool = False) -> jax.Array:
     asynchronous one runs, must not reach its operand."""
     if not is_device_dtype(data.dtype):  # never a raw JAX error: the caller's NumPy runs it
         raise HostOnly(f"dtype {data.dtype} lives on the host only")
+    if data.ndim > MAX_DEVICE_NDIM:
+        raise HostOnly(f"an array of {data.ndim} dimensions lives on the host only")
     _stats.record_transfer("host_to_device", data.nbytes)
     return jax.device_put(data if owned else np.array(data))

@@ -14,24 +14,25 @@ import jax
 import numpy as np
 
 from npjax._core._ndarray import ndarray
-from npjax._pure._dtypes import is_device_dtype
+from npjax._pure._dtypes import MAX_DEVICE_NDIM, is_device_dtype
 from npjax._runtime import _stats
 
 _DEVICE_DTYPE: dict = {}  # dtype -> is_device_dtype(dtype)
 
 
 def host_only(x: Any) -> bool:
-    """Whether ``x`` is an array of a dtype the device cannot hold: an npjax host array or
-    NumPy's own."""
+    """Whether ``x`` is an array the device cannot hold (a host-only dtype, more than
+    ``MAX_DEVICE_NDIM`` dimensions): an npjax host array or NumPy's own."""
     if isinstance(x, ndarray):
-        if x._host() is None:  # a device array never holds one
+        x = x._host()
+        if x is None:  # a device array never is one
             return False
     elif type(x) is not np.ndarray:
         return False
     device_dtype = _DEVICE_DTYPE.get(x.dtype)
     if device_dtype is None:
         device_dtype = _DEVICE_DTYPE[x.dtype] = is_device_dtype(x.dtype)
-    return not device_dtype
+    return not device_dtype or x.ndim > MAX_DEVICE_NDIM
 
 
 def has_host_only(args: tuple, kwargs: dict) -> bool:

@@ -11,7 +11,7 @@ import numpy as np
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
 from npjax._core._placement import _DEVICE_DTYPE, npjax_operands, place_result
-from npjax._pure._dtypes import is_device_dtype
+from npjax._pure._dtypes import MAX_DEVICE_NDIM, is_device_dtype
 from npjax._runtime import _context
 
 
@@ -37,7 +37,8 @@ def place_made(result: Any, device: bool = False) -> Any:
             return ndarray._owner(to_jax(np.asarray(result)), True)
         else:
             return result
-    if not _device_dtype(result.dtype):  # a host array whatever the policy: no device form
+    if not _device_dtype(result.dtype) or result.ndim > MAX_DEVICE_NDIM:  # no device form:
+        # a host array whatever the policy
         return place_result(result, (), -1)
     limit = _context.get().host
     if limit >= 0 and not device:

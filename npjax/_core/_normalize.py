@@ -59,6 +59,8 @@ def as_host(x: Any, policy: Policy, dtype: Any = None) -> np.ndarray:
         host = host.astype(narrow, copy=False)
     if not _dtypes.is_device_dtype(host.dtype):
         raise HostOnly(f"dtype {host.dtype} lives on the host only")
+    if host.ndim > _dtypes.MAX_DEVICE_NDIM:
+        raise HostOnly(f"an array of {host.ndim} dimensions lives on the host only")
     return host
 
 

@@ -27,7 +27,8 @@ import numpy as np
 
 from npjax._runtime import _context, _stats
 from npjax._runtime._policy import DEFAULT_LIMIT
-from npjax._pure._dtypes import is_device_dtype
+from npjax._pure._dtypes import MAX_DEVICE_NDIM, is_device_dtype
+from npjax._pure._errors import HostOnly
 from npjax._runtime._numpy_calls import (SHARED, call_numpy_method, call_numpy_python,
                                          call_numpy_ufunc, entered, ever_logged,
                                          issue_pending, loops_context_for, numpy_errstate,
@@ -288,8 +289,11 @@ def host_first(name: str, host_fn: Any, impl: Any) -> Any:
             handler = DEFERRED.get(type(a))
             if handler is not None:
                 return handler(name, impl, args, kwargs)
-        result = try_host(name, host_fn, args, kwargs)
-        return impl(*args, **kwargs) if result is NOT_HOST else result
+        try:
+            result = try_host(name, host_fn, args, kwargs)
+            return impl(*args, **kwargs) if result is NOT_HOST else result
+        except HostOnly:  # an operand of a host-only dtype made on the way (2**70: object)
+            return forced_host(name, host_fn, args, kwargs)
 
     functools.update_wrapper(call, impl)
     call.host_first = True
@@ -763,8 +767,9 @@ def place_result(result: Any, inputs: tuple, limit: int) -> Any:
         device_dtype = _DEVICE_DTYPE.get(result.dtype)
         if device_dtype is None:
             device_dtype = _DEVICE_DTYPE[result.dtype] = is_device_dtype(result.dtype)
-        # host-only dtypes (object, str, datetime...) stay host arrays whatever their size
-        if device_dtype and result.base is None and beyond(result.size, limit):
+        # host-only dtypes (object, str, datetime...) and > 32 dimensions stay host arrays
+        if device_dtype and result.base is None and beyond(result.size, limit) and \
+                result.ndim <= MAX_DEVICE_NDIM:
             return ndarray._owner(_to_device(result, owned=True))  # (NumPy's new array)
         mine = inputs
         for x in inputs:

@@ -303,6 +303,8 @@ def _filled(name: str, shape: Any, fill: Any, dtype: np.dtype) -> ndarray:
     shape = _shape(shape)
     dtype = _device_dtype(np.dtype(dtype), name)
     _check_size(shape, dtype)
+    if len(shape) > _dtypes.MAX_DEVICE_NDIM:  # NumPy makes it, a host array
+        raise HostOnly(f"an array of {len(shape)} dimensions lives on the host only")
     policy = current()
     if isinstance(fill, ndarray | jax.Array):
         value = _astype(fill._read() if isinstance(fill, ndarray) else fill, dtype)

@@ -125,6 +125,9 @@ class flatiter:
     __slots__ = ("_arr", "_chunks", "_index", "_seen")
 
     def __init__(self, arr: ndarray) -> None:
+        if arr.ndim > 32:  # NumPy's flat iterator (NPY_MAXDIMS_LEGACY_ITERS)
+            raise RuntimeError("this function only supports up to 32 dimensions but the "
+                               f"array has {arr.ndim}.")
         self._arr = arr
         self._index = 0
         self._chunks: _Elements | None = None

@@ -19,11 +19,13 @@ import numpy as np
 from npjax._runtime._errstate import _stacklevel
 from npjax._core import _casts
 from npjax._pure import _dtypes
-from npjax._calls._dispatch import ArrayIn, ArrayKeep, ArraySeq, DTypeIn, npfunc, write_out
+from npjax._calls._dispatch import (ArrayIn, ArrayKeep, ArraySeq, DTypeIn, Tag, npfunc,
+                                    write_out)
 from npjax._pure._errors import HostOnly
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
+from npjax._runtime._context import current
 from npjax._library._rearranging import _CASTINGS, _warn_complex
 from npjax._library._shape_ops import moveaxis
 
@@ -54,8 +56,9 @@ def _join_target(dtypes: list, dtype: Any, out: Any, casting: str, name: str) ->
         target = out.dtype
     else:
         target = _dtypes.result_type(*dtypes)
-    for d in dtypes:
-        if d != target and not _dtypes.can_cast(np.dtype(d), target, casting):
+    for d in dtypes:  # (Python numbers, weak, are cast whatever the rule, as NumPy does)
+        if d != target and type(d) is not type and not _dtypes.can_cast(np.dtype(d), target,
+                                                                         casting):
             raise TypeError(f"Cannot cast array data from {np.dtype(d)!r} to {target!r} "
                             f"according to the rule {casting!r}")
     if not _dtypes.is_device_dtype(target):
@@ -69,10 +72,20 @@ def _concat_kernel(axis: int, dtype: np.dtype):
     return jax.jit(lambda xs: jnp.concatenate([x.astype(dtype) for x in xs], axis=axis))
 
 
+# ``concatenate``'s sequence: Python numbers stay as they are, weak in the result dtype (NEP 50:
+# ``concatenate([np.float32(1), 1.0], axis=None)`` is float32, as a ufunc's would be).
+WeakSeq = Tag("WeakSeq", lambda xs, policy: [x if type(x) in _dtypes.WEAK_TYPES else
+                                             to_jax(x, policy) for x in xs])
+
+
 def _concat(values: list, axis: Any, out: Any, dtype: Any, casting: str, name: str) -> Any:
-    """``numpy.concatenate`` on jax values; returns a jax value or the written ``out``."""
+    """``numpy.concatenate`` on jax values (Python numbers weak); a jax value or ``out``."""
     if not values:
         raise ValueError("need at least one array to concatenate")
+    keys = None
+    if any(type(v) in _dtypes.WEAK_TYPES for v in values):  # NumPy's arrays of them
+        keys = [type(v) if type(v) in _dtypes.WEAK_TYPES else v.dtype for v in values]
+        values = [to_jax(v, current()) if type(v) in _dtypes.WEAK_TYPES else v for v in values]
     if axis is None:
         values = [v.reshape(-1) for v in values]
         axis = 0
@@ -95,7 +108,7 @@ def _concat(values: list, axis: Any, out: Any, dtype: Any, casting: str, name: s
                         f"must match exactly, but along dimension {d}, the array at index 0 "
                         f"has size {first[d]} and the array at index {i} has size "
                         f"{v.shape[d]}")
-    target = _join_target([v.dtype for v in values], dtype, out, casting, name)
+    target = _join_target(keys or [v.dtype for v in values], dtype, out, casting, name)
     values = [_casts.precast(v, target) for v in values]  # NumPy's values for NaN to int...
     result = _concat_kernel(axis, target)(values)
     if out is not None:
@@ -108,7 +121,7 @@ def _concat(values: list, axis: Any, out: Any, dtype: Any, casting: str, name: s
 
 
 @npfunc(numpy_fn=np.concatenate)
-def concatenate(arrays: ArraySeq, axis: Any = 0, out: Any = None, *, dtype: DTypeIn = None,
+def concatenate(arrays: WeakSeq, axis: Any = 0, out: Any = None, *, dtype: DTypeIn = None,
                 casting: str = "same_kind") -> Any:
     """npjax implementation of ``numpy.concatenate`` (a new array)."""
     return _concat(arrays, axis, out, dtype, casting, "concatenate")
@@ -116,7 +129,7 @@ def concatenate(arrays: ArraySeq, axis: Any = 0, out: Any = None, *, dtype: DTyp
 
 if hasattr(np, "concat"):
     @npfunc(numpy_fn=np.concat)
-    def concat(arrays: ArraySeq, axis: Any = 0, out: Any = None, *, dtype: DTypeIn = None,
+    def concat(arrays: WeakSeq, axis: Any = 0, out: Any = None, *, dtype: DTypeIn = None,
                casting: str = "same_kind") -> Any:
         """npjax implementation of ``numpy.concat`` (a new array)."""
         return _concat(arrays, axis, out, dtype, casting, "concatenate")

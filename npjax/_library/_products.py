@@ -400,8 +400,11 @@ def _optimize(optimize: Any) -> Any:
 def einsum(*operands: Any, out: Any = None, optimize: Any = False, dtype: Any = None,
            order: str = "K", casting: str = "safe") -> Any:
     """npjax implementation of numpy.einsum (any ``optimize=`` value NumPy accepts)."""
-    if order not in ("K", "C", "A"):
-        raise unsupported("einsum", "order")
+    order = "K" if order is None else order
+    if not isinstance(order, str):
+        raise TypeError(f"order must be str, not {type(order).__name__}")
+    if order.upper() not in ("C", "F", "A", "K"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
     subscripts, ops = _parse(operands)
     arrays = [_arr(x) for x in ops]
     dt = None if dtype is None else np.dtype(dtype)
@@ -416,7 +419,11 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, dtype: Any = 
     result = _einsum_kernel(*arrays, subscripts=subscripts, dtype=res_dtype,
                             optimize=_optimize(optimize))
     if out is None:
-        return wrap(result, scalar)
+        made = wrap(result, scalar)
+        if result.ndim > 1 and (order.upper() == "F" or order.upper() == "A" and all(
+                _f_contiguous(x) for x in ops)):  # NumPy's layout (device values are C)
+            made._layout = np.empty(result.shape, result.dtype, order="F")
+        return made
     if not isinstance(out, ndarray):
         raise TypeError("out must be an npjax array")
     if out.ndim != result.ndim:
@@ -429,6 +436,13 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, dtype: Any = 
                         f"{out.dtype!r}, the operand {len(arrays)} dtype, according to the "
                         f"rule '{casting}'")
     return write_out(out, result, "unsafe", "einsum")
+
+
+def _f_contiguous(x: Any) -> bool:
+    """Whether an einsum operand is F-contiguous in NumPy (``order='A'``: all of them)."""
+    if isinstance(x, ndarray | np.ndarray):
+        return x.flags.f_contiguous
+    return np.ndim(x) <= 1 or np.asarray(x).flags.f_contiguous
 
 
 def einsum_path(*operands: Any, optimize: Any = "greedy", einsum_call: bool = False) -> Any:

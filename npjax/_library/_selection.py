@@ -449,7 +449,7 @@ def choose(a: ArrayIn, choices: Any, out: Out = None, mode: str = "raise") -> ja
         raise TypeError(f"Cannot cast array data from {a.dtype!r} to dtype('int64') "
                         "according to the rule 'safe'")
     dtype = _dtypes.result_type(*[_key(c) for c in items])
-    arrays = [jnp.asarray(np.asarray(c)).astype(dtype) if type(c) in _dtypes.WEAK_TYPES
+    arrays = [jnp.asarray(np.asarray(c).astype(dtype)) if type(c) in _dtypes.WEAK_TYPES
               else c.astype(dtype) for c in items]
     shape = np.broadcast_shapes(a.shape, *[c.shape for c in arrays])
     idx = jnp.broadcast_to(a.astype(_INTP), shape)

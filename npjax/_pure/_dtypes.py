@@ -46,6 +46,9 @@ def check_python_int(value: int, dtype: np.dtype, where: str = "npjax") -> None:
     if dtype.kind in "iu" and type(value) is int:
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
+            if not -2**63 <= value < 2**63 and not (dtype.kind == "u" and 0 <= value < 2**64):
+                # NumPy converts through a C long (an unsigned one for unsigned dtypes) first
+                raise OverflowError("Python int too large to convert to C long")
             raise OverflowError(f"Python integer {value} out of bounds for {dtype}")
 
 
@@ -91,6 +94,13 @@ def can_cast(from_: np.dtype, to: np.dtype, casting: str) -> bool:
 # The widest item of each kind a device holds: long double (float128, complex256 on x86) has
 # no JAX dtype and lives on the host, computed by NumPy.
 _MAX_ITEMSIZE = {"b": 1, "i": 8, "u": 8, "f": 8, "c": 16}
+
+
+# The most dimensions a device array has: NumPy's own helpers (``np.broadcast``,
+# ``broadcast_shapes``, ``nditer``) take at most 32, and npjax's device code calls them, so
+# an array of more dimensions (NumPy allows 64) is a host array whatever the policy, computed
+# by NumPy, as the host-only dtypes are.
+MAX_DEVICE_NDIM = 32
 
 
 def is_device_dtype(dtype: np.dtype) -> bool:
