@@ -26,7 +26,7 @@ import pytest
 import npjax
 from npjax._calls import _registry
 from tests import tolerances
-from tests._op_rows import EXCLUDED, ROWS, make_inputs
+from tests._op_rows import EXCLUDED, NO_VALUES, ROWS, TRACE, XFAIL, make_inputs
 from tests._parity import assert_same, family
 
 MODES = {
@@ -55,10 +55,11 @@ def _function(row):
 @functools.cache
 def _jitted(row):
     """``npjax.jit`` of the row, one per row for the whole run. Functions the registry says
-    cannot trace (their ``trace`` reason) run with ``fallback="eager"``."""
+    cannot trace (their ``trace`` reason), and rows that say so, run with
+    ``fallback="eager"``."""
     fn = _function(row)
     record = NATIVE.get(row.record)
-    fallback = "eager" if record is not None and record.trace else "raise"
+    fallback = "eager" if row.trace or (record is not None and record.trace) else "raise"
     return npjax.jit(lambda *inputs: fn(npjax, *inputs), fallback=fallback)
 
 
@@ -150,6 +151,11 @@ def test_exclusions_are_current_and_reasoned():
         assert key in NATIVE, f"{key} is not a native record: drop it from EXCLUDED"
         assert key not in covered, f"{key} has a row: drop it from EXCLUDED"
         assert len(reason) > 20, key
+
+
+def test_row_marks_name_rows():
+    ids = {row.id for row in ROWS}
+    assert set(TRACE) | set(XFAIL) | set(NO_VALUES) <= ids
 
 
 def test_rows_name_native_records_and_ids_are_unique():
