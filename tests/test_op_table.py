@@ -26,7 +26,8 @@ import pytest
 import npjax
 from npjax._calls import _registry
 from tests import tolerances
-from tests._op_rows import EXCLUDED, NO_VALUES, ROWS, TRACE, XFAIL, make_inputs
+from tests._op_rows import (DEVICE_THOROUGH, EXCLUDED, NO_VALUES, ROWS, THOROUGH, TRACE, XFAIL,
+                            make_inputs)
 from tests._parity import assert_same, family
 
 MODES = {
@@ -41,6 +42,8 @@ NATIVE = {f"{r.module}.{r.name}": r for r in _registry.records() if r.status == 
 def _params():
     for row in ROWS:
         for mode in MODES:
+            if mode == "device" and row.id in DEVICE_THOROUGH and not THOROUGH:
+                continue
             reason = row.xfail.get(mode) or row.xfail.get("all")
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
             yield pytest.param(row, mode, id=f"{mode}-{row.id}", marks=marks)
@@ -87,29 +90,102 @@ def _outcome(call):
     return result, exc, said
 
 
+@functools.cache
+def _numpy_outcome(row):
+    """NumPy's run of ``row``: (result, exception, warnings, inputs afterwards), once."""
+    theirs = [x.copy() for x in make_inputs(row.id, row.names)]
+    return (*_outcome(lambda: _function(row)(np, *theirs)), theirs)
+
+
+def _ours(row):
+    return [npjax.asarray(x) for x in make_inputs(row.id, row.names)]
+
+
 def run_row(row, mode):
     """Run ``row`` in ``mode`` and under NumPy; assert the outcomes agree."""
-    inputs = make_inputs(row.id, row.names)
-    fn = _function(row)
-    theirs = [x.copy() for x in inputs]
-    expected, expected_exc, expected_warnings = _outcome(lambda: fn(np, *theirs))
     with npjax.policy(**MODES[mode]):
-        ours = [npjax.asarray(x.copy()) for x in inputs]
-        call = _jitted(row) if mode == "jit" else functools.partial(fn, npjax)
-        actual, exc, said = _outcome(lambda: call(*ours))
-        where = f"\n  row {row.id} [{mode}]: {row.expr}"
-        if expected_exc is not None or exc is not None:
-            assert expected_exc is not None, f"npjax raised {exc!r}{where}"
-            assert exc is not None, f"NumPy raised {expected_exc!r}, npjax did not{where}"
-            assert family(exc) is family(expected_exc), (
-                f"NumPy raised {expected_exc!r}, npjax {exc!r}{where}")
-        elif row.values:
-            assert_same(actual, expected, name=_tolerance_key(row), where=where)
-        else:
-            _same_kind(actual, expected, where)
-        assert said == expected_warnings, f"warnings {said} != NumPy's {expected_warnings}{where}"
-        for k, (got, want) in enumerate(zip(ours, theirs)):
-            assert_same(got, want, where=f"{where} (input {row.names[k]} afterwards)")
+        done = _batched(row, mode)
+        if done is None:
+            ours = _ours(row)
+            call = _jitted(row) if mode == "jit" else functools.partial(_function(row), npjax)
+            done = (*_outcome(lambda: call(*ours)), ours)
+        _compare(row, mode, *done)
+
+
+def _compare(row, mode, actual, exc, said, ours):
+    expected, expected_exc, expected_warnings, theirs = _numpy_outcome(row)
+    where = f"\n  row {row.id} [{mode}]: {row.expr}"
+    if expected_exc is not None or exc is not None:
+        assert expected_exc is not None, f"npjax raised {exc!r}{where}"
+        assert exc is not None, f"NumPy raised {expected_exc!r}, npjax did not{where}"
+        assert family(exc) is family(expected_exc), (
+            f"NumPy raised {expected_exc!r}, npjax {exc!r}{where}")
+    elif row.values:
+        assert_same(actual, expected, name=_tolerance_key(row), where=where,
+                    check_sign_of_zero=True)
+    else:
+        _same_kind(actual, expected, where)
+    assert said == expected_warnings, f"warnings {said} != NumPy's {expected_warnings}{where}"
+    for k, (got, want) in enumerate(zip(ours, theirs)):
+        assert_same(got, want, where=f"{where} (input {row.names[k]} afterwards)")
+
+
+# Lazy and npjax.jit runs share programs: up to BATCH rows that NumPy runs without an
+# exception or a warning (and that trace, and are not xfail) run as one lazy flush or one
+# compiled function, each row still compared on its own. A batch that raises or warns runs
+# its rows one by one instead. (One program per row compiled for ~60 ms each.)
+BATCH = 24
+
+
+def _batchable(row):
+    record = NATIVE.get(row.record)
+    if row.trace or row.xfail or (record is not None and record.trace):
+        return False
+    _, exc, said, _ = _numpy_outcome(row)
+    return exc is None and not said
+
+
+@functools.cache
+def _plan():
+    """row id -> its batch (a tuple of rows)."""
+    rows = [row for row in ROWS if _batchable(row)]
+    batches = [tuple(rows[k:k + BATCH]) for k in range(0, len(rows), BATCH)]
+    return {row.id: batch for batch in batches for row in batch}
+
+
+def _batch_function(batch):
+    fns = [_function(row) for row in batch]
+    cuts = np.cumsum([0] + [len(row.names) for row in batch]).tolist()
+
+    def run(*flat):
+        return tuple(fn(npjax, *flat[cuts[k]:cuts[k + 1]]) for k, fn in enumerate(fns))
+    return run, cuts
+
+
+_RESULTS: dict = {}
+
+
+@functools.cache
+def _jitted_batch(batch):
+    run, _ = _batch_function(batch)
+    return npjax.jit(run)
+
+
+def _batched(row, mode):
+    """This row's outcome from its batch's run in ``mode`` (None: run it alone)."""
+    batch = _plan().get(row.id) if mode in ("lazy", "jit") else None
+    if batch is None:
+        return None
+    key = (mode, batch)
+    if key not in _RESULTS:
+        run, cuts = _batch_function(batch)
+        call = _jitted_batch(batch) if mode == "jit" else run
+        inputs = [x for r in batch for x in _ours(r)]
+        results, exc, said = _outcome(lambda: call(*inputs))
+        _RESULTS[key] = None if exc is not None or said else {
+            r.id: (results[k], None, [], inputs[cuts[k]:cuts[k + 1]])
+            for k, r in enumerate(batch)}
+    return None if _RESULTS[key] is None else _RESULTS[key][row.id]
 
 
 def _same_kind(actual, expected, where):
@@ -155,7 +231,7 @@ def test_exclusions_are_current_and_reasoned():
 
 def test_row_marks_name_rows():
     ids = {row.id for row in ROWS}
-    assert set(TRACE) | set(XFAIL) | set(NO_VALUES) <= ids
+    assert set(TRACE) | set(XFAIL) | set(NO_VALUES) | DEVICE_THOROUGH <= ids
 
 
 def test_rows_name_native_records_and_ids_are_unique():
