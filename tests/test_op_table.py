@@ -40,13 +40,23 @@ NATIVE = {f"{r.module}.{r.name}": r for r in _registry.records() if r.status == 
 
 
 def _params():
+    """(row, mode) for every run that is not part of a batch (``_batches``)."""
+    batched = {row.id for batch in _batches() for row in batch}
     for row in ROWS:
         for mode in MODES:
             if mode == "device" and row.id in DEVICE_THOROUGH and not THOROUGH:
                 continue
+            if mode in BATCHED and row.id in batched:
+                continue
             reason = row.xfail.get(mode) or row.xfail.get("all")
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
             yield pytest.param(row, mode, id=f"{mode}-{row.id}", marks=marks)
+
+
+def _batch_params():
+    for mode in BATCHED:
+        for k, batch in enumerate(_batches()):
+            yield pytest.param(k, mode, id=f"{mode}-batch{k:02d}-{batch[0].id}-{batch[-1].id}")
 
 
 @functools.cache
@@ -102,14 +112,35 @@ def _ours(row):
 
 
 def run_row(row, mode):
-    """Run ``row`` in ``mode`` and under NumPy; assert the outcomes agree."""
+    """Run ``row`` alone in ``mode`` and under NumPy; assert the outcomes agree."""
     with npjax.policy(**MODES[mode]):
-        done = _batched(row, mode)
-        if done is None:
-            ours = _ours(row)
-            call = _jitted(row) if mode == "jit" else functools.partial(_function(row), npjax)
-            done = (*_outcome(lambda: call(*ours)), ours)
-        _compare(row, mode, *done)
+        ours = _ours(row)
+        call = _jitted(row) if mode == "jit" else functools.partial(_function(row), npjax)
+        _compare(row, mode, *_outcome(lambda: call(*ours)), ours)
+
+
+def run_batch(batch, mode):
+    """Run the rows of ``batch`` as one lazy flush or one ``npjax.jit`` function, and compare
+    each with NumPy's; a batch that raises or warns runs its rows one by one instead."""
+    run, cuts = _batch_function(batch)
+    with npjax.policy(**MODES[mode]):
+        inputs = [x for row in batch for x in _ours(row)]
+        call = npjax.jit(run) if mode == "jit" else run
+        results, exc, said = _outcome(lambda: call(*inputs))
+        alone = exc is not None or bool(said)
+        failed = [f for k, row in enumerate(batch) if (f := _failure(
+            lambda k=k, row=row: run_row(row, mode) if alone else _compare(
+                row, mode, results[k], None, [], inputs[cuts[k]:cuts[k + 1]])))]
+    assert not failed, "\n".join(failed)
+
+
+def _failure(check):
+    """The message of ``check()``'s AssertionError, or None."""
+    try:
+        check()
+    except AssertionError as error:
+        return str(error)
+    return None
 
 
 def _compare(row, mode, actual, exc, said, ours):
@@ -132,9 +163,10 @@ def _compare(row, mode, actual, exc, said, ours):
 
 # Lazy and npjax.jit runs share programs: up to BATCH rows that NumPy runs without an
 # exception or a warning (and that trace, and are not xfail) run as one lazy flush or one
-# compiled function, each row still compared on its own. A batch that raises or warns runs
-# its rows one by one instead. (One program per row compiled for ~60 ms each.)
+# compiled function (one test each, so pytest-xdist never compiles a batch twice), each row
+# still compared on its own. (One program per row compiled for ~60 ms each.)
 BATCH = 24
+BATCHED = ("lazy", "jit")
 
 
 def _batchable(row):
@@ -146,11 +178,9 @@ def _batchable(row):
 
 
 @functools.cache
-def _plan():
-    """row id -> its batch (a tuple of rows)."""
+def _batches():
     rows = [row for row in ROWS if _batchable(row)]
-    batches = [tuple(rows[k:k + BATCH]) for k in range(0, len(rows), BATCH)]
-    return {row.id: batch for batch in batches for row in batch}
+    return [tuple(rows[k:k + BATCH]) for k in range(0, len(rows), BATCH)]
 
 
 def _batch_function(batch):
@@ -160,32 +190,6 @@ def _batch_function(batch):
     def run(*flat):
         return tuple(fn(npjax, *flat[cuts[k]:cuts[k + 1]]) for k, fn in enumerate(fns))
     return run, cuts
-
-
-_RESULTS: dict = {}
-
-
-@functools.cache
-def _jitted_batch(batch):
-    run, _ = _batch_function(batch)
-    return npjax.jit(run)
-
-
-def _batched(row, mode):
-    """This row's outcome from its batch's run in ``mode`` (None: run it alone)."""
-    batch = _plan().get(row.id) if mode in ("lazy", "jit") else None
-    if batch is None:
-        return None
-    key = (mode, batch)
-    if key not in _RESULTS:
-        run, cuts = _batch_function(batch)
-        call = _jitted_batch(batch) if mode == "jit" else run
-        inputs = [x for r in batch for x in _ours(r)]
-        results, exc, said = _outcome(lambda: call(*inputs))
-        _RESULTS[key] = None if exc is not None or said else {
-            r.id: (results[k], None, [], inputs[cuts[k]:cuts[k + 1]])
-            for k, r in enumerate(batch)}
-    return None if _RESULTS[key] is None else _RESULTS[key][row.id]
 
 
 def _same_kind(actual, expected, where):
@@ -213,6 +217,11 @@ def _tolerance_key(row):
 @pytest.mark.parametrize("row, mode", _params())
 def test_row(row, mode):
     run_row(row, mode)
+
+
+@pytest.mark.parametrize("k, mode", _batch_params())
+def test_rows_batched(k, mode):
+    run_batch(_batches()[k], mode)
 
 
 def test_every_native_record_has_a_row():
