@@ -226,6 +226,8 @@ linspace | xp.linspace(0, 1, 201)
 linspace#endpoint | xp.linspace(-2, 5, 150, endpoint=False, retstep=True)
 logspace | xp.logspace(0, 2, 150)
 geomspace | xp.geomspace(1, 1000, 150)
+geomspace#negative | xp.geomspace(-2.5, -1000, 150, endpoint=False)
+geomspace#zero | xp.geomspace(0, 10, 150)
 fromfunction | xp.fromfunction(lambda r, s: r * 10 + s, (15, 12))
 fromiter | xp.fromiter(range(200), dtype=float)
 frombuffer | xp.frombuffer(bytes(range(200)), dtype='uint8')
@@ -631,9 +633,6 @@ XFAIL = {
         "XLA's reduction order: 2 of 100 float32 column sums of 700 elements differ from "
         "NumPy's pairwise sums by up to 5.2e-6 relative (tolerance 2e-6); under npjax.jit "
         "too when compiled alone (inside a program with 23 other rows it matched)")),
-    "geomspace": dict(jit=(
-        "JitError under npjax.jit: geomspace(1, 1000, 150) converts a traced scalar with "
-        "__array__ (TracerArrayConversionError), though its arguments are constants")),
 }
 # The default profile leaves the device-eager runs of these rows to the thorough one
 # (HYPOTHESIS_PROFILE=full or thorough): each compiles 10-40 kernels one by one (0.5-3.7 s
