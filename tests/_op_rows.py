@@ -621,9 +621,6 @@ XFAIL = {
     "unique_values": dict.fromkeys(("device", "lazy"), (
         "NumPy 2.4's unique_values gives the values in its hash table's order (not sorted: "
         "[6 3 4 1 5 0 7 2]); the device sorts them ([0 1 ... 7])")),
-    "random.get_state": dict(all=(
-        "the state's key array is a plain numpy.ndarray, not an npjax array "
-        "(isinstance(state[1], npjax.ndarray) is False)")),
     # issue 36, hunt item 5: XLA's summation order, not NumPy's
     "cumsum-float32-70000": dict.fromkeys(("device", "lazy", "jit"), (
         "XLA's scan order beyond 300 elements: 75% of 70000 float32 partial sums differ "
