@@ -76,7 +76,12 @@ INPUTS = {
 def make_inputs(row_id: str, names) -> list[np.ndarray]:
     """The inputs of a row: the same numbers for every run of the row (seeded by its id)."""
     rng = np.random.default_rng(zlib.crc32(row_id.encode()))
-    return [np.asarray(INPUTS[n](rng)) for n in names]
+    made = []
+    for name in names:  # "i__int8": input i made as int8 (by NumPy, before the call)
+        base, _, dtype = name.partition("__")
+        x = np.asarray(INPUTS[base](rng))
+        made.append(x.astype(dtype) if dtype else x)
+    return made
 
 
 @dataclass(frozen=True, eq=False)
@@ -94,7 +99,9 @@ class Row:
     @property
     def names(self) -> tuple[str, ...]:
         code = compile(self.expr, self.id, "eval")
-        return tuple(n for n in INPUTS if n in code.co_names)
+        order = list(INPUTS)
+        return tuple(sorted((n for n in set(code.co_names) if n.split("__")[0] in INPUTS),
+                            key=lambda n: (order.index(n.split("__")[0]), n)))
 
 
 # --------------------------------------------------------------------------- ufuncs
@@ -118,14 +125,14 @@ def _ufunc_loops(uf) -> list[str]:
     """The loops a row is made for (input type codes, first loop per first-operand dtype):
     float64 and int64 ones (where NumPy has them) by default, every dtype of ``_CODES``
     under the thorough profile."""
-    loops: dict[str, str] = {}
+    loops: dict[np.dtype, str] = {}
     for t in uf.types:
         ins = t.split("->")[0]
         if all(ch in _CODES for ch in ins):
-            loops.setdefault(ins[0], ins)
+            loops.setdefault(_CODES[ins[0]], ins)  # ("l" and "q" are both int64)
     if THOROUGH:
         return list(loops.values())
-    pick = [loops[c] for c in ("d", "l") if c in loops]
+    pick = [loops[np.dtype(c)] for c in ("f8", "i8") if np.dtype(c) in loops]
     return pick or list(loops.values())[:1]
 
 
@@ -139,7 +146,10 @@ def _operand(slot: int, ch: str, name: str) -> str:
         base = _FLOAT_IN.get(name, "a") if slot == 0 else "b"
     if _PLAIN.get(base) == _CODES[ch].str[1:]:
         return base
-    return f"{base}.astype('{_CODES[ch].str}')"
+    # cast by NumPy before the call: XLA's CPU compiler crashes (SIGSEGV, jax 0.10.2) on
+    # jit(lambda a, b: a.astype(int8) | b.astype(int8)) of int64 or int32 a and b, which
+    # lazy mode and npjax.jit compile when the casts are part of the row
+    return f"{base}__{_CODES[ch].name}"
 
 
 def ufunc_rows(name: str) -> list[Row]:
