@@ -268,10 +268,12 @@ def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
             return _host_to_array(host, "geomspace", (start, stop))
     policy = current()
     explicit = _explicit_64(start, stop)
-    start, stop = asanyarray(start), asanyarray(stop)
-    # on the host: XLA's CPU kernels treat subnormals as zero
-    if np.any(start._fetch() == 0) or np.any(stop._fetch() == 0):
+    # on the host: XLA's CPU kernels treat subnormals as zero. Python numbers are checked
+    # before they become arrays (traced ones under npjax.jit, whose values are unknown).
+    if any(np.any((end._fetch() if isinstance(end, ndarray) else np.asarray(end)) == 0)
+           for end in (start, stop)):
         raise ValueError("Geometric sequence cannot include zero")
+    start, stop = asanyarray(start), asanyarray(stop)
     zeros_dt = dtype if dtype is not None else _dtypes.default_float(policy.x64)
     dt = _dtypes.result_type(start.dtype, stop.dtype, float, zeros_dt)
     if dtype is None:

@@ -12,6 +12,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from npjax._core._ndarray import ndarray
 from npjax._runtime._errstate import _stacklevel
 from npjax.random import _samplers as S
 from npjax.random._bridge import key_from_seed_seq, numpy_mode, streamed
@@ -66,6 +67,8 @@ class RandomState(_Streams):
         """npjax implementation of numpy.random.RandomState.get_state."""
         state = self._np.get_state(legacy=legacy)
         if numpy_mode(self):
+            if isinstance(state, tuple):  # the key as an npjax (host) array, as NumPy's
+                return (state[0], ndarray._owner(state[1]), *state[2:])
             return state
         return (_STATE_TAG, np.asarray(self._key), state)
 
