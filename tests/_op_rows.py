@@ -603,7 +603,7 @@ _MODULE = "a module: each native function in it has rows of its own"
 EXCLUDED: dict[str, str] = {
     "numpy.linalg": _MODULE, "numpy.fft": _MODULE, "numpy.random": _MODULE,
     "numpy.lib": _MODULE, "numpy.random.mtrand": _MODULE,
-    "numpy.lib.stride_tricks": _MODULE,
+    "numpy.lib.stride_tricks": _MODULE, "numpy.testing": _MODULE,
 }
 
 # Calls that cannot trace though their function can (the registry's ``trace`` reasons are

@@ -72,9 +72,7 @@ def _fold(tr: Any, bad: Any) -> Any:
 
 def _restore(roots: list, values: list) -> None:
     for root, v in zip(roots, values):
-        root._value = v
-        root._version += 1
-        root._cache = None
+        root._rebind(v, clear=True)
 
 
 def _roll(tr: Any, test: Any, body: Any, vals: tuple, c: ndarray, keep: Any,

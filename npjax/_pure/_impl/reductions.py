@@ -29,6 +29,7 @@ _BOOL = np.dtype(np.bool_)
 
 # Unrolled NumPy-order reductions are built up to about this many elementary steps.
 _UNROLL = 600
+PAIRWISE_UPTO_MAX = 4096  # elements of a float sum ``pairwise_upto`` computes (see below)
 
 
 # --- compiled kernels ------------------------------------------------------------------------
@@ -264,10 +265,13 @@ def _fold(x: Any, axes: tuple, op: str, dtype: np.dtype, init: Any = None) -> An
     inner_reduced = groups[-1][1]
     cplx = dtype.kind == "c"
     outer = [i for i, (_, red) in enumerate(groups) if red]
+    # one run of up to PAIRWISE_UPTO_MAX elements in all: NumPy's order by ``pairwise_upto``
+    # (a few dozen operations at any length), whatever its length
+    upto = op == "add" and inner_reduced and groups[-1][0] > 128 and x.size <= PAIRWISE_UPTO_MAX
     if op == "add" and inner_reduced:
         outer = outer[:-1]
         n_outer = math.prod(groups[i][0] for i in outer)
-        cost = n_outer * (1 + _pairwise_cost(groups[-1][0], cplx))
+        cost = n_outer * (1 + (1 if upto else _pairwise_cost(groups[-1][0], cplx)))
     else:
         n_outer = math.prod(groups[i][0] for i in outer)
         cost = n_outer
@@ -277,7 +281,7 @@ def _fold(x: Any, axes: tuple, op: str, dtype: np.dtype, init: Any = None) -> An
                                                        if red))
         return _cast(binop(_cast(init, comp), r), dtype).reshape(kept)
     if op == "add" and inner_reduced:
-        x = _pairwise(x)
+        x = pairwise_upto(x, groups[-1][0], cplx) if upto else _pairwise(x)
         groups = groups[:-1]
     if op == "mul" and inner_reduced and comp != dtype:
         # float16 products: each inner run is multiplied in float32, then rounded.
