@@ -1,14 +1,40 @@
 """npjax.jit's view of one call's arguments: the cache key of each (its kind, shape, dtype,
-flags and layout, or a static value's key) and the distinct arrays it holds (``Inputs``)."""
+flags and layout, or a static value's key) and the distinct arrays it holds (``Inputs``);
+and how their values reach the program (``send``, ``unpin``).
+
+Host memory without a copy (issue 35, item 6). XLA's CPU backend reads a NumPy buffer in
+place when its address is a multiple of 64 (``ALIGN``): ``jax.jit`` given such an array
+makes no copy (a 242 MB matrix took 200-290 ms a call to copy; in place, nothing). NumPy's
+large allocations sit at 16 mod 64, so a host array of ``REALIGN_BYTES`` or more that npjax
+alone holds (no NumPy view, no ``np.asarray`` of it alive: its reference count tells) moves
+once, at its first call, into a 64-aligned buffer; later calls read it in place. A program
+that reads memory in place is waited for before the call returns (nothing may write that
+memory while it runs: XLA's CPU backend runs asynchronously), and an output that is an
+input's buffer itself (JAX forwards an unchanged input) is copied, so no result ever shares
+NumPy's memory. Writes go back into NumPy's memory as before: a program never writes its
+inputs.
+
+Hot arguments on an accelerator: a host array is sent through ``_device_copies._sent``,
+which keeps its device copy while its bytes stay the same (a snapshot compare; NumPy code may
+write the memory directly, so no version number can tell), so an unchanged argument is not
+sent again. ``RESIDENT`` forces that path on the CPU backend (tests).
+"""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import jax
 import numpy as np
 
 from npjax._core._ndarray import ndarray
+from npjax._runtime import _stats
+
+ALIGN = 64  # XLA's CPU backend reads host memory in place at this alignment
+REALIGN_BYTES = 1 << 16  # host arrays this large move once into aligned memory
+RESIDENT: bool | None = None  # None: on every backend but the CPU; True/False: forced
+_backend: list[str] = []  # (the default backend's platform, read once)
 
 STATIC_SCALARS = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis))
 
@@ -128,3 +154,112 @@ class Inputs:
         if isinstance(x, tuple) and hasattr(x, "_fields"):
             return (t, tuple(self.walk(v) for v in x))
         return ("S", static_key(x))
+
+
+def _resident() -> bool:
+    if RESIDENT is not None:
+        return RESIDENT
+    if not _backend:
+        _backend.append(jax.default_backend())
+    return _backend[0] != "cpu"
+
+
+def aligned(data: np.ndarray) -> bool:
+    """Whether XLA's CPU backend reads ``data`` in place (C order, 64-aligned)."""
+    return data.ctypes.data % ALIGN == 0 and data.flags.c_contiguous
+
+
+def aligned_copy(data: np.ndarray) -> np.ndarray:
+    """A C-order copy of ``data`` in 64-aligned memory (its base: the byte buffer)."""
+    buf = np.empty(data.nbytes + ALIGN, np.uint8)
+    at = (-buf.ctypes.data) % ALIGN
+    new = buf[at:at + data.nbytes].view(data.dtype).reshape(data.shape)
+    new[...] = data
+    return new
+
+
+def sole_buffer(v: np.ndarray) -> bool:
+    """Whether ``v``'s base is a buffer of ``aligned_copy`` that only ``v`` holds."""
+    b = v.base
+    return type(b) is np.ndarray and b.dtype == np.uint8 and b.ndim == 1 and \
+        b.base is None and sys.getrefcount(b) <= 3  # (v.base, ``b``, the argument)
+
+
+def _realign(r: ndarray, data: np.ndarray) -> np.ndarray | None:
+    """Move a host root's data into aligned memory where nothing but ``r`` can reach it:
+    its value and layout are the data itself, and no NumPy view or other name holds it."""
+    if data.nbytes < REALIGN_BYTES or r._layout is not data or data.base is not None or \
+            not data.flags.c_contiguous or not data.flags.writeable or r._scalar:
+        return None
+    # held by r._value, r._layout, the caller's ``data``, ours and getrefcount's argument
+    if sys.getrefcount(data) > 5:
+        return None
+    new = aligned_copy(data)
+    _stats.record_transfer("host_to_device", data.nbytes)  # (once: later calls send nothing)
+    r._value = r._layout = new
+    return new
+
+
+def send(roots: list) -> tuple[list, list[int]]:
+    """The values of the roots for the program, and the addresses of host memory it will
+    read in place (``unpin`` after the call)."""
+    direct = jax.config.jax_enable_x64  # (else jnp's dtype rules: a device copy)
+    resident = _resident()
+    vals: list = []
+    pinned: list[int] = []
+    sent = nbytes = 0
+    for r in roots:
+        if type(r) is ndarray or isinstance(r, ndarray):
+            data = r._host() if direct and r._base is None else None
+            if data is None:
+                vals.append(r._read())
+                continue
+            if resident:
+                vals.append(r._read())  # kept on the device while its bytes are the same
+                continue
+            if not aligned(data):
+                new = _realign(r, data)
+                if new is None:
+                    sent += 1
+                    nbytes += data.nbytes
+                    vals.append(data)
+                    continue
+                data = new
+            pinned.append(data.ctypes.data)
+            vals.append(data)
+        elif isinstance(r, np.ndarray):
+            if not direct:
+                vals.append(jax.numpy.asarray(r))
+            elif not resident and aligned(r):
+                pinned.append(r.ctypes.data)
+                vals.append(r)
+            else:
+                sent += 1
+                nbytes += r.nbytes
+                vals.append(r)
+        else:
+            vals.append(r)
+    if sent:
+        _stats.record_transfer("host_to_device", nbytes, sent)
+    return vals, pinned
+
+
+def _own(v: Any, pinned: set) -> Any:
+    if isinstance(v, jax.Array) and v.size and v.unsafe_buffer_pointer() in pinned:
+        return jax.device_put(np.array(v))  # (an input forwarded: NumPy's memory)
+    return v
+
+
+def unpin(pinned: list[int], outs: list, written: list, flags: Any) -> tuple[list, list]:
+    """After a program that read host memory in place: wait until it has run (the memory
+    may be written once the call returns), and copy any output that is that memory."""
+    jax.block_until_ready((outs, written, flags))
+    at = set(pinned)
+    return [_own(v, at) for v in outs], [_own(v, at) for v in written]
+
+
+def write_back(data: np.ndarray, new: jax.Array) -> None:
+    """Store a program's new value of a host root into its NumPy memory (a counted copy:
+    only roots the function wrote come here)."""
+    _stats.record_transfer("device_to_host", data.nbytes)
+    data[...] = np.asarray(new)
