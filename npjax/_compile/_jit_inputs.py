@@ -164,15 +164,19 @@ def _resident() -> bool:
     return _backend[0] != "cpu"
 
 
+def _address(data: np.ndarray) -> int:
+    return data.__array_interface__["data"][0]  # (faster than ``data.ctypes.data``)
+
+
 def aligned(data: np.ndarray) -> bool:
     """Whether XLA's CPU backend reads ``data`` in place (C order, 64-aligned)."""
-    return data.ctypes.data % ALIGN == 0 and data.flags.c_contiguous
+    return _address(data) % ALIGN == 0 and data.flags.c_contiguous
 
 
 def aligned_copy(data: np.ndarray) -> np.ndarray:
     """A C-order copy of ``data`` in 64-aligned memory (its base: the byte buffer)."""
     buf = np.empty(data.nbytes + ALIGN, np.uint8)
-    at = (-buf.ctypes.data) % ALIGN
+    at = (-_address(buf)) % ALIGN
     new = buf[at:at + data.nbytes].view(data.dtype).reshape(data.shape)
     new[...] = data
     return new
@@ -225,13 +229,13 @@ def send(roots: list) -> tuple[list, list[int]]:
                     vals.append(data)
                     continue
                 data = new
-            pinned.append(data.ctypes.data)
+            pinned.append(_address(data))
             vals.append(data)
         elif isinstance(r, np.ndarray):
             if not direct:
                 vals.append(jax.numpy.asarray(r))
             elif not resident and aligned(r):
-                pinned.append(r.ctypes.data)
+                pinned.append(_address(r))
                 vals.append(r)
             else:
                 sent += 1
