@@ -13,7 +13,6 @@ import pytest
 
 import npjax as np
 from npjax._compile import _jit_inputs
-from npjax._core._ndarray import ndarray
 from npjax._runtime import _stats
 
 pytestmark = pytest.mark.skipif(np.array([1.0])._host() is None,
@@ -186,11 +185,13 @@ def test_owner_made_by_npjax_realigned_rolls_list_loops():
     A = np.array(_big()[0])
     f = np.jit(lambda A: A.sum())
     f(A)
-    assert A._host().ctypes.data % 64 == 0
-    for _ in range(100):  # (JAX lets go of the memory it read on its own thread)
+    data = A._host()
+    assert data.ctypes.data % 64 == 0
+    # (NumPy's memory may have been aligned already: then it stays, and owns itself)
+    for _ in range(20):  # (JAX lets go of what it read in place at a garbage collection)
         gc.collect()
-        if _jit_inputs.sole_buffer(A._host()):
+        alone = data.base is None or _jit_inputs.sole_buffer(data)  # (not in the assert:
+        if alone:  # pytest's rewriting would hold ``data.base`` there)
             break
-        time.sleep(0.01)
-    assert isinstance(A, ndarray) and _jit_inputs.sole_buffer(A._host())
-
+        time.sleep(0.05)
+    assert alone
