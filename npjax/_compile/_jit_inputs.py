@@ -33,6 +33,7 @@ from npjax._runtime import _stats
 
 ALIGN = 64  # XLA's CPU backend reads host memory in place at this alignment
 REALIGN_BYTES = 1 << 16  # host arrays this large move once into aligned memory
+COPY_BYTES = 1 << 14  # smaller host data goes as a private copy (cheaper than its address)
 RESIDENT: bool | None = None  # None: on every backend but the CPU; True/False: forced
 _backend: list[str] = []  # (the default backend's platform, read once)
 
@@ -156,12 +157,14 @@ class Inputs:
         return ("S", static_key(x))
 
 
-def _resident() -> bool:
-    if RESIDENT is not None:
-        return RESIDENT
+def _platform() -> str:
     if not _backend:
         _backend.append(jax.default_backend())
-    return _backend[0] != "cpu"
+    return _backend[0]
+
+
+def _resident() -> bool:
+    return RESIDENT if RESIDENT is not None else _platform() != "cpu"
 
 
 def _address(data: np.ndarray) -> int:
@@ -195,13 +198,31 @@ def _realign(r: ndarray, data: np.ndarray) -> np.ndarray | None:
     if data.nbytes < REALIGN_BYTES or r._layout is not data or data.base is not None or \
             not data.flags.c_contiguous or not data.flags.writeable or r._scalar:
         return None
-    # held by r._value, r._layout, the caller's ``data``, ours and getrefcount's argument
-    if sys.getrefcount(data) > 5:
+    # held by r._value, r._layout, ``data`` in ``send``, ``_host_value`` and here, and
+    # getrefcount's argument
+    if sys.getrefcount(data) > 6:
         return None
     new = aligned_copy(data)
     _stats.record_transfer("host_to_device", data.nbytes)  # (once: later calls send nothing)
     r._value = r._layout = new
     return new
+
+
+def _host_value(data: np.ndarray, r: ndarray | None) -> tuple[Any, int, int]:
+    """(the value of host data for the program, the address it reads in place or 0, the
+    bytes copied). Small data that XLA would read in place goes as a private copy (nothing
+    to wait for); large data of a host array ``r`` moves into aligned memory once."""
+    if data.nbytes <= COPY_BYTES:
+        return data.copy(), 0, data.nbytes
+    at = _address(data)
+    if at % ALIGN or not data.flags.c_contiguous:
+        new = None if r is None else _realign(r, data)
+        if new is None:
+            return data, 0, data.nbytes  # (JAX copies it)
+        return new, _address(new), 0
+    if data.nbytes < REALIGN_BYTES:
+        return data.copy(), 0, data.nbytes
+    return data, at, 0
 
 
 def send(roots: list) -> tuple[list, list[int]]:
@@ -221,28 +242,24 @@ def send(roots: list) -> tuple[list, list[int]]:
             if resident:
                 vals.append(r._read())  # kept on the device while its bytes are the same
                 continue
-            if not aligned(data):
-                new = _realign(r, data)
-                if new is None:
-                    sent += 1
-                    nbytes += data.nbytes
-                    vals.append(data)
-                    continue
-                data = new
-            pinned.append(_address(data))
-            vals.append(data)
+            val, at, copied = _host_value(data, r)
         elif isinstance(r, np.ndarray):
             if not direct:
                 vals.append(jax.numpy.asarray(r))
-            elif not resident and aligned(r):
-                pinned.append(_address(r))
-                vals.append(r)
-            else:
-                sent += 1
-                nbytes += r.nbytes
-                vals.append(r)
+                continue
+            if resident and _platform() != "cpu":
+                val, at, copied = r, 0, r.nbytes
+            else:  # (the caller's memory: read in place only where it is large)
+                val, at, copied = _host_value(r, None)
         else:
             vals.append(r)
+            continue
+        vals.append(val)
+        if at:
+            pinned.append(at)
+        if copied:
+            sent += 1
+            nbytes += copied
     if sent:
         _stats.record_transfer("host_to_device", nbytes, sent)
     return vals, pinned
