@@ -11,13 +11,18 @@ once, at its first call, into a 64-aligned buffer; later calls read it in place.
 that reads memory in place is waited for before the call returns (nothing may write that
 memory while it runs: XLA's CPU backend runs asynchronously), and an output that is an
 input's buffer itself (JAX forwards an unchanged input) is copied, so no result ever shares
-NumPy's memory. Writes go back into NumPy's memory as before: a program never writes its
-inputs.
+NumPy's memory. Smaller host data goes as a private copy where XLA would read it in place
+(no wait for it; data up to ``COPY_BYTES`` always: cheaper than reading its address).
+Writes go back into NumPy's memory as before, only for the arguments the function wrote (a
+program never writes its inputs); the pre-existing race (a program still reading aligned
+NumPy memory when the call returned, with no device check to wait for) is gone.
 
 Hot arguments on an accelerator: a host array is sent through ``_device_copies._sent``,
 which keeps its device copy while its bytes stay the same (a snapshot compare; NumPy code may
 write the memory directly, so no version number can tell), so an unchanged argument is not
-sent again. ``RESIDENT`` forces that path on the CPU backend (tests).
+sent again (up to ``_device_copies.SEND_ONCE_BYTES``; larger ones are sent each call).
+``RESIDENT`` forces that path on the CPU backend (tests). Host writes do not bump an
+array's ``_version`` (NumPy writes the memory), so the version cannot tell.
 """
 
 from __future__ import annotations
