@@ -13,6 +13,7 @@ import pytest
 
 import npjax as np
 from npjax._compile import _jit_inputs
+from npjax._core._ndarray import ndarray
 from npjax._runtime import _stats
 
 pytestmark = pytest.mark.skipif(np.array([1.0])._host() is None,
@@ -96,8 +97,14 @@ def test_a_numpy_view_the_caller_holds_keeps_the_memory_shared():
 def test_a_host_write_after_the_call_does_not_reach_its_result():
     # No device check in this program, so nothing else waits for it: a program reading
     # NumPy's memory in place must have finished before the call returns.
-    n = 300
-    A = np.array(onp.ones((n, n), onp.int64))
+    n = 400
+    a = _aligned_numpy((n, n), onp.int64)  # (read in place before this work too: it raced)
+    a[...] = 1
+    for A in (np.array(onp.ones((n, n), onp.int64)), ndarray._owner(a)):
+        _check_no_race(A, n)
+
+
+def _check_no_race(A, n):
     f = np.jit(lambda A: (A @ A) @ A)
     f(A)
     for _ in range(3):
