@@ -202,3 +202,17 @@ def test_owner_made_by_npjax_realigned_rolls_list_loops():
             break
         time.sleep(0.05)
     assert alone
+
+
+@cpu_only
+def test_resize_after_the_memory_moved():
+    A0 = _big()[0]
+    A = np.array(A0)
+    np.jit(lambda A: A.sum())(A)
+    n = onp.array(A0)
+    A.resize((3, 5))
+    n.resize((3, 5))
+    onp.testing.assert_array_equal(onp.asarray(A), n)
+    A.resize((500, 200))
+    n.resize((500, 200))
+    onp.testing.assert_array_equal(onp.asarray(A), n)
