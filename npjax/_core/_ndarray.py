@@ -415,6 +415,11 @@ class ndarray(ArrayBase):
                              "to get a new resized copy or\n set refcheck=False to disable "
                              "this check")
         if type(self._value) is np.ndarray:  # NumPy's own resize (references checked above)
+            data = self._value
+            if data.base is not None:  # (memory npjax.jit aligned: a view of its buffer)
+                self._value = data.copy()
+                if self._layout is data:
+                    self._layout = self._value
             self._value.resize(shape, refcheck=False)
             self._version += 1
             return
