@@ -610,6 +610,7 @@ EXCLUDED: dict[str, str] = {
 # per function): npjax.jit runs them with fallback="eager", still against NumPy.
 TRACE = {
     "where-nonzero": "one-argument where is nonzero: the result's shape depends on the values",
+    "histogram_bin_edges": "bins='auto': the bin count depends on the values",
     "asarray_chkfinite": "raises ValueError when a value is not finite: reads the values",
     "asarray_chkfinite-nan": "raises ValueError when a value is not finite: reads the values",
     "array_equiv": "returns a Python bool, read on the host",
