@@ -10,8 +10,8 @@ Float sums follow NumPy's order of operations: ``add.reduce`` uses pairwise summ
 the innermost reduced run (8 accumulators for real, 4 for complex types, 128/64-element
 blocks) and a sequential fold across the outer reduced axes; products and cumulative
 functions are sequential. ``float16`` inner loops accumulate in ``float32`` as NumPy's do.
-This is reproduced exactly for reductions of up to a few hundred steps; larger ones use
-XLA's reduction (same values up to the last bits of rounding).
+This is reproduced exactly for reductions of up to a few hundred steps and for sums of up to
+4096 elements in all; larger ones use XLA's reduction (same values up to the last bits).
 
 Data-dependent errors NumPy raises (``nanargmin`` of an all-NaN slice, ``average`` weights
 summing to zero, quantile weights that are NaN) need a device-to-host transfer of one flag.
