@@ -115,3 +115,19 @@ def _policy_for_tests(request):
 def xp(request):
     """The array namespace under test: NumPy itself, or npjax."""
     return np if request.param == "numpy" else npjax
+
+
+@pytest.fixture
+def autojit_hot(monkeypatch):
+    """npjax.autojit's signatures are hot at their second call (no timing: the cost model
+    always pays; no index of earlier runs)."""
+    from npjax._compile import _autojit
+
+    monkeypatch.setattr(_autojit, "MIN_CALL_S", 0.0)
+    monkeypatch.setattr(_autojit, "HOT_CHECK", 10**9)  # (the slower-than-cold check is timed)
+    monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 0.0)
+    monkeypatch.setattr(_autojit, "_index", _autojit._Index())
+    monkeypatch.setattr(_autojit._index, "keys", set())
+    npjax.reset_stats()
+    yield
+    npjax.reset_stats()

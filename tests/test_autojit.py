@@ -23,16 +23,9 @@ CALLS = 5  # cold, compiling and compiled calls
 
 
 @pytest.fixture(autouse=True)
-def hot_at_second_call(monkeypatch):
-    """A signature is hot at its second call (no timing: the cost model always pays)."""
-    monkeypatch.setattr(_autojit, "MIN_CALL_S", 0.0)
-    monkeypatch.setattr(_autojit, "HOT_CHECK", 10**9)  # (the slower-than-cold check is timed)
-    monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 0.0)
-    monkeypatch.setattr(_autojit, "_index", _autojit._Index())
-    monkeypatch.setattr(_autojit._index, "keys", set())
-    npjax.reset_stats()
+def hot_at_second_call(autojit_hot):
+    """A signature is hot at its second call (``autojit_hot`` in conftest.py)."""
     yield
-    npjax.reset_stats()
 
 
 def _compiles() -> int:

@@ -12,33 +12,16 @@ that a device-side check failed and the call reran eagerly (NumPy's exception or
 
 from __future__ import annotations
 
-import contextlib
 import warnings
 
 import numpy as np
 import pytest
 
 import npjax
-from npjax._compile._jit import Jitted
 from tests._parity import assert_same_outcome
+from tests.test_jit_masks import _count_eager
 
 _JITTED: dict = {}
-
-
-@contextlib.contextmanager
-def _count_eager():
-    runs = []
-    original = Jitted._eager
-
-    def spy(self, args, kwargs):
-        runs.append(1)
-        return original(self, args, kwargs)
-
-    Jitted._eager = spy
-    try:
-        yield runs
-    finally:
-        Jitted._eager = original
 
 
 def _outcome(run, xp, args):
@@ -507,21 +490,7 @@ def auto_branchy(xp, x):
     return x
 
 
-@pytest.fixture
-def hot_at_second_call(monkeypatch):
-    from npjax._compile import _autojit
-
-    monkeypatch.setattr(_autojit, "MIN_CALL_S", 0.0)
-    monkeypatch.setattr(_autojit, "HOT_CHECK", 10**9)
-    monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 0.0)
-    monkeypatch.setattr(_autojit, "_index", _autojit._Index())
-    monkeypatch.setattr(_autojit._index, "keys", set())
-    npjax.reset_stats()
-    yield
-    npjax.reset_stats()
-
-
-def test_autojit_compiles_them(hot_at_second_call):
+def test_autojit_compiles_them(autojit_hot):
     f = npjax.autojit(auto_kernel)
     rng = np.random.default_rng(4)
     for _ in range(4):
@@ -536,7 +505,7 @@ def test_autojit_compiles_them(hot_at_second_call):
     assert auto["refused"] == [] and len(auto["compiled"]) == 1
 
 
-def test_autojit_value_dependent_if_runs_as_written(hot_at_second_call):
+def test_autojit_value_dependent_if_runs_as_written(autojit_hot):
     f = npjax.autojit(auto_branchy)
     for k in range(4):
         x = np.arange(1.0, 4.0) + k
