@@ -42,6 +42,7 @@ NATIVE = {f"{r.module}.{r.name}": r for r in _registry.records() if r.status == 
 def _params():
     """(row, mode) for every run that is not part of a batch (``_batches``)."""
     batched = {row.id for batch in _batches() for row in batch}
+    params = []
     for row in ROWS:
         for mode in MODES:
             if mode == "device" and row.id in DEVICE_THOROUGH and not THOROUGH:
@@ -50,13 +51,13 @@ def _params():
                 continue
             reason = row.xfail.get(mode) or row.xfail.get("all")
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-            yield pytest.param(row, mode, id=f"{mode}-{row.id}", marks=marks)
+            params.append(pytest.param(row, mode, id=f"{mode}-{row.id}", marks=marks))
+    return params
 
 
 def _batch_params():
-    for mode in BATCHED:
-        for k, batch in enumerate(_batches()):
-            yield pytest.param(k, mode, id=f"{mode}-batch{k:02d}-{batch[0].id}-{batch[-1].id}")
+    return [pytest.param(k, mode, id=f"{mode}-batch{k:02d}-{batch[0].id}-{batch[-1].id}")
+            for mode in BATCHED for k, batch in enumerate(_batches())]
 
 
 @functools.cache
