@@ -1,8 +1,9 @@
-"""The capability table's host route, on the CPU with a simulated table.
+"""The capability table's host route, with a simulated table on the backend the tests run on.
 
 On a TPU, XLA refuses float64/complex128 LU and FFTs; ``_capabilities.route`` stages NumPy's
 own computation (a host callback) into the kernel for the platforms the table names. CI has no
-TPU, so these tests pretend the CPU lacks a family (``_capabilities.simulate``) and check that
+TPU, so these tests pretend the backend (the CPU there) lacks a family
+(``_capabilities.simulate`` for ``PLATFORM``) and check that
 every public function built on it gives NumPy's values, dtypes and exceptions in each mode
 (eager, lazy, ``npjax.jit``) with the work counted as a host route, and that nothing routes
 where the table says the backend computes it.
@@ -13,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import warnings
 
+import jax
 import numpy as np
 import pytest
 
@@ -20,6 +22,11 @@ import npjax
 from npjax._pure import _capabilities
 
 pytestmark = pytest.mark.device_placement
+
+# the platform the tests' programs are lowered for: its table entry is the one simulated
+PLATFORM = jax.default_backend()
+_CPU_ONLY = pytest.mark.skipif(PLATFORM != "cpu", reason="registers the TPU's lowering rules "
+                               "for the CPU; on a TPU they are the platform's own")
 
 _RNG = np.random.default_rng(7)
 _A = _RNG.standard_normal((5, 5)) + 5 * np.eye(5)
@@ -115,7 +122,7 @@ def _routed(family, dtype):
     computes = {COMPUTE.get(family, {}).get(dtype, dtype), dtype}
     if family == "sort":  # as on the TPU: complex medians sort an int8 class key first
         computes |= _capabilities.TABLE["sort"]["tpu"]
-    with _capabilities.simulate(family, "cpu", tuple(computes)):
+    with _capabilities.simulate(family, PLATFORM, tuple(computes)):
         _capabilities.ROUTED.clear()
         yield lambda: sum(_capabilities.ROUTED[(family, c)] for c in computes)
 
@@ -157,7 +164,7 @@ def test_numpys_linalg_errors_come_through_the_host_route(mode):
 
     with contextlib.ExitStack() as stack:
         for family in ("lu", "cholesky", "svd"):
-            stack.enter_context(_capabilities.simulate(family, "cpu", ("float64",)))
+            stack.enter_context(_capabilities.simulate(family, PLATFORM, ("float64",)))
         stack.enter_context(npjax.policy(placement="device"))
         for np_call, npjax_call in zip(calls(np), calls(npjax)):
             with pytest.raises(np.linalg.LinAlgError) as want:
@@ -171,6 +178,7 @@ def test_numpys_linalg_errors_come_through_the_host_route(mode):
             assert str(got.value) == str(want.value)
 
 
+@_CPU_ONLY
 def test_nothing_routes_where_the_backend_computes_the_family():
     _capabilities.ROUTED.clear()
     with npjax.policy(placement="device"):
@@ -206,7 +214,6 @@ def test_the_table_names_known_platforms_and_dtypes():
 @contextlib.contextmanager
 def _cpu_lowerings():
     """Register the TPU's lowering rules for the CPU inside; JAX's own afterwards."""
-    import jax
     from jax._src.interpreters import mlir
 
     saved = dict(mlir._platform_specific_lowerings["cpu"])
@@ -235,12 +242,12 @@ def _wide(src, dt):
             or (src == "bool" and dt in ("int64", "uint64", "float64")))
 
 
+@_CPU_ONLY
 @pytest.mark.parametrize("src", list(_SOURCES))
 def test_conversions_the_tpu_aborts_on_are_lowered_another_way(src):
     """The TPU's conversion fix (to and from complex128, booleans to 64 bits), lowered for
     the CPU here: NumPy's values, signed zeros, inf and nan included, 2-D operands built
     flat around ``complex``."""
-    import jax
 
     from npjax._pure import _lowerings
 
@@ -278,10 +285,10 @@ def test_conversions_the_tpu_aborts_on_are_lowered_another_way(src):
                                           np.transpose(w, (2, 0, 1)))
 
 
+@_CPU_ONLY
 def test_float64_bitcasts_through_32_bit_words_keep_every_bit():
     """The TPU's bitcast fix, lowered for the CPU: float64 <-> (u)int64 bit patterns, and
     npjax's sorts (whose keys are float64 bits) still NumPy's order."""
-    import jax
     from jax import lax
 
     from npjax._pure import _lowerings
@@ -303,9 +310,9 @@ def test_float64_bitcasts_through_32_bit_words_keep_every_bit():
                                           np.unique(a))
 
 
+@_CPU_ONLY
 def test_cumulative_scans_lowered_as_a_tree_give_the_same_values():
     """The TPU's scan lowering (``install_scans``), lowered for the CPU here."""
-    import jax
     from jax import lax
 
     from npjax._pure import _lowerings
@@ -332,7 +339,6 @@ def test_cumulative_scans_lowered_as_a_tree_give_the_same_values():
 def test_dot_general_on_the_host_takes_every_dimension_layout(dt):
     """The host rule of ``dot_general`` (NumPy's einsum) against XLA's own product, for
     batch dimensions, several contracting dimensions and operands in any axis order."""
-    import jax
     from jax import lax
 
     a = (_RNG.integers(-50, 50, (2, 3, 4, 5)) + (1j if dt == "complex128" else 0)).astype(dt)
@@ -342,7 +348,7 @@ def test_dot_general_on_the_host_takes_every_dimension_layout(dt):
     for dims in layouts:
         f = jax.jit(lambda x, y, dims=dims: lax.dot_general(x, y, dims))
         want = np.asarray(f(a, b))
-        with _capabilities.simulate("dot_general", "cpu", (dt,)):
+        with _capabilities.simulate("dot_general", PLATFORM, (dt,)):
             _capabilities.ROUTED.clear()
             got = np.asarray(f(a, b))
             assert _capabilities.ROUTED[("dot_general", dt)] == 1
