@@ -45,8 +45,10 @@ SPECIAL_CALLS = {
     "erf of a row": lambda x: special.erf(x[1]),
     "erf of a transposed view": lambda x: special.erf(x.T),
     "erf float32": lambda x: special.erf(x.astype(np.float32)),
-    "erf where": lambda x: special.erf(x, out=x * 0, where=x > 0),
 }
+# No ``where=`` case: SciPy 1.17's C++ (xsf) loops read and write past the operands under
+# NumPy's masked loop (valgrind, on NumPy arrays alone), which corrupted the heap and crashed
+# later tests at random.
 
 
 @pytest.mark.parametrize("placement", PLACEMENTS)
