@@ -1,8 +1,9 @@
 """The one call path: ``@npfunc`` turns a pure-JAX body into a public NumPy-style function.
 
 Parameters carry tags as annotations (``ArrayIn``, ``ArraySeq``, ``ArrayKeep``, ``DTypeIn``,
-``Out``, ``Unsupported(default)``). The decorator reads them once, at import, into a list of
-(position, name, converter); a call converts by position and keyword without binding a
+``Out``, ``Unsupported(default)``); a tag is ``Annotated[<what the body sees>, Tag]``, so a
+type checker reads the body's types and the decorator the ``Tag``, once, at import, into a
+list of (position, name, converter); a call converts by position and keyword without binding a
 signature. Then: fallback if registered, run the body (it sees ``jax.Array`` values, never
 npjax arrays unless tagged ``ArrayKeep``), write ``out=`` and wrap results.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, get_args, get_origin
 
 import jax
 import numpy as np
@@ -65,13 +66,23 @@ def _opt_array_lazy(x: Any, policy: Policy) -> Any:
     return None if x is None else to_jax_lazy(x, policy)
 
 
-ArrayIn = Tag("ArrayIn", to_jax)
-OptArrayIn = Tag("OptArrayIn", _opt_array)
-ArraySeq = Tag("ArraySeq", lambda xs, policy: [to_jax(x, policy) for x in xs])
-ArrayKeep = Tag("ArrayKeep", _keep)
-DTypeIn = Tag("DTypeIn", lambda d, policy: _dtypes.canonical_dtype(d))
-Out = Tag("Out", lambda x, policy: x)
-DeviceIn = Tag("DeviceIn", lambda x, policy: x)
+_OUT = Tag("Out", lambda x, policy: x)
+_DEVICE = Tag("DeviceIn", lambda x, policy: x)
+ArrayIn = Annotated[jax.Array, Tag("ArrayIn", to_jax)]
+OptArrayIn = Annotated["jax.Array | None", Tag("OptArrayIn", _opt_array)]
+ArraySeq = Annotated[list[jax.Array], Tag("ArraySeq",
+                                           lambda xs, policy: [to_jax(x, policy) for x in xs])]
+ArrayKeep = Annotated[ndarray, Tag("ArrayKeep", _keep)]
+DTypeIn = Annotated[Any, Tag("DTypeIn", lambda d, policy: _dtypes.canonical_dtype(d))]
+Out = Annotated[Any, _OUT]
+DeviceIn = Annotated[Any, _DEVICE]
+
+
+def tag_of(annotation: Any) -> Any:
+    """The ``Tag`` or ``Unsupported`` a parameter's annotation carries, or None."""
+    if get_origin(annotation) is Annotated:
+        annotation = get_args(annotation)[1]
+    return annotation if isinstance(annotation, Tag | Unsupported) else None
 
 
 def wrap(result: Any, scalar: bool = False) -> Any:
@@ -135,7 +146,8 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
     lazy = public not in NOT_LAZY
     params = list(inspect.signature(fn).parameters.values())
     # Evaluated, so modules using ``from __future__ import annotations`` get tag objects too.
-    annotations = inspect.get_annotations(fn, eval_str=True)
+    annotations = {key: tag_of(a)
+                   for key, a in inspect.get_annotations(fn, eval_str=True).items()}
     by_position, by_name, checks = [], {}, []
     star_tag = None
     out_position = None
@@ -148,15 +160,15 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
         if isinstance(tag, Unsupported):
             checks.append((i if p.kind is not p.KEYWORD_ONLY else None, p.name, tag.default))
         elif isinstance(tag, Tag):
-            if tag is Out:
+            if tag is _OUT:
                 out_position = i if p.kind is not p.KEYWORD_ONLY else None
                 continue
-            if tag is DeviceIn:  # keyword-only in NumPy; handled around the call below
+            if tag is _DEVICE:  # keyword-only in NumPy; handled around the call below
                 continue
             if p.kind is not p.KEYWORD_ONLY:
                 by_position.append((i, tag.convert))
             by_name[p.name] = tag.convert
-    has_out = "out" in annotations and annotations["out"] is Out
+    has_out = annotations.get("out") is _OUT
     # Fewer positional arguments than this and no keywords: every check sees its default.
     checks_from = min((pos for pos, _, _ in checks if pos is not None), default=len(params))
     numpy_target = numpy_fn
@@ -186,7 +198,7 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
 
     host_fn = getattr(np, public, None)  # NumPy's function of this name runs host operands
 
-    has_device = annotations.get("device") is DeviceIn
+    has_device = annotations.get("device") is _DEVICE
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from typing import Any
+from typing import Annotated, Any
 
 import jax
 import jax.numpy as jnp
@@ -74,8 +74,8 @@ def _concat_kernel(axis: int, dtype: np.dtype):
 
 # ``concatenate``'s sequence: Python numbers stay as they are, weak in the result dtype (NEP 50:
 # ``concatenate([np.float32(1), 1.0], axis=None)`` is float32, as a ufunc's would be).
-WeakSeq = Tag("WeakSeq", lambda xs, policy: [x if type(x) in _dtypes.WEAK_TYPES else
-                                             to_jax(x, policy) for x in xs])
+WeakSeq = Annotated[list, Tag("WeakSeq", lambda xs, policy: [
+    x if type(x) in _dtypes.WEAK_TYPES else to_jax(x, policy) for x in xs])]
 
 
 def _concat(values: list, axis: Any, out: Any, dtype: Any, casting: str, name: str) -> Any:
