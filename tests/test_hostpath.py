@@ -306,6 +306,37 @@ def test_npjax_code_runs_the_python_members(monkeypatch):
         np.testing.assert_array_equal(np.asarray(got), [2.0, 4.0])
 
 
+def test_recycled_arrays_keep_weakrefs_subclasses_and_views():
+    """Arrays the C module reuses (its free list) start as new: no weak reference of the old
+    object reaches them, subclasses are freed as before, views stay findable by the garbage
+    collector (``detach_views`` looks for them), and the type's reference count stays put."""
+    import gc
+    import weakref
+
+    a, b = _host([1.0, 2.0]), _host([3.0, 4.0])
+    dead = weakref.ref(a + b)
+    assert dead() is None
+    again = a + b
+    assert dead() is None and weakref.ref(again)() is again
+
+    class Sub(npjax.ndarray):
+        pass
+
+    s = npjax.asarray([1.0, 2.0]).view(Sub)
+    watched = weakref.ref(s)
+    del s
+    assert watched() is None
+    view = a[1:]
+    assert any(r is view for r in gc.get_referrers(a))
+    counts = []
+    for _ in range(3):  # (kept objects hold the type: a few more after the first round)
+        for _ in range(200):
+            a + b, a[1:], b * 2.0
+        counts.append(sys.getrefcount(npjax.ndarray))
+    assert counts[1] == counts[2]
+    np.testing.assert_array_equal(np.asarray(view), [2.0])
+
+
 def test_pure_python_build_when_asked():
     """Under ``NPJAX_PURE_PYTHON=1`` (the subprocess below) nothing of the C module is used."""
     if os.environ.get("NPJAX_PURE_PYTHON", "") in ("", "0"):

@@ -61,7 +61,8 @@ def enable() -> bool:
         "cells": {name: _stats.host_cell(name) for name in COUNTED},
         "place_new": _placement.place_new, "place_got": _element_access._place_got,
         "elide_items": _placement._ELIDE_ITEMS, "number_scalars": _placement._NUMBER_SCALARS,
-        "grows_off_host": _placement.grows_off_host})
+        "grows_off_host": _placement.grows_off_host,
+        "operator_ufuncs": (np.add, np.subtract, np.multiply, np.true_divide, np.matmul)})
     for name in MEMBERS:
         delattr(ndarray, name)
     _stats.flushers.append(HOSTPATH.flush_counts)  # (host calls counted in C)

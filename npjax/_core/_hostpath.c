@@ -56,8 +56,9 @@ static const char *names[NOPS][3] = {
     {"__add__", "__radd__", "__iadd__"}, {"__sub__", "__rsub__", "__isub__"},
     {"__mul__", "__rmul__", "__imul__"}, {"__truediv__", "__rtruediv__", "__itruediv__"},
     {"__matmul__", "__rmatmul__", "__imatmul__"}};
-static binaryfunc forward[NOPS] = {PyNumber_Add, PyNumber_Subtract, PyNumber_Multiply,
-                                   PyNumber_TrueDivide, PyNumber_MatrixMultiply};
+/* NumPy's ufuncs of the operators: what NumPy's own ``x + y`` calls on arrays (past checks
+   that cannot apply here: deferring to another type, temporary elision) */
+static PyObject *np_ops[NOPS];
 static binaryfunc inplace[NOPS] = {PyNumber_InPlaceAdd, PyNumber_InPlaceSubtract,
                                    PyNumber_InPlaceMultiply, PyNumber_InPlaceTrueDivide,
                                    PyNumber_InPlaceMatrixMultiply};
@@ -166,37 +167,73 @@ static int add_to_cell(PyObject *cell, Py_ssize_t n) {
     return 0;
 }
 
+/* Result wrappers come from a small free list of ``npjax.ndarray`` objects: ``arr_dealloc``
+   (ndarray's ``tp_dealloc`` once configured) keeps up to ``FREE_MAX`` of them, untracked,
+   and ``new_array`` hands them out again. A kept object holds the value every new host
+   result has in most slots (``fixed``), so only the others are filled and cleared: this
+   spares the allocator, the zeroing and most reference counting on the hot paths. */
+#define FREE_MAX 32
+static PyObject *free_arrays[FREE_MAX];
+static int n_free = 0;
+static Py_ssize_t off_weaklist;
+enum { NSTATE = 10 };
+static Py_ssize_t state_offs[NSTATE];  /* every slot but ``__weakref__`` */
+static PyObject *fixed[NSTATE];  /* a kept object's slot values (NULL: filled by the maker) */
+
+/* ``tp_dealloc`` of ``npjax.ndarray`` and (as their base's) of its Python subclasses, whose
+   own slots, dict and finalizer Python's ``subtype_dealloc`` has handled by then. */
+static void arr_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    if (*(PyObject **)((char *)self + off_weaklist) != NULL) PyObject_ClearWeakRefs(self);
+    int keep = tp == Arr && n_free < FREE_MAX;
+    for (int i = 0; i < NSTATE; i++) {
+        PyObject **slot = &SLOT(self, state_offs[i]), *old = *slot;
+        PyObject *want = keep ? fixed[i] : NULL;
+        if (old != want) {
+            *slot = Py_XNewRef(want);
+            Py_XDECREF(old);
+        }
+    }
+    if (keep) {
+        free_arrays[n_free++] = self;  /* (it keeps its reference to the type) */
+        return;
+    }
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
+/* A new ``npjax.ndarray`` with the ``fixed`` slot values; the caller fills the others. */
+static PyObject *new_array(void) {
+    PyObject *new;
+    if (n_free > 0) {
+        new = free_arrays[--n_free];
+        Py_SET_REFCNT(new, 1);
+        PyObject_GC_Track(new);
+        return new;
+    }
+    if ((new = Arr->tp_alloc(Arr, 0)) == NULL) return NULL;
+    for (int i = 0; i < NSTATE; i++) SLOT(new, state_offs[i]) = Py_XNewRef(fixed[i]);
+    return new;
+}
+
 static PyObject *new_owner(PyObject *data) {
-    PyObject *new = Arr->tp_alloc(Arr, 0);
+    PyObject *new = new_array();
     if (new == NULL) return NULL;
-    Py_INCREF(data);
-    Py_INCREF(data);
-    SLOT(new, off_value) = data;
-    SLOT(new, off_layout) = data;
-    SLOT(new, off_root_shape) = Py_NewRef(Py_None);
+    SLOT(new, off_value) = Py_NewRef(data);
+    SLOT(new, off_layout) = Py_NewRef(data);
     SLOT(new, off_base) = Py_NewRef(Py_None);
-    SLOT(new, off_cache) = Py_NewRef(Py_None);
     SLOT(new, off_lens) = Py_NewRef(empty_tuple);
-    SLOT(new, off_scalar) = Py_NewRef(Py_False);
-    SLOT(new, off_mine) = Py_NewRef(Py_False);
-    SLOT(new, off_readonly) = Py_NewRef(Py_False);
-    SLOT(new, off_version) = Py_NewRef(zero);
     return new;
 }
 
 static PyObject *new_view(PyObject *root, PyObject *data) {
-    PyObject *new = Arr->tp_alloc(Arr, 0);
+    PyObject *new = new_array();
     if (new == NULL) return NULL;
-    SLOT(new, off_base) = Py_NewRef(root);
-    SLOT(new, off_layout) = Py_NewRef(data);
     SLOT(new, off_value) = Py_NewRef(Py_None);
-    SLOT(new, off_root_shape) = Py_NewRef(Py_None);
-    SLOT(new, off_cache) = Py_NewRef(Py_None);
+    SLOT(new, off_layout) = Py_NewRef(data);
+    SLOT(new, off_base) = Py_NewRef(root);
     SLOT(new, off_lens) = Py_NewRef(Py_None);
-    SLOT(new, off_scalar) = Py_NewRef(Py_False);
-    SLOT(new, off_mine) = Py_NewRef(Py_False);
-    SLOT(new, off_readonly) = Py_NewRef(Py_False);
-    SLOT(new, off_version) = Py_NewRef(zero);
     return new;
 }
 
@@ -272,7 +309,7 @@ static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_pla
     pending[op][side]++;
     *done = 1;
     /* NumPy's operator on the NumPy operands, in the user's order */
-    PyObject *result = in_place ? inplace[op](x, y) : forward[op](x, y);
+    PyObject *result = in_place ? inplace[op](x, y) : call2(np_ops[op], x, y);
     if (result == NULL) return NULL;
     PyObject *data = side == 1 ? y : x;
     if (Py_TYPE(result) == NpArr) {
@@ -936,10 +973,12 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
         get_item(kw, "bool"), get_item(kw, "int64"), get_item(kw, "device_dtypes"),
         get_item(kw, "quiet_scalars"), get_item(kw, "fallbacks"), get_item(kw, "cells"),
         get_item(kw, "place_new"), get_item(kw, "place_got"), get_item(kw, "elide_items"),
-        get_item(kw, "number_scalars"), get_item(kw, "grows_off_host")};
+        get_item(kw, "number_scalars"), get_item(kw, "grows_off_host"),
+        get_item(kw, "operator_ufuncs")};
     for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
         if (objs[i] == NULL) return NULL;
-    if (!PyType_Check(cls) || !PyType_Check(objs[0]) || !PyAnySet_Check(objs[12])) {
+    if (!PyType_Check(cls) || !PyType_Check(objs[0]) || !PyAnySet_Check(objs[12]) ||
+        !PyTuple_Check(objs[14]) || PyTuple_GET_SIZE(objs[14]) != NOPS) {
         PyErr_SetString(PyExc_TypeError, "configure: bad arguments");
         return NULL;
     }
@@ -995,6 +1034,8 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
     Py_XSETREF(number_scalars, Py_NewRef(objs[12]));
     Py_XSETREF(grows_off_host, Py_NewRef(objs[13]));
     for (int op = 0; op < NOPS; op++)
+        Py_XSETREF(np_ops[op], Py_NewRef(PyTuple_GET_ITEM(objs[14], op)));
+    for (int op = 0; op < NOPS; op++)
         for (int s = 0; s < 3; s++) {
             Py_XSETREF(fb[op][s], Py_NewRef(fbn[op][s]));
             Py_XSETREF(cnt[op][s], Py_NewRef(cn[op][s]));
@@ -1013,6 +1054,12 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
     off_value = offs[0], off_layout = offs[1], off_root_shape = offs[2], off_base = offs[3];
     off_cache = offs[4], off_lens = offs[5], off_scalar = offs[6], off_mine = offs[7];
     off_readonly = offs[8], off_version = offs[9];
+    for (int i = 0; i < NSTATE; i++) state_offs[i] = offs[i];
+    PyObject *kept[NSTATE] = {NULL, NULL, Py_None, NULL, Py_None, NULL, Py_False, Py_False,
+                              Py_False, zero};  /* (in the order of ``slots``) */
+    for (int i = 0; i < NSTATE; i++) fixed[i] = kept[i];
+    off_weaklist = ((PyTypeObject *)cls)->tp_weaklistoffset;
+    ((PyTypeObject *)cls)->tp_dealloc = arr_dealloc;
     elide_items = elide;
     enabled = 1;
     Py_RETURN_NONE;
