@@ -335,6 +335,35 @@ def test_recycled_arrays_keep_weakrefs_subclasses_and_views():
         counts.append(sys.getrefcount(npjax.ndarray))
     assert counts[1] == counts[2]
     np.testing.assert_array_equal(np.asarray(view), [2.0])
+    views = [_host([float(i), 1.0])[1:] for i in range(100)]  # each the last of its root
+    del views  # (freeing a view frees its root inside: the list fills on the way)
+    for _ in range(100):
+        np.testing.assert_array_equal(np.asarray(a + b), [4.0, 6.0])
+
+
+@needs_c
+def test_the_kept_host_limit_follows_policies_threads_and_contexts():
+    """The C slots keep the last host limit they read; a policy, another thread or another
+    context (``contextvars.Context.run``) reads it anew."""
+    import contextvars
+    import threading
+
+    a = _host([1.0, 2.0])
+
+    def kind(x):
+        return "host" if x._host() is not None else "device"
+
+    assert kind(a + a) == "host"
+    with npjax.policy(host_threshold=1):
+        assert kind(a + a) == kind(npjax.add(a, a)) == "device"
+        assert kind(contextvars.copy_context().run(lambda: a * a)) == "device"
+        seen = []
+        thread = threading.Thread(target=lambda: seen.append(kind(a - a)))
+        thread.start()
+        thread.join()
+        assert seen == ["host"]  # (a new thread starts from the default policy)
+    assert kind(a + a) == kind(npjax.add(a, a)) == "host"
+    assert kind(contextvars.copy_context().run(lambda: a / a)) == "host"
 
 
 def test_pure_python_build_when_asked():

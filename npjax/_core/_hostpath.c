@@ -62,9 +62,6 @@ static PyObject *np_ops[NOPS];
 static binaryfunc inplace[NOPS] = {PyNumber_InPlaceAdd, PyNumber_InPlaceSubtract,
                                    PyNumber_InPlaceMultiply, PyNumber_InPlaceTrueDivide,
                                    PyNumber_InPlaceMatrixMultiply};
-/* Elementwise: the product of the operands' sizes bounds the result's (not a matrix
-   product's: ``(n, 0) @ (0, n)``). */
-static const int elementwise[NOPS] = {1, 1, 1, 1, 0};
 static PyObject *grows_off_host = NULL;  /* ``_placement.grows_off_host`` */
 static PyObject *fb[NOPS][3];    /* the Python members */
 static PyObject *cnt[NOPS][3];   /* their count cells */
@@ -110,17 +107,29 @@ static PyObject *host_data(PyObject *a, PyObject **root, PyObject **value) {
     return layout;
 }
 
-/* The host limit of the current context (``Context.host``), or -1; -2 on an error. */
+/* The host limit of the current context (``Context.host``), or -1; -2 on an error. The
+   last context read and its limit are kept (contexts are immutable tuples). */
+static PyObject *kept_ctx = NULL;
+static Py_ssize_t kept_limit;
+
 static Py_ssize_t host_limit(void) {
     PyObject *ctx;
     if (PyContextVar_Get(ctxvar, NULL, &ctx) < 0) return -2;
-    if (ctx == NULL || !PyTuple_Check(ctx) || PyTuple_GET_SIZE(ctx) < 3) {
-        Py_XDECREF(ctx);
-        return -1;
+    if (ctx == kept_ctx) {
+        Py_DECREF(ctx);
+        return kept_limit;
     }
-    Py_ssize_t limit = PyLong_AsSsize_t(PyTuple_GET_ITEM(ctx, 2));
-    Py_DECREF(ctx);
-    if (limit == -1 && PyErr_Occurred()) return -2;
+    Py_ssize_t limit = -1;
+    if (ctx != NULL && PyTuple_Check(ctx) && PyTuple_GET_SIZE(ctx) >= 3) {
+        limit = PyLong_AsSsize_t(PyTuple_GET_ITEM(ctx, 2));
+        if (limit == -1 && PyErr_Occurred()) {
+            Py_DECREF(ctx);
+            return -2;
+        }
+    }
+    if (ctx == NULL) return limit;
+    Py_XSETREF(kept_ctx, ctx);  /* (held: its address is the key) */
+    kept_limit = limit;
     return limit;
 }
 
@@ -180,27 +189,30 @@ enum { NSTATE = 10 };
 static Py_ssize_t state_offs[NSTATE];  /* every slot but ``__weakref__`` */
 static PyObject *fixed[NSTATE];  /* a kept object's slot values (NULL: filled by the maker) */
 
+/* The end of ``arr_dealloc`` for an array the list does not keep. */
+static void __attribute__((noinline)) free_array(PyObject *self, PyTypeObject *tp) {
+    for (int i = 0; i < NSTATE; i++) Py_CLEAR(SLOT(self, state_offs[i]));  /* (constants) */
+    tp->tp_free(self);
+    Py_DECREF(tp);
+}
+
 /* ``tp_dealloc`` of ``npjax.ndarray`` and (as their base's) of its Python subclasses, whose
    own slots, dict and finalizer Python's ``subtype_dealloc`` has handled by then. */
 static void arr_dealloc(PyObject *self) {
     PyTypeObject *tp = Py_TYPE(self);
+    int mine = tp == Arr;
     PyObject_GC_UnTrack(self);
     if (*(PyObject **)((char *)self + off_weaklist) != NULL) PyObject_ClearWeakRefs(self);
-    int keep = tp == Arr && n_free < FREE_MAX;
     for (int i = 0; i < NSTATE; i++) {
         PyObject **slot = &SLOT(self, state_offs[i]), *old = *slot;
-        PyObject *want = keep ? fixed[i] : NULL;
+        PyObject *want = mine ? fixed[i] : NULL;
         if (old != want) {
             *slot = Py_XNewRef(want);
-            Py_XDECREF(old);
+            Py_XDECREF(old);  /* (may free other arrays into the list) */
         }
     }
-    if (keep) {
-        free_arrays[n_free++] = self;  /* (it keeps its reference to the type) */
-        return;
-    }
-    tp->tp_free(self);
-    Py_DECREF(tp);
+    if (mine && n_free < FREE_MAX) free_arrays[n_free++] = self;  /* (it keeps the type) */
+    else free_array(self, tp);
 }
 
 /* A new ``npjax.ndarray`` with the ``fixed`` slot values; the caller fills the others. */
@@ -240,6 +252,59 @@ static PyObject *new_view(PyObject *root, PyObject *data) {
 static PyObject *call2(PyObject *fn, PyObject *a, PyObject *b) {
     PyObject *args[2] = {a, b};
     return PyObject_Vectorcall(fn, args, 2, NULL);
+}
+
+/* ``_placement.place_new(result, operands, limit)`` for a result NumPy gave (the reference
+   is taken), its common case in C: a new array of a device dtype within the limit is a new
+   host owner; a NumPy scalar stays as it is. */
+static PyObject *placed(PyObject *result, Py_ssize_t limit, Py_ssize_t n,
+                        PyObject *const *operands) {
+    if (Py_TYPE(result) == NpArr) {
+        PyObject *dtype = NP(result)->descr;
+        int device = dtype == f8 || dtype == b1;
+        if (!device) {
+            PyObject *known = PyDict_GetItemWithError(device_dtypes, dtype);  /* borrowed */
+            if (known == NULL && PyErr_Occurred()) {
+                Py_DECREF(result);
+                return NULL;
+            }
+            device = known == Py_True;
+        }
+        if (device && NP(result)->base == NULL && np_size(result) <= limit) {
+            PyObject *new = new_owner(result);
+            Py_DECREF(result);
+            return new;
+        }
+    }
+    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
+    PyObject *args = PyTuple_New(n), *lim = PyLong_FromSsize_t(limit), *r = NULL;
+    if (args && lim) {
+        for (Py_ssize_t i = 0; i < n; i++) PyTuple_SET_ITEM(args, i, Py_NewRef(operands[i]));
+        r = PyObject_Vectorcall(place_new, (PyObject *[]){result, args, lim}, 3, NULL);
+    }
+    Py_XDECREF(args);
+    Py_XDECREF(lim);
+    Py_DECREF(result);
+    return r;
+}
+
+/* ``member(self, *args, **kw)`` of a Python member handed over (``args`` by the vectorcall
+   protocol, the keywords' values after the positional ones). */
+static PyObject *call_member(PyObject *member, PyObject *self, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames) {
+    if (member == NULL) {
+        PyErr_SetString(PyExc_TypeError, "npjax: the Python member is not installed");
+        return NULL;
+    }
+    Py_ssize_t all = nargs + (kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames)) + 1;
+    PyObject *small[16], **stack = small;
+    if (all > 16 && (stack = PyMem_Malloc(all * sizeof(PyObject *))) == NULL)
+        return PyErr_NoMemory();
+    stack[0] = self;
+    for (Py_ssize_t i = 1; i < all; i++) stack[i] = args[i - 1];
+    PyObject *r = PyObject_Vectorcall(member, stack, nargs + 1, kwnames);
+    if (stack != small) PyMem_Free(stack);
+    return r;
 }
 
 /* --- binary operators ---------------------------------------------------------------- */
@@ -311,37 +376,11 @@ static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_pla
     /* NumPy's operator on the NumPy operands, in the user's order */
     PyObject *result = in_place ? inplace[op](x, y) : call2(np_ops[op], x, y);
     if (result == NULL) return NULL;
-    PyObject *data = side == 1 ? y : x;
-    if (Py_TYPE(result) == NpArr) {
-        if (result == data) {  /* in place */
-            Py_DECREF(result);
-            return Py_NewRef(self);
-        }
-        PyObject *dtype = NP(result)->descr;
-        int device = dtype == f8 || dtype == b1;
-        if (!device) {
-            PyObject *known = PyDict_GetItemWithError(device_dtypes, dtype);
-            device = known == Py_True;
-        }
-        if (device && NP(result)->base == NULL &&
-            ((elementwise[op] && size <= limit) || np_size(result) <= limit)) {
-            PyObject *new = new_owner(result);
-            Py_DECREF(result);
-            return new;
-        }
+    if (result == (side == 1 ? y : x)) {  /* in place */
+        Py_DECREF(result);
+        return Py_NewRef(self);
     }
-    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
-    PyObject *pair = PyTuple_Pack(2, self, other);
-    PyObject *lim = PyLong_FromSsize_t(limit);
-    PyObject *placed = NULL;
-    if (pair && lim) {
-        PyObject *args[3] = {result, pair, lim};
-        placed = PyObject_Vectorcall(place_new, args, 3, NULL);
-    }
-    Py_XDECREF(pair);
-    Py_XDECREF(lim);
-    Py_DECREF(result);
-    return placed;
+    return placed(result, limit, 2, (PyObject *[]){self, other});
 }
 
 /* Python's protocol for a binary slot shared by a type's ``__op__`` and ``__rop__``
@@ -388,33 +427,6 @@ static unaryfunc unary_ops[NUNARY] = {PyNumber_Negative, PyNumber_Positive, PyNu
 static PyObject *fb_unary[NUNARY], *cnt_unary[NUNARY];
 static Py_ssize_t pending_unary[NUNARY];
 
-/* A new result of a host operation (``_operator_result``): a host owner, else
-   ``place_new``'s answer. */
-static PyObject *operator_result(PyObject *result, Py_ssize_t limit, PyObject *self,
-                                 PyObject *other) {
-    if (Py_TYPE(result) == NpArr) {
-        PyObject *dtype = NP(result)->descr;
-        int device = dtype == f8 || dtype == b1;
-        if (!device) device = PyDict_GetItemWithError(device_dtypes, dtype) == Py_True;
-        if (device && NP(result)->base == NULL && np_size(result) <= limit) {
-            PyObject *new = new_owner(result);
-            Py_DECREF(result);
-            return new;
-        }
-    }
-    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
-    PyObject *pair = other == NULL ? PyTuple_Pack(1, self) : PyTuple_Pack(2, self, other);
-    PyObject *lim = PyLong_FromSsize_t(limit), *placed = NULL;
-    if (pair && lim) {
-        PyObject *args[3] = {result, pair, lim};
-        placed = PyObject_Vectorcall(place_new, args, 3, NULL);
-    }
-    Py_XDECREF(pair);
-    Py_XDECREF(lim);
-    Py_DECREF(result);
-    return placed;
-}
-
 static PyObject *tp_richcompare(PyObject *self, PyObject *other, int op) {
     if (enabled && Py_TYPE(self) == Arr) {
         PyObject *x = host_data(self, NULL, NULL), *y = NULL;
@@ -434,7 +446,7 @@ static PyObject *tp_richcompare(PyObject *self, PyObject *other, int op) {
                 pending_cmp[op]++;
                 PyObject *result = PyObject_RichCompare(x, y, op);  /* NumPy's */
                 if (result == NULL) return NULL;
-                return operator_result(result, limit, self, other);
+                return placed(result, limit, 2, (PyObject *[]){self, other});
             }
         }
     }
@@ -452,7 +464,7 @@ static PyObject *unary(int op, PyObject *self) {
                 pending_unary[op]++;
                 PyObject *result = unary_ops[op](x);  /* NumPy's */
                 if (result == NULL) return NULL;
-                return operator_result(result, limit, self, NULL);
+                return placed(result, limit, 1, &self);
             }
         }
     }
@@ -630,26 +642,7 @@ static PyObject *ufunc_fast(UfuncObject *u, PyObject *a, PyObject *b, int *done)
     PyObject *result = call2(u->np_ufunc, x, y);  /* NumPy's own ufunc */
     if (result == NULL) return NULL;
     u->pending++;  /* (a call that raised is not counted) */
-    if (Py_TYPE(result) == NpArr) {
-        PyObject *dtype = NP(result)->descr;
-        int device = dtype == f8 || dtype == b1;
-        if (!device) device = PyDict_GetItemWithError(device_dtypes, dtype) == Py_True;
-        if (device && NP(result)->base == NULL) {
-            PyObject *new = new_owner(result);
-            Py_DECREF(result);
-            return new;
-        }
-    }
-    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
-    PyObject *lim = PyLong_FromSsize_t(limit), *args = PyTuple_Pack(2, a, b), *placed = NULL;
-    if (lim && args) {
-        PyObject *pargs[3] = {result, args, lim};
-        placed = PyObject_Vectorcall(place_new, pargs, 3, NULL);
-    }
-    Py_XDECREF(lim);
-    Py_XDECREF(args);
-    Py_DECREF(result);
-    return placed;
+    return placed(result, limit, 2, (PyObject *[]){a, b});
 }
 
 /* ``npjax.sqrt(a)``'s common case: a host array's data or a number, NumPy's own ufunc
@@ -665,26 +658,7 @@ static PyObject *ufunc_fast1(UfuncObject *u, PyObject *a, int *done) {
     PyObject *result = PyObject_CallOneArg(u->np_ufunc, x);
     if (result == NULL) return NULL;
     u->pending++;
-    if (Py_TYPE(result) == NpArr) {
-        PyObject *dtype = NP(result)->descr;
-        int device = dtype == f8 || dtype == b1;
-        if (!device) device = PyDict_GetItemWithError(device_dtypes, dtype) == Py_True;
-        if (device && NP(result)->base == NULL && np_size(result) <= limit) {
-            PyObject *new = new_owner(result);
-            Py_DECREF(result);
-            return new;
-        }
-    }
-    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
-    PyObject *lim = PyLong_FromSsize_t(limit), *args = PyTuple_Pack(1, a), *placed = NULL;
-    if (lim && args) {
-        PyObject *pargs[3] = {result, args, lim};
-        placed = PyObject_Vectorcall(place_new, pargs, 3, NULL);
-    }
-    Py_XDECREF(lim);
-    Py_XDECREF(args);
-    Py_DECREF(result);
-    return placed;
+    return placed(result, limit, 1, &a);
 }
 
 /* ``npjax.minimum(a, b, out=c)``: the only keyword ``out``, a host array (the Python call's
@@ -714,16 +688,7 @@ static PyObject *ufunc_fast_out(UfuncObject *u, PyObject *a, PyObject *b, PyObje
         Py_DECREF(result);
         return Py_NewRef(out);
     }
-    PyObject *lim = PyLong_FromSsize_t(limit), *all = PyTuple_Pack(3, a, b, out);
-    PyObject *placed = NULL;
-    if (lim && all) {
-        PyObject *pargs[3] = {result, all, lim};
-        placed = PyObject_Vectorcall(place_new, pargs, 3, NULL);
-    }
-    Py_XDECREF(lim);
-    Py_XDECREF(all);
-    Py_DECREF(result);
-    return placed;
+    return placed(result, limit, 3, (PyObject *[]){a, b, out});
 }
 
 static PyObject *ufunc_call(PyObject *self, PyObject *args, PyObject *kwargs) {
@@ -787,21 +752,7 @@ static PyObject *array_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t n
             }
         }
     }
-    if (fb_array_ufunc == NULL) {
-        PyErr_SetString(PyExc_TypeError, "npjax.ndarray: no __array_ufunc__ installed");
-        return NULL;
-    }
-    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-    PyObject *small[16], **stack = small;
-    if (nargs + nkw + 1 > 16) {
-        stack = PyMem_Malloc((nargs + nkw + 1) * sizeof(PyObject *));
-        if (stack == NULL) return PyErr_NoMemory();
-    }
-    stack[0] = self;
-    for (Py_ssize_t i = 0; i < nargs + nkw; i++) stack[i + 1] = args[i];
-    PyObject *r = PyObject_Vectorcall(fb_array_ufunc, stack, nargs + 1, kwnames);
-    if (stack != small) PyMem_Free(stack);
-    return r;
+    return call_member(fb_array_ufunc, self, args, nargs, kwnames);
 }
 
 static PyObject *set_array_ufunc(PyObject *mod, PyObject *args) {
@@ -830,20 +781,7 @@ static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t 
         if (PyErr_Occurred() && !done) return NULL;
         if (r != NULL || done) return r;
     }
-    if (fb_ufunc_call == NULL) {
-        PyErr_SetString(PyExc_TypeError, "npjax.ufunc: no call installed");
-        return NULL;
-    }
-    PyObject *small[16], **stack = small;
-    if (n + nkw + 1 > 16) {
-        stack = PyMem_Malloc((n + nkw + 1) * sizeof(PyObject *));
-        if (stack == NULL) return PyErr_NoMemory();
-    }
-    stack[0] = self;
-    for (Py_ssize_t i = 0; i < n + nkw; i++) stack[i + 1] = args[i];
-    PyObject *r = PyObject_Vectorcall(fb_ufunc_call, stack, n + 1, kwnames);
-    if (stack != small) PyMem_Free(stack);
-    return r;
+    return call_member(fb_ufunc_call, self, args, n, kwnames);
 }
 
 /* Let instances of ``cls`` (npjax.ufunc, a Python subclass of UfuncBase whose ``__call__``
