@@ -189,30 +189,35 @@ enum { NSTATE = 10 };
 static Py_ssize_t state_offs[NSTATE];  /* every slot but ``__weakref__`` */
 static PyObject *fixed[NSTATE];  /* a kept object's slot values (NULL: filled by the maker) */
 
-/* The end of ``arr_dealloc`` for an array the list does not keep. */
-static void __attribute__((noinline)) free_array(PyObject *self, PyTypeObject *tp) {
-    for (int i = 0; i < NSTATE; i++) Py_CLEAR(SLOT(self, state_offs[i]));  /* (constants) */
-    tp->tp_free(self);
-    Py_DECREF(tp);
+/* An array ``arr_dealloc`` meant to keep, when freeing its slots filled the list: its slots
+   hold the ``fixed`` values. */
+static void __attribute__((noinline, cold)) free_kept(PyObject *self) {
+    for (int i = 0; i < NSTATE; i++) Py_CLEAR(SLOT(self, state_offs[i]));
+    Arr->tp_free(self);
+    Py_DECREF(Arr);
 }
 
 /* ``tp_dealloc`` of ``npjax.ndarray`` and (as their base's) of its Python subclasses, whose
    own slots, dict and finalizer Python's ``subtype_dealloc`` has handled by then. */
 static void arr_dealloc(PyObject *self) {
     PyTypeObject *tp = Py_TYPE(self);
-    int mine = tp == Arr;
     PyObject_GC_UnTrack(self);
     if (*(PyObject **)((char *)self + off_weaklist) != NULL) PyObject_ClearWeakRefs(self);
+    int keep = tp == Arr && n_free < FREE_MAX;
     for (int i = 0; i < NSTATE; i++) {
         PyObject **slot = &SLOT(self, state_offs[i]), *old = *slot;
-        PyObject *want = mine ? fixed[i] : NULL;
+        PyObject *want = keep ? fixed[i] : NULL;
         if (old != want) {
             *slot = Py_XNewRef(want);
             Py_XDECREF(old);  /* (may free other arrays into the list) */
         }
     }
-    if (mine && n_free < FREE_MAX) free_arrays[n_free++] = self;  /* (it keeps the type) */
-    else free_array(self, tp);
+    if (!keep) {
+        tp->tp_free(self);
+        Py_DECREF(tp);
+    }
+    else if (n_free < FREE_MAX) free_arrays[n_free++] = self;  /* (it keeps the type) */
+    else free_kept(self);
 }
 
 /* A new ``npjax.ndarray`` with the ``fixed`` slot values; the caller fills the others. */
