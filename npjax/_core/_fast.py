@@ -3,7 +3,8 @@
 ``enable()`` (called once by ``npjax/__init__.py``, after every member is installed and routed)
 hands the C base class ``_hostpath.ArrayBase`` ndarray's layout and the Python members it takes
 over (``a + b``, ``-``, ``*``, ``/``, reflected and in place; ``a[index]``, ``a[index] = v``),
-then removes those members from ``ndarray`` so that its type slots are the C ones. The C slots
+then removes those members from ``ndarray`` so that its type slots are the C ones (and its
+deallocation the C module's, which keeps a few freed arrays to build results from). The C slots
 run the common case (host arrays and Python numbers; plain indexes; numbers written without a
 cast that could warn) and call the Python member for everything else, so the Python members
 stay the one definition of these operations, and the pure-Python build (no compiler, or
