@@ -377,7 +377,8 @@ def test_pure_python_build_when_asked():
 # The core parity files, rerun with the pure-Python members (CI runs both builds).
 CORE = ["tests/test_operators.py", "tests/test_indexing.py", "tests/test_host_fast_paths.py",
         "tests/test_host_overhead.py", "tests/test_host_slices.py", "tests/test_views.py",
-        "tests/test_errstate.py", "tests/test_subclasses.py", "tests/test_hostpath.py"]
+        "tests/test_errstate.py", "tests/test_subclasses.py", "tests/test_ufuncs.py",
+        "tests/test_hostpath.py"]
 
 
 @pytest.mark.skipif(os.environ.get("NPJAX_PURE_PYTHON", "") not in ("", "0"),

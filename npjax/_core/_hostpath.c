@@ -108,14 +108,14 @@ static PyObject *host_data(PyObject *a, PyObject **root, PyObject **value) {
 }
 
 /* The host limit of the current context (``Context.host``), or -1; -2 on an error. The
-   last context read and its limit are kept (contexts are immutable tuples). */
+   last context read outside a trace and its limit are kept (contexts are immutable tuples). */
 static PyObject *kept_ctx = NULL;
 static Py_ssize_t kept_limit;
 
 static Py_ssize_t host_limit(void) {
     PyObject *ctx;
     if (PyContextVar_Get(ctxvar, NULL, &ctx) < 0) return -2;
-    if (ctx == kept_ctx) {
+    if (ctx != NULL && ctx == kept_ctx) {
         Py_DECREF(ctx);
         return kept_limit;
     }
@@ -128,6 +128,10 @@ static Py_ssize_t host_limit(void) {
         }
     }
     if (ctx == NULL) return limit;
+    if (limit < 0 || PyTuple_GET_ITEM(ctx, 1) != Py_None) {
+        Py_DECREF(ctx);  /* (not kept: a trace's context would keep the trace alive) */
+        return limit;
+    }
     Py_XSETREF(kept_ctx, ctx);  /* (held: its address is the key) */
     kept_limit = limit;
     return limit;
