@@ -31,6 +31,11 @@ typedef struct {
 } NumpyFields;
 
 #define NP(o) ((NumpyFields *)(o))
+#if defined(__GNUC__) || defined(__clang__)
+#define COLD __attribute__((noinline, cold))  /* (off the hot paths' code) */
+#else
+#define COLD
+#endif
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
 static PyTypeObject *Arr = NULL;      /* npjax.ndarray */
@@ -195,7 +200,7 @@ static PyObject *fixed[NSTATE];  /* a kept object's slot values (NULL: filled by
 
 /* An array ``arr_dealloc`` meant to keep, when freeing its slots filled the list: its slots
    hold the ``fixed`` values. */
-static void __attribute__((noinline, cold)) free_kept(PyObject *self) {
+static void COLD free_kept(PyObject *self) {
     for (int i = 0; i < NSTATE; i++) Py_CLEAR(SLOT(self, state_offs[i]));
     Arr->tp_free(self);
     Py_DECREF(Arr);
