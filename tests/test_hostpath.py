@@ -306,6 +306,66 @@ def test_npjax_code_runs_the_python_members(monkeypatch):
         np.testing.assert_array_equal(np.asarray(got), [2.0, 4.0])
 
 
+def test_recycled_arrays_keep_weakrefs_subclasses_and_views():
+    """Arrays the C module reuses (its free list) start as new: no weak reference of the old
+    object reaches them, subclasses are freed as before, views stay findable by the garbage
+    collector (``detach_views`` looks for them), and the type's reference count stays put."""
+    import gc
+    import weakref
+
+    a, b = _host([1.0, 2.0]), _host([3.0, 4.0])
+    dead = weakref.ref(a + b)
+    assert dead() is None
+    again = a + b
+    assert dead() is None and weakref.ref(again)() is again
+
+    class Sub(npjax.ndarray):
+        pass
+
+    s = npjax.asarray([1.0, 2.0]).view(Sub)
+    watched = weakref.ref(s)
+    del s
+    assert watched() is None
+    view = a[1:]
+    assert any(r is view for r in gc.get_referrers(a))
+    counts = []
+    for _ in range(3):  # (kept objects hold the type: a few more after the first round)
+        for _ in range(200):
+            a + b, a[1:], b * 2.0
+        counts.append(sys.getrefcount(npjax.ndarray))
+    assert counts[1] == counts[2]
+    np.testing.assert_array_equal(np.asarray(view), [2.0])
+    views = [_host([float(i), 1.0])[1:] for i in range(100)]  # each the last of its root
+    del views  # (freeing a view frees its root inside: the list fills on the way)
+    for _ in range(100):
+        np.testing.assert_array_equal(np.asarray(a + b), [4.0, 6.0])
+
+
+@needs_c
+def test_the_kept_host_limit_follows_policies_threads_and_contexts():
+    """The C slots keep the last host limit they read; a policy, another thread or another
+    context (``contextvars.Context.run``) reads it anew."""
+    import contextvars
+    import threading
+
+    a = _host([1.0, 2.0])
+
+    def kind(x):
+        return "host" if x._host() is not None else "device"
+
+    assert kind(a + a) == "host"
+    with npjax.policy(host_threshold=1):
+        assert kind(a + a) == kind(npjax.add(a, a)) == "device"
+        assert kind(contextvars.copy_context().run(lambda: a * a)) == "device"
+        seen = []
+        thread = threading.Thread(target=lambda: seen.append(kind(a - a)))
+        thread.start()
+        thread.join()
+        assert seen == ["host"]  # (a new thread starts from the default policy)
+    assert kind(a + a) == kind(npjax.add(a, a)) == "host"
+    assert kind(contextvars.copy_context().run(lambda: a / a)) == "host"
+
+
 def test_pure_python_build_when_asked():
     """Under ``NPJAX_PURE_PYTHON=1`` (the subprocess below) nothing of the C module is used."""
     if os.environ.get("NPJAX_PURE_PYTHON", "") in ("", "0"):
@@ -317,7 +377,8 @@ def test_pure_python_build_when_asked():
 # The core parity files, rerun with the pure-Python members (CI runs both builds).
 CORE = ["tests/test_operators.py", "tests/test_indexing.py", "tests/test_host_fast_paths.py",
         "tests/test_host_overhead.py", "tests/test_host_slices.py", "tests/test_views.py",
-        "tests/test_errstate.py", "tests/test_subclasses.py", "tests/test_hostpath.py"]
+        "tests/test_errstate.py", "tests/test_subclasses.py", "tests/test_ufuncs.py",
+        "tests/test_hostpath.py"]
 
 
 @pytest.mark.skipif(os.environ.get("NPJAX_PURE_PYTHON", "") not in ("", "0"),

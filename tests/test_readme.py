@@ -1,6 +1,7 @@
 """README's facts that can drift, checked against the code: its length, the test command CI
 runs, the number of benchmark kernels, the coverage percentage, the runner's option names, the
-policy table and the CPU speed table (against the committed results it quotes)."""
+policy table, the CPU speed table and the host overhead table (against the committed results
+it quotes)."""
 
 from __future__ import annotations
 
@@ -157,6 +158,19 @@ def test_cpu_speed_summary_matches_the_committed_results():
     assert f"default {geo['geomean_numpy_over_eager']:.2f}x NumPy" in text
     assert f"`npjax.jit` {geo['geomean_numpy_over_jit']:.2f}x NumPy" in text
     assert f"{geo['geomean_jit_over_hand']:.2f}x the time of" in text
+
+
+def test_overhead_table_matches_the_committed_results():
+    """The host-operation ratios README quotes, per build, are those of the committed runs of
+    ``benchmarks/overhead.py`` (``overhead.json``: C; ``overhead_pure_python.json``)."""
+    rows = {r[0]: r[1:] for r in _tables(_section("Where work runs: placement"))[0]}
+    ops = [op.strip().strip("`") for op in re.search(
+        r"^\| build \|(.*)\|$", _section("Where work runs: placement"), re.M).group(1).split("|")]
+    for build, name in (("C", "overhead.json"), ("Python", "overhead_pure_python.json")):
+        data = json.loads((ROOT / "benchmarks" / "results" / name).read_text())
+        ratios = {r["check"]: r["ratio"] for r in data["ratios"]}
+        assert (data["build"] == "pure Python") == (build == "Python")
+        assert rows[build] == [f"{ratios[f'{op}, host: npjax / NumPy']:.2f}x" for op in ops]
 
 
 @pytest.mark.parametrize("path", re.findall(r"`((?:docs|benchmarks|examples)/[\w./-]+?)`",

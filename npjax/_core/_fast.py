@@ -3,7 +3,8 @@
 ``enable()`` (called once by ``npjax/__init__.py``, after every member is installed and routed)
 hands the C base class ``_hostpath.ArrayBase`` ndarray's layout and the Python members it takes
 over (``a + b``, ``-``, ``*``, ``/``, reflected and in place; ``a[index]``, ``a[index] = v``),
-then removes those members from ``ndarray`` so that its type slots are the C ones. The C slots
+then removes those members from ``ndarray`` so that its type slots are the C ones (and its
+deallocation the C module's, which keeps a few freed arrays to build results from). The C slots
 run the common case (host arrays and Python numbers; plain indexes; numbers written without a
 cast that could warn) and call the Python member for everything else, so the Python members
 stay the one definition of these operations, and the pure-Python build (no compiler, or
@@ -61,7 +62,8 @@ def enable() -> bool:
         "cells": {name: _stats.host_cell(name) for name in COUNTED},
         "place_new": _placement.place_new, "place_got": _element_access._place_got,
         "elide_items": _placement._ELIDE_ITEMS, "number_scalars": _placement._NUMBER_SCALARS,
-        "grows_off_host": _placement.grows_off_host})
+        "grows_off_host": _placement.grows_off_host,
+        "operator_ufuncs": (np.add, np.subtract, np.multiply, np.true_divide, np.matmul)})
     for name in MEMBERS:
         delattr(ndarray, name)
     _stats.flushers.append(HOSTPATH.flush_counts)  # (host calls counted in C)

@@ -31,6 +31,11 @@ typedef struct {
 } NumpyFields;
 
 #define NP(o) ((NumpyFields *)(o))
+#if defined(__GNUC__) || defined(__clang__)
+#define COLD __attribute__((noinline, cold))  /* (off the hot paths' code) */
+#else
+#define COLD
+#endif
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
 static PyTypeObject *Arr = NULL;      /* npjax.ndarray */
@@ -56,14 +61,12 @@ static const char *names[NOPS][3] = {
     {"__add__", "__radd__", "__iadd__"}, {"__sub__", "__rsub__", "__isub__"},
     {"__mul__", "__rmul__", "__imul__"}, {"__truediv__", "__rtruediv__", "__itruediv__"},
     {"__matmul__", "__rmatmul__", "__imatmul__"}};
-static binaryfunc forward[NOPS] = {PyNumber_Add, PyNumber_Subtract, PyNumber_Multiply,
-                                   PyNumber_TrueDivide, PyNumber_MatrixMultiply};
+/* NumPy's ufuncs of the operators: what NumPy's own ``x + y`` calls on arrays (past checks
+   that cannot apply here: deferring to another type, temporary elision) */
+static PyObject *np_ops[NOPS];
 static binaryfunc inplace[NOPS] = {PyNumber_InPlaceAdd, PyNumber_InPlaceSubtract,
                                    PyNumber_InPlaceMultiply, PyNumber_InPlaceTrueDivide,
                                    PyNumber_InPlaceMatrixMultiply};
-/* Elementwise: the product of the operands' sizes bounds the result's (not a matrix
-   product's: ``(n, 0) @ (0, n)``). */
-static const int elementwise[NOPS] = {1, 1, 1, 1, 0};
 static PyObject *grows_off_host = NULL;  /* ``_placement.grows_off_host`` */
 static PyObject *fb[NOPS][3];    /* the Python members */
 static PyObject *cnt[NOPS][3];   /* their count cells */
@@ -109,17 +112,33 @@ static PyObject *host_data(PyObject *a, PyObject **root, PyObject **value) {
     return layout;
 }
 
-/* The host limit of the current context (``Context.host``), or -1; -2 on an error. */
+/* The host limit of the current context (``Context.host``), or -1; -2 on an error. The
+   last context read outside a trace and its limit are kept (contexts are immutable tuples). */
+static PyObject *kept_ctx = NULL;
+static Py_ssize_t kept_limit;
+
 static Py_ssize_t host_limit(void) {
     PyObject *ctx;
     if (PyContextVar_Get(ctxvar, NULL, &ctx) < 0) return -2;
-    if (ctx == NULL || !PyTuple_Check(ctx) || PyTuple_GET_SIZE(ctx) < 3) {
-        Py_XDECREF(ctx);
-        return -1;
+    if (ctx != NULL && ctx == kept_ctx) {
+        Py_DECREF(ctx);
+        return kept_limit;
     }
-    Py_ssize_t limit = PyLong_AsSsize_t(PyTuple_GET_ITEM(ctx, 2));
-    Py_DECREF(ctx);
-    if (limit == -1 && PyErr_Occurred()) return -2;
+    Py_ssize_t limit = -1;
+    if (ctx != NULL && PyTuple_Check(ctx) && PyTuple_GET_SIZE(ctx) >= 3) {
+        limit = PyLong_AsSsize_t(PyTuple_GET_ITEM(ctx, 2));
+        if (limit == -1 && PyErr_Occurred()) {
+            Py_DECREF(ctx);
+            return -2;
+        }
+    }
+    if (ctx == NULL) return limit;
+    if (limit < 0 || PyTuple_GET_ITEM(ctx, 1) != Py_None) {
+        Py_DECREF(ctx);  /* (not kept: a trace's context would keep the trace alive) */
+        return limit;
+    }
+    Py_XSETREF(kept_ctx, ctx);  /* (held: its address is the key) */
+    kept_limit = limit;
     return limit;
 }
 
@@ -166,43 +185,140 @@ static int add_to_cell(PyObject *cell, Py_ssize_t n) {
     return 0;
 }
 
+/* Result wrappers come from a small free list of ``npjax.ndarray`` objects: ``arr_dealloc``
+   (ndarray's ``tp_dealloc`` once configured) keeps up to ``FREE_MAX`` of them, untracked,
+   and ``new_array`` hands them out again. A kept object holds the value every new host
+   result has in most slots (``fixed``), so only the others are filled and cleared: this
+   spares the allocator, the zeroing and most reference counting on the hot paths. */
+#define FREE_MAX 32
+static PyObject *free_arrays[FREE_MAX];
+static int n_free = 0;
+static Py_ssize_t off_weaklist;
+enum { NSTATE = 10 };
+static Py_ssize_t state_offs[NSTATE];  /* every slot but ``__weakref__`` */
+static PyObject *fixed[NSTATE];  /* a kept object's slot values (NULL: filled by the maker) */
+
+/* An array ``arr_dealloc`` meant to keep, when freeing its slots filled the list: its slots
+   hold the ``fixed`` values. */
+static void COLD free_kept(PyObject *self) {
+    for (int i = 0; i < NSTATE; i++) Py_CLEAR(SLOT(self, state_offs[i]));
+    Arr->tp_free(self);
+    Py_DECREF(Arr);
+}
+
+/* ``tp_dealloc`` of ``npjax.ndarray`` and (as their base's) of its Python subclasses, whose
+   own slots, dict and finalizer Python's ``subtype_dealloc`` has handled by then. */
+static void arr_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    if (*(PyObject **)((char *)self + off_weaklist) != NULL) PyObject_ClearWeakRefs(self);
+    int keep = tp == Arr && n_free < FREE_MAX;
+    for (int i = 0; i < NSTATE; i++) {
+        PyObject **slot = &SLOT(self, state_offs[i]), *old = *slot;
+        PyObject *want = keep ? fixed[i] : NULL;
+        if (old != want) {
+            *slot = Py_XNewRef(want);
+            Py_XDECREF(old);  /* (may free other arrays into the list) */
+        }
+    }
+    if (!keep) {
+        tp->tp_free(self);
+        Py_DECREF(tp);
+    }
+    else if (n_free < FREE_MAX) free_arrays[n_free++] = self;  /* (it keeps the type) */
+    else free_kept(self);
+}
+
+/* A new ``npjax.ndarray`` with the ``fixed`` slot values; the caller fills the others. */
+static PyObject *new_array(void) {
+    PyObject *new;
+    if (n_free > 0) {
+        new = free_arrays[--n_free];
+        Py_SET_REFCNT(new, 1);
+        PyObject_GC_Track(new);
+        return new;
+    }
+    if ((new = Arr->tp_alloc(Arr, 0)) == NULL) return NULL;
+    for (int i = 0; i < NSTATE; i++) SLOT(new, state_offs[i]) = Py_XNewRef(fixed[i]);
+    return new;
+}
+
 static PyObject *new_owner(PyObject *data) {
-    PyObject *new = Arr->tp_alloc(Arr, 0);
+    PyObject *new = new_array();
     if (new == NULL) return NULL;
-    Py_INCREF(data);
-    Py_INCREF(data);
-    SLOT(new, off_value) = data;
-    SLOT(new, off_layout) = data;
-    SLOT(new, off_root_shape) = Py_NewRef(Py_None);
+    SLOT(new, off_value) = Py_NewRef(data);
+    SLOT(new, off_layout) = Py_NewRef(data);
     SLOT(new, off_base) = Py_NewRef(Py_None);
-    SLOT(new, off_cache) = Py_NewRef(Py_None);
     SLOT(new, off_lens) = Py_NewRef(empty_tuple);
-    SLOT(new, off_scalar) = Py_NewRef(Py_False);
-    SLOT(new, off_mine) = Py_NewRef(Py_False);
-    SLOT(new, off_readonly) = Py_NewRef(Py_False);
-    SLOT(new, off_version) = Py_NewRef(zero);
     return new;
 }
 
 static PyObject *new_view(PyObject *root, PyObject *data) {
-    PyObject *new = Arr->tp_alloc(Arr, 0);
+    PyObject *new = new_array();
     if (new == NULL) return NULL;
-    SLOT(new, off_base) = Py_NewRef(root);
-    SLOT(new, off_layout) = Py_NewRef(data);
     SLOT(new, off_value) = Py_NewRef(Py_None);
-    SLOT(new, off_root_shape) = Py_NewRef(Py_None);
-    SLOT(new, off_cache) = Py_NewRef(Py_None);
+    SLOT(new, off_layout) = Py_NewRef(data);
+    SLOT(new, off_base) = Py_NewRef(root);
     SLOT(new, off_lens) = Py_NewRef(Py_None);
-    SLOT(new, off_scalar) = Py_NewRef(Py_False);
-    SLOT(new, off_mine) = Py_NewRef(Py_False);
-    SLOT(new, off_readonly) = Py_NewRef(Py_False);
-    SLOT(new, off_version) = Py_NewRef(zero);
     return new;
 }
 
 static PyObject *call2(PyObject *fn, PyObject *a, PyObject *b) {
     PyObject *args[2] = {a, b};
     return PyObject_Vectorcall(fn, args, 2, NULL);
+}
+
+/* ``_placement.place_new(result, operands, limit)`` for a result NumPy gave (the reference
+   is taken), its common case in C: a new array of a device dtype within the limit is a new
+   host owner; a NumPy scalar stays as it is. */
+static PyObject *placed(PyObject *result, Py_ssize_t limit, Py_ssize_t n,
+                        PyObject *const *operands) {
+    if (Py_TYPE(result) == NpArr) {
+        PyObject *dtype = NP(result)->descr;
+        int device = dtype == f8 || dtype == b1;
+        if (!device) {
+            PyObject *known = PyDict_GetItemWithError(device_dtypes, dtype);  /* borrowed */
+            if (known == NULL && PyErr_Occurred()) {
+                Py_DECREF(result);
+                return NULL;
+            }
+            device = known == Py_True;
+        }
+        if (device && NP(result)->base == NULL && np_size(result) <= limit) {
+            PyObject *new = new_owner(result);
+            Py_DECREF(result);
+            return new;
+        }
+    }
+    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
+    PyObject *args = PyTuple_New(n), *lim = PyLong_FromSsize_t(limit), *r = NULL;
+    if (args && lim) {
+        for (Py_ssize_t i = 0; i < n; i++) PyTuple_SET_ITEM(args, i, Py_NewRef(operands[i]));
+        r = PyObject_Vectorcall(place_new, (PyObject *[]){result, args, lim}, 3, NULL);
+    }
+    Py_XDECREF(args);
+    Py_XDECREF(lim);
+    Py_DECREF(result);
+    return r;
+}
+
+/* ``member(self, *args, **kw)`` of a Python member handed over (``args`` by the vectorcall
+   protocol, the keywords' values after the positional ones). */
+static PyObject *call_member(PyObject *member, PyObject *self, PyObject *const *args,
+                             Py_ssize_t nargs, PyObject *kwnames) {
+    if (member == NULL) {
+        PyErr_SetString(PyExc_TypeError, "npjax: the Python member is not installed");
+        return NULL;
+    }
+    Py_ssize_t all = nargs + (kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames)) + 1;
+    PyObject *small[16], **stack = small;
+    if (all > 16 && (stack = PyMem_Malloc(all * sizeof(PyObject *))) == NULL)
+        return PyErr_NoMemory();
+    stack[0] = self;
+    for (Py_ssize_t i = 1; i < all; i++) stack[i] = args[i - 1];
+    PyObject *r = PyObject_Vectorcall(member, stack, nargs + 1, kwnames);
+    if (stack != small) PyMem_Free(stack);
+    return r;
 }
 
 /* --- binary operators ---------------------------------------------------------------- */
@@ -272,39 +388,13 @@ static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_pla
     pending[op][side]++;
     *done = 1;
     /* NumPy's operator on the NumPy operands, in the user's order */
-    PyObject *result = in_place ? inplace[op](x, y) : forward[op](x, y);
+    PyObject *result = in_place ? inplace[op](x, y) : call2(np_ops[op], x, y);
     if (result == NULL) return NULL;
-    PyObject *data = side == 1 ? y : x;
-    if (Py_TYPE(result) == NpArr) {
-        if (result == data) {  /* in place */
-            Py_DECREF(result);
-            return Py_NewRef(self);
-        }
-        PyObject *dtype = NP(result)->descr;
-        int device = dtype == f8 || dtype == b1;
-        if (!device) {
-            PyObject *known = PyDict_GetItemWithError(device_dtypes, dtype);
-            device = known == Py_True;
-        }
-        if (device && NP(result)->base == NULL &&
-            ((elementwise[op] && size <= limit) || np_size(result) <= limit)) {
-            PyObject *new = new_owner(result);
-            Py_DECREF(result);
-            return new;
-        }
+    if (result == (side == 1 ? y : x)) {  /* in place */
+        Py_DECREF(result);
+        return Py_NewRef(self);
     }
-    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
-    PyObject *pair = PyTuple_Pack(2, self, other);
-    PyObject *lim = PyLong_FromSsize_t(limit);
-    PyObject *placed = NULL;
-    if (pair && lim) {
-        PyObject *args[3] = {result, pair, lim};
-        placed = PyObject_Vectorcall(place_new, args, 3, NULL);
-    }
-    Py_XDECREF(pair);
-    Py_XDECREF(lim);
-    Py_DECREF(result);
-    return placed;
+    return placed(result, limit, 2, (PyObject *[]){self, other});
 }
 
 /* Python's protocol for a binary slot shared by a type's ``__op__`` and ``__rop__``
@@ -351,33 +441,6 @@ static unaryfunc unary_ops[NUNARY] = {PyNumber_Negative, PyNumber_Positive, PyNu
 static PyObject *fb_unary[NUNARY], *cnt_unary[NUNARY];
 static Py_ssize_t pending_unary[NUNARY];
 
-/* A new result of a host operation (``_operator_result``): a host owner, else
-   ``place_new``'s answer. */
-static PyObject *operator_result(PyObject *result, Py_ssize_t limit, PyObject *self,
-                                 PyObject *other) {
-    if (Py_TYPE(result) == NpArr) {
-        PyObject *dtype = NP(result)->descr;
-        int device = dtype == f8 || dtype == b1;
-        if (!device) device = PyDict_GetItemWithError(device_dtypes, dtype) == Py_True;
-        if (device && NP(result)->base == NULL && np_size(result) <= limit) {
-            PyObject *new = new_owner(result);
-            Py_DECREF(result);
-            return new;
-        }
-    }
-    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
-    PyObject *pair = other == NULL ? PyTuple_Pack(1, self) : PyTuple_Pack(2, self, other);
-    PyObject *lim = PyLong_FromSsize_t(limit), *placed = NULL;
-    if (pair && lim) {
-        PyObject *args[3] = {result, pair, lim};
-        placed = PyObject_Vectorcall(place_new, args, 3, NULL);
-    }
-    Py_XDECREF(pair);
-    Py_XDECREF(lim);
-    Py_DECREF(result);
-    return placed;
-}
-
 static PyObject *tp_richcompare(PyObject *self, PyObject *other, int op) {
     if (enabled && Py_TYPE(self) == Arr) {
         PyObject *x = host_data(self, NULL, NULL), *y = NULL;
@@ -397,7 +460,7 @@ static PyObject *tp_richcompare(PyObject *self, PyObject *other, int op) {
                 pending_cmp[op]++;
                 PyObject *result = PyObject_RichCompare(x, y, op);  /* NumPy's */
                 if (result == NULL) return NULL;
-                return operator_result(result, limit, self, other);
+                return placed(result, limit, 2, (PyObject *[]){self, other});
             }
         }
     }
@@ -415,7 +478,7 @@ static PyObject *unary(int op, PyObject *self) {
                 pending_unary[op]++;
                 PyObject *result = unary_ops[op](x);  /* NumPy's */
                 if (result == NULL) return NULL;
-                return operator_result(result, limit, self, NULL);
+                return placed(result, limit, 1, &self);
             }
         }
     }
@@ -593,26 +656,7 @@ static PyObject *ufunc_fast(UfuncObject *u, PyObject *a, PyObject *b, int *done)
     PyObject *result = call2(u->np_ufunc, x, y);  /* NumPy's own ufunc */
     if (result == NULL) return NULL;
     u->pending++;  /* (a call that raised is not counted) */
-    if (Py_TYPE(result) == NpArr) {
-        PyObject *dtype = NP(result)->descr;
-        int device = dtype == f8 || dtype == b1;
-        if (!device) device = PyDict_GetItemWithError(device_dtypes, dtype) == Py_True;
-        if (device && NP(result)->base == NULL) {
-            PyObject *new = new_owner(result);
-            Py_DECREF(result);
-            return new;
-        }
-    }
-    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
-    PyObject *lim = PyLong_FromSsize_t(limit), *args = PyTuple_Pack(2, a, b), *placed = NULL;
-    if (lim && args) {
-        PyObject *pargs[3] = {result, args, lim};
-        placed = PyObject_Vectorcall(place_new, pargs, 3, NULL);
-    }
-    Py_XDECREF(lim);
-    Py_XDECREF(args);
-    Py_DECREF(result);
-    return placed;
+    return placed(result, limit, 2, (PyObject *[]){a, b});
 }
 
 /* ``npjax.sqrt(a)``'s common case: a host array's data or a number, NumPy's own ufunc
@@ -628,26 +672,7 @@ static PyObject *ufunc_fast1(UfuncObject *u, PyObject *a, int *done) {
     PyObject *result = PyObject_CallOneArg(u->np_ufunc, x);
     if (result == NULL) return NULL;
     u->pending++;
-    if (Py_TYPE(result) == NpArr) {
-        PyObject *dtype = NP(result)->descr;
-        int device = dtype == f8 || dtype == b1;
-        if (!device) device = PyDict_GetItemWithError(device_dtypes, dtype) == Py_True;
-        if (device && NP(result)->base == NULL && np_size(result) <= limit) {
-            PyObject *new = new_owner(result);
-            Py_DECREF(result);
-            return new;
-        }
-    }
-    else if (!PyTuple_Check(result)) return result;  /* a NumPy scalar */
-    PyObject *lim = PyLong_FromSsize_t(limit), *args = PyTuple_Pack(1, a), *placed = NULL;
-    if (lim && args) {
-        PyObject *pargs[3] = {result, args, lim};
-        placed = PyObject_Vectorcall(place_new, pargs, 3, NULL);
-    }
-    Py_XDECREF(lim);
-    Py_XDECREF(args);
-    Py_DECREF(result);
-    return placed;
+    return placed(result, limit, 1, &a);
 }
 
 /* ``npjax.minimum(a, b, out=c)``: the only keyword ``out``, a host array (the Python call's
@@ -677,16 +702,7 @@ static PyObject *ufunc_fast_out(UfuncObject *u, PyObject *a, PyObject *b, PyObje
         Py_DECREF(result);
         return Py_NewRef(out);
     }
-    PyObject *lim = PyLong_FromSsize_t(limit), *all = PyTuple_Pack(3, a, b, out);
-    PyObject *placed = NULL;
-    if (lim && all) {
-        PyObject *pargs[3] = {result, all, lim};
-        placed = PyObject_Vectorcall(place_new, pargs, 3, NULL);
-    }
-    Py_XDECREF(lim);
-    Py_XDECREF(all);
-    Py_DECREF(result);
-    return placed;
+    return placed(result, limit, 3, (PyObject *[]){a, b, out});
 }
 
 static PyObject *ufunc_call(PyObject *self, PyObject *args, PyObject *kwargs) {
@@ -750,21 +766,7 @@ static PyObject *array_ufunc(PyObject *self, PyObject *const *args, Py_ssize_t n
             }
         }
     }
-    if (fb_array_ufunc == NULL) {
-        PyErr_SetString(PyExc_TypeError, "npjax.ndarray: no __array_ufunc__ installed");
-        return NULL;
-    }
-    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-    PyObject *small[16], **stack = small;
-    if (nargs + nkw + 1 > 16) {
-        stack = PyMem_Malloc((nargs + nkw + 1) * sizeof(PyObject *));
-        if (stack == NULL) return PyErr_NoMemory();
-    }
-    stack[0] = self;
-    for (Py_ssize_t i = 0; i < nargs + nkw; i++) stack[i + 1] = args[i];
-    PyObject *r = PyObject_Vectorcall(fb_array_ufunc, stack, nargs + 1, kwnames);
-    if (stack != small) PyMem_Free(stack);
-    return r;
+    return call_member(fb_array_ufunc, self, args, nargs, kwnames);
 }
 
 static PyObject *set_array_ufunc(PyObject *mod, PyObject *args) {
@@ -793,20 +795,7 @@ static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t 
         if (PyErr_Occurred() && !done) return NULL;
         if (r != NULL || done) return r;
     }
-    if (fb_ufunc_call == NULL) {
-        PyErr_SetString(PyExc_TypeError, "npjax.ufunc: no call installed");
-        return NULL;
-    }
-    PyObject *small[16], **stack = small;
-    if (n + nkw + 1 > 16) {
-        stack = PyMem_Malloc((n + nkw + 1) * sizeof(PyObject *));
-        if (stack == NULL) return PyErr_NoMemory();
-    }
-    stack[0] = self;
-    for (Py_ssize_t i = 0; i < n + nkw; i++) stack[i + 1] = args[i];
-    PyObject *r = PyObject_Vectorcall(fb_ufunc_call, stack, n + 1, kwnames);
-    if (stack != small) PyMem_Free(stack);
-    return r;
+    return call_member(fb_ufunc_call, self, args, n, kwnames);
 }
 
 /* Let instances of ``cls`` (npjax.ufunc, a Python subclass of UfuncBase whose ``__call__``
@@ -936,10 +925,12 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
         get_item(kw, "bool"), get_item(kw, "int64"), get_item(kw, "device_dtypes"),
         get_item(kw, "quiet_scalars"), get_item(kw, "fallbacks"), get_item(kw, "cells"),
         get_item(kw, "place_new"), get_item(kw, "place_got"), get_item(kw, "elide_items"),
-        get_item(kw, "number_scalars"), get_item(kw, "grows_off_host")};
+        get_item(kw, "number_scalars"), get_item(kw, "grows_off_host"),
+        get_item(kw, "operator_ufuncs")};
     for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
         if (objs[i] == NULL) return NULL;
-    if (!PyType_Check(cls) || !PyType_Check(objs[0]) || !PyAnySet_Check(objs[12])) {
+    if (!PyType_Check(cls) || !PyType_Check(objs[0]) || !PyAnySet_Check(objs[12]) ||
+        !PyTuple_Check(objs[14]) || PyTuple_GET_SIZE(objs[14]) != NOPS) {
         PyErr_SetString(PyExc_TypeError, "configure: bad arguments");
         return NULL;
     }
@@ -995,6 +986,8 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
     Py_XSETREF(number_scalars, Py_NewRef(objs[12]));
     Py_XSETREF(grows_off_host, Py_NewRef(objs[13]));
     for (int op = 0; op < NOPS; op++)
+        Py_XSETREF(np_ops[op], Py_NewRef(PyTuple_GET_ITEM(objs[14], op)));
+    for (int op = 0; op < NOPS; op++)
         for (int s = 0; s < 3; s++) {
             Py_XSETREF(fb[op][s], Py_NewRef(fbn[op][s]));
             Py_XSETREF(cnt[op][s], Py_NewRef(cn[op][s]));
@@ -1013,6 +1006,12 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
     off_value = offs[0], off_layout = offs[1], off_root_shape = offs[2], off_base = offs[3];
     off_cache = offs[4], off_lens = offs[5], off_scalar = offs[6], off_mine = offs[7];
     off_readonly = offs[8], off_version = offs[9];
+    for (int i = 0; i < NSTATE; i++) state_offs[i] = offs[i];
+    PyObject *kept[NSTATE] = {NULL, NULL, Py_None, NULL, Py_None, NULL, Py_False, Py_False,
+                              Py_False, zero};  /* (in the order of ``slots``) */
+    for (int i = 0; i < NSTATE; i++) fixed[i] = kept[i];
+    off_weaklist = ((PyTypeObject *)cls)->tp_weaklistoffset;
+    ((PyTypeObject *)cls)->tp_dealloc = arr_dealloc;
     elide_items = elide;
     enabled = 1;
     Py_RETURN_NONE;
