@@ -13,7 +13,9 @@ version, first call), ``npjax`` (``npjax.jit``, first call: trace + compile + ru
 ``Lowered.compile()``: the compile alone, with npjax's compiler options), ``npjax_fold``
 (the same program compiled with XLA's constant folding left on), ``npjax_aot`` (the same
 program compiled for a compile-only TPU device: what ``--ops --compile`` measures on a
-machine without a chip, to tell whether that measure stands for the chip's).
+machine without a chip, to tell whether that measure stands for the chip's);
+``contraction`` (once, first: whether XLA on the chip fuses a product into the addition
+after it, the reason npjax.jit adds a -0.0 after products: ``_lazy.round_products``).
 
 Anywhere (a CPU machine too; JAX lowers for the TPU without one)::
 
@@ -45,7 +47,7 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 KERNELS = ("jacobi_2d", "cfd_1d", "fdtd_2d", "heat_3d")
-VARIANTS = ("hand", "npjax", "npjax_lower", "npjax_fold", "npjax_aot")
+VARIANTS = ("contraction", "hand", "npjax", "npjax_lower", "npjax_fold", "npjax_aot")
 _AOT_ENV = {"TPU_ACCELERATOR_TYPE": "v5litepod-1", "TPU_WORKER_HOSTNAMES": "localhost",
             "TPU_SKIP_MDS_QUERY": "1"}
 
@@ -212,8 +214,36 @@ def ops_report(kernels: list[str], size: str, dump: str | None, compile_: bool) 
 
 # --- on the chip ------------------------------------------------------------------------------
 
+def _contraction() -> dict:
+    """Whether XLA contracts a product into the addition after it (one rounding, as a fused
+    multiply-add): ``r - (r / 127) * 127`` under jax.jit and under npjax.jit (which adds a
+    -0.0 that XLA cannot see after products: ``_lazy.round_products``) against NumPy; per
+    dtype, the elements that differ from NumPy's."""
+    import jax
+    import numpy
+
+    import npjax
+
+    out = {}
+    for dt in (numpy.float64, numpy.float32):
+        r = (numpy.random.default_rng(0).random(2**16) * 1000).astype(dt)
+        want = r - (r / dt(127)) * dt(127)
+        # (127 an argument too: XLA may turn a division by a constant into a product)
+        plain = jax.jit(lambda r, k: r - (r / k) * k)
+        npjax_jit = npjax.jit(lambda r: r - (r / 127) * 127)
+        for name, got in (("jax.jit", plain(r, dt(127))),
+                          ("npjax.jit", npjax_jit(npjax.asarray(r)))):
+            got = numpy.asarray(got)
+            out[f"{numpy.dtype(dt).name} {name}"] = int((got != want).sum())
+    return out
+
+
 def _worker(kernel: str, variant: str, size: str) -> dict:
     import jax
+
+    if variant == "contraction":
+        return {"kernel": "-", "variant": variant, "backend": jax.default_backend(),
+                "first_s": 0.0, "differ": _contraction()}
 
     import npjax
     from benchmarks.suite import _block
@@ -249,8 +279,11 @@ def chip(out_dir: str, kernels: list[str], variants: list[str], size: str,
          step_s: float) -> None:
     os.makedirs(out_dir, exist_ok=True)
     results = []
-    for kernel in kernels:
-        for variant in variants:
+    steps = [(k, v) for k in kernels for v in variants if v != "contraction"]
+    if "contraction" in variants:
+        steps.insert(0, ("-", "contraction"))
+    for kernel, variant in steps:
+        if True:
             cmd = [sys.executable, os.path.abspath(__file__), "--worker", kernel, variant,
                    "--size", size]
             t = time.perf_counter()
@@ -270,6 +303,8 @@ def chip(out_dir: str, kernels: list[str], variants: list[str], size: str,
             line = f"{kernel:10s} {variant:12s} {what}"
             if "lower_s" in rec:
                 line += f" (trace+lower {rec['lower_s']:.2f} s)"
+            if "differ" in rec:
+                line = f"contraction: elements differing from NumPy {rec['differ']}"
             print(line, flush=True)
             with open(os.path.join(out_dir, "tpu_compile_probe.txt"), "a") as f:
                 f.write(line + "\n")
