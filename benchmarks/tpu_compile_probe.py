@@ -188,6 +188,7 @@ def lowered(kernel: str, size: str, which: str, sharding: Any = None) -> Any:
 
 
 def ops_report(kernels: list[str], size: str, dump: str | None, compile_: bool) -> None:
+    os.environ.setdefault("NPJAX_CACHE_DIR", "off")  # (read at npjax's import, below)
     sharding = _aot_sharding() if compile_ else None
     for kernel in kernels:
         rows = {}
@@ -286,15 +287,24 @@ def chip(out_dir: str, kernels: list[str], variants: list[str], size: str,
         if True:
             cmd = [sys.executable, os.path.abspath(__file__), "--worker", kernel, variant,
                    "--size", size]
+            # no persistent cache: every step compiles (JAX's compile log on stderr)
+            env = dict(os.environ, NPJAX_CACHE_DIR="off", JAX_LOG_COMPILES="1")
             t = time.perf_counter()
             try:
-                p = subprocess.run(cmd, capture_output=True, text=True, timeout=step_s)
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=step_s, env=env)
                 lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
                 rec = json.loads(lines[-1]) if p.returncode == 0 and lines else {
                     "kernel": kernel, "variant": variant, "failed": p.returncode,
                     "error": (p.stderr.strip().splitlines() or ["?"])[-1][:300]}
-            except subprocess.TimeoutExpired:
-                rec = {"kernel": kernel, "variant": variant, "timeout_s": step_s}
+                # the slowest compiles JAX logged ("Finished XLA compilation of NAME in S sec")
+                logged = re.findall(r"Finished XLA compilation of (.+?) in ([\d.]+) sec",
+                                    p.stderr)
+                rec["xla_compiles"] = sorted(((n, round(float(s), 2)) for n, s in logged),
+                                             key=lambda x: -x[1])[:5]
+            except subprocess.TimeoutExpired as exc:
+                err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else exc.stderr or ""
+                rec = {"kernel": kernel, "variant": variant, "timeout_s": step_s,
+                       "last_log": err.strip().splitlines()[-3:]}
             rec["wall_s"] = round(time.perf_counter() - t, 2)
             results.append(rec)
             sec = rec.get("first_s", rec.get("compile_s"))
@@ -303,6 +313,8 @@ def chip(out_dir: str, kernels: list[str], variants: list[str], size: str,
             line = f"{kernel:10s} {variant:12s} {what}"
             if "lower_s" in rec:
                 line += f" (trace+lower {rec['lower_s']:.2f} s)"
+            if rec.get("xla_compiles"):
+                line += f"; slowest XLA compile {rec['xla_compiles'][0][1]:.2f} s"
             if "differ" in rec:
                 line = f"contraction: elements differing from NumPy {rec['differ']}"
             print(line, flush=True)
