@@ -24,8 +24,8 @@ KERNEL_S=${KERNEL_S:-60}    # per kernel, all its variants
 # process per kernel and variant, each under COMPILE_STEP_S; within one 10-minute call the
 # defaults do jacobi_2d and cfd_1d (then COMPILE_KERNELS=fdtd_2d,heat_3d in another call).
 COMPILE_KERNELS=${COMPILE_KERNELS:-jacobi_2d,cfd_1d}
-COMPILE_VARIANTS=${COMPILE_VARIANTS:-contraction,hand,npjax,npjax_lower,npjax_fold,npjax_aot}
-COMPILE_STEP_S=${COMPILE_STEP_S:-75}
+COMPILE_VARIANTS=${COMPILE_VARIANTS:-contraction,hand,npjax,npjax_exact,npjax_aot,npjax_lower,npjax_fold}
+COMPILE_STEP_S=${COMPILE_STEP_S:-60}
 COMPILE_S=${COMPILE_S:-560}  # the whole step (each finished step is already written)
 # Eager device dispatch is left out by default: one eager call of the large chain takes 4.5 s
 # on the chip (one program per operation), and the default mode there is lazy.

@@ -11,11 +11,15 @@ writes ``$OUT/tpu_compile_probe.txt`` (one line per step: kernel, variant, secon
 version, first call), ``npjax`` (``npjax.jit``, first call: trace + compile + run),
 ``npjax_lower`` (npjax.jit's program traced and lowered, then compiled by
 ``Lowered.compile()``: the compile alone, with npjax's compiler options), ``npjax_fold``
-(the same program compiled with XLA's constant folding left on), ``npjax_aot`` (the same
+(the same program compiled with XLA's constant folding left on), ``npjax_exact``
+(``npjax``'s first call with float64 products left unrounded on the TPU:
+``_capabilities.PRODUCTS_EXACT``), ``npjax_aot`` (the same
 program compiled for a compile-only TPU device: what ``--ops --compile`` measures on a
 machine without a chip, to tell whether that measure stands for the chip's);
 ``contraction`` (once, first: whether XLA on the chip fuses a product into the addition
-after it, the reason npjax.jit adds a -0.0 after products: ``_lazy.round_products``).
+after it, the reason npjax.jit adds a -0.0 after products: ``_lazy.round_products``;
+elements differing from NumPy's under jax.jit, npjax.jit, and npjax.jit with float64
+products unrounded: where the last is 0, ``PRODUCTS_EXACT`` can name the TPU).
 
 Anywhere (a CPU machine too; JAX lowers for the TPU without one)::
 
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import importlib
 import json
 import os
@@ -47,7 +52,8 @@ if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
 KERNELS = ("jacobi_2d", "cfd_1d", "fdtd_2d", "heat_3d")
-VARIANTS = ("contraction", "hand", "npjax", "npjax_lower", "npjax_fold", "npjax_aot")
+VARIANTS = ("contraction", "hand", "npjax", "npjax_exact", "npjax_aot", "npjax_lower",
+            "npjax_fold")
 _AOT_ENV = {"TPU_ACCELERATOR_TYPE": "v5litepod-1", "TPU_WORKER_HOSTNAMES": "localhost",
             "TPU_SKIP_MDS_QUERY": "1"}
 
@@ -215,6 +221,19 @@ def ops_report(kernels: list[str], size: str, dump: str | None, compile_: bool) 
 
 # --- on the chip ------------------------------------------------------------------------------
 
+@contextlib.contextmanager
+def _products_exact() -> Any:
+    """npjax.jit leaves float64 and complex128 products unrounded on a TPU meanwhile
+    (``_capabilities.PRODUCTS_EXACT``)."""
+    from npjax._pure import _capabilities
+    saved = _capabilities.PRODUCTS_EXACT
+    _capabilities.PRODUCTS_EXACT = {"tpu": frozenset({"float64", "complex128"})}
+    try:
+        yield
+    finally:
+        _capabilities.PRODUCTS_EXACT = saved
+
+
 def _contraction() -> dict:
     """Whether XLA contracts a product into the addition after it (one rounding, as a fused
     multiply-add): ``r - (r / 127) * 127`` under jax.jit and under npjax.jit (which adds a
@@ -231,11 +250,14 @@ def _contraction() -> dict:
         want = r - (r / dt(127)) * dt(127)
         # (127 an argument too: XLA may turn a division by a constant into a product)
         plain = jax.jit(lambda r, k: r - (r / k) * k)
-        npjax_jit = npjax.jit(lambda r: r - (r / 127) * 127)
-        for name, got in (("jax.jit", plain(r, dt(127))),
-                          ("npjax.jit", npjax_jit(npjax.asarray(r)))):
-            got = numpy.asarray(got)
-            out[f"{numpy.dtype(dt).name} {name}"] = int((got != want).sum())
+        def f(r: Any) -> Any:
+            return r - (r / 127) * 127
+
+        got = {"jax.jit": plain(r, dt(127)), "npjax.jit": npjax.jit(f)(npjax.asarray(r))}
+        with _products_exact():
+            got["npjax.jit unrounded"] = npjax.jit(f)(npjax.asarray(r))
+        for name, g in got.items():
+            out[f"{numpy.dtype(dt).name} {name}"] = int((numpy.asarray(g) != want).sum())
     return out
 
 
@@ -256,11 +278,12 @@ def _worker(kernel: str, variant: str, size: str) -> dict:
         t = time.perf_counter()
         _block(runner.mod.reference(*args))
         out["first_s"] = time.perf_counter() - t
-    elif variant == "npjax":
+    elif variant in ("npjax", "npjax_exact"):
         args = runner.prepare("npjax_jit")
-        t = time.perf_counter()
-        _block(runner.jitted(npjax, *args))
-        out["first_s"] = time.perf_counter() - t
+        with _products_exact() if variant == "npjax_exact" else contextlib.nullcontext():
+            t = time.perf_counter()
+            _block(runner.jitted(npjax, *args))
+            out["first_s"] = time.perf_counter() - t
     else:
         sharding = _aot_sharding() if variant == "npjax_aot" else None
         t = time.perf_counter()
