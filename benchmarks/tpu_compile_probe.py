@@ -172,9 +172,10 @@ def _aot_sharding() -> Any:
     return SingleDeviceSharding(topo.devices[0])
 
 
-def lowered(kernel: str, size: str, which: str, sharding: Any = None) -> Any:
+def lowered(kernel: str, size: str, which: str, sharding: Any = None,
+            platforms: tuple[str, ...] | None = ("tpu",)) -> Any:
     """``jax.stages.Lowered`` of the hand-written (``which="hand"``) or npjax.jit program
-    for the TPU."""
+    for ``platforms`` (None: this process's backend)."""
     import jax
     import numpy
 
@@ -188,9 +189,9 @@ def lowered(kernel: str, size: str, which: str, sharding: Any = None) -> Any:
             args = [a if i in mod.STATIC else jax.ShapeDtypeStruct(numpy.shape(a), a.dtype,
                                                                    sharding=sharding)
                     for i, a in enumerate(args)]
-        return mod.reference.trace(*args).lower(lowering_platforms=("tpu",))
+        return mod.reference.trace(*args).lower(lowering_platforms=platforms)
     args = runner.prepare("npjax_jit")
-    return lower(runner.jitted, (npjax, *args), platforms=("tpu",), sharding=sharding)
+    return lower(runner.jitted, (npjax, *args), platforms=platforms, sharding=sharding)
 
 
 def ops_report(kernels: list[str], size: str, dump: str | None, compile_: bool) -> None:
@@ -285,9 +286,10 @@ def _worker(kernel: str, variant: str, size: str) -> dict:
             _block(runner.jitted(npjax, *args))
             out["first_s"] = time.perf_counter() - t
     else:
-        sharding = _aot_sharding() if variant == "npjax_aot" else None
+        aot = variant == "npjax_aot"
         t = time.perf_counter()
-        low = lowered(kernel, size, "npjax", sharding)
+        low = lowered(kernel, size, "npjax", _aot_sharding() if aot else None,
+                      ("tpu",) if aot else None)
         out["lower_s"] = time.perf_counter() - t
         out["ops"] = op_counts(low.as_text())["structure"]
         t = time.perf_counter()
