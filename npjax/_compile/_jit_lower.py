@@ -29,11 +29,12 @@ def _abstract(x: Any, sharding: Any) -> Any:
 
 
 def lower(jitted: Any, args: tuple, kwargs: dict | None = None,
-          platforms: tuple[str, ...] | None = None, sharding: Any = None) -> Any:
+          platforms: tuple[str, ...] | None = None, sharding: Any = None,
+          compiler_options: dict | None = None) -> Any:
     """``jax.stages.Lowered`` of the program ``jitted(*args, **kwargs)`` would compile
-    (with the same compiler options; the error state in force decides its checks, as in a
-    call); ``sharding``: the inputs' placement, when the program
-    is to be compiled for a device other than theirs."""
+    (the error state in force decides its checks, as in a call); ``sharding``: the inputs'
+    placement, when the program is to be compiled for a device other than theirs;
+    ``compiler_options``: XLA's options for its compile (None: npjax.jit's own)."""
     from npjax._compile import _jit
 
     kwargs = kwargs or {}
@@ -45,7 +46,8 @@ def lower(jitted: Any, args: tuple, kwargs: dict | None = None,
     root_vals, _ = _inputs.send(roots)
     dyns = np.asarray(inputs.dyns, np.int64) if inputs.dyns else None
     fn = jax.jit(jitted._traced_fn(_jit._Entry(), arg_specs, kw_specs),
-                 compiler_options=_jit._NO_CONSTANT_FOLDING)
+                 compiler_options=_jit._NO_CONSTANT_FOLDING if compiler_options is None
+                 else compiler_options)
     jitted._calling.now = (args, kwargs, roots)
     try:
         traced = fn.trace([_abstract(v, sharding) for v in root_vals],
