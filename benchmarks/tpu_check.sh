@@ -4,7 +4,8 @@
 # step runs in one process after the other (no pytest -n), and each has its own time limit, so
 # one slow step cannot starve the others; each suite kernel runs in a process of its own, so a
 # compile that never ends or a process abort costs that kernel only. Steps (STEPS, comma
-# separated, default all): import, overhead, threshold, suite, suite_device, examples, tests.
+# separated, default all): import, overhead, threshold, compile, suite, suite_device, examples,
+# tests.
 # A device call lasts at most 10 minutes: run the steps over several calls, e.g.
 #   STEPS=import,suite ...   then   STEPS=examples,tests ...
 # The project is not installed there: PYTHONPATH is the checkout (plus the wheels the
@@ -14,11 +15,18 @@ OUT=${OUT:-tpu_out}
 mkdir -p "$OUT"
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 TQDM_DISABLE=1 MPLBACKEND=Agg
 PY=${PY:-python3}
-STEPS=${STEPS:-import,overhead,threshold,suite,suite_device,examples,tests}
+STEPS=${STEPS:-import,overhead,threshold,compile,suite,suite_device,examples,tests}
 SIZE=${SIZE:-large}
 KERNELS=${KERNELS:-chain,monte_carlo,mandelbrot,heat_3d,jacobi_2d,fdtd_2d,cfd_1d,kmeans,nbody,softmax_mlp,fft_conv,histogram,life,gravity_masks,whiten_checks,ar_rows}
 KERNELS_DEVICE=${KERNELS_DEVICE:-nbody,kmeans,whiten_checks,histogram,softmax_mlp,mandelbrot}
 KERNEL_S=${KERNEL_S:-60}    # per kernel, all its variants
+# compile: first calls of npjax.jit against hand-written jax.jit (tpu_compile_probe.py), one
+# process per kernel and variant, each under COMPILE_STEP_S; within one 10-minute call the
+# defaults do jacobi_2d and cfd_1d (then COMPILE_KERNELS=fdtd_2d,heat_3d in another call).
+COMPILE_KERNELS=${COMPILE_KERNELS:-jacobi_2d,cfd_1d}
+COMPILE_VARIANTS=${COMPILE_VARIANTS:-contraction,hand,npjax,npjax_exact,npjax_aot,npjax_lower,npjax_fold}
+COMPILE_STEP_S=${COMPILE_STEP_S:-60}
+COMPILE_S=${COMPILE_S:-560}  # the whole step (each finished step is already written)
 # Eager device dispatch is left out by default: one eager call of the large chain takes 4.5 s
 # on the chip (one program per operation), and the default mode there is lazy.
 VARIANTS=${VARIANTS:-numpy,npjax_lazy,npjax_jit,jax_hand,npjax_autojit}
@@ -48,6 +56,12 @@ fi
 if has threshold; then
     echo "== threshold: one elementwise chain per placement and size"
     timeout 90 $PY benchmarks/threshold.py --quick
+fi
+
+if has compile; then
+    echo "== first calls (compile) of npjax.jit and hand-written jax.jit, one process per step"
+    timeout "$COMPILE_S" $PY benchmarks/tpu_compile_probe.py --out "$OUT" \
+        --kernels "$COMPILE_KERNELS" --variants "$COMPILE_VARIANTS" --step-s "$COMPILE_STEP_S"
 fi
 
 run_suite() {  # $1: kernels, $2: output folder, $3...: suite options

@@ -11,9 +11,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import jax
 import numpy as np
-from jax import lax
 
 from npjax._core import _buckets, _views
 from npjax._runtime._context import current, trace
@@ -29,8 +27,12 @@ from npjax._core._numpy_in_place import from_numpy, host_views
 
 @functools.lru_cache(maxsize=64)
 def _owner_scalar_reader(ndim: int):
-    ones = (1,) * ndim
-    return Kernel(jax.jit(lambda x, starts: lax.dynamic_slice(x, starts, ones).reshape(())))
+    box = _views.Box((1,) * ndim)
+
+    def read(x, starts):
+        return box.get(x, starts).reshape(())
+
+    return Kernel(_views.Positional(read))
 
 
 def getitem(a: ndarray, index: Any) -> ndarray:

@@ -17,7 +17,6 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 from jax.sharding import SingleDeviceSharding
 
 from npjax._core import _buckets, _views
@@ -223,11 +222,12 @@ def _mask_where(n_rest: int):
 @functools.lru_cache(maxsize=64)
 def _owner_scalar_writer(ndim: int, donate: bool):
     ones = (1,) * ndim
+    box = _views.Box(ones)
 
     def write(x, starts, v):
-        return settled(lax.dynamic_update_slice(x, _views.fit(v, ones, x.dtype), starts))
+        return settled(box.set(x, starts, _views.fit(v, ones, x.dtype)))
 
-    return Kernel(jax.jit(write, donate_argnums=(0,) if donate else ()),
+    return Kernel(_views.Positional(write, donate_argnums=(0,) if donate else ()),
                   store=("element", ndim))
 
 
@@ -263,8 +263,8 @@ def _updater(lens: tuple, donate: bool, sharding: Any = None):
     def update(root, dyns, new):
         return settled(_views.apply_set(lens, root, dyns, new))
 
-    return Kernel(jax.jit(update, donate_argnums=(0,) if donate else (),
-                          out_shardings=sharding), store=("view", lens))
+    return Kernel(_views.Positional(update, donate_argnums=(0,) if donate else (),
+                                    out_shardings=sharding), store=("view", lens))
 
 
 def _multi_device_sharding(value: Any) -> Any:

@@ -48,6 +48,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._core._lazy_checks import _replay_checks, _stored_checks, _watch
+from npjax._pure import _capabilities
 from npjax._runtime import _stats
 from npjax._runtime._finite_watch import FiniteWatch
 from npjax._runtime._context import current, trace
@@ -215,7 +216,7 @@ def round_products(out: Any, neg_zero: Any) -> Any:
     -0.0)``: the correctly rounded product, sign of zero kept, and nothing left to contract
     with the addition that uses it (openxla/xla#41579).
     """
-    def rounded(x: Any) -> Any:
+    def rounded(x: Any, neg_zero: Any) -> Any:
         if x.dtype.kind == "f":
             return x + neg_zero.astype(x.dtype)
         if x.dtype.kind == "c":  # -0.0 in both parts: a -0.0 imaginary part stays one
@@ -223,7 +224,16 @@ def round_products(out: Any, neg_zero: Any) -> Any:
             return x + jax.lax.complex(part, part)
         return x
 
-    return jax.tree.map(rounded, out)
+    def all_rounded(out: Any, neg_zero: Any, keep: frozenset = frozenset()) -> Any:
+        return jax.tree.map(lambda x: x if x.dtype.name in keep else rounded(x, neg_zero), out)
+
+    # platforms whose XLA does not contract products of some dtypes (_capabilities)
+    exact = {p: ds for p, ds in _capabilities.PRODUCTS_EXACT.items()
+             if any(x.dtype.name in ds for x in jax.tree.leaves(out))}
+    if not exact:
+        return all_rounded(out, neg_zero)
+    return jax.lax.platform_dependent(out, neg_zero, default=all_rounded, **{
+        p: functools.partial(all_rounded, keep=ds) for p, ds in exact.items()})
 
 
 def _has_lazy(args: tuple) -> bool:

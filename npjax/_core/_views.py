@@ -48,13 +48,39 @@ class Step:
 
 
 class Box(Step):
-    """A contiguous block: ``static`` = block sizes, ``dynamic`` = start of each axis."""
+    """A contiguous block: ``static`` = block sizes, ``dynamic`` = start of each axis.
+
+    Starts that are ints (not traced) and keep the block inside the array read as a static
+    slice and write at 32-bit constant offsets (``_inside``); traced starts, or a block
+    that XLA's clamping moves, as dynamic slices."""
 
     def get(self, x, dyn):
+        starts = _inside(x.shape, dyn, self.static)
+        if starts is not None:
+            return lax.slice(x, starts, tuple(b + n for b, n in zip(starts, self.static)))
         return lax.dynamic_slice(x, dyn, self.static)
 
     def set(self, x, dyn, new):
+        starts = _inside(x.shape, dyn, new.shape)
+        if starts is not None and max(x.shape, default=0) < 2**31:
+            dyn = tuple(np.int32(b) for b in starts)
         return lax.dynamic_update_slice(x, new.astype(x.dtype), dyn)
+
+
+def _inside(shape: tuple, dyn: Any, sizes: tuple) -> tuple | None:
+    """``dyn`` as Python ints when each is an int and the block of ``sizes`` starting there
+    lies inside ``shape`` (so XLA's clamping of a dynamic slice would not move it)."""
+    if len(dyn) != len(shape) or len(sizes) != len(shape):
+        return None
+    starts = []
+    for b, n, d in zip(dyn, sizes, shape):
+        if type(b) is not int and not isinstance(b, np.integer):
+            return None
+        b = int(b)
+        if b < 0 or b + n > d:
+            return None
+        starts.append(b)
+    return tuple(starts)
 
 
 class Strided(Step):
@@ -218,14 +244,51 @@ def apply_set(lens: Lens, root: jax.Array, dyns: tuple, new: jax.Array) -> jax.A
     if not lens:
         return fit(new, root.shape, root.dtype)
     step, rest = lens[0], lens[1:]
+    if not rest and type(step) is Box:  # (no read of the old box: nothing else holds root)
+        return step.set(root, dyns[0], fit(new, step.static, root.dtype))
     inner = step.get(root, dyns[0])
     return step.set(root, dyns[0], apply_set(rest, inner, dyns[1:], new))
 
 
+def concrete(dyns: Any) -> bool:
+    """Whether every position in ``dyns`` (a tuple, or a tuple of tuples) is an int."""
+    for d in dyns:
+        if type(d) is tuple:
+            if not concrete(d):
+                return False
+        elif type(d) is not int and not isinstance(d, np.integer):
+            return False
+    return True
+
+
+class Positional:
+    """A compiled kernel ``(root, positions, *rest)`` of one lens structure, the positions
+    runtime values (one program for every position). Called inside a larger trace (a traced
+    root: npjax.jit, a lazy program, the user's jax.jit) with int positions, it is traced in
+    place instead: its positions constants there, so a box reads as a static slice and
+    writes at 32-bit constant offsets, where a nested call would compute 64-bit offsets at
+    run time (normalising negative ones), which a TPU emulates in 32-bit words."""
+
+    __slots__ = ("__name__", "__weakref__", "fn", "jitted")
+
+    def __init__(self, fn: Any, **jit_options: Any) -> None:
+        self.fn = fn
+        self.jitted = jax.jit(fn, **jit_options)
+        self.__name__ = getattr(fn, "__name__", "kernel")
+
+    def __call__(self, root: Any, dyns: Any, *rest: Any) -> Any:
+        if isinstance(root, jax.core.Tracer) and concrete(dyns):
+            return self.fn(root, dyns, *rest)
+        return self.jitted(root, dyns, *rest)
+
+
 @functools.lru_cache(maxsize=2048)
 def getter(lens: Lens):
-    """Compiled ``(root, dyns) -> view value`` for one lens structure."""
-    return jax.jit(functools.partial(apply_get, lens))
+    """Compiled ``(root, dyns) -> view value`` for one lens structure (``Positional``)."""
+    def get(root, dyns):
+        return apply_get(lens, root, dyns)
+
+    return Positional(get)
 
 
 def is_readonly(lens: Lens) -> bool:

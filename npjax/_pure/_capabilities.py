@@ -98,6 +98,16 @@ CONVERT_VIA_32: tuple[str, ...] = ("tpu",)
 # 20 s for 2**20 int32/int64/float32 elements (the probe's cumsum cases)
 SCAN_AS_TREE: tuple[str, ...] = ("tpu",)
 
+# platform -> float dtypes whose products XLA is shown not to contract there into the addition
+# after them (one rounding, as a fused multiply-add): npjax.jit leaves such products as they
+# are, where it otherwise adds a -0.0 after each (``_core._lazy.round_products``; XLA's CPU
+# backend contracts). On a TPU float64 is emulated: each such addition is some 20 32-bit
+# operations an element to compile and to run, and keeps XLA from merging equal products (a
+# compile-only TPU compile of the heat_3d, fdtd_2d and cfd_1d loops took 1.5-4x as long with
+# them). Empty until the contraction step of benchmarks/tpu_compile_probe.py shows NumPy's
+# values on the chip without them (e.g. {"tpu": frozenset({"float64", "complex128"})}).
+PRODUCTS_EXACT: dict[str, frozenset[str]] = {}
+
 # (family, dtype) -> number of host runs
 ROUTED: collections.Counter = collections.Counter()
 

@@ -299,13 +299,26 @@ class FiniteWatch:
         results, merged = self._merged(results)
         for o in results + merged:
             c = self._checked(o)
-            zero = c - c  # (``c * 0`` broadcast a zero that XLA's CPU backend materialised)
-            if zero.dtype.kind == "c":
-                zero = jnp.real(zero) + jnp.imag(zero)
-            zero = zero.astype(np.float32)
+            zero = lax.platform_dependent(c, tpu=_nan_where_not_finite, default=_zero_times)
             acc = sums.get(c.shape)
             sums[c.shape] = zero if acc is None else acc + zero
         return sums, list(self._tiny)
+
+
+def _zero_times(c: Any) -> Any:
+    """float32, 0 where ``c`` is finite and NaN where not: ``c - c`` (``c * 0`` broadcast
+    a zero that XLA's CPU backend materialised)."""
+    zero = c - c
+    if zero.dtype.kind == "c":
+        zero = jnp.real(zero) + jnp.imag(zero)
+    return zero.astype(np.float32)
+
+
+def _nan_where_not_finite(c: Any) -> Any:
+    """``_zero_times`` on a TPU: there float64 is emulated, and ``c - c`` and its conversion
+    are some 30 32-bit operations an element (for XLA to compile as well as run, in every
+    loop body), where ``isfinite`` reads the exponent bits."""
+    return jnp.where(jnp.isfinite(c), np.float32(0), np.float32(np.nan))
 
 
 def any_nan(acc: Any) -> Any:
