@@ -571,6 +571,9 @@ def callee(f: Any) -> Any:
     loops rewritten too; inside a loop body's trace, with its whole body instrumented as a
     loop body is (``pure``), or the roll is abandoned (``call``)."""
     kind = type(f)
+    if kind.__name__ == "AutoJit" and "_autojit_fn" in getattr(f, "__dict__", ()):
+        f = f.__dict__["_autojit_fn"]  # (npjax.autojit's wrapper: inside a trace, the function)
+        kind = type(f)
     fn = f.__func__ if kind is types.MethodType else f
     if type(fn) is not types.FunctionType or not user_code(fn.__code__):
         return call(f)
