@@ -285,7 +285,13 @@ def _where(exc: BaseException, default: str) -> str:
 
 
 def _reason(exc: JitError) -> str:
+    """The reason of npjax.jit's refusal, without its ``npjax.jit(name): file:line:``."""
     text = str(exc)
     found = text.rsplit("[", 1)
-    detail = found[1].rstrip("]") if len(found) == 2 else text.split(": ", 2)[-1]
-    return f"cannot trace: {detail[:160]}"
+    if len(found) == 2 and found[1].endswith("]"):
+        return f"cannot trace: {found[1].rstrip(']')[:200]}"
+    if "): " in text:
+        text = text.split("): ", 1)[1]
+        head, _, rest = text.partition(": ")
+        text = rest if ":" in head and rest else text
+    return f"cannot trace: {text[:240]}"

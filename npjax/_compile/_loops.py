@@ -327,13 +327,21 @@ def _static_same(a: Any, b: Any) -> bool:
     return repr(a) == repr(b)
 
 
+def _c_order(v: ndarray) -> bool:
+    """No layout, or the C-ordered template ``_layout_array`` caches (``a[1:-1]`` made
+    one): the layout a carried array starts each iteration with."""
+    layout = v._layout
+    return layout is None or (type(layout) is np.ndarray and layout.flags.c_contiguous
+                              and layout.shape == v._value.shape and layout.base is None)
+
+
 def _internal(v: Any, inner: Any) -> bool:
     return type(v) is ndarray and v._base is None and isinstance(v._value, _Tracer) and \
-        v._value._trace is inner and v._layout is None
+        v._value._trace is inner and _c_order(v)
 
 
 def _carryable(v0: Any, v1: Any) -> bool:
-    return type(v0) is ndarray and v0._base is None and v0._layout is None and \
+    return type(v0) is ndarray and v0._base is None and _c_order(v0) and \
         isinstance(v0._value, jax.Array) and v0._scalar == v1._scalar and \
         v0._value.shape == v1._value.shape and v0._value.dtype == v1._value.dtype
 
