@@ -10,8 +10,9 @@ iterable; the loop itself stays as written::
 ``loop`` returns the range itself (the loop runs as written, no cost) unless the policy's
 ``jit`` is "auto". Otherwise a generator hands out the indices, timed (on-stack replacement,
 as tiered JITs do): at iterations 2, 4, 8, 16... it estimates the time the remaining
-iterations will take as written (the mean iteration so far); when that is at least
+iterations will take as written (from the latest run of iterations); when that is at least
 ``PAYS`` times the expected compile (``_autojit.expected_compile_s``) and ``MIN_LEFT_S``,
+and the iterations so far took ``SPENT`` times it (a short loop is never looked at again),
 the remaining iterations run as one call of a *loop function*, compiled by ``npjax.jit``
 (which rolls its loop: ``_loop_parse.generated`` hands the roller the syntax tree, as the
 function has no source of its own)::
@@ -61,7 +62,8 @@ from npjax._runtime import _context, _stats
 __all__ = ["eligible", "loop", "register"]
 
 PAYS = 3.0  # the remaining iterations must take this many expected compiles as written
-MIN_LEFT_S = 0.5  # ... and at least this long (a loop's compile: 0.3-1 s on a CPU)
+MIN_LEFT_S = 0.5  # ... and at least this long (a loop's compile: 0.1-0.5 s on a CPU)
+SPENT = 0.5  # ... once the iterations run as written took this many expected compiles
 MIN_TRIPS = 8  # shorter loops are never looked at
 NAME = "<module loop>"
 
@@ -152,21 +154,28 @@ def loop(k: int, it: Any, g: dict) -> Any:
 
 
 def _drive(site: _Site, r: range, g: dict) -> Any:
+    """The indices of ``r``, handed out in runs (2, 2, 4, 8... iterations: ``yield from`` a
+    range costs about 30 ns an iteration) with a look at the clock between runs: the time
+    an iteration of the latest run took (the first ones pay for first calls) times the
+    iterations left is what compiling can save."""
     n = len(r)
-    t0 = time.perf_counter()
-    check = 2
-    for k in range(n):
-        if k == check:
-            check *= 2
-            per = (time.perf_counter() - t0) / k
-            left = per * (n - k)
-            if left >= max(PAYS * expected_compile_s(), MIN_LEFT_S):
-                if _compiled(site, r[k:], g, per):
-                    return
-                if site.refused:
-                    yield from r[k:]
-                    return
-        yield r[k]
+    t0 = last = time.perf_counter()
+    k, upto = 0, 2
+    while True:
+        yield from r[k:upto]
+        now = time.perf_counter()
+        per, k, last = (now - last) / (upto - k), upto, now
+        if k >= n:
+            return
+        upto = min(2 * k, n)
+        compile_s = expected_compile_s()
+        if now - t0 >= SPENT * compile_s and \
+                per * (n - k) >= max(PAYS * compile_s, MIN_LEFT_S):
+            if _compiled(site, r[k:], g, per):
+                return
+            if site.refused:
+                yield from r[k:]
+                return
 
 
 def _refuse(site: _Site, why: str, where: str | None = None) -> None:
@@ -223,6 +232,14 @@ def _compiled(site: _Site, rest: range, g: dict, per: float) -> bool:
         entry = site.cache[params] = (fn, Jitted(fn, (), (), "raise"), guards)
     fn, jitted, _ = entry
     args = [g[p] for p in params] + [rest.start, rest.stop, rest.step]
+    for j, (name, value) in enumerate(zip(params, args)):
+        if type(value) is ndarray and value._base is not None and value._lens is None:
+            # a view NumPy made of a host array (``np.linspace``'s result): npjax.jit would
+            # run the call as written; a loop that only reads its elements reads a copy
+            if name in site.stores or not _read_only(site.node, name):
+                _refuse(site, f"{name} is a view NumPy made, which the loop may write")
+                return False
+            args[j] = value.copy()
     host = all(type(a) is not ndarray or a._host() is not None for a in args)
     limit = _loop_unroll.UNROLL_LIMIT.set(_loop_unroll.AUTO_UNROLLED)
     t0 = time.perf_counter()
@@ -258,6 +275,26 @@ def _compiled(site: _Site, rest: range, g: dict, per: float) -> bool:
     rec["compile_s"] += elapsed
     rec["hot_calls"] += 1
     rec["saved_s"] += per * len(rest) - elapsed
+    return True
+
+
+def _read_only(node: ast.For, name: str) -> bool:
+    """Whether every use of ``name`` in the loop is an operand of an arithmetic or
+    comparison operator, itself or a subscript of it (``b[i] * 2``): never a call's
+    argument, an attribute's object, a name bound to it or to a view of it, or a store."""
+    parents: dict[int, ast.AST] = {}
+    for sub in ast.walk(node):
+        for child in ast.iter_child_nodes(sub):
+            parents[id(child)] = sub
+    for sub in ast.walk(node):
+        if not (isinstance(sub, ast.Name) and sub.id == name):
+            continue
+        up = parents.get(id(sub))
+        if isinstance(up, ast.Subscript) and up.value is sub and isinstance(up.ctx, ast.Load):
+            sub, up = up, parents.get(id(up))  # (b[i] + 1: its view read, never kept)
+        if isinstance(up, ast.BinOp | ast.UnaryOp | ast.Compare):
+            continue
+        return False
     return True
 
 
