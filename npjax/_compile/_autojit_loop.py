@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import os
 import time
 import types
 from typing import Any
@@ -226,8 +227,9 @@ def _compiled(site: _Site, rest: range, g: dict, per: float) -> bool:
         fn = _function(site, params, g)
         try:
             guards = _autojit_check.check(fn)
-        except _autojit_check.Refused as exc:
-            _refuse(site, exc.why, exc.site)
+        except _autojit_check.Refused as exc:  # (named at the loop, with where it saw it)
+            _refuse(site, exc.why if exc.site.startswith(f"{site.site}")
+                    else f"{exc.why} ({os.path.basename(exc.site)})")
             return False
         entry = site.cache[params] = (fn, Jitted(fn, (), (), "raise"), guards)
     fn, jitted, _ = entry
