@@ -314,3 +314,20 @@ def test_first_run_is_not_slower_than_as_written(tmp_path):
         """))
     walls = {jit: min(_wall(path, jit) for _ in range(3)) for jit in ("explicit", "auto")}
     assert walls["auto"] <= 1.2 * walls["explicit"], walls
+
+
+def flipconv(np, a, b):
+    out = np.zeros(a.shape[0])
+    for k in range(1, a.shape[0]):  # np.flip of a growing slice
+        out[k] = np.dot(np.flip(a[:k]), b[:k])
+    return out
+
+
+def test_flip_of_a_growing_slice_rolls():
+    """Its loop unrolled (999 iterations: a 28 s first call at n = 1000); it rolls as
+    ``a[:k][::-1]`` does (a dot of masked windows: NumPy's value to the last bits)."""
+    a = numpy.linspace(0.0, 1.0, 60) + 0.3
+    f = npjax.jit(flipconv, static_argnums=0)
+    got = f(npjax, npjax.array(a), npjax.array(a ** 2))
+    assert [loop.rolled for loop in f.loops] == [True]
+    numpy.testing.assert_allclose(numpy.asarray(got), flipconv(numpy, a, a ** 2), rtol=1e-14)
