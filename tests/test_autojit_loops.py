@@ -331,3 +331,16 @@ def test_flip_of_a_growing_slice_rolls():
     got = f(npjax, npjax.array(a), npjax.array(a ** 2))
     assert [loop.rolled for loop in f.loops] == [True]
     numpy.testing.assert_allclose(numpy.asarray(got), flipconv(numpy, a, a ** 2), rtol=1e-14)
+
+
+def test_names_of_comprehensions_in_the_loop_stay_theirs(tmp_path, always_pays):
+    source = """\
+    a = np.zeros(40)
+    for i in range(40):
+        a[i] = sum([k * 1.0 for k in range(3)]) + i
+    """
+    theirs = _run(source, tmp_path / "comp.py", "numpy")
+    ours = _run(source, tmp_path / "comp.py", "npjax")
+    assert "k" not in ours and "k" not in theirs
+    _same(ours["a"], theirs["a"])
+    _same(ours["i"], theirs["i"])

@@ -76,6 +76,7 @@ try:
     _REFUSED += (ast.TryStar,)  # type: ignore[attr-defined]
 except AttributeError:  # Python 3.10
     pass
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _SCOPE_NAMES = frozenset(("globals", "locals", "vars", "exec", "eval", "__import__", "dir"))
 _DATA = (ndarray, np.ndarray, np.generic, list, tuple, dict, int, float, complex, bool, str,
          type(None))
@@ -133,11 +134,16 @@ def eligible(node: ast.AST) -> bool:
 def register(node: ast.For, filename: str) -> int:
     """Keep the loop's syntax tree (a copy, before the hook changes it); its number."""
     reads, stores = [], [node.target.id]
-    for sub in ast.walk(node):
+    todo: list[tuple[ast.AST, bool]] = [(node, False)]
+    while todo:
+        sub, inner = todo.pop()
         if isinstance(sub, ast.Name):
-            names = stores if isinstance(sub.ctx, ast.Store) else reads
+            # (a comprehension's own names are not the module's: a read at most)
+            names = stores if isinstance(sub.ctx, ast.Store) and not inner else reads
             if sub.id not in names:
                 names.append(sub.id)
+        inner = inner or isinstance(sub, _COMPREHENSIONS)
+        todo.extend((child, inner) for child in ast.iter_child_nodes(sub))
     _SITES.append(_Site(copy.deepcopy(node), filename, reads, stores))
     return len(_SITES) - 1
 
