@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from npjax._compile import _autojit_check, _loop_unroll, _user_code
+from npjax._compile import _autojit, _autojit_check, _loop_unroll, _user_code
 from npjax._compile._autojit import _EAGER, _hostify, expected_compile_s
 from npjax._compile._jit import Jitted
 from npjax._compile._loop_parse import generated
@@ -251,6 +251,7 @@ def _compiled(site: _Site, rest: range, g: dict, per: float) -> bool:
             args[j] = value.copy()
     host = all(type(a) is not ndarray or a._host() is not None for a in args)
     limit = _loop_unroll.UNROLL_LIMIT.set(_loop_unroll.AUTO_UNROLLED)
+    compiles = _stats.compiles["count"]
     t0 = time.perf_counter()
     try:
         result = jitted(*args)
@@ -270,6 +271,8 @@ def _compiled(site: _Site, rest: range, g: dict, per: float) -> bool:
     finally:
         _loop_unroll.UNROLL_LIMIT.reset(limit)
     elapsed = time.perf_counter() - t0
+    if _stats.compiles["count"] > compiles:  # (what the next expected compile learns from)
+        _autojit._COMPILES.append(elapsed)
     ctx = _context.get()
     for name, value in zip(site.stores, result):
         g[name] = _hostify(value, ctx) if host and ctx.host >= 0 else value
