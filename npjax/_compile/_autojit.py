@@ -21,8 +21,10 @@ A tiered JIT (PyPy, V8) over ``npjax.jit`` (issue 35, point 1). Each call of ``a
    faster than the cold mean (after ``HOT_CHECK`` of them) send the signature back to
    running as written, for good.
 4. What cannot be compiled runs as written and is remembered per code object (the check) or
-   per code object and signature (``npjax.JitError``, a call ``npjax.jit`` ran eagerly, an
-   exception raised by the function's own ``raise`` while traced), so it is never tried
+   per code object and signature (``npjax.JitError``: also loops that stay unrolled past
+   ``_loop_unroll.AUTO_UNROLLED`` traced iterations, as a compile of them would not pay; a
+   call ``npjax.jit`` ran eagerly, an exception raised by the function's own ``raise``
+   while traced), so it is never tried
    twice. An exception a signal handler raises while tracing propagates at once, as without
    npjax; other exceptions of the trace of the user's code make the call run as written,
    which raises them with NumPy's writes before them.
@@ -51,7 +53,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax._compile import _autojit_check, _user_code
+from npjax._compile import _autojit_check, _loop_unroll, _user_code
 from npjax._compile._jit import Jitted
 from npjax._compile._jit_inputs import STATIC_SCALARS, HostView, Inputs, Unhashable
 from npjax._core._ndarray import host_owner, ndarray
@@ -402,6 +404,7 @@ class AutoJit:
         jitted = self._jitted
         compiles = _stats.compiles["count"]
         t0 = time.perf_counter()
+        limit = _loop_unroll.UNROLL_LIMIT.set(_loop_unroll.AUTO_UNROLLED)
         try:
             result = jitted(*args, **kwargs)
         except JitError as exc:  # npjax cannot trace it: the arguments are unchanged
@@ -421,6 +424,8 @@ class AutoJit:
             # raises again after NumPy's writes before it
             return self._as_written(st, f"raises {type(exc).__name__} while traced",
                                     _jit_site(exc, self._site), args, kwargs)
+        finally:
+            _loop_unroll.UNROLL_LIMIT.reset(limit)
         elapsed = time.perf_counter() - t0
         last = jitted._last
         if last is not None and last[1].eager is not None:  # npjax.jit ran it eagerly

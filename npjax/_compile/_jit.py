@@ -114,6 +114,7 @@ class _Trace:
         self.joins = _store_merge.Joins()  # stores traced as one (``_store_merge``)
         self.updating: Any = None  # the view an in-place operator (``a[1:] -= x``) updates
         self.loops: list[Any] = []  # ``_loops.LoopOutcome`` of each loop traced
+        self.unrolled = 0  # iterations loops ran unrolled (``_loops.UNROLL_LIMIT``)
         # id(list) -> what a rolled loop last stacked of a list of arrays (``_loop_lists``)
         self.stacks: dict[int, tuple] = {}
         # id(traced integer array) -> (it, lo, hi): every entry lies in [lo, hi] by

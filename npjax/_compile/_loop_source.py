@@ -33,11 +33,7 @@ a probe's calls lets it run, and stops any other code of the user's.
 
 from __future__ import annotations
 
-import __future__
 import ast
-import inspect
-import linecache
-import textwrap
 import threading
 import types
 from collections.abc import Callable
@@ -47,6 +43,8 @@ from npjax._compile import _user_code as _watch
 from npjax._compile._loop_lists import made
 from npjax._compile._user_code import user_code
 from npjax._compile._loop_index import NoRoll
+from npjax._compile import _loop_parse
+from npjax._compile._loop_parse import _compiled, _compiles_to, _lambda, _parse  # noqa: F401
 from npjax._compile._while import run_while
 from npjax._compile._loops import (_GUARD, UNBOUND, aug, augitem, call, getsub, items, run_loop,
                                    setsub)
@@ -573,6 +571,9 @@ def callee(f: Any) -> Any:
     loops rewritten too; inside a loop body's trace, with its whole body instrumented as a
     loop body is (``pure``), or the roll is abandoned (``call``)."""
     kind = type(f)
+    if kind.__name__ == "AutoJit" and "_autojit_fn" in getattr(f, "__dict__", ()):
+        f = f.__dict__["_autojit_fn"]  # (npjax.autojit's wrapper: inside a trace, the function)
+        kind = type(f)
     fn = f.__func__ if kind is types.MethodType else f
     if type(fn) is not types.FunctionType or not user_code(fn.__code__):
         return call(f)
@@ -588,6 +589,7 @@ def callee(f: Any) -> Any:
 _HELPERS = {"loop": run_loop, "call": callee, "getsub": getsub, "setsub": setsub, "aug": aug,
             "augitem": augitem, "items": items, "slice": slice, "UNBOUND": UNBOUND,
             "NameError": NameError, "made": made, "while": run_while}
+assert tuple(_HELPERS) == _loop_parse.HELPERS
 _CACHE: dict[Any, Any] = {}
 # One rewrite at a time: CPython's conversion of syntax trees to code is not thread-safe
 # (concurrent compile() of trees raised "AST constructor recursion depth mismatch").
@@ -600,95 +602,6 @@ def _declared(fdef: ast.FunctionDef) -> set[str]:
         if isinstance(sub, ast.Global | ast.Nonlocal):
             out.update(sub.names)
     return out
-
-
-def _compile(fn: Callable, fdef: ast.FunctionDef, first: int) -> types.CodeType:
-    """The code of ``fdef`` compiled as a closure over ``fn``'s free names and the helpers."""
-    params = list(fn.__code__.co_freevars) + [_PREFIX + h for h in _HELPERS]
-    factory = ast.FunctionDef(
-        name=_PREFIX + "factory",
-        args=ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params],
-                           kwonlyargs=[], kw_defaults=[], defaults=[]),
-        body=[fdef, ast.Return(value=_name(fdef.name))], decorator_list=[], returns=None,
-        type_comment=None)
-    # Module-level imports of the user's file: the compiler reads ``np.f(x)`` on a name that
-    # an import bound as an attribute load, not a method load (CPython 3.11+).
-    imported = sorted({n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and
-                       isinstance(fn.__globals__.get(n.id), types.ModuleType)})
-    imports = [ast.Import(names=[ast.alias(name="sys", asname=n)]) for n in imported]
-    module = ast.Module(body=imports + [factory], type_ignores=[])
-    ast.fix_missing_locations(module)
-    flags = fn.__code__.co_flags & _FUTURE_FLAGS
-    code = compile(module, fn.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
-    outer = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return next(c for c in outer.co_consts if isinstance(c, types.CodeType)
-                and c.co_name == fdef.name)
-
-
-_FUTURE_FLAGS = 0
-for _feature in ("annotations", "division", "generator_stop"):
-    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
-
-
-def _parse(fn: Callable) -> ast.FunctionDef | None:
-    code = fn.__code__
-    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
-                        inspect.CO_ASYNC_GENERATOR):
-        return None
-    if fn.__name__ == "<lambda>":
-        return _lambda(fn)
-    try:
-        src = textwrap.dedent(inspect.getsource(fn))
-        tree = ast.parse(src)
-    except (OSError, TypeError, SyntaxError, IndentationError):
-        return None
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) or \
-            tree.body[0].name != fn.__name__:
-        return None
-    fdef = tree.body[0]
-    ast.increment_lineno(tree, code.co_firstlineno - 1)  # line 1 is the first decorator's
-    fdef.decorator_list = []
-    fdef.returns = None
-    for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs + [
-            fdef.args.vararg, fdef.args.kwarg]:
-        if a is not None:
-            a.annotation = None
-    return fdef
-
-
-def _lambda(fn: Callable) -> ast.FunctionDef | None:
-    """A lambda as the ``def`` that compiles to its very bytecode: the lambda on its first
-    line (of the whole file, parsed) whose code is ``fn``'s."""
-    code = fn.__code__
-    try:
-        lines = linecache.getlines(inspect.getsourcefile(fn) or "", fn.__globals__)
-        tree = ast.parse("".join(lines))
-    except (OSError, TypeError, SyntaxError, ValueError):
-        return None
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Lambda) or node.lineno != code.co_firstlineno:
-            continue
-        fdef = ast.FunctionDef(name=_PREFIX + "lambda", args=node.args,
-                               body=[ast.copy_location(ast.Return(value=node.body), node.body)],
-                               decorator_list=[], returns=None, type_comment=None)
-        ast.copy_location(fdef, node)
-        if _compiles_to(fn, fdef):
-            return fdef
-    return None
-
-
-def _compiled(fn: Callable, fdef: ast.FunctionDef) -> types.CodeType | None:
-    try:
-        return _compile(fn, fdef, 0)
-    except (SyntaxError, ValueError, StopIteration):
-        return None
-
-
-def _compiles_to(fn: Callable, fdef: ast.FunctionDef) -> bool:
-    """Whether ``fdef`` compiles to the very bytecode of ``fn``."""
-    same, code = _compiled(fn, fdef), fn.__code__
-    return same is not None and same.co_code == code.co_code and \
-        same.co_names == code.co_names and same.co_varnames == code.co_varnames
 
 
 def _transformed_code(fn: Callable) -> types.CodeType | None:

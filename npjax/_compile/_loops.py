@@ -88,6 +88,8 @@ from npjax._compile import _loop_views
 from npjax._compile import _loop_scalars
 from npjax._compile._loop_scalars import LoopScalar
 from npjax._compile._loop_calls import ALWAYS, allowed
+from npjax._compile import _loop_unroll
+from npjax._compile._loop_unroll import _unroll
 from npjax._compile._minmax import swap
 from npjax._compile._loop_index import LoopIndex, NoRoll, bounded
 from npjax._compile._loop_probe import (_GUARD, _enter_body, _leave_body, _Probe, _reset,
@@ -325,13 +327,21 @@ def _static_same(a: Any, b: Any) -> bool:
     return repr(a) == repr(b)
 
 
+def _c_order(v: ndarray) -> bool:
+    """No layout, or the C-ordered template ``_layout_array`` caches (``a[1:-1]`` made
+    one): the layout a carried array starts each iteration with."""
+    layout = v._layout
+    return layout is None or (type(layout) is np.ndarray and layout.flags.c_contiguous
+                              and layout.shape == v._value.shape and layout.base is None)
+
+
 def _internal(v: Any, inner: Any) -> bool:
     return type(v) is ndarray and v._base is None and isinstance(v._value, _Tracer) and \
-        v._value._trace is inner and v._layout is None
+        v._value._trace is inner and _c_order(v)
 
 
 def _carryable(v0: Any, v1: Any) -> bool:
-    return type(v0) is ndarray and v0._base is None and v0._layout is None and \
+    return type(v0) is ndarray and v0._base is None and _c_order(v0) and \
         isinstance(v0._value, jax.Array) and v0._scalar == v1._scalar and \
         v0._value.shape == v1._value.shape and v0._value.dtype == v1._value.dtype
 
@@ -689,13 +699,6 @@ def _over(body: Callable, seq: ndarray) -> Callable:
     return over
 
 
-def _unroll(body: Callable, it: Any, ins: tuple) -> tuple:
-    vals = ins
-    for v in it:
-        vals = body(v, *vals[1:])
-    return tuple(vals)
-
-
 def _note(tr: Any, line: int, trips: int, rolled: bool, runs: int, reason: str,
           peeled: bool = False, batched: bool = False) -> None:
     if _NOTE.get():  # (a loop inside a rolled body: when its last trace runs, ``_NOTE``)
@@ -712,10 +715,10 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int,
     if over:  # ``for x in seq``: over an npjax array, ``x = seq[k]`` for each k
         seq = args[0]
         if tr is None or type(seq) is not ndarray or not seq.shape:
-            return _unroll(body, seq, ins)
+            return _unroll(body, seq, ins, tr, line)
         body, rng, args = _over(body, seq), range, (seq.shape[0],)
     if tr is None or rng is not range:
-        return _unroll(body, rng(*args), ins)
+        return _unroll(body, rng(*args), ins, tr, line)
     if not all(type(a) is int for a in args):
         try:
             args = tuple(operator.index(a) if isinstance(a, np.integer) else a for a in args)
@@ -723,11 +726,11 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int,
             pass
         if not all(type(a) is int for a in args):
             _note(tr, line, -1, False, 0, "the range bounds are not Python integers")
-            return _unroll(body, range(*args), ins)
+            return _unroll(body, range(*args), ins, tr, line)
     r = range(*args)
     if len(r) < MIN_TRIPS:
         _note(tr, line, len(r), False, len(r), f"fewer than {MIN_TRIPS} iterations")
-        return _unroll(body, r, ins)
+        return _unroll(body, r, ins, tr, line)
     runs = 0
     for _attempt in range(2):
         scalars = _SCALARS.set(None)
@@ -753,11 +756,12 @@ def run_loop(body: Callable, rng: Any, args: tuple, ins: tuple, line: int,
             _SCALARS.reset(scalars)
         _note(tr, line, len(r) + runs, True, runs + (4 if peeled else 3), "", peeled,
               batched)
+        _loop_unroll.count(tr, runs + (4 if peeled else 3), line)
         return out
     else:
         reason = "the carried values change kind after the first iteration"
     _note(tr, line, len(r) + runs, False, runs + len(r), reason)
-    return _unroll(body, r, ins)
+    return _unroll(body, r, ins, tr, line)
 
 
 ALWAYS.add(id(run_loop))  # (a loop inside a body)

@@ -19,8 +19,8 @@ not depend on what lies outside its bounds:
   the window here, ``DEFERRED_UFUNC``) with Python or NumPy scalars, 0-d arrays and windows
   of the same bounds: the operands are set to one outside the bounds (nothing there overflows or
   divides by zero), and the result is a window again;
-- ``w[::-1]`` along an axis whose window starts at 0 (a gather with clipped indices), and
-  ``w.T``;
+- ``w[::-1]`` (and ``np.flip`` of a 1-d window) along an axis whose window starts at 0 (a
+  gather with clipped indices), and ``w.T``;
 - ``x[lo:hi] = v`` and ``x[lo:hi] op= v`` with the same bounds: a select into the full part.
 
 Anything else a window meets (``shape``, ``len``, printing, another function, a window of
@@ -44,7 +44,7 @@ from jax import lax
 
 from npjax._runtime import _context
 from npjax._core import _casts
-from npjax._library import _products, _reductions
+from npjax._library import _products, _reductions, _shape_ops
 from npjax._core._index_values import convert_value
 from npjax._compile._loop_index import LoopIndex, NoRoll
 from npjax._core._ndarray import ndarray
@@ -445,9 +445,19 @@ def _ufunc_call(fn: ufunc, args: tuple, kwargs: dict) -> Any:
     return _elementwise(fn, args)
 
 
+def _flip_call(f: Any, args: tuple, kwargs: dict) -> Any:
+    """``np.flip(w)`` of a 1-d window (``axis`` None or 0): ``w[::-1]``."""
+    bound = inspect.signature(f).bind(*args, **kwargs)
+    w, axis = bound.arguments.get("m"), bound.arguments.get("axis")
+    if type(w) is not Window or w.value.ndim != 1 or axis not in (None, 0, -1, (0,)):
+        raise NoRoll("np.flip of a moving slice that is not 1-d, or by another axis")
+    return w[::-1]
+
+
 _KINDS: dict[Any, Callable] = {inspect.unwrap(_products.dot): _dot_call,
                                inspect.unwrap(_products.outer): _outer_call,
-                               inspect.unwrap(_reductions.sum): _sum_call}
+                               inspect.unwrap(_reductions.sum): _sum_call,
+                               inspect.unwrap(_shape_ops.flip): _flip_call}
 
 
 def consumer(f: Any) -> Any:

@@ -44,6 +44,11 @@ class JitError(RuntimeError):
     """A function compiled by ``npjax.jit`` needs a value that only exists at run time."""
 
 
+class UnrollLimit(JitError):
+    """Under ``npjax.jit``: loops that stay unrolled would trace more iterations than the
+    limit (``npjax._compile._loops.MAX_UNROLLED``); the function is not compiled."""
+
+
 class ShapeNeeded(JitError):
     """Under ``npjax.jit``: a shape that depends on traced values (a slice whose length
     depends on bounds read from an array)."""

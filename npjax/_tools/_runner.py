@@ -170,16 +170,18 @@ class ImportHook:
 # --- running a script as __main__ --------------------------------------------------------------
 
 
-# the wrapper ``jit="auto"`` puts around the script's functions (its frames are not shown)
-_AUTOJIT_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                             "_compile", "_autojit.py")
+# the wrappers ``jit="auto"`` puts around the script's functions and loops (frames not shown)
+_COMPILE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "_compile")
+_AUTOJIT_FILES = tuple(os.path.join(_COMPILE_DIR, f)
+                       for f in ("_autojit.py", "_autojit_loop.py", "_jit.py"))
 
 
 def _trim_traceback(tb: types.TracebackType | None) -> types.TracebackType | None:
     """The traceback without this module's frames and autojit's wrapper (the script's own
     frames remain)."""
     frames = []
-    hidden = (__file__, runpy.__file__, _AUTOJIT_FILE)
+    hidden = (__file__, runpy.__file__, *_AUTOJIT_FILES)
     while tb is not None:
         if tb.tb_frame.f_code.co_filename not in hidden:
             frames.append(tb)
