@@ -14,21 +14,12 @@ import pytest
 import npjax
 from npjax._compile._jit_lower import lower
 from npjax._pure import _capabilities
+from tests.test_jit_store_copies import burgers
 
 
 def jacobi(xp, u, steps):
     for _ in range(steps):
         u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
-    return u
-
-
-def burgers(xp, u, steps):
-    for _ in range(steps):
-        un = u.copy()
-        u[1:-1] = un[1:-1] - 0.3 * un[1:-1] * (un[1:-1] - un[:-2]) \
-            + 0.1 * (un[2:] - 2 * un[1:-1] + un[:-2])
-        u[0] = un[0] - 0.3 * un[0] * (un[0] - un[-2]) + 0.1 * (un[1] - 2 * un[0] + un[-2])
-        u[-1] = u[0]
     return u
 
 
