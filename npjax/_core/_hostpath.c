@@ -1046,6 +1046,19 @@ static PyMethodDef array_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, "NumPy's ufunc protocol (npjax/_calls/_interop.py)."},
     {NULL, NULL, 0, NULL}};
 
+/* The buffer protocol (Python 3.11 has no ``__buffer__``; from 3.12 a Python ``__buffer__``
+   overrides this slot): the buffer of what ``ndarray.__buffer__`` returns (``_host_memory.py``:
+   a host array's own NumPy memory; a device array raises BufferError). The exported view's
+   ``obj`` is that memoryview, which keeps the memory alive until the view is released. */
+static int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+    PyObject *mv = PyObject_CallMethod(self, "__buffer__", "i", flags);
+    if (mv == NULL) return -1;
+    int r = PyObject_GetBuffer(mv, view, flags);
+    Py_DECREF(mv);
+    return r;
+}
+static PyBufferProcs array_buffer = {.bf_getbuffer = array_getbuffer};
+
 static PyTypeObject ArrayBaseType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "npjax._core._hostpath.ArrayBase",
@@ -1055,6 +1068,7 @@ static PyTypeObject ArrayBaseType = {
     .tp_as_number = &number,
     .tp_as_mapping = &mapping,
     .tp_as_sequence = &sequence,
+    .tp_as_buffer = &array_buffer,
     .tp_methods = array_methods,
     .tp_richcompare = tp_richcompare,
 };
