@@ -231,6 +231,7 @@ def _import(node: ast.Import, stats: collections.Counter) -> list[str]:
         name = alias.name
         if name == "numpy":
             lines.append(f"import npjax as {alias.asname or 'numpy'}")
+            lines.append(f"import numpy as {PRIVATE}")
         elif alias.asname and _npjax_module(name) is not None:
             lines.append(f"import npjax{name[len('numpy'):]} as {alias.asname}")
         else:  # ``import numpy._core.umath as ncu``, or ``import numpy.x`` binding ``numpy``
@@ -239,8 +240,48 @@ def _import(node: ast.Import, stats: collections.Counter) -> list[str]:
     return lines
 
 
+PRIVATE = "_numpy_private"  # the name private NumPy attributes are read through
+
+
+def _private_attributes(source: str, stats: collections.Counter) -> str:
+    """``np._core.umath``, ``np.lib._function_base_impl.x`` (NumPy's private modules, read
+    through the name bound to the package) read from NumPy: they are NumPy's internals, not
+    the code under test (npjax has its own ``_core``)."""
+    tree = ast.parse(source)
+    roots = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+             for a in node.names if a.name == "numpy"}
+    npjax = _npjax_module("numpy")
+    edits = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        chain, base = [], node
+        while isinstance(base, ast.Attribute):
+            chain.append(base.attr)
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id not in roots:
+            continue
+        chain.reverse()
+        if not any(a.startswith("_") and not a.startswith("__") for a in chain):
+            continue
+        here, there = npjax, numpy
+        for attr in chain:
+            here, there = getattr(here, attr, None), getattr(there, attr, None)
+            if attr.startswith("_") and not attr.startswith("__"):
+                break
+        if there is not None and here is not there:
+            edits.append((base.lineno, base.col_offset, base.end_col_offset))
+            stats[f"{base.id}.{'.'.join(chain)}"] += 1
+    lines = source.splitlines(keepends=True)
+    for lineno, start, end in sorted(set(edits), reverse=True):
+        line = lines[lineno - 1]
+        lines[lineno - 1] = line[:start] + PRIVATE + line[end:]
+    return "".join(lines)
+
+
 def rewrite_imports(source: str, stats: collections.Counter) -> str:
     """``source`` with its NumPy imports taken from npjax where npjax has the name."""
+    source = _private_attributes(source, stats)
     lines = source.splitlines(keepends=True)
     edits = []
     for node in ast.walk(ast.parse(source)):
