@@ -331,6 +331,32 @@ def test_broadcast_nested_and_reset():
             assert_same(first, want)
 
 
+def test_broadcast_iters_base_is_the_argument():
+    """``b.iters[i].base`` is the i-th argument itself (NumPy gh-5881), nested too."""
+    for xp in (np, npjax):
+        arrs = [xp.empty((6, 7)), xp.empty((5, 6, 1)), xp.empty((7,)), xp.empty((5, 1, 7))]
+        for b in (xp.broadcast(*arrs), xp.broadcast(xp.broadcast(*arrs[:2]),
+                                                    xp.broadcast(*arrs[2:]))):
+            assert b.shape == (5, 6, 7) and b.numiter == 4
+            assert all(a is it.base for a, it in zip(arrs, b.iters))
+
+
+def test_broadcast_signature_and_keywords():
+    import inspect
+
+    for xp in (np, npjax):
+        params = inspect.signature(xp.broadcast).parameters
+        assert list(params) == ["arrays"]
+        assert params["arrays"].kind == inspect.Parameter.VAR_POSITIONAL
+        reset = inspect.signature(xp.broadcast.reset).parameters
+        assert list(reset) == ["self"]
+        assert reset["self"].kind == inspect.Parameter.POSITIONAL_ONLY
+        with pytest.raises(ValueError, match="keyword arguments not accepted"):
+            xp.broadcast(1, x=1)
+        b = xp.broadcast(xp.empty((5, 6)), **{})
+        assert b.shape == (5, 6)
+
+
 # --- nditer -----------------------------------------------------------------------------------
 
 VIEWS = [lambda a: a, lambda a: a.T, lambda a: a[::-1], lambda a: a[:, ::2],

@@ -8,6 +8,7 @@ strides, never read) and fetch the values from the device in chunks.
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 import warnings
 from typing import Any
@@ -122,7 +123,7 @@ class flatiter:
     to the array during iteration is seen from the next chunk on.
     """
 
-    __slots__ = ("_arr", "_chunks", "_index", "_seen")
+    __slots__ = ("_arr", "_chunks", "_index", "_seen", "_of")
 
     def __init__(self, arr: ndarray) -> None:
         if arr.ndim > 32:  # NumPy's flat iterator (NPY_MAXDIMS_LEGACY_ITERS)
@@ -132,10 +133,11 @@ class flatiter:
         self._index = 0
         self._chunks: _Elements | None = None
         self._seen: tuple | None = None
+        self._of: ndarray | None = None  # ``base`` where it is not ``_arr`` (broadcast.iters)
 
     @property
     def base(self) -> ndarray:
-        return self._arr
+        return self._arr if self._of is None else self._of
 
     @property
     def index(self) -> int:
@@ -300,7 +302,9 @@ class broadcast:
     """npjax implementation of ``numpy.broadcast``: the broadcast shape of its arguments and
     iteration over tuples of their (broadcast) elements as scalars."""
 
-    def __init__(self, *args: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs:
+            raise ValueError("keyword arguments not accepted.")
         arrays: list = []
         for x in args:
             if isinstance(x, broadcast):
@@ -322,15 +326,17 @@ class broadcast:
 
     @property
     def iters(self) -> tuple:
-        """Flat iterators over the broadcast arguments, at the current position."""
+        """Flat iterators over the broadcast arguments, at the current position (their
+        ``base``: the argument itself, as NumPy's)."""
         out = []
         for a in self._arrays:
             it = flatiter(a._broadcast_to(self.shape))
             it._index = self.index
+            it._of = a
             out.append(it)
         return tuple(out)
 
-    def reset(self) -> None:
+    def reset(self, /) -> None:
         self._np.reset()
 
     def __iter__(self) -> broadcast:
@@ -344,6 +350,10 @@ class broadcast:
             self._chunks = [_Elements(np.broadcast_to(np.asarray(a._read()), shape).reshape(-1))
                             for a in self._arrays]
         return tuple(ndarray._owner(c[k], True) for c in self._chunks)
+
+
+broadcast.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [inspect.Parameter("arrays", inspect.Parameter.VAR_POSITIONAL)])  # NumPy's: (*arrays)
 
 
 # --- nditer -----------------------------------------------------------------------------------
