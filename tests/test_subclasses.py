@@ -140,7 +140,18 @@ CASES = {
     "copy_fn": lambda xp, s: xp.copy(s),
     "copy_subok": lambda xp, s: xp.copy(s, subok=True),
     "rows": lambda xp, s: tuple(s),
+    "zeros_like": lambda xp, s: xp.zeros_like(s),
+    "ones_like": lambda xp, s: xp.ones_like(s, dtype=xp.int8),
+    "full_like": lambda xp, s: xp.full_like(s, 7, shape=(3,)),
+    "empty_like": lambda xp, s: _filled(xp.empty_like(s)),
+    "zeros_like_base": lambda xp, s: xp.zeros_like(s, subok=False),
+    "full_like_base": lambda xp, s: xp.full_like(s, 2.5, subok=False),
 }
+
+
+def _filled(r):
+    r.fill(0)  # (empty_like's contents are not NumPy's)
+    return r
 
 
 @pytest.mark.parametrize("placement", ["auto", "device"])

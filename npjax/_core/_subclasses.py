@@ -192,7 +192,7 @@ DELEGATED = frozenset({
 
 
 # npjax functions whose own code applies NumPy's subclass rules (``subok``).
-HANDLED = frozenset({"copy"})
+HANDLED = frozenset({"copy", "zeros_like", "ones_like", "empty_like", "full_like"})
 
 
 def call_function(name: str, numpy_fn: Any, args: tuple, kwargs: dict) -> Any:
