@@ -146,6 +146,11 @@ CASES = {
     "empty_like": lambda xp, s: _filled(xp.empty_like(s)),
     "zeros_like_base": lambda xp, s: xp.zeros_like(s, subok=False),
     "full_like_base": lambda xp, s: xp.full_like(s, 2.5, subok=False),
+    "allclose": lambda xp, s: xp.allclose(s, s + 1e-9),
+    "require": lambda xp, s: xp.require(s),
+    "require_C": lambda xp, s: xp.require(s, requirements="CW"),
+    "require_E": lambda xp, s: xp.require(s, requirements="E"),
+    "require_dtype": lambda xp, s: xp.require(s, xp.float32),
 }
 
 

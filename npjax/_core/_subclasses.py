@@ -192,7 +192,8 @@ DELEGATED = frozenset({
 
 
 # npjax functions whose own code applies NumPy's subclass rules (``subok``).
-HANDLED = frozenset({"copy", "zeros_like", "ones_like", "empty_like", "full_like"})
+HANDLED = frozenset({"copy", "zeros_like", "ones_like", "empty_like", "full_like", "allclose",
+                     "require"})
 
 
 def call_function(name: str, numpy_fn: Any, args: tuple, kwargs: dict) -> Any:
