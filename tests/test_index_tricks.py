@@ -267,6 +267,46 @@ def test_flat_setitem(key, value, dtype, transposed):
     assert_parity(run, context=(key, value, dtype, transposed))
 
 
+# NumPy 2.4's rules: a Python bool (or 0-d bool array) is deprecated, True the first element
+# and False none; a NumPy bool scalar, a list of bools and ``flat[()] = v`` raise; a mask of
+# another length raises; a flat iterator indexes as its elements.
+FLAT_24 = [True, False, np.True_, np.array(True), np.array(False), (), Ellipsis,
+           np.zeros(7, bool), np.array([True, False] * 3), [True, False], "flat", "empty_flat"]
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+@pytest.mark.parametrize("key", FLAT_24, ids=repr)
+def test_flat_numpy_24_keys(key, placement):
+    import warnings
+
+    def run(xp, write):
+        k = {"flat": xp.asarray(np.array([0, 5, 4])).flat,
+             "empty_flat": xp.asarray(np.array([], "S")).flat}.get(key, key) \
+            if isinstance(key, str) else key
+        a = xp.arange(6).reshape(2, 3)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            try:
+                if write:
+                    a.flat[k] = 70
+                    got = a
+                else:
+                    got = a.flat[k]
+            except IndexError as exc:
+                got = ("IndexError", str(exc))
+        return got, [(w.category, str(w.message)) for w in seen]
+
+    for write in (False, True):
+        want, want_warnings = run(np, write)
+        with npjax.policy(placement=placement):
+            got, got_warnings = run(npjax, write)
+        assert got_warnings == want_warnings
+        if isinstance(want, tuple):
+            assert got == want
+        else:
+            assert_same(got, want)
+
+
 def test_flat_iteration_and_attributes():
     for transposed in (False, True):
         host = np.arange(6).reshape(2, 3)

@@ -73,6 +73,20 @@ _BAD_FLAT_INDEX = ("only integers, slices (`:`), ellipsis (`...`) and integer or
                    "arrays are valid indices")
 
 
+_BOOL_FLAT_INDEX = ("boolean indices for iterators are not supported because of previous "
+                    "behavior that was confusing (valid boolean indices are expected to work "
+                    "in the future)")
+
+
+def _flat_mask(key: Any, size: int) -> None:
+    """NumPy's error for a boolean mask of another length than the flat iterator's."""
+    if (isinstance(key, ndarray | np.ndarray) and key.dtype == np.bool_ and key.ndim == 1
+            and key.shape[0] != size):
+        raise IndexError("boolean index did not match indexed flat iterator along axis 0; "
+                         f"size of axis is {size} but size of corresponding boolean axis "
+                         f"is {key.shape[0]}")
+
+
 def _flat_key(key: Any) -> Any:
     """A ``flat`` index in the forms NumPy accepts: an int, or a key for a 1-d array."""
     if isinstance(key, tuple):
@@ -80,11 +94,19 @@ def _flat_key(key: Any) -> Any:
             raise IndexError("too many indices for flat iterator: flat iterator is "
                              f"1-dimensional, but {len(key)} were indexed")
         key = key[0] if key else Ellipsis
-    if isinstance(key, bool | np.bool_):
+    if isinstance(key, np.bool_):  # (NumPy 2.4: a NumPy bool is refused, a Python one not)
+        raise IndexError(_BOOL_FLAT_INDEX)
+    if isinstance(key, bool) or (isinstance(key, ndarray | np.ndarray) and key.ndim == 0
+                                 and key.dtype == np.bool_):
         warnings.warn("Indexing flat iterators with a 0-dimensional boolean index is "
                       "deprecated and may be removed in a future version. (Deprecated "
                       "NumPy 2.4)", DeprecationWarning, stacklevel=_stacklevel())
-        return slice(None) if key else slice(0, 0)
+        # NumPy 2.4: True is the first element (a scalar), False selects nothing
+        return 0 if bool(key) else np.empty(0, _INTP)
+    if isinstance(key, flatiter | np.flatiter):  # its elements, as an index array
+        key = np.asarray(key) if isinstance(key, np.flatiter) else key.copy()
+        if key.size == 0:
+            return np.empty(0, _INTP)
     if isinstance(key, int | np.integer):
         return operator.index(key)
     if isinstance(key, float | np.floating):
@@ -99,9 +121,7 @@ def _flat_key(key: Any) -> Any:
         if host.size == 0:
             return host.astype(_INTP)
         if host.dtype == np.bool_:
-            raise IndexError("boolean indices for iterators are not supported because of "
-                             "previous behavior that was confusing (valid boolean indices "
-                             "are expected to work in the future)")
+            raise IndexError(_BOOL_FLAT_INDEX)
         if host.dtype.kind == "f":
             warnings.warn("Invalid non-array indices for iterator objects are deprecated "
                           "and will be removed in a future version. (Deprecated NumPy 2.4)",
@@ -192,6 +212,7 @@ class flatiter:
     def __getitem__(self, key: Any) -> ndarray:
         a = self._arr
         key = _flat_key(key)
+        _flat_mask(key, a.size)
         if isinstance(key, int):
             size = a.size
             if not -size <= key < size:
@@ -208,7 +229,10 @@ class flatiter:
         a = self._arr
         if a._readonly or a._scalar:
             raise ValueError("assignment destination is read-only")
+        if type(key) is tuple and not key:
+            raise IndexError("Assigning to a flat iterator with a 0-D index is not supported")
         key = _flat_key(key)
+        _flat_mask(key, a.size)
         data = _host_only_data(a)
         if data is not None:  # NumPy's own write
             data.flat[_host_key(key)] = _host_key(value)
