@@ -271,7 +271,8 @@ def test_flat_setitem(key, value, dtype, transposed):
 # and False none; a NumPy bool scalar, a list of bools and ``flat[()] = v`` raise; a mask of
 # another length raises; a flat iterator indexes as its elements.
 FLAT_24 = [True, False, np.True_, np.array(True), np.array(False), (), Ellipsis,
-           np.zeros(7, bool), np.array([True, False] * 3), [True, False], "flat", "empty_flat"]
+           np.zeros(7, bool), np.array([True, False] * 3), [True, False], "flat", "empty_flat",
+           "str_flat"]
 
 
 @pytest.mark.parametrize("placement", ["auto", "device"])
@@ -281,7 +282,8 @@ def test_flat_numpy_24_keys(key, placement):
 
     def run(xp, write):
         k = {"flat": xp.asarray(np.array([0, 5, 4])).flat,
-             "empty_flat": xp.asarray(np.array([], "S")).flat}.get(key, key) \
+             "empty_flat": xp.asarray(np.array([], "S")).flat,
+             "str_flat": xp.asarray(np.array(["a"], "S")).flat}.get(key, key) \
             if isinstance(key, str) else key
         a = xp.arange(6).reshape(2, 3)
         with warnings.catch_warnings(record=True) as seen:
@@ -305,6 +307,16 @@ def test_flat_numpy_24_keys(key, placement):
             assert got == want
         else:
             assert_same(got, want)
+
+
+@pytest.mark.parametrize("name", ["__array__", "copy"])
+def test_flatiter_method_signatures(name):
+    import inspect
+
+    want = inspect.signature(getattr(np.flatiter, name))
+    got = inspect.signature(getattr(npjax.flatiter, name))
+    assert [(p.name, p.kind) for p in got.parameters.values()] == \
+        [(p.name, p.kind) for p in want.parameters.values()]
 
 
 def test_flat_iteration_and_attributes():

@@ -107,6 +107,8 @@ def _flat_key(key: Any) -> Any:
         key = np.asarray(key) if isinstance(key, np.flatiter) else key.copy()
         if key.size == 0:
             return np.empty(0, _INTP)
+        if key.dtype.kind not in "iub":
+            raise IndexError(_BAD_FLAT_INDEX)
     if isinstance(key, int | np.integer):
         return operator.index(key)
     if isinstance(key, float | np.floating):
@@ -199,14 +201,14 @@ class flatiter:
         self._index += 1
         return value
 
-    def copy(self) -> ndarray:
+    def copy(self, /) -> ndarray:
         """A 1-d copy of the array (C order)."""
         data = _host_only_data(self._arr)
         if data is not None:
             return ndarray._owner(data.flatten())
         return ndarray._owner(self._arr._read().reshape(-1))
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    def __array__(self, dtype: Any = None, /, *, copy: Any = None) -> np.ndarray:
         return np.asarray(self.copy(), dtype=dtype)
 
     def __getitem__(self, key: Any) -> ndarray:
