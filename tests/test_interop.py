@@ -300,3 +300,47 @@ def test_sklearn_array_api_dispatch_with_pca():
     done = subprocess.run([sys.executable, "-c", SKLEARN_ARRAY_API], env=env,
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+
+
+# --- objects whose __array__ returns an npjax array ----------------------------------------
+
+# A class written for ``import npjax as np`` converts itself with ``np.array(...)``: an npjax
+# array, which NumPy refuses from ``__array__``; npjax converts such objects itself.
+ARRAY_METHOD_CALLS = {
+    "asarray": lambda xp, o, z: xp.asarray(o),
+    "array": lambda xp, o, z: xp.array(o, dtype=xp.float32),
+    "ufunc": lambda xp, o, z: xp.add(o, 1),
+    "operator": lambda xp, o, z: xp.zeros((2, 2)) + o,
+    "reduction": lambda xp, o, z: xp.sum(o),
+    "sin": lambda xp, o, z: xp.sin(o),
+    "concatenate": lambda xp, o, z: xp.concatenate([o, o]),
+    "index": lambda xp, o, z: xp.arange(4.0).reshape(2, 2)[1, z],
+    "setitem": lambda xp, o, z: _stored(xp.zeros((2, 2)), o),
+}
+
+
+def _stored(a, o):
+    a[0] = o
+    return a
+
+
+def _array_likes(xp):
+    class ArrayLike:
+        def __array__(self, dtype=None, copy=None):
+            return xp.array([1.0, 2.0])
+
+    class Zero:
+        def __array__(self, dtype=None, copy=None):
+            return xp.array(0)
+
+    return ArrayLike(), Zero()
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+@pytest.mark.parametrize("call", sorted(ARRAY_METHOD_CALLS))
+def test_array_method_returning_an_npjax_array(call, placement):
+    fn = ARRAY_METHOD_CALLS[call]
+    want = fn(np, *_array_likes(np))
+    with npjax.policy(placement=placement):
+        got = fn(npjax, *_array_likes(npjax))
+    assert_same(got, want)

@@ -501,7 +501,7 @@ class ndarray(ArrayBase):
         if given:
             axes = axes[0]
         ndim = self.ndim
-        if axes is None or (axes == () and not given):  # an explicit () must match ndim
+        if axes is None or (type(axes) is tuple and not axes and not given):  # (given: ndim)
             perm = tuple(range(ndim))[::-1]
         else:
             if len(axes) != ndim:

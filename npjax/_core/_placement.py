@@ -34,6 +34,7 @@ from npjax._runtime._numpy_calls import (SHARED, call_numpy_method, call_numpy_p
                                          issue_pending, loops_context_for, numpy_errstate,
                                          run_loops, runs_loops)
 from npjax._core._device_copies import _to_device
+from npjax._core._normalize import array_method_value
 from npjax._core._host_only import has_host_only, host_only, run_fetched
 from npjax._core._ndarray import from_numpy, host_owner, ndarray
 from npjax._core._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
@@ -104,14 +105,16 @@ def operand(x: Any, limit: int) -> Any:
             if kind in _PLAIN_SCALARS:
                 continue
             if kind is ndarray or kind is np.ndarray or kind is list or kind is tuple or \
-                    isinstance(item, jax.Array | ndarray):
+                    isinstance(item, jax.Array | ndarray) or \
+                    getattr(kind, "__array__", None) is not None:
                 return _sequence(x, limit)  # nested: NumPy must never meet an npjax array
         return x
     if isinstance(x, jax.Array):
         return DEVICE
     if isinstance(x, ndarray):  # a subclass instance: the caller applies NumPy's rules
         raise SubclassOperand
-    return x
+    converted = array_method_value(x)  # (an ``__array__`` that returns an npjax array)
+    return x if converted is x else operand(converted, limit)
 
 
 def _sequence(xs: Any, limit: int) -> Any:
