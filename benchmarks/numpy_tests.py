@@ -22,9 +22,12 @@ Rewriting (``rewrite_imports``, on the syntax tree, so imports inside functions 
 npjax's public submodule ``M`` (testing, linalg, fft, random, lib.stride_tricks, ...) where
 npjax has it; ``from numpy[._core...] import names`` takes from npjax each name that is NumPy's
 public object of that name and that npjax has. Everything else (NumPy's private modules and
-helpers: ``numpy._core._multiarray_tests``, ``numpy._core.umath``, ``numpy.exceptions``, ``ma``)
-stays NumPy's, as a user's script would see it. ``numpy.testing`` is ``npjax.testing``: NumPy's
-assertions given npjax arrays' data.
+helpers: ``numpy._core._multiarray_tests``, ``numpy.exceptions``, ``ma``) stays NumPy's, as a
+user's script would see it; private attributes read through the package name (``np._core.x``,
+``np._CopyMode``) and dunders npjax lacks (``np.__config__``) are NumPy's too. NumPy's ufunc
+namespace (``np._core.umath``, ``import numpy._core.umath as ncu``) is a shim holding npjax's
+ufunc for each public NumPy ufunc npjax has (the tests' lists of ufuncs are then the ufuncs under
+test). ``numpy.testing`` is ``npjax.testing``: NumPy's assertions given npjax arrays' data.
 
 Time limits: each test gets ``--test-timeout`` seconds (a ``SIGALRM`` raising
 ``TestTimeout`` in the test's thread: pytest-timeout is not installed), each file and mode
@@ -232,6 +235,9 @@ def _import(node: ast.Import, stats: collections.Counter) -> list[str]:
         if name == "numpy":
             lines.append(f"import npjax as {alias.asname or 'numpy'}")
             lines.append(f"import numpy as {PRIVATE}")
+            lines.append(f"import {SHIM}")
+        elif name == "numpy._core.umath" and alias.asname:
+            lines.append(f"from {SHIM} import umath as {alias.asname}")
         elif alias.asname and _npjax_module(name) is not None:
             lines.append(f"import npjax{name[len('numpy'):]} as {alias.asname}")
         else:  # ``import numpy._core.umath as ncu``, or ``import numpy.x`` binding ``numpy``
@@ -241,6 +247,20 @@ def _import(node: ast.Import, stats: collections.Counter) -> list[str]:
 
 
 PRIVATE = "_numpy_private"  # the name private NumPy attributes are read through
+SHIM = "_numpy_tests_shim"  # NumPy's ufunc namespace with npjax's ufuncs (``SHIM_SOURCE``)
+SHIM_SOURCE = '''"""Written by benchmarks/numpy_tests.py: ``numpy._core.umath`` as the code
+under test sees it: npjax's ufunc for each public NumPy ufunc npjax has, NumPy's otherwise."""
+import types
+
+import numpy
+import npjax
+
+umath = types.ModuleType("umath")
+for _k, _v in vars(numpy._core.umath).items():
+    _mine = getattr(npjax, _k, None) if (not _k.startswith("_")
+                                         and getattr(numpy, _k, None) is _v) else None
+    setattr(umath, _k, _v if _mine is None else _mine)
+'''
 
 
 def _private_attributes(source: str, stats: collections.Counter) -> str:
@@ -262,6 +282,16 @@ def _private_attributes(source: str, stats: collections.Counter) -> str:
         if not isinstance(base, ast.Name) or base.id not in roots:
             continue
         chain.reverse()
+        if chain[:2] == ["_core", "umath"]:  # NumPy's ufunc namespace: the shim's
+            edits.append((base.lineno, base.col_offset, base.end_col_offset, f"{SHIM}.umath",
+                          len("._core.umath")))
+            stats[f"{base.id}._core.umath (shim)"] += 1
+            continue
+        if chain[0].startswith("__") and not hasattr(npjax, chain[0]) \
+                and hasattr(numpy, chain[0]):  # ``np.__config__``: NumPy's build
+            edits.append((base.lineno, base.col_offset, base.end_col_offset, PRIVATE, 0))
+            stats[f"{base.id}.{chain[0]}"] += 1
+            continue
         if not any(a.startswith("_") and not a.startswith("__") for a in chain):
             continue
         here, there = npjax, numpy
@@ -270,12 +300,17 @@ def _private_attributes(source: str, stats: collections.Counter) -> str:
             if attr.startswith("_") and not attr.startswith("__"):
                 break
         if there is not None and here is not there:
-            edits.append((base.lineno, base.col_offset, base.end_col_offset))
+            edits.append((base.lineno, base.col_offset, base.end_col_offset, PRIVATE, 0))
             stats[f"{base.id}.{'.'.join(chain)}"] += 1
     lines = source.splitlines(keepends=True)
-    for lineno, start, end in sorted(set(edits), reverse=True):
+    chosen: dict = {}  # one edit per name: the longest (``np._core.umath`` over ``np._core``)
+    for edit in edits:
+        key = edit[:3]
+        if key not in chosen or edit[4] > chosen[key][4]:
+            chosen[key] = edit
+    for lineno, start, end, name, more in sorted(chosen.values(), reverse=True):
         line = lines[lineno - 1]
-        lines[lineno - 1] = line[:start] + PRIVATE + line[end:]
+        lines[lineno - 1] = line[:start] + name + line[end + more:]
     return "".join(lines)
 
 
@@ -316,6 +351,8 @@ def prepare(work: Path, files: list[str]) -> dict[str, Path]:
         root.mkdir(parents=True)
         (root / "conftest.py").write_text(CONFTEST)
         (root / "pytest.ini").write_text(PYTEST_INI)
+        if kind == "npjax":
+            (root / f"{SHIM}.py").write_text(SHIM_SOURCE)
         for rel in files:
             source = (NUMPY_DIR / rel).read_text()
             dest = root / rel.replace("/tests/", "__").replace("/", "__")
