@@ -344,3 +344,38 @@ def test_array_method_returning_an_npjax_array(call, placement):
     with npjax.policy(placement=placement):
         got = fn(npjax, *_array_likes(npjax))
     assert_same(got, want)
+
+
+# --- npjax ufuncs writing a NumPy array given as out= --------------------------------------
+
+NUMPY_OUT_CALLS = {
+    "kw": lambda xp, o: xp.sin(xp.arange(3.0), out=o[0]),
+    "tuple": lambda xp, o: xp.add(xp.arange(3.0), 1, out=(o[0],)),
+    "positional": lambda xp, o: xp.multiply(xp.arange(3.0), 2, o[0]),
+    "in_place": lambda xp, o: xp.sqrt(o[0], out=o[0]),
+    "where": lambda xp, o: xp.add(xp.arange(3.0), 1, out=o[0], where=xp.asarray([1, 0, 1]) > 0),
+    "two_outputs": lambda xp, o: xp.modf(xp.arange(3.0) / 2, o[0], o[1]),
+    "two_outputs_kw": lambda xp, o: xp.divmod(xp.arange(3.0), 2, out=(o[0], o[1])),
+    "casting_error": lambda xp, o: xp.add(xp.arange(3.0), 1, out=o[2]),
+    "unsafe_cast": lambda xp, o: xp.add(xp.arange(3.0), 0.5, out=o[2], casting="unsafe"),
+}
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+@pytest.mark.parametrize("call", sorted(NUMPY_OUT_CALLS))
+def test_numpy_array_as_out_of_an_npjax_ufunc(call, placement):
+    def run(xp):
+        outs = [np.full(3, 4.0), np.full(3, 5.0), np.zeros(3, np.int64)]
+        try:
+            got = NUMPY_OUT_CALLS[call](xp, outs)
+        except TypeError as exc:  # (NumPy's UFuncTypeError)
+            return ("TypeError", str(exc)), outs
+        same = tuple(any(g is o for o in outs) for g in (got if type(got) is tuple else (got,)))
+        return same, outs
+
+    want = run(np)
+    with npjax.policy(placement=placement):
+        got = run(npjax)
+    assert got[0] == want[0]
+    for g, w in zip(got[1], want[1]):
+        np.testing.assert_array_equal(g, w)
