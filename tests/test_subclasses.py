@@ -79,6 +79,10 @@ def _same(got, want):
         assert finals, got[1]
 
 
+def _fn(name, *extra, **kw):
+    return lambda xp, s: getattr(xp, name)(s, *extra, **kw)
+
+
 CASES = {
     "view": lambda xp, s: s.view(),
     "view_dtype": lambda xp, s: s.view(xp.int64),
@@ -151,6 +155,27 @@ CASES = {
     "require_C": lambda xp, s: xp.require(s, requirements="CW"),
     "require_E": lambda xp, s: xp.require(s, requirements="E"),
     "require_dtype": lambda xp, s: xp.require(s, xp.float32),
+    # (functions that keep the subclass: ``_subclasses.KEPT``)
+    **{f"{name}{suffix}": _fn(name, **kw)
+       for name in ("nanmin", "nanmax", "nanargmin", "nanargmax", "nansum", "nanprod",
+                    "nancumsum", "nancumprod", "nanmean", "nanvar", "nanstd", "median",
+                    "average", "ptp", "diff")
+       for suffix, kw in (("", {}), ("_axis", {"axis": 0}))},
+    **{f"{name}{suffix}": _fn(name, 50, **kw)
+       for name in ("percentile", "nanpercentile")
+       for suffix, kw in (("", {}), ("_axis", {"axis": 1}))},
+    **{f"{name}{suffix}": _fn(name, 0.25, **kw)
+       for name in ("quantile", "nanquantile")
+       for suffix, kw in (("", {}), ("_axis", {"axis": 0}))},
+    "percentile_list": lambda xp, s: xp.percentile(s, [10, 50], axis=0),
+    "dot": lambda xp, s: xp.dot(s, s.T),
+    "inv": lambda xp, s: xp.linalg.inv(s[:, :2]),
+    "solve": lambda xp, s: xp.linalg.solve(s[:, :2], s[:, 2]),
+    "pinv": lambda xp, s: xp.linalg.pinv(s),
+    "qr": lambda xp, s: tuple(xp.linalg.qr(s)),
+    "cholesky": lambda xp, s: xp.linalg.cholesky(s @ s.T + 1),
+    "matrix_power": lambda xp, s: xp.linalg.matrix_power(s[:, :2], 3),
+    "tensorsolve": lambda xp, s: xp.linalg.tensorsolve(s[:, :2], s[:, 2]),
 }
 
 
@@ -223,6 +248,8 @@ class _PickleMe(npjax.ndarray):
     lambda s: npjax.linalg.norm(s),
     lambda s: npjax.sort(s),
     lambda s: npjax.apply_along_axis(sum, 0, s),
+    lambda s: npjax.dot(s, npjax.arange(4.0)),  # (KEPT, but with a plain operand)
+    lambda s: npjax.nansum(s, out=npjax.zeros(())),  # (KEPT, but with out=)
 ])
 def test_other_functions_refuse_subclass_operands(fn):
     s = npjax.arange(4.0).view(_PickleMe)

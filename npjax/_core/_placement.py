@@ -170,13 +170,13 @@ def forced_host(name: str, fn: Any, args: tuple, kwargs: dict, run: Any = None,
                         -1 if device or limit < 0 else limit)
 
 
-def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
+def try_host(name: str, fn: Any, args: tuple, kwargs: dict, public: Any = None) -> Any:
     """``fn(*args, **kwargs)`` run by NumPy when the context and the operands allow it (its
-    results placed), else ``NOT_HOST``."""
+    results placed), else ``NOT_HOST``. ``public``: the npjax function (for subclass rules)."""
     limit = _context.get().host
     if limit < 0:
         if name not in HANDLED and has_subclass(args, kwargs):
-            return call_function(name, fn, args, kwargs)
+            return call_function(name, fn, args, kwargs, public)
         if has_host_only(args, kwargs):
             return forced_host(name, fn, args, kwargs)
         return NOT_HOST
@@ -222,7 +222,7 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
     except SubclassOperand:  # NumPy's rules for subclass operands (_subclasses)
         if name in HANDLED:
             return NOT_HOST
-        return call_function(name, fn, args, kwargs)
+        return call_function(name, fn, args, kwargs, public)
     if ops is None:
         if has_host_only(args, kwargs):
             return forced_host(name, fn, args, kwargs)
@@ -293,7 +293,7 @@ def host_first(name: str, host_fn: Any, impl: Any) -> Any:
             if handler is not None:
                 return handler(name, impl, args, kwargs)
         try:
-            result = try_host(name, host_fn, args, kwargs)
+            result = try_host(name, host_fn, args, kwargs, call)
             return impl(*args, **kwargs) if result is NOT_HOST else result
         except HostOnly:  # an operand of a host-only dtype made on the way (2**70: object)
             return forced_host(name, host_fn, args, kwargs)
