@@ -464,27 +464,48 @@ def cause(message: str) -> str:
     return _NUMS.sub("#", _QUOTED.sub("'…'", first))[:140]
 
 
-def summarise(work: Path, modes: list[str], top: int = 25) -> dict:
+def summarise(work: Path, modes: list[str], runs: list[dict], top: int = 25) -> dict:
+    """Per mode: the control-passing tests that pass, as a share of all of them ("percent"),
+    of those collected under npjax ("of_collected": a test that exists only for NumPy, as one
+    parametrized over a NumPy-private ufunc the npjax file's lists do not hold, left out) and
+    of those that ran before a file's time limit ("of_reached"); failures grouped by cause."""
     control = outcomes(work / "results_control.jsonl")
     passing = {k for k, (o, _) in control.items() if o == "passed"}
     summary = {"control_passed": len(passing), "control_total": len(control), "modes": {}}
     for mode in modes:
         if mode == "control":
             continue
+        killed = {r["file"].replace("/tests/", "__").replace("/", "__") for r in runs
+                  if r["mode"] == mode and r["killed"]}
         got = outcomes(work / f"results_{mode}.jsonl")
         ok = {k for k in passing if got.get(k, ("",))[0] == "passed"}
         groups: collections.Counter = collections.Counter()
         by_file: collections.Counter = collections.Counter()
         examples: dict[str, str] = {}
+        uncollected = unreached = 0
+        files_seen = {t.split("::")[0] for t in got}
         for test in sorted(passing - ok):
             outcome, message = got.get(test, ("not run", ""))
-            key = {"not run": "not run (file time limit or crash)",
-                   "skipped": "skipped under npjax"}.get(outcome) or cause(message)
+            if outcome == "not run":
+                if test.split("::")[0] in killed:
+                    key = "not run (file time limit)"
+                    unreached += 1
+                elif test.split("::")[0] not in files_seen:
+                    key = "the file did not collect under npjax (an error at import)"
+                else:
+                    key = "not collected under npjax"
+                    uncollected += 1
+            else:
+                key = "skipped under npjax" if outcome == "skipped" else cause(message)
             groups[key] += 1
             by_file[test.split("::")[0]] += 1
             examples.setdefault(key, test)
+        pct = lambda n, d: round(100 * n / max(d, 1), 1)  # noqa: E731
         summary["modes"][mode] = {
-            "passed": len(ok), "percent": round(100 * len(ok) / max(len(passing), 1), 1),
+            "passed": len(ok), "percent": pct(len(ok), len(passing)),
+            "of_collected": pct(len(ok), len(passing) - uncollected),
+            "of_reached": pct(len(ok), len(passing) - uncollected - unreached),
+            "not_collected": uncollected, "not_reached": unreached,
             "failed": len(passing) - len(ok), "by_file": dict(by_file.most_common()),
             "causes": [(k, n, examples[k]) for k, n in groups.most_common(top)]}
     return summary
@@ -496,10 +517,13 @@ def markdown(summary: dict, runs: list[dict], command: str) -> str:
            f"{numpy.__version__}, {time.strftime('%Y-%m-%d')}.", "",
            f"Control (NumPy itself): {summary['control_passed']} of "
            f"{summary['control_total']} tests pass.", "",
-           "| mode | control-passing tests that pass | % |", "|---|---|---|"]
+           "| mode | control-passing tests that pass | % | % of those collected under npjax "
+           "| not collected | not reached (time limit) | % of those reached |",
+           "|---|---|---|---|---|---|---|"]
     for mode, m in summary["modes"].items():
         out.append(f"| {mode} | {m['passed']} of {summary['control_passed']} | "
-                   f"{m['percent']}% |")
+                   f"{m['percent']}% | {m['of_collected']}% | {m['not_collected']} | "
+                   f"{m['not_reached']} | {m['of_reached']}% |")
     for mode, m in summary["modes"].items():
         out += ["", f"## Failures under `{mode}` by cause (top {len(m['causes'])})", "",
                 "| tests | cause | example |", "|---|---|---|"]
@@ -547,7 +571,7 @@ def main(argv: list[str] | None = None) -> int:
         (work / "runs.json").write_text(json.dumps(runs, indent=1))
     elif (work / "runs.json").exists():
         runs = json.loads((work / "runs.json").read_text())
-    summary = summarise(work, modes)
+    summary = summarise(work, modes, runs)
     command = "python benchmarks/numpy_tests.py " + " ".join(argv or sys.argv[1:])
     text = markdown(summary, runs, command.strip())
     print(text)
