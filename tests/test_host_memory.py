@@ -183,3 +183,16 @@ def test_registry_lists_them_as_host_members():
     for name in MEMBERS:
         assert records[name].status == "host" and hasattr(npjax.ndarray, name)
     assert _registry_methods.EXCLUDED == {}
+
+
+def test_base_of_an_array_over_a_foreign_buffer_is_that_buffer():
+    """As NumPy's: ``frombuffer(b).base is b``; an array over a memoryview has it as base."""
+    b = b"12345678"
+    assert npjax.frombuffer(b).base is b and np.frombuffer(b).base is b
+    raw = bytearray(16)
+    got = npjax.array(memoryview(raw), copy=None)
+    want = np.array(memoryview(raw), copy=None)
+    assert type(got.base) is type(want.base) is memoryview
+    assert got.base.obj is raw and want.base.obj is raw
+    assert npjax.arange(3).base is None and npjax.asarray([1, 2]).base is None
+    assert npjax.arange(6).reshape(2, 3).base is not None

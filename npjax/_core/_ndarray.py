@@ -294,9 +294,13 @@ class ndarray(ArrayBase):
         return self._layout_array().strides
 
     @property
-    def base(self) -> ndarray | None:
+    def base(self) -> Any:
         base = self._base
-        return None if base is not None and PADDED.get(id(base)) is base else base
+        if base is None:  # an owner; over a foreign buffer (frombuffer(b)): that, as NumPy's
+            value = self._value
+            b = value.base if type(value) is np.ndarray else None
+            return None if b is None or isinstance(b, np.ndarray) else b
+        return None if PADDED.get(id(base)) is base else base
 
     @property
     def flags(self) -> Flags:
