@@ -196,3 +196,21 @@ def test_base_of_an_array_over_a_foreign_buffer_is_that_buffer():
     assert got.base.obj is raw and want.base.obj is raw
     assert npjax.arange(3).base is None and npjax.asarray([1, 2]).base is None
     assert npjax.arange(6).reshape(2, 3).base is not None
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12) or HOSTPATH is None,
+                    reason="the C base class's buffer slot (Python 3.11)")
+def test_memoryview_obj_is_the_array_and_releases_its_export():
+    x = npjax.arange(4.0)
+    view = memoryview(x)
+    assert view.obj is x  # as memoryview(numpy_array).obj is the array
+    got = npjax.array(view, copy=None)
+    assert got.base.obj is x and np.shares_memory(np.asarray(got), x._host())
+    del got
+    view.release()
+    refs = sys.getrefcount(x._host())
+    for _ in range(100):
+        bytes(memoryview(x))
+    assert sys.getrefcount(x._host()) == refs
+    x.resize(6, refcheck=False)  # no export left: NumPy resizes its memory
+    assert x.shape == (6,)

@@ -1047,17 +1047,32 @@ static PyMethodDef array_methods[] = {
     {NULL, NULL, 0, NULL}};
 
 /* The buffer protocol (Python 3.11 has no ``__buffer__``; from 3.12 a Python ``__buffer__``
-   overrides this slot): the buffer of what ``ndarray.__buffer__`` returns (``_host_memory.py``:
-   a host array's own NumPy memory; a device array raises BufferError). The exported view's
-   ``obj`` is that memoryview, which keeps the memory alive until the view is released. */
+   overrides these slots): the buffer of what ``ndarray.__buffer__`` returns (``_host_memory.py``:
+   a memoryview of a host array's own NumPy memory; a device array raises BufferError). As
+   NumPy's, the exported view's ``obj`` is the array itself (``memoryview(a).obj is a``); the
+   memoryview it came from, which keeps the memory alive, is held in ``internal`` until the
+   view is released. */
 static int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
     PyObject *mv = PyObject_CallMethod(self, "__buffer__", "i", flags);
     if (mv == NULL) return -1;
-    int r = PyObject_GetBuffer(mv, view, flags);
-    Py_DECREF(mv);
-    return r;
+    int r = PyObject_GetBuffer(mv, view, flags);  /* view->obj: a new reference to mv */
+    if (r < 0 || !PyMemoryView_Check(mv)) {  /* (not a memoryview: it releases its own) */
+        Py_DECREF(mv);
+        return r;
+    }
+    view->internal = mv;  /* our reference, and mv's export, until array_releasebuffer */
+    Py_SETREF(view->obj, Py_NewRef(self));
+    return 0;
 }
-static PyBufferProcs array_buffer = {.bf_getbuffer = array_getbuffer};
+static void array_releasebuffer(PyObject *self, Py_buffer *view) {
+    PyObject *mv = (PyObject *)view->internal;
+    if (mv == NULL) return;
+    view->internal = NULL;
+    Py_TYPE(mv)->tp_as_buffer->bf_releasebuffer(mv, view);  /* the memoryview's export */
+    Py_DECREF(mv);
+}
+static PyBufferProcs array_buffer = {.bf_getbuffer = array_getbuffer,
+                                     .bf_releasebuffer = array_releasebuffer};
 
 static PyTypeObject ArrayBaseType = {
     PyVarObject_HEAD_INIT(NULL, 0)
