@@ -212,6 +212,7 @@ def test_memoryview_obj_is_the_array_and_releases_its_export():
     refs = sys.getrefcount(x._host())
     for _ in range(100):
         bytes(memoryview(x))
-    assert sys.getrefcount(x._host()) == refs
+    after = sys.getrefcount(x._host())
+    assert after == refs
     x.resize(6, refcheck=False)  # no export left: NumPy resizes its memory
     assert x.shape == (6,)
