@@ -501,12 +501,18 @@ def summarise(work: Path, modes: list[str], runs: list[dict], top: int = 25) -> 
             by_file[test.split("::")[0]] += 1
             examples.setdefault(key, test)
         pct = lambda n, d: round(100 * n / max(d, 1), 1)  # noqa: E731
+        per_file: dict = {}
+        for test in passing:
+            row = per_file.setdefault(test.split("::")[0], [0, 0])
+            row[0] += 1
+            row[1] += test in ok
         summary["modes"][mode] = {
             "passed": len(ok), "percent": pct(len(ok), len(passing)),
             "of_collected": pct(len(ok), len(passing) - uncollected),
             "of_reached": pct(len(ok), len(passing) - uncollected - unreached),
             "not_collected": uncollected, "not_reached": unreached,
             "failed": len(passing) - len(ok), "by_file": dict(by_file.most_common()),
+            "per_file": dict(sorted(per_file.items())),
             "causes": [(k, n, examples[k]) for k, n in groups.most_common(top)]}
     return summary
 
@@ -524,6 +530,17 @@ def markdown(summary: dict, runs: list[dict], command: str) -> str:
         out.append(f"| {mode} | {m['passed']} of {summary['control_passed']} | "
                    f"{m['percent']}% | {m['of_collected']}% | {m['not_collected']} | "
                    f"{m['not_reached']} | {m['of_reached']}% |")
+    modes = list(summary["modes"])
+    if modes:
+        out += ["", "## By file (control-passing tests that pass)", "",
+                "| file | control passes | " + " | ".join(modes) + " |",
+                "|---|---|" + "---|" * len(modes)]
+        for name, (total, _) in summary["modes"][modes[0]]["per_file"].items():
+            cells = []
+            for mode in modes:
+                passed = summary["modes"][mode]["per_file"].get(name, [0, 0])[1]
+                cells.append(f"{passed} ({round(100 * passed / max(total, 1), 1)}%)")
+            out.append(f"| {name} | {total} | " + " | ".join(cells) + " |")
     for mode, m in summary["modes"].items():
         out += ["", f"## Failures under `{mode}` by cause (top {len(m['causes'])})", "",
                 "| tests | cause | example |", "|---|---|---|"]
