@@ -169,6 +169,13 @@ CASES = {
        for suffix, kw in (("", {}), ("_axis", {"axis": 0}))},
     "percentile_list": lambda xp, s: xp.percentile(s, [10, 50], axis=0),
     "dot": lambda xp, s: xp.dot(s, s.T),
+    "dot_plain_second": lambda xp, s: xp.dot(s, xp.ones(3)),
+    "dot_plain_first": lambda xp, s: xp.dot(xp.ones(2), s),
+    "solve_plain_b": lambda xp, s: xp.linalg.solve(s[:, :2], xp.ones(2)),
+    "solve_plain_a": lambda xp, s: xp.linalg.solve(xp.eye(2) * 2, s[:, 2]),
+    "nanmin_where": lambda xp, s: xp.nanmin(s, axis=0, where=xp.asarray([[1], [0]]) > 0,
+                                            initial=9.0),
+    "nansum_where": lambda xp, s: xp.nansum(s, where=xp.ones((2, 3), bool)),
     "inv": lambda xp, s: xp.linalg.inv(s[:, :2]),
     "solve": lambda xp, s: xp.linalg.solve(s[:, :2], s[:, 2]),
     "pinv": lambda xp, s: xp.linalg.pinv(s),
@@ -248,7 +255,8 @@ class _PickleMe(npjax.ndarray):
     lambda s: npjax.linalg.norm(s),
     lambda s: npjax.sort(s),
     lambda s: npjax.apply_along_axis(sum, 0, s),
-    lambda s: npjax.dot(s, npjax.arange(4.0)),  # (KEPT, but with a plain operand)
+    lambda s: npjax.percentile(s, npjax.asarray(50.0)),  # (KEPT, but with a plain array
+    # operand other than a where= mask)
     lambda s: npjax.nansum(s, out=npjax.zeros(())),  # (KEPT, but with out=)
 ])
 def test_other_functions_refuse_subclass_operands(fn):

@@ -214,10 +214,17 @@ KEPT = {
 }
 
 
+# ... and those whose results take the class of one operand (by position; NumPy's wrap of
+# ``linalg.solve`` is b's, of ``dot`` a's), the others' classes aside: plain results when that
+# operand is a plain array.
+KEPT_FROM = {"solve": 1, "dot": 0}
+
+
 def _one_subclass(args: tuple, kwargs: dict) -> Any:
-    """The subclass operand when every array operand is an instance of its class, else None."""
+    """The subclass operand when every array operand (a ``where=`` mask aside) is an instance
+    of its class, else None."""
     found = None
-    for a in (*args, *kwargs.values()):
+    for a in (*args, *(v for k, v in kwargs.items() if k != "where")):
         for x in (a if type(a) is tuple or type(a) is list else (a,)):
             if isinstance(x, ndarray | np.ndarray | jax.Array) and not isinstance(x, np.generic):
                 if not is_subclass(x) or (found is not None and type(x) is not type(found)):
@@ -236,7 +243,14 @@ def call_function(name: str, numpy_fn: Any, args: tuple, kwargs: dict,
             == "numpy":
         return impl(*args, **kwargs)
     if public is not None and name in KEPT and kwargs.get("out") is None:
-        obj = _one_subclass(args, kwargs)
+        if name in KEPT_FROM:  # the class of one operand, or none
+            at = KEPT_FROM[name]
+            obj = args[at] if len(args) > at and is_subclass(args[at]) else False
+        else:
+            obj = _one_subclass(args, kwargs)
+        if obj is False:
+            plain_args, plain_kwargs = _plain_args(args, kwargs, {})
+            return public(*plain_args, **plain_kwargs)
         if obj is not None:
             originals: dict = {}
             plain_args, plain_kwargs = _plain_args(args, kwargs, originals)
