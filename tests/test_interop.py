@@ -104,6 +104,14 @@ def test_numpy_testing_accepts_npjax_arrays(x):
         np.testing.assert_array_equal(x + 1, HOST)
 
 
+def test_npjax_testing_takes_objects_whose_array_method_returns_npjax_arrays():
+    like, _ = _array_likes(npjax)
+    npjax.testing.assert_array_equal(like, [1.0, 2.0])
+    npjax.testing.assert_allclose(npjax.intersect1d(like, like), like)
+    with pytest.raises(AssertionError):
+        npjax.testing.assert_array_equal(like, [1.0, 3.0])
+
+
 def test_pickle_and_copies(x):
     view = x[1]
     for clone in (pickle.loads(pickle.dumps(view)), copy.copy(view), copy.deepcopy(view)):
