@@ -20,6 +20,7 @@ import numpy.testing as _numpy_testing
 from numpy.testing import *  # noqa: F403 (NumPy's names, the value assertions replaced below)
 
 from npjax._core._ndarray import ndarray
+from npjax._core._normalize import array_method_value
 
 __all__ = list(_numpy_testing.__all__)
 
@@ -41,7 +42,8 @@ def _numpy_data(x: Any) -> Any:
         return kind(_numpy_data(v) for v in x)
     if kind is dict:
         return {k: _numpy_data(v) for k, v in x.items()}
-    return x
+    converted = array_method_value(x)  # an ``__array__`` that returns an npjax array
+    return x if converted is x else _numpy_data(converted)
 
 
 def _taking_npjax(fn: Any) -> Any:

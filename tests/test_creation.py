@@ -603,3 +603,46 @@ def test_results_are_placed_on_the_policy_device():
                 npjax.fromiter(range(3), int), npjax.array([1, 2]), npjax.copy([1.5])]
     for out in outs:
         assert out.devices() == {cpu}
+
+
+# --- the ndarray constructor: buffer, offset, strides, order, every dtype ----------------------
+
+CONSTRUCTOR_CASES = {
+    "zeros": lambda xp, b: xp.ndarray((2, 3)),
+    "object": lambda xp, b: xp.ndarray((2, 2), object),
+    "structured_object": lambda xp, b: xp.ndarray(2, "O,O"),
+    "str": lambda xp, b: xp.ndarray(2, "U3"),
+    "order_F": lambda xp, b: xp.ndarray((2, 3), order="F").flags.f_contiguous,
+    "buffer": lambda xp, b: xp.ndarray((2,), "f8", buffer=b),
+    "buffer_offset": lambda xp, b: xp.ndarray(2, "i4", buffer=b, offset=4),
+    "buffer_strides": lambda xp, b: xp.ndarray((2, 2), "i4", buffer=b, strides=(8, 4)),
+    "buffer_object": lambda xp, b: xp.ndarray(1, object, buffer=b"\0" * 8),
+    "buffer_bytes_readonly": lambda xp, b: xp.ndarray(2, "i2", buffer=b"\1\0\2\0").flags.writeable,
+    "buffer_too_small": lambda xp, b: xp.ndarray(9, "f8", buffer=b),
+    "bad_strides": lambda xp, b: xp.ndarray((2, 2), "i4", buffer=b, strides=(64, 4)),
+}
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+@pytest.mark.parametrize("case", sorted(CONSTRUCTOR_CASES))
+def test_ndarray_constructor(case, placement):
+    if case == "order_F" and placement == "device":
+        pytest.skip("device arrays are C-ordered (docs/differences.md)")
+
+    def run(xp):
+        b = bytearray(np.arange(4, dtype=np.float64).tobytes())
+        return CONSTRUCTOR_CASES[case](xp, b)
+
+    with npjax.policy(placement=placement):
+        assert_parity(run, context=case)
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+def test_ndarray_over_a_buffer_shares_its_memory(placement):
+    b = bytearray(16)
+    with npjax.policy(placement=placement):
+        a = npjax.ndarray((2,), "f8", buffer=b)
+        a[1] = 2.5
+    assert np.frombuffer(b, np.float64).tolist() == [0.0, 2.5]
+    b[:8] = np.float64(-1.0).tobytes()
+    assert a[0] == -1.0

@@ -4,7 +4,9 @@ data's own (live) memory; a device array has none and says which copy to make.""
 
 from __future__ import annotations
 
+import array
 import ctypes
+import struct
 import sys
 
 import numpy as np
@@ -14,6 +16,7 @@ from hypothesis import strategies as st
 
 import npjax
 from npjax._calls import _registry_methods
+from npjax._core._array_base import HOSTPATH
 from tests.strategies import ALL, arrays
 
 MEMBERS = ("__array_interface__", "__array_struct__", "ctypes", "data")
@@ -90,15 +93,66 @@ def test_buffer_of_a_host_array():
     x.__release_buffer__(view)
 
 
-@pytest.mark.skipif(sys.version_info < (3, 12), reason="PEP 688: Python classes export "
-                    "buffers from Python 3.12 on")
-def test_memoryview_of_a_host_array():
-    x = npjax.arange(3.0)
-    assert memoryview(x).tolist() == [0.0, 1.0, 2.0]
+# memoryview(x) reads the buffer slot: Python's ``__buffer__`` from 3.12, on 3.11 the C base
+# class's slot (``_hostpath.c``); the pure-Python build on 3.11 has none.
+HAS_BUFFER = sys.version_info >= (3, 12) or HOSTPATH is not None
+needs_buffer = pytest.mark.skipif(not HAS_BUFFER, reason="Python 3.11 without the C module")
 
 
-@pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.11 and older only")
-def test_memoryview_needs_python_312():
+def _buffer_facts(view: memoryview) -> tuple:
+    return (view.format, view.itemsize, view.ndim, view.shape, view.strides, view.readonly,
+            view.c_contiguous, view.f_contiguous, view.tobytes())
+
+
+@needs_buffer
+@pytest.mark.parametrize("make", [
+    lambda m: m.arange(6.0), lambda m: m.arange(12, dtype=m.int16).reshape(3, 4),
+    lambda m: m.arange(12.0).reshape(3, 4)[:, 1::2], lambda m: m.arange(12.0).reshape(3, 4).T,
+    lambda m: m.array([True, False]), lambda m: m.arange(3.0) * 1j,
+    lambda m: m.broadcast_to(m.arange(3.0), (2, 3)), lambda m: m.array(["ab", "c"]),
+    lambda m: m.zeros(2, [("a", "i1"), ("b", "f8")]), lambda m: m.float64(2.5),
+    lambda m: m.zeros((0, 3)),
+])
+def test_memoryview_of_a_host_array_is_numpys(make):
+    expected, got = make(np), make(npjax)
+    assert _buffer_facts(memoryview(got)) == _buffer_facts(memoryview(expected))
+    assert bytes(got) == bytes(expected)
+
+
+@needs_buffer
+def test_buffer_users_see_the_arrays_memory():
+    x = npjax.arange(4.0)
+    view = memoryview(x).cast("B")
+    view[:8] = struct.pack("d", 7.5)
+    assert x[0] == 7.5
+    assert array.array("d", x).tolist() == [7.5, 1.0, 2.0, 3.0]
+    assert struct.unpack_from("dd", x, 8) == (1.0, 2.0)
+    assert np.frombuffer(x, np.float64).tolist() == [7.5, 1.0, 2.0, 3.0]
+    with pytest.raises(TypeError):  # read-only: as NumPy's
+        memoryview(npjax.broadcast_to(npjax.arange(3.0), (2, 3)))[0, 0] = 1.0
+
+
+@needs_buffer
+def test_buffer_of_a_device_array_raises():
+    d = _device(np.arange(3.0))
+    with pytest.raises(BufferError, match="device"):
+        memoryview(d)
+    assert np.asarray(d).tolist() == [0.0, 1.0, 2.0]  # NumPy goes on to __array__
+
+
+def test_no_buffer_where_numpy_reads_the_format_back_as_another_dtype():
+    """NumPy converts from the buffer first: ``'V8'``'s format (``8x``) reads back as a
+    structured dtype of no fields, so such arrays export none and ``np.asarray`` is exact."""
+    x = npjax.asarray(np.zeros(3, "V8"))
+    with pytest.raises(BufferError, match="V8"):
+        x.__buffer__(0)
+    assert np.asarray(x).dtype == np.dtype("V8")
+    for dtype in ("f8", ">i4", "U3", "M8[D]", [("a", "i1"), ("b", "f8")]):
+        assert np.asarray(npjax.asarray(np.zeros(2, dtype))).dtype == np.dtype(dtype)
+
+
+@pytest.mark.skipif(HAS_BUFFER, reason="Python 3.11 without the C module only")
+def test_memoryview_needs_python_312_or_the_c_module():
     with pytest.raises(TypeError):
         memoryview(npjax.arange(3.0))
 
@@ -129,3 +183,36 @@ def test_registry_lists_them_as_host_members():
     for name in MEMBERS:
         assert records[name].status == "host" and hasattr(npjax.ndarray, name)
     assert _registry_methods.EXCLUDED == {}
+
+
+def test_base_of_an_array_over_a_foreign_buffer_is_that_buffer():
+    """As NumPy's: ``frombuffer(b).base is b``; an array over a memoryview has it as base."""
+    b = b"12345678"
+    assert npjax.frombuffer(b).base is b and np.frombuffer(b).base is b
+    raw = bytearray(16)
+    got = npjax.array(memoryview(raw), copy=None)
+    want = np.array(memoryview(raw), copy=None)
+    assert type(got.base) is type(want.base) is memoryview
+    assert got.base.obj is raw and want.base.obj is raw
+    assert npjax.arange(3).base is None and npjax.asarray([1, 2]).base is None
+    assert npjax.arange(6).reshape(2, 3).base is not None
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12) or HOSTPATH is None,
+                    reason="the C base class's buffer slot (Python 3.11)")
+def test_memoryview_obj_is_the_array_and_releases_its_export():
+    x = npjax.arange(4.0)
+    view = memoryview(x)
+    assert view.obj is x  # as memoryview(numpy_array).obj is the array
+    got = npjax.array(view, copy=None)
+    ok = got.base.obj is x and np.shares_memory(np.asarray(got), x._host())
+    assert ok  # (outside the assert: pytest's rewriting would keep got.base alive)
+    del got
+    view.release()
+    refs = sys.getrefcount(x._host())
+    for _ in range(100):
+        bytes(memoryview(x))
+    after = sys.getrefcount(x._host())
+    assert after == refs
+    x.resize(6, refcheck=False)  # no export left: NumPy resizes its memory
+    assert x.shape == (6,)

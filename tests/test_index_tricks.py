@@ -267,6 +267,58 @@ def test_flat_setitem(key, value, dtype, transposed):
     assert_parity(run, context=(key, value, dtype, transposed))
 
 
+# NumPy 2.4's rules: a Python bool (or 0-d bool array) is deprecated, True the first element
+# and False none; a NumPy bool scalar, a list of bools and ``flat[()] = v`` raise; a mask of
+# another length raises; a flat iterator indexes as its elements.
+FLAT_24 = [True, False, np.True_, np.array(True), np.array(False), (), Ellipsis,
+           np.zeros(7, bool), np.array([True, False] * 3), [True, False], "flat", "empty_flat",
+           "str_flat"]
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+@pytest.mark.parametrize("key", FLAT_24, ids=repr)
+def test_flat_numpy_24_keys(key, placement):
+    import warnings
+
+    def run(xp, write):
+        k = {"flat": xp.asarray(np.array([0, 5, 4])).flat,
+             "empty_flat": xp.asarray(np.array([], "S")).flat,
+             "str_flat": xp.asarray(np.array(["a"], "S")).flat}.get(key, key) \
+            if isinstance(key, str) else key
+        a = xp.arange(6).reshape(2, 3)
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            try:
+                if write:
+                    a.flat[k] = 70
+                    got = a
+                else:
+                    got = a.flat[k]
+            except IndexError as exc:
+                got = ("IndexError", str(exc))
+        return got, [(w.category, str(w.message)) for w in seen]
+
+    for write in (False, True):
+        want, want_warnings = run(np, write)
+        with npjax.policy(placement=placement):
+            got, got_warnings = run(npjax, write)
+        assert got_warnings == want_warnings
+        if isinstance(want, tuple):
+            assert got == want
+        else:
+            assert_same(got, want)
+
+
+@pytest.mark.parametrize("name", ["__array__", "copy"])
+def test_flatiter_method_signatures(name):
+    import inspect
+
+    want = inspect.signature(getattr(np.flatiter, name))
+    got = inspect.signature(getattr(npjax.flatiter, name))
+    assert [(p.name, p.kind) for p in got.parameters.values()] == \
+        [(p.name, p.kind) for p in want.parameters.values()]
+
+
 def test_flat_iteration_and_attributes():
     for transposed in (False, True):
         host = np.arange(6).reshape(2, 3)
@@ -329,6 +381,32 @@ def test_broadcast_nested_and_reset():
             want = first
         else:
             assert_same(first, want)
+
+
+def test_broadcast_iters_base_is_the_argument():
+    """``b.iters[i].base`` is the i-th argument itself (NumPy gh-5881), nested too."""
+    for xp in (np, npjax):
+        arrs = [xp.empty((6, 7)), xp.empty((5, 6, 1)), xp.empty((7,)), xp.empty((5, 1, 7))]
+        for b in (xp.broadcast(*arrs), xp.broadcast(xp.broadcast(*arrs[:2]),
+                                                    xp.broadcast(*arrs[2:]))):
+            assert b.shape == (5, 6, 7) and b.numiter == 4
+            assert all(a is it.base for a, it in zip(arrs, b.iters))
+
+
+def test_broadcast_signature_and_keywords():
+    import inspect
+
+    for xp in (np, npjax):
+        params = inspect.signature(xp.broadcast).parameters
+        assert list(params) == ["arrays"]
+        assert params["arrays"].kind == inspect.Parameter.VAR_POSITIONAL
+        reset = inspect.signature(xp.broadcast.reset).parameters
+        assert list(reset) == ["self"]
+        assert reset["self"].kind == inspect.Parameter.POSITIONAL_ONLY
+        with pytest.raises(ValueError, match="keyword arguments not accepted"):
+            xp.broadcast(1, x=1)
+        b = xp.broadcast(xp.empty((5, 6)), **{})
+        assert b.shape == (5, 6)
 
 
 # --- nditer -----------------------------------------------------------------------------------

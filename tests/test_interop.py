@@ -108,6 +108,14 @@ def test_numpy_testing_accepts_npjax_arrays(x):
         np.testing.assert_array_equal(x + 1, HOST)
 
 
+def test_npjax_testing_takes_objects_whose_array_method_returns_npjax_arrays():
+    like, _ = _array_likes(npjax)
+    npjax.testing.assert_array_equal(like, [1.0, 2.0])
+    npjax.testing.assert_allclose(npjax.intersect1d(like, like), like)
+    with pytest.raises(AssertionError):
+        npjax.testing.assert_array_equal(like, [1.0, 3.0])
+
+
 def test_pickle_and_copies(x):
     view = x[1]
     for clone in (pickle.loads(pickle.dumps(view)), copy.copy(view), copy.deepcopy(view)):
@@ -304,3 +312,82 @@ def test_sklearn_array_api_dispatch_with_pca():
     done = subprocess.run([sys.executable, "-c", SKLEARN_ARRAY_API], env=env,
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0 and done.stdout.strip().endswith("ok"), done.stderr[-3000:]
+
+
+# --- objects whose __array__ returns an npjax array ----------------------------------------
+
+# A class written for ``import npjax as np`` converts itself with ``np.array(...)``: an npjax
+# array, which NumPy refuses from ``__array__``; npjax converts such objects itself.
+ARRAY_METHOD_CALLS = {
+    "asarray": lambda xp, o, z: xp.asarray(o),
+    "array": lambda xp, o, z: xp.array(o, dtype=xp.float32),
+    "ufunc": lambda xp, o, z: xp.add(o, 1),
+    "operator": lambda xp, o, z: xp.zeros((2, 2)) + o,
+    "reduction": lambda xp, o, z: xp.sum(o),
+    "sin": lambda xp, o, z: xp.sin(o),
+    "concatenate": lambda xp, o, z: xp.concatenate([o, o]),
+    "index": lambda xp, o, z: xp.arange(4.0).reshape(2, 2)[1, z],
+    "setitem": lambda xp, o, z: _stored(xp.zeros((2, 2)), o),
+}
+
+
+def _stored(a, o):
+    a[0] = o
+    return a
+
+
+def _array_likes(xp):
+    class ArrayLike:
+        def __array__(self, dtype=None, copy=None):
+            return xp.array([1.0, 2.0])
+
+    class Zero:
+        def __array__(self, dtype=None, copy=None):
+            return xp.array(0)
+
+    return ArrayLike(), Zero()
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+@pytest.mark.parametrize("call", sorted(ARRAY_METHOD_CALLS))
+def test_array_method_returning_an_npjax_array(call, placement):
+    fn = ARRAY_METHOD_CALLS[call]
+    want = fn(np, *_array_likes(np))
+    with npjax.policy(placement=placement):
+        got = fn(npjax, *_array_likes(npjax))
+    assert_same(got, want)
+
+
+# --- npjax ufuncs writing a NumPy array given as out= --------------------------------------
+
+NUMPY_OUT_CALLS = {
+    "kw": lambda xp, o: xp.sin(xp.arange(3.0), out=o[0]),
+    "tuple": lambda xp, o: xp.add(xp.arange(3.0), 1, out=(o[0],)),
+    "positional": lambda xp, o: xp.multiply(xp.arange(3.0), 2, o[0]),
+    "in_place": lambda xp, o: xp.sqrt(o[0], out=o[0]),
+    "where": lambda xp, o: xp.add(xp.arange(3.0), 1, out=o[0], where=xp.asarray([1, 0, 1]) > 0),
+    "two_outputs": lambda xp, o: xp.modf(xp.arange(3.0) / 2, o[0], o[1]),
+    "two_outputs_kw": lambda xp, o: xp.divmod(xp.arange(3.0), 2, out=(o[0], o[1])),
+    "casting_error": lambda xp, o: xp.add(xp.arange(3.0), 1, out=o[2]),
+    "unsafe_cast": lambda xp, o: xp.add(xp.arange(3.0), 0.5, out=o[2], casting="unsafe"),
+}
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+@pytest.mark.parametrize("call", sorted(NUMPY_OUT_CALLS))
+def test_numpy_array_as_out_of_an_npjax_ufunc(call, placement):
+    def run(xp):
+        outs = [np.full(3, 4.0), np.full(3, 5.0), np.zeros(3, np.int64)]
+        try:
+            got = NUMPY_OUT_CALLS[call](xp, outs)
+        except TypeError as exc:  # (NumPy's UFuncTypeError)
+            return ("TypeError", str(exc)), outs
+        same = tuple(any(g is o for o in outs) for g in (got if type(got) is tuple else (got,)))
+        return same, outs
+
+    want = run(np)
+    with npjax.policy(placement=placement):
+        got = run(npjax)
+    assert got[0] == want[0]
+    for g, w in zip(got[1], want[1]):
+        np.testing.assert_array_equal(g, w)

@@ -99,6 +99,7 @@ def test_numpy_function_dispatches_to_npjax():
     (lambda xp: xp.arange(5, dtype=xp.int32)[::-1], (3,), (-4,)),
     (lambda xp: xp.arange(4.0), (3, 3), (0, 8)),
     (lambda xp: xp.arange(4.0), None, None),
+    (lambda xp: xp.ones((1, 10, 10), "i8"), None, (-1, 80, 8)),  # (length 1: any stride)
 ])
 def test_as_strided(make, shape, strides):
     assert_parity(lambda xp: xp.lib.stride_tricks.as_strided(make(xp), shape, strides))

@@ -214,7 +214,7 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
                 if value is not default and not _same(value, default):
                     raise unsupported(public, pname)
         if host_fn is not None:
-            result = try_host(public, host_fn, args, kwargs)
+            result = try_host(public, host_fn, args, kwargs, call)
             if result is not NOT_HOST:
                 return result
         _stats.calls[public] += 1

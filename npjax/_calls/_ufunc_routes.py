@@ -7,9 +7,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import numpy as np
+
 from npjax._runtime import _context, _numpy_calls, _stats
 from npjax._core._host_only import has_host_only
 from npjax._core._made import as_arrays
+from npjax._core._ndarray import ndarray
 from npjax._core._placement import forced_host, host_operands, npjax_operands, place_result
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
 
@@ -50,3 +53,33 @@ def route_ufunc_methods(ufunc_class: type) -> None:
     """Put the host route in front of the npjax ufunc class's methods."""
     for name in ("reduce", "accumulate", "reduceat", "outer", "at"):
         setattr(ufunc_class, name, host_ufunc_method(name, getattr(ufunc_class, name)))
+
+
+def numpy_out(out: Any) -> bool:
+    """Whether ``out=`` holds a NumPy array (not an npjax array): NumPy's ufunc writes it."""
+    if type(out) is tuple:
+        return any(isinstance(o, np.ndarray) for o in out)
+    return isinstance(out, np.ndarray)
+
+
+def _host(x: Any) -> Any:
+    if isinstance(x, ndarray):
+        data = x._fetch()  # a host array's own data; a device array's copy (counted)
+        return data[()] if x._scalar else data
+    if type(x) is tuple or type(x) is list:
+        return type(x)(_host(v) for v in x)
+    return x
+
+
+def call_into_numpy_out(ufunc: Any, args: tuple, kwargs: dict) -> Any:
+    """An npjax ufunc given a NumPy array as ``out=`` (``np.sin(x, out=numpy_array)``, as
+    ``numpy.sin(npjax_array, out=numpy_array)`` through ``__array_ufunc__``): NumPy's own ufunc
+    runs on the operands' host data and writes the NumPy array, with NumPy's casting, ``where``,
+    warnings and errors, and returns it (as NumPy returns its ``out``)."""
+    out = kwargs["out"]
+    if any(isinstance(o, ndarray) for o in (out if type(out) is tuple else (out,))):
+        raise NotImplementedError(f"npjax.{ufunc.__name__}: parameter 'out' holding both NumPy "
+                                  "and npjax arrays is not supported")
+    _stats.host_calls[ufunc.__name__] += 1
+    return _numpy_calls.call_numpy_ufunc(ufunc._np, tuple(_host(a) for a in args),
+                                         {k: _host(v) for k, v in kwargs.items()})

@@ -52,6 +52,7 @@ from npjax._runtime._numpy_calls import (SHARED, entered, ever_logged, issue_pen
                                          loops_context_for, numpy_errstate)
 from npjax._core import _window_reads
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
+from npjax._calls._ufunc_routes import call_into_numpy_out, numpy_out
 from npjax._core._array_base import HOSTPATH
 from npjax._runtime._context import current, trace
 from npjax._runtime._deferred_checks import defer_flags, flagging_state
@@ -178,6 +179,8 @@ class ufunc(_UfuncBase):
         if kwargs and kwargs.get("out", None) is Ellipsis:  # NumPy: arrays, never scalars
             del kwargs["out"]
             return as_arrays(self(*args, **kwargs))
+        if len(args) > self.nin and numpy_out(args[self.nin:]):  # NumPy arrays as outputs
+            return self(*args[:self.nin], out=args[self.nin:], **kwargs)
         try:
             ctx = _get_context()
             limit = ctx.host
@@ -348,6 +351,9 @@ class ufunc(_UfuncBase):
             return call_numpy(self.__name__, self._np, args,
                               {"out": out, "where": where, "casting": casting,
                                "dtype": dtype}, current(), "no JAX implementation")
+        if out is not None and numpy_out(out):  # NumPy's ufunc writes a NumPy array
+            return call_into_numpy_out(self, args, dict(
+                out=out, where=where, casting=casting, order=order, dtype=dtype, subok=subok))
         policy = current()
         outs = _as_out_tuple(out, self.nout)
         lazy = policy.lazy

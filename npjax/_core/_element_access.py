@@ -22,6 +22,7 @@ from npjax._core._index_read import getitem
 from npjax._core._index_values import _complex_warning, _single_value, cast_device
 from npjax._core._lazy import Lazy
 from npjax._core._ndarray import host_view, install_methods, ndarray
+from npjax._core._normalize import array_method_value
 from npjax._core._placement import host_limit, place_result
 from npjax._core import _window_reads
 
@@ -248,7 +249,8 @@ def _host_part(x: Any) -> Any:
         return x
     if isinstance(x, jax.Array):
         return _DEVICE if isinstance(x, jax.core.Tracer) else _stats.fetch(x)
-    return x
+    converted = array_method_value(x)  # (an ``__array__`` that returns an npjax array)
+    return x if converted is x else _host_part(converted)
 
 
 def _host_index(index: Any) -> Any:

@@ -16,9 +16,11 @@ Each of them hands out the address of live memory, which NumPy users rely on: a 
   falls back to ``__array__`` (a host copy, with NumPy's ``copy=`` rules). ``__buffer__``
   raises ``BufferError`` (the buffer protocol's error).
 
-``memoryview(a)`` uses ``__buffer__`` from Python 3.12 on; on 3.11 Python classes cannot
-export buffers (``memoryview(a)`` raises ``TypeError``: use ``a.data`` or
-``memoryview(np.asarray(a))``).
+``memoryview(a)``, ``bytes(a)``, ``struct``, ``array.array`` and NumPy's own conversion read
+``__buffer__``: from Python 3.12 on directly (PEP 688), on 3.11 through the buffer slot of the C
+base class (``_hostpath.c``, ``array_getbuffer``). Without the C module (no compiler at install,
+or ``NPJAX_PURE_PYTHON=1``) Python 3.11 classes cannot export buffers and ``memoryview(a)``
+raises Python's ``TypeError``: use ``a.data`` or ``memoryview(np.asarray(a))`` there.
 """
 
 from __future__ import annotations
@@ -100,10 +102,26 @@ def _buffer(self: ndarray, flags: int) -> memoryview:
     if data is None:
         raise BufferError("npjax.ndarray: a device array has no host buffer; "
                           "memoryview(np.asarray(a)) gives one of a host copy")
+    if not _exact_buffer(data.dtype):
+        raise BufferError(f"npjax.ndarray: no buffer for dtype {data.dtype} (NumPy reads its "
+                          "PEP 3118 format back as another dtype); memoryview(np.asarray(a)) "
+                          "gives NumPy's")
     view = memoryview(data)
     if flags & 1 and view.readonly:  # PyBUF_WRITABLE
         raise BufferError("npjax.ndarray: the array is read-only")
     return view
+
+
+@functools.lru_cache(maxsize=256)
+def _exact_buffer(dtype: np.dtype) -> bool:
+    """Whether NumPy reads a buffer of ``dtype`` back as that dtype. NumPy converts an object
+    with a buffer from its buffer before it asks for ``__array_interface__`` or ``__array__``
+    (``np.asarray(a)``): an array of a dtype whose format reads back as another (``'V8'``
+    becomes a structured dtype of no fields) exports none, so NumPy takes the exact route."""
+    try:
+        return np.asarray(memoryview(np.zeros(1, dtype))).dtype == dtype
+    except (TypeError, ValueError, NotImplementedError, BufferError):
+        return True  # NumPy exports no buffer of it either: memoryview raises as NumPy's
 
 
 def _release_buffer(self: ndarray, view: memoryview) -> None:

@@ -1045,6 +1045,34 @@ static PyMethodDef array_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, "NumPy's ufunc protocol (npjax/_calls/_interop.py)."},
     {NULL, NULL, 0, NULL}};
 
+/* The buffer protocol (Python 3.11 has no ``__buffer__``; from 3.12 a Python ``__buffer__``
+   overrides these slots): the buffer of what ``ndarray.__buffer__`` returns (``_host_memory.py``:
+   a memoryview of a host array's own NumPy memory; a device array raises BufferError). As
+   NumPy's, the exported view's ``obj`` is the array itself (``memoryview(a).obj is a``); the
+   memoryview it came from, which keeps the memory alive, is held in ``internal`` until the
+   view is released. */
+static int array_getbuffer(PyObject *self, Py_buffer *view, int flags) {
+    PyObject *mv = PyObject_CallMethod(self, "__buffer__", "i", flags);
+    if (mv == NULL) return -1;
+    int r = PyObject_GetBuffer(mv, view, flags);  /* view->obj: a new reference to mv */
+    if (r < 0 || !PyMemoryView_Check(mv)) {  /* (not a memoryview: it releases its own) */
+        Py_DECREF(mv);
+        return r;
+    }
+    view->internal = mv;  /* our reference, and mv's export, until array_releasebuffer */
+    Py_SETREF(view->obj, Py_NewRef(self));
+    return 0;
+}
+static void array_releasebuffer(PyObject *self, Py_buffer *view) {
+    PyObject *mv = (PyObject *)view->internal;
+    if (mv == NULL) return;
+    view->internal = NULL;
+    Py_TYPE(mv)->tp_as_buffer->bf_releasebuffer(mv, view);  /* the memoryview's export */
+    Py_DECREF(mv);
+}
+static PyBufferProcs array_buffer = {.bf_getbuffer = array_getbuffer,
+                                     .bf_releasebuffer = array_releasebuffer};
+
 static PyTypeObject ArrayBaseType = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "npjax._core._hostpath.ArrayBase",
@@ -1054,6 +1082,7 @@ static PyTypeObject ArrayBaseType = {
     .tp_as_number = &number,
     .tp_as_mapping = &mapping,
     .tp_as_sequence = &sequence,
+    .tp_as_buffer = &array_buffer,
     .tp_methods = array_methods,
     .tp_richcompare = tp_richcompare,
 };

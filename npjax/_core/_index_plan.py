@@ -37,7 +37,7 @@ from npjax._core import _buckets, _views
 from npjax._runtime._context import trace
 from npjax._runtime._host_reads import SYNCS, on_host
 from npjax._core._array_base import ArrayBase
-from npjax._core._normalize import to_jax
+from npjax._core._normalize import array_method_value, to_jax
 from npjax._core._traced_index import traced_int, traced_slice
 
 _INDEX_TYPES_MSG = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
@@ -81,6 +81,9 @@ def _classify(item: Any) -> str:
     raise IndexError(_INDEX_TYPES_MSG)
 
 
+_FAST_ITEMS = frozenset({int, slice, type(None), type(Ellipsis), bool, list, tuple})
+
+
 def _consumed(kind: str, item: Any) -> int:
     if kind in ("int", "slice"):
         return 1
@@ -96,7 +99,8 @@ def _consumed(kind: str, item: Any) -> int:
 def _expand(index: Any, ndim: int) -> tuple[list, list, bool, bool]:
     """Index items with ``...`` expanded; their kinds; whether any is advanced; and whether
     it is a full integer index (NumPy returns a scalar and writes one element)."""
-    items = list(_as_tuple(index))
+    items = [it if type(it) in _FAST_ITEMS else array_method_value(it)
+             for it in _as_tuple(index)]
     kinds = [_classify(it) for it in items]
     n_ellipsis = kinds.count("ellipsis")
     if n_ellipsis > 1:

@@ -23,7 +23,7 @@ from npjax._pure._errors import ComplexWarning
 from npjax._runtime._errstate import _stacklevel
 from npjax._core._lazy import Lazy
 from npjax._core._ndarray import ndarray
-from npjax._core._normalize import to_jax
+from npjax._core._normalize import array_method_value, to_jax
 
 _HOST_SCALARS = (int, float, complex, bool, np.generic)
 _FLOAT64 = np.dtype(np.float64)
@@ -94,6 +94,7 @@ def _traced_scalar(v: jax.Array, dtype: np.dtype) -> jax.Array:
 def convert_value(value: Any, dtype: np.dtype, target: tuple, advanced: bool = False) -> Any:
     """A value to store into a ``target``-shaped region of an array of ``dtype``, converted
     as NumPy's setitem does: a host ``numpy.ndarray`` or a ``jax.Array`` (cast later)."""
+    value = array_method_value(value)
     if isinstance(value, ndarray) and value._scalar and not advanced and not np.can_cast(
             value.dtype, dtype, "safe"):
         if trace() is not None and isinstance(value._read(), jax.core.Tracer):

@@ -91,3 +91,18 @@ def as_arrays(result: Any) -> Any:
     if isinstance(result, ndarray) and not result._scalar:
         return result
     return place_made(np.asarray(result), from_device((result,)))
+
+
+def constructed(shape: Any, dtype: Any, buffer: Any, offset: Any, strides: Any,
+                order: Any) -> Any:
+    """The storage of ``npjax.ndarray(shape, dtype, buffer, offset, strides, order)``: NumPy's
+    constructor makes the array (its errors, layout and flags). Without ``buffer``, zeros
+    where NumPy leaves memory uninitialised (an object array holds None, as NumPy's), placed
+    as any new array; with one, a host array over the buffer's memory, as NumPy's (writes
+    reach the buffer; read-only over ``bytes``), whatever the policy."""
+    data = np.ndarray(shape, dtype, buffer, offset, strides, order)
+    if buffer is not None:
+        return data
+    if not data.dtype.hasobject:
+        data[...] = np.zeros((), data.dtype)  # ('' for strings; fill(0) would write '0')
+    return place_made(data)._value

@@ -86,22 +86,14 @@ class ndarray(ArrayBase):
 
     def __new__(cls, shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
                 strides: Any = None, order: Any = None) -> ndarray:
-        """A new array of zeros (NumPy leaves it uninitialised), placed as any new array
-        (``_made.place_made``). A subclass instance gets ``__array_finalize__(None)``,
-        as in NumPy; subclasses may define ``__new__`` and ``__init__`` of their own (the
-        NumPy recipe ``asarray(x).view(cls)`` works)."""
-        if buffer is not None or strides is not None or offset:
-            raise NotImplementedError(
-                "npjax.ndarray: 'buffer', 'offset' and 'strides' are not supported")
-        from npjax._core._made import place_made
+        """A new array of zeros (NumPy leaves it uninitialised; objects are None), placed as
+        any new array, or over ``buffer``'s memory (``_made.constructed``). A subclass
+        instance gets ``__array_finalize__(None)``, as in NumPy; subclasses may define
+        ``__new__`` and ``__init__`` of their own (``asarray(x).view(cls)`` works)."""
+        from npjax._core._made import constructed
 
-        shape = (shape,) if isinstance(shape, int) else tuple(shape)
-        data = np.zeros(shape, np.dtype(dtype))  # NumPy's errors for bad shapes
-        if not is_device_dtype(data.dtype):
-            raise TypeError(f"npjax.ndarray: dtype {data.dtype} is host-only (NumPy's "
-                            "numpy.ndarray holds it)")
         self = object.__new__(cls)
-        _set_owner(self, place_made(data)._value, False)
+        _set_owner(self, constructed(shape, dtype, buffer, offset, strides, order), False)
         if cls is not ndarray:
             self.__array_finalize__(None)
         return self
@@ -302,9 +294,13 @@ class ndarray(ArrayBase):
         return self._layout_array().strides
 
     @property
-    def base(self) -> ndarray | None:
+    def base(self) -> Any:
         base = self._base
-        return None if base is not None and PADDED.get(id(base)) is base else base
+        if base is None:  # an owner; over a foreign buffer (frombuffer(b)): that, as NumPy's
+            value = self._value
+            b = value.base if type(value) is np.ndarray else None
+            return None if b is None or isinstance(b, np.ndarray) else b
+        return None if PADDED.get(id(base)) is base else base
 
     @property
     def flags(self) -> Flags:
@@ -501,7 +497,7 @@ class ndarray(ArrayBase):
         if given:
             axes = axes[0]
         ndim = self.ndim
-        if axes is None or (axes == () and not given):  # an explicit () must match ndim
+        if axes is None or (type(axes) is tuple and not axes and not given):  # (given: ndim)
             perm = tuple(range(ndim))[::-1]
         else:
             if len(axes) != ndim:

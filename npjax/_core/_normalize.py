@@ -47,8 +47,32 @@ def place(value: jax.Array, policy: Policy) -> jax.Array:
     return jax.device_put(value, device)
 
 
+def array_method_value(x: Any) -> Any:
+    """What a foreign object's ``__array__()`` returns, or ``x`` itself.
+
+    NumPy takes only its own arrays from ``__array__`` ("object __array__ method not producing
+    an array"); a class written for ``import npjax as np`` returns ``np.array(...)``, an npjax
+    array. So where npjax hands an operand to NumPy (or reads it), an object that converts
+    itself only by ``__array__`` (no ``__array_ufunc__``/``__array_function__``, whose
+    libraries decide themselves: pandas) is converted once here, as NumPy would have done."""
+    kind = type(x)
+    if (getattr(kind, "__array__", None) is None or kind is np.ndarray
+            or isinstance(x, ArrayBase | np.ndarray | np.generic | jax.Array | type)
+            or getattr(kind, "__array_ufunc__", None) is not None
+            or getattr(kind, "__array_function__", None) is not None):
+        return x
+    value = x.__array__()
+    return value if isinstance(value, ArrayBase | np.ndarray) else x
+
+
 def as_host(x: Any, policy: Policy, dtype: Any = None) -> np.ndarray:
     """Host data as a NumPy array with NumPy's dtype inference (narrowed when ``x64=False``)."""
+    x = array_method_value(x)
+    if isinstance(x, ArrayBase):
+        host = np.asarray(x._fetch(), dtype=dtype)
+        if not _dtypes.is_device_dtype(host.dtype):
+            raise HostOnly(f"dtype {host.dtype} lives on the host only")
+        return host
     host = np.asarray(x, dtype=dtype)
     if dtype is None and not policy.x64 and not isinstance(x, np.ndarray | np.generic):
         narrow = _dtypes.narrow_default(host.dtype, False)

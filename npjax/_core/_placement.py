@@ -34,6 +34,7 @@ from npjax._runtime._numpy_calls import (SHARED, call_numpy_method, call_numpy_p
                                          issue_pending, loops_context_for, numpy_errstate,
                                          run_loops, runs_loops)
 from npjax._core._device_copies import _to_device
+from npjax._core._normalize import array_method_value
 from npjax._core._host_only import has_host_only, host_only, run_fetched
 from npjax._core._ndarray import from_numpy, host_owner, ndarray
 from npjax._core._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
@@ -104,14 +105,16 @@ def operand(x: Any, limit: int) -> Any:
             if kind in _PLAIN_SCALARS:
                 continue
             if kind is ndarray or kind is np.ndarray or kind is list or kind is tuple or \
-                    isinstance(item, jax.Array | ndarray):
+                    isinstance(item, jax.Array | ndarray) or \
+                    getattr(kind, "__array__", None) is not None:
                 return _sequence(x, limit)  # nested: NumPy must never meet an npjax array
         return x
     if isinstance(x, jax.Array):
         return DEVICE
     if isinstance(x, ndarray):  # a subclass instance: the caller applies NumPy's rules
         raise SubclassOperand
-    return x
+    converted = array_method_value(x)  # (an ``__array__`` that returns an npjax array)
+    return x if converted is x else operand(converted, limit)
 
 
 def _sequence(xs: Any, limit: int) -> Any:
@@ -167,13 +170,13 @@ def forced_host(name: str, fn: Any, args: tuple, kwargs: dict, run: Any = None,
                         -1 if device or limit < 0 else limit)
 
 
-def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
+def try_host(name: str, fn: Any, args: tuple, kwargs: dict, public: Any = None) -> Any:
     """``fn(*args, **kwargs)`` run by NumPy when the context and the operands allow it (its
-    results placed), else ``NOT_HOST``."""
+    results placed), else ``NOT_HOST``. ``public``: the npjax function (for subclass rules)."""
     limit = _context.get().host
     if limit < 0:
         if name not in HANDLED and has_subclass(args, kwargs):
-            return call_function(name, fn, args, kwargs)
+            return call_function(name, fn, args, kwargs, public)
         if has_host_only(args, kwargs):
             return forced_host(name, fn, args, kwargs)
         return NOT_HOST
@@ -219,7 +222,7 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
     except SubclassOperand:  # NumPy's rules for subclass operands (_subclasses)
         if name in HANDLED:
             return NOT_HOST
-        return call_function(name, fn, args, kwargs)
+        return call_function(name, fn, args, kwargs, public)
     if ops is None:
         if has_host_only(args, kwargs):
             return forced_host(name, fn, args, kwargs)
@@ -290,7 +293,7 @@ def host_first(name: str, host_fn: Any, impl: Any) -> Any:
             if handler is not None:
                 return handler(name, impl, args, kwargs)
         try:
-            result = try_host(name, host_fn, args, kwargs)
+            result = try_host(name, host_fn, args, kwargs, call)
             return impl(*args, **kwargs) if result is NOT_HOST else result
         except HostOnly:  # an operand of a host-only dtype made on the way (2**70: object)
             return forced_host(name, host_fn, args, kwargs)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import jax
 import numpy as np
 
 from npjax._core._ndarray import as_class, ndarray
@@ -192,16 +193,69 @@ DELEGATED = frozenset({
 
 
 # npjax functions whose own code applies NumPy's subclass rules (``subok``).
-HANDLED = frozenset({"copy"})
+HANDLED = frozenset({"copy", "zeros_like", "ones_like", "empty_like", "full_like", "allclose",
+                     "require"})
 
 
-def call_function(name: str, numpy_fn: Any, args: tuple, kwargs: dict) -> Any:
+# npjax functions whose array results NumPy gives the class of the subclass operand (its
+# ufuncs, methods or ``__array_wrap__``), checked against NumPy in tests/test_subclasses.py:
+# computed on plain views of the operands, the results then take the class ("wrap"), 0-d
+# results too except under "scalar" (NumPy's scalar there). Only where every array operand is
+# an instance of that one subclass, and without ``out=``. Not here: functions whose NumPy code
+# calls the subclass's own ``__setitem__`` (linspace, logspace, geomspace, nanmedian), which
+# npjax's would not.
+KEPT = {
+    **dict.fromkeys((
+        "nanmin", "nanmax", "nansum", "nanprod", "nancumsum", "nancumprod", "nanmean",
+        "nanvar", "nanstd", "median", "average", "ptp", "diff", "dot", "inv", "solve", "pinv",
+        "qr", "cholesky", "matrix_power", "tensorsolve"), "wrap"),
+    **dict.fromkeys(("nanargmin", "nanargmax", "percentile", "quantile", "nanpercentile",
+                     "nanquantile"), "scalar"),
+}
+
+
+# ... and those whose results take the class of one operand (by position; NumPy's wrap of
+# ``linalg.solve`` is b's, of ``dot`` a's), the others' classes aside: plain results when that
+# operand is a plain array.
+KEPT_FROM = {"solve": 1, "dot": 0}
+
+
+def _one_subclass(args: tuple, kwargs: dict) -> Any:
+    """The subclass operand when every array operand (a ``where=`` mask aside) is an instance
+    of its class, else None."""
+    found = None
+    for a in (*args, *(v for k, v in kwargs.items() if k != "where")):
+        for x in (a if type(a) is tuple or type(a) is list else (a,)):
+            if isinstance(x, ndarray | np.ndarray | jax.Array) and not isinstance(x, np.generic):
+                if not is_subclass(x) or (found is not None and type(x) is not type(found)):
+                    return None
+                found = x if found is None else found
+    return found
+
+
+def call_function(name: str, numpy_fn: Any, args: tuple, kwargs: dict,
+                  public: Any = None) -> Any:
     """An npjax function ``name`` given a subclass instance: NumPy's own code for the
-    functions that delegate to methods, else NotImplementedError."""
+    functions that delegate to methods, the subclass kept for those of ``KEPT`` (``public``:
+    the npjax function, run on plain views), else NotImplementedError."""
     impl = getattr(numpy_fn, "_implementation", None)
     if name in DELEGATED and impl is not None and getattr(numpy_fn, "__module__", "") \
             == "numpy":
         return impl(*args, **kwargs)
+    if public is not None and name in KEPT and kwargs.get("out") is None:
+        if name in KEPT_FROM:  # the class of one operand, or none
+            at = KEPT_FROM[name]
+            obj = args[at] if len(args) > at and is_subclass(args[at]) else False
+        else:
+            obj = _one_subclass(args, kwargs)
+        if obj is False:
+            plain_args, plain_kwargs = _plain_args(args, kwargs, {})
+            return public(*plain_args, **plain_kwargs)
+        if obj is not None:
+            originals: dict = {}
+            plain_args, plain_kwargs = _plain_args(args, kwargs, originals)
+            return _wrap(public(*plain_args, **plain_kwargs), type(obj), obj, originals,
+                         KEPT[name])
     kinds = sorted({type(a).__name__ for a in (*args, *kwargs.values()) if is_subclass(a)}
                    | {type(v).__name__ for a in (*args, *kwargs.values())
                       if type(a) is tuple or type(a) is list for v in a if is_subclass(v)})

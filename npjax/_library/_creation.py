@@ -385,12 +385,18 @@ def _like(a: Any, dtype: np.dtype | None, order: Any, shape: Any) -> tuple:
     return (a_shape if shape is None else _shape(shape)), (a_dtype if dtype is None else dtype)
 
 
+def _keep_class(out: ndarray, a: Any, subok: bool) -> ndarray:
+    """NumPy's ``*_like``: with ``subok`` (the default) the result is of ``a``'s subclass,
+    its ``__array_finalize__`` called with ``a``; otherwise a base-class array."""
+    return as_subclass(out, type(a), a) if subok and is_subclass(a) else out
+
+
 @npfunc
 def zeros_like(a: Any, dtype: DTypeIn = None, order: Any = "K", subok: bool = True,
                shape: Any = None, *, device: DeviceIn = None) -> ndarray:
     """npjax implementation of ``numpy.zeros_like``."""
     shape, dtype = _like(a, dtype, order, shape)
-    return _filled("zeros_like", shape, 0, dtype)
+    return _keep_class(_filled("zeros_like", shape, 0, dtype), a, subok)
 
 
 @npfunc
@@ -398,7 +404,7 @@ def ones_like(a: Any, dtype: DTypeIn = None, order: Any = "K", subok: bool = Tru
               shape: Any = None, *, device: DeviceIn = None) -> ndarray:
     """npjax implementation of ``numpy.ones_like``."""
     shape, dtype = _like(a, dtype, order, shape)
-    return _filled("ones_like", shape, 1, dtype)
+    return _keep_class(_filled("ones_like", shape, 1, dtype), a, subok)
 
 
 @npfunc
@@ -409,7 +415,7 @@ def empty_like(prototype: Any, dtype: DTypeIn = None, order: Any = "K", subok: b
     Differences from NumPy: the contents are zeros.
     """
     shape, dtype = _like(prototype, dtype, order, shape)
-    return _filled("empty_like", shape, 0, dtype)
+    return _keep_class(_filled("empty_like", shape, 0, dtype), prototype, subok)
 
 
 @npfunc
@@ -418,7 +424,7 @@ def full_like(a: Any, fill_value: Any, dtype: DTypeIn = None, order: Any = "K",
               device: DeviceIn = None) -> ndarray:
     """npjax implementation of ``numpy.full_like``."""
     shape, dtype = _like(a, dtype, order, shape)
-    return _filled("full_like", shape, fill_value, dtype)
+    return _keep_class(_filled("full_like", shape, fill_value, dtype), a, subok)
 
 
 # --- from host data --------------------------------------------------------------------------

@@ -24,6 +24,7 @@ import numpy as np
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls import _ufuncs
 from npjax._core._ndarray import install_methods, ndarray
+from npjax._core._subclasses import is_subclass, plain
 from npjax._core._normalize import to_jax
 
 __all__ = [
@@ -89,7 +90,9 @@ def _check_tolerances(atol: Any, rtol: Any) -> None:
 
 def allclose(a: Any, b: Any, rtol: Any = 1.e-5, atol: Any = 1.e-8,
              equal_nan: bool = False) -> bool:
-    """npjax implementation of ``numpy.allclose`` (a Python bool, as in NumPy)."""
+    """npjax implementation of ``numpy.allclose`` (a Python bool, as in NumPy: also for
+    subclass operands, read through plain views)."""
+    a, b = (plain(x) if is_subclass(x) else x for x in (a, b))
     res = isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
     return builtins.bool(res.all() if isinstance(res, ndarray) else res)
 
@@ -415,9 +418,12 @@ def require(a: Any, dtype: Any = None, requirements: Any = None, *, like: Any = 
 
     if like is not None:
         raise NotImplementedError("npjax.require: parameter 'like' is not supported")
-    if not requirements:
+    if not requirements:  # NumPy: ``asanyarray`` (a subclass kept)
+        if is_subclass(a):
+            return array(a, dtype=dtype, copy=None, subok=True)
         return _keep_fortran(a, _asarray(a, dtype=dtype))
     requirements = {_POSSIBLE_FLAGS[x.upper()] for x in requirements}
+    subok = "E" not in requirements  # "E": a base-class array
     requirements.discard("E")
     order = "A"
     if requirements >= {"C", "F"}:
@@ -428,7 +434,7 @@ def require(a: Any, dtype: Any = None, requirements: Any = None, *, like: Any = 
     elif "C" in requirements:
         order = "C"
         requirements.remove("C")
-    arr = array(a, dtype=dtype, order=order, copy=None)
+    arr = array(a, dtype=dtype, order=order, copy=None, subok=subok)
     if order != "A" and not arr.flags[order]:
         return arr.copy(order)
     if order == "A":

@@ -8,6 +8,7 @@ strides, never read) and fetch the values from the device in chunks.
 from __future__ import annotations
 
 import functools
+import inspect
 import operator
 import warnings
 from typing import Any
@@ -72,6 +73,20 @@ _BAD_FLAT_INDEX = ("only integers, slices (`:`), ellipsis (`...`) and integer or
                    "arrays are valid indices")
 
 
+_BOOL_FLAT_INDEX = ("boolean indices for iterators are not supported because of previous "
+                    "behavior that was confusing (valid boolean indices are expected to work "
+                    "in the future)")
+
+
+def _flat_mask(key: Any, size: int) -> None:
+    """NumPy's error for a boolean mask of another length than the flat iterator's."""
+    if (isinstance(key, ndarray | np.ndarray) and key.dtype == np.bool_ and key.ndim == 1
+            and key.shape[0] != size):
+        raise IndexError("boolean index did not match indexed flat iterator along axis 0; "
+                         f"size of axis is {size} but size of corresponding boolean axis "
+                         f"is {key.shape[0]}")
+
+
 def _flat_key(key: Any) -> Any:
     """A ``flat`` index in the forms NumPy accepts: an int, or a key for a 1-d array."""
     if isinstance(key, tuple):
@@ -79,11 +94,21 @@ def _flat_key(key: Any) -> Any:
             raise IndexError("too many indices for flat iterator: flat iterator is "
                              f"1-dimensional, but {len(key)} were indexed")
         key = key[0] if key else Ellipsis
-    if isinstance(key, bool | np.bool_):
+    if isinstance(key, np.bool_):  # (NumPy 2.4: a NumPy bool is refused, a Python one not)
+        raise IndexError(_BOOL_FLAT_INDEX)
+    if isinstance(key, bool) or (isinstance(key, ndarray | np.ndarray) and key.ndim == 0
+                                 and key.dtype == np.bool_):
         warnings.warn("Indexing flat iterators with a 0-dimensional boolean index is "
                       "deprecated and may be removed in a future version. (Deprecated "
                       "NumPy 2.4)", DeprecationWarning, stacklevel=_stacklevel())
-        return slice(None) if key else slice(0, 0)
+        # NumPy 2.4: True is the first element (a scalar), False selects nothing
+        return 0 if bool(key) else np.empty(0, _INTP)
+    if isinstance(key, flatiter | np.flatiter):  # its elements, as an index array
+        key = np.asarray(key) if isinstance(key, np.flatiter) else key.copy()
+        if key.size == 0:
+            return np.empty(0, _INTP)
+        if key.dtype.kind not in "iub":
+            raise IndexError(_BAD_FLAT_INDEX)
     if isinstance(key, int | np.integer):
         return operator.index(key)
     if isinstance(key, float | np.floating):
@@ -98,9 +123,7 @@ def _flat_key(key: Any) -> Any:
         if host.size == 0:
             return host.astype(_INTP)
         if host.dtype == np.bool_:
-            raise IndexError("boolean indices for iterators are not supported because of "
-                             "previous behavior that was confusing (valid boolean indices "
-                             "are expected to work in the future)")
+            raise IndexError(_BOOL_FLAT_INDEX)
         if host.dtype.kind == "f":
             warnings.warn("Invalid non-array indices for iterator objects are deprecated "
                           "and will be removed in a future version. (Deprecated NumPy 2.4)",
@@ -122,7 +145,7 @@ class flatiter:
     to the array during iteration is seen from the next chunk on.
     """
 
-    __slots__ = ("_arr", "_chunks", "_index", "_seen")
+    __slots__ = ("_arr", "_chunks", "_index", "_seen", "_of")
 
     def __init__(self, arr: ndarray) -> None:
         if arr.ndim > 32:  # NumPy's flat iterator (NPY_MAXDIMS_LEGACY_ITERS)
@@ -132,10 +155,11 @@ class flatiter:
         self._index = 0
         self._chunks: _Elements | None = None
         self._seen: tuple | None = None
+        self._of: ndarray | None = None  # ``base`` where it is not ``_arr`` (broadcast.iters)
 
     @property
     def base(self) -> ndarray:
-        return self._arr
+        return self._arr if self._of is None else self._of
 
     @property
     def index(self) -> int:
@@ -177,19 +201,20 @@ class flatiter:
         self._index += 1
         return value
 
-    def copy(self) -> ndarray:
+    def copy(self, /) -> ndarray:
         """A 1-d copy of the array (C order)."""
         data = _host_only_data(self._arr)
         if data is not None:
             return ndarray._owner(data.flatten())
         return ndarray._owner(self._arr._read().reshape(-1))
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    def __array__(self, dtype: Any = None, /, *, copy: Any = None) -> np.ndarray:
         return np.asarray(self.copy(), dtype=dtype)
 
     def __getitem__(self, key: Any) -> ndarray:
         a = self._arr
         key = _flat_key(key)
+        _flat_mask(key, a.size)
         if isinstance(key, int):
             size = a.size
             if not -size <= key < size:
@@ -206,7 +231,10 @@ class flatiter:
         a = self._arr
         if a._readonly or a._scalar:
             raise ValueError("assignment destination is read-only")
+        if type(key) is tuple and not key:
+            raise IndexError("Assigning to a flat iterator with a 0-D index is not supported")
         key = _flat_key(key)
+        _flat_mask(key, a.size)
         data = _host_only_data(a)
         if data is not None:  # NumPy's own write
             data.flat[_host_key(key)] = _host_key(value)
@@ -300,7 +328,9 @@ class broadcast:
     """npjax implementation of ``numpy.broadcast``: the broadcast shape of its arguments and
     iteration over tuples of their (broadcast) elements as scalars."""
 
-    def __init__(self, *args: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if kwargs:
+            raise ValueError("keyword arguments not accepted.")
         arrays: list = []
         for x in args:
             if isinstance(x, broadcast):
@@ -322,15 +352,17 @@ class broadcast:
 
     @property
     def iters(self) -> tuple:
-        """Flat iterators over the broadcast arguments, at the current position."""
+        """Flat iterators over the broadcast arguments, at the current position (their
+        ``base``: the argument itself, as NumPy's)."""
         out = []
         for a in self._arrays:
             it = flatiter(a._broadcast_to(self.shape))
             it._index = self.index
+            it._of = a
             out.append(it)
         return tuple(out)
 
-    def reset(self) -> None:
+    def reset(self, /) -> None:
         self._np.reset()
 
     def __iter__(self) -> broadcast:
@@ -344,6 +376,10 @@ class broadcast:
             self._chunks = [_Elements(np.broadcast_to(np.asarray(a._read()), shape).reshape(-1))
                             for a in self._arrays]
         return tuple(ndarray._owner(c[k], True) for c in self._chunks)
+
+
+broadcast.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [inspect.Parameter("arrays", inspect.Parameter.VAR_POSITIONAL)])  # NumPy's: (*arrays)
 
 
 # --- nditer -----------------------------------------------------------------------------------
