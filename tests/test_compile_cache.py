@@ -33,7 +33,9 @@ def _run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
 
 
 def _run_script(script: str, report: Path, cache: Path) -> dict:
-    done = _run(["-m", "npjax", "run", "--no-report", "--report-json", str(report), script],
+    # ``--jit explicit``: what autojit compiles depends on timings (and on the cache itself)
+    done = _run(["-m", "npjax", "run", "--no-report", "--jit", "explicit", "--report-json",
+                 str(report), script],
                 _env(NPJAX_CACHE_DIR=str(cache)))
     assert done.returncode == 0, done.stderr
     assert "persistent compilation cache" not in done.stderr  # no cache I/O warning

@@ -57,6 +57,7 @@ from npjax._pure import _boolsums
 from npjax._pure._errors import JitError
 from npjax._calls._dispatch import DEFERRED
 from npjax._core._placement import DEFERRED_UFUNC
+from npjax._core._normalize import STAND_INS
 from npjax._core._index_plan import _FULL
 from npjax._core._index_values import _complex_warning, cast_device
 from npjax._core._index_write import write_through
@@ -675,4 +676,5 @@ def function_call(name: str, fn: Any, args: tuple, kwargs: dict) -> Any:
 
 
 DEFERRED[MaskedValue] = function_call
+STAND_INS.add(MaskedValue)
 DEFERRED_UFUNC[MaskedValue] = ufunc_call

@@ -47,6 +47,11 @@ def place(value: jax.Array, policy: Policy) -> jax.Array:
     return jax.device_put(value, device)
 
 
+# npjax's own operand stand-ins with an ``__array__`` that refuses (``_masked.MaskedValue``
+# registers itself): never converted here, they run npjax's functions their own way.
+STAND_INS: set[type] = set()
+
+
 def array_method_value(x: Any) -> Any:
     """What a foreign object's ``__array__()`` returns, or ``x`` itself.
 
@@ -56,7 +61,7 @@ def array_method_value(x: Any) -> Any:
     itself only by ``__array__`` (no ``__array_ufunc__``/``__array_function__``, whose
     libraries decide themselves: pandas) is converted once here, as NumPy would have done."""
     kind = type(x)
-    if (getattr(kind, "__array__", None) is None or kind is np.ndarray
+    if (getattr(kind, "__array__", None) is None or kind is np.ndarray or kind in STAND_INS
             or isinstance(x, ArrayBase | np.ndarray | np.generic | jax.Array | type)
             or getattr(kind, "__array_ufunc__", None) is not None
             or getattr(kind, "__array_function__", None) is not None):
