@@ -572,6 +572,304 @@ static int sq_ass_item(PyObject *self, Py_ssize_t i, PyObject *value) {
     return r;
 }
 
+/* --- function and method calls --------------------------------------------------------- */
+
+/* ``FunctionBase``: the base of ``_fast_calls.HostFunction``, which stands in the public
+   namespace for an npjax function that the host route runs (``_placement.host_first``,
+   ``_dispatch.npfunc``) and in ``ndarray`` for a method it runs (``host_method``). Its call
+   runs the common case (host arrays, numbers and plain arguments, keywords the function
+   names, called from the user's code) by calling NumPy's function, or NumPy's method of the
+   array's data, from here: no Python frame between the user's line and NumPy, so NumPy's
+   values, errors and warnings are its own. Anything else calls the Python function, which
+   stays the one definition of the call. */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    PyObject *np_fn;      /* NumPy's function (NULL for a method) */
+    PyObject *py_fn;      /* the Python function */
+    PyObject *method;     /* a method's name, or NULL */
+    PyObject *keywords;   /* the keyword names the common case takes (a frozenset) */
+    PyObject *cell;       /* its host-call count cell */
+    Py_ssize_t max_args;  /* the most positional arguments the common case takes */
+    Py_ssize_t pending;   /* host calls not yet in the cell */
+    int binds;            /* binds as a method, as a Python function does */
+} FunctionObject;
+
+static PyTypeObject FunctionBaseType;
+static PyObject *functions_seen = NULL;  /* (for ``flush_counts``) */
+static PyObject *place_result = NULL;    /* ``_placement.place_result`` */
+static PyTypeObject *np_dtype = NULL;    /* numpy.dtype */
+
+#define MAX_CALL_ARGS 16
+
+/* Whether NumPy gets ``o`` as it is on the host route (``_placement.operand``): numbers,
+   None, strings, types and dtypes. */
+static int plain_argument(PyObject *o) {
+    PyTypeObject *t = Py_TYPE(o);
+    if (o == Py_None || t == &PyLong_Type || t == &PyFloat_Type || t == &PyBool_Type ||
+        t == &PyComplex_Type || t == &PyUnicode_Type || PyType_Check(o))
+        return 1;
+    if (np_dtype != NULL && PyObject_TypeCheck(o, np_dtype)) return 1;
+    return number_operand(o);
+}
+
+/* An argument as NumPy gets it in the common case (borrowed): a host array's data, a plain
+   argument; for a tuple or list that holds host arrays, a new one holding their data
+   (``*owned`` set). NULL (no error) when the Python function must run. */
+static PyObject *call_argument(PyObject *o, int *owned) {
+    *owned = 0;
+    PyTypeObject *t = Py_TYPE(o);
+    if (t == Arr) return host_data(o, NULL, NULL);
+    if (t == &PyTuple_Type || t == &PyList_Type) {
+        Py_ssize_t n = PySequence_Fast_GET_SIZE(o), arrays = 0;
+        PyObject **items = PySequence_Fast_ITEMS(o);
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *item = items[i];
+            if (Py_TYPE(item) == Arr) {
+                if (host_data(item, NULL, NULL) == NULL) return NULL;
+                arrays++;
+            }
+            else if (!(PLAIN_NUMBER(item) || item == Py_None || PyBool_Check(item) ||
+                       number_operand(item)))
+                return NULL;
+        }
+        if (arrays == 0) return o;
+        PyObject *new = t == &PyTuple_Type ? PyTuple_New(n) : PyList_New(n);
+        if (new == NULL) return NULL;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *item = items[i];
+            if (Py_TYPE(item) == Arr) item = host_data(item, NULL, NULL);
+            PySequence_Fast_ITEMS(new)[i] = Py_NewRef(item);
+        }
+        *owned = 1;
+        return new;
+    }
+    return plain_argument(o) ? o : NULL;
+}
+
+/* The npjax arrays among the arguments (one level into tuples and lists), as
+   ``_placement.npjax_operands`` lists them. */
+static PyObject *call_inputs(PyObject *const *args, Py_ssize_t n) {
+    PyObject *found = PyList_New(0);
+    if (found == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *a = args[i];
+        if (Py_TYPE(a) == Arr) {
+            if (PyList_Append(found, a) < 0) goto error;
+        }
+        else if (PyTuple_CheckExact(a) || PyList_CheckExact(a)) {
+            Py_ssize_t m = PySequence_Fast_GET_SIZE(a);
+            for (Py_ssize_t j = 0; j < m; j++) {
+                PyObject *item = PySequence_Fast_ITEMS(a)[j];
+                if (Py_TYPE(item) == Arr && PyList_Append(found, item) < 0) goto error;
+            }
+        }
+    }
+    PyObject *r = PyList_AsTuple(found);
+    Py_DECREF(found);
+    return r;
+error:
+    Py_DECREF(found);
+    return NULL;
+}
+
+/* NumPy's result of a call (the reference taken) placed as ``try_host`` places it: a new
+   array of a device dtype within the limit is a new host owner, an array NumPy was given or
+   one that views one, a tuple or a list go to ``place_result``; anything else (NumPy's
+   scalars, Python objects) is the result as it is. */
+static PyObject *call_placed(PyObject *result, Py_ssize_t limit, PyObject *const *args,
+                             PyObject *const *ops, Py_ssize_t n) {
+    if (Py_TYPE(result) == NpArr) {
+        int given = 0;
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (ops[i] == result) given = 1;
+        if (!given && NP(result)->base == NULL && np_size(result) <= limit) {
+            PyObject *dtype = NP(result)->descr;
+            int device = dtype == f8 || dtype == b1;
+            if (!device) {
+                PyObject *known = PyDict_GetItemWithError(device_dtypes, dtype);
+                if (known == NULL && PyErr_Occurred()) {
+                    Py_DECREF(result);
+                    return NULL;
+                }
+                device = known == Py_True;
+            }
+            if (device) {
+                PyObject *new = new_owner(result);
+                Py_DECREF(result);
+                return new;
+            }
+        }
+    }
+    else if (!PyTuple_Check(result) && !PyList_CheckExact(result)) return result;
+    PyObject *inputs = call_inputs(args, n), *lim = PyLong_FromSsize_t(limit), *r = NULL;
+    if (inputs && lim)
+        r = PyObject_Vectorcall(place_result, (PyObject *[]){result, inputs, lim}, 3, NULL);
+    Py_XDECREF(inputs);
+    Py_XDECREF(lim);
+    Py_DECREF(result);
+    return r;
+}
+
+static PyObject *function_fast(FunctionObject *f, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames, int *done) {
+    *done = 0;
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames), all = nargs + nkw;
+    if (nargs > f->max_args || all > MAX_CALL_ARGS) return NULL;
+    if (f->method != NULL && (nargs < 1 || Py_TYPE(args[0]) != Arr)) return NULL;
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        int known = PySet_Contains(f->keywords, PyTuple_GET_ITEM(kwnames, i));
+        if (known <= 0) {
+            if (known < 0) PyErr_Clear();
+            return NULL;
+        }
+    }
+    PyObject *ops[MAX_CALL_ARGS];
+    int owned[MAX_CALL_ARGS];
+    Py_ssize_t made = 0;
+    PyObject *result = NULL;
+    for (; made < all; made++)
+        if ((ops[made] = call_argument(args[made], &owned[made])) == NULL) break;
+    if (made < all) {
+        if (PyErr_Occurred()) *done = 1;
+        goto release;
+    }
+    Py_ssize_t limit = host_limit();
+    if (limit == -2) {
+        *done = 1;
+        goto release;
+    }
+    if (limit < 0 || !user_frame()) goto release;
+    *done = 1;
+    f->pending++;  /* (counted before the call, as ``try_host`` counts it) */
+    result = f->method != NULL ? PyObject_VectorcallMethod(f->method, ops, nargs, kwnames)
+                               : PyObject_Vectorcall(f->np_fn, ops, nargs, kwnames);
+    if (result != NULL) result = call_placed(result, limit, args, ops, all);
+release:
+    for (Py_ssize_t i = 0; i < made; i++)
+        if (owned[i]) Py_DECREF(ops[i]);
+    return result;
+}
+
+static PyObject *function_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
+                                     PyObject *kwnames) {
+    FunctionObject *f = (FunctionObject *)self;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (enabled && f->py_fn != NULL) {
+        int done;
+        PyObject *r = function_fast(f, args, n, kwnames, &done);
+        if (r != NULL || done) return r;
+    }
+    if (f->py_fn == NULL) {
+        PyErr_SetString(PyExc_TypeError, "npjax: the Python function is not installed");
+        return NULL;
+    }
+    return PyObject_Vectorcall(f->py_fn, args, nargsf, kwnames);
+}
+
+static PyObject *function_get(PyObject *self, PyObject *obj, PyObject *type) {
+    if (obj == NULL || obj == Py_None || !((FunctionObject *)self)->binds)
+        return Py_NewRef(self);
+    return PyMethod_New(self, obj);
+}
+
+static int function_traverse(PyObject *self, visitproc visit, void *arg) {
+    FunctionObject *f = (FunctionObject *)self;
+    Py_VISIT(f->np_fn);
+    Py_VISIT(f->py_fn);
+    Py_VISIT(f->method);
+    Py_VISIT(f->keywords);
+    Py_VISIT(f->cell);
+    return 0;
+}
+
+static int function_clear(PyObject *self) {
+    FunctionObject *f = (FunctionObject *)self;
+    Py_CLEAR(f->np_fn);
+    Py_CLEAR(f->py_fn);
+    Py_CLEAR(f->method);
+    Py_CLEAR(f->keywords);
+    Py_CLEAR(f->cell);
+    return 0;
+}
+
+static void function_dealloc(PyObject *self) {
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    function_clear(self);
+    tp->tp_free(self);
+}
+
+/* (NumPy's function or None, the Python function, a method's name or None, keyword names,
+   count cell, most positional arguments, binds): the call's facts. */
+static PyObject *function_set(PyObject *self, PyObject *args) {
+    PyObject *np_fn, *py_fn, *method, *keywords, *cell;
+    Py_ssize_t max_args;
+    int binds;
+    if (!PyArg_ParseTuple(args, "OOOO!O!np", &np_fn, &py_fn, &method, &PyFrozenSet_Type,
+                          &keywords, &PyList_Type, &cell, &max_args, &binds))
+        return NULL;
+    if (PyList_GET_SIZE(cell) != 1 || (method != Py_None && !PyUnicode_Check(method)) ||
+        (np_fn == Py_None) == (method == Py_None)) {
+        PyErr_SetString(PyExc_TypeError, "_hostpath_set: bad arguments");
+        return NULL;
+    }
+    FunctionObject *f = (FunctionObject *)self;
+    Py_XSETREF(f->np_fn, np_fn == Py_None ? NULL : Py_NewRef(np_fn));
+    Py_XSETREF(f->py_fn, Py_NewRef(py_fn));
+    Py_XSETREF(f->method, method == Py_None ? NULL : Py_NewRef(method));
+    Py_XSETREF(f->keywords, Py_NewRef(keywords));
+    Py_XSETREF(f->cell, Py_NewRef(cell));
+    f->max_args = max_args;
+    f->binds = binds;
+    f->vectorcall = function_vectorcall;
+    if (functions_seen == NULL && (functions_seen = PyList_New(0)) == NULL) return NULL;
+    if (PyList_Append(functions_seen, self) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef function_methods[] = {
+    {"_hostpath_set", function_set, METH_VARARGS, "The C call's facts."},
+    {NULL, NULL, 0, NULL}};
+
+static PyTypeObject FunctionBaseType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "npjax._core._hostpath.FunctionBase",
+    .tp_doc = "The base of npjax's host functions: a call's common case in C.",
+    .tp_basicsize = sizeof(FunctionObject),
+    .tp_vectorcall_offset = offsetof(FunctionObject, vectorcall),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC |
+                Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+    .tp_dealloc = function_dealloc,
+    .tp_traverse = function_traverse,
+    .tp_clear = function_clear,
+    .tp_call = PyVectorcall_Call,
+    .tp_descr_get = function_get,
+    .tp_methods = function_methods,
+};
+
+/* Let instances of ``cls`` (a Python subclass of FunctionBase) be called by the vectorcall
+   protocol: heap types do not inherit it. */
+static PyObject *use_function_vectorcall(PyObject *mod, PyObject *cls) {
+    if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &FunctionBaseType)) {
+        PyErr_SetString(PyExc_TypeError, "a subclass of FunctionBase");
+        return NULL;
+    }
+    PyTypeObject *tp = (PyTypeObject *)cls;
+    if (tp->tp_call != PyVectorcall_Call) Py_RETURN_FALSE;
+    tp->tp_vectorcall_offset = offsetof(FunctionObject, vectorcall);
+    tp->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+    Py_RETURN_TRUE;
+}
+
+static PyObject *configure_calls(PyObject *mod, PyObject *args) {
+    PyObject *place, *dtype;
+    if (!PyArg_ParseTuple(args, "OO!", &place, &PyType_Type, &dtype)) return NULL;
+    Py_XSETREF(place_result, Py_NewRef(place));
+    Py_XSETREF(np_dtype, (PyTypeObject *)Py_NewRef(dtype));
+    Py_RETURN_NONE;
+}
+
 /* --- ufunc calls ---------------------------------------------------------------------- */
 
 /* ``UfuncBase``: the base of ``npjax.ufunc``; its call runs ``npjax.add(a, b)``'s common case
@@ -829,6 +1127,14 @@ static PyObject *flush_counts(PyObject *mod, PyObject *unused) {
             if (add_to_cell(cnt_unary[op], pending_unary[op]) < 0) return NULL;
             pending_unary[op] = 0;
         }
+    Py_ssize_t m = functions_seen == NULL ? 0 : PyList_GET_SIZE(functions_seen);
+    for (Py_ssize_t i = 0; i < m; i++) {
+        FunctionObject *f = (FunctionObject *)PyList_GET_ITEM(functions_seen, i);
+        if (f->pending && f->cell != NULL) {
+            if (add_to_cell(f->cell, f->pending) < 0) return NULL;
+            f->pending = 0;
+        }
+    }
     Py_ssize_t n = ufuncs_seen == NULL ? 0 : PyList_GET_SIZE(ufuncs_seen);
     for (Py_ssize_t i = 0; i < n; i++) {
         UfuncObject *u = (UfuncObject *)PyList_GET_ITEM(ufuncs_seen, i);
@@ -1065,6 +1371,10 @@ static PyMethodDef methods[] = {
     {"set_ufunc_call", set_ufunc_call, METH_O, "Hand over ufunc.__call__ (Python)."},
     {"flush_counts", flush_counts, METH_NOARGS, "Add the host calls counted here to the cells."},
     {"use_vectorcall", use_vectorcall, METH_O, "Call npjax.ufunc by the vectorcall protocol."},
+    {"use_function_vectorcall", use_function_vectorcall, METH_O,
+     "Call a FunctionBase subclass by the vectorcall protocol."},
+    {"configure_calls", configure_calls, METH_VARARGS,
+     "(_placement.place_result, numpy.dtype): what function calls need."},
     {"set_array_ufunc", set_array_ufunc, METH_VARARGS,
      "Hand over ndarray.__array_ufunc__ (Python) and NumPy's ufunc -> npjax's."},
     {NULL, NULL, 0, NULL}};
@@ -1090,6 +1400,17 @@ PyMODINIT_FUNC PyInit__hostpath(void) {
     Py_INCREF(&ArrayBaseType);
     if (PyModule_AddObject(m, "ArrayBase", (PyObject *)&ArrayBaseType) < 0) {
         Py_DECREF(&ArrayBaseType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    FunctionBaseType.tp_new = PyType_GenericNew;
+    if (PyType_Ready(&FunctionBaseType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(&FunctionBaseType);
+    if (PyModule_AddObject(m, "FunctionBase", (PyObject *)&FunctionBaseType) < 0) {
+        Py_DECREF(&FunctionBaseType);
         Py_DECREF(m);
         return NULL;
     }
