@@ -338,6 +338,21 @@ static int number_operand(PyObject *o) {
     return found;
 }
 
+/* Whether the shapes of ``x`` and ``y`` broadcast to more elements than either has (or
+   do not broadcast: -1): only then may ``_placement.grows_off_host`` say yes. */
+static int grows(PyObject *x, PyObject *y) {
+    int nx = NP(x)->nd, ny = NP(y)->nd, n = nx > ny ? nx : ny;
+    Py_ssize_t size = 1;
+    for (int i = 1; i <= n; i++) {
+        Py_ssize_t a = i <= nx ? NP(x)->dimensions[nx - i] : 1;
+        Py_ssize_t b = i <= ny ? NP(y)->dimensions[ny - i] : 1;
+        if (a != b && a != 1 && b != 1) return 0;  /* (-1 elements: NumPy's error) */
+        size *= a == 1 ? b : a;
+    }
+    Py_ssize_t xs = np_size(x), ys = np_size(y);
+    return size > (xs > ys ? xs : ys);
+}
+
 /* The fast case of ``left <op> right`` (in place when ``in_place``), or NULL with no error
    set when the Python member must run. */
 static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_place,
@@ -372,7 +387,8 @@ static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_pla
     Py_ssize_t limit = host_limit();
     if (limit == -2) { *done = 1; return NULL; }
     if (limit < 0 || !user_frame()) return NULL;
-    if (size > limit && Py_TYPE(x) == NpArr && Py_TYPE(y) == NpArr && !same_shape(x, y)) {
+    if (size > limit && Py_TYPE(x) == NpArr && Py_TYPE(y) == NpArr && !same_shape(x, y) &&
+        grows(x, y)) {
         /* a result that may leave the host: ``_placement.grows_off_host`` decides */
         PyObject *lim = PyLong_FromSsize_t(limit);
         if (lim == NULL) { *done = 1; return NULL; }
