@@ -67,9 +67,13 @@ if HOSTPATH is not None:
         def __repr__(self) -> str:
             return repr(vars(self)["__wrapped__"])
 
-    HOSTPATH.use_function_vectorcall(HostFunction)
+    class HostMethod(HostFunction):
+        """A ``HostFunction`` that binds as a method (a Python function's stand-in)."""
+
+    HOSTPATH.use_function_vectorcall(HostFunction, False)
+    HOSTPATH.use_function_vectorcall(HostMethod, True)
 else:  # pragma: no cover - the pure-Python build
-    HostFunction = None
+    HostFunction = HostMethod = None
 
 ENABLED = False
 
@@ -77,18 +81,27 @@ ENABLED = False
 def is_function(f: Any) -> bool:
     """Whether ``f`` is a Python function or a ``HostFunction`` standing for one."""
     return type(f) is types.FunctionType or (HostFunction is not None and
-                                             type(f) is HostFunction)
+                                             type(f) in (HostFunction, HostMethod))
 
 
-def host_function(fn: Any, binds: bool, where: tuple, method: str | None = None) -> Any:
-    """The ``HostFunction`` standing for ``fn`` (marked ``host_fast`` by its factory)."""
+def host_function(fn: Any, binds: bool, where: tuple, method: str | None = None,
+                  owns: bool = False) -> Any:
+    """The ``HostFunction`` standing for ``fn`` (marked ``host_fast`` by its factory; its
+    host calls counted under the name given there, or not at all for None). ``owns``: its
+    new array is a new host owner whatever its size and dtype (``ndarray.copy``)."""
     name, np_fn, keywords, max_args = fn.host_fast
-    made = HostFunction()
+    made = HostMethod() if binds else HostFunction()
     functools.update_wrapper(made, fn)
     made._npjax_where = where
     made._hostpath_set(None if method else np_fn, fn, method, keywords,
-                       _stats.host_cell(name), max_args, binds)
+                       [0] if name is None else _stats.host_cell(name), max_args, binds, owns)
     return made
+
+
+# ndarray's own members whose common case on a host array is NumPy's method of its data:
+# name -> (keywords, most positional arguments with self). ``a.copy()`` (no order: C order)
+# is ``host_owner(data.copy())``, and not counted as a host call, as the Python member says.
+OWN = {"copy": (frozenset(), 1)}
 
 
 def _install(namespace: dict, module: str) -> None:
@@ -119,5 +132,11 @@ def enable(namespaces: dict) -> bool:
         if not name.startswith("_") and type(fn) is types.FunctionType and \
                 getattr(fn, "host_method", False) and getattr(fn, "host_fast", None):
             setattr(ndarray, name, host_function(fn, True, (getattr, (ndarray, name)), name))
+    for name, (keywords, max_args) in OWN.items():
+        fn = vars(ndarray)[name]
+        fn.host_fast = (None, None, keywords, max_args)
+        setattr(ndarray, name, host_function(fn, True, (getattr, (ndarray, name)), name, True))
+    HOSTPATH.set_transpose(vars(ndarray)["T"].fget)  # ``a.T``: the C base's getter
+    delattr(ndarray, "T")
     ENABLED = True
     return True

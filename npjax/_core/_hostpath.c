@@ -609,6 +609,7 @@ typedef struct {
     Py_ssize_t max_args;  /* the most positional arguments the common case takes */
     Py_ssize_t pending;   /* host calls not yet in the cell */
     int binds;            /* binds as a method, as a Python function does */
+    int owns;             /* its new array is a new host owner, whatever its size and dtype */
 } FunctionObject;
 
 static PyTypeObject FunctionBaseType;
@@ -760,7 +761,12 @@ static PyObject *function_fast(FunctionObject *f, PyObject *const *args, Py_ssiz
     f->pending++;  /* (counted before the call, as ``try_host`` counts it) */
     result = f->method != NULL ? PyObject_VectorcallMethod(f->method, ops, nargs, kwnames)
                                : PyObject_Vectorcall(f->np_fn, ops, nargs, kwnames);
-    if (result != NULL) result = call_placed(result, limit, args, ops, all);
+    if (result != NULL && f->owns && Py_TYPE(result) == NpArr) {
+        PyObject *new = new_owner(result);  /* (``host_owner``: ``ndarray.copy``) */
+        Py_DECREF(result);
+        result = new;
+    }
+    else if (result != NULL) result = call_placed(result, limit, args, ops, all);
 release:
     for (Py_ssize_t i = 0; i < made; i++)
         if (owned[i]) Py_DECREF(ops[i]);
@@ -817,13 +823,13 @@ static void function_dealloc(PyObject *self) {
 }
 
 /* (NumPy's function or None, the Python function, a method's name or None, keyword names,
-   count cell, most positional arguments, binds): the call's facts. */
+   count cell, most positional arguments, binds, owns): the call's facts. */
 static PyObject *function_set(PyObject *self, PyObject *args) {
     PyObject *np_fn, *py_fn, *method, *keywords, *cell;
     Py_ssize_t max_args;
-    int binds;
-    if (!PyArg_ParseTuple(args, "OOOO!O!np", &np_fn, &py_fn, &method, &PyFrozenSet_Type,
-                          &keywords, &PyList_Type, &cell, &max_args, &binds))
+    int binds, owns;
+    if (!PyArg_ParseTuple(args, "OOOO!O!npp", &np_fn, &py_fn, &method, &PyFrozenSet_Type,
+                          &keywords, &PyList_Type, &cell, &max_args, &binds, &owns))
         return NULL;
     if (PyList_GET_SIZE(cell) != 1 || (method != Py_None && !PyUnicode_Check(method)) ||
         (np_fn == Py_None) == (method == Py_None)) {
@@ -838,6 +844,7 @@ static PyObject *function_set(PyObject *self, PyObject *args) {
     Py_XSETREF(f->cell, Py_NewRef(cell));
     f->max_args = max_args;
     f->binds = binds;
+    f->owns = owns;
     f->vectorcall = function_vectorcall;
     if (functions_seen == NULL && (functions_seen = PyList_New(0)) == NULL) return NULL;
     if (PyList_Append(functions_seen, self) < 0) return NULL;
@@ -855,7 +862,7 @@ static PyTypeObject FunctionBaseType = {
     .tp_basicsize = sizeof(FunctionObject),
     .tp_vectorcall_offset = offsetof(FunctionObject, vectorcall),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC |
-                Py_TPFLAGS_HAVE_VECTORCALL | Py_TPFLAGS_METHOD_DESCRIPTOR,
+                Py_TPFLAGS_HAVE_VECTORCALL,
     .tp_dealloc = function_dealloc,
     .tp_traverse = function_traverse,
     .tp_clear = function_clear,
@@ -865,8 +872,13 @@ static PyTypeObject FunctionBaseType = {
 };
 
 /* Let instances of ``cls`` (a Python subclass of FunctionBase) be called by the vectorcall
-   protocol: heap types do not inherit it. */
-static PyObject *use_function_vectorcall(PyObject *mod, PyObject *cls) {
+   protocol: heap types do not inherit it. ``binds``: its instances all bind as methods, so
+   ``a.name(...)`` may call one with ``a`` first, no bound method made (as for a Python
+   function: ``Py_TPFLAGS_METHOD_DESCRIPTOR``). */
+static PyObject *use_function_vectorcall(PyObject *mod, PyObject *args) {
+    PyObject *cls;
+    int binds;
+    if (!PyArg_ParseTuple(args, "Op", &cls, &binds)) return NULL;
     if (!PyType_Check(cls) || !PyType_IsSubtype((PyTypeObject *)cls, &FunctionBaseType)) {
         PyErr_SetString(PyExc_TypeError, "a subclass of FunctionBase");
         return NULL;
@@ -875,6 +887,8 @@ static PyObject *use_function_vectorcall(PyObject *mod, PyObject *cls) {
     if (tp->tp_call != PyVectorcall_Call) Py_RETURN_FALSE;
     tp->tp_vectorcall_offset = offsetof(FunctionObject, vectorcall);
     tp->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
+    if (binds) tp->tp_flags |= Py_TPFLAGS_METHOD_DESCRIPTOR;
+    PyType_Modified(tp);
     Py_RETURN_TRUE;
 }
 
@@ -885,6 +899,41 @@ static PyObject *configure_calls(PyObject *mod, PyObject *args) {
     Py_XSETREF(np_dtype, (PyTypeObject *)Py_NewRef(dtype));
     Py_RETURN_NONE;
 }
+
+/* --- ``a.T`` -------------------------------------------------------------------------- */
+
+static PyObject *fb_T = NULL;  /* the Python property's getter */
+static PyObject *T_name = NULL;
+
+/* ``a.T`` of a host array: NumPy's transposed view of its data, a view of its root (as the
+   Python property makes it); the Python property for everything else. */
+static PyObject *get_T(PyObject *self, void *closure) {
+    PyObject *root, *value, *data;
+    if (enabled && Py_TYPE(self) == Arr && (data = host_data(self, &root, &value)) != NULL) {
+        PyObject *view = PyObject_GetAttr(data, T_name);
+        if (view == NULL) return NULL;
+        if (Py_TYPE(view) == NpArr && NP(view)->base == value) {
+            PyObject *r = new_view(root, view);
+            Py_DECREF(view);
+            return r;
+        }
+        Py_DECREF(view);
+    }
+    if (fb_T == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "T");
+        return NULL;
+    }
+    return PyObject_CallOneArg(fb_T, self);
+}
+
+static PyObject *set_transpose(PyObject *mod, PyObject *fget) {
+    Py_XSETREF(fb_T, Py_NewRef(fget));
+    Py_RETURN_NONE;
+}
+
+static PyGetSetDef array_getset[] = {
+    {"T", get_T, NULL, "The transposed array (NumPy's view for a host array).", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
 
 /* --- ufunc calls ---------------------------------------------------------------------- */
 
@@ -1377,6 +1426,7 @@ static PyTypeObject ArrayBaseType = {
     .tp_as_mapping = &mapping,
     .tp_as_sequence = &sequence,
     .tp_methods = array_methods,
+    .tp_getset = array_getset,
     .tp_richcompare = tp_richcompare,
 };
 
@@ -1387,8 +1437,9 @@ static PyMethodDef methods[] = {
     {"set_ufunc_call", set_ufunc_call, METH_O, "Hand over ufunc.__call__ (Python)."},
     {"flush_counts", flush_counts, METH_NOARGS, "Add the host calls counted here to the cells."},
     {"use_vectorcall", use_vectorcall, METH_O, "Call npjax.ufunc by the vectorcall protocol."},
-    {"use_function_vectorcall", use_function_vectorcall, METH_O,
+    {"use_function_vectorcall", use_function_vectorcall, METH_VARARGS,
      "Call a FunctionBase subclass by the vectorcall protocol."},
+    {"set_transpose", set_transpose, METH_O, "Hand over ndarray.T's Python getter."},
     {"configure_calls", configure_calls, METH_VARARGS,
      "(_placement.place_result, numpy.dtype): what function calls need."},
     {"set_array_ufunc", set_array_ufunc, METH_VARARGS,
@@ -1408,8 +1459,9 @@ PyMODINIT_FUNC PyInit__hostpath(void) {
     npjax_name = PyUnicode_InternFromString("npjax");
     npjax_prefix = PyUnicode_InternFromString("npjax.");
     out_key = PyUnicode_InternFromString("out");
+    T_name = PyUnicode_InternFromString("T");
     if (!empty_tuple || !zero || !one || !npjax_key || !npjax_name || !npjax_prefix ||
-        !out_key)
+        !out_key || !T_name)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
