@@ -7,6 +7,9 @@ the timer; ``npjax.policy(mode="eager")`` around the npjax call), NumPy and npja
 call by call; a round times a batch of calls of each (enough for about ``--batch-ms`` of
 NumPy's time) and the median over ``--rounds`` rounds of the per-call time is reported.
 
+BLAS worker threads that spin after a matrix product count in process time too (``softmax_mlp``
+moved between 0.24x and 1.05x): ``OPENBLAS_NUM_THREADS=1`` takes that out of both sides.
+
 Usage: ``python benchmarks/eager_cpu.py [--only k1,k2] [--rounds 21] [--json FILE]``. To
 compare two versions, run it alternately with each on ``PYTHONPATH`` (``--merge A.json
 B.json ...`` prints the medians of several runs' per-kernel ratios).

@@ -316,6 +316,11 @@ CALLS = {
     "2x1.T": (lambda: (OPERANDS["2x1"](),), lambda a: a.T),
     "scalar.T": (lambda: (OPERANDS["scalar"](),), lambda a: a.T),
     "device.T": (lambda: (OPERANDS["device"](),), lambda a: a.T),
+    "list(a)": (lambda: (OPERANDS["i8"](),), lambda a: list(a)),
+    "list(view)": (lambda: (OPERANDS["f8 view"](),), lambda a: list(a)),
+    "list(2x1)": (lambda: (OPERANDS["2x1"](),), lambda a: list(a)),
+    "list(0-d)": (lambda: (OPERANDS["0-d"](),), lambda a: list(a)),
+    "list(device)": (lambda: (OPERANDS["device"](),), lambda a: list(a)),
 }
 
 

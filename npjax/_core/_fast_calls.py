@@ -137,6 +137,8 @@ def enable(namespaces: dict) -> bool:
         fn.host_fast = (None, None, keywords, max_args)
         setattr(ndarray, name, host_function(fn, True, (getattr, (ndarray, name)), name, True))
     HOSTPATH.set_transpose(vars(ndarray)["T"].fget)  # ``a.T``: the C base's getter
+    HOSTPATH.set_iter(vars(ndarray)["__iter__"])  # ``iter(a)``: the C base's slot
     delattr(ndarray, "T")
+    delattr(ndarray, "__iter__")
     ENABLED = True
     return True

@@ -931,6 +931,27 @@ static PyObject *set_transpose(PyObject *mod, PyObject *fget) {
     Py_RETURN_NONE;
 }
 
+/* ``iter(a)`` of a host vector: NumPy's iterator of its data (NumPy's scalars, as the
+   Python member gives); the Python member for everything else. */
+static PyObject *fb_iter = NULL;
+
+static PyObject *tp_iter(PyObject *self) {
+    PyObject *data;
+    if (enabled && Py_TYPE(self) == Arr && (data = host_data(self, NULL, NULL)) != NULL &&
+        NP(data)->nd == 1)
+        return PyObject_GetIter(data);
+    if (fb_iter == NULL) {
+        PyErr_SetString(PyExc_TypeError, "npjax: the Python member is not installed");
+        return NULL;
+    }
+    return PyObject_CallOneArg(fb_iter, self);
+}
+
+static PyObject *set_iter(PyObject *mod, PyObject *fn) {
+    Py_XSETREF(fb_iter, Py_NewRef(fn));
+    Py_RETURN_NONE;
+}
+
 static PyGetSetDef array_getset[] = {
     {"T", get_T, NULL, "The transposed array (NumPy's view for a host array).", NULL},
     {NULL, NULL, NULL, NULL, NULL}};
@@ -1427,6 +1448,7 @@ static PyTypeObject ArrayBaseType = {
     .tp_as_sequence = &sequence,
     .tp_methods = array_methods,
     .tp_getset = array_getset,
+    .tp_iter = tp_iter,
     .tp_richcompare = tp_richcompare,
 };
 
@@ -1440,6 +1462,7 @@ static PyMethodDef methods[] = {
     {"use_function_vectorcall", use_function_vectorcall, METH_VARARGS,
      "Call a FunctionBase subclass by the vectorcall protocol."},
     {"set_transpose", set_transpose, METH_O, "Hand over ndarray.T's Python getter."},
+    {"set_iter", set_iter, METH_O, "Hand over ndarray.__iter__ (Python)."},
     {"configure_calls", configure_calls, METH_VARARGS,
      "(_placement.place_result, numpy.dtype): what function calls need."},
     {"set_array_ufunc", set_array_ufunc, METH_VARARGS,
