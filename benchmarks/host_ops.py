@@ -85,6 +85,11 @@ def operations(np: object) -> dict[str, Callable[[], object]]:
         "linalg.norm(3)": lambda: np.linalg.norm(d3),
         "sum(3)": lambda: np.sum(d3),
         "float * array(3)": lambda: 2.0 * d3,
+        "array(3).sum()": lambda: d3.sum(),
+        "array(3).copy()": lambda: d3.copy(),
+        "L[:, :i].T": lambda u=L[:, :i]: u.T,
+        "empty_like(48)": lambda: np.empty_like(x),
+        "stack(16 x array(3))": lambda P=[d3] * 16: np.stack(P),
     }
 
 

@@ -105,6 +105,12 @@ _registry.install(globals())
 for _sub in (fft, linalg, random):
     _registry.install(vars(_sub), "numpy." + _sub.__name__.rpartition(".")[2])
 del _sub
+# Function and method calls of the host route in C (npjax/_core/_fast_calls.py): after every
+# public function is in place.
+from npjax._core import _fast_calls
+
+_fast_calls.enable({"npjax": globals(), "npjax.linalg": vars(linalg),
+                    "npjax.fft": vars(fft)})
 # After install (npjax.lib.scimath is npjax.emath); by module name, since install has bound
 # ``lib`` to NumPy's and ``from npjax import lib`` would return that.
 lib = __import__("importlib").import_module("npjax.lib")

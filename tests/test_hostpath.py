@@ -261,6 +261,108 @@ def test_delete_as_the_python_member():
     _same_as_python(lambda: (OPERANDS["f8"](),), delete)
 
 
+# Function and method calls (``_fast_calls.HostFunction``): (operands, call).
+CALLS = {
+    "zeros(3)": (lambda: (), lambda: npjax.zeros(3)),
+    "zeros(shape, dtype=int)": (lambda: (), lambda: npjax.zeros((2, 3), dtype=int)),
+    "zeros(-1)": (lambda: (), lambda: npjax.zeros(-1)),
+    "zeros(big)": (lambda: (), lambda: npjax.zeros(70000)),
+    "empty((2, 0), 'f4')": (lambda: (), lambda: npjax.empty((2, 0), "f4")),
+    "ones(2, like=)": (lambda: (OPERANDS["f8"](),), lambda a: npjax.ones(2, like=a)),
+    "full(3, 2.5)": (lambda: (), lambda: npjax.full(3, 2.5)),
+    "empty_like(a, shape=0)": (lambda: (OPERANDS["f8 view"](),),
+                               lambda a: npjax.empty_like(a, shape=0)),
+    "zeros_like(a, dtype)": (lambda: (OPERANDS["i8"](),),
+                             lambda a: npjax.zeros_like(a, dtype=np.float32)),
+    "zeros(object)": (lambda: (), lambda: npjax.zeros(2, dtype=object)),
+    "sum(a)": (lambda: (OPERANDS["f8"](),), lambda a: npjax.sum(a)),
+    "sum(a, axis=0)": (lambda: (OPERANDS["2x1"](),), lambda a: npjax.sum(a, axis=0)),
+    "sum(a, axis=5)": (lambda: (OPERANDS["2x1"](),), lambda a: npjax.sum(a, axis=5)),
+    "sum(device)": (lambda: (OPERANDS["device"](),), lambda a: npjax.sum(a)),
+    "sum(scalar)": (lambda: (OPERANDS["scalar"](),), lambda a: npjax.sum(a)),
+    "sum(a, out=b)": (lambda: (OPERANDS["2x1"](), _host([0.0])),
+                      lambda a, b: npjax.sum(a, axis=0, out=b)),
+    "mean(empty)": (lambda: (_host(np.zeros(0)),), lambda a: npjax.mean(a)),
+    "a.mean() of empty": (lambda: (_host(np.zeros(0)),), lambda a: a.mean()),
+    "a.sum()": (lambda: (OPERANDS["i8"](),), lambda a: a.sum()),
+    "a.max(axis=1)": (lambda: (OPERANDS["2x1"](),), lambda a: a.max(axis=1)),
+    "a.ravel()": (lambda: (OPERANDS["f8 view"](),), lambda a: a.ravel()),
+    "linalg.norm(a)": (lambda: (OPERANDS["f8"](),), lambda a: npjax.linalg.norm(a)),
+    "outer(a, b)": (lambda: (OPERANDS["f8"](), OPERANDS["i8"]()),
+                    lambda a, b: npjax.outer(a, b)),
+    "outer(a, numpy)": (lambda: (OPERANDS["f8"](), OPERANDS["numpy array"]()),
+                        lambda a, b: npjax.outer(a, b)),
+    "stack([a, b])": (lambda: (OPERANDS["f8"](), OPERANDS["f8 row"]()),
+                      lambda a, b: npjax.stack([a, b])),
+    "stack((a, 1.0))": (lambda: (OPERANDS["f8"](),), lambda a: npjax.stack((a, 1.0))),
+    "stack([a, device])": (lambda: (OPERANDS["f8"](), OPERANDS["device"]()),
+                           lambda a, b: npjax.stack([a, b])),
+    "concatenate((a, b))": (lambda: (OPERANDS["f8"](), OPERANDS["b1"]()),
+                            lambda a, b: npjax.concatenate((a, b))),
+    "dot(a, a)": (lambda: (OPERANDS["f8 view"](),), lambda a: npjax.dot(a, a)),
+    "reshape(a, (2, 2))": (lambda: (OPERANDS["f8"](),), lambda a: npjax.reshape(a, (2, 2))),
+    "transpose(T)": (lambda: (OPERANDS["f8 T"](),), lambda a: npjax.transpose(a)),
+    "atleast_1d(a)": (lambda: (OPERANDS["f8"](),), lambda a: npjax.atleast_1d(a)),
+    "split(a, 2)": (lambda: (OPERANDS["f8"](),), lambda a: npjax.split(a, 2)),
+    "where(a > 0, a, 0.0)": (lambda: (OPERANDS["f8"](),), lambda a: npjax.where(a > 0, a, 0.0)),
+    "exp(a) overflow": (lambda: (OPERANDS["f8"](),), lambda a: npjax.exp(a)),
+    "a.copy()": (lambda: (OPERANDS["f8 row"](),), lambda a: a.copy()),
+    "a.copy('F')": (lambda: (OPERANDS["f8 T"](),), lambda a: a.copy("F")),
+    "large.copy()": (lambda: (OPERANDS["large"](),), lambda a: a.copy()),
+    "scalar.copy()": (lambda: (OPERANDS["scalar"](),), lambda a: a.copy()),
+    "device.copy()": (lambda: (OPERANDS["device"](),), lambda a: a.copy()),
+    "a.T": (lambda: (OPERANDS["f8 T"](),), lambda a: a.T),
+    "view.T": (lambda: (OPERANDS["f8 view"](),), lambda a: a.T),
+    "2x1.T": (lambda: (OPERANDS["2x1"](),), lambda a: a.T),
+    "scalar.T": (lambda: (OPERANDS["scalar"](),), lambda a: a.T),
+    "device.T": (lambda: (OPERANDS["device"](),), lambda a: a.T),
+    "list(a)": (lambda: (OPERANDS["i8"](),), lambda a: list(a)),
+    "list(view)": (lambda: (OPERANDS["f8 view"](),), lambda a: list(a)),
+    "list(2x1)": (lambda: (OPERANDS["2x1"](),), lambda a: list(a)),
+    "list(0-d)": (lambda: (OPERANDS["0-d"](),), lambda a: list(a)),
+    "list(device)": (lambda: (OPERANDS["device"](),), lambda a: list(a)),
+}
+
+
+@needs_c
+@pytest.mark.parametrize("name", list(CALLS))
+def test_function_and_method_calls_as_the_python_functions(name):
+    make, op = CALLS[name]
+    _same_as_python(make, op)
+
+
+@needs_c
+@pytest.mark.parametrize("placement", ["device", "host"])
+def test_function_calls_follow_the_placement_policy(placement):
+    with npjax.policy(placement=placement):
+        _same_as_python(lambda: (), lambda: npjax.zeros(3))
+        _same_as_python(lambda: (_host([1.0, 2.0]),), lambda a: npjax.outer(a, a))
+        made = npjax.zeros(3)
+    assert (made._host() is None) == (placement == "device")
+
+
+@needs_c
+def test_host_functions_stand_for_their_python_functions():
+    import inspect
+    import pickle
+
+    from npjax._calls import _dispatch
+    from npjax._core import _fast_calls
+
+    assert type(npjax.zeros) is _fast_calls.HostFunction  # NumPy's built-in: no binding
+    assert type(npjax.sum) is _fast_calls.HostMethod  # NumPy's Python function: binds
+    for f in (npjax.zeros, npjax.sum, npjax.linalg.norm, npjax.ndarray.sum,
+              npjax.ndarray.copy):
+        assert pickle.loads(pickle.dumps(f)) is f
+        assert inspect.signature(f) == inspect.signature(f.__wrapped__)
+        assert f.__doc__ == f.__wrapped__.__doc__ and f.__wrapped__.__name__ == f.__name__
+    assert inspect.unwrap(npjax.sum) is inspect.unwrap(_dispatch.FUNCTIONS["sum"])
+    holder = type("T", (), {"zeros": npjax.zeros, "sum": npjax.sum})()
+    assert holder.zeros(2).tolist() == [0.0, 0.0]
+    assert holder.sum.__self__ is holder  # bound, as a Python function is
+    assert npjax.ndarray.T.__get__(_host([[1.0, 2.0]])).shape == (2, 1)
+
+
 @needs_c
 def test_c_slots_are_in_place():
     assert isinstance(npjax.ndarray.__mro__[1], type) and npjax.ndarray.__mro__[1] is \

@@ -26,6 +26,7 @@ from npjax._calls._fallback import call_numpy
 from npjax._core._lazy import Lazy
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax, to_jax_lazy
+from npjax._core._fast_calls import MANY, parameters
 from npjax._core._placement import DEFERRED, NOT_HOST, try_host
 from npjax._calls._registry import NOT_LAZY
 from npjax._runtime._context import current
@@ -262,6 +263,10 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
     call.__name__ = call.__qualname__ = public
     call.__wrapped__ = fn
     call.host_first = True  # placement is decided inside (``try_host``)
+    if host_fn is not None:  # the C call's facts (``_fast_calls``): it runs the common case
+        # only where no check applies (no keyword it checks, no argument past ``checks_from``)
+        call.host_fast = (public, host_fn, parameters(fn) - {name for _, name, _ in checks},
+                          checks_from if checks else MANY)
     call.lazy = lazy
     FUNCTIONS[public] = call
     return call

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import inspect
 import operator
-import types
 from collections.abc import Callable
 from typing import Any
 
@@ -47,6 +46,7 @@ from npjax._core import _casts
 from npjax._library import _products, _reductions, _shape_ops
 from npjax._core._index_values import convert_value
 from npjax._compile._loop_index import LoopIndex, NoRoll
+from npjax._core._fast_calls import is_function
 from npjax._core._ndarray import ndarray
 from npjax._core._placement import DEFERRED_UFUNC
 from npjax._pure._impl.reductions import pairwise_upto
@@ -465,7 +465,7 @@ def consumer(f: Any) -> Any:
     take windows (ufuncs, ``dot``, ``outer``, ``sum``) ``f`` with windows handled."""
     if type(f) is ufunc:
         kind: Callable | None = _ufunc_call
-    elif type(f) is types.FunctionType:
+    elif is_function(f):  # (a Python function or its C call, ``_fast_calls``)
         kind = _KINDS.get(inspect.unwrap(f))
     else:
         return f

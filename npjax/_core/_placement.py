@@ -35,6 +35,7 @@ from npjax._runtime._numpy_calls import (SHARED, call_numpy_method, call_numpy_p
                                          run_loops, runs_loops)
 from npjax._core._device_copies import _to_device
 from npjax._core._normalize import array_method_value
+from npjax._core._fast_calls import MANY, parameters
 from npjax._core._host_only import has_host_only, host_only, run_fetched
 from npjax._core._ndarray import from_numpy, host_owner, ndarray
 from npjax._core._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
@@ -300,6 +301,7 @@ def host_first(name: str, host_fn: Any, impl: Any) -> Any:
 
     functools.update_wrapper(call, impl)
     call.host_first = True
+    call.host_fast = (name, host_fn, parameters(impl), MANY)  # (``_fast_calls``)
     return call
 
 
@@ -346,6 +348,7 @@ def host_method(name: str, impl: Any) -> Any:
 
     functools.update_wrapper(method, impl)
     method.host_first = method.host_method = True
+    method.host_fast = (name, None, parameters(impl) - {"self"}, MANY)  # (``_fast_calls``)
     return method
 
 

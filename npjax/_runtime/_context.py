@@ -89,8 +89,53 @@ def reset_policy() -> Policy:
     return DEFAULT_POLICY
 
 
-@contextlib.contextmanager
-def policy(**fields: Any) -> Iterator[Policy]:
+def policy(**fields: Any) -> _PolicyBlock:
     """Context manager: run the block with some policy fields changed."""
-    with using(policy=dataclasses.replace(_var.get().policy, **fields)) as ctx:
-        yield ctx.policy
+    return _PolicyBlock(fields)
+
+
+class _PolicyBlock(contextlib.ContextDecorator):
+    """``policy(**fields)``: entering sets the context with the changed policy (and gives
+    that policy), leaving restores the one before. A block entered again with the same
+    fields on the same context gets the same (immutable) context: a loop that calls a
+    function under ``with npjax.policy(mode="eager")`` pays two dictionary reads, not a
+    policy's validation and two tuple copies each time."""
+
+    __slots__ = ("fields", "token")
+
+    def __init__(self, fields: dict) -> None:
+        self.fields = fields
+        self.token: contextvars.Token | None = None
+
+    def _recreate_cm(self) -> _PolicyBlock:  # (used as a decorator: one block per call)
+        return _PolicyBlock(self.fields)
+
+    def __enter__(self) -> Policy:
+        ctx = _var.get()
+        new = _changed(ctx, self.fields)
+        self.token = _var.set(new)
+        return new.policy
+
+    def __exit__(self, *exc: Any) -> None:
+        _var.reset(self.token)
+
+
+_CHANGED: dict[tuple, tuple] = {}  # (id(context), fields) -> (context, changed context)
+
+
+def _changed(ctx: Context, fields: dict) -> Context:
+    """``ctx`` with its policy's ``fields`` changed (remembered for contexts outside a trace:
+    a kept trace context would keep the trace alive)."""
+    try:
+        key = (id(ctx), *fields.items())
+        hit = _CHANGED.get(key)
+    except TypeError:  # a field value that is not hashable
+        return _with(ctx, policy=dataclasses.replace(ctx.policy, **fields))
+    if hit is not None and hit[0] is ctx:
+        return hit[1]
+    new = _with(ctx, policy=dataclasses.replace(ctx.policy, **fields))
+    if ctx.trace is None:
+        if len(_CHANGED) >= 256:
+            _CHANGED.clear()
+        _CHANGED[key] = (ctx, new)
+    return new
