@@ -94,7 +94,6 @@ def _traced_scalar(v: jax.Array, dtype: np.dtype) -> jax.Array:
 def convert_value(value: Any, dtype: np.dtype, target: tuple, advanced: bool = False) -> Any:
     """A value to store into a ``target``-shaped region of an array of ``dtype``, converted
     as NumPy's setitem does: a host ``numpy.ndarray`` or a ``jax.Array`` (cast later)."""
-    value = array_method_value(value)
     if isinstance(value, ndarray) and value._scalar and not advanced and not np.can_cast(
             value.dtype, dtype, "safe"):
         if trace() is not None and isinstance(value._read(), jax.core.Tracer):
@@ -108,6 +107,8 @@ def convert_value(value: Any, dtype: np.dtype, target: tuple, advanced: bool = F
             v = value
     elif isinstance(value, np.ndarray):
         v = value.astype(dtype, copy=False)
+    elif (converted := array_method_value(value)) is not value:  # (``__array__``: an array)
+        return convert_value(converted, dtype, target, advanced)
     elif advanced:
         v = np.asarray(value, dtype=dtype)
     elif isinstance(value, _HOST_SCALARS):
