@@ -8,7 +8,12 @@ per iteration."""
 from __future__ import annotations
 
 import functools
+import importlib
+import importlib.util
 import os
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 
@@ -218,6 +223,48 @@ def test_only_the_users_code_is_rewritten():
     assert not _user_code.user_code(np.linspace.__wrapped__.__code__ if hasattr(
         np.linspace, "__wrapped__") else np.lib.stride_tricks.as_strided.__code__)
     assert not _user_code.user_code(compile("x = 1", "<string>", "exec"))
+
+
+def test_installed_code_outside_site_packages_is_not_the_users(tmp_path, monkeypatch):
+    # a wheel installed into a folder of sys.path (``pip install --target``, PYTHONPATH)
+    (tmp_path / "wheelmod.py").write_text("def f():\n    return 1\n")
+    (tmp_path / "wheelmod-1.0.dist-info").mkdir()
+    (tmp_path / "wheelmod-1.0.dist-info" / "RECORD").write_text(
+        "wheelmod.py,sha256=x,30\nwheelmod-1.0.dist-info/RECORD,,\n")
+    (tmp_path / "mine.py").write_text("def g():\n    return 2\n")
+    # a source checkout's egg-info lists the user's own files: they stay the user's
+    (tmp_path / "proj.egg-info").mkdir()
+    (tmp_path / "proj.egg-info" / "SOURCES.txt").write_text("mine.py\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    _user_code._top_level_names.cache_clear()
+    wheelmod, mine = importlib.import_module("wheelmod"), importlib.import_module("mine")
+    assert not _user_code.user_code(wheelmod.f.__code__)
+    assert _user_code.user_code(mine.g.__code__)
+
+
+def test_a_loop_rolls_where_jax_is_not_under_site_packages(tmp_path):
+    # the TPU machine's JAX lives in a folder on PYTHONPATH: its functions, run inside a loop
+    # body, are not the user's code (they were, and every loop there ran unrolled)
+    jax_dir = os.path.dirname(importlib.util.find_spec("jax").origin)
+    os.symlink(jax_dir, tmp_path / "jax")
+    script = textwrap.dedent("""
+        import jax, npjax
+        assert jax.__file__.startswith(FOLDER), jax.__file__
+        def f(a):
+            for _ in range(20):
+                a[1:-1] = 0.5 * (a[:-2] + a[2:])
+            return a
+        j = npjax.jit(f)
+        j(npjax.arange(8.0))
+        print([o.rolled for o in j.loops])
+        """).replace("FOLDER", repr(str(tmp_path)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(tmp_path), os.path.dirname(os.path.dirname(npjax.__file__))]))
+    (tmp_path / "script.py").write_text(script)  # (a loop rolls from its source file)
+    out = subprocess.run([sys.executable, str(tmp_path / "script.py")], env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[True]"
 
 
 def test_a_loop_calling_pure_helpers_rolls():

@@ -58,6 +58,7 @@ def _adds(text, t="f64"):
 
 def test_products_exact_names_platforms_and_dtypes(monkeypatch):
     x = np.random.default_rng(2).random((16, 16))
+    monkeypatch.setattr(_capabilities, "PRODUCTS_EXACT", {})
     rounded_tpu, rounded_cpu = _text(jacobi, x, 3, "tpu"), _text(jacobi, x, 3, "cpu")
     rounded_f32 = _text(jacobi, x.astype(np.float32), 3, "tpu")
     monkeypatch.setattr(_capabilities, "PRODUCTS_EXACT",

@@ -30,8 +30,11 @@ NumPy's semantics raises, which fall back to the eager run or an unrolled loop.
 from __future__ import annotations
 
 import contextvars
+import contextlib
 import dis
+import functools
 import gc
+import glob
 import os
 import signal
 import sys
@@ -50,27 +53,59 @@ from npjax._runtime._errstate import PACKAGE_DIR
 __all__ = ["REWRITTEN", "check", "depth", "enter", "leave", "restore", "rewritten", "user_code",
            "users", "users_in_body"]
 
-PACKAGES = tuple({os.path.join(os.path.abspath(p), "") for p in (
-    *(sysconfig.get_paths().get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib")),
-    PACKAGE_DIR) if p})
-# npjax and the libraries it computes NumPy's semantics with
+# npjax and the libraries it computes NumPy's semantics with, wherever they are installed
 LIBRARY_DIRS = (PACKAGE_DIR,) + tuple(os.path.dirname(m.__file__) + os.sep
                                       for m in (jax, jaxlib, np))
+# not the user's: the standard library, site-packages, and the libraries above and JAX's own
+# (which need not be under site-packages: a folder on PYTHONPATH, ``pip install --target``)
+PACKAGES = tuple({os.path.join(os.path.abspath(p), "") for p in (
+    *(sysconfig.get_paths().get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib")),
+    *LIBRARY_DIRS, *(os.path.dirname(sys.modules[name].__file__)
+                     for name in ("ml_dtypes", "opt_einsum") if name in sys.modules)) if p})
 _LIBRARY_MODULES = frozenset(("builtins", "numpy", "jax", "jaxlib", "npjax"))
 _USER: dict[types.CodeType, bool] = {}
 
 
 def user_code(code: types.CodeType) -> bool:
-    """Whether a function's code is the user's own (its file is not in npjax, the standard
-    library or an installed package, and is a file)."""
+    """Whether a function's code is the user's own: its file is not in npjax, the standard
+    library or an installed package (under site-packages, or a distribution whose metadata
+    sits in the folder of ``sys.path`` that holds the file), and is a file."""
     got = _USER.get(code)
     if got is None:
         name = code.co_filename
-        got = not name.startswith("<") and not os.path.abspath(name).startswith(PACKAGES)
+        got = not name.startswith("<") and not os.path.abspath(name).startswith(PACKAGES) \
+            and not _distributed(os.path.abspath(name))
         if len(_USER) > 4096:
             _USER.clear()
         _USER[code] = got
     return got
+
+
+def _distributed(path: str) -> bool:
+    """Whether ``path`` belongs to a distribution installed into a folder of ``sys.path``
+    other than site-packages (``PYTHONPATH``, ``pip install --target``)."""
+    folder = max((entry for entry in map(_folder, sys.path) if path.startswith(entry)),
+                 key=len, default=None)
+    if folder is None:
+        return False
+    top = path[len(folder):].split(os.sep)[0]
+    return top.removesuffix(".py") in _top_level_names(folder)
+
+
+def _folder(entry: str) -> str:
+    return os.path.join(os.path.abspath(entry or os.curdir), "")
+
+
+@functools.lru_cache(maxsize=64)
+def _top_level_names(folder: str) -> frozenset[str]:
+    """The top-level modules of the wheels installed into ``folder`` (their ``*.dist-info``
+    RECORDs; not a source checkout's ``egg-info``, whose files are the user's own)."""
+    names = set()
+    for record in glob.glob(os.path.join(glob.escape(folder), "*.dist-info", "RECORD")):
+        with contextlib.suppress(OSError), open(record, encoding="utf-8") as f:
+            names.update(line.split("/")[0].split(",")[0].removesuffix(".py")
+                         for line in f if not line.startswith(("..", "/")))
+    return frozenset(names)
 
 
 REWRITTEN: weakref.WeakSet = weakref.WeakSet()  # code npjax rewrote (``_loop_source``)
