@@ -14,7 +14,7 @@ A tiered JIT (PyPy, V8) over ``npjax.jit`` (issue 35, point 1). Each call of ``a
    an earlier run compiled this function and signature and the persistent compilation cache
    holds its program, ``_index``). Time spent before paying is then at most twice the best
    choice known in hindsight (the ski-rental bound). A *look* (signature, timing) costs
-   8-100 us, so until a signature is compiled most calls run without one (``_skips``): the
+   8-170 us, so until a signature is compiled most calls run without one (``_skips``): the
    first call, and calls between looks while looks would take over ``LOOK_SHARE`` of their
    time, counted as long as the looked-at one; a look still falls on the call at which a
    compile becomes due.
@@ -73,8 +73,8 @@ MIN_CALL_S = 2e-4  # calls shorter than this gain less than a compiled call's ow
 DEFAULT_COMPILE_S = 0.2  # the expected compile before any is measured (CPU: 0.1-0.4 s)
 HOT_CHECK = 3  # compiled calls timed before they are judged against the cold ones
 MAX_SIGNATURES = 64  # per function; further ones run as written
-LOOK_S = 1e-4  # what a look at a call may cost (signature, timing): 8 us, 100 us after XLA
-# work on a busy CPU (benchmarks/suite.py, small preset)
+LOOK_S = 2e-4  # what a look at a call may cost (signature, timing): 8 us in a loop, 100-170 us
+# after other NumPy and XLA work on a 2-CPU VM (benchmarks/suite.py, small preset)
 LOOK_SHARE = 0.005  # ... at most this share of the time of the calls run as written
 SAMPLE = 64  # a function with no compiled signature is looked at once in at most this many
 _COMPILES: list[float] = []  # compile times measured in this process
