@@ -120,10 +120,11 @@ def xp(request):
 @pytest.fixture
 def autojit_hot(monkeypatch):
     """npjax.autojit's signatures are hot at their second call (no timing: the cost model
-    always pays; no index of earlier runs)."""
+    always pays, every call is looked at; no index of earlier runs)."""
     from npjax._compile import _autojit
 
     monkeypatch.setattr(_autojit, "MIN_CALL_S", 0.0)
+    monkeypatch.setattr(_autojit, "LOOK_S", 0.0)  # every call is looked at
     monkeypatch.setattr(_autojit, "HOT_CHECK", 10**9)  # (the slower-than-cold check is timed)
     monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 0.0)
     monkeypatch.setattr(_autojit, "_index", _autojit._Index())

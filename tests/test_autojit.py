@@ -364,7 +364,7 @@ def test_runner_applies_autojit_and_reports_it(tmp_path):
     env = dict(os.environ, NPJAX_CACHE_DIR="off")
     plain = subprocess.run([sys.executable, "script.py"], cwd=tmp_path, capture_output=True,
                            text=True, env=env, check=True)
-    code = ("import sys, npjax._compile._autojit as a; a.MIN_CALL_S = 0; "
+    code = ("import sys, npjax._compile._autojit as a; a.MIN_CALL_S = a.LOOK_S = 0; "
             "a.expected_compile_s = lambda: 0.0; a.HOT_CHECK = 10**9; "
             "from npjax.__main__ import main; sys.exit(main(sys.argv[1:]))")
     done = subprocess.run([sys.executable, "-c", code, "run", "--no-report", "--report-json",
@@ -444,18 +444,111 @@ def test_runner_module_mode_and_tracebacks(tmp_path):
     assert "_autojit.py" not in done.stderr  # the wrapper's frames are not shown
 
 
-def test_short_functions_are_looked_at_once_in_a_sample(monkeypatch):
-    monkeypatch.setattr(_autojit, "MIN_CALL_S", 1e9)  # every call is short
-    f = npjax.autojit(lambda x: x + 1)
+def _timed_calls(monkeypatch, call_s: float):
+    """A clock under which every timed call takes ``call_s`` (it moves on at each read), a
+    function ``step`` and a count of the looks at calls."""
+    now = [0.0]
+    looks = [0]
+
+    def clock():
+        now[0] += call_s
+        return now[0]
+
+    monkeypatch.setattr(_autojit, "_clock", clock)
+    monkeypatch.setattr(_autojit, "LOOK_S", 1e-4)
+    signature = _autojit._signature
+
+    def counted(args, kwargs):
+        looks[0] += 1
+        return signature(args, kwargs)
+
+    monkeypatch.setattr(_autojit, "_signature", counted)
+
+    def step(x):
+        return x + 1
+
+    return step, looks
+
+
+def test_short_calls_are_looked_at_once_in_a_sample(monkeypatch):
+    monkeypatch.setattr(_autojit, "MIN_CALL_S", 1e-3)  # every call is short
+    monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 0.0)
+    step, looks = _timed_calls(monkeypatch, 1e-6)
+    f = npjax.autojit(step)
     x = npjax.asarray(numpy.arange(3.0))
-    for _ in range(_autojit.WINDOW):
-        f(x)
-    assert f._plain == _autojit.SAMPLE
-    for _ in range(_autojit.SAMPLE):
+    calls = 1 + 20 * _autojit.SAMPLE
+    for _ in range(calls):
         numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) + 1)
+    # the first call is not looked at; then one look in SAMPLE calls or fewer (varied)
+    assert 20 <= looks[0] <= 45
     (st,) = f._sigs.values()
-    assert st.calls == _autojit.WINDOW + _autojit.SAMPLE  # the sampled call counts SAMPLE
+    assert calls - _autojit.SAMPLE <= st.calls <= calls + _autojit.SAMPLE  # the skipped too
+    assert f._jitted is None and _compiles_of(f) == 0
     assert _auto()["cold"][0]["reason"].startswith("calls too short to gain")
+
+
+def _compiles_of(f) -> int:
+    return 0 if f._jitted is None else f._jitted._cache_size()
+
+
+def test_long_calls_are_looked_at_when_a_compile_becomes_due(monkeypatch):
+    monkeypatch.setattr(_autojit, "MIN_CALL_S", 1e-4)
+    call_s = 2.0 ** -10  # (exact sums)
+    monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 100 * call_s)
+    step, looks = _timed_calls(monkeypatch, call_s)  # a look per 10-20 calls
+    f = npjax.autojit(step)
+    x = npjax.asarray(numpy.arange(3.0))
+    for call in range(1, 121):
+        numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) + 1)
+        if call == 101:  # calls 2-101 took as long as a compile (the first warms up)
+            ((st,),) = [f._sigs.values()]
+            assert st.state == _autojit._COLD and f._jitted is None
+        if call == 102:
+            assert st.state == _autojit._HOT  # compiled at the call it became due
+    assert looks[0] <= 100 // 10 + 1 + 18  # then every call: compiled calls
+    assert [(e["cold_calls"], e["hot_calls"]) for e in _auto()["compiled"]] == [(100, 18)]
+
+
+def test_functions_of_several_signatures_are_looked_at_every_call(monkeypatch):
+    monkeypatch.setattr(_autojit, "MIN_CALL_S", 1e-4)
+    monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 1e9)
+    step, looks = _timed_calls(monkeypatch, 1e-3)
+    f = npjax.autojit(step)
+    xs = [npjax.asarray(numpy.arange(3.0)), npjax.asarray(numpy.arange(4.0))]
+    for call in range(200):
+        f(xs[call % 2])
+    assert len(f._sigs) == 2
+    assert sorted(st.calls for st in f._sigs.values())[0] >= 70
+    assert looks[0] >= 150
+
+
+def test_a_compiled_call_is_timed_to_its_results(monkeypatch):
+    """The slower-than-cold check times a compiled call with its results' transfer: a
+    program whose results take long to reach the host runs as written again."""
+    monkeypatch.setattr(_autojit, "HOT_CHECK", 3)
+    now = [0.0]
+
+    def clock():  # a call as written takes 0.5 s, a compiled one nothing but its results
+        now[0] += 0.25 if sys._getframe(1).f_code.co_name == "_timed" else 0.0
+        return now[0]
+
+    monkeypatch.setattr(_autojit, "_clock", clock)
+    hostify = _autojit._hostify
+
+    def slow_results(result, ctx):
+        now[0] += 1.0  # the results' wait: longer than any call as written
+        return hostify(result, ctx)
+
+    monkeypatch.setattr(_autojit, "_hostify", slow_results)
+    f = npjax.autojit(lambda x: x * 2.0)
+    x = npjax.asarray(numpy.arange(3.0))
+    for _ in range(2 + 3 + 3):
+        numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) * 2)
+    (st,) = f._sigs.values()
+    assert st.state == _autojit._AS_WRITTEN and st.hot_n == 3
+    assert f._hot_sigs == 0  # (calls as written are looked at less again)
+    assert _auto()["refused"][0]["reason"].startswith("compiled calls were not faster")
+    assert _auto()["refused"][0]["count"] == 1 + 3
 
 
 def test_signatures_are_bounded(monkeypatch):

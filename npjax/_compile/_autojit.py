@@ -13,13 +13,18 @@ A tiered JIT (PyPy, V8) over ``npjax.jit`` (issue 35, point 1). Each call of ``a
    of the compiles measured in this process, ``DEFAULT_COMPILE_S`` before any; nothing when
    an earlier run compiled this function and signature and the persistent compilation cache
    holds its program, ``_index``). Time spent before paying is then at most twice the best
-   choice known in hindsight (the ski-rental bound).
+   choice known in hindsight (the ski-rental bound). A *look* (signature, timing) costs
+   8-170 us, so until a signature is compiled most calls run without one (``_skips``): the
+   first call, and calls between looks while looks would take over ``LOOK_SHARE`` of their
+   time, counted as long as the looked-at one; a look still falls on the call at which a
+   compile becomes due.
 3. The first hot call checks ``f`` (``_autojit_check.check``: nothing but arrays and its own
    locals change when it runs; once per function) and calls ``npjax.jit(f)``. Its later calls
    are compiled calls, after the guards (the globals the check read still hold the same
    objects; if not, every signature of ``f`` is cold again). Compiled calls that are not
-   faster than the cold mean (after ``HOT_CHECK`` of them) send the signature back to
-   running as written, for good.
+   faster than the cold mean (after ``HOT_CHECK`` of them, timed up to their results on
+   the host or computed on the device) send the signature back to running as written, for
+   good.
 4. What cannot be compiled runs as written and is remembered per code object (the check) or
    per code object and signature (``npjax.JitError``: also loops that stay unrolled past
    ``_loop_unroll.AUTO_UNROLLED`` traced iterations, as a compile of them would not pay; a
@@ -41,6 +46,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import math
 import os
 import re
 import statistics
@@ -67,9 +73,12 @@ MIN_CALL_S = 2e-4  # calls shorter than this gain less than a compiled call's ow
 DEFAULT_COMPILE_S = 0.2  # the expected compile before any is measured (CPU: 0.1-0.4 s)
 HOT_CHECK = 3  # compiled calls timed before they are judged against the cold ones
 MAX_SIGNATURES = 64  # per function; further ones run as written
-WINDOW = 32  # calls whose mean, under MIN_CALL_S, makes a function short (``_plain``)
-SAMPLE = 64  # a short function is looked at once in this many calls
+LOOK_S = 2e-4  # what a look at a call may cost (signature, timing): 8 us in a loop, 100-170 us
+# after other NumPy and XLA work on a 2-CPU VM (benchmarks/suite.py, small preset)
+LOOK_SHARE = 0.005  # ... at most this share of the time of the calls run as written
+SAMPLE = 64  # a function with no compiled signature is looked at once in at most this many
 _COMPILES: list[float] = []  # compile times measured in this process
+_clock = time.perf_counter
 
 _COLD, _HOT, _AS_WRITTEN = 0, 1, 2
 _EAGER = Jitted._eager.__code__  # npjax.jit's run of a call as written
@@ -77,7 +86,14 @@ _EAGER = Jitted._eager.__code__  # npjax.jit's run of a call as written
 
 def expected_compile_s() -> float:
     """The compile time expected of the next compile: the median of those measured."""
-    return statistics.median(_COMPILES[-32:]) if _COMPILES else DEFAULT_COMPILE_S
+    if not _COMPILES:
+        return DEFAULT_COMPILE_S
+    if _median[0] != len(_COMPILES):
+        _median[:] = [len(_COMPILES), statistics.median(_COMPILES[-32:])]
+    return _median[1]
+
+
+_median: list = [0, DEFAULT_COMPILE_S]  # (len(_COMPILES) it was taken at, the median)
 
 
 # --- the index of what earlier runs compiled (persistent cache hits are free) ------------
@@ -94,7 +110,7 @@ class _Index:
         cache = _compile_cache.state.get("dir")
         return None if not cache else os.path.join(cache, "autojit-index.json")
 
-    def _load(self) -> set[str]:
+    def load(self) -> set[str]:
         if self.keys is None:
             self.keys = set()
             path = self.path()
@@ -107,10 +123,10 @@ class _Index:
         return self.keys
 
     def __contains__(self, key: str) -> bool:
-        return key in self._load()
+        return key in self.load()
 
     def add(self, key: str) -> None:
-        keys = self._load()
+        keys = self.load()
         path = self.path()
         if key in keys or path is None:
             return
@@ -214,6 +230,23 @@ def _hostify(result: Any, ctx: Any) -> Any:
     return result
 
 
+def _ready(result: Any) -> Any:
+    """``result`` once the device has computed its arrays (a compiled call returns at once:
+    its time is the dispatch's alone)."""
+    t = type(result)
+    if t is ndarray:
+        if result._base is None and isinstance(result._value, jax.Array):
+            result._value.block_until_ready()
+    elif t is tuple or t is list:
+        for v in result:
+            _ready(v)
+    return result
+
+
+def _finish(result: Any, host: bool, ctx: Any) -> Any:
+    return _hostify(result, ctx) if host else _ready(result)
+
+
 # --- the wrapper --------------------------------------------------------------------------
 
 
@@ -272,8 +305,10 @@ class AutoJit:
         self._guards: _autojit_check.Guards | None = None
         # (name, site, why) when the check refused f: every call runs as written
         self._refused: tuple[str, str, str] | None = None
-        self._plain = 0  # > 0: short calls, run as written without a look until it is 0
-        self._window = [0, 0.0]  # calls looked at and their time, towards ``_plain``
+        self._skip = 0  # calls still to run as written without a look (``_timed``)
+        self._weight = 1  # the calls the next look stands for (itself and those skipped)
+        self._looks = 0  # looks that set ``_skip`` (they vary it)
+        self._first = True  # the first call runs as written, not looked at nor timed
         self._hot_sigs = 0  # signatures compiled (then every call is looked at)
         self._site = f"{self._code.co_filename}:{self._code.co_firstlineno}"
         self._name = getattr(fn, "__qualname__", fn.__name__)
@@ -302,17 +337,18 @@ class AutoJit:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         fn = self._autojit_fn
-        weight = 1
-        if self._plain:  # short calls: only one in SAMPLE is looked at (and counts SAMPLE)
-            self._plain -= 1
-            if self._plain:
-                return fn(*args, **kwargs)
-            self._plain, weight = SAMPLE, SAMPLE
+        if self._skip:  # between looks (``_timed``): as written, not looked at
+            self._skip -= 1
+            return fn(*args, **kwargs)
+        weight, self._weight = self._weight, 1
         ctx = _context.get()
         if ctx.trace is not None or (self._runner and ctx.policy.jit != "auto"):
             return fn(*args, **kwargs)  # inside a trace: traced as part of the caller
         if self._refused is not None:
             _stats.autojit_refused[self._refused] += weight
+            return fn(*args, **kwargs)
+        if self._first and LOOK_S > 0:  # (it warms up: neither looked at nor timed)
+            self._first = False
             return fn(*args, **kwargs)
         try:
             sig, host = _signature(args, kwargs)
@@ -335,45 +371,59 @@ class AutoJit:
                 self._cool()
                 st = self._sigs[sig] = _Sig()
             else:
-                result = self._hot(sig, st, args, kwargs)
-                return _hostify(result, ctx) if host and ctx.host >= 0 else result
+                return self._hot(st, args, kwargs, host and ctx.host >= 0, ctx)
         elif st.state == _AS_WRITTEN:
             self._refuse(*st.why, weight)
             return self._timed(fn, args, kwargs, None, weight)
         if st.calls >= MIN_CALLS - 1 and st.cold_s / st.calls >= MIN_CALL_S and (
                 st.cold_s >= expected_compile_s() or self._known(sig, st)):
-            self._plain = 0
-            result = self._compile(sig, st, args, kwargs)
-            return _hostify(result, ctx) if host and ctx.host >= 0 else result
-        return self._timed(fn, args, kwargs, st, weight)
+            host = host and ctx.host >= 0
+            result = self._compile(sig, st, args, kwargs, host, ctx)
+            return _hostify(result, ctx) if host else result
+        return self._timed(fn, args, kwargs, st, weight, sig)
 
     def _timed(self, fn: Callable, args: tuple, kwargs: dict, st: _Sig | None,
-               weight: int) -> Any:
-        """Run ``fn`` as written, timed: the signature's cold time, and whether the function
-        is short enough to be looked at only once in SAMPLE calls (``_plain``)."""
-        t0 = time.perf_counter()
+               weight: int, sig: Any = None) -> Any:
+        """Run ``fn`` as written, timed. Until a signature is compiled, the next calls run
+        without a look (``_skip``: no signature, no timing) while a look would cost more
+        than ``LOOK_SHARE`` of their time and no compile can become due meanwhile; they are
+        counted now, as long as this one (``weight``: refusals, at the next look)."""
+        t0 = _clock()
         try:
             return fn(*args, **kwargs)
         finally:
-            elapsed = time.perf_counter() - t0
+            elapsed = _clock() - t0
             if st is not None:
-                st.cold_s += elapsed * weight
-                st.calls += weight
-            if weight > 1:  # a sampled call: look at every call again when it was long
-                if elapsed >= MIN_CALL_S:
-                    self._plain = 0
-            elif not self._hot_sigs:
-                win = self._window
-                win[0] += 1
-                win[1] += elapsed
-                if win[0] == WINDOW:
-                    if win[1] < MIN_CALL_S * WINDOW:
-                        self._plain = SAMPLE
-                    win[0], win[1] = 0, 0.0
+                st.cold_s += elapsed
+                st.calls += 1
+            if not self._hot_sigs:
+                n = self._skip = self._skips(sig, st, elapsed)
+                self._weight = n + 1
+                if st is not None and n:
+                    st.cold_s += elapsed * n
+                    st.calls += n
+
+    def _skips(self, sig: Any, st: _Sig | None, elapsed: float) -> int:
+        """How many calls to run without a look after one that took ``elapsed``: fewer by
+        a varying part, so that looks fall on every kind of call (calls of two signatures
+        in turn); none while a compile may become due and the function has several."""
+        if LOOK_S <= 0:
+            return 0
+        n = min(SAMPLE, int(LOOK_S / (LOOK_SHARE * max(elapsed, 1e-9)))) - 1
+        if n <= 0:
+            return 0
+        self._looks += 1
+        n -= (self._looks * 2654435761 >> 8) % (n // 2 + 1)
+        if st is None or st.state != _COLD or st.calls * MIN_CALL_S > st.cold_s:
+            return n  # (a signature of short calls never compiles)
+        if len(self._sigs) > 1 or self._known(sig, st):
+            return 0
+        return max(min(n, math.ceil((expected_compile_s() - st.cold_s) / elapsed - 1e-6)), 0)
 
     def _known(self, sig: Any, st: _Sig) -> bool:
         if st.known is None:
-            st.known = _index_key(self._code, sig) in _index
+            # (the key is computed only where an earlier run left an index)
+            st.known = bool(_index.load()) and _index_key(self._code, sig) in _index
         return st.known
 
     def _cool(self) -> None:
@@ -386,11 +436,14 @@ class AutoJit:
 
     def _as_written(self, st: _Sig, why: str, site: str, args: tuple, kwargs: dict,
                     run: bool = True) -> Any:
+        if st.state == _HOT:
+            self._hot_sigs -= 1
         st.state, st.why = _AS_WRITTEN, (why, site)
         self._refuse(why, site)
         return self._autojit_fn(*args, **kwargs) if run else None
 
-    def _compile(self, sig: Any, st: _Sig, args: tuple, kwargs: dict) -> Any:
+    def _compile(self, sig: Any, st: _Sig, args: tuple, kwargs: dict, host: bool,
+                 ctx: Any) -> Any:
         fn = self._autojit_fn
         if self._guards is None:
             try:
@@ -403,10 +456,10 @@ class AutoJit:
             self._jitted = Jitted(fn, (), (), "raise")
         jitted = self._jitted
         compiles = _stats.compiles["count"]
-        t0 = time.perf_counter()
+        t0 = _clock()
         limit = _loop_unroll.UNROLL_LIMIT.set(_loop_unroll.AUTO_UNROLLED)
         try:
-            result = jitted(*args, **kwargs)
+            result = _finish(jitted(*args, **kwargs), host, ctx)
         except JitError as exc:  # npjax cannot trace it: the arguments are unchanged
             return self._as_written(st, _jit_reason(exc), _jit_site(exc, self._site), args,
                                     kwargs)
@@ -426,7 +479,7 @@ class AutoJit:
                                     _jit_site(exc, self._site), args, kwargs)
         finally:
             _loop_unroll.UNROLL_LIMIT.reset(limit)
-        elapsed = time.perf_counter() - t0
+        elapsed = _clock() - t0
         last = jitted._last
         if last is not None and last[1].eager is not None:  # npjax.jit ran it eagerly
             self._as_written(st, "npjax.jit could not trace it", last[1].eager, args, kwargs,
@@ -436,7 +489,8 @@ class AutoJit:
         compile_s = max(elapsed - cold_mean, 0.0)
         if _stats.compiles["count"] > compiles:
             _COMPILES.append(compile_s)
-        _index.add(_index_key(self._code, sig))
+        if _index.path() is not None:
+            _index.add(_index_key(self._code, sig))
         st.state = _HOT
         self._hot_sigs += 1
         rec = self._record()
@@ -454,11 +508,16 @@ class AutoJit:
                 "hot_calls": 0, "saved_s": 0.0}
         return rec
 
-    def _hot(self, sig: Any, st: _Sig, args: tuple, kwargs: dict) -> Any:
+    def _hot(self, st: _Sig, args: tuple, kwargs: dict, host: bool, ctx: Any) -> Any:
+        """A compiled call; the first ``HOT_CHECK`` are timed to their results' end."""
         jitted = self._jitted
-        t0 = time.perf_counter()
+        t0 = _clock()
         result = jitted(*args, **kwargs)
-        elapsed = time.perf_counter() - t0
+        if host:
+            result = _hostify(result, ctx)
+        elif st.hot_n < HOT_CHECK:
+            _ready(result)
+        elapsed = _clock() - t0
         last = jitted._last
         if last is not None and last[1].eager is not None:
             self._as_written(st, "npjax.jit could not trace it", last[1].eager, args, kwargs,
