@@ -2,7 +2,9 @@
 
 Run ``python -m npjax bench [--quick] [--size small|large] [--only k1,k2]`` (or this file).
 Every kernel in ``benchmarks/kernels`` is run by every variant in the same process,
-interleaved (one call of each variant per round), on fresh copies of the same inputs; the
+interleaved (one call of each variant per round, in an order shuffled per round with a fixed
+seed: a variant that always ran right after another paid for what that one left behind, such
+as freed memory refaulted or a cold cache), on fresh copies of the same inputs; the
 median of the rounds is reported, and the first call (trace + compile for the jitted
 variants) separately. Every result is checked against NumPy's (``allclose`` with rtol 1e-7
 and an absolute tolerance of 1e-9 times the largest magnitude of NumPy's result). Writes
@@ -18,6 +20,7 @@ import datetime
 import json
 import math
 import os
+import random
 import platform
 import statistics
 import sys
@@ -159,7 +162,9 @@ def run_kernel(mod: Any, size: str, repeats: int, log: Any, slow_s: float = math
     # rounds.
     while round_ < repeats or (round_ < max_rounds and any(
             sum(ts) < min_total_s for v, ts in samples.items() if firsts[v] <= slow_s)):
-        for variant in firsts:
+        order = list(firsts)
+        random.Random(round_).shuffle(order)
+        for variant in order:
             if round_ and firsts[variant] > slow_s:
                 continue
             args = runner.prepare(variant)
