@@ -10,9 +10,15 @@
 #   STEPS=import,suite ...   then   STEPS=examples,tests ...
 # The project is not installed there: PYTHONPATH is the checkout (plus the wheels the
 # caller installed, e.g. array-api-compat under /tmp/site).
+# The device tool returns at most 8 files from $OUT: PACK_TO=DIR writes the results under
+# $OUT (give it a scratch folder) and packs them into DIR/tpu_results.tgz after every step,
+# so a call cut short still returns what finished:
+#   OUT=/tmp/o PACK_TO=$OUT STEPS=compile,suite benchmarks/tpu_check.sh
 set -u
 OUT=${OUT:-tpu_out}
 mkdir -p "$OUT"
+PACK_TO=${PACK_TO:-}
+pack() { [ -n "$PACK_TO" ] && tar czf "$PACK_TO/tpu_results.tgz" -C "$OUT" . ; return 0; }
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 TQDM_DISABLE=1 MPLBACKEND=Agg
 PY=${PY:-python3}
 STEPS=${STEPS:-import,overhead,threshold,compile,suite,suite_device,examples,tests}
@@ -48,20 +54,24 @@ a = np.arange(5.0)
 print(sys.version.split()[0], 'jax', jax.__version__, 'numpy', numpy.__version__, jax.devices())
 print(a + 1, (a * a).sum(), np.linalg.solve(np.eye(2) * 2, np.ones(2)), np.fft.fft(a)[1])
 print('first calls', round(time.perf_counter() - t, 2), 's')" || exit 1
+    pack
 fi
 if has overhead; then
     echo "== overhead"
     timeout 90 $PY benchmarks/overhead.py --quick --out "$OUT"
+    pack
 fi
 if has threshold; then
     echo "== threshold: one elementwise chain per placement and size"
     timeout 90 $PY benchmarks/threshold.py --quick
+    pack
 fi
 
 if has compile; then
     echo "== first calls (compile) of npjax.jit and hand-written jax.jit, one process per step"
     timeout "$COMPILE_S" $PY benchmarks/tpu_compile_probe.py --out "$OUT" \
         --kernels "$COMPILE_KERNELS" --variants "$COMPILE_VARIANTS" --step-s "$COMPILE_STEP_S"
+    pack
 fi
 
 run_suite() {  # $1: kernels, $2: output folder, $3...: suite options
@@ -102,10 +112,12 @@ EOF
 if has suite; then
     echo "== $SIZE preset, default placement, one process per kernel (${KERNEL_S}s each)"
     run_suite "$KERNELS" "$OUT/suite"
+    pack
 fi
 if has suite_device; then
     echo "== $SIZE preset, every array on the device"
     run_suite "$KERNELS_DEVICE" "$OUT/suite_device" --placement device
+    pack
 fi
 if has examples; then
     echo "== examples under --compare (npjax's run and NumPy's, each timed)"
@@ -118,6 +130,7 @@ if has examples; then
         echo "   $ex: exit $? $(grep -E 'MATCH|DIFFER|npjax .* s|numpy .* s' \
             "$OUT/$(basename "$ex" .py).compare.txt" | tail -n 3 | tr '\n' ' ')"
     done
+    pack
 fi
 if has tests; then
     echo "== parity suites, every array on the TPU, one process"
@@ -126,4 +139,5 @@ if has tests; then
         -p no:benchmark --npjax-placement=device -rfE $TESTS > "$OUT/pytest.log" 2>&1
     echo "pytest exit $?"
     tail -n 40 "$OUT/pytest.log"
+    pack
 fi

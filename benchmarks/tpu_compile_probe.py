@@ -286,6 +286,8 @@ def _worker(kernel: str, variant: str, size: str) -> dict:
             t = time.perf_counter()
             _block(runner.jitted(npjax, *args))
             out["first_s"] = time.perf_counter() - t
+        # (a loop left unrolled is the first suspect of a long compile)
+        out["loops_rolled"] = [o.rolled for o in getattr(runner.jitted, "loops", ())]
     else:
         aot = variant == "npjax_aot"
         t = time.perf_counter()
@@ -307,44 +309,46 @@ def chip(out_dir: str, kernels: list[str], variants: list[str], size: str,
     if "contraction" in variants:
         steps.insert(0, ("-", "contraction"))
     for kernel, variant in steps:
-        if True:
-            cmd = [sys.executable, os.path.abspath(__file__), "--worker", kernel, variant,
-                   "--size", size]
-            # no persistent cache: every step compiles (JAX's compile log on stderr)
-            env = dict(os.environ, NPJAX_CACHE_DIR="off", JAX_LOG_COMPILES="1")
-            t = time.perf_counter()
-            try:
-                p = subprocess.run(cmd, capture_output=True, text=True, timeout=step_s, env=env)
-                lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
-                rec = json.loads(lines[-1]) if p.returncode == 0 and lines else {
-                    "kernel": kernel, "variant": variant, "failed": p.returncode,
-                    "error": (p.stderr.strip().splitlines() or ["?"])[-1][:300]}
-                # the slowest compiles JAX logged ("Finished XLA compilation of NAME in S sec")
-                logged = re.findall(r"Finished XLA compilation of (.+?) in ([\d.]+) sec",
-                                    p.stderr)
-                rec["xla_compiles"] = sorted(((n, round(float(s), 2)) for n, s in logged),
-                                             key=lambda x: -x[1])[:5]
-            except subprocess.TimeoutExpired as exc:
-                err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else exc.stderr or ""
-                rec = {"kernel": kernel, "variant": variant, "timeout_s": step_s,
-                       "last_log": err.strip().splitlines()[-3:]}
-            rec["wall_s"] = round(time.perf_counter() - t, 2)
-            results.append(rec)
-            sec = rec.get("first_s", rec.get("compile_s"))
-            what = f"{sec:.2f} s" if sec is not None else (
-                f"timeout {step_s:.0f} s" if "timeout_s" in rec else f"failed: {rec['error']}")
-            line = f"{kernel:10s} {variant:12s} {what}"
-            if "lower_s" in rec:
-                line += f" (trace+lower {rec['lower_s']:.2f} s)"
-            if rec.get("xla_compiles"):
-                line += f"; slowest XLA compile {rec['xla_compiles'][0][1]:.2f} s"
-            if "differ" in rec:
-                line = f"contraction: elements differing from NumPy {rec['differ']}"
-            print(line, flush=True)
-            with open(os.path.join(out_dir, "tpu_compile_probe.txt"), "a") as f:
-                f.write(line + "\n")
-    with open(os.path.join(out_dir, "tpu_compile_probe.json"), "w") as f:
-        json.dump(results, f, indent=1)
+        cmd = [sys.executable, os.path.abspath(__file__), "--worker", kernel, variant,
+               "--size", size]
+        # no persistent cache: every step compiles (JAX's compile log on stderr)
+        env = dict(os.environ, NPJAX_CACHE_DIR="off", JAX_LOG_COMPILES="1")
+        t = time.perf_counter()
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=step_s, env=env)
+            lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
+            rec = json.loads(lines[-1]) if p.returncode == 0 and lines else {
+                "kernel": kernel, "variant": variant, "failed": p.returncode,
+                "error": (p.stderr.strip().splitlines() or ["?"])[-1][:300]}
+            # the slowest compiles JAX logged ("Finished XLA compilation of NAME in S sec")
+            logged = re.findall(r"Finished XLA compilation of (.+?) in ([\d.]+) sec",
+                                p.stderr)
+            rec["xla_compiles"] = sorted(((n, round(float(s), 2)) for n, s in logged),
+                                         key=lambda x: -x[1])[:5]
+        except subprocess.TimeoutExpired as exc:
+            err = exc.stderr.decode() if isinstance(exc.stderr, bytes) else exc.stderr or ""
+            rec = {"kernel": kernel, "variant": variant, "timeout_s": step_s,
+                   "last_log": err.strip().splitlines()[-3:]}
+        rec["wall_s"] = round(time.perf_counter() - t, 2)
+        results.append(rec)
+        sec = rec.get("first_s", rec.get("compile_s"))
+        what = f"{sec:.2f} s" if sec is not None else (
+            f"timeout {step_s:.0f} s" if "timeout_s" in rec else f"failed: {rec['error']}")
+        line = f"{kernel:10s} {variant:12s} {what}"
+        if "lower_s" in rec:
+            line += f" (trace+lower {rec['lower_s']:.2f} s)"
+        if "loops_rolled" in rec:
+            line += f"; loops rolled {rec['loops_rolled']}"
+        if rec.get("xla_compiles"):
+            line += f"; slowest XLA compile {rec['xla_compiles'][0][1]:.2f} s"
+        if "differ" in rec:
+            line = f"contraction: elements differing from NumPy {rec['differ']}"
+        print(line, flush=True)
+        with open(os.path.join(out_dir, "tpu_compile_probe.txt"), "a") as f:
+            f.write(line + "\n")
+        # (after every step: the whole step may be stopped at its limit)
+        with open(os.path.join(out_dir, "tpu_compile_probe.json"), "w") as f:
+            json.dump(results, f, indent=1)
 
 
 def main() -> None:
