@@ -628,8 +628,9 @@ class Roll:
         late = [(q, o) for q, o in [*outside, *out_refs]  # values used after the loop
                 if self.start + size <= q < self.stop]
         early = [q for q, _ in late if q not in body]
-        if early:
-            self.last = (max(early) - start) // size
+        if early:  # (the earliest: cutting at a later one would find the earlier next time,
+            # once per trip, when every trip's value is used after the loop)
+            self.last = (min(early) - start) // size
             return False
         for q, o in late:
             self._carried(q - body.start, o)
