@@ -20,6 +20,7 @@ import numpy as np
 from jax import lax
 
 from npjax._pure import _dtypes
+from npjax._library import _int_division_methods as _int_div
 from npjax._library import _reductions
 from npjax._runtime import _ufunc_checks
 from npjax._core._index_kernels import index_ids
@@ -229,6 +230,11 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
         raise ValueError(f"non-broadcastable operand with shape {mask.shape} doesn't match "
                          f"the broadcast shape {x.shape}")
     loop_dt = _reduce_loop_dtype(name, x.dtype, result_dt, dtype)
+    if _int_div.reduce_on_host(name, loop_dt, x):
+        host_kw = {k: v for k, v in kwargs.items() if k != "where"}
+        res = _int_div.run_method(name, "reduce", x, **host_kw,
+                                  **({"where": where} if has_where else {}))
+        return _finish(res, result_dt, out, name, res.ndim == 0 and out is None)
     x = _reductions.precast(x, loop_dt, mask if has_where else True)
     has_initial = initial is not _NoValue
     init = jnp.asarray(kwargs["initial"]) if has_initial and kwargs["initial"] is not None \
@@ -327,6 +333,9 @@ def accumulate(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None,
     result_dt = _probe_dtype(name, "accumulate", x.dtype, x.shape, kwargs)
     ax = normalize_axis(0 if axis is None else axis, x.ndim)
     loop_dt = _reduce_loop_dtype(name, x.dtype, result_dt, dtype)
+    if _int_div.reduce_on_host(name, loop_dt, x):
+        return _finish(_int_div.run_method(name, "accumulate", x, axis=ax, dtype=dtype),
+                       result_dt, out, name)
     x = _reductions.precast(x, loop_dt)
     _check_power(name, loop_dt, x, ax, False)
     res = _accumulate_kernel(name, loop_dt, ax)(x)
@@ -405,7 +414,9 @@ def reduceat(self: ufunc, array: Any, indices: Any, axis: Any = 0, dtype: Any = 
     loop_dt = _reduce_loop_dtype(name, x.dtype, result_dt, dtype)
     ends = np.append(idx[1:], n)
     ends = np.where(idx < ends, ends, idx + 1)
-    if idx.size == 0:
+    if idx.size and _int_div.reduce_on_host(name, loop_dt, x):
+        res = _int_div.run_method(name, "reduceat", x, idx, axis=ax, dtype=dtype)
+    elif idx.size == 0:
         res = jnp.zeros(x.shape[:ax] + (0,) + x.shape[ax + 1:], result_dt)
     else:
         res = _reduceat_kernel(name, loop_dt, ax)(x, jnp.asarray(idx), jnp.asarray(ends))
@@ -466,6 +477,9 @@ def at(self: ufunc, a: Any, indices: Any, b: Any = None, /) -> None:
         raise ValueError("assignment destination is read-only")
     if _at_on_host(self, a, indices, b):
         return
+    if _int_div.at_on_host(name, a, b):
+        _int_div.run_at(name, a, indices, b)
+        return
     shape = a.shape
     unary = self.nin == 1
     if unary:
@@ -496,6 +510,9 @@ def at(self: ufunc, a: Any, indices: Any, b: Any = None, /) -> None:
         return
     flat = a._read().ravel()
     new = _at_kernel(name, loop_in, loop_out, a.dtype, unary)(flat, ids.ravel(), bv)
+    if _int_div.at_flags_possible(loop_out, flat, new):
+        _int_div.run_at(name, a, indices, b)
+        return
     a._write(new.reshape(shape))
 
 
@@ -540,11 +557,11 @@ def install() -> None:
 install()
 
 
-def _finish(res: Any, result_dt: np.dtype, out: Any, name: str) -> Any:
+def _finish(res: Any, result_dt: np.dtype, out: Any, name: str, scalar: bool = False) -> Any:
     """Cast to NumPy's result dtype; write ``out`` (returned itself) or wrap a new array."""
     if res.dtype != result_dt:
         res = res.astype(result_dt)
     if out is not None:
         out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
         return write_out(out, res, "unsafe", name)
-    return ndarray._owner(res)
+    return ndarray._owner(res, scalar)

@@ -1,0 +1,195 @@
+"""Leftovers of NumPy's own tests on the device (issue 36, ``benchmarks/results/numpy_tests.md``),
+each compared with NumPy exactly (value, dtype, shape, exception class and message, warnings)
+on host arrays, device arrays and device arrays in lazy mode:
+
+1. broadcast-assignment errors: NumPy's messages ("shape mismatch: value array of shape
+   (100,100) could not be broadcast to indexing result of shape (3,4)", shapes without spaces);
+2. division ufunc methods (``reduce``/``accumulate``/``reduceat``/``at``) report each step's
+   divide-by-zero and overflow flags as NumPy does (lost on the device before), and float
+   ``ufunc.at`` reports its flags.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy
+import pytest
+
+import npjax
+from tests._parity import assert_same, family
+
+MODES = {
+    "host": {},
+    "device": {"placement": "device"},
+    "lazy": {"placement": "device", "mode": "lazy"},
+}
+
+
+@pytest.fixture(params=list(MODES))
+def mode(request):
+    with npjax.policy(**MODES[request.param]):
+        yield request.param
+
+
+def _outcome(lib, fn, state):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            with lib.errstate(all=state):
+                result = fn(lib)
+                if lib is npjax:
+                    numpy.asarray(result)
+        except Exception as exc:  # compared with NumPy's
+            result = exc
+    return result, [(w.category.__name__, str(w.message)) for w in caught]
+
+
+def check(fn, state="warn"):
+    """``fn(numpy)`` against ``fn(npjax)``: the same exception class and message, or the same
+    result; the same warnings in the same order."""
+    want, want_warn = _outcome(numpy, fn, state)
+    got, got_warn = _outcome(npjax, fn, state)
+    if isinstance(want, Exception) or isinstance(got, Exception):
+        assert isinstance(want, Exception) and isinstance(got, Exception), (want, got)
+        assert family(got) is family(want), (want, got)
+        assert str(got) == str(want), (want, got)
+    else:
+        assert_same(got, want, check_sign_of_zero=True)
+    assert got_warn == want_warn
+
+
+# --- 1. broadcast-assignment messages --------------------------------------------------------
+
+_INDEXES = {
+    "basic": lambda xp: slice(None),
+    "basic-leading-1": lambda xp: (slice(None), slice(None)),
+    "int": lambda xp: 1,
+    "fancy-last": lambda xp: (Ellipsis, [1, 2]),
+    "fancy-first": lambda xp: ([1, 2], Ellipsis),
+    "fancy-broadcast": lambda xp: ([0, 1], [[0], [1]]),
+    "fancy-slice": lambda xp: ([0, 1], slice(None)),
+    "empty-fancy": lambda xp: ([], slice(None)),
+    "bool-1d": lambda xp: (xp.array([True, False, True]),),
+    "bool-2d": lambda xp: xp.arange(12).reshape(3, 4) > 5,
+}
+_VALUES = [(100, 100), (1, 5), (2, 1, 4), (1, 2, 3), (5,), (3,), (2, 3)]
+
+
+@pytest.mark.parametrize("index", list(_INDEXES))
+@pytest.mark.parametrize("value_shape", _VALUES)
+def test_broadcast_assignment_errors(mode, index, value_shape):
+    def fn(xp):
+        a = xp.zeros((3, 4))
+        a[_INDEXES[index](xp)] = xp.zeros(value_shape)
+        return a
+    check(fn)
+
+
+def test_broadcast_error_reports_the_indexing_result_shape(mode):
+    # NumPy's test_indexing.py::TestBroadcastedAssignments::test_broadcast_error_reports_...
+    for index in [(..., [1, 2]), ([1, 2], ...), (0, [1, 2], slice(None)), ([[1], [2]],)]:
+        check(lambda xp, index=index: xp.zeros((3, 4, 5, 6, 7)).__setitem__(
+            index, xp.zeros((100, 100))))
+
+
+def test_full_of_an_unbroadcastable_fill(mode):
+    check(lambda xp: xp.full((3, 4), xp.zeros(5)))
+    check(lambda xp: xp.full((3, 4), xp.arange(4.0)))
+
+
+# --- 2. division ufunc methods ---------------------------------------------------------------
+
+_INTS = ["int8", "int16", "int32", "int64", "uint8", "uint64"]
+
+
+def _min(t):
+    return int(numpy.iinfo(t).min)
+
+
+_METHODS = {
+    "reduce-zero": lambda xp, t: xp.floor_divide.reduce(xp.arange(0, 100).astype(t)[::-1]),
+    "reduce-zero-first": lambda xp, t: xp.floor_divide.reduce(xp.arange(0, 100).astype(t)),
+    "reduce-overflow": lambda xp, t: xp.floor_divide.reduce(
+        xp.array([_min(t), 1, -1]).astype(t)),
+    "reduce-fine": lambda xp, t: xp.floor_divide.reduce(xp.array([100, 1, 2, 1, 3], dtype=t)),
+    "remainder-reduce": lambda xp, t: xp.remainder.reduce(xp.arange(0, 5).astype(t)[::-1]),
+    "fmod-reduce": lambda xp, t: xp.fmod.reduce(xp.arange(0, 5).astype(t)[::-1]),
+    "accumulate-zero": lambda xp, t: xp.floor_divide.accumulate(
+        xp.arange(0, 5).astype(t)[::-1]),
+    "accumulate-overflow": lambda xp, t: xp.floor_divide.accumulate(
+        xp.array([_min(t), 1, -1]).astype(t)),
+    "remainder-accumulate": lambda xp, t: xp.remainder.accumulate(
+        xp.arange(0, 5).astype(t)[::-1]),
+    "reduceat": lambda xp, t: xp.floor_divide.reduceat(xp.arange(0, 6).astype(t)[::-1],
+                                                       [0, 3]),
+    "reduce-axis": lambda xp, t: xp.floor_divide.reduce(
+        xp.arange(0, 6).astype(t).reshape(2, 3), axis=0),
+    "at": lambda xp, t: _at(xp, "floor_divide", xp.arange(0, 6).astype(t), [0, 1], 0),
+}
+
+
+def _at(xp, name, a, index, *b):
+    getattr(xp, name).at(a, index, *b)
+    return a
+
+
+@pytest.mark.parametrize("state", ["raise", "warn", "ignore"])
+@pytest.mark.parametrize("case", list(_METHODS))
+@pytest.mark.parametrize("dtype", _INTS)
+def test_integer_division_methods(mode, case, dtype, state):
+    check(lambda xp: _METHODS[case](xp, dtype), state)
+
+
+def _rows(xp):
+    return xp.array([[8, 0, 2], [8, 2, 0]], dtype="i4")
+
+
+_KEYWORDS = {
+    "where": lambda xp: xp.floor_divide.reduce(_rows(xp), axis=1,
+                                               where=xp.array([True, False, True])),
+    "where-initial": lambda xp: xp.floor_divide.reduce(
+        _rows(xp), axis=1, where=xp.array([True, True, False]), initial=100),
+    "initial": lambda xp: xp.floor_divide.reduce(xp.array([0, 4, 2], dtype="i4"), initial=100),
+    "keepdims": lambda xp: xp.remainder.reduce(_rows(xp), axis=1, keepdims=True),
+    "out": lambda xp: (lambda o: (xp.floor_divide.reduce(_rows(xp), axis=1, out=o), o)[1])(
+        xp.zeros(2, "i4")),
+    "dtype": lambda xp: xp.floor_divide.reduce(xp.array([-128, -1], dtype="i1"), dtype="i2"),
+    "scalar": lambda xp: xp.floor_divide.reduce(xp.array([-128, -1], dtype="i1")),
+    "accumulate-axis": lambda xp: xp.floor_divide.accumulate(_rows(xp), axis=1),
+    "reduceat-2d": lambda xp: xp.fmod.reduceat(_rows(xp).astype("u2"), [0, 1, 1], axis=1),
+    "at-2d": lambda xp: _at(xp, "remainder", xp.arange(6, dtype="i2").reshape(2, 3),
+                            (xp.array([0, 1]), 1), xp.array([0, 3])),
+    "at-float-operand": lambda xp: _at(xp, "floor_divide", xp.arange(3, dtype="i4"),
+                                       [0, 0], 0.0),
+    "float-reduce": lambda xp: xp.floor_divide.reduce(xp.array([1.0, 0.0, 2.0])),
+    "float-remainder-reduce": lambda xp: xp.remainder.reduce(xp.array([1.0, 0.0, 2.0])),
+    "float-accumulate": lambda xp: xp.floor_divide.accumulate(xp.array([1.0, 0.0, 2.0])),
+    "float-at": lambda xp: _at(xp, "floor_divide", xp.arange(3, dtype="f4"), [0, 0], 0),
+}
+
+
+@pytest.mark.parametrize("state", ["raise", "warn", "ignore"])
+@pytest.mark.parametrize("case", list(_KEYWORDS))
+def test_division_methods_keywords(mode, case, state):
+    check(_KEYWORDS[case], state)
+
+
+_FLOAT_AT = {
+    "divide-by-zero": ("divide", [1.0, 2, 0], [0, 2], (0.0,)),
+    "log-zero": ("log", [1.0, 0.0, 3.0], [1], ()),
+    "log-negative-twice": ("log", [1.0, -1.0, 3.0], [1, 1], ()),
+    "add-overflow": ("add", [1e308, 2.0], [0, 0], (1e308,)),
+    "add-nan-operand": ("add", [1.0, 2.0], [0], (numpy.nan,)),
+    "add-fine": ("add", [1.0, 2.0], [0, 0, 1], (3.0,)),
+    "sqrt-negative": ("sqrt", [4.0, -1.0], [0, 1], ()),
+    "float32-multiply-overflow": ("multiply", numpy.array([1e30, 2.0], "f4"), [0],
+                                  (numpy.float32(1e30),)),
+}
+
+
+@pytest.mark.parametrize("state", ["raise", "warn", "ignore"])
+@pytest.mark.parametrize("case", list(_FLOAT_AT))
+def test_float_at_reports_flags(mode, case, state):
+    name, values, index, b = _FLOAT_AT[case]
+    check(lambda xp: _at(xp, name, xp.array(values), index, *b), state)
