@@ -6,7 +6,9 @@ on host arrays, device arrays and device arrays in lazy mode:
    (100,100) could not be broadcast to indexing result of shape (3,4)", shapes without spaces);
 2. division ufunc methods (``reduce``/``accumulate``/``reduceat``/``at``) report each step's
    divide-by-zero and overflow flags as NumPy does (lost on the device before), and float
-   ``ufunc.at`` reports its flags.
+   ``ufunc.at`` reports its flags;
+3. ``order=`` as NumPy reads it (any case, bytes, None; NumPy's errors) in ``flatten``,
+   ``ravel``, ``copy``, ``reshape``, ``astype`` (``.flatten('f')`` in NumPy's division tests).
 """
 
 from __future__ import annotations
@@ -193,3 +195,24 @@ _FLOAT_AT = {
 def test_float_at_reports_flags(mode, case, state):
     name, values, index, b = _FLOAT_AT[case]
     check(lambda xp: _at(xp, name, xp.array(values), index, *b), state)
+
+
+# --- 3. order= spellings ---------------------------------------------------------------------
+
+_ORDER_CALLS = {
+    "flatten": lambda xp, a, o: a.flatten(o),
+    "ravel": lambda xp, a, o: a.ravel(o),
+    "ravel-function": lambda xp, a, o: xp.ravel(a, order=o),
+    "copy": lambda xp, a, o: a.copy(o),
+    "reshape": lambda xp, a, o: a.reshape((3, 2), order=o),
+    "reshape-function": lambda xp, a, o: xp.reshape(a, (3, 2), order=o),
+    "astype": lambda xp, a, o: a.astype("f4", order=o),
+}
+
+
+@pytest.mark.parametrize("order", [None, "C", "F", "A", "K", "c", "f", "a", "k", b"F", "x",
+                                   "FF", b"x", 1])
+@pytest.mark.parametrize("call", list(_ORDER_CALLS))
+def test_order_spellings(mode, call, order):
+    check(lambda xp: _ORDER_CALLS[call](xp, xp.arange(6).reshape(2, 3), order))
+    check(lambda xp: _ORDER_CALLS[call](xp, xp.arange(6).reshape(3, 2).T, order))
