@@ -8,11 +8,14 @@ on host arrays, device arrays and device arrays in lazy mode:
    divide-by-zero and overflow flags as NumPy does (lost on the device before), and float
    ``ufunc.at`` reports its flags;
 3. ``order=`` as NumPy reads it (any case, bytes, None; NumPy's errors) in ``flatten``,
-   ``ravel``, ``copy``, ``reshape``, ``astype`` (``.flatten('f')`` in NumPy's division tests).
+   ``ravel``, ``copy``, ``reshape``, ``astype`` (``.flatten('f')`` in NumPy's division tests);
+4. int64 against uint64 comparisons are exact (through float64 on the device before:
+   ``2**60 + 1 > 2**60`` was False).
 """
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 import numpy
@@ -216,3 +219,35 @@ _ORDER_CALLS = {
 def test_order_spellings(mode, call, order):
     check(lambda xp: _ORDER_CALLS[call](xp, xp.arange(6).reshape(2, 3), order))
     check(lambda xp: _ORDER_CALLS[call](xp, xp.arange(6).reshape(3, 2).T, order))
+
+
+# --- 4. int64 against uint64 comparisons -----------------------------------------------------
+
+_COMPARE = [operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne]
+_PAIRS = [(2**60, 2**60 + 1), (2**60 + 1, 2**60), (-1, 2**64 - 1), (2**63 - 1, 2**63),
+          (-(2**63), 0), (5, 5)]
+
+
+@pytest.mark.parametrize("op", _COMPARE, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("pair", _PAIRS)
+def test_signed_unsigned_comparisons(mode, op, pair):
+    v1, v2 = pair
+
+    def arrays(xp):
+        return xp.array([v1, 0, -3], dtype="q"), xp.array([v2, 1, 2**63 + 7], dtype="Q")
+
+    check(lambda xp: op(*arrays(xp)))
+    check(lambda xp: op(*arrays(xp)[::-1]))
+    check(lambda xp: getattr(xp, {"lt": "less", "le": "less_equal", "gt": "greater",
+                                  "ge": "greater_equal", "eq": "equal",
+                                  "ne": "not_equal"}[op.__name__])(*arrays(xp)))
+    check(lambda xp: op(arrays(xp)[0][0], arrays(xp)[1][0]) == op(v1, v2))
+    check(lambda xp: op(arrays(xp)[1], v1))
+
+
+def test_signed_unsigned_comparisons_jit():
+    a1 = numpy.array([2**60 + 1, -1], dtype="q")
+    a2 = numpy.array([2**60, 2**64 - 1], dtype="Q")
+    for op in _COMPARE:
+        got = npjax.jit(lambda a, b, op=op: op(a, b))(npjax.asarray(a1), npjax.asarray(a2))
+        assert_same(got, op(a1, a2))

@@ -15,6 +15,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._pure._impl.int_compare import exact_integers
+
 
 def _int_safe(fn: Callable, zero_value: Callable) -> Callable:
     """Integer loops: NumPy gives 0 where the divisor is 0 (JAX gives -1 or garbage)."""
@@ -704,10 +706,12 @@ IMPL_OVERRIDES: dict[str, Callable] = {
     "minimum": _extreme("minimum"),
     "fmax": _extreme("fmax"),
     "fmin": _extreme("fmin"),
-    "greater": _ordering("greater"),
-    "greater_equal": _ordering("greater_equal"),
-    "less": _ordering("less"),
-    "less_equal": _ordering("less_equal"),
+    "greater": exact_integers("greater", _ordering("greater")),
+    "greater_equal": exact_integers("greater_equal", _ordering("greater_equal")),
+    "less": exact_integers("less", _ordering("less")),
+    "less_equal": exact_integers("less_equal", _ordering("less_equal")),
+    "equal": exact_integers("equal", jnp.equal),
+    "not_equal": exact_integers("not_equal", jnp.not_equal),
     "logaddexp2": _logaddexp2,
     "logical_and": _logical(jnp.logical_and),
     "logical_or": _logical(jnp.logical_or),
