@@ -10,7 +10,10 @@ on host arrays, device arrays and device arrays in lazy mode:
 3. ``order=`` as NumPy reads it (any case, bytes, None; NumPy's errors) in ``flatten``,
    ``ravel``, ``copy``, ``reshape``, ``astype`` (``.flatten('f')`` in NumPy's division tests);
 4. int64 against uint64 comparisons are exact (through float64 on the device before:
-   ``2**60 + 1 > 2**60`` was False).
+   ``2**60 + 1 > 2**60`` was False);
+5. a ``dtype=`` with no device form (long double, object, big-endian) in device work: NumPy
+   computes on the host (JAX's TypeError "JAX only supports number, bool, and string dtypes"
+   before).
 """
 
 from __future__ import annotations
@@ -251,3 +254,29 @@ def test_signed_unsigned_comparisons_jit():
     for op in _COMPARE:
         got = npjax.jit(lambda a, b, op=op: op(a, b))(npjax.asarray(a1), npjax.asarray(a2))
         assert_same(got, op(a1, a2))
+
+
+# --- 5. dtype= with no device form -----------------------------------------------------------
+
+_HOST_DTYPE_CALLS = {
+    "sum": lambda xp, d: xp.sum(xp.eye(3), dtype=d),
+    "sum-method": lambda xp, d: xp.eye(3).sum(axis=0, dtype=d),
+    "mean": lambda xp, d: xp.mean(xp.eye(3), dtype=d, axis=1),
+    "nanmean": lambda xp, d: xp.nanmean(xp.eye(3), dtype=d, axis=1),
+    "nansum": lambda xp, d: xp.nansum(xp.eye(3), dtype=d, axis=1),
+    "var": lambda xp, d: xp.var(xp.eye(3), dtype=d),
+    "nanvar": lambda xp, d: xp.nanvar(xp.eye(3), dtype=d, axis=1),
+    "prod": lambda xp, d: xp.prod(xp.eye(2) + 1, dtype=d),
+    "cumsum": lambda xp, d: xp.cumsum(xp.eye(3), dtype=d),
+    "einsum": lambda xp, d: xp.einsum("ii", xp.eye(3), dtype=d),
+    "add.reduce": lambda xp, d: xp.add.reduce(xp.eye(3), dtype=d),
+    "add.accumulate": lambda xp, d: xp.add.accumulate(xp.eye(3), dtype=d),
+    "add.reduceat": lambda xp, d: xp.add.reduceat(xp.arange(4.0), [0, 2], dtype=d),
+    "add": lambda xp, d: xp.add(xp.eye(2), 1, dtype=d),
+}
+
+
+@pytest.mark.parametrize("dtype", ["g", "G", ">f8", object])
+@pytest.mark.parametrize("call", list(_HOST_DTYPE_CALLS))
+def test_dtype_with_no_device_form(mode, call, dtype):
+    check(lambda xp: _HOST_DTYPE_CALLS[call](xp, dtype))

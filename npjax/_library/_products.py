@@ -30,6 +30,7 @@ from jax import lax
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls._dispatch import wrap, write_out
 from npjax._pure._errors import HostOnly, unsupported
+from npjax._pure import _dtypes
 from npjax._calls._fallback import call_numpy
 from npjax._pure._impl.reductions import _jit, _r
 from npjax._pure._axes import normalize_axis
@@ -408,6 +409,8 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, dtype: Any = 
     subscripts, ops = _parse(operands)
     arrays = [_arr(x) for x in ops]
     dt = None if dtype is None else np.dtype(dtype)
+    if dt is not None and not _dtypes.is_device_dtype(dt):  # NumPy's (long double...)
+        raise HostOnly(f"dtype {dt} lives on the host only")
     key = optimize
     if isinstance(optimize, list | tuple):
         key = tuple(p if isinstance(p, str) else tuple(p) for p in optimize)

@@ -20,7 +20,7 @@ import numpy as np
 from jax import lax
 
 from npjax._pure import _dtypes
-from npjax._library import _int_division_methods as _int_div
+from npjax._library import _methods_on_host as _on_host
 from npjax._library import _reductions
 from npjax._runtime import _ufunc_checks
 from npjax._core._index_kernels import index_ids
@@ -209,6 +209,10 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
     ``add.reduce`` and ``multiply.reduce`` run the core of ``sum`` and ``prod`` (NumPy's
     order of operations), as in NumPy, where ``sum`` is ``add.reduce``.
     """
+    if _on_host.host_dtype(dtype):
+        return _on_host.numpy_method(self.__name__, "reduce", (array,), {
+            "axis": axis, "dtype": dtype, "out": out, "keepdims": keepdims,
+            "initial": initial, "where": where})
     x, _ = _as_input(array)
     dtype = _dtypes.canonical_dtype(dtype)
     name = self.__name__
@@ -230,9 +234,9 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
         raise ValueError(f"non-broadcastable operand with shape {mask.shape} doesn't match "
                          f"the broadcast shape {x.shape}")
     loop_dt = _reduce_loop_dtype(name, x.dtype, result_dt, dtype)
-    if _int_div.reduce_on_host(name, loop_dt, x):
+    if _on_host.reduce_on_host(name, loop_dt, x):
         host_kw = {k: v for k, v in kwargs.items() if k != "where"}
-        res = _int_div.run_method(name, "reduce", x, **host_kw,
+        res = _on_host.run_method(name, "reduce", x, **host_kw,
                                   **({"where": where} if has_where else {}))
         return _finish(res, result_dt, out, name, res.ndim == 0 and out is None)
     x = _reductions.precast(x, loop_dt, mask if has_where else True)
@@ -326,6 +330,9 @@ def accumulate(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None,
     Differences from NumPy: reorderable ufuncs are scanned in tree order (float results may
     differ in the last ulp).
     """
+    if _on_host.host_dtype(dtype):
+        return _on_host.numpy_method(self.__name__, "accumulate", (array,), {
+            "axis": axis, "dtype": dtype, "out": out})
     x, _ = _as_input(array)
     dtype = _dtypes.canonical_dtype(dtype)
     name = self.__name__
@@ -333,8 +340,8 @@ def accumulate(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None,
     result_dt = _probe_dtype(name, "accumulate", x.dtype, x.shape, kwargs)
     ax = normalize_axis(0 if axis is None else axis, x.ndim)
     loop_dt = _reduce_loop_dtype(name, x.dtype, result_dt, dtype)
-    if _int_div.reduce_on_host(name, loop_dt, x):
-        return _finish(_int_div.run_method(name, "accumulate", x, axis=ax, dtype=dtype),
+    if _on_host.reduce_on_host(name, loop_dt, x):
+        return _finish(_on_host.run_method(name, "accumulate", x, axis=ax, dtype=dtype),
                        result_dt, out, name)
     x = _reductions.precast(x, loop_dt)
     _check_power(name, loop_dt, x, ax, False)
@@ -389,6 +396,9 @@ def reduceat(self: ufunc, array: Any, indices: Any, axis: Any = 0, dtype: Any = 
     Differences from NumPy: every segment is reduced left to right (same values; float sums
     may differ from NumPy's in the last ulp).
     """
+    if _on_host.host_dtype(dtype):
+        return _on_host.numpy_method(self.__name__, "reduceat", (array, indices), {
+            "axis": axis, "dtype": dtype, "out": out})
     x, _ = _as_input(array)
     dtype = _dtypes.canonical_dtype(dtype)
     name = self.__name__
@@ -414,8 +424,8 @@ def reduceat(self: ufunc, array: Any, indices: Any, axis: Any = 0, dtype: Any = 
     loop_dt = _reduce_loop_dtype(name, x.dtype, result_dt, dtype)
     ends = np.append(idx[1:], n)
     ends = np.where(idx < ends, ends, idx + 1)
-    if idx.size and _int_div.reduce_on_host(name, loop_dt, x):
-        res = _int_div.run_method(name, "reduceat", x, idx, axis=ax, dtype=dtype)
+    if idx.size and _on_host.reduce_on_host(name, loop_dt, x):
+        res = _on_host.run_method(name, "reduceat", x, idx, axis=ax, dtype=dtype)
     elif idx.size == 0:
         res = jnp.zeros(x.shape[:ax] + (0,) + x.shape[ax + 1:], result_dt)
     else:
@@ -477,8 +487,8 @@ def at(self: ufunc, a: Any, indices: Any, b: Any = None, /) -> None:
         raise ValueError("assignment destination is read-only")
     if _at_on_host(self, a, indices, b):
         return
-    if _int_div.at_on_host(name, a, b):
-        _int_div.run_at(name, a, indices, b)
+    if _on_host.at_on_host(name, a, b):
+        _on_host.run_at(name, a, indices, b)
         return
     shape = a.shape
     unary = self.nin == 1
@@ -510,8 +520,8 @@ def at(self: ufunc, a: Any, indices: Any, b: Any = None, /) -> None:
         return
     flat = a._read().ravel()
     new = _at_kernel(name, loop_in, loop_out, a.dtype, unary)(flat, ids.ravel(), bv)
-    if _int_div.at_flags_possible(loop_out, flat, new):
-        _int_div.run_at(name, a, indices, b)
+    if _on_host.at_flags_possible(loop_out, flat, new):
+        _on_host.run_at(name, a, indices, b)
         return
     a._write(new.reshape(shape))
 

@@ -1,4 +1,8 @@
-"""Division ufunc methods whose NumPy loops would report an error, run by NumPy.
+"""ufunc methods NumPy runs on the host: a ``dtype=`` with no device form, and divisions
+whose NumPy loops would report an error.
+
+A ``dtype=`` such as long double (``'g'``) or object makes the method NumPy's own call on
+host data (a host array back), never JAX's TypeError.
 
 ``floor_divide``/``remainder``/``fmod`` ``reduce``, ``accumulate`` and ``reduceat`` report
 (integers) "divide by zero encountered in <method>" for a zero divisor and
@@ -19,7 +23,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from npjax._calls._fallback import call_numpy
 from npjax._core._ndarray import ndarray
+from npjax._pure import _dtypes
 from npjax._core._normalize import to_jax
 from npjax._runtime import _stats
 from npjax._runtime._context import current
@@ -113,3 +119,14 @@ def run_at(name: str, a: ndarray, indices: Any, b: Any) -> None:
     call_numpy_ufunc(getattr(np, name).at, (target, _host(indices), *ops), {})
     if a._host() is None:
         a._write(to_jax(target, current()))
+
+
+def host_dtype(dtype: Any) -> bool:
+    """Whether a method's ``dtype=`` has no device form (long double, object...)."""
+    return dtype is not None and not _dtypes.is_device_dtype(np.dtype(dtype))
+
+
+def numpy_method(name: str, method: str, args: tuple, kwargs: dict) -> Any:
+    """NumPy's ``np.<name>.<method>(*args, **kwargs)`` on host copies (quiet: host-only data)."""
+    return call_numpy(f"{name}.{method}", getattr(getattr(np, name), method), args, kwargs,
+                      current(), "a dtype with no device form", quiet=True)
