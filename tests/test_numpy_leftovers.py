@@ -15,7 +15,9 @@ on host arrays, device arrays and device arrays in lazy mode:
    computes on the host (JAX's TypeError "JAX only supports number, bool, and string dtypes"
    before);
 6. ``einsum`` of one operand with nothing summed is NumPy's writeable view of it (a copy on the
-   device before: writes through it were lost).
+   device before: writes through it were lost);
+7. more than 63 index arrays (booleans count) where the rest is one element, or more than 64:
+   NumPy's IndexError (the device indexed them before).
 """
 
 from __future__ import annotations
@@ -326,3 +328,25 @@ def test_einsum_view_of_read_only_operand(mode):
         b = xp.einsum("ji", a)
         return b, b.flags.writeable
     check(fn)
+
+
+# --- 7. too many index arrays ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(1,), (3,), (1, 1), (2, 1), (0,), ()])
+@pytest.mark.parametrize("count", [63, 64, 65])
+@pytest.mark.parametrize("tail", [(), (Ellipsis,), (None,), (slice(0, 1),)], ids=str)
+@pytest.mark.parametrize("item", [True, False, "array"])
+def test_too_many_index_arrays(mode, shape, count, tail, item):
+    def index(xp):
+        return (xp.array([0]) if item == "array" else item,) * count + tail
+
+    def read(xp):
+        return xp.ones(shape)[index(xp)]
+
+    def write(xp):
+        a = xp.ones(shape)
+        a[index(xp)] = 2
+        return a
+    check(read)
+    check(write)
