@@ -17,7 +17,9 @@ on host arrays, device arrays and device arrays in lazy mode:
 6. ``einsum`` of one operand with nothing summed is NumPy's writeable view of it (a copy on the
    device before: writes through it were lost);
 7. more than 63 index arrays (booleans count) where the rest is one element, or more than 64:
-   NumPy's IndexError (the device indexed them before).
+   NumPy's IndexError (the device indexed them before);
+8. booleans where NumPy requires an integer in a shape or an axis list (``reshape``,
+   ``transpose``, ``broadcast_to``, ``resize``): NumPy's TypeError.
 """
 
 from __future__ import annotations
@@ -350,3 +352,25 @@ def test_too_many_index_arrays(mode, shape, count, tail, item):
         return a
     check(read)
     check(write)
+
+
+# --- 8. booleans as shapes -------------------------------------------------------------------
+
+_BOOL_SHAPES = {
+    "reshape": lambda xp, a: xp.reshape(a, (True, -1)),
+    "reshape-numpy-bool": lambda xp, a: xp.reshape(a, (numpy.True_, -1)),
+    "reshape-method": lambda xp, a: a.reshape(True, -1),
+    "reshape-tuple": lambda xp, a: a.reshape((True, 1, 1)),
+    "transpose": lambda xp, a: a.transpose(True, 0, 2),
+    "broadcast_to": lambda xp, a: xp.broadcast_to(a, (True, 1, 1)),
+    "resize": lambda xp, a: xp.resize(a, (True,)),
+    "zeros": lambda xp, a: xp.zeros((True, 2)),
+    "swapaxes-accepts": lambda xp, a: xp.swapaxes(a, True, 0),
+    "moveaxis-accepts": lambda xp, a: xp.moveaxis(a, True, 0),
+    "expand_dims-accepts": lambda xp, a: xp.expand_dims(a, True),
+}
+
+
+@pytest.mark.parametrize("call", list(_BOOL_SHAPES))
+def test_booleans_as_shapes(mode, call):
+    check(lambda xp: _BOOL_SHAPES[call](xp, xp.array([[[1]]])))

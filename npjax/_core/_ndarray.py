@@ -43,8 +43,8 @@ from npjax._core._flags import Flags
 from npjax._core._device_copies import _sent, _to_device
 from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._orders import order_code
-from npjax._pure._axes import (diagonal_axes, normalize_axes, normalize_axis, ravel_is_view,
-                              reshape_target)
+from npjax._pure._axes import (diagonal_axes, integer, normalize_axes, normalize_axis,
+                              ravel_is_view, reshape_target)
 from npjax._core._lazy import Kernel, Lazy, concrete_if_done, stored_part
 from npjax._runtime._context import current, trace
 
@@ -503,7 +503,7 @@ class ndarray(ArrayBase):
                 raise ValueError("axes don't match array")
             perm = []
             for a in axes:  # NumPy: left to right, a repeat is found before a later bad axis
-                ax = normalize_axis(operator.index(a), ndim)
+                ax = normalize_axis(integer(a), ndim)
                 if ax in perm:
                     raise ValueError("repeated axis in transpose")
                 perm.append(ax)
