@@ -19,7 +19,9 @@ on host arrays, device arrays and device arrays in lazy mode:
 7. more than 63 index arrays (booleans count) where the rest is one element, or more than 64:
    NumPy's IndexError (the device indexed them before);
 8. booleans where NumPy requires an integer in a shape or an axis list (``reshape``,
-   ``transpose``, ``broadcast_to``, ``resize``): NumPy's TypeError.
+   ``transpose``, ``broadcast_to``, ``resize``): NumPy's TypeError;
+9. device ``log1p``, ``arctanh`` and ``exp2`` within 3 ulps of NumPy's (XLA's: 128, 128 and 83
+   ulps off; ``benchmarks/ulps.py`` measures every function).
 """
 
 from __future__ import annotations
@@ -374,3 +376,42 @@ _BOOL_SHAPES = {
 @pytest.mark.parametrize("call", list(_BOOL_SHAPES))
 def test_booleans_as_shapes(mode, call):
     check(lambda xp: _BOOL_SHAPES[call](xp, xp.array([[[1]]])))
+
+
+# --- 9. log1p, arctanh, exp2 in NumPy's bits within 3 ulps ------------------------------------
+
+_ULP_DOMAINS = {"log1p": (-0.9, 10.0), "arctanh": (-0.99, 0.99), "exp2": (-100.0, 100.0)}
+
+
+def _ulps(got, want):
+    bits = {4: numpy.int32, 8: numpy.int64}[got.dtype.itemsize]
+    g, w = got.view(bits).astype(numpy.int64), want.view(bits).astype(numpy.int64)
+    g = numpy.where(g < 0, numpy.iinfo(bits).min - g, g)
+    w = numpy.where(w < 0, numpy.iinfo(bits).min - w, w)
+    return numpy.where(numpy.isnan(got) & numpy.isnan(want), 0, numpy.abs(g - w))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", list(_ULP_DOMAINS))
+def test_device_math_within_3_ulps(mode, name, dtype):
+    lo, hi = _ULP_DOMAINS[name]
+    x = numpy.random.default_rng(1).uniform(lo, hi, 20000).astype(dtype)
+    edges = [v for v in (-0.41415790294862, -0.4141495311372253, 98.97827988432499, 0.0,
+                         -0.0, 1e-30, -1e-30, 0.49999997) if lo <= v <= hi]
+    x[:len(edges)] = edges
+    want = getattr(numpy, name)(x)
+    got = numpy.asarray(getattr(npjax, name)(npjax.asarray(x)))
+    assert _ulps(got, want).max() <= 3
+    jitted = numpy.asarray(npjax.jit(getattr(npjax, name))(npjax.asarray(x)))
+    assert _ulps(jitted, want).max() <= 3
+
+
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, numpy.inf, -numpy.inf, numpy.nan,
+            1e-300, -1e-300, 1023.5, 1024.0, -1022.5, -1074.0, -1075.0, 127.5, 128.0, -149.0,
+            1e10, -1e10, 0.9999999999, -0.9999999999]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("name", list(_ULP_DOMAINS))
+def test_device_math_special_values(mode, name, dtype):
+    check(lambda xp: getattr(xp, name)(xp.array(_SPECIAL, dtype)), "ignore")

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._pure._impl import exact_math
 from npjax._pure._impl.int_compare import exact_integers
 
 
@@ -224,7 +225,7 @@ def _cpow(a, b):
 
 def _exp2(x):
     if x.dtype.kind != "c":
-        return jnp.exp2(x)
+        return exact_math.exp2(x)
     ln2 = np.log(2.0)
     return _exp(lax.complex(x.real * ln2, x.imag * ln2))
 
@@ -648,11 +649,11 @@ def _spacing(x):
 
 _HIGHEST = jax.lax.Precision.HIGHEST  # full float32 products on GPUs too (no TF32)
 
-def _domain_nan(name: str, probe: float) -> Callable:
+def _domain_nan(name: str, probe: float, fn: Callable | None = None) -> Callable:
     """``jnp.<name>`` with the NaN it makes of a number outside its domain signed as NumPy's
     loop signs it on this CPU (x86-64: -nan, the default NaN of an invalid operation; XLA's
     own gives +nan), told by NumPy's result at ``probe``."""
-    fn = getattr(jnp, name)
+    fn = fn or getattr(jnp, name)
     with np.errstate(all="ignore"):
         negative = bool(np.signbit(getattr(np, name)(np.array([probe]))[0]))
 
@@ -670,8 +671,9 @@ IMPL_OVERRIDES: dict[str, Callable] = {
     "log": _log_fix(_domain_nan("log", -1.0)),
     "log2": _log_fix(_domain_nan("log2", -1.0)),
     "log10": _log_fix(_domain_nan("log10", -1.0)),
-    "log1p": _log_fix(_domain_nan("log1p", -2.0)),
-    "arctanh": _annex_g(_odd_conj_complex(_domain_nan("arctanh", 2.0)), _arctanh_ref),
+    "log1p": _log_fix(_domain_nan("log1p", -2.0, exact_math.log1p)),
+    "arctanh": _annex_g(_odd_conj_complex(_domain_nan("arctanh", 2.0, exact_math.arctanh)),
+                        _arctanh_ref),
     "arctan": _annex_g(_odd_conj_complex(jnp.arctan), _arctan_ref),
     "exp": _exp,
     "sinh": _annex_g(jnp.sinh, _sinh_ref),
