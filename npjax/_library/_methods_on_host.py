@@ -66,7 +66,7 @@ def reduce_on_host(name: str, loop_dt: np.dtype, x: Any) -> bool:
 
 def at_on_host(name: str, a: ndarray, b: Any) -> bool:
     """Whether ``name.at`` on ``a`` (and ``b``) is NumPy's to run: integer division ufuncs."""
-    if name not in _NAMES or not _integer(a.dtype):
+    if name not in _NAMES or not _integer(a.dtype) or isinstance(a._read(), jax.core.Tracer):
         return False
     dt = getattr(b, "dtype", None)
     return dt is None or _integer(dt) or np.dtype(dt).kind == "b"
@@ -81,8 +81,8 @@ def at_flags_possible(loop_out: np.dtype, old: jax.Array, new: jax.Array) -> boo
     """Whether a float ``ufunc.at`` that gave ``new`` from ``old`` on the device may have
     raised a floating-point flag NumPy reports (a new non-finite element; any result when
     underflow is reported): then NumPy reruns it."""
-    if np.dtype(loop_out).kind not in "fc":
-        return False
+    if np.dtype(loop_out).kind not in "fc" or isinstance(new, jax.core.Tracer):
+        return False  # (traced: npjax.jit's program, no flags read here)
     st = state()
     if st["under"] != "ignore":
         return True
