@@ -21,7 +21,9 @@ on host arrays, device arrays and device arrays in lazy mode:
 8. booleans where NumPy requires an integer in a shape or an axis list (``reshape``,
    ``transpose``, ``broadcast_to``, ``resize``): NumPy's TypeError;
 9. device ``log1p``, ``arctanh`` and ``exp2`` within 3 ulps of NumPy's (XLA's: 128, 128 and 83
-   ulps off; ``benchmarks/ulps.py`` measures every function).
+   ulps off; ``benchmarks/ulps.py`` measures every function);
+10. a generator given to ``stack``/``hstack``/.../``concatenate``: NumPy's TypeError (the device
+    stacked it before).
 """
 
 from __future__ import annotations
@@ -415,3 +417,14 @@ _SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, numpy.inf, -numpy.inf, n
 @pytest.mark.parametrize("name", list(_ULP_DOMAINS))
 def test_device_math_special_values(mode, name, dtype):
     check(lambda xp: getattr(xp, name)(xp.array(_SPECIAL, dtype)), "ignore")
+
+
+# --- 10. generators to the joining functions ---------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["hstack", "vstack", "dstack", "column_stack", "stack",
+                                  "concatenate"])
+def test_joining_refuses_generators(mode, name):
+    check(lambda xp: getattr(xp, name)(xp.arange(3) * k for k in range(2)))
+    check(lambda xp: getattr(xp, name)([xp.arange(3) * k for k in range(2)]))
+    check(lambda xp: getattr(xp, name)(tuple(xp.arange(3) * k for k in range(2))))

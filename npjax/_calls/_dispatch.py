@@ -71,8 +71,16 @@ _OUT = Tag("Out", lambda x, policy: x)
 _DEVICE = Tag("DeviceIn", lambda x, policy: x)
 ArrayIn = Annotated[jax.Array, Tag("ArrayIn", to_jax)]
 OptArrayIn = Annotated["jax.Array | None", Tag("OptArrayIn", _opt_array)]
-ArraySeq = Annotated[list[jax.Array], Tag("ArraySeq",
-                                           lambda xs, policy: [to_jax(x, policy) for x in xs])]
+
+
+def _array_seq(xs: Any, policy: Policy) -> list:
+    if not hasattr(xs, "__getitem__"):  # NumPy's stacking functions refuse iterators
+        raise TypeError('arrays to stack must be passed as a "sequence" type such as list or '
+                        'tuple.')
+    return [to_jax(x, policy) for x in xs]
+
+
+ArraySeq = Annotated[list[jax.Array], Tag("ArraySeq", _array_seq)]
 ArrayKeep = Annotated[ndarray, Tag("ArrayKeep", _keep)]
 
 
