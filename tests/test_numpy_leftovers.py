@@ -23,7 +23,9 @@ on host arrays, device arrays and device arrays in lazy mode:
 9. device ``log1p``, ``arctanh`` and ``exp2`` within 3 ulps of NumPy's (XLA's: 128, 128 and 83
    ulps off; ``benchmarks/ulps.py`` measures every function);
 10. a generator given to ``stack``/``hstack``/.../``concatenate``: NumPy's TypeError (the device
-    stacked it before).
+    stacked it before);
+11. ``ufunc.at`` of NumPy's own array with npjax operands: NumPy's ``at``, in place (TypeError
+    before).
 """
 
 from __future__ import annotations
@@ -428,3 +430,22 @@ def test_joining_refuses_generators(mode, name):
     check(lambda xp: getattr(xp, name)(xp.arange(3) * k for k in range(2)))
     check(lambda xp: getattr(xp, name)([xp.arange(3) * k for k in range(2)]))
     check(lambda xp: getattr(xp, name)(tuple(xp.arange(3) * k for k in range(2))))
+
+
+# --- 11. ufunc.at of a NumPy array -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("b", ["scalar", "array", "none"])
+@pytest.mark.parametrize("name", ["add", "multiply", "floor_divide", "negative"])
+def test_at_of_a_numpy_array(mode, name, b):
+    def fn(xp):
+        a = numpy.arange(1.0, 5.0)
+        index = xp.asarray([0, 0, 2])
+        ufunc = getattr(xp, name)
+        if ufunc.nin == 1:
+            ufunc.at(a, index)
+        else:
+            ufunc.at(a, index, *{"scalar": (2.0,), "array": (xp.asarray([2.0, 3.0, 0.5]),),
+                                 "none": ()}[b])
+        return a.tolist()  # (NumPy's array on both sides)
+    check(fn)

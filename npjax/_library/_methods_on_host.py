@@ -130,3 +130,9 @@ def numpy_method(name: str, method: str, args: tuple, kwargs: dict) -> Any:
     """NumPy's ``np.<name>.<method>(*args, **kwargs)`` on host copies (quiet: host-only data)."""
     return call_numpy(f"{name}.{method}", getattr(getattr(np, name), method), args, kwargs,
                       current(), "a dtype with no device form", quiet=True)
+
+
+def numpy_at(name: str, a: np.ndarray, indices: Any, b: Any) -> None:
+    """NumPy's ``np.<name>.at`` on NumPy's own array ``a`` (host copies of npjax operands)."""
+    ops = () if b is None else (_host(b),)
+    call_numpy_ufunc(getattr(np, name).at, (a, _host(indices), *ops), {})

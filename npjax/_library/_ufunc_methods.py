@@ -473,6 +473,8 @@ def at(self: ufunc, a: Any, indices: Any, b: Any = None, /) -> None:
     """npjax implementation of ``numpy.ufunc.at``: ``a[indices] = ufunc(a[indices], b)``
     in place, applied once per index occurrence (repeated indices accumulate)."""
     name = self.__name__
+    if isinstance(a, np.ndarray) and not isinstance(a, ndarray):  # NumPy's array, in place
+        return _on_host.numpy_at(name, a, indices, b)
     if not isinstance(a, ndarray):
         raise TypeError("npjax.ufunc.at: the first operand must be an npjax array")
     if self.signature is not None:
