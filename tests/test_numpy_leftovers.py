@@ -25,7 +25,9 @@ on host arrays, device arrays and device arrays in lazy mode:
 10. a generator given to ``stack``/``hstack``/.../``concatenate``: NumPy's TypeError (the device
     stacked it before);
 11. ``ufunc.at`` of NumPy's own array with npjax operands: NumPy's ``at``, in place (TypeError
-    before).
+    before);
+12. set routines of an int64 and a uint64 array (``isin``, ``setdiff1d``, ...): NumPy's answer
+    (the device compared them as float64: ``2**63 - 1`` was in ``[2**63 + 5]``).
 """
 
 from __future__ import annotations
@@ -448,4 +450,26 @@ def test_at_of_a_numpy_array(mode, name, b):
             ufunc.at(a, index, *{"scalar": (2.0,), "array": (xp.asarray([2.0, 3.0, 0.5]),),
                                  "none": ()}[b])
         return a.tolist()  # (NumPy's array on both sides)
+    check(fn)
+
+
+# --- 12. set routines of int64 with uint64 ---------------------------------------------------
+
+_SETS = {
+    "isin": lambda xp, a, b: xp.isin(a, b),
+    "isin-invert": lambda xp, a, b: xp.isin(b, a, invert=True),
+    "setdiff1d": lambda xp, a, b: xp.setdiff1d(a, b),
+    "intersect1d": lambda xp, a, b: xp.intersect1d(a, b),
+    "union1d": lambda xp, a, b: xp.union1d(a, b),
+    "setxor1d": lambda xp, a, b: xp.setxor1d(a, b),
+}
+
+
+@pytest.mark.parametrize("repeat", [1, 40])
+@pytest.mark.parametrize("call", list(_SETS))
+def test_sets_of_int64_and_uint64(mode, call, repeat):
+    def fn(xp):
+        a = xp.array([2**60, 2**60 + 1, -5, 2**63 - 1], dtype="q")
+        b = xp.array([2**60 + 1, 2**60, 2**63 + 5, 7] * repeat, dtype="Q")
+        return _SETS[call](xp, a, b)
     check(fn)
