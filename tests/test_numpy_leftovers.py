@@ -27,7 +27,9 @@ on host arrays, device arrays and device arrays in lazy mode:
 11. ``ufunc.at`` of NumPy's own array with npjax operands: NumPy's ``at``, in place (TypeError
     before);
 12. set routines of an int64 and a uint64 array (``isin``, ``setdiff1d``, ...): NumPy's answer
-    (the device compared them as float64: ``2**63 - 1`` was in ``[2**63 + 5]``).
+    (the device compared them as float64: ``2**63 - 1`` was in ``[2**63 + 5]``);
+13. ``ufunc.reduce`` into an ``out=`` of another shape: NumPy's ValueError (the device broadcast
+    the result into it before).
 """
 
 from __future__ import annotations
@@ -472,4 +474,19 @@ def test_sets_of_int64_and_uint64(mode, call, repeat):
         a = xp.array([2**60, 2**60 + 1, -5, 2**63 - 1], dtype="q")
         b = xp.array([2**60 + 1, 2**60, 2**63 + 5, 7] * repeat, dtype="Q")
         return _SETS[call](xp, a, b)
+    check(fn)
+
+
+# --- 13. reduce into an out= of another shape ------------------------------------------------
+
+
+@pytest.mark.parametrize("out_shape", [(), (1,), (3,), (1, 1), (1, 3), (4, 3), (2, 3)])
+@pytest.mark.parametrize("keepdims", [True, False])
+@pytest.mark.parametrize("name", ["add", "minimum", "floor_divide"])
+def test_reduce_out_of_another_shape(mode, name, keepdims, out_shape):
+    def fn(xp):
+        out = xp.empty(out_shape)
+        got = getattr(xp, name).reduce(xp.arange(1.0, 13.0).reshape(4, 3), axis=0, out=out,
+                                       keepdims=keepdims)
+        return got is out, out
     check(fn)

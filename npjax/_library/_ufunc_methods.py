@@ -28,6 +28,7 @@ from npjax._core._index_plan import _advanced_parts, _expand
 from npjax._calls._dispatch import write_out
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import ndarray
+from npjax._core._index_values import shape_text
 from npjax._core._normalize import to_jax
 from npjax._runtime import _stats
 from npjax._runtime._context import current
@@ -238,6 +239,7 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
         host_kw = {k: v for k, v in kwargs.items() if k != "where"}
         res = _on_host.run_method(name, "reduce", x, **host_kw,
                                   **({"where": where} if has_where else {}))
+        out = _reduce_out(name, out, res.shape, keepdims, x.shape, axes)
         return _finish(res, result_dt, out, name, res.ndim == 0 and out is None)
     x = _reductions.precast(x, loop_dt, mask if has_where else True)
     has_initial = initial is not _NoValue
@@ -258,9 +260,43 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
         res = res.astype(result_dt)
     _ufunc_checks.check_reduce(name, x, res, axes, has_initial, mask if has_where else True)
     if out is not None:
-        out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-        return write_out(out, res, "unsafe", name)
+        return write_out(_reduce_out(name, out, res.shape, keepdims, x.shape, axes), res,
+                         "unsafe", name)
     return ndarray._owner(res, res.ndim == 0)
+
+
+def _reduce_out(name: str, out: Any, shape: tuple, keepdims: bool, in_shape: tuple,
+                axes: tuple) -> Any:
+    """``out`` of a reduction (a 1-tuple unwrapped), refused with NumPy's messages unless it
+    has the result's shape (NumPy does not broadcast a reduction into ``out``)."""
+    out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if out is None or np.shape(out) == shape:
+        return out
+    got = np.shape(out)
+    if len(got) != len(shape):
+        raise ValueError(f"output parameter for reduction operation {name} has the wrong "
+                         f"number of dimensions: Found {len(got)} but expected {len(shape)}"
+                         + (" (must match the operand's when keepdims=True)" if keepdims
+                            else ""))
+    for i, (g, n) in enumerate(zip(got, shape)):
+        if g == 1 and n != 1:
+            raise ValueError(f"output operand requires a reduction along dimension {i}, but "
+                             "the reduction is not enabled. The dimension size of 1 does not "
+                             "match the expected output shape.")
+    if keepdims:
+        for i in axes:
+            if got[i] != 1 and got[i] == in_shape[i]:
+                raise ValueError(f"operand was set up as a reduction along axis {i}, but the "
+                                 f"length of the axis is {got[i]} (it has to be 1)")
+        mapped = [str(g) for g in got]
+    else:  # the reduced axes as NumPy's iterator shows them (leading ones dropped)
+        dims = iter(got)
+        mapped = ["newaxis" if i in axes else str(next(dims)) for i in range(len(in_shape))]
+        while mapped and mapped[0] == "newaxis":
+            mapped.pop(0)
+    raise ValueError("operands could not be broadcast together with remapped shapes "
+                     f"[original->remapped]: {shape_text(got)}->({','.join(mapped)}) "
+                     f"{shape_text(in_shape)} ")
 
 
 def _check_power(name: str, dt: np.dtype, x: jax.Array, axis: int, all_exponents: bool) -> None:
