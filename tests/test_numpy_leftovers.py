@@ -29,7 +29,9 @@ on host arrays, device arrays and device arrays in lazy mode:
 12. set routines of an int64 and a uint64 array (``isin``, ``setdiff1d``, ...): NumPy's answer
     (the device compared them as float64: ``2**63 - 1`` was in ``[2**63 + 5]``);
 13. ``ufunc.reduce`` into an ``out=`` of another shape: NumPy's ValueError (the device broadcast
-    the result into it before).
+    the result into it before);
+14. ``where=`` given as a Python list of numbers is converted to bool as NumPy converts it
+    (the device refused ``where=[[0, 1], [1, 0]]`` with TypeError); arrays still cast safely.
 """
 
 from __future__ import annotations
@@ -490,3 +492,30 @@ def test_reduce_out_of_another_shape(mode, name, keepdims, out_shape):
                                        keepdims=keepdims)
         return got is out, out
     check(fn)
+
+
+# --- 14. where= as a Python list -------------------------------------------------------------
+
+_WHERE = {
+    "power-out": lambda xp: _into(xp, xp.arange(4).reshape(2, 2) + 2, lambda a: xp.power(
+        a, [2, 3], out=a, where=[[0, 1], [1, 0]])),
+    "add-buffer": lambda xp: _into(xp, 1.5 * xp.ones(10), lambda c: xp.add(
+        xp.ones(10, "i8"), xp.ones(10, "i8"), out=c, where=[1, 0, 0, 1, 0, 0, 1, 1, 1, 0])),
+    "int-array-refused": lambda xp: _into(xp, xp.zeros(3), lambda c: xp.add(
+        xp.ones(3), 1, out=c, where=xp.array([1, 0, 2]))),
+    "float-list": lambda xp: _into(xp, xp.zeros(3), lambda c: xp.add(
+        xp.ones(3), 1, out=c, where=[1.0, 0.0, 2.0])),
+    "reduce": lambda xp: xp.add.reduce(xp.ones(3), where=[1, 0, 1]),
+    "sum": lambda xp: xp.sum(xp.ones(3), where=[1, 0, 1]),
+    "mean": lambda xp: xp.mean(xp.arange(3.0), where=[1, 0, 1]),
+}
+
+
+def _into(xp, target, fn):
+    fn(target)
+    return target
+
+
+@pytest.mark.parametrize("case", list(_WHERE))
+def test_where_as_a_list(mode, case):
+    check(_WHERE[case])

@@ -29,7 +29,7 @@ from npjax._calls._dispatch import write_out
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import ndarray
 from npjax._core._index_values import shape_text
-from npjax._core._normalize import to_jax
+from npjax._core._normalize import to_jax, where_mask
 from npjax._runtime import _stats
 from npjax._runtime._context import current
 from npjax._runtime._numpy_calls import call_numpy_ufunc
@@ -224,7 +224,7 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
         kwargs["initial"] = initial.item() if isinstance(initial, ndarray) else initial
     has_where = where is not True
     if has_where:
-        mask = to_jax(where, current())
+        mask = to_jax(where_mask(where), current())
         if mask.dtype != np.bool_:
             mask = mask.astype(bool) if mask.dtype.kind in "b" else _bool_mask(mask)
         np.broadcast_shapes(mask.shape, x.shape)
