@@ -71,10 +71,29 @@ _OUT = Tag("Out", lambda x, policy: x)
 _DEVICE = Tag("DeviceIn", lambda x, policy: x)
 ArrayIn = Annotated[jax.Array, Tag("ArrayIn", to_jax)]
 OptArrayIn = Annotated["jax.Array | None", Tag("OptArrayIn", _opt_array)]
-ArraySeq = Annotated[list[jax.Array], Tag("ArraySeq",
-                                           lambda xs, policy: [to_jax(x, policy) for x in xs])]
+
+
+def _array_seq(xs: Any, policy: Policy) -> list:
+    if not hasattr(xs, "__getitem__"):  # NumPy's stacking functions refuse iterators
+        raise TypeError('arrays to stack must be passed as a "sequence" type such as list or '
+                        'tuple.')
+    return [to_jax(x, policy) for x in xs]
+
+
+ArraySeq = Annotated[list[jax.Array], Tag("ArraySeq", _array_seq)]
 ArrayKeep = Annotated[ndarray, Tag("ArrayKeep", _keep)]
-DTypeIn = Annotated[Any, Tag("DTypeIn", lambda d, policy: _dtypes.canonical_dtype(d))]
+
+
+def _dtype_in(d: Any, policy: Policy) -> Any:
+    """A ``dtype=`` argument of device work: one with no device form (long double, object...)
+    sends the call to NumPy on the host (``HostOnly``), never to JAX's TypeError."""
+    dtype = _dtypes.canonical_dtype(d)
+    if dtype is not None and not _dtypes.is_device_dtype(dtype):
+        raise HostOnly(f"dtype {dtype} lives on the host only")
+    return dtype
+
+
+DTypeIn = Annotated[Any, Tag("DTypeIn", _dtype_in)]
 Out = Annotated[Any, _OUT]
 DeviceIn = Annotated[Any, _DEVICE]
 

@@ -42,7 +42,7 @@ from npjax._calls._ufunc_keywords import as_signature, resolve_loop, sig_keyword
 from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
 from npjax._core._lazy import Kernel, Lazy, concrete
 from npjax._core._ndarray import host_owner, ndarray
-from npjax._core._normalize import to_jax, to_jax_lazy
+from npjax._core._normalize import to_jax, to_jax_lazy, where_mask
 from npjax._core._host_only import has_host_only
 from npjax._core._made import as_arrays
 from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _HOST_TYPE, DEFERRED_UFUNC,
@@ -407,7 +407,7 @@ class ufunc(_UfuncBase):
             except (TypeError, IndexError) as exc:  # types resolved: this is a shape error
                 raise _shape_error(self, vals, exc) from None
         else:
-            mask = read(where, policy)
+            mask = read(where_mask(where), policy)
             if mask.dtype != np.bool_:
                 raise TypeError("Cannot cast array data from dtype('"
                                 f"{mask.dtype}') to dtype('bool') according to the rule 'safe'")

@@ -19,6 +19,7 @@ import numpy as np
 
 from npjax._runtime._errstate import _stacklevel
 from npjax._runtime._numpy_calls import call_numpy_ufunc
+from npjax._pure._orders import order_code
 from npjax._core import _casts
 from npjax._core._ndarray import install_methods, ndarray
 
@@ -134,7 +135,7 @@ def astype(self, dtype: Any, order: str = "K", casting: str = "unsafe", subok: b
                         f"according to the rule {casting!r}")
     mem = self._order(order)
     if not copy and dtype == self.dtype and (
-            order in ("K", "A", None) or self.ndim < 2
+            order_code(order, "K") in "KA" or self.ndim < 2
             or self._layout_array().flags[f"{mem}_CONTIGUOUS"]):
         return self
     value = self._read_lazy()

@@ -96,9 +96,10 @@ def _consumed(kind: str, item: Any) -> int:
     return 0
 
 
-def _expand(index: Any, ndim: int) -> tuple[list, list, bool, bool]:
+def _expand(index: Any, ndim: int, shape: tuple | None = None) -> tuple[list, list, bool, bool]:
     """Index items with ``...`` expanded; their kinds; whether any is advanced; and whether
-    it is a full integer index (NumPy returns a scalar and writes one element)."""
+    it is a full integer index (NumPy returns a scalar and writes one element). With the
+    array's ``shape``: NumPy's limit of 63 index arrays where the rest is one element."""
     items = [it if type(it) in _FAST_ITEMS else array_method_value(it)
              for it in _as_tuple(index)]
     kinds = [_classify(it) for it in items]
@@ -119,7 +120,32 @@ def _expand(index: Any, ndim: int) -> tuple[list, list, bool, bool]:
         items += [slice(None)] * fill
         kinds += ["slice"] * fill
     advanced = any(k in ("array", "bool") for k in kinds)
+    if advanced and shape is not None and len(kinds) > 63:
+        _index_arrays_limit(items, kinds, shape)
     return items, kinds, advanced, single
+
+
+def _index_arrays_limit(items: list, kinds: list, shape: tuple) -> None:
+    """NumPy's IndexError for more than 64 index arrays (booleans count), or more than 63 when
+    the dimensions the other items give hold one element (NumPy: no subspace)."""
+    count = dim = 0
+    subspace = 1
+    for kind, item in zip(kinds, items):
+        if kind in ("array", "bool"):
+            n = _consumed(kind, item)
+            count += max(n, 1)
+            dim += n
+        elif kind == "slice":
+            subspace *= len(range(*item.indices(shape[dim])))
+            dim += 1
+        elif kind == "int":
+            dim += 1
+    if count > 64:
+        raise IndexError("too many advanced (array) indices. This probably means you are "
+                         "indexing with too many booleans. (more than 64 found)")
+    if count > 63 and subspace == 1:
+        raise IndexError("when no subspace is given, the number of index arrays cannot be "
+                         f"above 63, but {count} index arrays found")
 
 
 def _check_int(k: Any, axis: int, n: int) -> int:

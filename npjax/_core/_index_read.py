@@ -40,7 +40,7 @@ def getitem(a: ndarray, index: Any) -> ndarray:
     pos = _int_positions(index, shape)
     if pos is not None:
         return _read_one(a, pos)
-    items, kinds, advanced, single = _expand(index, len(shape))
+    items, kinds, advanced, single = _expand(index, len(shape), shape)
     if advanced:
         tr = trace()
         if tr is not None:  # npjax.jit: a traced mask's read is a masked value (_masked)

@@ -29,18 +29,31 @@ _HOST_SCALARS = (int, float, complex, bool, np.generic)
 _FLOAT64 = np.dtype(np.float64)
 
 
-def _value_shape(value_shape: tuple, target: tuple, empty_advanced: bool = False) -> None:
+def _value_shape(value_shape: tuple, target: tuple, empty_advanced: bool = False,
+                 advanced: bool = False) -> None:
     """Raise NumPy's ValueError unless a value of ``value_shape`` fits ``target`` (NumPy drops
-    extra leading 1s of the value; any extra leading dims when an advanced index selects
-    nothing)."""
+    extra leading 1s of the value; any extra leading dims of an empty value when an advanced
+    index selects nothing). ``advanced``: NumPy's message of a fancy index."""
+    given = value_shape
     extra = len(value_shape) - len(target)
-    if extra > 0 and (empty_advanced or all(n == 1 for n in value_shape[:extra])):
+    if extra > 0 and ((empty_advanced and 0 in value_shape) or
+                      all(n == 1 for n in value_shape[:extra])):
         value_shape = value_shape[extra:]
+    while not advanced and len(given) > len(target) and given[0] == 1:
+        given = given[1:]  # NumPy's message names the value without its extra leading 1s
     if len(value_shape) <= len(target) and all(
             v in (1, t) for v, t in zip(value_shape[::-1], target[::-1])):
         return
-    raise ValueError(f"could not broadcast input array from shape {value_shape} into shape "
-                     f"{target}")
+    given, target = shape_text(given), shape_text(target)
+    if advanced:
+        raise ValueError(f"shape mismatch: value array of shape {given} could not be broadcast "
+                         f"to indexing result of shape {target}")
+    raise ValueError(f"could not broadcast input array from shape {given} into shape {target}")
+
+
+def shape_text(shape: tuple) -> str:
+    """A shape as NumPy's messages write it: ``(3,4)``, no spaces."""
+    return str(tuple(shape)).replace(" ", "")
 
 
 def _complex_warning(from_dtype: np.dtype, to_dtype: np.dtype) -> None:
@@ -122,7 +135,7 @@ def convert_value(value: Any, dtype: np.dtype, target: tuple, advanced: bool = F
         v = np.empty(target, dtype)
         v[...] = value
         return v
-    _value_shape(v.shape, target, advanced and 0 in target)
+    _value_shape(v.shape, target, advanced and 0 in target, advanced)
     return v
 
 

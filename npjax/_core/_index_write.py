@@ -66,7 +66,7 @@ def setitem(a: ndarray, index: Any, value: Any) -> None:
     if pos is not None:
         _write_one(a, pos, value)
         return
-    items, kinds, advanced, single = _expand(index, len(shape))
+    items, kinds, advanced, single = _expand(index, len(shape), shape)
     dtype = a.dtype
     if advanced:
         tr = trace()

@@ -42,8 +42,9 @@ from npjax._core._array_base import ArrayBase
 from npjax._core._flags import Flags
 from npjax._core._device_copies import _sent, _to_device
 from npjax._pure._dtypes import is_device_dtype
-from npjax._pure._axes import (diagonal_axes, normalize_axes, normalize_axis, ravel_is_view,
-                              reshape_target)
+from npjax._pure._orders import order_code
+from npjax._pure._axes import (diagonal_axes, integer, normalize_axes, normalize_axis,
+                              ravel_is_view, reshape_target)
 from npjax._core._lazy import Kernel, Lazy, concrete_if_done, stored_part
 from npjax._runtime._context import current, trace
 
@@ -354,10 +355,7 @@ class ndarray(ArrayBase):
 
     def _order(self, order: Any) -> str:
         """'C' or 'F': NumPy's memory order for ``order`` in {'C','F','A','K',None}."""
-        if order is None:
-            order = "K"
-        if order not in ("C", "F", "A", "K"):
-            raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+        order = order_code(order, "K")
         if order in ("A", "K"):
             flags = self._layout_array().flags
             return "F" if flags.f_contiguous and not flags.c_contiguous else "C"
@@ -374,6 +372,7 @@ class ndarray(ArrayBase):
 
         Differences from NumPy: order 'K' gives a C or F layout (never a permuted one).
         """
+        order = order_code(order)
         data = self._host()
         if data is not None:
             if order == "C" and not self._scalar:  # the default: no order to work out
@@ -504,7 +503,7 @@ class ndarray(ArrayBase):
                 raise ValueError("axes don't match array")
             perm = []
             for a in axes:  # NumPy: left to right, a repeat is found before a later bad axis
-                ax = normalize_axis(operator.index(a), ndim)
+                ax = normalize_axis(integer(a), ndim)
                 if ax in perm:
                     raise ValueError("repeated axis in transpose")
                 perm.append(ax)
@@ -543,8 +542,8 @@ class ndarray(ArrayBase):
         """npjax implementation of ``numpy.ndarray.reshape``: a view where NumPy gives one."""
         if len(shape) == 1 and not isinstance(shape[0], int | np.integer):
             shape = shape[0]
-        if order not in ("C", "F", "A"):
-            raise ValueError(f"order must be one of 'C', 'F', 'A' (got {order!r})")
+        if (order := order_code(order)) == "K":
+            raise ValueError("order 'K' is not permitted for reshaping")
         if order == "A":
             order = "F" if self.flags.f_contiguous and not self.flags.c_contiguous else "C"
         new_shape = reshape_target(self.size, shape)
@@ -588,8 +587,7 @@ class ndarray(ArrayBase):
     def ravel(self, order: str = "C") -> ndarray:
         """npjax implementation of ``numpy.ndarray.ravel``: a view where NumPy gives one
         (NumPy's own ``ravel`` of the layout decides, and gives the view's strides)."""
-        if order not in ("C", "F", "A", "K"):
-            raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+        order = order_code(order)
         source, mem = self, order
         if order == "K" and self.ndim > 1 and not (self.flags.c_contiguous
                                                     or self.flags.f_contiguous):
@@ -608,8 +606,7 @@ class ndarray(ArrayBase):
 
     def flatten(self, order: str = "C") -> ndarray:
         """npjax implementation of ``numpy.ndarray.flatten`` (always a copy)."""
-        if order not in ("C", "F", "A", "K"):
-            raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+        order = order_code(order)
         return self._reshape((self.size,), self._order(order) if order in "AK" else order,
                              True, True)
 

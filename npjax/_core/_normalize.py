@@ -132,3 +132,11 @@ def to_jax(x: Any, policy: Policy | None = None, dtype: Any = None) -> jax.Array
     if dtype is not None and value.dtype != np.dtype(dtype):
         value = _casts.cast(value, dtype)
     return place(value, policy)
+
+
+def where_mask(where: Any) -> Any:
+    """A ufunc's ``where=`` as NumPy reads it: Python lists, tuples and numbers converted to
+    bool (``where=[1, 0]``); arrays as they are (NumPy casts them to bool only safely)."""
+    if isinstance(where, list | tuple | int | float):
+        return np.asarray(where, dtype=bool)
+    return where

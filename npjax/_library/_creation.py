@@ -29,6 +29,7 @@ from npjax._runtime import _stats
 from npjax._calls._dispatch import DeviceIn, DTypeIn, Unsupported, npfunc, with_device
 from npjax._pure._errors import ComplexWarning, HostOnly, unsupported
 from npjax._core._ndarray import ndarray
+from npjax._core._index_values import shape_text
 from npjax._core._normalize import as_host, place, resolve_device, to_jax
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
@@ -310,9 +311,9 @@ def _filled(name: str, shape: Any, fill: Any, dtype: np.dtype) -> ndarray:
         value = _astype(fill._read() if isinstance(fill, ndarray) else fill, dtype)
     else:
         value = _host_fill(fill, dtype)
-    if np.broadcast_shapes(value.shape, shape) != shape:
-        raise ValueError(f"could not broadcast input array from shape {value.shape} into "
-                         f"shape {shape}")
+    if not _fits(value.shape, shape):
+        raise ValueError(f"could not broadcast input array from shape {shape_text(value.shape)}"
+                         f" into shape {shape_text(shape)}")
     if isinstance(value, np.ndarray) and value.ndim == 0:
         # the value is a runtime argument: one compiled kernel per shape and dtype
         if policy.sharding is not None:  # made in place on every device (no move)
@@ -466,3 +467,11 @@ def fromstring(string: Any, dtype: Any = None, count: Any = -1, *, sep: str = ""
     dtype = _dtypes.default_float(policy.x64) if dtype is None else dtype
     return _host_to_array(np.fromstring(string, dtype=dtype, count=count, sep=sep),
                           "fromstring", (string,))
+
+
+def _fits(value_shape: tuple, shape: tuple) -> bool:
+    """Whether a fill value of ``value_shape`` broadcasts to ``shape`` itself."""
+    try:
+        return np.broadcast_shapes(value_shape, shape) == shape
+    except ValueError:
+        return False

@@ -74,8 +74,13 @@ def _concat_kernel(axis: int, dtype: np.dtype):
 
 # ``concatenate``'s sequence: Python numbers stay as they are, weak in the result dtype (NEP 50:
 # ``concatenate([np.float32(1), 1.0], axis=None)`` is float32, as a ufunc's would be).
-WeakSeq = Annotated[list, Tag("WeakSeq", lambda xs, policy: [
-    x if type(x) in _dtypes.WEAK_TYPES else to_jax(x, policy) for x in xs])]
+def _weak_seq(xs: Any, policy: Any) -> list:
+    if not (hasattr(xs, "__getitem__") and hasattr(xs, "__len__")):  # NumPy: a sequence
+        raise TypeError("The first input argument needs to be a sequence")
+    return [x if type(x) in _dtypes.WEAK_TYPES else to_jax(x, policy) for x in xs]
+
+
+WeakSeq = Annotated[list, Tag("WeakSeq", _weak_seq)]
 
 
 def _concat(values: list, axis: Any, out: Any, dtype: Any, casting: str, name: str) -> Any:

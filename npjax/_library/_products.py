@@ -30,6 +30,8 @@ from jax import lax
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls._dispatch import wrap, write_out
 from npjax._pure._errors import HostOnly, unsupported
+from npjax._pure import _dtypes
+from npjax._library._einsum_views import einsum_view
 from npjax._calls._fallback import call_numpy
 from npjax._pure._impl.reductions import _jit, _r
 from npjax._pure._axes import normalize_axis
@@ -408,12 +410,17 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, dtype: Any = 
     subscripts, ops = _parse(operands)
     arrays = [_arr(x) for x in ops]
     dt = None if dtype is None else np.dtype(dtype)
+    if dt is not None and not _dtypes.is_device_dtype(dt):  # NumPy's (long double...)
+        raise HostOnly(f"dtype {dt} lives on the host only")
     key = optimize
     if isinstance(optimize, list | tuple):
         key = tuple(p if isinstance(p, str) else tuple(p) for p in optimize)
     res_dtype, scalar = _einsum_meta(subscripts, tuple(a.shape for a in arrays),
                                      tuple(np.dtype(a.dtype) for a in arrays), dt, casting,
                                      key)
+    if out is None and len(arrays) == 1 and (view := einsum_view(subscripts, ops[0], {
+            "dtype": dt, "casting": casting, "order": order, "optimize": optimize})) is not None:
+        return view
     if res_dtype.kind in "iu":
         res_dtype = np.dtype(res_dtype.str)
     result = _einsum_kernel(*arrays, subscripts=subscripts, dtype=res_dtype,

@@ -21,7 +21,7 @@ from npjax._core import _casts
 from npjax._pure import _dtypes
 from npjax._calls._dispatch import ArrayIn, DTypeIn, npfunc, write_out
 from npjax._pure._errors import ComplexWarning, unsupported
-from npjax._pure._axes import diagonal_axes, normalize_axes, normalize_axis
+from npjax._pure._axes import diagonal_axes, integer, normalize_axes, normalize_axis
 from npjax._core._lazy import concrete  # copyto: a cast recorded in lazy mode, computed
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._normalize import to_jax
@@ -48,8 +48,8 @@ def _hidden(value: jax.Array) -> ndarray:
 def _shape_tuple(shape: Any) -> tuple[int, ...]:
     if isinstance(shape, int | np.integer) or (
             isinstance(shape, ndarray) and shape.ndim == 0):
-        return (operator.index(shape),)
-    return tuple(operator.index(n) for n in shape)
+        return (integer(shape),)
+    return tuple(integer(n) for n in shape)
 
 
 def _warn_complex(dtypes: list, target: np.dtype) -> None:

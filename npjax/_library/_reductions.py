@@ -52,7 +52,7 @@ from npjax._pure._impl.reductions import (
 )
 from npjax._pure._axes import normalize_axes, normalize_axis
 from npjax._core._ndarray import install_methods, ndarray
-from npjax._core._normalize import to_jax
+from npjax._core._normalize import to_jax, where_mask
 from npjax._runtime._context import current
 
 __all__ = [
@@ -128,7 +128,7 @@ def _mask(where: Any, shape: tuple) -> Any:
         return None
     if isinstance(where, bool | np.bool_) and where:
         return None
-    mask = to_jax(where, current())
+    mask = to_jax(where_mask(where), current())
     if mask.dtype != _BOOL:
         raise TypeError(f"Cannot cast array data from dtype('{mask.dtype}') to dtype('bool') "
                         "according to the rule 'safe'")

@@ -39,6 +39,7 @@ from npjax._pure._impl.setops import (_concat, _in_sorted, _in_sorted_set, _inte
 from npjax._pure._impl.sorting import _bsearch, _lexsort, _sort_axis
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import install_methods, ndarray
+from npjax._library._mixed_ints import host_for_mixed_integers
 from npjax._library._selection import _device, _jx, _method, _min_max, _take
 from npjax._runtime._context import trace
 from npjax._runtime._host_reads import SYNCS
@@ -370,6 +371,7 @@ def unique_all(x: Any) -> UniqueAllResult:
     return UniqueAllResult(v, i, inv, c)
 
 
+@host_for_mixed_integers(np.isin)
 def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False,
          *, kind: Any = None) -> ndarray:
     """npjax implementation of ``numpy.isin``."""
@@ -410,6 +412,7 @@ def _as_set(x: jax.Array, assume_unique: bool) -> tuple:
     return values, mask, perm
 
 
+@host_for_mixed_integers(np.intersect1d)
 def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False,
                 return_indices: bool = False) -> Any:
     """npjax implementation of ``numpy.intersect1d``."""
@@ -449,11 +452,13 @@ def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False,
     return tuple(ndarray._owner(g) for g in got)
 
 
+@host_for_mixed_integers(np.union1d)
 def union1d(ar1: Any, ar2: Any) -> ndarray:
     """npjax implementation of ``numpy.union1d``."""
     return ndarray._owner(_host_unique(_concat(_jx(ar1), _jx(ar2))))
 
 
+@host_for_mixed_integers(np.setdiff1d)
 def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
     """npjax implementation of ``numpy.setdiff1d``."""
     a1, a2 = _jx(ar1), _jx(ar2)
@@ -464,6 +469,7 @@ def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
     return ndarray._owner(_buckets.run(_buckets.pick, keep, v1, count=count)[0][0])
 
 
+@host_for_mixed_integers(np.setxor1d)
 def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
     """npjax implementation of ``numpy.setxor1d``."""
     a1, a2 = _jx(ar1), _jx(ar2)

@@ -20,6 +20,7 @@ import numpy as np
 from jax import lax
 
 from npjax._pure import _dtypes
+from npjax._library import _methods_on_host as _on_host
 from npjax._library import _reductions
 from npjax._runtime import _ufunc_checks
 from npjax._core._index_kernels import index_ids
@@ -27,7 +28,8 @@ from npjax._core._index_plan import _advanced_parts, _expand
 from npjax._calls._dispatch import write_out
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import ndarray
-from npjax._core._normalize import to_jax
+from npjax._core._index_values import shape_text
+from npjax._core._normalize import to_jax, where_mask
 from npjax._runtime import _stats
 from npjax._runtime._context import current
 from npjax._runtime._numpy_calls import call_numpy_ufunc
@@ -208,6 +210,10 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
     ``add.reduce`` and ``multiply.reduce`` run the core of ``sum`` and ``prod`` (NumPy's
     order of operations), as in NumPy, where ``sum`` is ``add.reduce``.
     """
+    if _on_host.host_dtype(dtype):
+        return _on_host.numpy_method(self.__name__, "reduce", (array,), {
+            "axis": axis, "dtype": dtype, "out": out, "keepdims": keepdims,
+            "initial": initial, "where": where})
     x, _ = _as_input(array)
     dtype = _dtypes.canonical_dtype(dtype)
     name = self.__name__
@@ -218,7 +224,7 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
         kwargs["initial"] = initial.item() if isinstance(initial, ndarray) else initial
     has_where = where is not True
     if has_where:
-        mask = to_jax(where, current())
+        mask = to_jax(where_mask(where), current())
         if mask.dtype != np.bool_:
             mask = mask.astype(bool) if mask.dtype.kind in "b" else _bool_mask(mask)
         np.broadcast_shapes(mask.shape, x.shape)
@@ -229,6 +235,12 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
         raise ValueError(f"non-broadcastable operand with shape {mask.shape} doesn't match "
                          f"the broadcast shape {x.shape}")
     loop_dt = _reduce_loop_dtype(name, x.dtype, result_dt, dtype)
+    if _on_host.reduce_on_host(name, loop_dt, x):
+        host_kw = {k: v for k, v in kwargs.items() if k != "where"}
+        res = _on_host.run_method(name, "reduce", x, **host_kw,
+                                  **({"where": where} if has_where else {}))
+        out = _reduce_out(name, out, res.shape, keepdims, x.shape, axes)
+        return _finish(res, result_dt, out, name, res.ndim == 0 and out is None)
     x = _reductions.precast(x, loop_dt, mask if has_where else True)
     has_initial = initial is not _NoValue
     init = jnp.asarray(kwargs["initial"]) if has_initial and kwargs["initial"] is not None \
@@ -248,9 +260,43 @@ def reduce(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None, out: Any =
         res = res.astype(result_dt)
     _ufunc_checks.check_reduce(name, x, res, axes, has_initial, mask if has_where else True)
     if out is not None:
-        out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
-        return write_out(out, res, "unsafe", name)
+        return write_out(_reduce_out(name, out, res.shape, keepdims, x.shape, axes), res,
+                         "unsafe", name)
     return ndarray._owner(res, res.ndim == 0)
+
+
+def _reduce_out(name: str, out: Any, shape: tuple, keepdims: bool, in_shape: tuple,
+                axes: tuple) -> Any:
+    """``out`` of a reduction (a 1-tuple unwrapped), refused with NumPy's messages unless it
+    has the result's shape (NumPy does not broadcast a reduction into ``out``)."""
+    out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if out is None or np.shape(out) == shape:
+        return out
+    got = np.shape(out)
+    if len(got) != len(shape):
+        raise ValueError(f"output parameter for reduction operation {name} has the wrong "
+                         f"number of dimensions: Found {len(got)} but expected {len(shape)}"
+                         + (" (must match the operand's when keepdims=True)" if keepdims
+                            else ""))
+    for i, (g, n) in enumerate(zip(got, shape)):
+        if g == 1 and n != 1:
+            raise ValueError(f"output operand requires a reduction along dimension {i}, but "
+                             "the reduction is not enabled. The dimension size of 1 does not "
+                             "match the expected output shape.")
+    if keepdims:
+        for i in axes:
+            if got[i] != 1 and got[i] == in_shape[i]:
+                raise ValueError(f"operand was set up as a reduction along axis {i}, but the "
+                                 f"length of the axis is {got[i]} (it has to be 1)")
+        mapped = [str(g) for g in got]
+    else:  # the reduced axes as NumPy's iterator shows them (leading ones dropped)
+        dims = iter(got)
+        mapped = ["newaxis" if i in axes else str(next(dims)) for i in range(len(in_shape))]
+        while mapped and mapped[0] == "newaxis":
+            mapped.pop(0)
+    raise ValueError("operands could not be broadcast together with remapped shapes "
+                     f"[original->remapped]: {shape_text(got)}->({','.join(mapped)}) "
+                     f"{shape_text(in_shape)} ")
 
 
 def _check_power(name: str, dt: np.dtype, x: jax.Array, axis: int, all_exponents: bool) -> None:
@@ -320,6 +366,9 @@ def accumulate(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None,
     Differences from NumPy: reorderable ufuncs are scanned in tree order (float results may
     differ in the last ulp).
     """
+    if _on_host.host_dtype(dtype):
+        return _on_host.numpy_method(self.__name__, "accumulate", (array,), {
+            "axis": axis, "dtype": dtype, "out": out})
     x, _ = _as_input(array)
     dtype = _dtypes.canonical_dtype(dtype)
     name = self.__name__
@@ -327,6 +376,9 @@ def accumulate(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None,
     result_dt = _probe_dtype(name, "accumulate", x.dtype, x.shape, kwargs)
     ax = normalize_axis(0 if axis is None else axis, x.ndim)
     loop_dt = _reduce_loop_dtype(name, x.dtype, result_dt, dtype)
+    if _on_host.reduce_on_host(name, loop_dt, x):
+        return _finish(_on_host.run_method(name, "accumulate", x, axis=ax, dtype=dtype),
+                       result_dt, out, name)
     x = _reductions.precast(x, loop_dt)
     _check_power(name, loop_dt, x, ax, False)
     res = _accumulate_kernel(name, loop_dt, ax)(x)
@@ -380,6 +432,9 @@ def reduceat(self: ufunc, array: Any, indices: Any, axis: Any = 0, dtype: Any = 
     Differences from NumPy: every segment is reduced left to right (same values; float sums
     may differ from NumPy's in the last ulp).
     """
+    if _on_host.host_dtype(dtype):
+        return _on_host.numpy_method(self.__name__, "reduceat", (array, indices), {
+            "axis": axis, "dtype": dtype, "out": out})
     x, _ = _as_input(array)
     dtype = _dtypes.canonical_dtype(dtype)
     name = self.__name__
@@ -405,7 +460,9 @@ def reduceat(self: ufunc, array: Any, indices: Any, axis: Any = 0, dtype: Any = 
     loop_dt = _reduce_loop_dtype(name, x.dtype, result_dt, dtype)
     ends = np.append(idx[1:], n)
     ends = np.where(idx < ends, ends, idx + 1)
-    if idx.size == 0:
+    if idx.size and _on_host.reduce_on_host(name, loop_dt, x):
+        res = _on_host.run_method(name, "reduceat", x, idx, axis=ax, dtype=dtype)
+    elif idx.size == 0:
         res = jnp.zeros(x.shape[:ax] + (0,) + x.shape[ax + 1:], result_dt)
     else:
         res = _reduceat_kernel(name, loop_dt, ax)(x, jnp.asarray(idx), jnp.asarray(ends))
@@ -452,6 +509,8 @@ def at(self: ufunc, a: Any, indices: Any, b: Any = None, /) -> None:
     """npjax implementation of ``numpy.ufunc.at``: ``a[indices] = ufunc(a[indices], b)``
     in place, applied once per index occurrence (repeated indices accumulate)."""
     name = self.__name__
+    if isinstance(a, np.ndarray) and not isinstance(a, ndarray):  # NumPy's array, in place
+        return _on_host.numpy_at(name, a, indices, b)
     if not isinstance(a, ndarray):
         raise TypeError("npjax.ufunc.at: the first operand must be an npjax array")
     if self.signature is not None:
@@ -465,6 +524,9 @@ def at(self: ufunc, a: Any, indices: Any, b: Any = None, /) -> None:
     if a._readonly:
         raise ValueError("assignment destination is read-only")
     if _at_on_host(self, a, indices, b):
+        return
+    if _on_host.at_on_host(name, a, b):
+        _on_host.run_at(name, a, indices, b)
         return
     shape = a.shape
     unary = self.nin == 1
@@ -496,6 +558,9 @@ def at(self: ufunc, a: Any, indices: Any, b: Any = None, /) -> None:
         return
     flat = a._read().ravel()
     new = _at_kernel(name, loop_in, loop_out, a.dtype, unary)(flat, ids.ravel(), bv)
+    if _on_host.at_flags_possible(loop_out, flat, new):
+        _on_host.run_at(name, a, indices, b)
+        return
     a._write(new.reshape(shape))
 
 
@@ -540,11 +605,11 @@ def install() -> None:
 install()
 
 
-def _finish(res: Any, result_dt: np.dtype, out: Any, name: str) -> Any:
+def _finish(res: Any, result_dt: np.dtype, out: Any, name: str, scalar: bool = False) -> Any:
     """Cast to NumPy's result dtype; write ``out`` (returned itself) or wrap a new array."""
     if res.dtype != result_dt:
         res = res.astype(result_dt)
     if out is not None:
         out = out[0] if isinstance(out, tuple) and len(out) == 1 else out
         return write_out(out, res, "unsafe", name)
-    return ndarray._owner(res)
+    return ndarray._owner(res, scalar)

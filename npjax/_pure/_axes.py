@@ -12,6 +12,13 @@ import numpy as np
 from npjax._pure._errors import AxisError
 
 
+def integer(n: Any, what: str = "") -> int:
+    """``operator.index(n)``, refusing booleans as NumPy does ("an integer is required")."""
+    if isinstance(n, bool | np.bool_):
+        raise TypeError(f"an integer is required{what}")
+    return operator.index(n)
+
+
 def normalize_axis(axis: int, ndim: int) -> int:
     axis = operator.index(axis)
     if not -ndim <= axis < ndim:
@@ -42,7 +49,7 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
 def reshape_target(size: int, shape: Any) -> tuple[int, ...]:
     """The shape ``reshape`` produces, with NumPy's errors for bad requests."""
     shape = (shape,) if isinstance(shape, int | np.integer) else tuple(shape)
-    shape = tuple(operator.index(n) for n in shape)
+    shape = tuple(integer(n) for n in shape)
     unknown = [i for i, n in enumerate(shape) if n < 0]  # NumPy: any negative is unknown
     if len(unknown) > 1:
         raise ValueError("can only specify one unknown dimension")

@@ -15,6 +15,9 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._pure._impl import exact_math
+from npjax._pure._impl.int_compare import exact_integers
+
 
 def _int_safe(fn: Callable, zero_value: Callable) -> Callable:
     """Integer loops: NumPy gives 0 where the divisor is 0 (JAX gives -1 or garbage)."""
@@ -222,7 +225,7 @@ def _cpow(a, b):
 
 def _exp2(x):
     if x.dtype.kind != "c":
-        return jnp.exp2(x)
+        return exact_math.exp2(x)
     ln2 = np.log(2.0)
     return _exp(lax.complex(x.real * ln2, x.imag * ln2))
 
@@ -646,11 +649,11 @@ def _spacing(x):
 
 _HIGHEST = jax.lax.Precision.HIGHEST  # full float32 products on GPUs too (no TF32)
 
-def _domain_nan(name: str, probe: float) -> Callable:
+def _domain_nan(name: str, probe: float, fn: Callable | None = None) -> Callable:
     """``jnp.<name>`` with the NaN it makes of a number outside its domain signed as NumPy's
     loop signs it on this CPU (x86-64: -nan, the default NaN of an invalid operation; XLA's
     own gives +nan), told by NumPy's result at ``probe``."""
-    fn = getattr(jnp, name)
+    fn = fn or getattr(jnp, name)
     with np.errstate(all="ignore"):
         negative = bool(np.signbit(getattr(np, name)(np.array([probe]))[0]))
 
@@ -668,8 +671,9 @@ IMPL_OVERRIDES: dict[str, Callable] = {
     "log": _log_fix(_domain_nan("log", -1.0)),
     "log2": _log_fix(_domain_nan("log2", -1.0)),
     "log10": _log_fix(_domain_nan("log10", -1.0)),
-    "log1p": _log_fix(_domain_nan("log1p", -2.0)),
-    "arctanh": _annex_g(_odd_conj_complex(_domain_nan("arctanh", 2.0)), _arctanh_ref),
+    "log1p": _log_fix(_domain_nan("log1p", -2.0, exact_math.log1p)),
+    "arctanh": _annex_g(_odd_conj_complex(_domain_nan("arctanh", 2.0, exact_math.arctanh)),
+                        _arctanh_ref),
     "arctan": _annex_g(_odd_conj_complex(jnp.arctan), _arctan_ref),
     "exp": _exp,
     "sinh": _annex_g(jnp.sinh, _sinh_ref),
@@ -704,10 +708,12 @@ IMPL_OVERRIDES: dict[str, Callable] = {
     "minimum": _extreme("minimum"),
     "fmax": _extreme("fmax"),
     "fmin": _extreme("fmin"),
-    "greater": _ordering("greater"),
-    "greater_equal": _ordering("greater_equal"),
-    "less": _ordering("less"),
-    "less_equal": _ordering("less_equal"),
+    "greater": exact_integers("greater", _ordering("greater")),
+    "greater_equal": exact_integers("greater_equal", _ordering("greater_equal")),
+    "less": exact_integers("less", _ordering("less")),
+    "less_equal": exact_integers("less_equal", _ordering("less_equal")),
+    "equal": exact_integers("equal", jnp.equal),
+    "not_equal": exact_integers("not_equal", jnp.not_equal),
     "logaddexp2": _logaddexp2,
     "logical_and": _logical(jnp.logical_and),
     "logical_or": _logical(jnp.logical_or),
