@@ -165,7 +165,8 @@ def loop_kernels(hlo: str) -> dict:
     what its bodies run at their top level: ``fusions``, ``other kernels`` (array ops outside
     fusions: copies, broadcasts, concatenates, pads, slices, dynamic-update-slices) and
     ``scalar ops`` (rank 0, outside fusions: on a TPU the scalar unit's, float64 emulated
-    there in some 10-20 32-bit ops each); tuples, bitcasts and constants cost nothing."""
+    there in some 10-20 32-bit ops each), ``async copies`` (copy-start, slice-start: DMAs
+    between memory spaces, apart from kernels); tuples, bitcasts and constants cost nothing."""
     comps: dict[str, list[str]] = {}
     name = None
     for line in hlo.splitlines():
@@ -181,16 +182,20 @@ def loop_kernels(hlo: str) -> dict:
     for body in re.findall(r"body=%([\w.\-]+)", hlo):
         for line in comps.get(body, ()):
             m = re.match(r"\s*(?:ROOT )?%\S+ = (\([^=]*?\)|\S+) ([\w\-]+)\(", line)
-            if not m or m.group(2) in _FREE or m.group(2) == "while":
+            if not m or m.group(2) in _FREE or m.group(2) == "while" or \
+                    m.group(2).endswith("-done") or "ConcatBitcast" in line:
                 continue
             if m.group(2) == "fusion":
                 out["fusions"] += 1
+            elif m.group(2).endswith("-start"):  # (a DMA between memory spaces)
+                out["async copies"] += 1
             elif re.match(r"\w+\[\]", m.group(1)):
                 out["scalar ops"] += 1
             else:
                 out["other kernels"] += 1
     out["kernels"] = out["fusions"] + out["other kernels"]
-    return {f"loop {k}": out[k] for k in ("kernels", "fusions", "other kernels", "scalar ops")}
+    return {f"loop {k}": out[k] for k in ("kernels", "fusions", "other kernels", "scalar ops",
+                                          "async copies")}
 
 
 # --- the programs ----------------------------------------------------------------------------
