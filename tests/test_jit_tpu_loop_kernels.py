@@ -2,7 +2,8 @@
 the CPU): no optimisation barrier on an array (the update barrier of ``_views.settled`` and
 the division's are the CPU backend's: there they stay), one reduction for the error-state
 check; compiled for a compile-only TPU where libtpu is present, at most one kernel per
-iteration more than the hand-written ``jax.jit`` of the same loop (the check's). The CPU's values stay NumPy's."""
+iteration more than the hand-written ``jax.jit`` of the same loop (the check's). The CPU's
+values stay NumPy's."""
 
 from __future__ import annotations
 
