@@ -29,7 +29,10 @@ Anywhere (a CPU machine too; JAX lowers for the TPU without one)::
 prints each program's StableHLO op counts for the TPU lowering (ops by name and element
 type, while loops, calls, index ops on s64): npjax.jit's against the hand-written one.
 ``--compile`` needs ``libtpu`` importable (the wheel ``jax[tpu]`` pins; e.g. installed with
-``pip install --target DIR`` and DIR on PYTHONPATH) and compiles for a compile-only v5e.
+``pip install --target DIR`` and DIR on PYTHONPATH) and compiles for a compile-only v5e; it
+adds what XLA's optimised program runs per loop iteration (``loop_kernels``: the chip
+launches each fusion or other kernel of a while body once an iteration, some microseconds
+each), and ``--dump`` writes that HLO too.
 """
 
 from __future__ import annotations
@@ -154,6 +157,47 @@ def _loop_ops(text: str, funcs: dict) -> int:
     return total
 
 
+_FREE = ("get-tuple-element", "bitcast", "parameter", "constant", "tuple")
+
+
+def loop_kernels(hlo: str) -> dict:
+    """Per iteration of the while loops of an optimised HLO module (``Compiled.as_text()``),
+    what its bodies run at their top level: ``fusions``, ``other kernels`` (array ops outside
+    fusions: copies, broadcasts, concatenates, pads, slices, dynamic-update-slices) and
+    ``scalar ops`` (rank 0, outside fusions: on a TPU the scalar unit's, float64 emulated
+    there in some 10-20 32-bit ops each), ``async copies`` (copy-start, slice-start: DMAs
+    between memory spaces, apart from kernels); tuples, bitcasts and constants cost nothing."""
+    comps: dict[str, list[str]] = {}
+    name = None
+    for line in hlo.splitlines():
+        m = re.match(r"^(?:ENTRY )?%?([\w.\-]+) \(.*\) -> .* \{$", line)
+        if m:
+            name = m.group(1)
+            comps[name] = []
+        elif line.startswith("}"):
+            name = None
+        elif name is not None:
+            comps[name].append(line)
+    out: collections.Counter = collections.Counter()
+    for body in re.findall(r"body=%([\w.\-]+)", hlo):
+        for line in comps.get(body, ()):
+            m = re.match(r"\s*(?:ROOT )?%\S+ = (\([^=]*?\)|\S+) ([\w\-]+)\(", line)
+            if not m or m.group(2) in _FREE or m.group(2) == "while" or \
+                    m.group(2).endswith("-done") or "ConcatBitcast" in line:
+                continue
+            if m.group(2) == "fusion":
+                out["fusions"] += 1
+            elif m.group(2).endswith("-start"):  # (a DMA between memory spaces)
+                out["async copies"] += 1
+            elif re.match(r"\w+\[\]", m.group(1)):
+                out["scalar ops"] += 1
+            else:
+                out["other kernels"] += 1
+    out["kernels"] = out["fusions"] + out["other kernels"]
+    return {f"loop {k}": out[k] for k in ("kernels", "fusions", "other kernels", "scalar ops",
+                                          "async copies")}
+
+
 # --- the programs ----------------------------------------------------------------------------
 
 def _runner(kernel: str, size: str) -> Any:
@@ -210,8 +254,13 @@ def ops_report(kernels: list[str], size: str, dump: str | None, compile_: bool) 
             rows[which] = op_counts(text)
             if compile_:
                 t = time.perf_counter()
-                low.compile()
+                compiled = low.compile()
                 rows[which]["structure"]["aot compile s"] = round(time.perf_counter() - t, 2)
+                hlo = compiled.as_text()
+                rows[which]["structure"].update(loop_kernels(hlo))
+                if dump:
+                    with open(os.path.join(dump, f"{kernel}_{which}_tpu.hlo"), "w") as f:
+                        f.write(hlo)
         print(f"== {kernel} ({size}): StableHLO for the TPU, hand-written | npjax.jit")
         for part in ("structure", "ops"):
             keys = sorted(set(rows["hand"][part]) | set(rows["npjax"][part]))

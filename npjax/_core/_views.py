@@ -235,8 +235,11 @@ def settled(x: jax.Array) -> jax.Array:
     into each user; the copies then update one shared buffer in turn, and a later copy reads
     what an earlier one wrote (``v = a[::2]; v += 1; a[1:] = a[:-1] * .5`` returned with a
     reshaped view of ``a`` gave a wrong element). The barrier gives the update one user.
+    Not on a TPU: there it kept XLA from folding the update into its users (``Z[...] = 0``
+    then a masked store: a full array written, copied and updated in every loop iteration,
+    where ``jnp.zeros(..).at[..].set`` is one pad).
     """
-    return lax.optimization_barrier(x)
+    return lax.platform_dependent(x, tpu=lambda x: x, default=lax.optimization_barrier)
 
 
 def apply_set(lens: Lens, root: jax.Array, dyns: tuple, new: jax.Array) -> jax.Array:

@@ -323,8 +323,14 @@ def _nan_where_not_finite(c: Any) -> Any:
 
 def any_nan(acc: Any) -> Any:
     """Whether an accumulator of ``parts`` (0 where its results are finite, NaN where not)
-    holds a NaN, as one boolean fold (``_boolsums``)."""
-    return _boolsums.any_(jnp.isnan(acc))
+    holds a NaN, as one boolean fold (``_boolsums``, for XLA's CPU backend; on a TPU one
+    reduction, which fuses the test into itself where the two halves' fold did not)."""
+    return lax.platform_dependent(acc, tpu=_any_nan_tpu,
+                                  default=lambda a: _boolsums.any_(jnp.isnan(a)))
+
+
+def _any_nan_tpu(acc: Any) -> Any:
+    return jnp.any(jnp.isnan(acc))
 
 
 def _fits(shape: tuple, target: tuple) -> bool:

@@ -151,8 +151,19 @@ def _cdiv(a, b):
 def _operands(x, y):
     """Broadcast operands behind an optimization barrier: XLA's CPU backend otherwise turns
     ``x / broadcast(y)`` into ``x * (1 / y)``, which is not correctly rounded (and gives
-    inf * 0 = nan for inf / huge)."""
+    inf * 0 = nan for inf / huge). XLA's TPU compiler does so for a constant divisor only:
+    there the barrier hides ``y`` alone, and the operands, unmaterialised, fuse with the
+    division (a barrier on the full-shape pair cost a kernel to broadcast the divisor, and
+    split the division from its producers, in every loop iteration)."""
+    return lax.platform_dependent(x, y, tpu=_divisor_hidden, default=_both_hidden)
+
+
+def _both_hidden(x, y):
     return lax.optimization_barrier(tuple(jnp.broadcast_arrays(x, y)))
+
+
+def _divisor_hidden(x, y):
+    return tuple(jnp.broadcast_arrays(x, lax.optimization_barrier(y)))
 
 
 def _divide(x, y):
