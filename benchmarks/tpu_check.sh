@@ -39,7 +39,7 @@ VARIANTS=${VARIANTS:-numpy,npjax_lazy,npjax_jit,jax_hand,npjax_autojit}
 SLOW_S=${SLOW_S:-5}         # a variant whose first call takes longer is timed once
 EXAMPLE_S=${EXAMPLE_S:-60}  # per example, npjax and NumPy runs
 TEST_S=${TEST_S:-240}
-TESTS=${TESTS:-tests/test_capabilities.py tests/test_linalg.py tests/test_fft.py \
+TESTS=${TESTS:-tests/test_capabilities.py tests/test_jit.py tests/test_linalg.py tests/test_fft.py \
 tests/test_ufuncs.py tests/test_reductions.py tests/test_products.py tests/test_statistics.py}
 
 has() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
