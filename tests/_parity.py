@@ -11,6 +11,8 @@ counted in ``JIT_COUNTS``.
 
 from __future__ import annotations
 
+import contextlib
+import warnings
 from typing import Any
 
 import numpy as np
@@ -150,3 +152,34 @@ def assert_same_outcome(actual, exc, expected, expected_exc, args, expected_args
     for got, want in zip(args, expected_args):
         if isinstance(want, np.ndarray):
             assert_same(got, want)
+
+
+def _outcome(lib, fn, state):
+    """``fn(lib)``: its result (or exception) and its warnings as (class name, message), the
+    result read inside the block (lazy mode reports when a value is read); ``state``: the
+    error state it runs under (None: the one in force)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            with lib.errstate(all=state) if state else contextlib.nullcontext():
+                result = fn(lib)
+                for r in result if isinstance(result, tuple) else (result,):
+                    if isinstance(r, npjax.ndarray):
+                        np.asarray(r)
+        except Exception as exc:  # compared with NumPy's
+            result = exc
+    return result, [(w.category.__name__, str(w.message)) for w in caught]
+
+
+def check_exactly(fn, state=None):
+    """``fn(numpy)`` against ``fn(npjax)``: the same exception class and message, or the same
+    result (the sign of zero too); the same warnings in the same order."""
+    want, want_warn = _outcome(np, fn, state)
+    got, got_warn = _outcome(npjax, fn, state)
+    if isinstance(want, Exception) or isinstance(got, Exception):
+        assert isinstance(want, Exception) and isinstance(got, Exception), (want, got)
+        assert family(got) is family(want), (want, got)
+        assert str(got) == str(want), (want, got)
+    else:
+        assert_same(got, want, check_sign_of_zero=True)
+    assert got_warn == want_warn

@@ -19,13 +19,12 @@ import operator
 import subprocess
 import sys
 import threading
-import warnings
 
 import numpy
 import pytest
 
 import npjax
-from tests._parity import assert_same, family
+from tests._parity import check_exactly
 from tests._threads import run_threads
 
 MODES = {
@@ -45,33 +44,7 @@ def mode(request):
         yield request.param
 
 
-def _outcome(lib, fn):
-    """``fn(lib)``: its result (or exception) and its warnings as (class name, message), the
-    result read inside the block (lazy mode reports when a value is read)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            result = fn(lib)
-            if lib is npjax:
-                for r in result if isinstance(result, tuple) else (result,):
-                    numpy.asarray(r)
-        except Exception as exc:  # compared with NumPy's
-            result = exc
-    return result, [(w.category.__name__, str(w.message)) for w in caught]
-
-
-def check(fn):
-    """``fn(numpy)`` against ``fn(npjax)``: the same exception class and message, or the
-    same result; the same warnings in the same order."""
-    want, want_warn = _outcome(numpy, fn)
-    got, got_warn = _outcome(npjax, fn)
-    if isinstance(want, Exception) or isinstance(got, Exception):
-        assert isinstance(want, Exception) and isinstance(got, Exception), (want, got)
-        assert family(got) is family(want), (want, got)
-        assert str(got) == str(want), (want, got)
-    else:
-        assert_same(got, want, check_sign_of_zero=True)
-    assert got_warn == want_warn
+check = check_exactly
 
 
 def _a(lib, values, dtype):

@@ -37,13 +37,12 @@ on host arrays, device arrays and device arrays in lazy mode:
 from __future__ import annotations
 
 import operator
-import warnings
 
 import numpy
 import pytest
 
 import npjax
-from tests._parity import assert_same, family
+from tests._parity import assert_same, check_exactly
 
 MODES = {
     "host": {},
@@ -58,32 +57,9 @@ def mode(request):
         yield request.param
 
 
-def _outcome(lib, fn, state):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            with lib.errstate(all=state):
-                result = fn(lib)
-                for r in result if isinstance(result, tuple) else (result,):
-                    if isinstance(r, npjax.ndarray):  # (lazy mode: read in the block)
-                        numpy.asarray(r)
-        except Exception as exc:  # compared with NumPy's
-            result = exc
-    return result, [(w.category.__name__, str(w.message)) for w in caught]
-
-
 def check(fn, state="warn"):
-    """``fn(numpy)`` against ``fn(npjax)``: the same exception class and message, or the same
-    result; the same warnings in the same order."""
-    want, want_warn = _outcome(numpy, fn, state)
-    got, got_warn = _outcome(npjax, fn, state)
-    if isinstance(want, Exception) or isinstance(got, Exception):
-        assert isinstance(want, Exception) and isinstance(got, Exception), (want, got)
-        assert family(got) is family(want), (want, got)
-        assert str(got) == str(want), (want, got)
-    else:
-        assert_same(got, want, check_sign_of_zero=True)
-    assert got_warn == want_warn
+    """``check_exactly`` under ``errstate(all=state)``."""
+    check_exactly(fn, state)
 
 
 # --- 1. broadcast-assignment messages --------------------------------------------------------
