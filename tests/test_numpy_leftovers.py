@@ -495,3 +495,30 @@ def _into(xp, target, fn):
 @pytest.mark.parametrize("case", list(_WHERE))
 def test_where_as_a_list(mode, case):
     check(_WHERE[case])
+
+
+# --- 15. host-only values stored into device arrays ------------------------------------------
+# (an object or str array of npjax's stored into a float array: NumPy casts its elements; the
+# device raised its internal HostOnly)
+
+def _stored(xp, index, value):
+    a = xp.arange(4.0)
+    a[index(a)] = value(xp)
+    return a
+
+
+_STORES = {
+    "all-object": (lambda a: slice(None), lambda xp: xp.array([1, 2, 3, 4], dtype=object)),
+    "mask-object": (lambda a: a > 1, lambda xp: xp.array([7], dtype=object)),
+    "fancy-object": (lambda a: [0, 2], lambda xp: xp.array([9, 8], dtype=object)),
+    "element-object": (lambda a: 1, lambda xp: xp.array(5, dtype=object)),
+    "all-str": (lambda a: slice(None), lambda xp: xp.array(["1.5", "2", "3", "4"])),
+    "bad-str": (lambda a: slice(None), lambda xp: xp.array(["a", "2", "3", "4"])),
+    "complex-object": (lambda a: slice(None), lambda xp: xp.array([1j, 2, 3, 4], dtype=object)),
+}
+
+
+@pytest.mark.parametrize("case", list(_STORES))
+def test_host_only_values_stored(mode, case):
+    index, value = _STORES[case]
+    check(lambda xp: _stored(xp, index, value))

@@ -23,6 +23,7 @@ from npjax._core import _buckets, _views
 from npjax._runtime import _stats
 from npjax._runtime._context import trace
 from npjax._pure._errors import JitError
+from npjax._core._host_only import host_only
 from npjax._core._index_kernels import _mask_place, _mask_scatter, _scatter_last
 from npjax._core._index_plan import (_FULL, _advanced_shape, _advanced_unchecked, _as_tuple,
                                      _basic_plan, _bucketed_arrays, _check_bounds, _check_int,
@@ -61,6 +62,8 @@ def setitem(a: ndarray, index: Any, value: Any) -> None:
                         "assignment")
     if a._readonly:
         raise ValueError("assignment destination is read-only")
+    if isinstance(value, ndarray) and host_only(value):  # (object, str...: NumPy casts it)
+        value = value._host()
     shape = a.shape
     pos = _int_positions(index, shape)
     if pos is not None:
