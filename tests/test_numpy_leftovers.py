@@ -522,3 +522,29 @@ _STORES = {
 def test_host_only_values_stored(mode, case):
     index, value = _STORES[case]
     check(lambda xp: _stored(xp, index, value))
+
+
+# --- 16. booleans as reduction axes ----------------------------------------------------------
+# (NumPy's reductions refuse them, its Python-level median/quantile/average read them as 0/1)
+
+_BOOL_AXES = {
+    "sum": lambda xp, ax: xp.sum(xp.ones((2, 3)), axis=ax),
+    "mean": lambda xp, ax: xp.mean(xp.ones((2, 3)), axis=ax),
+    "std": lambda xp, ax: xp.std(xp.ones((2, 3)), axis=ax),
+    "max": lambda xp, ax: xp.max(xp.ones((2, 3)), axis=ax),
+    "any": lambda xp, ax: xp.any(xp.ones((2, 3)), axis=ax),
+    "nansum": lambda xp, ax: xp.nansum(xp.ones((2, 3)), axis=ax),
+    "ptp": lambda xp, ax: xp.ptp(xp.ones((2, 3)), axis=ax),
+    "count_nonzero": lambda xp, ax: xp.count_nonzero(xp.ones((2, 3)), axis=ax),
+    "method": lambda xp, ax: xp.ones((2, 3)).sum(axis=ax),
+    "add.reduce": lambda xp, ax: xp.add.reduce(xp.ones((2, 3)), axis=ax),
+    "median": lambda xp, ax: xp.median(xp.arange(6.0).reshape(2, 3), axis=ax),
+    "percentile": lambda xp, ax: xp.percentile(xp.arange(6.0).reshape(2, 3), 30, axis=ax),
+    "average": lambda xp, ax: xp.average(xp.arange(6.0).reshape(2, 3), axis=ax),
+}
+
+
+@pytest.mark.parametrize("axis", [True, (0, True)], ids=str)
+@pytest.mark.parametrize("case", list(_BOOL_AXES))
+def test_bool_reduction_axes(mode, case, axis):
+    check(lambda xp: _BOOL_AXES[case](xp, axis))

@@ -50,7 +50,7 @@ from npjax._pure._impl.reductions import (
     _k_arg, _k_average, _k_count_nonzero, _k_fold, _k_fold_plain, _k_mean, _k_minmax,
     _k_minmax_plain, _k_nanmean, _k_nanvar, _k_ptp, _k_var,
 )
-from npjax._pure._axes import normalize_axes, normalize_axis
+from npjax._pure._axes import normalize_axes, normalize_axis, reduction_axes
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._normalize import to_jax, where_mask
 from npjax._runtime._context import current
@@ -117,10 +117,9 @@ def _raises_on(bad: Any) -> bool:
 
 # --- argument handling -----------------------------------------------------------------------
 
-def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
-    if axis is None:
-        return tuple(range(ndim))
-    return tuple(sorted(normalize_axes(axis, ndim)))
+def _axes(axis: Any, ndim: int, bools: bool = False) -> tuple[int, ...]:
+    """(``bools``: taken as 0 and 1, as NumPy's Python functions median/quantile/average do)"""
+    return tuple(range(ndim)) if axis is None else reduction_axes(axis, ndim, bools)
 
 
 def _mask(where: Any, shape: tuple) -> Any:
@@ -580,7 +579,7 @@ def _check_ureduce_empty(a: Any, axes: tuple, axis: Any) -> None:
 
 
 def _median_public(name: str, a: Any, axis: Any, out: Any, keepdims: Any, nan: bool) -> Any:
-    axes = _axes(axis, a.ndim)
+    axes = _axes(axis, a.ndim, bools=True)
     if nan and a.size == 0:
         return nanmean.__wrapped__(a, axis, None, out, keepdims)
     _check_ureduce_empty(a, axes, axis)
@@ -655,7 +654,7 @@ def _quantile_public(name: str, a: Any, q: Any, axis: Any, out: Any, method: Any
         raise ValueError(f"{method!r} is not a valid method. Use one of: {_METHODS}")
     if qh.ndim > 2:  # NumPy's own limit (its message says "scalar or 1d")
         raise ValueError("q must be a scalar or 1d")
-    axes = _axes(axis, a.ndim)
+    axes = _axes(axis, a.ndim, bools=True)
     if nan and a.size == 0:
         return nanmean.__wrapped__(a, axis, None, out, keepdims)
     _check_ureduce_empty(a, axes, axis)
@@ -752,8 +751,9 @@ def nanquantile(a: ArrayIn, q: Any, axis: Any = None, out: Any = None,
 def average(a: ArrayIn, axis: Any = None, weights: Any = None, returned: bool = False, *,
             keepdims: Any = False) -> Any:
     """npjax implementation of ``numpy.average`` (zero weight sums raise after one read-back)."""
-    if weights is None:
-        avg = mean.__wrapped__(a, axis, None, None, keepdims)
+    if weights is None:  # (NumPy's average reads booleans in ``axis`` as 0 and 1)
+        avg = mean.__wrapped__(a, None if axis is None else normalize_axes(axis, a.ndim), None,
+                               None, keepdims)
         if avg.size == 0:
             raise ZeroDivisionError("division by zero")
         scl = jnp.full(avg.shape, a.size / avg.size, avg.dtype)
@@ -772,7 +772,7 @@ def average(a: ArrayIn, axis: Any = None, weights: Any = None, returned: bool = 
         rd = _dtypes.result_type(a.dtype, w.dtype, _F64)
     else:
         rd = _dtypes.result_type(a.dtype, w.dtype)
-    axes = _axes(axis, a.ndim)
+    axes = _axes(axis, a.ndim, bools=True)
     avg, scl, zero = _jit(_k_average, (axes, keepdims is True, rd))(a, w)
     if _raises_on(zero):
         raise ZeroDivisionError("Weights sum to zero, can't be normalized")

@@ -26,7 +26,7 @@ from npjax._runtime import _ufunc_checks
 from npjax._core._index_kernels import index_ids
 from npjax._core._index_plan import _advanced_parts, _expand
 from npjax._calls._dispatch import write_out
-from npjax._pure._axes import normalize_axis
+from npjax._pure._axes import normalize_axis, refuse_bool_axes
 from npjax._core._ndarray import ndarray
 from npjax._core._index_values import shape_text
 from npjax._core._normalize import to_jax, where_mask
@@ -195,6 +195,7 @@ def _reduce_values(name: str, dt: np.dtype, x: jax.Array, reorderable: bool) -> 
 def _reduce_axes(axis: Any, ndim: int) -> tuple:
     if axis is None or ndim == 0:  # NumPy accepts axis=0 on a 0-d operand
         return tuple(range(ndim))
+    refuse_bool_axes(axis)
     if isinstance(axis, tuple | list):
         axes = tuple(normalize_axis(a, ndim) for a in axis)
         if len(set(axes)) != len(axes):

@@ -1,6 +1,7 @@
 """Axis arguments with NumPy's rules and errors: ``normalize_axis``, ``normalize_axes``,
-``diagonal_axes`` and ``reshape_target`` (pure: ints and shapes in, ints and shapes out); and
-``ravel_is_view``, NumPy's rule for when ``ravel`` is a view (from a layout's strides)."""
+``diagonal_axes``, ``reduction_axes`` and ``reshape_target`` (pure: ints and shapes in, ints
+and shapes out); and ``ravel_is_view``, NumPy's rule for when ``ravel`` is a view (from a
+layout's strides)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,21 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
             raise ValueError("repeated axis")
         return axes
     return (normalize_axis(axis, ndim),)
+
+
+def refuse_bool_axes(axis: Any) -> None:
+    """NumPy's reductions refuse booleans as axes (``TypeError``, "an integer is required")."""
+    for a in axis if isinstance(axis, tuple | list) else (axis,):
+        if isinstance(a, bool | np.bool_):
+            raise TypeError("an integer is required")
+
+
+def reduction_axes(axis: Any, ndim: int, bools: bool = False) -> tuple[int, ...]:
+    """The sorted axes a reduction over ``axis`` (not None) runs over, with NumPy's errors
+    (``bools``: booleans taken as 0 and 1, as NumPy's Python-level functions take them)."""
+    if not bools:
+        refuse_bool_axes(axis)
+    return tuple(sorted(normalize_axes(axis, ndim)))
 
 
 def reshape_target(size: int, shape: Any) -> tuple[int, ...]:
