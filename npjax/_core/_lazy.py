@@ -47,6 +47,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from npjax._core import _lazy_cold
 from npjax._core._lazy_checks import _replay_checks, _stored_checks, _watch
 from npjax._pure import _capabilities
 from npjax._runtime import _stats
@@ -466,13 +467,18 @@ def _run(outputs: list) -> None:
     out_refs = tuple((position[id(z.call)], z.index) for z in outputs)
     key = (tuple(spec), out_refs)
     got = _programs.get(key)
+    cold = None
     if got is None:
         got = _compile(key, spec, out_refs, inputs)
+        if got[1] is None:  # (its first run: on the CPU where the accelerator is slow to compile)
+            cold = _lazy_cold.run(got[0], neg_zero(), inputs)
     _stats.lazy["flushes"] += 1
     _stats.lazy["executed"] += len(program)
     _stats.lazy["outputs"] += len(outputs)
     compiled, roll = got
-    if roll is None:
+    if cold is not None:
+        values, suspect = cold
+    elif roll is None:
         values, suspect = compiled(neg_zero(), *inputs)
     else:
         try:

@@ -109,6 +109,12 @@ SCAN_AS_TREE: tuple[str, ...] = ("tpu",)
 # not a contraction; benchmarks/tpu_compile_probe.py's contraction step, 2026-12-06).
 PRODUCTS_EXACT: dict[str, frozenset[str]] = {"tpu": frozenset({"float64", "complex128"})}
 
+# platforms where a lazy program holding float64, complex128 or 64-bit integers runs on the
+# host's CPU backend the first time its structure is flushed (``_core/_lazy_cold.py``): their
+# float64 transcendental functions compile for seconds each there (exp 4.2 s, erf 10.5 s:
+# benchmarks/results/tpu/op_compile_compile_only.txt)
+COLD_ON_CPU: frozenset[str] = frozenset({"tpu"})
+
 # (family, dtype) -> number of host runs
 ROUTED: collections.Counter = collections.Counter()
 

@@ -311,7 +311,7 @@ def stats() -> dict[str, Any]:
             **_cache_summary(),
         },
         "lazy": {key: lazy[key] for key in ("recorded", "flushes", "executed", "outputs",
-                                            "programs", "rolled")},
+                                            "programs", "rolled", "cold_on_cpu")},
     }
 
 

@@ -174,6 +174,12 @@ def format_report(data: dict[str, Any], top: int = 10, title: str = "npjax repor
                       [(e["family"], e["dtype"], e["count"], e["reason"]) for e in routes],
                       right=(2,))
 
+    cold = data.get("lazy", {}).get("cold_on_cpu", 0)
+    if cold:
+        out.append("")
+        out.append(f"Lazy programs run the first time on the CPU backend (this accelerator "
+                   f"compiles their 64-bit work slowly): {cold}")
+
     eager = data.get("jit_eager", [])
     if eager:
         out.append("")

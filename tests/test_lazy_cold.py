@@ -1,0 +1,74 @@
+"""A lazy program's first run on the CPU backend where the accelerator compiles slowly
+(``_core/_lazy_cold.py``; on by default for the TPU only). Simulated here with two CPU devices
+in a subprocess: the arrays live on the first, "cold" programs run on the second."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+
+import npjax
+from npjax._core import _lazy_cold
+
+SCRIPT = textwrap.dedent("""
+    import jax, numpy as np, npjax
+    from npjax._core import _lazy_cold
+    from npjax._pure import _capabilities
+    home, cold = jax.devices("cpu")
+    _capabilities.COLD_ON_CPU = frozenset({"cpu"})
+    _lazy_cold.cold_device = lambda: cold
+    xn = np.linspace(-3.0, 3.0, 1001)
+    got = []
+    with npjax.policy(mode="lazy", placement="device"):
+        x = npjax.asarray(xn)
+        for a in (x, x, x, npjax.asarray(xn.astype(np.float32))):
+            y = npjax.exp(a) * 2.0 + npjax.sin(a)
+            value = y._read()
+            got.append(np.asarray(y))
+            print("run", npjax.stats()["lazy"]["cold_on_cpu"], sorted(value.devices()) == [home],
+                  value.dtype)
+        with np.errstate(divide="raise"):
+            try:
+                np.asarray(npjax.log(x * 0.0))
+            except FloatingPointError as exc:
+                print("raised", type(exc).__name__, npjax.stats()["lazy"]["cold_on_cpu"])
+    want = np.exp(xn) * 2.0 + np.sin(xn)
+    print("same", all(np.array_equal(g, got[0]) for g in got[1:3]),
+          np.allclose(got[0], want, rtol=1e-13, atol=1e-15))
+    t = npjax.stats()["transfers"]
+    print("sent", t["device_to_host"]["count"] >= 1, t["host_to_device"]["count"] >= 1)
+    """)
+
+
+def test_first_run_of_a_program_on_the_cpu_backend():
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2",
+               PYTHONPATH=os.path.dirname(os.path.dirname(npjax.__file__)))
+    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = out.stdout.split("\n")
+    # the first float64 program runs cold, its reruns on the arrays' device; float32: never
+    assert [ln for ln in lines if ln.startswith("run")] == [
+        "run 1 True float64", "run 1 True float64", "run 1 True float64", "run 1 True float32"]
+    assert "raised FloatingPointError 3" in lines  # (two new programs, one per call: cold)
+    assert "same True True" in lines and "sent True True" in lines
+
+
+def test_not_on_a_cpu_backend_or_without_64_bit_values():
+    x64 = npjax.asarray(np.ones(3))._read()
+    x32 = npjax.asarray(np.ones(3, np.float32))._read()
+    assert _lazy_cold._home((x64,)) is None  # (the CPU is not in COLD_ON_CPU)
+    assert _lazy_cold.run(lambda *a: a, x64[0], [x32, 1.0]) is None
+
+
+def test_the_report_counts_them():
+    from npjax._tools import _report
+
+    data = npjax.stats()
+    data["lazy"]["cold_on_cpu"] = 2
+    assert "CPU backend (this accelerator compiles their 64-bit work slowly): 2" in \
+        _report.format_report(data)
