@@ -52,6 +52,8 @@ def _home(inputs: Any) -> Any:
             elif device != home:
                 return None
             emulated = emulated or x.dtype in _EMULATED
+        elif isinstance(x, np.ndarray):  # (a host operand, sent with the program's inputs)
+            emulated = emulated or x.dtype in _EMULATED
     if home is None or not emulated or home.platform not in _capabilities.COLD_ON_CPU:
         return None
     return home
