@@ -69,9 +69,12 @@ def run(compiled: Any, neg_zero: Any, inputs: list) -> tuple | None:
     if cpu is None or cpu == home:
         return None
     sent = [x for x in args if isinstance(x, jax.Array)]
-    values, suspect = compiled(*(jax.device_put(x, cpu) if isinstance(x, jax.Array) else x
-                                 for x in args))
-    values = jax.device_put(values, home)
+    try:
+        values, suspect = compiled(*(jax.device_put(x, cpu) if isinstance(x, jax.Array)
+                                     else x for x in args))
+        values = jax.device_put(values, home)
+    except Exception:  # (whatever fails here runs where it always ran, and fails there)
+        return None
     _stats.lazy["cold_on_cpu"] += 1
     _stats.record_transfer("device_to_host", sum(x.nbytes for x in sent), len(sent))
     _stats.record_transfer("host_to_device", sum(v.nbytes for v in values), len(values))
