@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import builtins
 import gc
+import math
 import operator
 import sys
 import weakref
@@ -280,7 +281,7 @@ class ndarray(ArrayBase):
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     @property
     def itemsize(self) -> int:

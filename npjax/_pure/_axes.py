@@ -5,6 +5,7 @@ layout's strides)."""
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -69,7 +70,7 @@ def reshape_target(size: int, shape: Any) -> tuple[int, ...]:
     unknown = [i for i, n in enumerate(shape) if n < 0]  # NumPy: any negative is unknown
     if len(unknown) > 1:
         raise ValueError("can only specify one unknown dimension")
-    known = int(np.prod([n for n in shape if n >= 0], dtype=np.int64))
+    known = math.prod(n for n in shape if n >= 0)
     if unknown:
         if known == 0 or size % known:
             raise ValueError(f"cannot reshape array of size {size} into shape "
