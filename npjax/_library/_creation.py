@@ -248,6 +248,9 @@ def _array(object: Any, dtype: Any, copy: Any, order: Any, subok: bool, ndmin: i
 def asarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
             copy: Any = None, like: Any = None) -> ndarray:
     """npjax implementation of ``numpy.asarray``: ``a`` itself when it already fits."""
+    if type(a) is ndarray and dtype is None and copy is None and order is None and \
+            like is None and not a._scalar:
+        return a  # (what ``array`` gives then, without its checks: the common case)
     return array(a, dtype, copy=copy, order=order, like=like)
 
 
