@@ -548,3 +548,11 @@ _BOOL_AXES = {
 @pytest.mark.parametrize("case", list(_BOOL_AXES))
 def test_bool_reduction_axes(mode, case, axis):
     check(lambda xp: _BOOL_AXES[case](xp, axis))
+
+
+# --- 17. reshape's message --------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(5, 7), (5,), (-1, 5), (-1, 5, 7), (5, -1), (0, -1),
+                                   (-1,), (2, -1, -1)], ids=str)
+def test_reshape_message(mode, shape):
+    check(lambda xp: xp.arange(12.0).reshape(shape))

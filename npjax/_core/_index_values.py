@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._core import _casts
+from npjax._pure._axes import shape_text
 from npjax._runtime._context import trace
 from npjax._pure._errors import ComplexWarning
 from npjax._runtime._errstate import _stacklevel
@@ -49,11 +50,6 @@ def _value_shape(value_shape: tuple, target: tuple, empty_advanced: bool = False
         raise ValueError(f"shape mismatch: value array of shape {given} could not be broadcast "
                          f"to indexing result of shape {target}")
     raise ValueError(f"could not broadcast input array from shape {given} into shape {target}")
-
-
-def shape_text(shape: tuple) -> str:
-    """A shape as NumPy's messages write it: ``(3,4)``, no spaces."""
-    return str(tuple(shape)).replace(" ", "")
 
 
 def _complex_warning(from_dtype: np.dtype, to_dtype: np.dtype) -> None:

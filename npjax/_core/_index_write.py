@@ -22,6 +22,7 @@ from jax.sharding import SingleDeviceSharding
 from npjax._core import _buckets, _views
 from npjax._runtime import _stats
 from npjax._runtime._context import trace
+from npjax._pure._axes import shape_text
 from npjax._pure._errors import JitError
 from npjax._core._host_only import host_only
 from npjax._core._index_kernels import _mask_place, _mask_scatter, _scatter_last
@@ -131,11 +132,6 @@ def _is_same_view(a: ndarray, steps: tuple, value: ndarray) -> bool:
     return other == lens and _views.dynamic_args(other) == _views.dynamic_args(lens)
 
 
-def _shape_text(shape: tuple) -> str:
-    """A shape as NumPy's indexing errors print it: ``(2,3)``, ``(2,)``."""
-    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
-
-
 def _mask_store(a: ndarray, items: list, kinds: list, shape: tuple, value: Any) -> bool:
     """``a[mask] = value`` where ``mask`` covers the leading axes (the rest are ``:``): one
     compiled program per shape, dtype and bucket, whatever the number of True elements (a
@@ -188,9 +184,9 @@ def _mask_store(a: ndarray, items: list, kinds: list, shape: tuple, value: Any) 
             raise ValueError(f"NumPy boolean array indexing assignment cannot assign "
                              f"{value.size} input values to the {count} output values where "
                              "the mask is true")
-        raise ValueError(f"shape mismatch: value array of shape {_shape_text(vshape)} could "
+        raise ValueError(f"shape mismatch: value array of shape {shape_text(vshape)} could "
                          "not be broadcast to indexing result of shape "
-                         f"{_shape_text((count,) + rest)}")
+                         f"{shape_text((count,) + rest)}")
     if count == 0:
         return True
     v = value._read() if isinstance(value, ndarray) else value

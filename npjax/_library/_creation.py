@@ -29,7 +29,7 @@ from npjax._runtime import _stats
 from npjax._calls._dispatch import DeviceIn, DTypeIn, Unsupported, npfunc, with_device
 from npjax._pure._errors import ComplexWarning, HostOnly, unsupported
 from npjax._core._ndarray import ndarray
-from npjax._core._index_values import shape_text
+from npjax._pure._axes import shape_text
 from npjax._core._normalize import as_host, place, resolve_device, to_jax
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy

@@ -28,7 +28,7 @@ from npjax._core._index_plan import _advanced_parts, _expand
 from npjax._calls._dispatch import write_out
 from npjax._pure._axes import normalize_axis, refuse_bool_axes
 from npjax._core._ndarray import ndarray
-from npjax._core._index_values import shape_text
+from npjax._pure._axes import shape_text
 from npjax._core._normalize import to_jax, where_mask
 from npjax._runtime import _stats
 from npjax._runtime._context import current

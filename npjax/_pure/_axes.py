@@ -74,15 +74,26 @@ def reshape_target(size: int, shape: Any) -> tuple[int, ...]:
     if unknown:
         if known == 0 or size % known:
             raise ValueError(f"cannot reshape array of size {size} into shape "
-                             f"{_shape_text(shape)}")
+                             f"{_requested_text(shape)}")
         shape = tuple(size // known if n < 0 else n for n in shape)
     elif known != size:
-        raise ValueError(f"cannot reshape array of size {size} into shape {_shape_text(shape)}")
+        raise ValueError(f"cannot reshape array of size {size} into shape {shape_text(shape)}")
     return shape
 
 
-def _shape_text(shape: tuple) -> str:
-    return str(shape)
+def _requested_text(shape: tuple) -> str:
+    """A requested shape with an unknown (negative) dimension as NumPy's reshape message
+    writes it: leading unknowns left out, later ones as ``newaxis`` (``(5,newaxis)``)."""
+    i = next((i for i, n in enumerate(shape) if n >= 0), len(shape))
+    if i == len(shape):
+        return "()"
+    return "(" + ",".join(str(n) if n >= 0 else "newaxis" for n in shape[i:]) + \
+        ("," if len(shape) == 1 else "") + ")"
+
+
+def shape_text(shape: tuple) -> str:
+    """A shape as NumPy's messages write it: ``(2,3)``, ``(2,)``."""
+    return "(" + ",".join(map(str, shape)) + ("," if len(shape) == 1 else "") + ")"
 
 
 def ravel_is_view(layout: np.ndarray, order: str) -> bool:
