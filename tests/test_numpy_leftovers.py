@@ -455,6 +455,17 @@ def test_sets_of_int64_and_uint64(mode, call, repeat):
     check(fn)
 
 
+def test_isin_of_int64_and_uint64_is_refused_under_jit():
+    # traced, NumPy cannot compute it and the device's float64 comparison is wrong
+    a = numpy.array([2**63 - 1], "q")
+    b = numpy.array([2**63 + 5], "Q")
+    with pytest.raises(npjax.JitError):
+        npjax.jit(lambda x, y: npjax.isin(x, y))(npjax.asarray(a), npjax.asarray(b))
+    got = npjax.jit(lambda x, y: npjax.isin(x, y), fallback="eager")(npjax.asarray(a),
+                                                                       npjax.asarray(b))
+    assert_same(got, numpy.isin(a, b))
+
+
 # --- 13. reduce into an out= of another shape ------------------------------------------------
 
 

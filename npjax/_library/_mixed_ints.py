@@ -15,7 +15,7 @@ import numpy as np
 
 from npjax._calls._fallback import call_numpy
 from npjax._pure import _dtypes
-from npjax._runtime._context import current, trace
+from npjax._runtime._context import current
 
 
 def _dtype(x: Any) -> np.dtype | None:
@@ -39,7 +39,7 @@ def host_for_mixed_integers(numpy_fn: Callable) -> Callable:
     def wrap(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def call(ar1: Any, ar2: Any, *args: Any, **kwargs: Any) -> Any:
-            if trace() is None and mixed_integers(ar1, ar2):
+            if mixed_integers(ar1, ar2):  # (traced: NumPy cannot read it, npjax.jit refuses)
                 return call_numpy(fn.__name__, numpy_fn, (ar1, ar2, *args), kwargs, current(),
                                   "int64 with uint64", quiet=True)
             return fn(ar1, ar2, *args, **kwargs)
