@@ -354,3 +354,58 @@ def test_dot_general_on_the_host_takes_every_dimension_layout(dt):
             assert _capabilities.ROUTED[("dot_general", dt)] == 1
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
+
+
+_Z = np.array([3 + 4j, -0.0 - 0j, 0j, np.inf + 1j, 1 - np.inf * 1j, np.nan + 1j,
+               np.inf + np.nan * 1j, 1e300 + 1e300j, 5e-324 - 5e-324j, -2.5 + 1e-300j,
+               *(_RNG.standard_normal(6) + 1j * _RNG.standard_normal(6))])
+
+
+@_CPU_ONLY
+def test_complex128_abs_and_division_the_tpu_aborts_on_are_built_from_parts():
+    """The TPU's complex128 ``abs``, division and negative powers (XLA's TPU compiler aborts
+    the process on them), lowered for the CPU here: NumPy's values within two ulps, its
+    infinities, nans and zero divisors exactly."""
+    from npjax._pure import _lowerings
+
+    y = np.roll(_Z, 3)
+    with _cpu_lowerings():
+        assert _lowerings.install_complex128(("cpu",))
+        got_abs = np.asarray(jax.jit(jax.numpy.abs)(_Z))
+        got_div = np.asarray(jax.jit(lambda a, b: a / b)(_Z, y))
+        got_pow = np.asarray(jax.jit(lambda a: (a ** -1, a ** -3))(_Z[10:]))
+        assert "stablehlo.abs %arg0" not in jax.jit(jax.numpy.abs).lower(_Z).as_text()
+    with np.errstate(all="ignore"):
+        want_abs, want_div = np.abs(_Z), _Z / y
+        want_pow = (1 / _Z[10:], 1 / _Z[10:] ** 3)
+    np.testing.assert_array_equal(np.isnan(got_abs), np.isnan(want_abs))
+    np.testing.assert_array_max_ulp(got_abs, want_abs, maxulp=2)
+    for got, want in ((got_div, want_div), *zip(got_pow, want_pow)):
+        for part in (np.real, np.imag):
+            g, w = part(got), part(want)
+            np.testing.assert_array_equal(np.isnan(g), np.isnan(w))
+            np.testing.assert_array_equal(np.isinf(g), np.isinf(w))
+            finite = np.isfinite(w)
+            np.testing.assert_allclose(g[finite], w[finite], rtol=1e-15, atol=1e-300)
+
+
+@_CPU_ONLY  # (on a TPU a complex128 result of shape (2, 3, 4) fails its layout check)
+@pytest.mark.parametrize("family", ["tan", "tanh", "expm1", "sign", "pow", "transpose",
+                                    "concatenate"])
+def test_complex128_primitives_the_tpu_fails_on_are_numpys_on_the_host(family):
+    """Where the table sends a complex128 primitive to the host, NumPy computes it inside
+    the program (the parts cross flat), also in a rank-3 shape the TPU's layouts refused."""
+    z = (_RNG.standard_normal((2, 3, 4)) + 1j * _RNG.standard_normal((2, 3, 4))).round(1)
+    jnp = jax.numpy
+    fn = {"tan": jnp.tan, "tanh": jnp.tanh, "expm1": jnp.expm1, "sign": jnp.sign,
+          "pow": lambda a: a ** (0.5 + 1j), "transpose": lambda a: jnp.transpose(a, (2, 0, 1)),
+          "concatenate": lambda a: jnp.concatenate([a, a[:1]])}[family]
+    want = {"tan": np.tan, "tanh": np.tanh, "expm1": np.expm1, "sign": np.sign,
+            "pow": lambda a: a ** (0.5 + 1j), "transpose": lambda a: np.transpose(a, (2, 0, 1)),
+            "concatenate": lambda a: np.concatenate([a, a[:1]])}[family](z)
+    with _capabilities.simulate(family, PLATFORM, ("complex128",)):
+        _capabilities.ROUTED.clear()
+        got = np.asarray(jax.jit(fn)(z))
+        assert _capabilities.ROUTED[(family, "complex128")] == 1
+    assert got.dtype == want.dtype and got.shape == want.shape
+    np.testing.assert_array_equal(got, want)

@@ -9,10 +9,15 @@ import subprocess
 import sys
 import textwrap
 
+import jax
 import numpy as np
+import pytest
 
 import npjax
 from npjax._core import _lazy_cold
+
+# (the simulation takes the CPU backend for the accelerator; on a TPU the real route runs)
+pytestmark = pytest.mark.skipif(jax.default_backend() != "cpu", reason="simulated on the CPU")
 
 SCRIPT = textwrap.dedent("""
     import jax, numpy as np, npjax
@@ -56,6 +61,41 @@ def test_first_run_of_a_program_on_the_cpu_backend():
         "run 1 True float64", "run 1 True float64", "run 1 True float64", "run 1 True float32"]
     assert "raised FloatingPointError 3" in lines  # (two new programs, one per call: cold)
     assert "same True True" in lines and "sent True True" in lines
+
+
+COMPLEX_SCRIPT = textwrap.dedent("""
+    import jax, numpy as np, npjax
+    from npjax._core import _lazy_cold
+    from npjax._pure import _capabilities
+    home, cold = jax.devices("cpu")
+    _capabilities.COMPLEX_ON_CPU = frozenset({"cpu"})
+    _lazy_cold.cold_device = lambda: cold
+    xn = np.linspace(-3.0, 3.0, 50).reshape(10, 5)
+    with npjax.policy(mode="lazy", placement="device"):
+        x = npjax.asarray(xn)
+        for _ in range(3):  # complex128 inside only (float64 in and out), then out too
+            r = npjax.abs(npjax.exp(1j * x) + x)
+            z = npjax.exp(1j * x) / (x + 2j)
+            same = (np.array_equal(np.asarray(r), np.abs(np.exp(1j * xn) + xn)),
+                    np.allclose(np.asarray(z), np.exp(1j * xn) / (xn + 2j), rtol=1e-15))
+            print("run", npjax.stats()["lazy"]["complex_on_cpu"], same,
+                  sorted(r._read().devices()) == [home])
+        y = npjax.sin(x) * 2.0
+        np.asarray(y)
+        print("float", npjax.stats()["lazy"]["complex_on_cpu"])
+    """)
+
+
+def test_programs_holding_complex128_run_on_the_cpu_backend_every_time():
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2",
+               PYTHONPATH=os.path.dirname(os.path.dirname(npjax.__file__)))
+    out = subprocess.run([sys.executable, "-c", COMPLEX_SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    lines = [ln for ln in out.stdout.split("\n") if ln]
+    # one program a round (both results), on the CPU each time; the float64 one: never
+    assert lines == ["run 1 (True, True) True", "run 2 (True, True) True",
+                     "run 3 (True, True) True", "float 3"], out.stdout
 
 
 def test_not_on_a_cpu_backend_or_without_64_bit_values():

@@ -470,12 +470,14 @@ def _run(outputs: list) -> None:
     cold = None
     if got is None:
         got = _compile(key, spec, out_refs, inputs)
-        if got[1] is None:  # (its first run: on the CPU where the accelerator is slow to compile)
-            cold = _lazy_cold.run(got[0], neg_zero(), inputs)
+        if got[1] is None and not got[2]:  # (its first run: on the CPU where the accelerator
+            cold = _lazy_cold.run(got[0], neg_zero(), inputs)  # is slow to compile)
+    if got[2]:  # (complex128 where the accelerator cannot compile it: always on the CPU)
+        cold = _lazy_cold.run(got[0], neg_zero(), inputs, always=True)
     _stats.lazy["flushes"] += 1
     _stats.lazy["executed"] += len(program)
     _stats.lazy["outputs"] += len(outputs)
-    compiled, roll = got
+    compiled, roll, _ = got
     if cold is not None:
         values, suspect = cold
     elif roll is None:
@@ -500,9 +502,11 @@ def _compile(key: tuple, spec: list, out_refs: tuple, inputs: list,
              roll: Roll | None = None) -> tuple:
     """The program of ``spec``, with its repeated part rolled into a loop where it has one
     (``Roll``), and its entry in the cache of programs."""
+    on_cpu = False
     if roll is None:
         _stats.lazy["programs"] += 1
-        roll = Roll.find(spec, out_refs, inputs)
+        on_cpu = _lazy_cold.holds_complex128(_program(spec, out_refs), [neg_zero(), *inputs])
+        roll = None if on_cpu else Roll.find(spec, out_refs, inputs)
         if roll is not None:
             try:  # traced now: a loop the values do not fit runs unrolled instead
                 jax.eval_shape(roll.program(spec, out_refs), neg_zero(), *roll.arrange(inputs))
@@ -513,7 +517,7 @@ def _compile(key: tuple, spec: list, out_refs: tuple, inputs: list,
     else:  # a rolled program that inputs of other types do not fit
         roll = None
     fn = _program(spec, out_refs) if roll is None else roll.program(spec, out_refs)
-    got = _programs[key] = (jax.jit(fn), roll)
+    got = _programs[key] = (jax.jit(fn), roll, on_cpu)
     return got
 
 

@@ -69,6 +69,12 @@ TABLE: dict[str, dict[str, frozenset[str]]] = {
     **{scan: {"tpu": frozenset({"int64", "uint64", "float16", "float32", "float64",
                                 "complex64", "complex128"})}
        for scan in ("cumsum", "cumprod", "cummax", "cummin")},
+    # complex128 primitives XLA's TPU compiler aborts on (tan, tanh, expm1, sign, pow: the
+    # process dies in its "xprecision" rewriter) or refuses (transposes and concatenations
+    # fail a layout check at most shapes: 3 x 3, 5 x 5, 128 x 128, 2 x 3 x 4), seen compiling
+    # for a compile-only v5e (benchmarks/tpu_complex_compile.py)
+    **{prim: {"tpu": frozenset({"complex128"})}
+       for prim in ("tan", "tanh", "expm1", "sign", "pow", "transpose", "concatenate")},
 }
 # why a family goes to the host, for the report
 REASONS: dict[str, str] = {
@@ -88,9 +94,14 @@ REASONS: dict[str, str] = {
     **dict.fromkeys(("cumsum", "cumprod", "cummax", "cummin"),
                     "a cumulative scan of 2**20 floats or 64-bit integers compiles for 25 s "
                     "and more on this backend"),
+    **dict.fromkeys(("tan", "tanh", "expm1", "sign", "pow"),
+                    "this backend's compiler aborts on it in complex128"),
+    **dict.fromkeys(("transpose", "concatenate"),
+                    "this backend's compiler fails a layout check on it in complex128"),
 }
 # platforms whose XLA cannot convert to or from complex128 (or a boolean to a 64-bit type)
-# directly, nor bitcast float64 to a 64-bit integer (_lowerings: in more steps)
+# directly, nor bitcast float64 to a 64-bit integer (_lowerings: in more steps), and aborts on
+# a complex128 ``abs`` or division (_lowerings: from the float64 parts)
 CONVERT_VIA_32: tuple[str, ...] = ("tpu",)
 
 # platforms where cumulative sums, products, maxima and minima lower as a parallel prefix
@@ -114,6 +125,13 @@ PRODUCTS_EXACT: dict[str, frozenset[str]] = {"tpu": frozenset({"float64", "compl
 # float64 transcendental functions compile for seconds each there (exp 4.2 s, erf 10.5 s:
 # benchmarks/results/tpu/op_compile_compile_only.txt)
 COLD_ON_CPU: frozenset[str] = frozenset({"tpu"})
+
+# platforms where every lazy program that holds a complex128 value (input, result or any step
+# between) runs on the host's CPU backend (``_core/_lazy_cold.py``): on a TPU v5e, XLA
+# compiled complex128 ``exp``, ``log``, ``sqrt``, ``sin``, ``z + 1``... of shape (10, 5) or
+# (2, 3, 4) into a layout error, and those that compiled took 5-22 s (``log`` of 5 x 5:
+# 22 s; benchmarks/tpu_complex_compile.py on the chip, 2026-12-06)
+COMPLEX_ON_CPU: frozenset[str] = frozenset({"tpu"})
 
 # (family, dtype) -> number of host runs
 ROUTED: collections.Counter = collections.Counter()
@@ -193,6 +211,7 @@ def install(platform: str) -> None:
     if platform in CONVERT_VIA_32:
         _lowerings.install_conversions((platform,))
         _lowerings.install_bitcasts((platform,))
+        _lowerings.install_complex128((platform,))
     if platform in SCAN_AS_TREE:
         _lowerings.install_scans((platform,))
     _lowerings.install_on_host(platform, lambda family, dtype: platform in host_platforms(

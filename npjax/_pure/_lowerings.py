@@ -10,17 +10,22 @@ a case lowers as before. The platform list and the dtypes come from
 - ``install_conversions``: a conversion to or from complex128, or a boolean to a 64-bit
   type, aborts XLA on a TPU ("Unsupported CVT X{64|128} expansion from f64[3,4] to c128");
   they are built from float64 parts instead, flattened to one dimension around
-  ``complex(re, im)`` (a 2-D complex128 built in place failed a layout check there). A
-  complex128 transpose failed that layout check at every size: its parts are transposed.
+  ``complex(re, im)`` (a 2-D complex128 built in place failed a layout check there).
 - ``install_scans``: cumulative sums, products, maxima and minima as a parallel prefix scan
   (XLA's reduce-window form compiled for over 20 s at 2**20 elements on a TPU).
 - ``install_bitcasts``: a 64-bit float reinterpreted as a 64-bit integer (or back) goes
   through two 32-bit words (the TPU's 64-bit emulation mis-typed an ``and`` after the direct
   bitcast, so npjax's sort keys of float64 failed to compile).
+- ``install_complex128``: a complex128 ``abs`` or division aborts XLA's TPU compiler (the
+  process dies: "xprecision_rewriter.cc: Check failed: operand->shape().IsTuple()"), so
+  ``abs``, ``mean``, ``/`` and everything built on them did; they are computed from the
+  float64 parts (``hypot`` and Smith's division, as NumPy's complex loops compute them).
 - ``install_on_host``: a primitive in a dtype the backend cannot compute (64-bit integer
   matrix products on a TPU: "not implemented"; complex128 ones: silently wrong there, by
-  1e4 at 64 x 64) or compiles far too slowly (sorts, scans) is computed by
-  NumPy on the host, through ``jax.pure_callback``, inside the same program.
+  1e4 at 64 x 64; complex128 ``tan``/``tanh``/``expm1``/``sign``/``pow``, which abort, and
+  transposes and concatenations, which fail a layout check at most shapes) or compiles far
+  too slowly (sorts, scans) is computed by NumPy on the host, through
+  ``jax.pure_callback``, inside the same program.
 """
 
 from __future__ import annotations
@@ -67,6 +72,11 @@ def _register(mlir: Any, prim: Any, platform: str, handles: Callable, replacemen
     mlir.register_lowering(prim, rule, platform=platform, inline=base.inline)
 
 
+def _flat_parts(x: Any) -> tuple[Any, Any]:
+    """A complex array's real and imaginary parts, each flattened to one dimension."""
+    return lax.reshape(lax.real(x), (x.size,)), lax.reshape(lax.imag(x), (x.size,))
+
+
 def _flat_complex(re: Any, im: Any) -> Any:
     shape = re.shape
     return lax.reshape(lax.complex(lax.reshape(re, (re.size,)), lax.reshape(im, (im.size,))),
@@ -99,24 +109,80 @@ def _is_wide_conversion(avals_in: Any, avals_out: Any, params: dict) -> bool:
     return src == np.bool_ and new.itemsize == 8 and new.kind in _VIA_32
 
 
-def _transposed(x: Any, *, permutation: tuple, **_: Any) -> Any:
-    return _flat_complex(lax.transpose(lax.real(x), permutation),
-                         lax.transpose(lax.imag(x), permutation))
-
-
 def _is_complex128(avals_in: Any, avals_out: Any, params: dict) -> bool:
     return np.dtype(avals_in[0].dtype) == _C128
 
 
 def install_conversions(platforms: tuple[str, ...]) -> bool:
-    """Conversions to and from complex128, and booleans to 64-bit types, in more steps;
-    complex128 transposes as transposes of the float64 parts."""
+    """Conversions to and from complex128, and booleans to 64-bit types, in more steps."""
     mlir = _lowering_api()
     if mlir is None:
         return False
     for platform in platforms:
         _register(mlir, lax.convert_element_type_p, platform, _is_wide_conversion, _converted)
-        _register(mlir, lax.transpose_p, platform, _is_complex128, _transposed)
+    return True
+
+
+def _hypot(a: Any, b: Any) -> Any:
+    """|a + bj| from the float parts without overflow: inf where either part is infinite,
+    else nan where either is nan (C's ``hypot``, which NumPy's complex ``abs`` calls)."""
+    a, b = lax.abs(a), lax.abs(b)
+    big, small = lax.max(a, b), lax.min(a, b)
+    zero, inf = lax.full_like(a, 0), lax.full_like(a, np.inf)
+    ratio = lax.div(small, lax.select(big == zero, lax.full_like(a, 1), big))
+    value = lax.mul(big, lax.sqrt(lax.add(lax.full_like(a, 1), lax.mul(ratio, ratio))))
+    value = lax.select(lax.ne(a, a) | lax.ne(b, b), lax.full_like(a, np.nan), value)
+    return lax.select((a == inf) | (b == inf), inf, value)
+
+
+def _complex_abs(x: Any, **_: Any) -> Any:
+    return _hypot(lax.real(x), lax.imag(x))
+
+
+def _complex_div(x: Any, y: Any, **_: Any) -> Any:
+    """NumPy's complex division (Smith's method, by the larger part of the divisor; a zero
+    divisor gives the parts divided by zero)."""
+    return _divided(lax.real(x), lax.imag(x), lax.real(y), lax.imag(y))
+
+
+def _complex_inverse_power(x: Any, *, y: int, **_: Any) -> Any:
+    """``x ** y`` for a negative integer ``y``: ``1 / x ** -y``."""
+    p = lax.integer_pow(x, -y)
+    br, bi = lax.real(p), lax.imag(p)
+    return _divided(lax.full_like(br, 1), lax.full_like(br, 0), br, bi)
+
+
+def _is_complex128_inverse(avals_in: Any, avals_out: Any, params: dict) -> bool:
+    return np.dtype(avals_in[0].dtype) == _C128 and params["y"] < 0
+
+
+def _divided(ar: Any, ai: Any, br: Any, bi: Any) -> Any:
+    one, zero = lax.full_like(br, 1), lax.full_like(br, 0)
+    by_real = lax.abs(br) >= lax.abs(bi)
+    rat_r = lax.div(bi, lax.select(br == zero, one, br))  # (the branch by the real part)
+    scl_r = lax.div(one, lax.add(br, lax.mul(bi, rat_r)))
+    rat_i = lax.div(br, lax.select(bi == zero, one, bi))  # (by the imaginary part)
+    scl_i = lax.div(one, lax.add(bi, lax.mul(br, rat_i)))
+    re = lax.select(by_real, lax.mul(lax.add(ar, lax.mul(ai, rat_r)), scl_r),
+                    lax.mul(lax.add(lax.mul(ar, rat_i), ai), scl_i))
+    im = lax.select(by_real, lax.mul(lax.sub(ai, lax.mul(ar, rat_r)), scl_r),
+                    lax.mul(lax.sub(lax.mul(ai, rat_i), ar), scl_i))
+    both_zero = (br == zero) & (bi == zero)
+    re = lax.select(both_zero, lax.div(ar, lax.abs(br)), re)
+    im = lax.select(both_zero, lax.div(ai, lax.abs(br)), im)
+    return _flat_complex(re, im)
+
+
+def install_complex128(platforms: tuple[str, ...]) -> bool:
+    """complex128 ``abs``, division and negative integer powers from the float64 parts."""
+    mlir = _lowering_api()
+    if mlir is None:
+        return False
+    for platform in platforms:
+        _register(mlir, lax.abs_p, platform, _is_complex128, _complex_abs)
+        _register(mlir, lax.div_p, platform, _is_complex128, _complex_div)
+        _register(mlir, lax.integer_pow_p, platform, _is_complex128_inverse,
+                  _complex_inverse_power)
     return True
 
 
@@ -203,10 +269,31 @@ def _np_scan(np_ufunc: Any) -> Callable:
     return scan
 
 
+def _joined(re: np.ndarray, im: np.ndarray, shape: tuple) -> np.ndarray:
+    """complex128 from flat parts (``re + 1j * im`` would turn an imaginary -0.0 into 0.0)."""
+    z = np.empty(shape, _C128)
+    z.real, z.imag = re.reshape(shape), im.reshape(shape)
+    return z
+
+
+def _np_plain(np_fn: Callable) -> Callable:
+    return lambda *xs, out_dtype, **_: np_fn(*xs)
+
+
+# complex128 primitives the TPU's compiler aborts or fails on (_capabilities.TABLE): NumPy's
+COMPLEX_ON_HOST: dict = {
+    lax.tan_p: _np_plain(np.tan), lax.tanh_p: _np_plain(np.tanh),
+    lax.expm1_p: _np_plain(np.expm1), lax.sign_p: _np_plain(np.sign),
+    lax.pow_p: _np_plain(np.power),
+    lax.transpose_p: lambda x, *, permutation, **_: np.transpose(x, permutation),
+    lax.concatenate_p: lambda *xs, dimension, **_: np.concatenate(xs, axis=dimension)}
+
+
 def host_primitives() -> dict:
     """Primitive -> (its capability family, NumPy's version of it)."""
     prims: dict = {lax.dot_general_p: ("dot_general", _np_dot_general),
                    lax.sort_p: ("sort", _np_sort)}
+    prims.update({prim: (prim.name, fn) for prim, fn in COMPLEX_ON_HOST.items()})
     for prim, (_, ufunc) in _scan_prims().items():
         prims[prim] = (prim.name, _np_scan(ufunc))
     return prims
@@ -231,16 +318,31 @@ def install_on_host(platform: str, on_host: Callable[[str, Any], bool],
             dtype = np.dtype(xs[0].dtype)
             shapes = jax.eval_shape(lambda *a, prim=prim: prim.bind(*a, **params), *xs)
             many = isinstance(shapes, list | tuple)
-            out_dtype = (shapes[0] if many else shapes).dtype
+            outs = list(shapes) if many else [shapes]
+            out_dtype = outs[0].dtype
+            # complex128 crosses as its float64 parts, flat: a TPU's transfer of a 2-D
+            # complex128 result failed its layout check (a concatenation's, 10 x 5)
+            wide = [np.dtype(x.dtype) == _C128 for x in xs]
+            sent = [p for x, w in zip(xs, wide) for p in (_flat_parts(x) if w else (x,))]
+            back = [q for s in outs for q in (
+                (jax.ShapeDtypeStruct((s.size,), _F64),) * 2 if s.dtype == _C128 else (s,))]
 
             def run(*host: np.ndarray) -> Any:
                 counted(family, dtype)
-                got = numpy_fn(*(np.asarray(h) for h in host), out_dtype=out_dtype, **params)
-                fit = [np.asarray(g, s.dtype).reshape(s.shape)
-                       for g, s in zip(got if many else [got], shapes if many else [shapes])]
-                return fit if many else fit[0]
+                parts = iter(np.asarray(h) for h in host)
+                args = [_joined(next(parts), next(parts), x.shape) if w else next(parts)
+                        for x, w in zip(xs, wide)]
+                got = numpy_fn(*args, out_dtype=out_dtype, **params)
+                fit = []
+                for g, s in zip(got if many else [got], outs):
+                    g = np.asarray(g, s.dtype).reshape(s.shape)
+                    fit += [g.real.ravel(), g.imag.ravel()] if s.dtype == _C128 else [g]
+                return fit
 
-            return jax.pure_callback(run, shapes, *xs, vmap_method="sequential")
+            got = iter(jax.pure_callback(run, back, *sent, vmap_method="sequential"))
+            results = [_flat_complex(next(got), next(got)).reshape(s.shape)
+                       if s.dtype == _C128 else next(got) for s in outs]
+            return results if many else results[0]
 
         _register(mlir, prim, platform, handles, on_numpy)
     return True

@@ -311,7 +311,8 @@ def stats() -> dict[str, Any]:
             **_cache_summary(),
         },
         "lazy": {key: lazy[key] for key in ("recorded", "flushes", "executed", "outputs",
-                                            "programs", "rolled", "cold_on_cpu")},
+                                            "programs", "rolled", "cold_on_cpu",
+                                            "complex_on_cpu")},
     }
 
 
