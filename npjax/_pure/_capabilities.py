@@ -133,6 +133,14 @@ COLD_ON_CPU: frozenset[str] = frozenset({"tpu"})
 # 22 s; benchmarks/tpu_complex_compile.py on the chip, 2026-12-06)
 COMPLEX_ON_CPU: frozenset[str] = frozenset({"tpu"})
 
+# platform -> dtypes its arrays never hold: complex128 arrays are host arrays (NumPy storage)
+# there, computed by NumPy like the host-only dtypes (``_pure._dtypes.is_device_dtype``).
+# On a TPU v5e any program with a complex128 result of shape (10, 5), (13, 5), (5, 1) or
+# (2, 3, 4) failed XLA's layout check ("xprecision_emitters.cc:78 Layout::Equal"), even
+# ``z + 1``, and complex128 ``log`` of 5 x 5 compiled for 22 s
+# (benchmarks/results/tpu/complex_compile_chip.txt); NumPy's complex128 is exact and fast.
+HOST_DTYPES: dict[str, frozenset[str]] = {"tpu": frozenset({"complex128"})}
+
 # (family, dtype) -> number of host runs
 ROUTED: collections.Counter = collections.Counter()
 
