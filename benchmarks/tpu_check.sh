@@ -5,7 +5,7 @@
 # one slow step cannot starve the others; each suite kernel runs in a process of its own, so a
 # compile that never ends or a process abort costs that kernel only. Steps (STEPS, comma
 # separated, default all): import, overhead, threshold, compile, suite, suite_device, examples,
-# tests.
+# complex, tests.
 # A device call lasts at most 10 minutes: run the steps over several calls, e.g.
 #   STEPS=import,suite ...   then   STEPS=examples,tests ...
 # The project is not installed there: PYTHONPATH is the checkout (plus the wheels the
@@ -21,7 +21,8 @@ PACK_TO=${PACK_TO:-}
 pack() { [ -n "$PACK_TO" ] && tar czf "$PACK_TO/tpu_results.tgz" -C "$OUT" . ; return 0; }
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 TQDM_DISABLE=1 MPLBACKEND=Agg
 PY=${PY:-python3}
-STEPS=${STEPS:-import,overhead,threshold,compile,suite,suite_device,examples,tests}
+STEPS=${STEPS:-import,overhead,threshold,compile,suite,suite_device,examples,complex,tests}
+COMPLEX_S=${COMPLEX_S:-240}  # complex128 on the chip: npjax's calls, then the raw cases
 SIZE=${SIZE:-large}
 KERNELS=${KERNELS:-chain,monte_carlo,mandelbrot,heat_3d,jacobi_2d,fdtd_2d,cfd_1d,kmeans,nbody,softmax_mlp,fft_conv,histogram,life,gravity_masks,whiten_checks,ar_rows}
 KERNELS_DEVICE=${KERNELS_DEVICE:-nbody,kmeans,whiten_checks,histogram,softmax_mlp,mandelbrot}
@@ -130,6 +131,15 @@ if has examples; then
         echo "   $ex: exit $? $(grep -E 'MATCH|DIFFER|npjax .* s|numpy .* s' \
             "$OUT/$(basename "$ex" .py).compare.txt" | tail -n 3 | tr '\n' ' ')"
     done
+    pack
+fi
+if has complex; then
+    echo "== complex128: a script's calls with every array on the device, then jax.numpy's cases"
+    timeout 90 $PY benchmarks/complex_check.py --placement device > "$OUT/complex_check.txt" 2>&1
+    echo "   complex_check exit $?: $(grep -E 'run:|lazy:' "$OUT/complex_check.txt" | tr '\n' ' ')"
+    timeout "$COMPLEX_S" $PY benchmarks/tpu_complex_compile.py --out "$OUT" \
+        > "$OUT/complex_compile.txt" 2>&1
+    echo "   complex cases not ok: $(grep -vc ' ok ' "$OUT/complex_compile.txt")"
     pack
 fi
 if has tests; then
