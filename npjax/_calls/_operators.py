@@ -163,6 +163,20 @@ def _rdivmod(self: ndarray, other: Any) -> Any:
 _OFFSETS = {("add", ""): (1, False), ("add", "r"): (1, True), ("sub", ""): (-1, False)}
 
 
+def _deferring(op):
+    """NumPy's binary operators give way (``NotImplemented``, so Python tries the other
+    operand's reflected method) to an object whose class sets ``__array_ufunc__ = None``
+    (NEP 13). In-place operators do not: the ufunc then raises NumPy's TypeError. (The host
+    route gets this from NumPy's own operators.)"""
+    def deferring(self, other):
+        kind = type(other)
+        if kind is not ndarray and kind not in _PY_NUMBERS and \
+                getattr(kind, "__array_ufunc__", 0) is None:
+            return NotImplemented
+        return op(self, other)
+    return deferring
+
+
 def install() -> None:
     for short, name in BINARY.items():
         uf = UFUNCS[name]
@@ -170,6 +184,8 @@ def install() -> None:
             op = make(uf)
             if (short, prefix) in _OFFSETS:
                 op = _offset(uf, *_OFFSETS[short, prefix])
+            if prefix != "i":
+                op = _deferring(op)
             op.__name__ = f"__{prefix}{short}__"
             setattr(ndarray, op.__name__, op)
     for short, name in COMPARISON.items():
@@ -177,16 +193,17 @@ def install() -> None:
             op = _equality(UFUNCS[name], short == "ne")
         else:
             op = _forward(UFUNCS[name])
+        op = _deferring(op)
         op.__name__ = f"__{short}__"
         setattr(ndarray, op.__name__, op)
     for short, name in UNARY.items():
         op = _unary(UFUNCS[name])
         op.__name__ = f"__{short}__"
         setattr(ndarray, op.__name__, op)
-    ndarray.__pow__ = _pow
+    ndarray.__pow__ = _deferring(_pow)
     ndarray.__ipow__ = _ipow
-    ndarray.__divmod__ = _divmod
-    ndarray.__rdivmod__ = _rdivmod
+    ndarray.__divmod__ = _deferring(_divmod)
+    ndarray.__rdivmod__ = _deferring(_rdivmod)
     ndarray.__contains__ = _contains
 
 

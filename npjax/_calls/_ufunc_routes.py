@@ -1,6 +1,7 @@
 """The host route in front of the npjax ufunc class's methods (reduce, accumulate, reduceat,
 outer, at): NumPy's own method runs host operands, host-only data is forced to the host, the
-rest is npjax's method (``_library/_ufunc_methods``)."""
+rest is npjax's method (``_library/_ufunc_methods``). Operands of other libraries that take
+part in NumPy's ufunc protocol (``foreign_override``) go to NumPy's own ufunc as well."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import numpy as np
 
 from npjax._runtime import _context, _numpy_calls, _stats
 from npjax._core._host_only import has_host_only
+from npjax._core._array_base import ArrayBase
 from npjax._core._made import as_arrays
 from npjax._core._ndarray import ndarray
 from npjax._core._placement import forced_host, host_operands, npjax_operands, place_result
@@ -40,13 +42,36 @@ def host_ufunc_method(name: str, impl: Any) -> Any:
                 _stats.host_calls[f"{self.__name__}.{name}"] += 1
                 return place_result(_numpy_calls.call_numpy_ufunc(getattr(self._np, name), *ops),
                                     npjax_operands(args, kwargs), limit)
-        if has_host_only(args, kwargs):
+        if has_host_only(args, kwargs) or foreign_override(args, kwargs):
             return forced_host(f"{self.__name__}.{name}", getattr(self._np, name), args,
                                kwargs, _numpy_calls.call_numpy_ufunc)
         return impl(self, *args, **kwargs)
 
     functools.update_wrapper(method, impl)
     return method
+
+
+_NUMPY_OVERRIDE = np.ndarray.__array_ufunc__
+_ABSENT = object()
+_PLAIN = frozenset({int, float, complex, bool, list, tuple, type(None), np.ndarray})
+
+
+def foreign_override(args: tuple, kwargs: dict) -> bool:
+    """Whether an operand or ``out=`` is another library's object in NumPy's ufunc protocol
+    (NEP 13): its class defines ``__array_ufunc__`` (None: it refuses ufuncs), NumPy's and
+    npjax's aside. NumPy hands such a call to the object (``np.exp(series)`` is pandas'
+    Series); npjax then runs NumPy's own ufunc on the host data of its operands (a device
+    array's copy, counted), so the object decides as it would with NumPy arrays."""
+    out = kwargs.get("out")
+    for a in (*args, *(out if type(out) is tuple else (out,))):
+        kind = type(a)
+        if kind in _PLAIN or kind.__module__ == "numpy":
+            continue
+        found = getattr(kind, "__array_ufunc__", _ABSENT)
+        if found is not _ABSENT and found is not _NUMPY_OVERRIDE and not issubclass(
+                kind, ArrayBase):
+            return True
+    return False
 
 
 def route_ufunc_methods(ufunc_class: type) -> None:

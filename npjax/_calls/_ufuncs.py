@@ -52,7 +52,7 @@ from npjax._runtime._numpy_calls import (SHARED, entered, ever_logged, issue_pen
                                          loops_context_for, numpy_errstate)
 from npjax._core import _window_reads
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
-from npjax._calls._ufunc_routes import call_into_numpy_out, numpy_out
+from npjax._calls._ufunc_routes import call_into_numpy_out, foreign_override, numpy_out
 from npjax._core._array_base import HOSTPATH
 from npjax._runtime._context import current, trace
 from npjax._runtime._deferred_checks import defer_flags, flagging_state
@@ -307,6 +307,8 @@ class ufunc(_UfuncBase):
                             r = results[0]
                             return ndarray._owner(r, r.ndim == 0)
                         return tuple(ndarray._owner(r, r.ndim == 0) for r in results)
+            if foreign_override(args, kwargs):  # pandas' Series...: theirs, as NumPy's
+                return self._host_only(args, kwargs)
             return self._call(*args, **kwargs)
         except SubclassOperand:  # NumPy's rules: results take the operand's subclass
             return call_ufunc(self, args, kwargs)

@@ -63,7 +63,7 @@ def array_method_value(x: Any) -> Any:
     kind = type(x)
     if (getattr(kind, "__array__", None) is None or kind is np.ndarray or kind in STAND_INS
             or isinstance(x, ArrayBase | np.ndarray | np.generic | jax.Array | type)
-            or getattr(kind, "__array_ufunc__", None) is not None
+            or hasattr(kind, "__array_ufunc__")  # (None: it refuses ufuncs)
             or getattr(kind, "__array_function__", None) is not None):
         return x
     value = x.__array__()
