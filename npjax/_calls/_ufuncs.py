@@ -34,6 +34,7 @@ from jax import lax
 from npjax._core import _casts, _lazy
 from npjax._runtime import _context, _errstate, _finite_watch, _host_reads, _numpy_calls
 from npjax._pure import _dtypes
+from npjax._pure._axes import axis_argument
 from npjax._runtime import _stats, _thread_checks, _ufunc_checks
 from npjax._calls._dispatch import write_out
 from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error
@@ -587,7 +588,8 @@ def _core_axis(name: str, args: tuple, axis: Any) -> tuple:
     for a in args:
         if not isinstance(a, ndarray):
             a = np.asarray(a)
-        ax = np.lib.array_utils.normalize_axis_index(operator.index(axis), a.ndim)
+        ax = np.lib.array_utils.normalize_axis_index(operator.index(axis_argument(axis, "")),
+                                                     a.ndim)
         moved.append(a.transpose([i for i in range(a.ndim) if i != ax] + [ax]))
     return tuple(moved)
 
