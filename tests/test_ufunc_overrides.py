@@ -131,6 +131,99 @@ def test_an_object_with_array_ufunc_none_takes_the_operators(name, placement):
     assert got == want
 
 
+class Outranking:
+    """An operand in NumPy's older protocol, as scipy.sparse's arrays are: no
+    ``__array_ufunc__``, a higher ``__array_priority__`` and operators of its own that act on
+    the NumPy arrays they recognise (``isinstance``)."""
+
+    __array_priority__ = 10.1
+
+    def _apply(self, other, fn):
+        if isinstance(other, np.ndarray):
+            return ("Outranking", fn(other).tolist())
+        return NotImplemented
+
+    def __add__(self, other):
+        return self._apply(other, lambda v: v + 10)
+
+    __radd__ = __add__
+
+    def __rmatmul__(self, other):
+        return self._apply(other, lambda v: v.sum(axis=-1))
+
+    def __lt__(self, other):
+        return self._apply(other, lambda v: v > 1)
+
+    def __gt__(self, other):
+        return self._apply(other, lambda v: v < 1)
+
+
+OUTRANKING_CALLS = {
+    "a + o": lambda a, o: a + o,
+    "o + a": lambda a, o: o + a,
+    "a @ o": lambda a, o: a @ o,
+    "a < o": lambda a, o: a < o,
+    "a > o": lambda a, o: a > o,
+    "a * o (no operator of its own)": lambda a, o: a * o,
+    "a += o": lambda a, o: _iadd(a, o),
+}
+
+
+def _iadd(a, o):
+    a += o
+    return a
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize("name", list(OUTRANKING_CALLS))
+def test_an_object_of_higher_priority_takes_the_operators(name, placement):
+    call = OUTRANKING_CALLS[name]
+    want = _outcome(lambda: call(A.copy(), Outranking()))
+    with _under(placement):
+        got = _outcome(lambda: call(npjax.asarray(A), Outranking()))
+    if "no operator" in name:  # NumPy's object loop raises for the element: "'float' and"
+        assert got[0] is want[0] is TypeError
+    else:
+        assert got == want
+
+
+SPARSE_CALLS = {
+    "x @ sparse": lambda x, s: x @ s,
+    "x + sparse": lambda x, s: x + s,
+    "sparse + x": lambda x, s: s + x,
+    "x - sparse": lambda x, s: x - s,
+    "sparse @ x.T": lambda x, s: s @ x.T,
+    "x == sparse": lambda x, s: x == s,
+    "x += sparse": lambda x, s: _iadd(x, s),
+}
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize("kind", ["csr_array", "csr_matrix"])
+@pytest.mark.parametrize("name", list(SPARSE_CALLS))
+def test_scipy_sparse_operators(name, kind, placement):
+    sparse = pytest.importorskip("scipy.sparse")
+    s = getattr(sparse, kind)(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0]]))
+    dense = np.arange(6.0).reshape(2, 3)
+    if name == "x @ sparse":
+        dense, s = dense.T, s.T
+    call = SPARSE_CALLS[name]
+
+    def outcome(x):
+        try:
+            got = call(x, s)
+        except Exception as exc:
+            return type(exc), str(exc)
+        if sparse.issparse(got):
+            return type(got), got.toarray().tolist()
+        return np.asarray(got).dtype, np.asarray(got).tolist()
+
+    want = outcome(dense.copy())
+    with _under(placement):
+        got = outcome(npjax.asarray(dense))
+    assert got == want
+
+
 @pytest.mark.parametrize("placement", PLACEMENTS)
 def test_npjax_arrays_compute_as_before(placement):
     """Operands that are no such objects (lists, NumPy arrays and scalars, objects with

@@ -670,6 +670,13 @@ def _forced_operator(name: str, op: Any, self: ndarray, args: tuple) -> Any:
     return forced_host(f"ndarray.{name}", op, (self, *args), {}, call_numpy_ufunc)
 
 
+def numpy_operator(name: str, self: ndarray, other: Any) -> Any:
+    """The operator member ``name`` (``__add__``...) as Python's operator on NumPy operands
+    (``self``'s host data, a device array's copy, counted): NumPy's whole protocol, for an
+    operand NumPy's own array treats its own way (``_operators._defers``)."""
+    return _forced_operator(name, _OPERATORS[name], self, (other,))
+
+
 _UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
 _MATMULS = frozenset({"__matmul__", "__rmatmul__", "__imatmul__"})
 _F8, _B1 = np.dtype(np.float64), np.dtype(np.bool_)
