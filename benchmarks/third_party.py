@@ -1,6 +1,7 @@
-"""npjax arrays in pandas, matplotlib and SciPy calls, each against the same call on NumPy
-arrays (values, dtype, result type), under the default placement and with every array on the
-device: ``python benchmarks/third_party.py`` (needs pandas, matplotlib and SciPy).
+"""npjax arrays in pandas, matplotlib and SciPy calls (scipy.sparse's operators too), each
+against the same call on NumPy arrays (values, dtype, result type), under the default
+placement and with every array on the device: ``python benchmarks/third_party.py`` (needs
+pandas, matplotlib and SciPy).
 
 ``--numpy-subclass`` runs the calls on a stand-in for host arrays as ``numpy.ndarray``
 subclass instances (the redesign docs/interop.md weighs): a NumPy subclass whose ufuncs and
@@ -22,8 +23,11 @@ K = np.array([0, 1, 0, 1, 1])
 Z = np.sin(np.arange(48.0).reshape(6, 8) / 5.0)
 
 
-def _calls(pd, plt, colors, matplotlib, sp, st, ndi, sig):
+def _calls(pd, plt, colors, matplotlib, sp, st, ndi, sig, sparse):
     """name -> fn(xp, v, k, z, m): v, k, z, m the values, keys, a 2-d field and a mask."""
+    s = sparse.csr_array(np.eye(6, 8))
+    s_matrix = sparse.csr_matrix(np.eye(6, 8))
+
     def fig():
         return plt.figure().add_subplot()
 
@@ -63,6 +67,9 @@ def _calls(pd, plt, colors, matplotlib, sp, st, ndi, sig):
         "concat": lambda xp, v, k, z, m: pd.concat([pd.Series(v), pd.Series(v)]).to_numpy(),
         "set_index(x)": lambda xp, v, k, z, m: pd.DataFrame({"v": V}).set_index(k),
         "where(Series > 2, x, 0)": lambda xp, v, k, z, m: xp.where(pd.Series(V) > 2, v, 0),
+        "round(Series)": lambda xp, v, k, z, m: xp.round(pd.Series(V) / 3, 2),
+        "cumsum(Series)": lambda xp, v, k, z, m: xp.cumsum(pd.Series(V)),
+        "transpose(DataFrame)": lambda xp, v, k, z, m: xp.transpose(pd.DataFrame(z)),
         "LightSource.shade": lambda xp, v, k, z, m: colors.LightSource(315, 45).shade(
             z, cmap=matplotlib.colormaps["viridis"], vert_exag=2),
         "LightSource.hillshade": lambda xp, v, k, z, m: colors.LightSource(315, 45)
@@ -96,6 +103,12 @@ def _calls(pd, plt, colors, matplotlib, sp, st, ndi, sig):
         "ndimage.label": lambda xp, v, k, z, m: ndi.label(z > 0)[0],
         "signal.convolve": lambda xp, v, k, z, m: sig.convolve(v, v),
         "signal.lfilter": lambda xp, v, k, z, m: sig.lfilter([1, -1], [1], v),
+        "x @ sparse": lambda xp, v, k, z, m: z.T @ s,
+        "x + sparse": lambda xp, v, k, z, m: z + s,
+        "sparse + x": lambda xp, v, k, z, m: s + z,
+        "sparse @ x": lambda xp, v, k, z, m: s @ z.T,
+        "x - sparse matrix": lambda xp, v, k, z, m: z - s_matrix,
+        "x * sparse matrix": lambda xp, v, k, z, m: z.T * s_matrix,
     }
 
 
@@ -156,12 +169,13 @@ def main() -> None:
     import matplotlib.pyplot as plt
     import pandas as pd
     import scipy.ndimage as ndi
+    import scipy.sparse as sparse
     import scipy.signal as sig
     import scipy.special as sp
     import scipy.stats as st
     from matplotlib import colors
 
-    calls = _calls(pd, plt, colors, matplotlib, sp, st, ndi, sig)
+    calls = _calls(pd, plt, colors, matplotlib, sp, st, ndi, sig, sparse)
     placements = ("numpy subclass",) if options.numpy_subclass else ("auto", "device")
     for placement in placements:
         failed = 0

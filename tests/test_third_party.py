@@ -172,6 +172,20 @@ PANDAS_UFUNCS = {
 }
 
 
+# NumPy's functions given a pandas object call its method (``np.round(s)`` is ``s.round()``):
+# npjax runs NumPy's function on the host, as for any object in NumPy's protocols.
+PANDAS_UFUNCS |= {
+    "round(Series)": lambda a, xp: xp.round(pd.Series(VALUES) / 3, 2),
+    "clip(Series)": lambda a, xp: xp.clip(pd.Series(VALUES), 2, 4),
+    "cumsum(Series)": lambda a, xp: xp.cumsum(pd.Series(VALUES)),
+    "repeat(Series)": lambda a, xp: xp.repeat(pd.Series(VALUES), 2),
+    "sum(Series)": lambda a, xp: xp.sum(pd.Series(VALUES)),
+    "mean(DataFrame, axis=0)": lambda a, xp: xp.mean(pd.DataFrame({"p": VALUES}), axis=0),
+    "transpose(DataFrame)": lambda a, xp: xp.transpose(pd.DataFrame({"p": VALUES})),
+    "where(Series > 2, array, 0)": lambda a, xp: xp.where(pd.Series(VALUES) > 2, a, 0),
+}
+
+
 @pytest.mark.parametrize("placement", PLACEMENTS)
 @pytest.mark.parametrize("name", list(PANDAS_UFUNCS))
 def test_pandas_objects_decide_ufuncs(name, placement):
@@ -179,7 +193,8 @@ def test_pandas_objects_decide_ufuncs(name, placement):
     want = call(KEY.astype(float), np)
     with _under(placement):
         got = call(npjax.asarray(KEY.astype(float)), npjax)
-    assert type(got) is type(want)
+    if not isinstance(want, np.ndarray):  # (an array: npjax's, with NumPy's values)
+        assert type(got) is type(want)
     if isinstance(want, pd.DataFrame):
         pd.testing.assert_frame_equal(got, want)
     elif isinstance(want, pd.Series):

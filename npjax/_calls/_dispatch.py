@@ -25,9 +25,9 @@ from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error
 from npjax._calls._fallback import call_numpy
 from npjax._core._lazy import Lazy
 from npjax._core._ndarray import ndarray
-from npjax._core._normalize import to_jax, to_jax_lazy
+from npjax._core._normalize import foreign_override, to_jax, to_jax_lazy
 from npjax._core._fast_calls import MANY, parameters
-from npjax._core._placement import DEFERRED, NOT_HOST, try_host
+from npjax._core._placement import DEFERRED, NOT_HOST, forced_host, try_host
 from npjax._calls._registry import NOT_LAZY
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
@@ -241,6 +241,8 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
             result = try_host(public, host_fn, args, kwargs, call)
             if result is not NOT_HOST:
                 return result
+            if foreign_override(args, kwargs, True):  # pandas' Series...: NumPy's function
+                return forced_host(public, host_fn, args, kwargs)
         _stats.calls[public] += 1
         policy = current()
         out = None

@@ -12,8 +12,8 @@ import numpy as np
 
 from npjax._runtime import _context, _numpy_calls, _stats
 from npjax._core._host_only import has_host_only
-from npjax._core._array_base import ArrayBase
 from npjax._core._made import as_arrays
+from npjax._core._normalize import foreign_override
 from npjax._core._ndarray import ndarray
 from npjax._core._placement import forced_host, host_operands, npjax_operands, place_result
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
@@ -49,29 +49,6 @@ def host_ufunc_method(name: str, impl: Any) -> Any:
 
     functools.update_wrapper(method, impl)
     return method
-
-
-_NUMPY_OVERRIDE = np.ndarray.__array_ufunc__
-_ABSENT = object()
-_PLAIN = frozenset({int, float, complex, bool, list, tuple, type(None), np.ndarray})
-
-
-def foreign_override(args: tuple, kwargs: dict) -> bool:
-    """Whether an operand or ``out=`` is another library's object in NumPy's ufunc protocol
-    (NEP 13): its class defines ``__array_ufunc__`` (None: it refuses ufuncs), NumPy's and
-    npjax's aside. NumPy hands such a call to the object (``np.exp(series)`` is pandas'
-    Series); npjax then runs NumPy's own ufunc on the host data of its operands (a device
-    array's copy, counted), so the object decides as it would with NumPy arrays."""
-    out = kwargs.get("out")
-    for a in (*args, *(out if type(out) is tuple else (out,))):
-        kind = type(a)
-        if kind in _PLAIN or kind.__module__ == "numpy":
-            continue
-        found = getattr(kind, "__array_ufunc__", _ABSENT)
-        if found is not _ABSENT and found is not _NUMPY_OVERRIDE and not issubclass(
-                kind, ArrayBase):
-            return True
-    return False
 
 
 def route_ufunc_methods(ufunc_class: type) -> None:

@@ -43,7 +43,7 @@ from npjax._calls._ufunc_keywords import as_signature, resolve_loop, sig_keyword
 from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
 from npjax._core._lazy import Kernel, Lazy, concrete
 from npjax._core._ndarray import host_owner, ndarray
-from npjax._core._normalize import to_jax, to_jax_lazy, where_mask
+from npjax._core._normalize import foreign_override, to_jax, to_jax_lazy, where_mask
 from npjax._core._host_only import has_host_only
 from npjax._core._made import as_arrays
 from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _HOST_TYPE, DEFERRED_UFUNC,
@@ -53,7 +53,7 @@ from npjax._runtime._numpy_calls import (SHARED, entered, ever_logged, issue_pen
                                          loops_context_for, numpy_errstate)
 from npjax._core import _window_reads
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
-from npjax._calls._ufunc_routes import call_into_numpy_out, foreign_override, numpy_out
+from npjax._calls._ufunc_routes import call_into_numpy_out, numpy_out
 from npjax._core._array_base import HOSTPATH
 from npjax._runtime._context import current, trace
 from npjax._runtime._deferred_checks import defer_flags, flagging_state
