@@ -215,7 +215,8 @@ def test_scalar_tables_are_not_stale():
 
 
 @pytest.mark.parametrize("qualified", ["add", "mean", "linalg.solve", "fft.rfft", "where",
-                                       "random.default_rng", "arange", "exp"])
+                                       "random.default_rng", "arange", "exp", "ndarray.sum",
+                                       "ndarray.astype", "ndarray.reshape", "ndarray.cumsum"])
 def test_help_shows_numpys_documentation(qualified):
     """``help``/``np.info`` of an npjax function: its own docstring, then NumPy's."""
     import contextlib
@@ -231,6 +232,18 @@ def test_help_shows_numpys_documentation(qualified):
     with contextlib.redirect_stdout(shown):
         np.info(ours)
     assert inspect.cleandoc(theirs.__doc__).splitlines()[-1] in shown.getvalue()
+
+
+def test_help_of_every_array_method_shows_numpys_documentation():
+    """``help(a.clip)``, ``np.info(a.sum)``: every public method NumPy documents."""
+    a = npjax.arange(3.0)
+    for name in dir(np.ndarray):
+        theirs = getattr(np.ndarray, name)
+        if name.startswith("_") or not callable(theirs) or not theirs.__doc__:
+            continue
+        doc = inspect.getdoc(getattr(a, name))
+        assert f"NumPy's documentation of ``numpy.ndarray.{name}``" in doc, name
+        assert inspect.cleandoc(theirs.__doc__) in doc, name
 
 
 BUILTINS = [n for n in dir(np) if isinstance(getattr(np, n), types.BuiltinFunctionType)]

@@ -2,8 +2,9 @@
 against the same call with plain NumPy arrays, under the default placement and with every
 array on the device.
 
-What works: libraries that convert with ``np.asarray`` or run ufuncs (``scipy.special``).
-What does not: code that tests ``isinstance(x, numpy.ndarray)`` and takes another branch
+What works: libraries that convert with ``np.asarray`` or run ufuncs (``scipy.special``), and
+pandas' objects in ufuncs and operators with npjax arrays (NumPy's ufunc protocol: the Series
+decides). What does not: code that tests ``isinstance(x, numpy.ndarray)`` and takes another branch
 (pandas ``groupby``/``loc`` with an npjax key), and ``numpy_array.view(type(x))``
 (matplotlib's ``LightSource``), which needs ``type(x)`` to be a ``numpy.ndarray`` subclass.
 npjax arrays are not (docs/interop.md, "Where a library tests for numpy.ndarray"): those tests
@@ -119,6 +120,30 @@ def test_pandas_frame_rows_by_an_npjax_mask(placement):
     np.testing.assert_array_equal(got, frame[mask].to_numpy())
 
 
+# ``pd.unique`` and ``set_index`` test the same isinstance and refuse other objects.
+@pytest.mark.xfail(raises=TypeError, reason="pandas tests isinstance(x, numpy.ndarray) and "
+                   "refuses other array-likes")
+@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize("call", [
+    lambda k: pd.unique(k),
+    lambda k: pd.DataFrame({"v": VALUES}).set_index(k).index.to_numpy(),
+], ids=["unique", "set_index"])
+def test_pandas_calls_that_refuse_npjax_arrays(call, placement):
+    with _under(placement):
+        got = call(npjax.asarray(KEY))
+    np.testing.assert_array_equal(got, call(KEY))
+
+
+# With every array on the device, pandas' ``list(x)`` (taken for an object that is not an
+# np.ndarray) holds npjax 0-d arrays, not NumPy scalars: their categories are objects.
+@pytest.mark.xfail(reason="a device array's elements are npjax 0-d arrays, not NumPy "
+                   "scalars; pandas infers object")
+def test_pandas_categorical_of_a_device_array():
+    with _under("device"):
+        got = pd.Categorical(npjax.asarray(KEY)).categories
+    assert got.dtype == pd.Categorical(KEY).categories.dtype
+
+
 PANDAS_CALLS = {
     "groupby of np.asarray(key)": lambda a, xp: _groupby_sum(np.asarray(a)),
     "Series": lambda a, xp: pd.Series(a).to_numpy(),
@@ -130,6 +155,52 @@ PANDAS_CALLS = {
     "cut": lambda a, xp: pd.cut(a, 2, labels=False),
     "np.unique of a Series": lambda a, xp: xp.unique(pd.Series(a).to_numpy()),
 }
+
+
+# pandas' objects are in NumPy's ufunc protocol (``__array_ufunc__``): a ufunc or an operator
+# of an array with a Series or a frame gives pandas' object, as with NumPy arrays (npjax hands
+# the call to NumPy's ufunc with its operands' host data, a device array's copy).
+PANDAS_UFUNCS = {
+    "exp(Series)": lambda a, xp: xp.exp(pd.Series(VALUES)),
+    "add(array, Series)": lambda a, xp: xp.add(a, pd.Series(VALUES)),
+    "arctan2(array, Series)": lambda a, xp: xp.arctan2(a, pd.Series(VALUES)),
+    "array + Series": lambda a, xp: a + pd.Series(VALUES),
+    "array == Series": lambda a, xp: a == pd.Series(VALUES),
+    "array * DataFrame": lambda a, xp: a[:, None] * pd.DataFrame({"p": VALUES, "q": VALUES}),
+    "add.reduce(Series)": lambda a, xp: xp.add.reduce(pd.Series(VALUES)),
+    "maximum.accumulate(Series)": lambda a, xp: xp.maximum.accumulate(pd.Series(VALUES)),
+}
+
+
+# NumPy's functions given a pandas object call its method (``np.round(s)`` is ``s.round()``):
+# npjax runs NumPy's function on the host, as for any object in NumPy's protocols.
+PANDAS_UFUNCS |= {
+    "round(Series)": lambda a, xp: xp.round(pd.Series(VALUES) / 3, 2),
+    "clip(Series)": lambda a, xp: xp.clip(pd.Series(VALUES), 2, 4),
+    "cumsum(Series)": lambda a, xp: xp.cumsum(pd.Series(VALUES)),
+    "repeat(Series)": lambda a, xp: xp.repeat(pd.Series(VALUES), 2),
+    "sum(Series)": lambda a, xp: xp.sum(pd.Series(VALUES)),
+    "mean(DataFrame, axis=0)": lambda a, xp: xp.mean(pd.DataFrame({"p": VALUES}), axis=0),
+    "transpose(DataFrame)": lambda a, xp: xp.transpose(pd.DataFrame({"p": VALUES})),
+    "where(Series > 2, array, 0)": lambda a, xp: xp.where(pd.Series(VALUES) > 2, a, 0),
+}
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize("name", list(PANDAS_UFUNCS))
+def test_pandas_objects_decide_ufuncs(name, placement):
+    call = PANDAS_UFUNCS[name]
+    want = call(KEY.astype(float), np)
+    with _under(placement):
+        got = call(npjax.asarray(KEY.astype(float)), npjax)
+    if not isinstance(want, np.ndarray):  # (an array: npjax's, with NumPy's values)
+        assert type(got) is type(want)
+    if isinstance(want, pd.DataFrame):
+        pd.testing.assert_frame_equal(got, want)
+    elif isinstance(want, pd.Series):
+        pd.testing.assert_series_equal(got, want)
+    else:
+        assert_same(got, want)
 
 
 @pytest.mark.parametrize("placement", PLACEMENTS)

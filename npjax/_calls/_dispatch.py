@@ -1,12 +1,11 @@
 """The one call path: ``@npfunc`` turns a pure-JAX body into a public NumPy-style function.
 
 Parameters carry tags as annotations (``ArrayIn``, ``ArraySeq``, ``ArrayKeep``, ``DTypeIn``,
-``Out``, ``Unsupported(default)``); a tag is ``Annotated[<what the body sees>, Tag]``, so a
-type checker reads the body's types and the decorator the ``Tag``, once, at import, into a
-list of (position, name, converter); a call converts by position and keyword without binding a
-signature. Then: fallback if registered, run the body (it sees ``jax.Array`` values, never
-npjax arrays unless tagged ``ArrayKeep``), write ``out=`` and wrap results.
-"""
+``AxisIn``, ``Out``, ``Unsupported(default)``); a tag is ``Annotated[<what the body sees>,
+Tag]``, so a type checker reads the body's types and the decorator the ``Tag``, once, at
+import, into a list of (position, name, converter); a call converts by position and keyword
+without binding a signature. Then: fallback if registered, run the body (it sees ``jax.Array``
+values, never npjax arrays unless tagged ``ArrayKeep``), write ``out=`` and wrap results."""
 
 from __future__ import annotations
 
@@ -21,13 +20,14 @@ import numpy as np
 from npjax._core import _casts
 from npjax._pure import _dtypes
 from npjax._runtime import _stats
+from npjax._pure._axes import axis_argument
 from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._calls._fallback import call_numpy
 from npjax._core._lazy import Lazy
 from npjax._core._ndarray import ndarray
-from npjax._core._normalize import to_jax, to_jax_lazy
+from npjax._core._normalize import foreign_override, to_jax, to_jax_lazy
 from npjax._core._fast_calls import MANY, parameters
-from npjax._core._placement import DEFERRED, NOT_HOST, try_host
+from npjax._core._placement import DEFERRED, NOT_HOST, forced_host, try_host
 from npjax._calls._registry import NOT_LAZY
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
@@ -94,6 +94,10 @@ def _dtype_in(d: Any, policy: Policy) -> Any:
 
 
 DTypeIn = Annotated[Any, Tag("DTypeIn", _dtype_in)]
+# ``axis=`` of a function whose NumPy counterpart reads it in C: booleans refused with NumPy's
+# TypeError (``axis_argument``); ``IntAxisIn`` where NumPy's message has no " for the axis".
+AxisIn = Annotated[Any, Tag("AxisIn", lambda axis, policy: axis_argument(axis))]
+IntAxisIn = Annotated[Any, Tag("IntAxisIn", lambda axis, policy: axis_argument(axis, ""))]
 Out = Annotated[Any, _OUT]
 DeviceIn = Annotated[Any, _DEVICE]
 
@@ -237,6 +241,8 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
             result = try_host(public, host_fn, args, kwargs, call)
             if result is not NOT_HOST:
                 return result
+            if foreign_override(args, kwargs, True):  # pandas' Series...: NumPy's function
+                return forced_host(public, host_fn, args, kwargs)
         _stats.calls[public] += 1
         policy = current()
         out = None

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
+from npjax._core._placement import DEFERRED_UFUNC, numpy_operator
 from npjax._runtime._context import trace
 from npjax._core._traced_index import note_offset
 from npjax._calls._ufuncs import UFUNCS
@@ -163,6 +165,47 @@ def _rdivmod(self: ndarray, other: Any) -> Any:
 _OFFSETS = {("add", ""): (1, False), ("add", "r"): (1, True), ("sub", ""): (-1, False)}
 
 
+_ABSENT = object()
+_REFUSES, _OUTRANKS = "refuses", "outranks"
+
+
+def _defers(other: Any, short: str, inplace: bool, reflected: bool) -> Any:
+    """Whether a NumPy array's operator ``short`` (``add``; comparisons: "") would give way to
+    ``other``, as NumPy's ``binop_should_defer`` decides (a NumPy array's own
+    ``__array_priority__`` is 0): ``_REFUSES`` for an object whose class sets
+    ``__array_ufunc__ = None`` (NEP 13; not in place or reflected: the ufunc then raises
+    NumPy's TypeError), ``_OUTRANKS`` for one with no ``__array_ufunc__``, a higher
+    ``__array_priority__`` and an operator of its own (scipy.sparse's arrays; JAX's arrays
+    aside: npjax computes with them); else None."""
+    kind = type(other)
+    if kind is ndarray or kind in _PY_NUMBERS or kind is np.ndarray or kind in DEFERRED_UFUNC \
+            or isinstance(other, np.generic | ndarray | jax.Array):  # (JAX's: npjax computes)
+        return None
+    found = getattr(kind, "__array_ufunc__", _ABSENT)
+    if found is not _ABSENT:
+        return _REFUSES if found is None and not (inplace or reflected) else None
+    if short and not (hasattr(kind, f"__r{short}__") or hasattr(kind, f"__{short}__")):
+        return None  # (NumPy: an operand without this operator's slot is not deferred to)
+    return _OUTRANKS if getattr(other, "__array_priority__", -1000000.0) > 0.0 else None
+
+
+def _deferring(op, name: str, short: str = "", inplace: bool = False, reflected: bool = False):
+    """``op`` (the member ``name``) after NumPy's deferral to the other operand: it gets
+    ``NotImplemented`` (then Python tries its reflected method with the npjax array) when it
+    refuses ufuncs; one that outranks a NumPy array gets Python's operator on NumPy operands
+    (``numpy_operator``): libraries such as scipy.sparse act on NumPy arrays they recognise
+    by ``isinstance`` (``x @ sparse``, ``x + sparse``), as they would in a NumPy program."""
+    def deferring(self, other):
+        if type(other) is not ndarray:
+            how = _defers(other, short, inplace, reflected)
+            if how is _REFUSES or (how is _OUTRANKS and inplace):
+                return NotImplemented  # (``a += o`` then runs ``a + o``, as with NumPy)
+            if how is _OUTRANKS:
+                return numpy_operator(name, self, other)
+        return op(self, other)
+    return deferring
+
+
 def install() -> None:
     for short, name in BINARY.items():
         uf = UFUNCS[name]
@@ -171,22 +214,24 @@ def install() -> None:
             if (short, prefix) in _OFFSETS:
                 op = _offset(uf, *_OFFSETS[short, prefix])
             op.__name__ = f"__{prefix}{short}__"
-            setattr(ndarray, op.__name__, op)
+            setattr(ndarray, op.__name__, _deferring(op, op.__name__, short, prefix == "i",
+                                                     prefix == "r"))
     for short, name in COMPARISON.items():
         if short in ("eq", "ne"):
             op = _equality(UFUNCS[name], short == "ne")
         else:
             op = _forward(UFUNCS[name])
+        op = _deferring(op, f"__{short}__")
         op.__name__ = f"__{short}__"
         setattr(ndarray, op.__name__, op)
     for short, name in UNARY.items():
         op = _unary(UFUNCS[name])
         op.__name__ = f"__{short}__"
         setattr(ndarray, op.__name__, op)
-    ndarray.__pow__ = _pow
-    ndarray.__ipow__ = _ipow
-    ndarray.__divmod__ = _divmod
-    ndarray.__rdivmod__ = _rdivmod
+    ndarray.__pow__ = _deferring(_pow, "__pow__", "pow")
+    ndarray.__ipow__ = _deferring(_ipow, "__ipow__", "pow", True)
+    ndarray.__divmod__ = _deferring(_divmod, "__divmod__", "divmod")
+    ndarray.__rdivmod__ = _deferring(_rdivmod, "__rdivmod__", "divmod", reflected=True)
     ndarray.__contains__ = _contains
 
 

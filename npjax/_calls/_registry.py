@@ -256,6 +256,12 @@ def install(namespace: dict[str, Any], module: str = "numpy") -> None:
         if isinstance(getattr(source, name, None), types.BuiltinFunctionType) and \
                 isinstance(namespace[name], types.FunctionType):
             namespace[name] = NonBinding(namespace[name])
+    if module == "numpy":  # ``help(a.sum)``, ``np.info(np.ndarray.sum)``: NumPy's too
+        cls = namespace["ndarray"]
+        for name in dir(np.ndarray):
+            if not name.startswith("_") and hasattr(cls, name):
+                _add_numpy_doc(inspect.getattr_static(cls, name), getattr(np.ndarray, name),
+                               f"numpy.ndarray.{name}")
 
 
 class NonBinding(staticmethod):

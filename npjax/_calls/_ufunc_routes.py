@@ -1,6 +1,7 @@
 """The host route in front of the npjax ufunc class's methods (reduce, accumulate, reduceat,
 outer, at): NumPy's own method runs host operands, host-only data is forced to the host, the
-rest is npjax's method (``_library/_ufunc_methods``)."""
+rest is npjax's method (``_library/_ufunc_methods``). Operands of other libraries that take
+part in NumPy's ufunc protocol (``foreign_override``) go to NumPy's own ufunc as well."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 from npjax._runtime import _context, _numpy_calls, _stats
 from npjax._core._host_only import has_host_only
 from npjax._core._made import as_arrays
+from npjax._core._normalize import foreign_override
 from npjax._core._ndarray import ndarray
 from npjax._core._placement import forced_host, host_operands, npjax_operands, place_result
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
@@ -40,7 +42,7 @@ def host_ufunc_method(name: str, impl: Any) -> Any:
                 _stats.host_calls[f"{self.__name__}.{name}"] += 1
                 return place_result(_numpy_calls.call_numpy_ufunc(getattr(self._np, name), *ops),
                                     npjax_operands(args, kwargs), limit)
-        if has_host_only(args, kwargs):
+        if has_host_only(args, kwargs) or foreign_override(args, kwargs):
             return forced_host(f"{self.__name__}.{name}", getattr(self._np, name), args,
                                kwargs, _numpy_calls.call_numpy_ufunc)
         return impl(self, *args, **kwargs)

@@ -34,6 +34,7 @@ from jax import lax
 from npjax._core import _casts, _lazy
 from npjax._runtime import _context, _errstate, _finite_watch, _host_reads, _numpy_calls
 from npjax._pure import _dtypes
+from npjax._pure._axes import axis_argument
 from npjax._runtime import _stats, _thread_checks, _ufunc_checks
 from npjax._calls._dispatch import write_out
 from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error
@@ -42,7 +43,7 @@ from npjax._calls._ufunc_keywords import as_signature, resolve_loop, sig_keyword
 from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
 from npjax._core._lazy import Kernel, Lazy, concrete
 from npjax._core._ndarray import host_owner, ndarray
-from npjax._core._normalize import to_jax, to_jax_lazy, where_mask
+from npjax._core._normalize import foreign_override, to_jax, to_jax_lazy, where_mask
 from npjax._core._host_only import has_host_only
 from npjax._core._made import as_arrays
 from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _HOST_TYPE, DEFERRED_UFUNC,
@@ -307,6 +308,8 @@ class ufunc(_UfuncBase):
                             r = results[0]
                             return ndarray._owner(r, r.ndim == 0)
                         return tuple(ndarray._owner(r, r.ndim == 0) for r in results)
+            if foreign_override(args, kwargs):  # pandas' Series...: theirs, as NumPy's
+                return self._host_only(args, kwargs)
             return self._call(*args, **kwargs)
         except SubclassOperand:  # NumPy's rules: results take the operand's subclass
             return call_ufunc(self, args, kwargs)
@@ -585,7 +588,8 @@ def _core_axis(name: str, args: tuple, axis: Any) -> tuple:
     for a in args:
         if not isinstance(a, ndarray):
             a = np.asarray(a)
-        ax = np.lib.array_utils.normalize_axis_index(operator.index(axis), a.ndim)
+        ax = np.lib.array_utils.normalize_axis_index(operator.index(axis_argument(axis, "")),
+                                                     a.ndim)
         moved.append(a.transpose([i for i in range(a.ndim) if i != ax] + [ax]))
     return tuple(moved)
 

@@ -44,8 +44,8 @@ from npjax._core._flags import Flags
 from npjax._core._device_copies import _sent, _to_device
 from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._orders import order_code
-from npjax._pure._axes import (diagonal_axes, integer, normalize_axes, normalize_axis,
-                              ravel_is_view, reshape_target)
+from npjax._pure._axes import (axis_argument, diagonal_axes, integer, normalize_axes,
+                              normalize_axis, ravel_is_view, reshape_target)
 from npjax._core._lazy import Kernel, Lazy, concrete_if_done, stored_part
 from npjax._runtime._context import current, trace
 
@@ -613,6 +613,7 @@ class ndarray(ArrayBase):
 
     def squeeze(self, axis: Any = None) -> ndarray:
         shape = self.shape
+        axis_argument(axis, tuples=True)  # NumPy's C reading: no booleans
         if not shape and axis is not None and not isinstance(axis, tuple | list):
             normalize_axis(axis, 1)  # NumPy accepts an int axis 0 or -1 for a 0-d array
             return self

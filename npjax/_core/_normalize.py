@@ -63,11 +63,37 @@ def array_method_value(x: Any) -> Any:
     kind = type(x)
     if (getattr(kind, "__array__", None) is None or kind is np.ndarray or kind in STAND_INS
             or isinstance(x, ArrayBase | np.ndarray | np.generic | jax.Array | type)
-            or getattr(kind, "__array_ufunc__", None) is not None
+            or hasattr(kind, "__array_ufunc__")  # (None: it refuses ufuncs)
             or getattr(kind, "__array_function__", None) is not None):
         return x
     value = x.__array__()
     return value if isinstance(value, ArrayBase | np.ndarray) else x
+
+
+_NUMPY_UFUNC, _NUMPY_FUNCTION = np.ndarray.__array_ufunc__, np.ndarray.__array_function__
+_ABSENT = object()
+_PLAIN = frozenset({int, float, complex, bool, str, list, tuple, type(None), np.ndarray})
+
+
+def foreign_override(args: tuple, kwargs: dict, functions: bool = False) -> bool:
+    """Whether an argument (or ``out=``) is another library's object in NumPy's protocols
+    (NEP 13, and NEP 18 for ``functions``): its class defines ``__array_ufunc__`` (None: it
+    refuses ufuncs) or, for functions, ``__array_function__``, NumPy's and npjax's aside.
+    NumPy hands such a call to the object (``np.exp(series)``, ``np.round(series)`` are
+    pandas' Series); npjax then runs NumPy's own ufunc or function on the host data of its
+    operands (a device array's copy, counted), so the object decides as with NumPy arrays."""
+    out = kwargs.get("out")
+    for a in (*args, *kwargs.values(), *(out if type(out) is tuple else ())):
+        kind = type(a)
+        if kind in _PLAIN or kind.__module__ == "numpy" or issubclass(kind, ArrayBase):
+            continue
+        found = getattr(kind, "__array_ufunc__", _ABSENT)
+        if found is not _ABSENT and found is not _NUMPY_UFUNC:
+            return True
+        if functions and getattr(kind, "__array_function__", _NUMPY_FUNCTION) not in (
+                _NUMPY_FUNCTION, None):
+            return True
+    return False
 
 
 def as_host(x: Any, policy: Policy, dtype: Any = None) -> np.ndarray:

@@ -34,7 +34,7 @@ from npjax._runtime._numpy_calls import (SHARED, call_numpy_method, call_numpy_p
                                          issue_pending, loops_context_for, numpy_errstate,
                                          run_loops, runs_loops)
 from npjax._core._device_copies import _to_device
-from npjax._core._normalize import array_method_value
+from npjax._core._normalize import array_method_value, foreign_override
 from npjax._core._fast_calls import MANY, parameters
 from npjax._core._host_only import has_host_only, host_only, run_fetched
 from npjax._core._ndarray import from_numpy, host_owner, ndarray
@@ -295,6 +295,8 @@ def host_first(name: str, host_fn: Any, impl: Any) -> Any:
                 return handler(name, impl, args, kwargs)
         try:
             result = try_host(name, host_fn, args, kwargs, call)
+            if result is NOT_HOST and foreign_override(args, kwargs, True):  # (pandas...)
+                return forced_host(name, host_fn, args, kwargs)
             return impl(*args, **kwargs) if result is NOT_HOST else result
         except HostOnly:  # an operand of a host-only dtype made on the way (2**70: object)
             return forced_host(name, host_fn, args, kwargs)
@@ -668,6 +670,13 @@ def _forced_operator(name: str, op: Any, self: ndarray, args: tuple) -> Any:
     """Python's operator ``op`` on NumPy operands, run by ``forced_host`` (an in-place
     operator's result is ``self``)."""
     return forced_host(f"ndarray.{name}", op, (self, *args), {}, call_numpy_ufunc)
+
+
+def numpy_operator(name: str, self: ndarray, other: Any) -> Any:
+    """The operator member ``name`` (``__add__``...) as Python's operator on NumPy operands
+    (``self``'s host data, a device array's copy, counted): NumPy's whole protocol, for an
+    operand NumPy's own array treats its own way (``_operators._defers``)."""
+    return _forced_operator(name, _OPERATORS[name], self, (other,))
 
 
 _UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})

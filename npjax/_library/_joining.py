@@ -19,7 +19,7 @@ import numpy as np
 from npjax._runtime._errstate import _stacklevel
 from npjax._core import _casts
 from npjax._pure import _dtypes
-from npjax._calls._dispatch import (ArrayIn, ArrayKeep, ArraySeq, DTypeIn, Tag, npfunc,
+from npjax._calls._dispatch import (ArrayIn, ArrayKeep, ArraySeq, AxisIn, DTypeIn, Tag, npfunc,
                                     write_out)
 from npjax._pure._errors import HostOnly
 from npjax._pure._axes import normalize_axis
@@ -126,7 +126,7 @@ def _concat(values: list, axis: Any, out: Any, dtype: Any, casting: str, name: s
 
 
 @npfunc(numpy_fn=np.concatenate)
-def concatenate(arrays: WeakSeq, axis: Any = 0, out: Any = None, *, dtype: DTypeIn = None,
+def concatenate(arrays: WeakSeq, axis: AxisIn = 0, out: Any = None, *, dtype: DTypeIn = None,
                 casting: str = "same_kind") -> Any:
     """npjax implementation of ``numpy.concatenate`` (a new array)."""
     return _concat(arrays, axis, out, dtype, casting, "concatenate")
@@ -357,7 +357,7 @@ def dsplit(ary: ArrayKeep, indices_or_sections: Any) -> list:
 
 
 @npfunc(numpy_fn=np.append)
-def append(arr: ArrayIn, values: ArrayIn, axis: Any = None) -> Any:
+def append(arr: ArrayIn, values: ArrayIn, axis: AxisIn = None) -> Any:
     """npjax implementation of ``numpy.append`` (a new array)."""
     if axis is None:
         if arr.ndim != 1:

@@ -19,7 +19,7 @@ from jax import lax
 from npjax._runtime._errstate import _stacklevel
 from npjax._core import _casts
 from npjax._pure import _dtypes
-from npjax._calls._dispatch import ArrayIn, DTypeIn, npfunc, write_out
+from npjax._calls._dispatch import ArrayIn, AxisIn, DTypeIn, npfunc, write_out
 from npjax._pure._errors import ComplexWarning, unsupported
 from npjax._pure._axes import diagonal_axes, integer, normalize_axes, normalize_axis
 from npjax._core._lazy import concrete  # copyto: a cast recorded in lazy mode, computed
@@ -126,7 +126,7 @@ def _repeats_host(repeats: Any) -> np.ndarray:
 
 
 @npfunc
-def repeat(a: ArrayIn, repeats: Any, axis: Any = None) -> jax.Array:
+def repeat(a: ArrayIn, repeats: Any, axis: AxisIn = None) -> jax.Array:
     """npjax implementation of ``numpy.repeat`` (a new array)."""
     r = _repeats_host(repeats)
     if axis is None or a.ndim == 0:  # NumPy takes a 0-d array as 1-d

@@ -37,7 +37,7 @@ from npjax._core import _casts
 from npjax._runtime import _context
 from npjax._pure import _dtypes
 from npjax._library import _reduction_checks as _checks
-from npjax._calls._dispatch import ArrayIn, DTypeIn, npfunc, write_out
+from npjax._calls._dispatch import ArrayIn, AxisIn, DTypeIn, IntAxisIn, npfunc, write_out
 from npjax._pure._errors import output_casting_error
 from npjax._core._lazy import Kernel
 from npjax._core import _window_reads
@@ -442,25 +442,25 @@ def _arg_public(name: str, a: Any, axis: Any, out: Any, keepdims: Any, is_max: b
 
 
 @npfunc(scalar=True)
-def argmax(a: ArrayIn, axis: Any = None, out: Any = None, *, keepdims: Any = False) -> Any:
+def argmax(a: ArrayIn, axis: AxisIn = None, out: Any = None, *, keepdims: Any = False) -> Any:
     """npjax implementation of ``numpy.argmax`` (first NaN wins, as in NumPy)."""
     return _arg_public("argmax", a, axis, out, keepdims, True, False)
 
 
 @npfunc(scalar=True)
-def argmin(a: ArrayIn, axis: Any = None, out: Any = None, *, keepdims: Any = False) -> Any:
+def argmin(a: ArrayIn, axis: AxisIn = None, out: Any = None, *, keepdims: Any = False) -> Any:
     """npjax implementation of ``numpy.argmin`` (first NaN wins, as in NumPy)."""
     return _arg_public("argmin", a, axis, out, keepdims, False, False)
 
 
 @npfunc(scalar=True)
-def nanargmax(a: ArrayIn, axis: Any = None, out: Any = None, *, keepdims: Any = False) -> Any:
+def nanargmax(a: ArrayIn, axis: IntAxisIn = None, out: Any = None, *, keepdims: Any = False) -> Any:
     """npjax implementation of ``numpy.nanargmax`` (the all-NaN check reads one flag back)."""
     return _arg_public("nanargmax", a, axis, out, keepdims, True, True)
 
 
 @npfunc(scalar=True)
-def nanargmin(a: ArrayIn, axis: Any = None, out: Any = None, *, keepdims: Any = False) -> Any:
+def nanargmin(a: ArrayIn, axis: IntAxisIn = None, out: Any = None, *, keepdims: Any = False) -> Any:
     """npjax implementation of ``numpy.nanargmin`` (the all-NaN check reads one flag back)."""
     return _arg_public("nanargmin", a, axis, out, keepdims, False, True)
 
@@ -510,31 +510,31 @@ def _cum_public(name: str, op: str, a: Any, axis: Any, dtype: Any, out: Any,
 
 
 @npfunc
-def cumsum(a: ArrayIn, axis: Any = None, dtype: DTypeIn = None, out: Any = None) -> Any:
+def cumsum(a: ArrayIn, axis: AxisIn = None, dtype: DTypeIn = None, out: Any = None) -> Any:
     """npjax implementation of ``numpy.cumsum`` (sequential, as NumPy's accumulate)."""
     return _cum_public("cumsum", "add", a, axis, dtype, out)
 
 
 @npfunc
-def cumprod(a: ArrayIn, axis: Any = None, dtype: DTypeIn = None, out: Any = None) -> Any:
+def cumprod(a: ArrayIn, axis: AxisIn = None, dtype: DTypeIn = None, out: Any = None) -> Any:
     """npjax implementation of ``numpy.cumprod``."""
     return _cum_public("cumprod", "mul", a, axis, dtype, out)
 
 
 @npfunc
-def nancumsum(a: ArrayIn, axis: Any = None, dtype: DTypeIn = None, out: Any = None) -> Any:
+def nancumsum(a: ArrayIn, axis: AxisIn = None, dtype: DTypeIn = None, out: Any = None) -> Any:
     """npjax implementation of ``numpy.nancumsum``."""
     return _cum_public("nancumsum", "add", a, axis, dtype, out, nan_fill=0)
 
 
 @npfunc
-def nancumprod(a: ArrayIn, axis: Any = None, dtype: DTypeIn = None, out: Any = None) -> Any:
+def nancumprod(a: ArrayIn, axis: AxisIn = None, dtype: DTypeIn = None, out: Any = None) -> Any:
     """npjax implementation of ``numpy.nancumprod``."""
     return _cum_public("nancumprod", "mul", a, axis, dtype, out, nan_fill=1)
 
 
 @npfunc
-def cumulative_sum(x: ArrayIn, /, *, axis: Any = None, dtype: DTypeIn = None, out: Any = None,
+def cumulative_sum(x: ArrayIn, /, *, axis: IntAxisIn = None, dtype: DTypeIn = None, out: Any = None,
                    include_initial: bool = False) -> Any:
     """npjax implementation of ``numpy.cumulative_sum``."""
     return _cum_public("cumulative_sum", "add", x, axis, dtype, out,
@@ -542,7 +542,7 @@ def cumulative_sum(x: ArrayIn, /, *, axis: Any = None, dtype: DTypeIn = None, ou
 
 
 @npfunc
-def cumulative_prod(x: ArrayIn, /, *, axis: Any = None, dtype: DTypeIn = None,
+def cumulative_prod(x: ArrayIn, /, *, axis: IntAxisIn = None, dtype: DTypeIn = None,
                     out: Any = None, include_initial: bool = False) -> Any:
     """npjax implementation of ``numpy.cumulative_prod``."""
     return _cum_public("cumulative_prod", "mul", x, axis, dtype, out,
@@ -789,7 +789,7 @@ _METHOD_NAMES = ("sum", "prod", "mean", "std", "var", "min", "max", "argmin", "a
 
 
 def _sum_method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
-    """``a.sum()``: a window of a length seen before summed at its bucket (``_window_reads``)."""
+    """npjax implementation of ``numpy.ndarray.sum`` (a window: at its bucket's program)."""
     got = None if args or kwargs or self._base is None else _window_reads.one(self)
     return sum(self, *args, **kwargs) if got is None else \
         _window_reads.summed(sum(ndarray._owner(got[0])), *got)

@@ -34,7 +34,7 @@ from npjax._core._subclasses import refuse
 from npjax._calls._dispatch import ArrayIn, Out, npfunc, write_out
 from npjax._pure._errors import ComplexWarning, output_casting_error, unsupported
 from npjax._core._lazy import Kernel
-from npjax._pure._axes import normalize_axis
+from npjax._pure._axes import axis_argument, normalize_axis
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._made import from_device, place_made
 from npjax._core import _normalize
@@ -337,6 +337,7 @@ def flatnonzero(a: ArrayIn) -> jax.Array:
 def _axis_for_take(a: jax.Array, axis: Any) -> tuple[jax.Array, int]:
     if axis is None:
         return a.ravel(), 0
+    axis_argument(axis)  # (NumPy's take and compress read it in C: no booleans)
     if a.ndim == 0:
         a = a.reshape(1)
     return a, normalize_axis(axis, a.ndim)

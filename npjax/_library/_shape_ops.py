@@ -19,7 +19,7 @@ import numpy as np
 from jax import lax
 
 from npjax._core import _views
-from npjax._calls._dispatch import ArrayKeep, npfunc
+from npjax._calls._dispatch import ArrayKeep, AxisIn, npfunc
 from npjax._pure._errors import AxisError
 from npjax._pure._axes import normalize_axes, normalize_axis
 from npjax._core._ndarray import ndarray
@@ -120,7 +120,7 @@ def rollaxis(a: ArrayKeep, axis: int, start: int = 0) -> ndarray:
 
 
 @npfunc
-def squeeze(a: ArrayKeep, axis: Any = None) -> ndarray:
+def squeeze(a: ArrayKeep, axis: AxisIn = None) -> ndarray:
     """npjax implementation of ``numpy.squeeze`` (a view; the input itself when no axis
     has length one, as in NumPy)."""
     return a.squeeze(axis)

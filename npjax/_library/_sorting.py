@@ -31,7 +31,7 @@ import numpy as np
 from npjax._runtime import _bounds, _stats
 from npjax._core import _buckets
 from npjax._pure import _dtypes
-from npjax._calls._dispatch import ArrayIn, npfunc
+from npjax._calls._dispatch import ArrayIn, AxisIn, npfunc
 from npjax._pure._errors import AxisError
 from npjax._pure._impl.setops import (_concat, _in_sorted, _in_sorted_set, _intersect_core,
                                       _setdiff_keep, _setxor_core, _unique_core, _unique_inverse,
@@ -114,7 +114,7 @@ def _sort_values(a: jax.Array, axis: Any, kind: Any, stable: Any) -> jax.Array:
 
 
 @npfunc
-def argsort(a: ArrayIn, axis: Any = -1, kind: Any = None, order: Any = None, *,
+def argsort(a: ArrayIn, axis: AxisIn = -1, kind: Any = None, order: Any = None, *,
             stable: Any = None) -> jax.Array:
     """npjax implementation of ``numpy.argsort``: NumPy's permutation for every ``kind``
     (``_unstable_argsort``)."""
@@ -196,7 +196,7 @@ def partition(a: ArrayIn, kth: Any, axis: Any = -1, kind: str = "introselect",
 
 
 @npfunc
-def argpartition(a: ArrayIn, kth: Any, axis: Any = -1, kind: str = "introselect",
+def argpartition(a: ArrayIn, kth: Any, axis: AxisIn = -1, kind: str = "introselect",
                  order: Any = None) -> jax.Array:
     """npjax implementation of ``numpy.argpartition``.
 

@@ -26,7 +26,7 @@ from npjax._runtime import _ufunc_checks
 from npjax._core._index_kernels import index_ids
 from npjax._core._index_plan import _advanced_parts, _expand
 from npjax._calls._dispatch import write_out
-from npjax._pure._axes import normalize_axis, refuse_bool_axes
+from npjax._pure._axes import axis_argument, normalize_axis, refuse_bool_axes
 from npjax._core._ndarray import ndarray
 from npjax._pure._axes import shape_text
 from npjax._core._normalize import to_jax, where_mask
@@ -446,7 +446,7 @@ def reduceat(self: ufunc, array: Any, indices: Any, axis: Any = 0, dtype: Any = 
     idx = idx.astype(np.intp).ravel()
     if x.ndim == 0:
         raise TypeError("cannot reduceat on a scalar")
-    ax = normalize_axis(axis, x.ndim)
+    ax = normalize_axis(axis_argument(axis, ""), x.ndim)
     n = x.shape[ax]
     for k in idx:
         if not 0 <= k < n:

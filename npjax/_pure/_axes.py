@@ -1,7 +1,7 @@
 """Axis arguments with NumPy's rules and errors: ``normalize_axis``, ``normalize_axes``,
-``diagonal_axes``, ``reduction_axes`` and ``reshape_target`` (pure: ints and shapes in, ints
-and shapes out); and ``ravel_is_view``, NumPy's rule for when ``ravel`` is a view (from a
-layout's strides)."""
+``axis_argument``, ``diagonal_axes``, ``reduction_axes`` and ``reshape_target`` (pure: ints
+and shapes in, ints and shapes out); and ``ravel_is_view``, NumPy's rule for when ``ravel``
+is a view (from a layout's strides)."""
 
 from __future__ import annotations
 
@@ -46,6 +46,20 @@ def normalize_axes(axis: Any, ndim: int) -> tuple[int, ...]:
             raise ValueError("repeated axis")
         return axes
     return (normalize_axis(axis, ndim),)
+
+
+def axis_argument(axis: Any, what: str = " for the axis", tuples: bool = False) -> Any:
+    """An ``axis=`` as NumPy's C functions read it (``cumsum``, ``argmax``, ``take``,
+    ``concatenate``, ``repeat``, ``argsort``...): a boolean is refused with TypeError ("an
+    integer is required for the axis"; ``what`` ends NumPy's message), anything else is
+    returned as it is; ``tuples``: a tuple of axes is taken (``squeeze``), its booleans
+    refused too. NumPy's Python-level functions (``flip``, ``roll``, ``expand_dims``) take
+    booleans as 0 and 1: they do not use this."""
+    if isinstance(axis, bool | np.bool_):
+        raise TypeError(f"an integer is required{what}")
+    if tuples and type(axis) is tuple and any(isinstance(a, bool | np.bool_) for a in axis):
+        raise TypeError("integers are required for the axis tuple elements")
+    return axis
 
 
 def refuse_bool_axes(axis: Any) -> None:
