@@ -23,7 +23,8 @@ import numpy as np
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._normalize import to_jax
 from npjax._calls._registry import public_module, public_namespace
-from npjax._core._placement import DEVICE, NOT_HOST, forced_host, host_ufunc2
+from npjax._core._placement import DEVICE, NOT_HOST, forced_host
+from npjax._core._host_paths import host_ufunc2
 from npjax._runtime._numpy_calls import call_numpy_ufunc
 from npjax._core._made import place_made, place_numpy
 from npjax._pure._dtypes import is_device_dtype

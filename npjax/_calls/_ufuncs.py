@@ -46,8 +46,9 @@ from npjax._core._normalize import to_jax, to_jax_lazy, where_mask
 from npjax._core._host_only import has_host_only
 from npjax._core._made import as_arrays
 from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _HOST_TYPE, DEFERRED_UFUNC,
-                                    DEVICE, NOT_HOST, forced_host, host_operands, host_ufunc1,
-                                    host_ufunc2, npjax_operands, place_new, place_result)
+                                    DEVICE, NOT_HOST, forced_host, host_operands,
+                                    npjax_operands, place_new, place_result)
+from npjax._core._host_paths import host_ufunc1, host_ufunc2
 from npjax._runtime._numpy_calls import (SHARED, entered, ever_logged, issue_pending,
                                          loops_context_for, numpy_errstate)
 from npjax._core import _window_reads
