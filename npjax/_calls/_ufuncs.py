@@ -41,11 +41,11 @@ from npjax._calls._fallback import call_numpy
 from npjax._calls._ufunc_keywords import as_signature, resolve_loop, sig_keyword
 from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
 from npjax._core._lazy import Kernel, Lazy, concrete
-from npjax._core._ndarray import host_owner, ndarray
+from npjax._core._ndarray import HOST_STORAGE, host_owner, ndarray
 from npjax._core._normalize import to_jax, to_jax_lazy, where_mask
 from npjax._core._host_only import has_host_only
 from npjax._core._made import as_arrays
-from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _HOST_TYPE, DEFERRED_UFUNC,
+from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, DEFERRED_UFUNC,
                                     DEVICE, NOT_HOST, forced_host, host_operands,
                                     npjax_operands, place_new, place_result)
 from npjax._core._host_paths import host_ufunc1, host_ufunc2
@@ -191,8 +191,8 @@ class ufunc(_UfuncBase):
                     if nin == 2:  # the hot path (``npjax.add(a, b)``): host_ufunc2's
                         a, b = args  # common case written out
                         if type(a) is ndarray and type(b) is ndarray and \
-                                type(x := a._value) is _HOST_TYPE and \
-                                type(y := b._value) is _HOST_TYPE and \
+                                type(x := a._value) is HOST_STORAGE and \
+                                type(y := b._value) is HOST_STORAGE and \
                                 not a._scalar and not b._scalar:
                             size = x.size * y.size
                             if size <= limit:
@@ -209,7 +209,7 @@ class ufunc(_UfuncBase):
                                     if ever_logged[0]:
                                         issue_pending()
                                 self._count[0] += 1
-                                if type(result) is _HOST_TYPE and self._bounded:
+                                if type(result) is np.ndarray and self._bounded:
                                     dtype = result.dtype
                                     if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
                                         return host_owner(result)

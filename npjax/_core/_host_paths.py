@@ -21,7 +21,7 @@ from npjax._runtime._numpy_calls import (SHARED, call_numpy_ufunc, entered, ever
                                          issue_pending, loops_context_for, numpy_errstate,
                                          run_loops)
 from npjax._core._host_only import has_host_only
-from npjax._core._ndarray import host_owner, ndarray
+from npjax._core._ndarray import HOST_STORAGE, host_owner, ndarray
 from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _NUMBER_SCALARS, _OWN_MEMBERS,
                                     DEVICE, NOT_HOST, forced_host, grows_off_host,
                                     host_method, operand, place_new, place_result,
@@ -46,7 +46,6 @@ _OPERATORS["__rdivmod__"] = lambda a, b: divmod(b, a)
 
 
 new_host = host_owner
-_HOST_TYPE = np.ndarray
 
 
 def host_data(x: Any) -> Any:
@@ -57,9 +56,9 @@ def host_data(x: Any) -> Any:
     kind = type(x)
     if kind is ndarray:  # ``x._host()`` written out: this is every host operation's path
         data = x._value
-        if type(data) is not _HOST_TYPE:
+        if type(data) is not HOST_STORAGE:
             base = x._base  # a view (``_value`` None) or a device array
-            if base is None or type(base._value) is not _HOST_TYPE:
+            if base is None or type(base._value) is not HOST_STORAGE:
                 return DEVICE
             data = x._layout
         return data[()] if x._scalar else data
@@ -77,7 +76,7 @@ def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int, bounded: bool = False
     kind = type(a)
     if kind is ndarray:
         x = a._value
-        if type(x) is not _HOST_TYPE or a._scalar:
+        if type(x) is not HOST_STORAGE or a._scalar:
             x = host_data(a)
             if x is DEVICE or x is NOT_HOST:
                 return x
@@ -90,7 +89,7 @@ def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int, bounded: bool = False
     kind = type(b)
     if kind is ndarray:
         y = b._value
-        if type(y) is not _HOST_TYPE or b._scalar:
+        if type(y) is not HOST_STORAGE or b._scalar:
             y = host_data(b)
             if y is DEVICE or y is NOT_HOST:
                 return y
@@ -100,14 +99,14 @@ def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int, bounded: bool = False
             return y
     else:
         y = b
-    if type(x) is _HOST_TYPE:
+    if type(x) is HOST_STORAGE:
         size = x.size
-        if type(y) is _HOST_TYPE:
+        if type(y) is HOST_STORAGE:
             size *= y.size
             if size > limit and grows_off_host(x, y, limit):
                 return DEVICE
     else:
-        size = y.size if type(y) is _HOST_TYPE else 1
+        size = y.size if type(y) is HOST_STORAGE else 1
     extobj = numpy_errstate()  # ``run_loops`` written out
     context = SHARED[1] if extobj is SHARED[0] else loops_context_for(extobj)
     try:
@@ -117,7 +116,7 @@ def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int, bounded: bool = False
     finally:
         if ever_logged[0]:
             issue_pending()
-    if type(result) is _HOST_TYPE:  # ``place_new`` written out (a ufunc's new array)
+    if type(result) is np.ndarray:  # ``place_new`` written out (a ufunc's new array)
         if (bounded and size <= limit) or result.size <= limit:
             dtype = result.dtype
             if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
@@ -132,7 +131,7 @@ def host_ufunc1(np_ufunc: Any, a: Any, limit: int) -> Any:
     kind = type(a)
     if kind is ndarray:
         x = a._value
-        if type(x) is not _HOST_TYPE or a._scalar:
+        if type(x) is not HOST_STORAGE or a._scalar:
             x = host_data(a)
             if x is DEVICE or x is NOT_HOST:
                 return x
@@ -151,7 +150,7 @@ def host_ufunc1(np_ufunc: Any, a: Any, limit: int) -> Any:
     finally:
         if ever_logged[0]:
             issue_pending()
-    if type(result) is _HOST_TYPE:  # ``place_new`` written out (a ufunc's new array)
+    if type(result) is np.ndarray:  # ``place_new`` written out (a ufunc's new array)
         if result.size <= limit:
             dtype = result.dtype
             if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
@@ -169,7 +168,6 @@ def host_operator(name: str, impl: Any) -> Any:
     op = _OPERATORS[name]
     get_context = _context.get
     count = _stats.host_cell(name)  # its host calls
-    host_type = np.ndarray
 
     def method(self: ndarray, *args: Any) -> Any:
         limit = get_context().host
@@ -220,13 +218,13 @@ def host_operator(name: str, impl: Any) -> Any:
         (``benchmarks/overhead.py``), so ``host_data``, ``run_loops`` and
         ``_operator_result`` are written out for it; anything else goes to ``method``."""
         data = self._value
-        if type(data) is not host_type:
+        if type(data) is not HOST_STORAGE:
             # A view of a host array: its NumPy view (``_lens`` None: a view NumPy made, the
             # commonest, told by one read; a host root stays one, and under ``npjax.jit``
             # the limit below is -1: ``method`` looks again)
             if self._lens is not None:
                 base = self._base
-                if base is None or type(base._value) is not host_type:
+                if base is None or type(base._value) is not HOST_STORAGE:
                     return impl(self, other, *rest)  # a device array: as ``method`` would
             data = self._layout
         elif self._scalar:
@@ -238,10 +236,10 @@ def host_operator(name: str, impl: Any) -> Any:
         size = items = data.size
         if kind is ndarray:  # ``host_data`` written out for a host array or a host view
             y = other._value
-            if type(y) is not host_type:  # (views are never scalars)
+            if type(y) is not HOST_STORAGE:  # (views are never scalars)
                 if other._lens is not None:  # (None: a view NumPy made of a host array)
                     base = other._base
-                    if base is None or type(base._value) is not host_type:
+                    if base is None or type(base._value) is not HOST_STORAGE:
                         return method(self, other)  # a device operand
                 y = other._layout
             elif other._scalar:
@@ -274,7 +272,7 @@ def host_operator(name: str, impl: Any) -> Any:
             finally:
                 if ever_logged[0]:
                     issue_pending()
-        if type(result) is host_type:  # ``_operator_result`` written out
+        if type(result) is np.ndarray:  # ``_operator_result`` written out
             if result is data:
                 return self  # in place
             # (NumPy's operators on its arrays and numbers make new arrays: no ``base``)

@@ -55,7 +55,7 @@ def grows_off_host(x: Any, y: Any, limit: int) -> bool:
     pos[:, None]``: 12.6M elements made by NumPy and sent across each step, 25x the device's
     time). The product of the sizes bounds the result's size, so small operands cost one
     multiplication; JAX's backend is asked (``beyond``) only for a result over the limit."""
-    if type(x) is not _HOST_TYPE or type(y) is not _HOST_TYPE or x.size * y.size <= limit:
+    if type(x) is not np.ndarray or type(y) is not np.ndarray or x.size * y.size <= limit:
         return False
     xs, ys = x.shape, y.shape
     if xs == ys:
@@ -83,7 +83,6 @@ _PLAIN_SCALARS = {int, float, bool, complex}
 # NumPy's number scalars (what a host array's element read returns): plain operands too.
 _NUMBER_SCALARS = frozenset(np.dtype(c).type for c in np.typecodes["All"] if c not in "OSUVMm")
 _F8, _B1 = np.dtype(np.float64), np.dtype(np.bool_)
-_HOST_TYPE = np.ndarray
 
 
 def operand(x: Any, limit: int) -> Any:
@@ -186,15 +185,12 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict, public: Any = None) 
         for a in args:
             kind = type(a)
             if kind is ndarray:
-                data = a._value  # ``_host`` written out
-                if type(data) is not _HOST_TYPE:
-                    base = a._base
-                    if base is None or type(base._value) is not _HOST_TYPE:
-                        if has_host_only(args, kwargs):
-                            return forced_host(name, fn, args, kwargs)
-                        return NOT_HOST
-                    data = a._layout
-                elif a._scalar:
+                data = a._host()
+                if data is None:
+                    if has_host_only(args, kwargs):
+                        return forced_host(name, fn, args, kwargs)
+                    return NOT_HOST
+                if a._scalar:
                     data = data[()]
                 ops.append(data)
                 inputs.append(a)
@@ -211,7 +207,7 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict, public: Any = None) 
                 result = run_loops(fn, *ops)  # numbers: no Python code inside that could warn
             else:
                 result = run(fn, ops, kwargs)
-            if type(result) is _HOST_TYPE:  # a new array, unless an operand given back
+            if type(result) is np.ndarray:  # a new array, unless an operand given back
                 for x in ops:  # (``atleast_1d``): that array, as ``place_result`` says
                     if x is result:
                         break
@@ -297,12 +293,9 @@ def host_method(name: str, impl: Any) -> Any:
     count = _stats.host_cell(name)  # its host calls
 
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
-        data = self._value  # ``_host`` written out
-        if type(data) is not _HOST_TYPE:
-            base = self._base
-            if base is None or type(base._value) is not _HOST_TYPE:
-                return impl(self, *args, **kwargs)
-            data = self._layout
+        data = self._host()
+        if data is None:
+            return impl(self, *args, **kwargs)
         limit = _context.get().host
         if limit >= 0:
             if args or kwargs:
