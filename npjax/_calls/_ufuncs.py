@@ -41,16 +41,14 @@ from npjax._calls._fallback import call_numpy
 from npjax._calls._ufunc_keywords import as_signature, resolve_loop, sig_keyword
 from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
 from npjax._core._lazy import Kernel, Lazy, concrete
-from npjax._core._ndarray import HOST_STORAGE, host_owner, ndarray
+from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax, to_jax_lazy, where_mask
 from npjax._core._host_only import has_host_only
 from npjax._core._made import as_arrays
-from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, DEFERRED_UFUNC,
+from npjax._core._placement import (DEFERRED_UFUNC,
                                     DEVICE, NOT_HOST, forced_host, host_operands,
                                     npjax_operands, place_new, place_result)
-from npjax._core._host_paths import host_ufunc1, host_ufunc2
-from npjax._runtime._numpy_calls import (SHARED, entered, ever_logged, issue_pending,
-                                         loops_context_for, numpy_errstate)
+from npjax._core._host_paths import host_path
 from npjax._core import _window_reads
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
 from npjax._calls._ufunc_routes import call_into_numpy_out, numpy_out
@@ -105,8 +103,11 @@ class ufunc(_UfuncBase):
         self._scalar_fast: dict[tuple, tuple] = {}  # the same for ``scalar_call``
         self.nin = np_ufunc.nin
         self.nout = np_ufunc.nout
-        self._bounded = np_ufunc.signature is None  # elementwise: see ``host_ufunc2``
+        self._bounded = np_ufunc.signature is None  # elementwise: see ``host_path``
         self._count = _stats.host_cell(self.__name__)  # its host calls
+        # NumPy's loop on host operands (``_host_paths.host_path``; None: three or more)
+        self._host_path = host_path(np_ufunc, self.nin, self._count, self._bounded) \
+            if self.nin <= 2 else None
         if HOSTPATH is not None:  # the C call's facts
             self._hostpath_set(np_ufunc, self._count, self._bounded and self.nin == 2
                                and self.nout == 1, self._bounded and self.nin == 1
@@ -188,41 +189,19 @@ class ufunc(_UfuncBase):
             if limit >= 0:  # host operands: NumPy's own ufunc
                 nin = self.nin
                 if not kwargs and len(args) == nin:  # no out=: a new result
-                    if nin == 2:  # the hot path (``npjax.add(a, b)``): host_ufunc2's
-                        a, b = args  # common case written out
-                        if type(a) is ndarray and type(b) is ndarray and \
-                                type(x := a._value) is HOST_STORAGE and \
-                                type(y := b._value) is HOST_STORAGE and \
-                                not a._scalar and not b._scalar:
-                            size = x.size * y.size
-                            if size <= limit:
-                                fn = self._np
-                                extobj = numpy_errstate()  # ``run_loops`` written out
-                                context = SHARED[1] if extobj is SHARED[0] else \
-                                    loops_context_for(extobj)
-                                try:
-                                    result = fn(x, y) if context is None else context.run(
-                                        fn, x, y)
-                                except RuntimeError as e:
-                                    result = entered(e, fn, (x, y))
-                                finally:
-                                    if ever_logged[0]:
-                                        issue_pending()
-                                self._count[0] += 1
-                                if type(result) is np.ndarray and self._bounded:
-                                    dtype = result.dtype
-                                    if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
-                                        return host_owner(result)
-                                return place_new(result, args, limit)
-                        result = host_ufunc2(self._np, a, b, limit, self._bounded)
+                    if nin == 2:  # the hot path (``npjax.add(a, b)``): ``host_path``'s
+                        result = self._host_path(args[0], args[1], limit)
+                    elif nin == 1:
+                        result = self._host_path(args[0], limit)
                     else:
-                        result = host_ufunc1(self._np, args[0], limit) if nin == 1 else NOT_HOST
+                        result = NOT_HOST
                     if result is NOT_HOST:  # other operands: placed, or a device array
                         values = host_operands(args, kwargs, limit)
-                        result = DEVICE if values is None else place_new(
-                            _numpy_calls.call_numpy_ufunc(self._np, *values), args, limit)
-                    if result is not DEVICE:
-                        self._count[0] += 1
+                        if values is not None:
+                            self._count[0] += 1
+                            return place_new(_numpy_calls.call_numpy_ufunc(self._np, *values),
+                                             args, limit)
+                    elif result is not DEVICE:
                         return result
                 else:
                     ops = host_operands(args, kwargs, limit)

@@ -1,8 +1,8 @@
-"""The host route's operator members and ufunc calls: ``route_methods`` puts ``host_operator``
-and ``host_method`` (``_placement``) in front of ndarray's members; ``host_ufunc2`` and
-``host_ufunc1`` run a ufunc's NumPy loop on host operands for ``ufunc.__call__`` and
-``__array_ufunc__``. The rest of the route (``try_host``, ``place_result``...) is in
-``_placement.py``.
+"""The host route's hot paths: operator members and ufunc calls on host operands, made by one
+factory (``host_path``). ``route_methods`` puts ``host_operator`` and ``host_method``
+(``_placement``) in front of ndarray's members; each npjax ufunc holds a ``host_path`` of its
+NumPy ufunc for ``ufunc.__call__`` and ``__array_ufunc__``. The rest of the route
+(``try_host``, ``place_result``...) is in ``_placement.py``.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import dis
 import functools
 import inspect
+import linecache
 import operator
 import sys
 from typing import Any
@@ -24,8 +25,7 @@ from npjax._core._host_only import has_host_only
 from npjax._core._ndarray import HOST_STORAGE, host_owner, ndarray
 from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _NUMBER_SCALARS, _OWN_MEMBERS,
                                     DEVICE, NOT_HOST, forced_host, grows_off_host,
-                                    host_method, operand, place_new, place_result,
-                                    npjax_operands)
+                                    host_method, operand, place_new)
 from npjax._core._subclasses import SubclassOperand, call_method
 
 # ndarray's operator members, by Python's operator functions: a call runs Python's whole
@@ -45,126 +45,172 @@ _OPERATORS["__divmod__"] = divmod
 _OPERATORS["__rdivmod__"] = lambda a, b: divmod(b, a)
 
 
-new_host = host_owner
+# --- the hot paths: ``host_path`` makes them from one text ----------------------------------
+#
+# ``a + b``, ``a += 1``, ``-a`` (the operator members) and ``npjax.add(a, b)``,
+# ``npjax.sqrt(a)`` (``ufunc.__call__``, ``__array_ufunc__``) on host arrays and numbers are
+# the hot path of small-array code: one Python frame each, where every call, attribute read
+# or tuple saved is measurable (``benchmarks/overhead.py``; where ``_hostpath.c`` is built it
+# runs the commonest of them and calls these for the rest). ``host_path`` builds each such
+# frame, once at import, from the texts below: an operand read (``_read``: what ``host_data``
+# answers), NumPy's loop under the error state (``run_loops``), the result placed
+# (``place_new``'s common case). Each kind of frame is compiled once (``_maker``) and made per
+# ufunc or member as a closure over its NumPy function, counter and fallbacks.
 
 
-def host_data(x: Any) -> Any:
-    """What NumPy gets for ``x`` on the host route: a host array's data (its NumPy view for a
-    view, a NumPy scalar for a scalar), a Python or NumPy number as it is; ``DEVICE`` for a
-    device array, ``NOT_HOST`` for anything else. Operands like these run no Python code inside
-    NumPy's loops (``run_loops``)."""
-    kind = type(x)
-    if kind is ndarray:  # ``x._host()`` written out: this is every host operation's path
-        data = x._value
-        if type(data) is not HOST_STORAGE:
-            base = x._base  # a view (``_value`` None) or a device array
-            if base is None or type(base._value) is not HOST_STORAGE:
-                return DEVICE
-            data = x._layout
-        return data[()] if x._scalar else data
-    if kind is float or kind is int or kind in _NUMBER_SCALARS:
-        return x
-    return NOT_HOST
+# The names those texts read (``_maker`` compiles them in this module's globals, where a test
+# may replace one, as ``numpy_errstate`` in tests/test_hostpath.py).
+_TEXT_NAMES = (HOST_STORAGE, SHARED, entered, ever_logged, issue_pending, loops_context_for,
+               numpy_errstate, run_loops, _B1, _F8, _DEVICE_DTYPE, _NUMBER_SCALARS, DEVICE,
+               NOT_HOST, grows_off_host, host_owner, place_new)
 
 
-def host_ufunc2(np_ufunc: Any, a: Any, b: Any, limit: int, bounded: bool = False) -> Any:
-    """NumPy's binary ``np_ufunc(a, b)`` placed as a new result, for operands ``host_data``
-    accepts; otherwise its answer (``DEVICE`` or ``NOT_HOST``) for the first it refuses.
-    ``bounded``: an elementwise ufunc, whose result has at most as many elements as the
-    product of its operands' sizes. The hot path of ``npjax.add(a, b)``: ``host_data``,
-    ``run_loops`` and ``place_new`` are written out for the common case."""
-    kind = type(a)
-    if kind is ndarray:
-        x = a._value
-        if type(x) is not HOST_STORAGE or a._scalar:
-            x = host_data(a)
-            if x is DEVICE or x is NOT_HOST:
-                return x
-    elif kind is not float and kind is not int:
-        x = host_data(a)
-        if x is DEVICE or x is NOT_HOST:
-            return x
+def _read(a: str, x: str, device: str, other: str, array: bool = False) -> list[str]:
+    """Lines that set ``x`` to what NumPy gets for the operand ``a`` (``host_data``'s answer),
+    or return ``device`` for a device array and ``other`` for an operand of another kind.
+    ``array``: ``a`` is known to be an array (an operator member's ``self``, maybe of a
+    subclass). A view NumPy made of a host array has no lens (``_lens`` None: one read tells
+    it); the code runs where host work is allowed, outside ``npjax.jit``."""
+    lines = [f"{x} = {a}._value",
+             f"if type({x}) is not HOST_STORAGE:",
+             f"    if {a}._lens is not None:  # (None: a view NumPy made of a host array)",
+             f"        base = {a}._base",
+             "        if base is None or type(base._value) is not HOST_STORAGE:",
+             f"            return {device}",
+             f"    {x} = {a}._layout",
+             f"elif {a}._scalar:",
+             f"    {x} = {x}[()]"]
+    if array:
+        return lines
+    return ([f"kind = type({a})", "if kind is ndarray:"] + ["    " + s for s in lines] +
+            ["elif kind is float or kind is int or kind in _NUMBER_SCALARS:", f"    {x} = {a}",
+             "else:", f"    return {other}"])
+
+
+def _run(ops: str) -> list[str]:
+    """Lines that set ``result`` to ``fn(ops)`` run as ``run_loops`` runs it."""
+    return ["extobj = numpy_errstate()",
+            "context = SHARED[1] if extobj is SHARED[0] else loops_context_for(extobj)",
+            "try:",
+            f"    result = fn({ops}) if context is None else context.run(fn, {ops})",
+            "except RuntimeError as e:",
+            f"    result = entered(e, fn, ({ops},))",
+            "finally:",
+            "    if ever_logged[0]:",
+            "        issue_pending()"]
+
+
+@functools.cache
+def _maker(nin: int, member: bool, swapped: bool, writes_self: bool, elides: bool) -> Any:
+    """A function ``make(fn, count, bounded, elide, impl, method)`` that returns one kind of
+    hot path (``host_path`` says which), compiled from the texts above."""
+    if member:  # an operator member: misses go to the member's general path
+        params, operands = ("self, other, *rest", "self, other") if nin == 2 else ("self",
+                                                                                    "self")
+        body = ["limit = get_context().host",
+                f"if limit < 0{' or rest' if nin == 2 else ''}:",
+                f"    return method({'self, other, *rest' if nin == 2 else 'self'})"]
+        body += _read("self", "x", "impl(self, other, *rest)" if nin == 2 else "method(self)",
+                      "", array=True)
+        if nin == 2:
+            body += _read("other", "y", "method(self, other)", "method(self, other)")
+        miss = "method(self, other)"
+    else:  # a ufunc's call: misses answer DEVICE or NOT_HOST
+        params = "a, b, limit" if nin == 2 else "a, limit"
+        operands = "a, b" if nin == 2 else "a"
+        body = _read("a", "x", "DEVICE", "NOT_HOST")
+        if nin == 2:
+            body += _read("b", "y", "DEVICE", "NOT_HOST")
+        miss = "DEVICE"
+    if nin == 2:  # the product of the sizes bounds an elementwise result's size
+        body += ["if type(x) is np.ndarray:",
+                 "    size = x.size",
+                 "    if type(y) is np.ndarray:",
+                 "        size *= y.size",
+                 "        if size > limit and grows_off_host(x, y, limit):",
+                 f"            return {miss}",
+                 "else:",
+                 "    size = y.size if type(y) is np.ndarray else 1"]
     else:
-        x = a
-    kind = type(b)
-    if kind is ndarray:
-        y = b._value
-        if type(y) is not HOST_STORAGE or b._scalar:
-            y = host_data(b)
-            if y is DEVICE or y is NOT_HOST:
-                return y
-    elif kind is not float and kind is not int:
-        y = host_data(b)
-        if y is DEVICE or y is NOT_HOST:
-            return y
+        body += ["size = x.size if type(x) is np.ndarray else 1"]
+    # counted as the C slots count: an operator before NumPy's call, a ufunc after it
+    body += ["count[0] += 1"] if member else []
+    run = _run(("y, x" if swapped else "x, y") if nin == 2 else "x")
+    run += [] if member else ["count[0] += 1"]
+    if elides:  # NumPy's temporary elision (``_temporary``): the result written into ``x``
+        body += ["if type(x) is np.ndarray and x.size >= _ELIDE_ITEMS and "
+                 "x.nbytes >= _ELIDE_BYTES and x.dtype.kind in elide[1] and "
+                 "_temporary(self, x, y):",
+                 "    result = run_loops(elide[0], x, y)",
+                 "else:"] + ["    " + s for s in run]
     else:
-        y = b
-    if type(x) is HOST_STORAGE:
-        size = x.size
-        if type(y) is HOST_STORAGE:
-            size *= y.size
-            if size > limit and grows_off_host(x, y, limit):
-                return DEVICE
-    else:
-        size = y.size if type(y) is HOST_STORAGE else 1
-    extobj = numpy_errstate()  # ``run_loops`` written out
-    context = SHARED[1] if extobj is SHARED[0] else loops_context_for(extobj)
-    try:
-        result = np_ufunc(x, y) if context is None else context.run(np_ufunc, x, y)
-    except RuntimeError as e:
-        result = entered(e, np_ufunc, (x, y))
-    finally:
-        if ever_logged[0]:
-            issue_pending()
-    if type(result) is np.ndarray:  # ``place_new`` written out (a ufunc's new array)
-        if (bounded and size <= limit) or result.size <= limit:
-            dtype = result.dtype
-            if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
-                return new_host(result)
-    elif type(result) is not tuple:
-        return result
-    return place_result(result, npjax_operands((a, b), {}), limit)
+        body += run
+    body += ["if type(result) is np.ndarray:"]
+    if writes_self:
+        body += ["    if result is x:", "        return self  # in place"]
+    body += ["    if (bounded and size <= limit) or result.size <= limit:",
+             "        dtype = result.dtype",
+             "        if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):",
+             "            return host_owner(result)",
+             "elif type(result) is not tuple:  # a NumPy scalar",
+             "    return result",
+             f"return place_new(result, ({operands},), limit)"]
+    name = "member" if member else "path"
+    source = "\n".join(
+        ["def make(fn, count, bounded, elide, impl, method):",
+         "    get_context = _context.get",
+         f"    def {name}({params}):"] + ["        " + s for s in body] +
+        [f"    return {name}", ""])
+    filename = f"{__file__} (host_path {nin}, {member}, {swapped}, {writes_self}, {elides})"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {}
+    exec(compile(source, filename, "exec"), globals(), namespace)
+    return namespace["make"]
 
 
-def host_ufunc1(np_ufunc: Any, a: Any, limit: int) -> Any:
-    """``host_ufunc2`` for a unary ufunc."""
-    kind = type(a)
-    if kind is ndarray:
-        x = a._value
-        if type(x) is not HOST_STORAGE or a._scalar:
-            x = host_data(a)
-            if x is DEVICE or x is NOT_HOST:
-                return x
-    elif kind is not float and kind is not int:
-        x = host_data(a)
-        if x is DEVICE or x is NOT_HOST:
-            return x
-    else:
-        x = a
-    extobj = numpy_errstate()  # ``run_loops`` written out
-    context = SHARED[1] if extobj is SHARED[0] else loops_context_for(extobj)
-    try:
-        result = np_ufunc(x) if context is None else context.run(np_ufunc, x)
-    except RuntimeError as e:
-        result = entered(e, np_ufunc, (x,))
-    finally:
-        if ever_logged[0]:
-            issue_pending()
-    if type(result) is np.ndarray:  # ``place_new`` written out (a ufunc's new array)
-        if result.size <= limit:
-            dtype = result.dtype
-            if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
-                return new_host(result)
-    elif type(result) is not tuple:
-        return result
-    return place_result(result, npjax_operands((a,), {}), limit)
+def host_path(fn: Any, nin: int, count: list, bounded: bool = True, member: str | None = None,
+              impl: Any = None, method: Any = None) -> Any:
+    """The hot path of NumPy's ``fn`` on ``nin`` (1 or 2) host operands, made from the texts
+    above, its host calls counted in ``count`` (``_stats.host_cell``). ``bounded``: the
+    result has at most as many elements as the product of the operands' sizes (an
+    elementwise ufunc, not a matrix product).
+
+    For a ufunc (``member`` None): ``path(a, b, limit)`` or ``path(a, limit)``, NumPy's result
+    placed, or ``DEVICE`` / ``NOT_HOST`` for the first operand it refuses (a device array;
+    anything but a host array, a Python or a NumPy number); a result that would grow off the
+    host answers ``DEVICE``. For the operator member ``member`` (``__add__``, ``__radd__``,
+    ``__iadd__``, ``__neg__``...): the member itself, which calls ``impl`` (npjax's device
+    member) for a device ``self`` and ``method`` (the general host route) for anything else
+    it refuses; reflected members run ``fn`` with the operands swapped, in-place ones and
+    those that elide a temporary (``_ELIDABLE``) return ``self`` when NumPy wrote into it."""
+    elide = None if member is None else _ELIDABLE.get(member)
+    writes_self = member is not None and (member.startswith("__i") or elide is not None)
+    make = _maker(nin, member is not None, member in _REFLECTED, writes_self,
+                  elide is not None)
+    return make(fn, count, bounded, elide, impl, method)
+
+
+def _host_data_maker() -> Any:
+    source = "\n".join(["def host_data(x):"] + ["    " + s for s in _read(
+        "x", "data", "DEVICE", "NOT_HOST")] + ["    return data", ""])
+    filename = f"{__file__} (host_data)"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace: dict = {}
+    exec(compile(source, filename, "exec"), globals(), namespace)
+    return namespace["host_data"]
+
+
+host_data = _host_data_maker()
+host_data.__doc__ = """What NumPy gets for ``x`` on the host route (``_read``): a host array's data
+    (its NumPy view for a view, a NumPy scalar for a scalar), a Python or NumPy number as it
+    is; ``DEVICE`` for a device array, ``NOT_HOST`` for anything else. Operands like these
+    run no Python code inside NumPy's loops (``run_loops``). Where host work is allowed."""
 
 
 def host_operator(name: str, impl: Any) -> Any:
     """An operator member (``__add__``, ``__iadd__``, ``__neg__``...) preceded by the host
-    route, by Python's operator on the NumPy operands. This is the hot path of small-array
-    code, so the common case (a host array with a host array or a Python number) is written
-    out: every call or tuple saved here is measurable (``benchmarks/overhead.py``)."""
+    route, by Python's operator on the NumPy operands: ``host_path``'s member for the common
+    case (host arrays and numbers), ``method`` below for the rest."""
     op = _OPERATORS[name]
     get_context = _context.get
     count = _stats.host_cell(name)  # its host calls
@@ -200,93 +246,14 @@ def host_operator(name: str, impl: Any) -> Any:
                 result = call_numpy_ufunc(op, (x, y, *args[1:]), {})
         return _operator_result(self, data, result, args, limit)
 
-    if name in _UNARY_OPERATORS:
-        functools.update_wrapper(method, impl)
-        method.host_first = method.host_method = True
-        return method
-    swapped = name in _REFLECTED
-    fn = _REFLECTED.get(name, op)
-    elide = _ELIDABLE.get(name)
+    nin = 1 if name in _UNARY_OPERATORS else 2
     # An elementwise result has at most as many elements as the product of its operands'
     # sizes; a matrix product may have more (``(n, 0) @ (0, n)``): its size is read.
-    elementwise = name not in _MATMULS
-    new_host = host_owner
-
-    def binary(self: ndarray, other: Any, *rest: Any) -> Any:
-        """``method``'s commonest case first: a host array with a host array, a Python or a
-        NumPy number. Every attribute read and call here is measurable
-        (``benchmarks/overhead.py``), so ``host_data``, ``run_loops`` and
-        ``_operator_result`` are written out for it; anything else goes to ``method``."""
-        data = self._value
-        if type(data) is not HOST_STORAGE:
-            # A view of a host array: its NumPy view (``_lens`` None: a view NumPy made, the
-            # commonest, told by one read; a host root stays one, and under ``npjax.jit``
-            # the limit below is -1: ``method`` looks again)
-            if self._lens is not None:
-                base = self._base
-                if base is None or type(base._value) is not HOST_STORAGE:
-                    return impl(self, other, *rest)  # a device array: as ``method`` would
-            data = self._layout
-        elif self._scalar:
-            return method(self, other, *rest)
-        limit = get_context().host
-        if limit < 0 or rest:
-            return method(self, other, *rest)
-        kind = type(other)
-        size = items = data.size
-        if kind is ndarray:  # ``host_data`` written out for a host array or a host view
-            y = other._value
-            if type(y) is not HOST_STORAGE:  # (views are never scalars)
-                if other._lens is not None:  # (None: a view NumPy made of a host array)
-                    base = other._base
-                    if base is None or type(base._value) is not HOST_STORAGE:
-                        return method(self, other)  # a device operand
-                y = other._layout
-            elif other._scalar:
-                y = y[()]
-            # The product of the sizes bounds an elementwise result (a NumPy scalar's size is
-            # 1); operands of one shape make a result of that shape (no call: measurable).
-            size *= y.size
-            if size > limit and data.shape != y.shape and grows_off_host(data, y, limit):
-                return method(self, other)
-        elif kind is float or kind is int:
-            y = other
-        else:
-            y = host_data(other)  # a NumPy number, or refused
-            if y is DEVICE or y is NOT_HOST:
-                return method(self, other)
-        count[0] += 1
-        if elide is not None and items >= _ELIDE_ITEMS and data.nbytes >= _ELIDE_BYTES and \
-                data.dtype.kind in elide[1] and _temporary(self, data, y):
-            result = run_loops(elide[0], data, y)  # NumPy's temporary elision: into ``data``
-        else:  # ``run_loops`` written out
-            extobj = numpy_errstate()
-            context = SHARED[1] if extobj is SHARED[0] else loops_context_for(extobj)
-            try:
-                if context is None:
-                    result = fn(y, data) if swapped else fn(data, y)
-                else:
-                    result = context.run(fn, y, data) if swapped else context.run(fn, data, y)
-            except RuntimeError as e:
-                result = entered(e, fn, (y, data) if swapped else (data, y))
-            finally:
-                if ever_logged[0]:
-                    issue_pending()
-        if type(result) is np.ndarray:  # ``_operator_result`` written out
-            if result is data:
-                return self  # in place
-            # (NumPy's operators on its arrays and numbers make new arrays: no ``base``)
-            if (elementwise and size <= limit) or result.size <= limit:
-                dtype = result.dtype
-                if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
-                    return new_host(result)
-        elif type(result) is not tuple:  # a NumPy scalar (``a @ b`` of vectors)
-            return result
-        return place_new(result, (self, other), limit)
-
-    functools.update_wrapper(binary, impl)
-    binary.host_first = binary.host_method = True
-    return binary
+    member = host_path(_REFLECTED.get(name, op), nin, count, name not in _MATMULS, name, impl,
+                       method)
+    functools.update_wrapper(member, impl)
+    member.host_first = member.host_method = True
+    return member
 
 
 def _forced_operator(name: str, op: Any, self: ndarray, args: tuple) -> Any:
@@ -308,7 +275,7 @@ def _operator_result(self: ndarray, data: np.ndarray, result: Any, args: tuple,
         if result is data:
             return self
         if result.base is None and result.size <= limit and _DEVICE_DTYPE.get(result.dtype):
-            return new_host(result)
+            return host_owner(result)
     elif kind is not tuple:  # a NumPy scalar (``a @ b`` of vectors), as ``place_new`` says
         return result
     return place_new(result, (self, *args), limit)
