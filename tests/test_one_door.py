@@ -20,8 +20,10 @@ def _rel(path: pathlib.Path) -> str:
     return path.relative_to(PACKAGE).as_posix()
 
 
-def _is_numpy_array_type(node: ast.AST) -> bool:
-    """``np.ndarray`` or ``numpy.ndarray``."""
+def _is_numpy_array_type(node: ast.AST, aliases: frozenset = frozenset()) -> bool:
+    """``np.ndarray``, ``numpy.ndarray`` or a name the module gave it (``aliases``)."""
+    if isinstance(node, ast.Name):
+        return node.id in aliases
     return (isinstance(node, ast.Attribute) and node.attr == "ndarray"
             and isinstance(node.value, ast.Name) and node.value.id in ("np", "numpy"))
 
@@ -56,14 +58,15 @@ def storage_questions(source: str) -> list[tuple[int, str]]:
     """Where ``source`` asks whether an array's storage is a NumPy array other than by
     ``HOST_STORAGE``: ``type(x._value) is np.ndarray``, ``isinstance(x._value, np.ndarray)``,
     the same through a local bound to ``x._value`` (``data = self._value``, ``x := a._value``)
-    or to ``type(x._value)``, and any other name given to ``np.ndarray``."""
+    or to ``type(x._value)``, and through any other name given to ``np.ndarray`` (such a
+    name may ask about NumPy's results, never about a storage)."""
     tree = ast.parse(source)
     found = []
-    for node in ast.walk(tree):  # a second name for NumPy's array type
-        if isinstance(node, ast.Assign | ast.AnnAssign) and _is_numpy_array_type(node.value):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if [getattr(t, "id", None) for t in targets] != ["HOST_STORAGE"]:
-                found.append((node.lineno, ast.unparse(node)))
+    aliases = frozenset(  # other names for NumPy's array type
+        t.id for node in ast.walk(tree) if isinstance(node, ast.Assign | ast.AnnAssign)
+        and node.value is not None and _is_numpy_array_type(node.value)
+        for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(t, ast.Name) and t.id != "HOST_STORAGE")
     for scope in _scopes(tree):
         nodes = _own_nodes(scope)
         values, kinds = set(), set()  # locals bound to a storage, to a storage's type
@@ -85,12 +88,12 @@ def storage_questions(source: str) -> list[tuple[int, str]]:
                 left = node.left
                 asks = (_is_type_call(left) and _storage(left.args[0], values)) or (
                     isinstance(left, ast.Name) and left.id in kinds)
-                if asks and any(_is_numpy_array_type(c) for c in node.comparators):
+                if asks and any(_is_numpy_array_type(c, aliases) for c in node.comparators):
                     found.append((node.lineno, ast.unparse(node)))
             elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
                   and node.func.id == "isinstance" and len(node.args) == 2
                   and _storage(node.args[0], values)
-                  and "np.ndarray" in ast.unparse(node.args[1])):
+                  and any(_is_numpy_array_type(n, aliases) for n in ast.walk(node.args[1]))):
                 found.append((node.lineno, ast.unparse(node)))
     return sorted(found)
 
@@ -126,8 +129,8 @@ def test_the_check_sees_each_spelling():
         "def f(a):\n    if type(x := a._value) is np.ndarray:\n        return x\n",
         "def f(a):\n    kind = type(a._value)\n    return kind is np.ndarray\n",
         "def f(a):\n    return isinstance(a._value, np.ndarray)\n",
-        "_HOST_TYPE = np.ndarray\n",
-        "def f():\n    host_type = np.ndarray\n",
+        "_HOST_TYPE = np.ndarray\ndef f(a):\n    return type(a._value) is _HOST_TYPE\n",
+        "def f(a):\n    host_type = np.ndarray\n    return type(a._value) is not host_type\n",
     ]
     assert [bool(storage_questions(s)) for s in caught] == [True] * len(caught)
     passed = [
@@ -135,6 +138,7 @@ def test_the_check_sees_each_spelling():
         "def f(a):\n    data = a._value\n    return type(data) is not HOST_STORAGE\n",
         "def f(r):\n    return type(r) is np.ndarray\n",  # NumPy's result, not a storage
         "HOST_STORAGE = np.ndarray\n",
+        "_ARRAY = np.ndarray\ndef f(r):\n    return type(r) is _ARRAY\n",  # a result
     ]
     assert [bool(storage_questions(s)) for s in passed] == [False] * len(passed)
 

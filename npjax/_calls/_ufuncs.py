@@ -48,7 +48,7 @@ from npjax._core._made import as_arrays
 from npjax._core._placement import (DEFERRED_UFUNC,
                                     DEVICE, NOT_HOST, forced_host, host_operands,
                                     npjax_operands, place_new, place_result)
-from npjax._core._host_paths import host_path
+from npjax._core._host_paths import host_path, ufunc_call
 from npjax._core import _window_reads
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
 from npjax._calls._ufunc_routes import call_into_numpy_out, numpy_out
@@ -177,7 +177,8 @@ class ufunc(_UfuncBase):
         """Un-jitted body for loop dtypes ``(loop_in, loop_out)`` (for the ufunc methods)."""
         return _make_body(self.__name__, tuple(loops[0]), tuple(loops[1]))
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def _any_call(self, *args: Any, **kwargs: Any) -> Any:
+        """``ufunc.__call__`` (below: its host hot path first, ``_host_paths.ufunc_call``)."""
         if kwargs and kwargs.get("out", None) is Ellipsis:  # NumPy: arrays, never scalars
             del kwargs["out"]
             return as_arrays(self(*args, **kwargs))
@@ -753,6 +754,7 @@ def _ufunc_by_name(name: str) -> ufunc:
     return UFUNCS[name]
 
 
+ufunc.__call__ = ufunc_call(ufunc._any_call)  # the hot path first, made by ``host_path``
 if HOSTPATH is not None:  # the C base's call runs this one but for the common case (_fast.py)
     HOSTPATH.set_ufunc_call(vars(ufunc)["__call__"])
     del ufunc.__call__

@@ -32,7 +32,7 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
     if type(data) is HOST_STORAGE:  # a host array: NumPy's indexing (views, errors)
         if type(index) is int:  # the scalar loop's read first (an npjax scalar's 0-d data:
             got = data[index]  # NumPy's IndexError)
-            if type(got) is not np.ndarray:  # an element: NumPy's scalar
+            if type(got) is not _NUMPY_ARRAY:  # an element: NumPy's scalar
                 return got
             return _host_got(self, data, got)
         root = self
@@ -46,7 +46,7 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
     kind = type(index)
     if kind is int:  # the scalar loop's read first (an npjax scalar's 0-d data: IndexError)
         got = data[index]
-        if type(got) is not np.ndarray:  # an element: NumPy's scalar
+        if type(got) is not _NUMPY_ARRAY:  # an element: NumPy's scalar
             return got
     elif kind is slice:  # (stencils' views)
         got = data[index]
@@ -62,7 +62,7 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
                 break
         else:
             got = data[index]
-        if type(got) is not np.ndarray:  # an element: NumPy's scalar
+        if type(got) is not _NUMPY_ARRAY:  # an element: NumPy's scalar
             return got
     else:
         key = _host_index(index)
@@ -70,7 +70,7 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
             _device_calls[_GET] += 1
             return getitem(self, index)
         got = data[key]
-        if type(got) is not np.ndarray:  # an element: NumPy's scalar
+        if type(got) is not _NUMPY_ARRAY:  # an element: NumPy's scalar
             return got
     if got.base is value:  # the common view, of the root's own memory: ``host_view``
         return host_view(root, got)
@@ -179,6 +179,7 @@ def _integer_array(k: Any) -> bool:
 # the runner's placement line); NumPy's indexing of host arrays is not counted.
 _device_calls = _stats.calls
 _GET, _SET = "ndarray.__getitem__", "ndarray.__setitem__"
+_NUMPY_ARRAY = np.ndarray  # (NumPy's results; a storage is asked about by ``HOST_STORAGE``)
 _FLOAT64, _INT64 = np.dtype(np.float64), np.dtype(np.int64)
 # A number's type -> the two array dtypes (the same one twice for NumPy's scalars) it is
 # written into by NumPy's own ``__setitem__`` without a cast that could warn

@@ -65,22 +65,25 @@ _TEXT_NAMES = (HOST_STORAGE, SHARED, entered, ever_logged, issue_pending, loops_
                NOT_HOST, grows_off_host, host_owner, place_new)
 
 
-def _read(a: str, x: str, device: str, other: str, array: bool = False) -> list[str]:
+def _read(a: str, x: str, device: str, other: str, scalar: str | None = None,
+          then: tuple = ()) -> list[str]:
     """Lines that set ``x`` to what NumPy gets for the operand ``a`` (``host_data``'s answer),
-    or return ``device`` for a device array and ``other`` for an operand of another kind.
-    ``array``: ``a`` is known to be an array (an operator member's ``self``, maybe of a
-    subclass). A view NumPy made of a host array has no lens (``_lens`` None: one read tells
-    it); the code runs where host work is allowed, outside ``npjax.jit``."""
+    or return ``device`` for a device array and ``other`` for an operand of another kind
+    (``other`` empty: ``a`` is known to be an array, an operator member's ``self``, maybe of
+    a subclass). ``scalar``: returned for an npjax scalar instead of reading it; ``then``:
+    lines run after an array is read. A view NumPy made of a host array has no lens
+    (``_lens`` None: one read tells it); the code runs where host work is allowed, outside
+    ``npjax.jit``."""
     lines = [f"{x} = {a}._value",
-             f"if type({x}) is not HOST_STORAGE:",
+             f"if type({x}) is not storage:",
              f"    if {a}._lens is not None:  # (None: a view NumPy made of a host array)",
              f"        base = {a}._base",
-             "        if base is None or type(base._value) is not HOST_STORAGE:",
+             "        if base is None or type(base._value) is not storage:",
              f"            return {device}",
              f"    {x} = {a}._layout",
              f"elif {a}._scalar:",
-             f"    {x} = {x}[()]"]
-    if array:
+             f"    return {scalar}" if scalar else f"    {x} = {x}[()]", *then]
+    if not other:
         return lines
     return ([f"kind = type({a})", "if kind is ndarray:"] + ["    " + s for s in lines] +
             ["elif kind is float or kind is int or kind in _NUMBER_SCALARS:", f"    {x} = {a}",
@@ -100,72 +103,91 @@ def _run(ops: str) -> list[str]:
             "        issue_pending()"]
 
 
-@functools.cache
-def _maker(nin: int, member: bool, swapped: bool, writes_self: bool, elides: bool) -> Any:
-    """A function ``make(fn, count, bounded, elide, impl, method)`` that returns one kind of
-    hot path (``host_path`` says which), compiled from the texts above."""
-    if member:  # an operator member: misses go to the member's general path
-        params, operands = ("self, other, *rest", "self, other") if nin == 2 else ("self",
-                                                                                    "self")
-        body = ["limit = get_context().host",
-                f"if limit < 0{' or rest' if nin == 2 else ''}:",
-                f"    return method({'self, other, *rest' if nin == 2 else 'self'})"]
-        body += _read("self", "x", "impl(self, other, *rest)" if nin == 2 else "method(self)",
-                      "", array=True)
-        if nin == 2:
-            body += _read("other", "y", "method(self, other)", "method(self, other)")
-        miss = "method(self, other)"
-    else:  # a ufunc's call: misses answer DEVICE or NOT_HOST
-        params = "a, b, limit" if nin == 2 else "a, limit"
-        operands = "a, b" if nin == 2 else "a"
-        body = _read("a", "x", "DEVICE", "NOT_HOST")
-        if nin == 2:
-            body += _read("b", "y", "DEVICE", "NOT_HOST")
-        miss = "DEVICE"
-    if nin == 2:  # the product of the sizes bounds an elementwise result's size
-        body += ["if type(x) is np.ndarray:",
-                 "    size = x.size",
-                 "    if type(y) is np.ndarray:",
-                 "        size *= y.size",
-                 "        if size > limit and grows_off_host(x, y, limit):",
-                 f"            return {miss}",
-                 "else:",
-                 "    size = y.size if type(y) is np.ndarray else 1"]
-    else:
-        body += ["size = x.size if type(x) is np.ndarray else 1"]
-    # counted as the C slots count: an operator before NumPy's call, a ufunc after it
-    body += ["count[0] += 1"] if member else []
-    run = _run(("y, x" if swapped else "x, y") if nin == 2 else "x")
-    run += [] if member else ["count[0] += 1"]
-    if elides:  # NumPy's temporary elision (``_temporary``): the result written into ``x``
-        body += ["if type(x) is np.ndarray and x.size >= _ELIDE_ITEMS and "
-                 "x.nbytes >= _ELIDE_BYTES and x.dtype.kind in elide[1] and "
-                 "_temporary(self, x, y):",
-                 "    result = run_loops(elide[0], x, y)",
-                 "else:"] + ["    " + s for s in run]
-    else:
-        body += run
-    body += ["if type(result) is np.ndarray:"]
-    if writes_self:
-        body += ["    if result is x:", "        return self  # in place"]
-    body += ["    if (bounded and size <= limit) or result.size <= limit:",
-             "        dtype = result.dtype",
-             "        if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):",
-             "            return host_owner(result)",
-             "elif type(result) is not tuple:  # a NumPy scalar",
-             "    return result",
-             f"return place_new(result, ({operands},), limit)"]
-    name = "member" if member else "path"
+def _compile(key: str, params: str, body: list[str]) -> Any:
+    """``make(fn, count, bounded, elide, impl, method)`` returning a function of ``params``
+    running ``body``, compiled in this module's globals; its constants are the closure's
+    (``storage``: ``HOST_STORAGE``; ``array``: the NumPy array type of NumPy's data and
+    results), which read faster than module attributes."""
     source = "\n".join(
         ["def make(fn, count, bounded, elide, impl, method):",
-         "    get_context = _context.get",
-         f"    def {name}({params}):"] + ["        " + s for s in body] +
-        [f"    return {name}", ""])
-    filename = f"{__file__} (host_path {nin}, {member}, {swapped}, {writes_self}, {elides})"
+         "    get_context, storage, array, new_host = _context.get, HOST_STORAGE, np.ndarray, "
+         "host_owner",
+         f"    def {key}({params}):"] + ["        " + s for s in body] +
+        [f"    return {key}", ""])
+    filename = f"{__file__} ({key})"
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace: dict = {}
     exec(compile(source, filename, "exec"), globals(), namespace)
     return namespace["make"]
+
+
+def _ufunc_reads(nin: int, device: str, other: str) -> list[str]:
+    """A ufunc's operand reads (``a``, ``b``) and the bound on its result's ``size``."""
+    body = _read("a", "x", device, other)
+    if nin == 1:
+        return body + ["size = x.size if type(x) is array else 1"]
+    return body + _read("b", "y", device, other) + [
+        "if type(x) is array:",
+        "    size = x.size",
+        "    if type(y) is array:",
+        "        size *= y.size",
+        "        if size > limit and grows_off_host(x, y, limit):",
+        f"            return {device}",
+        "else:",
+        "    size = y.size if type(y) is array else 1"]
+
+
+def _ufunc_result(nin: int) -> list[str]:
+    """A ufunc's NumPy call on ``x`` (and ``y``), counted (as the C call counts: after
+    NumPy's call), and its result placed."""
+    return _run("x, y" if nin == 2 else "x") + ["count[0] += 1"] + _placed(
+        False, "a, b" if nin == 2 else "a")
+
+
+def _placed(writes_self: bool, operands: str) -> list[str]:
+    """NumPy's ``result`` placed (``place_new``'s common case first)."""
+    return ["if type(result) is array:"] + (
+        ["    if result is x:", "        return self  # in place"] if writes_self else []) + [
+        "    if (bounded and size <= limit) or result.size <= limit:",
+        "        dtype = result.dtype",
+        "        if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):",
+        "            return new_host(result)",
+        "elif type(result) is not tuple:  # a NumPy scalar",
+        "    return result",
+        f"return place_new(result, ({operands},), limit)"]
+
+
+@functools.cache
+def _maker(nin: int, member: bool, swapped: bool, writes_self: bool, elides: bool) -> Any:
+    """``make`` (``_compile``) of one kind of hot path (``host_path`` says which)."""
+    if not member:  # a ufunc's call: misses answer DEVICE or NOT_HOST
+        return _compile(f"path{nin}", "a, b, limit" if nin == 2 else "a, limit",
+                        _ufunc_reads(nin, "DEVICE", "NOT_HOST") + _ufunc_result(nin))
+    # an operator member: misses go to the member's general path (``method``)
+    body = ["limit = get_context().host",
+            f"if limit < 0{' or rest' if nin == 2 else ''}:",
+            f"    return method({'self, other, *rest' if nin == 2 else 'self'})"]
+    if nin == 2:  # (the product of the sizes bounds an elementwise result's size)
+        body += _read("self", "x", "impl(self, other, *rest)", "", "method(self, other)",
+                      ("items = size = x.size",))
+        body += _read("other", "y", "method(self, other)", "method(self, other)", None, (
+            "size *= y.size",
+            "if size > limit and grows_off_host(x, y, limit):",
+            "    return method(self, other)"))
+    else:
+        body += _read("self", "x", "method(self)", "", "method(self)", ("size = x.size",))
+    body += ["count[0] += 1"]  # (counted as the C slots count: before NumPy's call)
+    run = _run(("y, x" if swapped else "x, y") if nin == 2 else "x")
+    if elides:  # NumPy's temporary elision (``_temporary``): the result written into ``x``
+        body += ["if items >= _ELIDE_ITEMS and x.nbytes >= _ELIDE_BYTES and "
+                 "x.dtype.kind in elide[1] and _temporary(self, x, y):",
+                 "    result = run_loops(elide[0], x, y)",
+                 "else:"] + ["    " + s for s in run]
+    else:
+        body += run
+    body += _placed(writes_self, "self, other" if nin == 2 else "self")
+    return _compile(f"member{nin}{'_swapped' * swapped}{'_self' * writes_self}"
+                    f"{'_elides' * elides}", "self, other, *rest" if nin == 2 else "self", body)
 
 
 def host_path(fn: Any, nin: int, count: list, bounded: bool = True, member: str | None = None,
@@ -190,17 +212,37 @@ def host_path(fn: Any, nin: int, count: list, bounded: bool = True, member: str 
     return make(fn, count, bounded, elide, impl, method)
 
 
-def _host_data_maker() -> Any:
-    source = "\n".join(["def host_data(x):"] + ["    " + s for s in _read(
-        "x", "data", "DEVICE", "NOT_HOST")] + ["    return data", ""])
-    filename = f"{__file__} (host_data)"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    namespace: dict = {}
-    exec(compile(source, filename, "exec"), globals(), namespace)
-    return namespace["host_data"]
+def ufunc_call(general: Any) -> Any:
+    """``ufunc.__call__``: one- and two-operand calls without keywords on host operands
+    (``npjax.add(a, b)``, ``npjax.sqrt(a)``) run the texts above in this one frame; any other
+    call, and any operand they refuse, runs ``general(self, *args, **kwargs)`` (the whole
+    call, whose host route asks the ufunc's ``host_path``)."""
+    body = ["if not kwargs:",
+            "    n = len(args)",
+            "    if n == 2 and self.nin == 2 or n == 1 and self.nin == 1:",
+            "        limit = get_context().host",
+            "        if limit >= 0:",
+            "            fn, count, bounded = self._np, self._count, self._bounded",
+            "            if n == 2:",
+            "                a, b = args"]
+    body += ["                " + s for s in _ufunc_reads(2, "method(self, *args)",
+                                                         "method(self, *args)")]
+    body += ["                " + s for s in _ufunc_result(2)]
+    body += ["            a = args[0]"]
+    body += ["            " + s for s in _ufunc_reads(1, "method(self, *args)",
+                                                     "method(self, *args)")]
+    body += ["            " + s for s in _ufunc_result(1)]
+    body += ["return method(self, *args, **kwargs)"]
+    call = _compile("ufunc_call", "self, *args, **kwargs", body)(None, None, None, None, None,
+                                                                 general)
+    functools.update_wrapper(call, general)
+    call.__name__, call.__qualname__ = "__call__", general.__qualname__.replace(
+        general.__name__, "__call__")
+    return call
 
 
-host_data = _host_data_maker()
+host_data = _compile("host_data", "x", _read("x", "data", "DEVICE", "NOT_HOST") +
+                     ["return data"])(None, None, None, None, None, None)
 host_data.__doc__ = """What NumPy gets for ``x`` on the host route (``_read``): a host array's data
     (its NumPy view for a view, a NumPy scalar for a scalar), a Python or NumPy number as it
     is; ``DEVICE`` for a device array, ``NOT_HOST`` for anything else. Operands like these
