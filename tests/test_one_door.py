@@ -142,3 +142,44 @@ def test_the_check_sees_each_spelling():
     ]
     assert [bool(storage_questions(s)) for s in passed] == [False] * len(passed)
 
+
+
+def test_no_hand_copies_of_the_host_route():
+    """No comment in npjax says a helper is "written out" (copied by hand into a hot path):
+    the hot paths are made by ``host_path`` from one text."""
+    copies = [f"{_rel(p)}:{n}" for p in SOURCES
+              for n, line in enumerate(p.read_text().splitlines(), 1) if "written out" in line]
+    assert not copies, copies
+
+
+def test_the_hot_paths_are_made_by_one_factory():
+    """Operator members, ufunc calls (``ufunc.__call__``'s host path and each ufunc's
+    ``host_path``) and ``host_data`` are compiled from ``_host_paths``' texts: their code
+    names that factory, and NumPy's loop under the error state is spelled only there and in
+    ``run_loops`` itself."""
+    from npjax._calls._ufuncs import UFUNCS
+    from npjax._core import _host_paths
+
+    made = _host_paths.__file__ + " ("
+    members = [_host_paths.host_operator(name, lambda *a: None) for name in (
+        "__add__", "__radd__", "__iadd__", "__sub__", "__rsub__", "__mul__", "__truediv__",
+        "__matmul__", "__lt__", "__eq__", "__neg__", "__pos__", "__abs__", "__invert__")]
+    paths = [u._host_path for u in UFUNCS.values() if u.nin <= 2]
+    assert len(paths) > 80
+    call = _host_paths.ufunc_call(lambda *a, **k: None)
+    for fn in (*members, *paths, call, _host_paths.host_data):
+        assert fn.__code__.co_filename.startswith(made), fn
+    spelled = sorted(_rel(p) for p in SOURCES if "loops_context_for(extobj)" in p.read_text())
+    assert spelled == ["_core/_host_paths.py", "_runtime/_numpy_calls.py"]
+
+
+def test_made_code_shows_in_tracebacks():
+    """The texts are registered with ``linecache``: a traceback through a made path shows its
+    line (and names npjax's package, so NumPy's warnings name the user's line)."""
+    import linecache
+
+    from npjax._calls._ufuncs import UFUNCS
+
+    code = UFUNCS["add"]._host_path.__code__
+    assert "def path2(a, b, limit):" in linecache.getline(code.co_filename,
+                                                         code.co_firstlineno)

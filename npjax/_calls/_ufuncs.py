@@ -226,7 +226,10 @@ class ufunc(_UfuncBase):
             if (not kwargs and len(args) == self.nin and policy.device is None
                     and policy.sharding is None):
                 lazy = policy.lazy
-                if not lazy and self.nin == 2 and self.nout == 1:  # the same, written out
+                # Two operands, eager, one result: the loop below without its lists and
+                # generators (a device call's own overhead: ``benchmarks/overhead.py``'s
+                # "add, device"; a device path, not the host route's ``host_path``)
+                if not lazy and self.nin == 2 and self.nout == 1:
                     a, b = args
                     kind_a, kind_b = type(a), type(b)
                     if (kind_a is ndarray or kind_a is float) and (
