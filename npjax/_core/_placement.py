@@ -32,7 +32,7 @@ from npjax._core._device_copies import _to_device
 from npjax._core._normalize import array_method_value
 from npjax._core._fast_calls import MANY, parameters
 from npjax._core._host_only import has_host_only, host_only, run_fetched
-from npjax._core._ndarray import from_numpy, host_owner, ndarray
+from npjax._core._ndarray import HOST_STORAGE, from_numpy, host_owner, ndarray
 from npjax._core._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
                                      has_subclass)
 
@@ -185,12 +185,15 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict, public: Any = None) 
         for a in args:
             kind = type(a)
             if kind is ndarray:
-                data = a._host()
-                if data is None:
-                    if has_host_only(args, kwargs):
-                        return forced_host(name, fn, args, kwargs)
-                    return NOT_HOST
-                if a._scalar:
+                data = a._value  # (``a._host()``, read here: a call costs ~0.1 us)
+                if type(data) is not HOST_STORAGE:
+                    base = a._base
+                    if base is None or type(base._value) is not HOST_STORAGE:
+                        if has_host_only(args, kwargs):
+                            return forced_host(name, fn, args, kwargs)
+                        return NOT_HOST
+                    data = a._layout
+                elif a._scalar:
                     data = data[()]
                 ops.append(data)
                 inputs.append(a)
@@ -293,9 +296,12 @@ def host_method(name: str, impl: Any) -> Any:
     count = _stats.host_cell(name)  # its host calls
 
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
-        data = self._host()
-        if data is None:
-            return impl(self, *args, **kwargs)
+        data = self._value  # (``self._host()``, read here: a call costs ~0.1 us)
+        if type(data) is not HOST_STORAGE:
+            base = self._base
+            if base is None or type(base._value) is not HOST_STORAGE:
+                return impl(self, *args, **kwargs)
+            data = self._layout
         limit = _context.get().host
         if limit >= 0:
             if args or kwargs:
