@@ -70,12 +70,12 @@ from npjax._calls._ufuncs import ufunc
 globals().update(_UFUNCS)
 
 # Placement: NumPy runs calls whose operands all live on the host (npjax/_core/_placement.py).
-from npjax._core import _placement
+from npjax._core import _host_paths, _placement
 
 _placement.route_namespace(globals(), __import__("numpy"))
 _placement.route_namespace(vars(linalg), __import__("numpy").linalg)
 _placement.route_namespace(vars(fft), __import__("numpy").fft)
-_placement.route_methods()
+_host_paths.route_methods()
 from npjax._calls import _ufunc_routes
 
 _ufunc_routes.route_ufunc_methods(ufunc)

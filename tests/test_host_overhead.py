@@ -168,11 +168,9 @@ def test_a_context_entered_by_another_call_stops_sharing(monkeypatch):
     a call that finds it entered (another thread's, here this thread's own) runs as
     ``call_numpy_ufunc`` runs it, and sharing stops: each context keeps its own."""
     monkeypatch.setattr(_numpy_calls, "SHARED", list(_numpy_calls.SHARED))
-    from npjax._core import _placement
-    from npjax._calls import _ufuncs
+    from npjax._core import _host_paths  # (the operators' and ufuncs' paths: ``host_path``)
 
-    monkeypatch.setattr(_placement, "SHARED", _numpy_calls.SHARED)
-    monkeypatch.setattr(_ufuncs, "SHARED", _numpy_calls.SHARED)
+    monkeypatch.setattr(_host_paths, "SHARED", _numpy_calls.SHARED)
     shared = _numpy_calls.SHARED
     x = np.array([1.0, 0.0])
     a = npjax.asarray(x.copy())

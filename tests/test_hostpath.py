@@ -388,16 +388,16 @@ def test_warnings_name_the_user_line_without_a_context_switch():
 def test_npjax_code_runs_the_python_members(monkeypatch):
     """Called from npjax's own frames (a module ``npjax.*``), the C slots run the Python
     members (which name the first frame outside npjax); from the user's, they do not."""
-    from npjax._core import _placement
+    from npjax._core import _host_paths
 
     seen = []
-    errstate = _placement.numpy_errstate
+    errstate = _host_paths.numpy_errstate
 
     def watched():  # read by the Python member ``binary`` of each operator call
         seen.append(1)
         return errstate()
 
-    monkeypatch.setattr(_placement, "numpy_errstate", watched)
+    monkeypatch.setattr(_host_paths, "numpy_errstate", watched)
     a, results = _host([1.0, 2.0]), []
     code = compile("results.append(a + a)", "<npjax-internal>", "exec")
     exec(code, {"__name__": "npjax._core._test_only", "a": a, "results": results})

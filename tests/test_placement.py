@@ -277,10 +277,11 @@ def test_numpy_scalar_operands_run_on_the_host(scalar, dtype):
 def loops_run(monkeypatch):
     """The NumPy functions the operator members run (``operator.iadd`` for an elided one),
     every array on the host."""
-    from npjax._core import _placement
+    from npjax._core import _host_paths
 
-    seen, real = [], _placement.run_loops
-    monkeypatch.setattr(_placement, "run_loops", lambda fn, *a: (seen.append(fn), real(fn, *a))[1])
+    seen, real = [], _host_paths.run_loops
+    monkeypatch.setattr(_host_paths, "run_loops",
+                        lambda fn, *a: (seen.append(fn), real(fn, *a))[1])
     with npjax.policy(placement="host"):
         yield seen
 

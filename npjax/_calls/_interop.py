@@ -23,7 +23,7 @@ import numpy as np
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._normalize import to_jax
 from npjax._calls._registry import public_module, public_namespace
-from npjax._core._placement import DEVICE, NOT_HOST, forced_host, host_ufunc2
+from npjax._core._placement import DEVICE, NOT_HOST, forced_host
 from npjax._runtime._numpy_calls import call_numpy_ufunc
 from npjax._core._made import place_made, place_numpy
 from npjax._pure._dtypes import is_device_dtype
@@ -76,9 +76,8 @@ def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kw
         if len(inputs) == 2 and ours.nin == 2:  # a NumPy scalar with a host array: NumPy's
             limit = _get_context().host  # own ufunc, without ``ufunc.__call__``'s keywords
             if limit >= 0:
-                result = host_ufunc2(ours._np, inputs[0], inputs[1], limit, ours._bounded)
+                result = ours._host_path(inputs[0], inputs[1], limit)
                 if result is not DEVICE and result is not NOT_HOST:
-                    ours._count[0] += 1
                     return result
         return ours(*inputs)
     fn = ours if method == "__call__" else getattr(ours, method, None)

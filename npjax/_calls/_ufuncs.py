@@ -42,15 +42,14 @@ from npjax._calls._fallback import call_numpy
 from npjax._calls._ufunc_keywords import as_signature, resolve_loop, sig_keyword
 from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
 from npjax._core._lazy import Kernel, Lazy, concrete
-from npjax._core._ndarray import host_owner, ndarray
+from npjax._core._ndarray import ndarray
 from npjax._core._normalize import foreign_override, to_jax, to_jax_lazy, where_mask
 from npjax._core._host_only import has_host_only
 from npjax._core._made import as_arrays
-from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _HOST_TYPE, DEFERRED_UFUNC,
-                                    DEVICE, NOT_HOST, forced_host, host_operands, host_ufunc1,
-                                    host_ufunc2, npjax_operands, place_new, place_result)
-from npjax._runtime._numpy_calls import (SHARED, entered, ever_logged, issue_pending,
-                                         loops_context_for, numpy_errstate)
+from npjax._core._placement import (DEFERRED_UFUNC,
+                                    DEVICE, NOT_HOST, forced_host, host_operands,
+                                    npjax_operands, place_new, place_result)
+from npjax._core._host_paths import host_path, ufunc_call
 from npjax._core import _window_reads
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
 from npjax._calls._ufunc_routes import call_into_numpy_out, numpy_out
@@ -105,8 +104,11 @@ class ufunc(_UfuncBase):
         self._scalar_fast: dict[tuple, tuple] = {}  # the same for ``scalar_call``
         self.nin = np_ufunc.nin
         self.nout = np_ufunc.nout
-        self._bounded = np_ufunc.signature is None  # elementwise: see ``host_ufunc2``
+        self._bounded = np_ufunc.signature is None  # elementwise: see ``host_path``
         self._count = _stats.host_cell(self.__name__)  # its host calls
+        # NumPy's loop on host operands (``_host_paths.host_path``; None: three or more)
+        self._host_path = host_path(np_ufunc, self.nin, self._count, self._bounded) \
+            if self.nin <= 2 else None
         if HOSTPATH is not None:  # the C call's facts
             self._hostpath_set(np_ufunc, self._count, self._bounded and self.nin == 2
                                and self.nout == 1, self._bounded and self.nin == 1
@@ -176,7 +178,8 @@ class ufunc(_UfuncBase):
         """Un-jitted body for loop dtypes ``(loop_in, loop_out)`` (for the ufunc methods)."""
         return _make_body(self.__name__, tuple(loops[0]), tuple(loops[1]))
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def _any_call(self, *args: Any, **kwargs: Any) -> Any:
+        """``ufunc.__call__`` (below: its host hot path first, ``_host_paths.ufunc_call``)."""
         if kwargs and kwargs.get("out", None) is Ellipsis:  # NumPy: arrays, never scalars
             del kwargs["out"]
             return as_arrays(self(*args, **kwargs))
@@ -188,41 +191,19 @@ class ufunc(_UfuncBase):
             if limit >= 0:  # host operands: NumPy's own ufunc
                 nin = self.nin
                 if not kwargs and len(args) == nin:  # no out=: a new result
-                    if nin == 2:  # the hot path (``npjax.add(a, b)``): host_ufunc2's
-                        a, b = args  # common case written out
-                        if type(a) is ndarray and type(b) is ndarray and \
-                                type(x := a._value) is _HOST_TYPE and \
-                                type(y := b._value) is _HOST_TYPE and \
-                                not a._scalar and not b._scalar:
-                            size = x.size * y.size
-                            if size <= limit:
-                                fn = self._np
-                                extobj = numpy_errstate()  # ``run_loops`` written out
-                                context = SHARED[1] if extobj is SHARED[0] else \
-                                    loops_context_for(extobj)
-                                try:
-                                    result = fn(x, y) if context is None else context.run(
-                                        fn, x, y)
-                                except RuntimeError as e:
-                                    result = entered(e, fn, (x, y))
-                                finally:
-                                    if ever_logged[0]:
-                                        issue_pending()
-                                self._count[0] += 1
-                                if type(result) is _HOST_TYPE and self._bounded:
-                                    dtype = result.dtype
-                                    if dtype is _F8 or dtype is _B1 or _DEVICE_DTYPE.get(dtype):
-                                        return host_owner(result)
-                                return place_new(result, args, limit)
-                        result = host_ufunc2(self._np, a, b, limit, self._bounded)
+                    if nin == 2:  # the hot path (``npjax.add(a, b)``): ``host_path``'s
+                        result = self._host_path(args[0], args[1], limit)
+                    elif nin == 1:
+                        result = self._host_path(args[0], limit)
                     else:
-                        result = host_ufunc1(self._np, args[0], limit) if nin == 1 else NOT_HOST
+                        result = NOT_HOST
                     if result is NOT_HOST:  # other operands: placed, or a device array
                         values = host_operands(args, kwargs, limit)
-                        result = DEVICE if values is None else place_new(
-                            _numpy_calls.call_numpy_ufunc(self._np, *values), args, limit)
-                    if result is not DEVICE:
-                        self._count[0] += 1
+                        if values is not None:
+                            self._count[0] += 1
+                            return place_new(_numpy_calls.call_numpy_ufunc(self._np, *values),
+                                             args, limit)
+                    elif result is not DEVICE:
                         return result
                 else:
                     ops = host_operands(args, kwargs, limit)
@@ -246,7 +227,10 @@ class ufunc(_UfuncBase):
             if (not kwargs and len(args) == self.nin and policy.device is None
                     and policy.sharding is None):
                 lazy = policy.lazy
-                if not lazy and self.nin == 2 and self.nout == 1:  # the same, written out
+                # Two operands, eager, one result: the loop below without its lists and
+                # generators (a device call's own overhead: ``benchmarks/overhead.py``'s
+                # "add, device"; a device path, not the host route's ``host_path``)
+                if not lazy and self.nin == 2 and self.nout == 1:
                     a, b = args
                     kind_a, kind_b = type(a), type(b)
                     if (kind_a is ndarray or kind_a is float) and (
@@ -777,6 +761,7 @@ def _ufunc_by_name(name: str) -> ufunc:
     return UFUNCS[name]
 
 
+ufunc.__call__ = ufunc_call(ufunc._any_call)  # the hot path first, made by ``host_path``
 if HOSTPATH is not None:  # the C base's call runs this one but for the common case (_fast.py)
     HOSTPATH.set_ufunc_call(vars(ufunc)["__call__"])
     del ufunc.__call__

@@ -54,7 +54,7 @@ from jax import lax
 
 from npjax._compile._loop_index import LoopIndex, NoRoll, bounded
 from npjax._compile._jit_inputs import sole_buffer
-from npjax._core._ndarray import ndarray
+from npjax._core._ndarray import HOST_STORAGE, ndarray
 
 __all__ = ["Lists", "Stale", "active", "getitem", "made", "setitem"]
 
@@ -113,7 +113,7 @@ def _plain(x: Any) -> bool:
         lay = x._layout
         return lay is None or (type(lay) is np.ndarray and lay.flags.c_contiguous and
                                lay.shape == v.shape and lay.dtype == v.dtype)
-    return type(v) is np.ndarray and x._layout is v and v.flags.c_contiguous and \
+    return type(v) is HOST_STORAGE and x._layout is v and v.flags.c_contiguous and \
         v.flags.writeable and (v.base is None or sole_buffer(v)) and _count(x._value) <= _ONE + 2
     # (host data: held by the array's value and layout, and by ``v`` here; or moved into
     # aligned memory by npjax.jit, ``_jit_inputs``: a buffer only ``v`` holds)

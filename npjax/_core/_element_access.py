@@ -21,7 +21,7 @@ from npjax._runtime._numpy_calls import call_numpy_ufunc
 from npjax._core._index_read import getitem
 from npjax._core._index_values import _complex_warning, _single_value, cast_device
 from npjax._core._lazy import Lazy
-from npjax._core._ndarray import host_view, install_methods, ndarray
+from npjax._core._ndarray import HOST_STORAGE, host_view, install_methods, ndarray
 from npjax._core._normalize import array_method_value
 from npjax._core._placement import host_limit, place_result
 from npjax._core import _window_reads
@@ -29,15 +29,15 @@ from npjax._core import _window_reads
 
 def _getitem_method(self: ndarray, index: Any) -> ndarray:
     data = self._value
-    if type(data) is _HOST_TYPE:  # a host array: NumPy's indexing (views, errors)
+    if type(data) is HOST_STORAGE:  # a host array: NumPy's indexing (views, errors)
         if type(index) is int:  # the scalar loop's read first (an npjax scalar's 0-d data:
             got = data[index]  # NumPy's IndexError)
-            if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
+            if type(got) is not _NUMPY_ARRAY:  # an element: NumPy's scalar
                 return got
             return _host_got(self, data, got)
         root = self
         value = data
-    elif data is None and type(value := self._base._value) is _HOST_TYPE:  # a host view
+    elif data is None and type(value := self._base._value) is HOST_STORAGE:  # a host view
         root = self._base
         data = self._layout
     else:
@@ -46,7 +46,7 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
     kind = type(index)
     if kind is int:  # the scalar loop's read first (an npjax scalar's 0-d data: IndexError)
         got = data[index]
-        if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
+        if type(got) is not _NUMPY_ARRAY:  # an element: NumPy's scalar
             return got
     elif kind is slice:  # (stencils' views)
         got = data[index]
@@ -62,7 +62,7 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
                 break
         else:
             got = data[index]
-        if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
+        if type(got) is not _NUMPY_ARRAY:  # an element: NumPy's scalar
             return got
     else:
         key = _host_index(index)
@@ -70,7 +70,7 @@ def _getitem_method(self: ndarray, index: Any) -> ndarray:
             _device_calls[_GET] += 1
             return getitem(self, index)
         got = data[key]
-        if type(got) is not _HOST_TYPE:  # an element: NumPy's scalar
+        if type(got) is not _NUMPY_ARRAY:  # an element: NumPy's scalar
             return got
     if got.base is value:  # the common view, of the root's own memory: ``host_view``
         return host_view(root, got)
@@ -99,7 +99,7 @@ def _host_got(self: ndarray, data: np.ndarray, got: np.ndarray) -> ndarray:
 
 def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
     data = self._value
-    if type(data) is _HOST_TYPE:
+    if type(data) is HOST_STORAGE:
         # The scalar loop's write into a host array (``a[i] = v``, ``a[i, j] = v``): the hot
         # path. A number whose write NumPy cannot warn about goes to NumPy as it is. (An npjax
         # scalar's data is 0-d: an int or a slice is NumPy's IndexError there, the scalar's
@@ -123,38 +123,15 @@ def _setitem_method(self: ndarray, index: Any, value: Any) -> None:
                 else:
                     data[index] = value
                     return
-    if type(data) is not _HOST_TYPE:  # ``_host`` written out
-        base = self._base
-        data = None if base is None or type(base._value) is not _HOST_TYPE else self._layout
+    else:
+        data = self._host()
     if data is not None and not self._scalar:
-        kind = type(index)
-        if kind is slice or kind is int:
-            key = index
-        elif kind is tuple:  # ``_host_index`` written out for ints and slices
-            key = index
-            for k in index:
-                kind = type(k)
-                if kind is not slice and kind is not int and kind not in _PLAIN:
-                    key = _host_index(index)
-                    break
-        else:
-            key = _host_index(index)
-        kind = type(value)
-        if kind is ndarray and data.dtype.hasobject:  # NumPy stores the object itself
-            new = value  # (NumPy converts it, through ``__array__``, where it must)
-        elif kind is ndarray and not value._scalar:  # ``_host_part`` written out: a host
-            base = value._base  # array's data, a host view's NumPy view
-            if base is None:
-                new = value._value
-                if type(new) is not _HOST_TYPE:
-                    new = _host_part(value)
-            elif type(base._value) is _HOST_TYPE:
-                new = value._layout
-            else:
-                new = _host_part(value)
+        key = index if type(index) is int or type(index) is slice else _host_index(index)
+        if type(value) is ndarray and data.dtype.hasobject:  # NumPy stores the object
+            new = value  # itself (NumPy converts it, through ``__array__``, where it must)
         else:
             new = _host_part(value)
-        if type(new) is _HOST_TYPE and new.dtype is data.dtype and key is not _DEVICE:
+        if type(new) is np.ndarray and new.dtype is data.dtype and key is not _DEVICE:
             data[key] = new  # no cast: nothing to warn
             return
         if key is not _DEVICE and new is not _DEVICE:
@@ -202,8 +179,8 @@ def _integer_array(k: Any) -> bool:
 # the runner's placement line); NumPy's indexing of host arrays is not counted.
 _device_calls = _stats.calls
 _GET, _SET = "ndarray.__getitem__", "ndarray.__setitem__"
+_NUMPY_ARRAY = np.ndarray  # (NumPy's results; a storage is asked about by ``HOST_STORAGE``)
 _FLOAT64, _INT64 = np.dtype(np.float64), np.dtype(np.int64)
-_HOST_TYPE = np.ndarray
 # A number's type -> the two array dtypes (the same one twice for NumPy's scalars) it is
 # written into by NumPy's own ``__setitem__`` without a cast that could warn
 # (``_cast_may_warn``): Python floats and ints into float64 and int64 arrays, a NumPy scalar
@@ -245,7 +222,7 @@ def _host_part(x: Any) -> Any:
         if data is None:
             return _stats.fetch(x._read())
         return data[()] if x._scalar else data
-    if kind is _HOST_TYPE or kind in _QUIET_NUMBERS:  # NumPy's arrays and scalars
+    if kind is np.ndarray or kind in _QUIET_NUMBERS:  # NumPy's arrays and scalars
         return x
     if isinstance(x, jax.Array):
         return _DEVICE if isinstance(x, jax.core.Tracer) else _stats.fetch(x)

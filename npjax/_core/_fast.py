@@ -22,7 +22,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from npjax._runtime import _context, _deferred_checks, _stats
-from npjax._core import _element_access, _placement
+from npjax._core import _element_access, _host_paths, _placement
 from npjax._core._array_base import HOSTPATH
 from npjax._core._ndarray import ndarray
 
@@ -61,7 +61,7 @@ def enable() -> bool:
         "quiet_scalars": _element_access._QUIET_SCALARS, "fallbacks": fallbacks,
         "cells": {name: _stats.host_cell(name) for name in COUNTED},
         "place_new": _placement.place_new, "place_got": _element_access._place_got,
-        "elide_items": _placement._ELIDE_ITEMS, "number_scalars": _placement._NUMBER_SCALARS,
+        "elide_items": _host_paths._ELIDE_ITEMS, "number_scalars": _placement._NUMBER_SCALARS,
         "grows_off_host": _placement.grows_off_host,
         "operator_ufuncs": (np.add, np.subtract, np.multiply, np.true_divide, np.matmul)})
     for name in MEMBERS:

@@ -327,7 +327,7 @@ static PyObject *call_member(PyObject *member, PyObject *self, PyObject *const *
 #define PLAIN_NUMBER(o) (PyFloat_CheckExact(o) || PyLong_CheckExact(o))
 
 /* An operand NumPy gets as it is: a Python float or int, or NumPy's number scalar
-   (``_placement.host_data``'s numbers). */
+   (``_host_paths.host_data``'s numbers). */
 static int number_operand(PyObject *o) {
     if (PLAIN_NUMBER(o)) return 1;
     int found = PySet_Contains(number_scalars, (PyObject *)Py_TYPE(o));
@@ -1044,7 +1044,7 @@ static PyObject *ufunc_fast(UfuncObject *u, PyObject *a, PyObject *b, int *done)
 }
 
 /* ``npjax.sqrt(a)``'s common case: a host array's data or a number, NumPy's own ufunc
-   (``_placement.host_ufunc1``). */
+   (``_host_paths.host_ufunc1``). */
 static PyObject *ufunc_fast1(UfuncObject *u, PyObject *a, int *done) {
     *done = 0;
     PyObject *x = ufunc_operand(a);

@@ -32,7 +32,7 @@ from npjax._core._index_plan import (_FULL, _advanced_shape, _advanced_unchecked
 from npjax._core._index_values import _complex_warning, _single_value, cast_device, convert_value
 from npjax._core._lazy import Kernel, Lazy
 from npjax._core._lazy import is_on as _lazy_on
-from npjax._core._ndarray import ndarray
+from npjax._core._ndarray import HOST_STORAGE, ndarray
 from npjax._core._normalize import to_jax
 from npjax._core._views import settled
 
@@ -233,7 +233,7 @@ def _owner_scalar_writer(ndim: int, donate: bool):
 def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
     """``a[pos] = value`` for one element (the hot path of element loops)."""
     v = cast_device(_single_value(value, a.dtype), a.dtype)
-    if a._base is None and pos and type(a._value) is not np.ndarray:
+    if a._base is None and pos and type(a._value) is not HOST_STORAGE:
         tr = trace()
         if tr is not None:
             tr.note_write(a)
@@ -281,7 +281,7 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
     new = cast_device(new, a.dtype)
     root = a if a._base is None else a._base
     tr = trace()
-    if type(root._value) is np.ndarray:  # a host array: the new part computed, then stored
+    if type(root._value) is HOST_STORAGE:  # a host array: the new part computed, then stored
         if tr is not None:
             raise JitError("npjax.jit: the function writes to an array that is not one of "
                            "its arguments (captured from an enclosing scope); pass that "

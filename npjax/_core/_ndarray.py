@@ -51,6 +51,12 @@ from npjax._runtime._context import current, trace
 
 
 builtins_type = builtins.type
+# The type of a host array's storage. An array is a host array exactly when its root's
+# ``_value`` is a NumPy array; any other storage (a ``jax.Array``, a pending ``Lazy``, a
+# tracer) is device storage. This name is npjax's one spelling of that question: code asks
+# ``type(value) is HOST_STORAGE`` (``ndarray._host()`` answers it for a whole array), and
+# tests/test_one_door.py fails on ``np.ndarray`` or another name used for it.
+HOST_STORAGE = np.ndarray
 # sys.getrefcount(self) inside ndarray.resize when only the caller's name refers to the array.
 _RESIZE_REFS = 3
 
@@ -109,7 +115,7 @@ class ndarray(ArrayBase):
         self._root_shape = None
         self._base = None
         self._lens = ()
-        self._layout = value if type(value) is np.ndarray and not scalar else None
+        self._layout = value if type(value) is HOST_STORAGE and not scalar else None
         self._cache = None
         self._scalar = scalar
         self._mine = False
@@ -122,8 +128,8 @@ class ndarray(ArrayBase):
         base = self._base
         if base is None:
             value = self._value
-            return value if type(value) is np.ndarray else None
-        return self._layout if type(base._value) is np.ndarray else None
+            return value if type(value) is HOST_STORAGE else None
+        return self._layout if type(base._value) is HOST_STORAGE else None
 
     def _fetch(self) -> np.ndarray:
         """The current value on the host: a host array's data, or a device array's copy."""
@@ -134,7 +140,7 @@ class ndarray(ArrayBase):
         """A view of ``self`` through more lens steps; ``layout`` is NumPy's layout for it."""
         src = self
         if src._scalar:  # NumPy scalars are immutable: views see a hidden array copy
-            if type(src._value) is np.ndarray:  # host: ``layout`` views a fresh copy
+            if type(src._value) is HOST_STORAGE:  # host: ``layout`` views a fresh copy
                 src = ndarray._owner(layout if layout.base is None else layout.base)
             else:
                 src = ndarray._owner(src._value)
@@ -154,10 +160,10 @@ class ndarray(ArrayBase):
             value = self._value
             if type(value) is Lazy:
                 value = self._value = value.get()
-            elif type(value) is np.ndarray:
+            elif type(value) is HOST_STORAGE:
                 return _sent(self, value)
             return value
-        if type(base._value) is np.ndarray:
+        if type(base._value) is HOST_STORAGE:
             return _to_device(self._layout)
         cache = self._cache
         if cache is not None and cache[0] == base._version:
@@ -234,7 +240,7 @@ class ndarray(ArrayBase):
         layout = self._layout
         if layout is None:
             value = self._value
-            if type(value) is np.ndarray:  # a host scalar: views of it see a copy
+            if type(value) is HOST_STORAGE:  # a host scalar: views of it see a copy
                 return value.copy()
             layout = self._layout = np.empty(value.shape, value.dtype)
         return layout
@@ -300,7 +306,7 @@ class ndarray(ArrayBase):
         base = self._base
         if base is None:  # an owner; over a foreign buffer (frombuffer(b)): that, as NumPy's
             value = self._value
-            b = value.base if type(value) is np.ndarray else None
+            b = value.base if type(value) is HOST_STORAGE else None
             return None if b is None or isinstance(b, np.ndarray) else b
         return None if PADDED.get(id(base)) is base else base
 
@@ -410,7 +416,7 @@ class ndarray(ArrayBase):
                              "by another object in this way.\nUse the np.resize function "
                              "to get a new resized copy or\n set refcheck=False to disable "
                              "this check")
-        if type(self._value) is np.ndarray:  # NumPy's own resize (references checked above)
+        if type(self._value) is HOST_STORAGE:  # NumPy's own resize (references checked above)
             data = self._value
             if data.base is not None:  # (memory npjax.jit aligned: a view of its buffer)
                 self._value = data.copy()
@@ -699,7 +705,7 @@ def from_numpy(result: Any, inputs: tuple = ()) -> Any:
         for x in inputs:
             r = x if x._base is None else x._base
             value = r._value
-            if value is base or (type(value) is np.ndarray and value.base is base):
+            if value is base or (type(value) is HOST_STORAGE and value.base is base):
                 root = r
                 break
         if root is None:
@@ -755,7 +761,7 @@ def as_class(x: ndarray, cls: type) -> ndarray:
     new._mine = False
     if new._scalar:
         new._scalar = False
-        if type(new._value) is np.ndarray:
+        if type(new._value) is HOST_STORAGE:
             new._layout = new._value
     return new
 

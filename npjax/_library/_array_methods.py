@@ -20,7 +20,8 @@ import numpy as np
 from jax import lax
 
 from npjax._pure._dtypes import is_device_dtype
-from npjax._core._ndarray import _set_owner, detach_views, install_methods, ndarray
+from npjax._core._ndarray import (HOST_STORAGE, _set_owner, detach_views, install_methods,
+                                 ndarray)
 from npjax._core._views import from_bytes, to_bytes
 
 
@@ -165,7 +166,7 @@ def _setstate(self: ndarray, state: tuple, /) -> None:
     This array gets new storage; views made before keep the old data, as in NumPy."""
     from npjax._core._normalize import to_jax
 
-    if type(self._value) is np.ndarray and not self._scalar:  # a host owner: NumPy's own
+    if type(self._value) is HOST_STORAGE and not self._scalar:  # a host owner: NumPy's own
         self._value.__setstate__(state)
         self._rebind(self._value)
         return

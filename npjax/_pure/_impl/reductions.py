@@ -207,8 +207,9 @@ def _cmul(a: Any, b: Any) -> Any:
 
 
 def _first_mul(binop: Callable) -> Callable:
-    """Multiplication whose first use is by the identity ``1+0j`` written out as NumPy computes
-    it (``re = ar - ai*0``, ``im = ai + ar*0``): XLA would fold a constant ``1*x`` to ``x``."""
+    """Multiplication whose first use, by the identity ``1+0j``, is spelled in parts as NumPy
+    computes it (``re = ar - ai*0``, ``im = ai + ar*0``): XLA would fold a constant ``1*x``
+    to ``x``."""
     state = {"first": True}
 
     def mul(acc: Any, y: Any) -> Any:
