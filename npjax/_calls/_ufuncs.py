@@ -211,6 +211,16 @@ class ufunc(_UfuncBase):
                         self._count[0] += 1
                         return place_result(_numpy_calls.call_numpy_ufunc(
                             self._np, *ops), npjax_operands(args, kwargs), limit)
+            return self._device_call(args, kwargs, ctx)
+        except SubclassOperand:  # NumPy's rules: results take the operand's subclass
+            return call_ufunc(self, args, kwargs)
+        except HostOnly:  # an object, str, datetime... operand read for the device
+            return self._host_only(args, kwargs)
+
+    def _device_call(self, args: tuple, kwargs: dict, ctx: Any) -> Any:
+        """The call past the host route: an operand is a device array (``ufunc_call`` comes
+        here at once when its host path finds one), or the policy puts the work there."""
+        try:
             if kwargs and has_host_only(args, kwargs):  # (operands: ``HostOnly`` below)
                 return self._host_only(args, kwargs)
             policy = ctx.policy
@@ -761,7 +771,7 @@ def _ufunc_by_name(name: str) -> ufunc:
     return UFUNCS[name]
 
 
-ufunc.__call__ = ufunc_call(ufunc._any_call)  # the hot path first, made by ``host_path``
+ufunc.__call__ = ufunc_call(ufunc._any_call, ufunc._device_call)  # (made by ``host_path``)
 if HOSTPATH is not None:  # the C base's call runs this one but for the common case (_fast.py)
     HOSTPATH.set_ufunc_call(vars(ufunc)["__call__"])
     del ufunc.__call__

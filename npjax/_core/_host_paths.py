@@ -212,28 +212,29 @@ def host_path(fn: Any, nin: int, count: list, bounded: bool = True, member: str 
     return make(fn, count, bounded, elide, impl, method)
 
 
-def ufunc_call(general: Any) -> Any:
+def ufunc_call(general: Any, device: Any) -> Any:
     """``ufunc.__call__``: one- and two-operand calls without keywords on host operands
-    (``npjax.add(a, b)``, ``npjax.sqrt(a)``) run the texts above in this one frame; any other
-    call, and any operand they refuse, runs ``general(self, *args, **kwargs)`` (the whole
-    call, whose host route asks the ufunc's ``host_path``)."""
+    (``npjax.add(a, b)``, ``npjax.sqrt(a)``) run the texts above in this one frame; a device
+    array among them runs ``device(self, args, {}, context)`` (the call past its host route);
+    any other call, and any other operand they refuse, runs ``general(self, *args,
+    **kwargs)`` (the whole call, whose host route asks the ufunc's ``host_path``)."""
     body = ["if not kwargs:",
             "    n = len(args)",
             "    if n == 2 and self.nin == 2 or n == 1 and self.nin == 1:",
-            "        limit = get_context().host",
+            "        ctx = get_context()",
+            "        limit = ctx.host",
             "        if limit >= 0:",
             "            fn, count, bounded = self._np, self._count, self._bounded",
             "            if n == 2:",
             "                a, b = args"]
-    body += ["                " + s for s in _ufunc_reads(2, "method(self, *args)",
-                                                         "method(self, *args)")]
+    on_device = "impl(self, args, kwargs, ctx)"
+    body += ["                " + s for s in _ufunc_reads(2, on_device, "method(self, *args)")]
     body += ["                " + s for s in _ufunc_result(2)]
     body += ["            a = args[0]"]
-    body += ["            " + s for s in _ufunc_reads(1, "method(self, *args)",
-                                                     "method(self, *args)")]
+    body += ["            " + s for s in _ufunc_reads(1, on_device, "method(self, *args)")]
     body += ["            " + s for s in _ufunc_result(1)]
     body += ["return method(self, *args, **kwargs)"]
-    call = _compile("ufunc_call", "self, *args, **kwargs", body)(None, None, None, None, None,
+    call = _compile("ufunc_call", "self, *args, **kwargs", body)(None, None, None, None, device,
                                                                  general)
     functools.update_wrapper(call, general)
     call.__name__, call.__qualname__ = "__call__", general.__qualname__.replace(
