@@ -33,8 +33,9 @@ from npjax._pure._errors import JitError
 from npjax._runtime._context import get as _get
 
 __all__ = ["DEVICE_VALUES", "Kernel", "Lazy", "as_input", "concrete_if_done",
-           "device_check", "read_advanced", "read_element", "refuse_host_write", "store",
-           "traced_bounds", "traced_value", "windows_eligible", "write_advanced",
+           "device_check", "multi_device_sharding", "read_advanced", "read_element",
+           "recording", "refuse_host_write", "store", "stored_part", "traced_bounds",
+           "traced_value", "view_source", "windows_eligible", "write_advanced",
            "write_element"]
 
 # A device value: computed, or pending in lazy mode.
@@ -91,6 +92,24 @@ def read_element(a: Any, pos: tuple, reader: Kernel) -> Any:
     if tr is not None:
         note_read(got, a._value, pos)
     return got
+
+
+def recording() -> bool:
+    """Whether kernels called now are recorded (lazy mode): an array then hands them its
+    value pending, and its view reads are recorded too (``ndarray._read_lazy``)."""
+    return _get().policy.lazy
+
+
+def view_source(view: Any, root: Any, lens: tuple, dyns: tuple) -> tuple[Any, bool]:
+    """Where the view ``view`` (``lens`` at positions ``dyns`` of its owner's traced value
+    ``root``) reads from under ``npjax.jit``: (the part a store just put there, True), or
+    (the value to read it from, False): ``root``, or the value before the latest store for a
+    part apart from it (``_Trace.read_source``; ``view`` may be the view an in-place
+    operator updates). Outside a trace: (``root``, False)."""
+    tr = _get().trace
+    if tr is None:
+        return root, False
+    return tr.read_source(root, ("view", lens, dyns), tr.updating is view)
 
 
 def traced_value(value: Any) -> Any:
