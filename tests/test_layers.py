@@ -14,7 +14,8 @@ import pytest
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "npjax"
 
 # The layer folders, bottom to top.
-LAYERS = ("_pure", "_runtime", "_core", "_calls", "_library", "_compile", "_tools")
+LAYERS = ("_pure", "_runtime", "_execution", "_core", "_calls", "_library", "_compile",
+          "_tools")
 # Modules that may import the public namespace ``npjax`` (the package itself and the public
 # subpackages built from it, and the tools); every other module imports the modules it needs.
 PUBLIC = {"npjax", "npjax.lib", "npjax.__main__"}
@@ -225,9 +226,10 @@ def test_core_indexing_does_not_ask_the_mode(module):
     "def f():\n    return trace() is None\n",
     "def f(ctx):\n    return ctx.trace\n",
     "def f():\n    return current().lazy\n",
+    "from npjax._execution._lazy import Kernel\n",
+    "from npjax._execution import _lazy\n",
     "from npjax._core._lazy import Kernel\n",
-    "from npjax._core import _lazy\n",
-    "import npjax._core._lazy_checks\n",
+    "import npjax._execution._lazy_checks\n",
 ])
 def test_the_mode_question_check_sees_each_kind(source):
     assert _mode_questions(source)

@@ -1,5 +1,5 @@
 """A lazy program's first run on the CPU backend where the accelerator compiles slowly
-(``_core/_lazy_cold.py``; on by default for the TPU only). Simulated here with two CPU devices
+(``_execution/_lazy_cold.py``; on by default for the TPU only). Simulated here with two CPU devices
 in a subprocess: the arrays live on the first, "cold" programs run on the second."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import textwrap
 import numpy as np
 
 import npjax
-from npjax._core import _lazy_cold
+from npjax._execution import _lazy_cold
 
 SCRIPT = textwrap.dedent("""
     import jax, numpy as np, npjax
-    from npjax._core import _lazy_cold
+    from npjax._execution import _lazy_cold
     from npjax._pure import _capabilities
     home, cold = jax.devices("cpu")
     _capabilities.COLD_ON_CPU = frozenset({"cpu"})

@@ -31,7 +31,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax._core import _casts, _lazy
+from npjax._core import _casts
+from npjax._execution import _lazy
 from npjax._runtime import _context, _errstate, _finite_watch, _host_reads, _numpy_calls
 from npjax._pure import _dtypes
 from npjax._runtime import _stats, _thread_checks, _ufunc_checks
@@ -40,7 +41,7 @@ from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error
 from npjax._calls._fallback import call_numpy
 from npjax._calls._ufunc_keywords import as_signature, resolve_loop, sig_keyword
 from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
-from npjax._core._lazy import Kernel, Lazy, concrete
+from npjax._execution._lazy import Kernel, Lazy, concrete
 from npjax._core._ndarray import host_owner, ndarray
 from npjax._core._normalize import to_jax, to_jax_lazy, where_mask
 from npjax._core._host_only import has_host_only

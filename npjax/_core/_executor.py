@@ -1,18 +1,20 @@
 """The executor core code hands device work to, and what each mode does around it.
 
-``Kernel`` (``_lazy``) runs a compiled kernel in the mode in force: now (eager), recorded
-for one program later (lazy mode, ``policy(mode="lazy")``), or inside ``npjax.jit``'s trace.
-Reading and writing an array's value around a kernel differs by mode as well: a read of the
-part a store just wrote is that stored value (lazy mode: ``_lazy.stored_part``; the trace:
-its ``read_source``), a write under a trace is noted for the write-back and the
-error-state checks (``note_write``, ``note_stored``), buffers are donated only when eager,
-and a small input is made by the pending program in lazy mode and sent now otherwise.
+``Kernel`` (``_execution/_lazy``) runs a compiled kernel in the mode in force: now (eager),
+recorded for one program later (lazy mode, ``policy(mode="lazy")``), or inside
+``npjax.jit``'s trace. Reading and writing an array's value around a kernel differs by mode
+as well: a read of the part a store just wrote is that stored value (lazy mode:
+``_lazy.stored_part``; the trace: its ``read_source``), a write under a trace is noted for
+the write-back and the error-state checks (``note_write``, ``note_stored``), buffers are
+donated only when eager, and a small input is made by the pending program in lazy mode and
+sent now otherwise.
 
 Those decisions are made here, each behind one hook named for what it does, so core indexing
-(``_index_read``, ``_index_write``, ``_index_values``, ``_index_plan``, ``_window_reads``)
-calls the hook and never asks which mode it is in (``tests/test_layers.py`` keeps it so).
-Lazy mode's machinery is ``_lazy``; the trace is ``npjax._compile._jit._Trace``, found in
-the execution context. Each hook reads the context once.
+(``_index_read``, ``_index_write``, ``_index_values``, ``_index_plan``, ``_window_reads``,
+``_element_access``) and the array's storage reads (``_ndarray``) call the hook and never ask
+which mode they are in (``tests/test_layers.py`` keeps it so). Lazy mode's machinery is
+``_execution/_lazy``; the trace is ``npjax._compile._jit._Trace``, found in the execution
+context. Each hook reads the context once.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import jax.numpy as jnp
 from jax.sharding import SingleDeviceSharding
 
 from npjax._core import _views
-from npjax._core._lazy import Kernel, Lazy, concrete_if_done, stored_part
+from npjax._execution._lazy import Kernel, Lazy, concrete_if_done, stored_part
 from npjax._core._normalize import to_jax
 from npjax._core._traced_index import note_read
 from npjax._pure._errors import JitError
