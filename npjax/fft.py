@@ -29,7 +29,7 @@ from npjax._pure._capabilities import route
 from npjax._pure._errors import unsupported
 from npjax._runtime._errstate import _stacklevel
 from npjax._core._ndarray import ndarray
-from npjax._core._lazy import Kernel
+from npjax._execution._lazy import Kernel
 from npjax._core._normalize import to_jax, to_jax_lazy
 from npjax._runtime._context import current
 from npjax._library._rearranging import roll as _roll  # the public roll (NumPy's axis checks)

@@ -14,7 +14,8 @@ import pytest
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "npjax"
 
 # The layer folders, bottom to top.
-LAYERS = ("_pure", "_runtime", "_core", "_calls", "_library", "_compile", "_tools")
+LAYERS = ("_pure", "_runtime", "_execution", "_core", "_calls", "_library", "_compile",
+          "_tools")
 # Modules that may import the public namespace ``npjax`` (the package itself and the public
 # subpackages built from it, and the tools); every other module imports the modules it needs.
 PUBLIC = {"npjax", "npjax.lib", "npjax.__main__"}
@@ -176,3 +177,59 @@ def test_one_function_writes_out():
                for n, line in enumerate(p.read_text().splitlines(), 1)
                if re.search(r"\bout\w*\._write\(", line)]
     assert [w.split(":")[0] for w in writers] == ["_calls/_dispatch.py"], writers
+
+
+# Core indexing (and the array's reads of its storage) reads and writes values without asking
+# which mode it is in (eager, lazy, ``npjax.jit``'s trace): each mode's behaviour is behind the
+# executor and its hooks (``_core/_executor.py``). No reasoned exception is needed today:
+# {module: why} if one is.
+INDEXING = ("_index_read", "_index_write", "_index_values", "_window_reads", "_index_plan",
+            "_index_kernels", "_element_access", "_ndarray")
+MODE_QUESTION_EXCEPTIONS: dict[str, str] = {}
+_LAZY_MODULES = ("_lazy", "_lazy_checks", "_lazy_cold")
+
+
+def _mode_questions(source: str) -> list[str]:
+    """What a module's source does that asks the mode: calls ``trace()``, reads an
+    attribute ``.lazy`` or ``.trace`` (the policy's or the context's), or imports lazy
+    mode's modules (or names from them) or ``trace``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                and node.func.id == "trace":
+            found.append(f"line {node.lineno}: trace()")
+        elif isinstance(node, ast.Attribute) and node.attr in ("lazy", "trace"):
+            found.append(f"line {node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.ImportFrom):
+            module = (node.module or "").rsplit(".", 1)[-1]
+            names = {a.name for a in node.names}
+            if module in _LAZY_MODULES or names & {*_LAZY_MODULES, "trace"}:
+                found.append(f"line {node.lineno}: from {node.module} import {sorted(names)}")
+        elif isinstance(node, ast.Import) and any(
+                a.name.rsplit(".", 1)[-1] in _LAZY_MODULES for a in node.names):
+            found.append(f"line {node.lineno}: import of lazy mode")
+    return found
+
+
+@pytest.mark.parametrize("module", INDEXING)
+def test_core_indexing_does_not_ask_the_mode(module):
+    path = PACKAGE / "_core" / f"{module}.py"
+    found = _mode_questions(path.read_text())
+    if module in MODE_QUESTION_EXCEPTIONS:
+        assert found, f"{module}: the exception is no longer needed"
+        return
+    assert not found, f"{module} asks which mode it is in: {found}"
+
+
+@pytest.mark.parametrize("source", [
+    "from npjax._runtime._context import trace\n",
+    "def f():\n    return trace() is None\n",
+    "def f(ctx):\n    return ctx.trace\n",
+    "def f():\n    return current().lazy\n",
+    "from npjax._execution._lazy import Kernel\n",
+    "from npjax._execution import _lazy\n",
+    "from npjax._core._lazy import Kernel\n",
+    "import npjax._execution._lazy_checks\n",
+])
+def test_the_mode_question_check_sees_each_kind(source):
+    assert _mode_questions(source)

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import npjax
-from npjax._core import _lazy
+from npjax._execution import _lazy
 from tests._parity import assert_parity
 from tests._rerun import rerun, suites_id
 from tests._threads import run_threads

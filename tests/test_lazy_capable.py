@@ -20,7 +20,7 @@ import pytest
 
 import npjax
 from npjax._calls import _dispatch, _registry
-from npjax._core import _lazy
+from npjax._execution import _lazy
 
 pytestmark = pytest.mark.device_placement
 

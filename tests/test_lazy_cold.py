@@ -1,5 +1,5 @@
 """A lazy program's first run on the CPU backend where the accelerator compiles slowly
-(``_core/_lazy_cold.py``; on by default for the TPU only). Simulated here with two CPU devices
+(``_execution/_lazy_cold.py``; on by default for the TPU only). Simulated here with two CPU devices
 in a subprocess: the arrays live on the first, "cold" programs run on the second."""
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ import numpy as np
 import pytest
 
 import npjax
-from npjax._core import _lazy_cold
+from npjax._execution import _lazy_cold
 
 # (the simulation takes the CPU backend for the accelerator; on a TPU the real route runs)
 pytestmark = pytest.mark.skipif(jax.default_backend() != "cpu", reason="simulated on the CPU")
 
 SCRIPT = textwrap.dedent("""
     import jax, numpy as np, npjax
-    from npjax._core import _lazy_cold
+    from npjax._execution import _lazy_cold
     from npjax._pure import _capabilities
     home, cold = jax.devices("cpu")
     _capabilities.COLD_ON_CPU = frozenset({"cpu"})
@@ -65,7 +65,7 @@ def test_first_run_of_a_program_on_the_cpu_backend():
 
 COMPLEX_SCRIPT = textwrap.dedent("""
     import jax, numpy as np, npjax
-    from npjax._core import _lazy_cold
+    from npjax._execution import _lazy_cold
     from npjax._pure import _capabilities
     home, cold = jax.devices("cpu")
     _capabilities.COMPLEX_ON_CPU = frozenset({"cpu"})

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import npjax
-from npjax._core import _lazy
+from npjax._execution import _lazy
 from tests.test_lazy_rows import spy_programs
 
 pytestmark = pytest.mark.device_placement

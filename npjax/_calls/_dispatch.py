@@ -23,7 +23,7 @@ from npjax._runtime import _stats
 from npjax._pure._axes import axis_argument
 from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
 from npjax._calls._fallback import call_numpy
-from npjax._core._lazy import Lazy
+from npjax._execution._lazy import Lazy
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import foreign_override, to_jax, to_jax_lazy
 from npjax._core._fast_calls import MANY, parameters

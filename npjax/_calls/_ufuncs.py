@@ -31,7 +31,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax._core import _casts, _lazy
+from npjax._core import _casts
+from npjax._execution import _lazy
 from npjax._runtime import _context, _errstate, _finite_watch, _host_reads, _numpy_calls
 from npjax._pure import _dtypes
 from npjax._pure._axes import axis_argument
@@ -41,7 +42,7 @@ from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error
 from npjax._calls._fallback import call_numpy
 from npjax._calls._ufunc_keywords import as_signature, resolve_loop, sig_keyword
 from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
-from npjax._core._lazy import Kernel, Lazy, concrete
+from npjax._execution._lazy import Kernel, Lazy, concrete
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import foreign_override, to_jax, to_jax_lazy, where_mask
 from npjax._core._host_only import has_host_only

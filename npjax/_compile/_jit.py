@@ -70,7 +70,8 @@ import numpy as np
 from npjax._pure._errors import JitError, ShapeNeeded
 from npjax._compile._while import LoopNeeded
 from npjax._runtime import _context, _errstate, _finite_watch, _stats
-from npjax._core import _lazy, _views
+from npjax._core import _views
+from npjax._execution import _lazy
 from npjax._compile import _loop_source, _masked, _masked_index, _store_merge
 from npjax._compile import _jit_inputs as _inputs
 from npjax._compile import _user_code as _watch

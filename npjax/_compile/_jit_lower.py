@@ -17,7 +17,7 @@ import jax
 import numpy as np
 
 from npjax._compile import _jit_inputs as _inputs
-from npjax._core import _lazy
+from npjax._execution import _lazy
 
 __all__ = ["lower"]
 

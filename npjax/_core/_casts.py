@@ -44,7 +44,7 @@ from npjax._pure._errors import ComplexWarning
 from npjax._runtime._errstate import report, state
 from npjax._runtime._host_reads import on_host
 from npjax._runtime._numpy_calls import call_numpy_ufunc
-from npjax._core._lazy import Kernel, Lazy
+from npjax._execution._lazy import Kernel, Lazy
 
 _Tracer = jax.core.Tracer
 

@@ -20,7 +20,7 @@ from npjax._runtime import _stats
 from npjax._runtime._numpy_calls import call_numpy_ufunc
 from npjax._core._index_read import getitem
 from npjax._core._index_values import _complex_warning, _single_value, cast_device
-from npjax._core._lazy import Lazy
+from npjax._core._executor import Lazy
 from npjax._core._ndarray import HOST_STORAGE, host_view, install_methods, ndarray
 from npjax._core._normalize import array_method_value
 from npjax._core._placement import host_limit, place_result

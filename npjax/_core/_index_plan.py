@@ -34,9 +34,9 @@ import numpy as np
 
 from npjax._runtime import _bounds
 from npjax._core import _buckets, _views
-from npjax._runtime._context import trace
 from npjax._runtime._host_reads import SYNCS, on_host
 from npjax._core._array_base import ArrayBase
+from npjax._core._executor import traced_bounds
 from npjax._core._normalize import array_method_value, to_jax
 from npjax._core._traced_index import traced_int, traced_slice
 
@@ -284,16 +284,8 @@ def _check_bounds(checks: list, shape: tuple) -> None:
     for arr, axis in checks:
         n = shape[axis]
         if arr.size:
-            tr = trace()
-            if tr is not None and isinstance(arr, jax.core.Tracer):
-                if n == 0:  # every entry is out of bounds: known without the values
-                    raise IndexError(f"index is out of bounds for axis {axis} with size 0")
-                known = tr.bounds.get(id(arr))
-                if known is not None and known[0] is arr and -n <= known[1] and known[2] < n:
-                    continue
-                lo, hi = _min_max(arr)
-                tr.check((lo < -n) | (hi >= n))  # npjax.jit: checked after the call
-                continue
+            if isinstance(arr, jax.core.Tracer) and traced_bounds(arr, n, axis, _min_max):
+                continue  # npjax.jit: known to fit, or checked after the call
             known = _bounds.known(arr)
             if known is not None and -n <= known[0] and known[1] < n:
                 continue

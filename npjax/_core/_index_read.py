@@ -14,14 +14,12 @@ from typing import Any
 import numpy as np
 
 from npjax._core import _buckets, _views
-from npjax._runtime._context import current, trace
 from npjax._core._index_kernels import _gather, _gather_checked, _gather_masked
 from npjax._core._index_plan import (_advanced_shape, _advanced_unchecked, _basic_plan,
                                      _bucketed_arrays, _device_checks, _raise_out_of_bounds,
                                      _check_bounds, _check_int, _expand, _int_positions, _one_mask)
-from npjax._core._lazy import Kernel, stored_part
+from npjax._core._executor import Kernel, read_advanced, read_element
 from npjax._core._ndarray import ndarray
-from npjax._core._traced_index import note_read
 from npjax._core._numpy_in_place import from_numpy, host_views
 
 
@@ -42,17 +40,11 @@ def getitem(a: ndarray, index: Any) -> ndarray:
         return _read_one(a, pos)
     items, kinds, advanced, single = _expand(index, len(shape), shape)
     if advanced:
-        tr = trace()
-        if tr is not None:  # npjax.jit: a traced mask's read is a masked value (_masked)
-            got = tr.mask_read(a, items, kinds, shape)
-            if got is not None:
-                return got
-        if _one_mask(items, kinds) and current().lazy:
-            got = _mask_read_on_host(a, index)
-            if got is not None:
-                return got
-        template, arrays, checks, empty, masked = _advanced_unchecked(
-            items, kinds, shape, _one_mask(items, kinds))
+        one = _one_mask(items, kinds)
+        got = read_advanced(a, index, items, kinds, shape, one, _mask_read_on_host)
+        if got is not None:  # (a traced mask's masked value; a mask read by NumPy)
+            return got
+        template, arrays, checks, empty, masked = _advanced_unchecked(items, kinds, shape, one)
         if empty:  # nothing selected: NumPy checks no bounds
             target = _advanced_shape(template, shape, tuple(np.shape(x) for x in arrays))
             return ndarray._owner(_buckets.zeros(target, a.dtype))
@@ -91,9 +83,9 @@ def getitem(a: ndarray, index: Any) -> ndarray:
 
 
 def _mask_read_on_host(a: ndarray, index: Any) -> ndarray | None:
-    """``a[mask]`` in lazy mode where the array and the mask are in host memory (the CPU
-    backend): NumPy's own read, kept on the host whatever its size where the placement
-    allows host arrays (None: not so).
+    """``a[mask]`` in lazy mode (``read_advanced``) where the array and the mask are in host
+    memory (the CPU backend): NumPy's own read, kept on the host whatever its size where the
+    placement allows host arrays (None: not so).
 
     Its length depends on the data: a device program taking it compiles once per length
     (``z[z > 0].mean()`` in a loop compiled a program at every trip). NumPy computes it and
@@ -113,23 +105,7 @@ def _read_one(a: ndarray, pos: tuple) -> ndarray:
     if a._base is None:
         if not pos:
             return ndarray._owner(a._read_lazy(), True)
-        tr = trace()
-        if tr is not None:  # npjax.jit: the element just stored there, or read before it
-            src, stored = tr.read_source(a._value, ("element", tuple(pos)))
-            if stored:
-                return ndarray._owner(src, True)
-            if src is not a._value:
-                got = _owner_scalar_reader(len(pos))(src, pos)
-                note_read(got, src, pos)  # (``a[s:s + 3]`` with s read here: ``_traced_index``)
-                return ndarray._owner(got, True)
-        value = a._read_lazy()  # lazy mode: the element a pending store just put there
-        part = stored_part(value, ("element", len(pos)), pos, (), a.dtype)
-        if part is not None:
-            return ndarray._owner(part, True)
-        got = _owner_scalar_reader(len(pos))(value, pos)
-        if tr is not None:  # (``a[s:s + 3]`` with s read here: ``_traced_index``)
-            note_read(got, a._value, pos)
-        return ndarray._owner(got, True)
+        return ndarray._owner(read_element(a, pos, _owner_scalar_reader(len(pos))), True)
     if not pos:
         return ndarray._owner(a._read_lazy(), True)
     ones = (1,) * len(pos)

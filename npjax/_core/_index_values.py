@@ -19,10 +19,9 @@ import numpy as np
 
 from npjax._core import _casts
 from npjax._pure._axes import shape_text
-from npjax._runtime._context import trace
 from npjax._pure._errors import ComplexWarning
 from npjax._runtime._errstate import _stacklevel
-from npjax._core._lazy import Lazy
+from npjax._core._executor import DEVICE_VALUES, device_check, traced_value
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import array_method_value, to_jax
 
@@ -69,8 +68,8 @@ def _single_value(value: Any, dtype: np.dtype) -> Any:
             if not (isinstance(value, ndarray) and value._scalar):
                 _complex_warning(value.dtype, dtype)
                 return value._read_lazy() if isinstance(value, ndarray) else value
-            if trace() is not None and isinstance(value._read(), jax.core.Tracer):
-                return _traced_scalar(value._read(), dtype)
+            if (traced := traced_value(value)) is not None:  # (npjax.jit)
+                return _traced_scalar(traced, dtype)
         value = value._host_scalar() if isinstance(value, ndarray) and value._scalar else \
             np.asarray(value)
     tmp = np.empty((), dtype)
@@ -96,7 +95,7 @@ def _traced_scalar(v: jax.Array, dtype: np.dtype) -> jax.Array:
         bad = bad | (v < max(info.min, sinfo.min)) | (v > min(info.max, sinfo.max))
     elif dtype.kind in "fc" and src.kind in "fc":
         bad = bad | (jnp.isfinite(v) & ~jnp.isfinite(v.astype(dtype)))  # NumPy warns
-    trace().check(bad)
+    device_check(bad)
     return v
 
 
@@ -105,8 +104,8 @@ def convert_value(value: Any, dtype: np.dtype, target: tuple, advanced: bool = F
     as NumPy's setitem does: a host ``numpy.ndarray`` or a ``jax.Array`` (cast later)."""
     if isinstance(value, ndarray) and value._scalar and not advanced and not np.can_cast(
             value.dtype, dtype, "safe"):
-        if trace() is not None and isinstance(value._read(), jax.core.Tracer):
-            return _traced_scalar(value._read(), dtype)
+        if (traced := traced_value(value)) is not None:  # (npjax.jit)
+            return _traced_scalar(traced, dtype)
         value = value._host_scalar()  # a NumPy scalar: NumPy converts it as a Python value
     if isinstance(value, ndarray | jax.Array):
         _complex_warning(value.dtype, dtype)
@@ -139,7 +138,7 @@ def cast_device(v: Any, dtype: np.dtype) -> Any:
     """A device value to store into an array of ``dtype``, cast by ``_casts`` where JAX's
     cast is not NumPy's (floats to integers: NaN, infinities, out of range). Host values are
     NumPy's already; other device values are cast by the update kernel."""
-    if isinstance(v, jax.Array | Lazy):
+    if isinstance(v, DEVICE_VALUES):
         return _casts.precast(v, dtype)
     return v
 

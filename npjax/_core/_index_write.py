@@ -11,27 +11,23 @@ NumPy does.
 from __future__ import annotations
 
 import functools
-import sys
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax.sharding import SingleDeviceSharding
 
 from npjax._core import _buckets, _views
 from npjax._runtime import _stats
-from npjax._runtime._context import trace
 from npjax._pure._axes import shape_text
-from npjax._pure._errors import JitError
 from npjax._core._host_only import host_only
 from npjax._core._index_kernels import _mask_place, _mask_scatter, _scatter_last
 from npjax._core._index_plan import (_FULL, _advanced_shape, _advanced_unchecked, _as_tuple,
                                      _basic_plan, _bucketed_arrays, _check_bounds, _check_int,
                                      _expand, _int_positions)
 from npjax._core._index_values import _complex_warning, _single_value, cast_device, convert_value
-from npjax._core._lazy import Kernel, Lazy
-from npjax._core._lazy import is_on as _lazy_on
+from npjax._core._executor import (Kernel, multi_device_sharding, refuse_host_write, store,
+                                   write_advanced, write_element)
 from npjax._core._ndarray import HOST_STORAGE, ndarray
 from npjax._core._normalize import to_jax
 from npjax._core._views import settled
@@ -73,8 +69,7 @@ def setitem(a: ndarray, index: Any, value: Any) -> None:
     items, kinds, advanced, single = _expand(index, len(shape), shape)
     dtype = a.dtype
     if advanced:
-        tr = trace()
-        if tr is not None and tr.mask_store(a, items, kinds, shape, value):
+        if write_advanced(a, items, kinds, shape, value):
             return  # npjax.jit: a masked value written back under its mask (_masked)
         if _mask_store(a, items, kinds, shape, value):
             return
@@ -91,7 +86,7 @@ def setitem(a: ndarray, index: Any, value: Any) -> None:
         v = cast_device(v, dtype)
         _check_bounds(checks, shape)
         current = a._read()
-        sharding = _multi_device_sharding(current)
+        sharding = multi_device_sharding(current)
         if bucketed is None:
             new = _scatter_last(template, sharding)(current, arrays, v)
         else:  # one program per bucket of the index arrays' length
@@ -234,23 +229,7 @@ def _write_one(a: ndarray, pos: tuple, value: Any) -> None:
     """``a[pos] = value`` for one element (the hot path of element loops)."""
     v = cast_device(_single_value(value, a.dtype), a.dtype)
     if a._base is None and pos and type(a._value) is not HOST_STORAGE:
-        tr = trace()
-        if tr is not None:
-            tr.note_write(a)
-        # Donate the old buffer only when this array made it and nothing else refers to it
-        # (the slot and getrefcount's own argument are the only two references); never in
-        # lazy mode (recorded calls hold their operands).
-        lazy = _lazy_on()
-        if not lazy:
-            a._read()  # a value left by lazy mode: computed now
-        donate = not lazy and a._mine and sys.getrefcount(a._value) == 2
-        before = a._value
-        a._rebind(_owner_scalar_writer(len(pos), donate)(before, pos, v), True)
-        if tr is not None:
-            tr.note_stored(a, v, (_views.Box((1,) * len(pos)),), (pos,), before)
-            part = jnp.asarray(v, v.dtype).reshape(()) if isinstance(v, jax.Array) and \
-                v.dtype == a._value.dtype and v.size == 1 else None
-            tr.note_part(before, a._value, ("element", tuple(pos)), part)
+        write_element(a, pos, v, _owner_scalar_writer)
         return
     write_through(a, (_views.Box((1,) * len(pos), pos),) if pos else (), v)
 
@@ -266,13 +245,6 @@ def _updater(lens: tuple, donate: bool, sharding: Any = None):
                                     out_shardings=sharding), store=("view", lens))
 
 
-def _multi_device_sharding(value: Any) -> Any:
-    if isinstance(value, jax.core.Tracer | Lazy):
-        return None
-    sharding = getattr(value, "sharding", None)
-    return None if isinstance(sharding, SingleDeviceSharding) else sharding
-
-
 def write_through(a: ndarray, steps: tuple, new: Any) -> None:
     """Store ``new`` (broadcastable; a jax.Array or a host array) at ``a`` seen through
     ``steps``, updating the root."""
@@ -280,31 +252,14 @@ def write_through(a: ndarray, steps: tuple, new: Any) -> None:
         raise ValueError("assignment destination is read-only")
     new = cast_device(new, a.dtype)
     root = a if a._base is None else a._base
-    tr = trace()
     if type(root._value) is HOST_STORAGE:  # a host array: the new part computed, then stored
-        if tr is not None:
-            raise JitError("npjax.jit: the function writes to an array that is not one of "
-                           "its arguments (captured from an enclosing scope); pass that "
-                           "array as an argument")
+        refuse_host_write()
         target = a._host()
         value = _views.apply_set(steps, jax.device_put(target), _views.dynamic_args(steps),
                                  jnp.asarray(new))
         target[...] = _stats.fetch(value)
         return
-    if tr is not None:
-        tr.note_write(root)
-    lens = _views.compose(a._full_lens() if a._base is not None else (), *steps)
-    lazy = _lazy_on()
-    old = root._read_lazy() if lazy else root._read()
-    if not lens and getattr(new, "shape", None) == old.shape and new.dtype == old.dtype:
-        root._rebind(new if isinstance(new, jax.Array | Lazy) else to_jax(new), False)
-    else:
-        del old
-        donate = not lazy and root._mine and sys.getrefcount(root._value) == 2
-        keep = None if tr is not None else _multi_device_sharding(root._value)
-        dyns, before = _views.dynamic_args(lens), root._value
-        root._rebind(_updater(lens, donate, keep)(before, dyns, new), True)
-        if tr is not None:
-            tr.note_stored(root, new, lens, dyns, before)
+    store(root, _views.compose(a._full_lens() if a._base is not None else (), *steps), new,
+          _updater)
     if root._layout is not None and root._layout.shape != root._value.shape:
         root._layout = None

@@ -46,8 +46,8 @@ from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._orders import order_code
 from npjax._pure._axes import (axis_argument, diagonal_axes, integer, normalize_axes,
                               normalize_axis, ravel_is_view, reshape_target)
-from npjax._core._lazy import Kernel, Lazy, concrete_if_done, stored_part
-from npjax._runtime._context import current, trace
+from npjax._core._executor import (Kernel, Lazy, concrete_if_done, recording, stored_part,
+                                   view_source)
 
 
 builtins_type = builtins.type
@@ -174,9 +174,9 @@ class ndarray(ArrayBase):
         if not lens:  # no cache: it would hold the root's buffer and block its donation
             return root
         dyns = _views.dynamic_args(lens)
-        if isinstance(root, jax.core.Tracer) and (tr := trace()) is not None:
+        if isinstance(root, jax.core.Tracer):
             # npjax.jit: the part just stored there, or read from the value before that store
-            root, stored = tr.read_source(root, ("view", lens, dyns), tr.updating is self)
+            root, stored = view_source(self, root, lens, dyns)
             if stored and root.shape == self._layout.shape:
                 self._cache = (base._version, root)
                 return root
@@ -190,7 +190,7 @@ class ndarray(ArrayBase):
     def _read_lazy(self) -> Any:
         """The current value; in lazy mode possibly a pending ``_lazy.Lazy`` (view reads are
         then recorded too). Only code whose kernels are ``_lazy.Kernel`` may call this."""
-        if self._host() is not None or not current().lazy:
+        if self._host() is not None or not recording():
             return self._read()
         base = self._base
         if base is None:

@@ -46,11 +46,10 @@ import numpy as np
 from jax import lax
 
 from npjax._core import _index_write, _views
-from npjax._runtime._context import get as _get_context
 from npjax._core._index_values import cast_device
 from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._impl.reductions import pairwise_upto
-from npjax._core._lazy import Kernel, Lazy, concrete_if_done
+from npjax._core._executor import Kernel, Lazy, as_input, concrete_if_done, windows_eligible
 from npjax._core._device_copies import _to_device
 from npjax._core._ndarray import PADDED, ndarray
 
@@ -83,21 +82,13 @@ def bucket(length: int) -> int:
     return FLOOR if length <= FLOOR else 1 << (length - 1).bit_length()
 
 
-def _eligible() -> bool:
-    """Whether the context runs device code (eagerly or lazily) outside a trace, with no
-    device or sharding asked for."""
-    ctx = _get_context()
-    policy = ctx.policy
-    return ctx.trace is None and policy.device is None and policy.sharding is None
-
-
 def window(x: Any) -> Win | None:
     """``x`` as a window, or None (not a 1-D view of a concrete 1-D/2-D device array made of
     slices, ints, transposes; or a length first seen for its family: see the docstring)."""
     if type(x) is not ndarray:
         return None
     base = x._base
-    if base is None or x._lens is None or not _eligible():
+    if base is None or x._lens is None or not windows_eligible():
         return None
     value = concrete_if_done(base._value)  # lazy mode: possibly pending
     lay = x._layout
@@ -176,10 +167,10 @@ def mask(size: int, length: int, like: jax.Array) -> Any:
     """True on the first ``length`` of ``size`` lanes, placed as ``like`` is (committed to
     its device or not: a committed operand makes programs compile again for that); in lazy
     mode a pending value the program computes."""
-    if _get_context().policy.lazy:  # made by the program from the length (a loop's graphs
-        # then repeat, and roll; sending one per length measured slower)
-        return _mask_kernel(size)(np.int32(length))
-    return _mask(size, length, next(iter(like.devices())) if like.committed else None)
+    # lazy mode: made by the program from the length (a loop's graphs then repeat, and roll;
+    # sending one per length measured slower)
+    return as_input(_mask_kernel(size), (np.int32(length),), lambda: _mask(
+        size, length, next(iter(like.devices())) if like.committed else None))
 
 
 def wrap(value: jax.Array, length: int) -> ndarray:
@@ -288,9 +279,8 @@ def host_padded(x: Any, length: int, size: int, dtype: Any = None) -> Any:
         return None
     buf = np.zeros(size, dtype)
     buf[:length] = data
-    if _get_context().policy.lazy:  # an input of the program (no transfer of its own)
-        return _SEND(buf)
-    return _to_device(buf, owned=True)
+    # lazy mode: an input of the program (no transfer of its own)
+    return as_input(_SEND, (buf,), lambda: _to_device(buf, owned=True))
 
 
 def pair(a: Any, b: Any) -> tuple | None:

@@ -1,5 +1,5 @@
-"""Layer 5 of 7, the library families: NumPy's functions by family.
+"""Layer 6 of 8, the library families: NumPy's functions by family.
 
 Its modules import only from this layer and the ones below
-(_pure, _runtime, _core, _calls);
+(_pure, _runtime, _execution, _core, _calls);
 docs/architecture.md draws the layers and tests/test_layers.py checks them."""

@@ -25,7 +25,7 @@ from npjax._core._subclasses import refuse
 from npjax._pure import _dtypes
 from npjax._core._index_values import convert_value
 from npjax._pure._errors import unsupported
-from npjax._core._lazy import concrete
+from npjax._execution._lazy import concrete
 from npjax._pure._axes import normalize_axis
 from npjax._core._host_only import host_only
 from npjax._core._ndarray import ndarray

@@ -36,7 +36,7 @@ from npjax._calls._fallback import call_numpy
 from npjax._pure._impl.reductions import _jit, _r
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import ndarray
-from npjax._core._lazy import Kernel
+from npjax._execution._lazy import Kernel
 from npjax._core._normalize import to_jax, to_jax_lazy
 from npjax._runtime._context import current
 from npjax._core import _window_reads

@@ -22,7 +22,7 @@ from npjax._pure import _dtypes
 from npjax._calls._dispatch import ArrayIn, AxisIn, DTypeIn, npfunc, write_out
 from npjax._pure._errors import ComplexWarning, unsupported
 from npjax._pure._axes import diagonal_axes, integer, normalize_axes, normalize_axis
-from npjax._core._lazy import concrete  # copyto: a cast recorded in lazy mode, computed
+from npjax._execution._lazy import concrete  # copyto: a cast recorded in lazy mode, computed
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._normalize import to_jax
 

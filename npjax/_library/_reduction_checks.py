@@ -47,7 +47,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._runtime import _context, _deferred_checks, _errstate, _fp_screen, _host_reads
-from npjax._core import _lazy
+from npjax._execution import _lazy
 from npjax._pure._boolsums import all_, all_finite, any_, anys, count, fold_many
 
 EMPTY_MEAN = "Mean of empty slice"

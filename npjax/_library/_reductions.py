@@ -39,7 +39,7 @@ from npjax._pure import _dtypes
 from npjax._library import _reduction_checks as _checks
 from npjax._calls._dispatch import ArrayIn, AxisIn, DTypeIn, IntAxisIn, npfunc, write_out
 from npjax._pure._errors import output_casting_error
-from npjax._core._lazy import Kernel
+from npjax._execution._lazy import Kernel
 from npjax._core import _window_reads
 from npjax._pure._impl.quantiles import (
     _DISCRETE, _METHODS, _k_median, _k_nanmedian, _k_quantile, _k_quantile_weighted,

@@ -33,7 +33,7 @@ from npjax._pure._impl.positions import nonzero_mask, selected
 from npjax._core._subclasses import refuse
 from npjax._calls._dispatch import ArrayIn, Out, npfunc, write_out
 from npjax._pure._errors import ComplexWarning, output_casting_error, unsupported
-from npjax._core._lazy import Kernel
+from npjax._execution._lazy import Kernel
 from npjax._pure._axes import axis_argument, normalize_axis
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._made import from_device, place_made

@@ -1,4 +1,4 @@
-"""Layer 1 of 7, pure parts: errors, dtypes, axis arguments, pure-JAX kernels.
+"""Layer 1 of 8, pure parts: errors, dtypes, axis arguments, pure-JAX kernels.
 
 Its modules import only from this layer and the ones below
 (nothing of npjax);

@@ -110,7 +110,7 @@ CONVERT_VIA_32: tuple[str, ...] = ("tpu",)
 SCAN_AS_TREE: tuple[str, ...] = ("tpu",)
 
 # platform -> float dtypes whose products npjax.jit leaves as they are, where it otherwise adds
-# a -0.0 after each (``_core._lazy.round_products``) so that XLA cannot contract a product into
+# a -0.0 after each (``_execution._lazy.round_products``) so that XLA cannot contract a product into
 # the addition after it (one rounding, as a fused multiply-add; XLA's CPU backend does). On a
 # TPU float64 is emulated: each such addition is some 20 32-bit operations an element to
 # compile and to run (jacobi_2d's first npjax.jit call on the chip: 31.6 s with them, 23.7 s
@@ -121,13 +121,13 @@ SCAN_AS_TREE: tuple[str, ...] = ("tpu",)
 PRODUCTS_EXACT: dict[str, frozenset[str]] = {"tpu": frozenset({"float64", "complex128"})}
 
 # platforms where a lazy program holding float64, complex128 or 64-bit integers runs on the
-# host's CPU backend the first time its structure is flushed (``_core/_lazy_cold.py``): their
+# host's CPU backend the first time its structure is flushed (``_execution/_lazy_cold.py``): their
 # float64 transcendental functions compile for seconds each there (exp 4.2 s, erf 10.5 s:
 # benchmarks/results/tpu/op_compile_compile_only.txt)
 COLD_ON_CPU: frozenset[str] = frozenset({"tpu"})
 
 # platforms where every lazy program that holds a complex128 value (input, result or any step
-# between) runs on the host's CPU backend (``_core/_lazy_cold.py``): on a TPU v5e, XLA
+# between) runs on the host's CPU backend (``_execution/_lazy_cold.py``): on a TPU v5e, XLA
 # compiled complex128 ``exp``, ``log``, ``sqrt``, ``sin``, ``z + 1``... of shape (10, 5) or
 # (2, 3, 4) into a layout error, and those that compiled took 5-22 s (``log`` of 5 x 5:
 # 22 s; benchmarks/tpu_complex_compile.py on the chip, 2026-12-06)

@@ -1,4 +1,4 @@
-"""Layer 2 of 7, runtime: execution context, policy, error state, checks, statistics, caches.
+"""Layer 2 of 8, runtime: execution context, policy, error state, checks, statistics, caches.
 
 Its modules import only from this layer and the ones below
 (_pure);

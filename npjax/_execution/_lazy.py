@@ -47,8 +47,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._core import _lazy_cold
-from npjax._core._lazy_checks import _replay_checks, _stored_checks, _watch
+from npjax._execution import _lazy_cold
+from npjax._execution._lazy_checks import _replay_checks, _stored_checks, _watch
 from npjax._pure import _capabilities
 from npjax._runtime import _stats
 from npjax._runtime._finite_watch import FiniteWatch

@@ -10,7 +10,6 @@ from collections import Counter
 
 import jax
 
-from npjax._core import _views
 from npjax._runtime._finite_watch import FiniteWatch
 from npjax._runtime._thread_checks import check_now, hold
 
@@ -56,7 +55,9 @@ def _watch(watch: FiniteWatch, waiting: dict, later: dict, i: int, entry: tuple,
     if made is not None:
         shown, check, operands = made
         _, dyns, _ = jax.tree.unflatten(treedef, leaves)
-        back = _views.apply_get(k.store[1], outs[0], dyns)
+        back = outs[0]  # (``_core._views.apply_get``: the core is the layer above)
+        for step, dyn in zip(k.store[1], dyns):
+            back = step.get(back, dyn)
         if back.shape == shown[0].shape and back.dtype == shown[0].dtype:
             shown = [back]  # the stored value itself (no cast, no broadcast)
         watch.add(shown, check[0], operands if check[1] else None)
