@@ -49,13 +49,18 @@ SCRIPT = textwrap.dedent("""
     """)
 
 
-def test_first_run_of_a_program_on_the_cpu_backend():
+def _two_cpu_devices(script: str) -> list[str]:
+    """The lines ``script`` prints in a process with two CPU devices."""
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2",
                PYTHONPATH=os.path.dirname(os.path.dirname(npjax.__file__)))
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
-    lines = out.stdout.split("\n")
+    return [ln for ln in out.stdout.splitlines() if ln]
+
+
+def test_first_run_of_a_program_on_the_cpu_backend():
+    lines = _two_cpu_devices(SCRIPT)
     # the first float64 program runs cold, its reruns on the arrays' device; float32: never
     assert [ln for ln in lines if ln.startswith("run")] == [
         "run 1 True float64", "run 1 True float64", "run 1 True float64", "run 1 True float32"]
@@ -87,15 +92,10 @@ COMPLEX_SCRIPT = textwrap.dedent("""
 
 
 def test_programs_holding_complex128_run_on_the_cpu_backend_every_time():
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=2",
-               PYTHONPATH=os.path.dirname(os.path.dirname(npjax.__file__)))
-    out = subprocess.run([sys.executable, "-c", COMPLEX_SCRIPT], env=env, capture_output=True,
-                         text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    lines = [ln for ln in out.stdout.split("\n") if ln]
+    lines = _two_cpu_devices(COMPLEX_SCRIPT)
     # one program a round (both results), on the CPU each time; the float64 one: never
     assert lines == ["run 1 (True, True) True", "run 2 (True, True) True",
-                     "run 3 (True, True) True", "float 3"], out.stdout
+                     "run 3 (True, True) True", "float 3"], lines
 
 
 def test_not_on_a_cpu_backend_or_without_64_bit_values():
