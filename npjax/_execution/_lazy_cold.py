@@ -75,24 +75,14 @@ def _variables(jaxpr: Any) -> Any:
 
 def _home(inputs: Any) -> Any:
     """The one device of the program's array inputs, where its platform runs cold programs on
-    the CPU and one of them holds an emulated dtype; else None."""
-    home, emulated = None, False
-    for x in inputs:
-        if isinstance(x, jax.Array):
-            devices = x.devices()
-            if len(devices) != 1:
-                return None  # (sharded: left to the accelerator)
-            device = next(iter(devices))
-            if home is None:
-                home = device
-            elif device != home:
-                return None
-            emulated = emulated or x.dtype in _EMULATED
-        elif isinstance(x, np.ndarray):  # (a host operand, sent with the program's inputs)
-            emulated = emulated or x.dtype in _EMULATED
-    if home is None or not emulated or home.platform not in _capabilities.COLD_ON_CPU:
+    the CPU and one of them (or a host operand sent with them) holds an emulated dtype; else
+    None."""
+    home = _device(inputs)
+    if home is None or home.platform not in _capabilities.COLD_ON_CPU:
         return None
-    return home
+    emulated = any(isinstance(x, jax.Array | np.ndarray) and x.dtype in _EMULATED
+                   for x in inputs)
+    return home if emulated else None
 
 
 def run(compiled: Any, neg_zero: Any, inputs: list, always: bool = False) -> tuple | None:
