@@ -112,3 +112,43 @@ def test_the_report_counts_them():
     data["lazy"]["cold_on_cpu"] = 2
     assert "CPU backend (this accelerator compiles their 64-bit work slowly): 2" in \
         _report.format_report(data)
+
+
+SCRIPT_EVERY_CALL = textwrap.dedent("""
+    import sys, warnings
+    import jax, numpy as np, npjax
+    from npjax._execution import _lazy_cold
+    from npjax._pure import _capabilities
+    sys.path.insert(0, "benchmarks")
+    import complex_check
+    home, cold = jax.devices("cpu")
+    _capabilities.COMPLEX_ON_CPU = frozenset({"cpu"})
+    _capabilities.HOST_DTYPES = {"cpu": frozenset({"complex128"})}
+    _lazy_cold.cold_device = lambda: cold
+    want = complex_check.snippets(np)
+    for mode in ("eager", "lazy"):
+        with npjax.policy(mode=mode, placement="device"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = complex_check.snippets(npjax)
+            for k, w in want.items():
+                g = got[k]
+                where = "host" if g._host() is not None else \\
+                    "cold" if sorted(g._read().devices()) == [cold] else "home"
+                same = g.dtype == w.dtype and g.shape == w.shape and np.allclose(
+                    np.asarray(g), w, rtol=1e-13, atol=1e-300)
+                print(mode, k, g.dtype, same, where)
+    print("counted", npjax.stats()["lazy"]["complex_on_cpu"] > 0)
+    """)
+
+
+def test_complex128_never_lives_on_the_accelerator():
+    """Eager kernels and lazy programs given or making complex128 run on the CPU backend;
+    their complex128 results stay there (host memory), the others go back to the
+    accelerator (on a TPU a complex128 array on the chip can halt it when read)."""
+    lines = _two_cpu_devices(SCRIPT_EVERY_CALL)
+    rows = [ln.split() for ln in lines if not ln.startswith("counted")]
+    assert len(rows) == 18 and all(r[3] == "True" for r in rows), lines
+    for mode, name, dtype, _, where in rows:
+        assert where in (("host", "cold") if dtype == "complex128" else ("host", "home")), \
+            (mode, name, dtype, where)
+    assert "counted True" in lines

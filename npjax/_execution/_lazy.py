@@ -191,7 +191,10 @@ class Kernel:
         operands."""
         if _seq and _has_lazy(args):
             args = jax.tree.map(concrete, args)
-        out = self.fn(*args)
+        if _lazy_cold.complex_on_cpu() and _lazy_cold.eager_on_cpu(self.fn, args):
+            out = _lazy_cold.run_now(self.fn, args)  # (complex128 where the accelerator
+        else:  # cannot hold it: on the CPU backend)
+            out = self.fn(*args)
         if self.products or self.poisons:
             tr = trace()
             if tr is not None:  # traced by npjax.jit

@@ -11,9 +11,13 @@ compiled in a fraction of a second, the CPU semantics npjax's parity suites test
 results go back to the inputs' device; a later flush of the same structure compiles it for
 the accelerator as before. Counted in ``stats()["lazy"]["cold_on_cpu"]`` and the transfers.
 
-A program holding complex128 anywhere (``holds_complex128``) runs there every time on a
-platform of ``_capabilities.COMPLEX_ON_CPU``: the TPU's compiler fails on complex128 at many
-shapes and takes seconds for what it compiles.
+On a platform of ``_capabilities.COMPLEX_ON_CPU`` (the TPU: its compiler fails on complex128
+at many shapes, takes seconds for what it compiles, and a complex128 array it holds can halt
+the chip when read) complex128 values never live on the accelerator: a lazy program holding
+complex128 anywhere (``holds_complex128``) runs on the CPU backend every time, and so does an
+eager kernel given or making complex128 (``eager_on_cpu``, ``run_now``); their complex128
+results stay in the CPU backend's memory (host memory), the others go back to the
+accelerator.
 """
 
 from __future__ import annotations
@@ -55,11 +59,16 @@ def _device(inputs: Any) -> Any:
     return home
 
 
+@functools.cache
+def complex_on_cpu() -> bool:
+    """Whether the default backend's platform runs complex128 work on the CPU backend."""
+    return jax.default_backend() in _capabilities.COMPLEX_ON_CPU
+
+
 def holds_complex128(fn: Any, args: list) -> bool:
-    """Whether ``fn(*args)`` holds a complex128 value anywhere, where its inputs' platform
+    """Whether ``fn(*args)`` holds a complex128 value anywhere, where the default backend
     runs such programs on the CPU (one trace, once per program: ``_lazy._compile``)."""
-    home = _device(args)
-    if home is None or home.platform not in _capabilities.COMPLEX_ON_CPU:
+    if not complex_on_cpu() or cold_device() is None:
         return False
     jaxpr = jax.make_jaxpr(fn)(*args).jaxpr
     return any(v.aval.dtype == _C128 for v in _variables(jaxpr) if hasattr(v.aval, "dtype"))
@@ -90,19 +99,96 @@ def run(compiled: Any, neg_zero: Any, inputs: list, always: bool = False) -> tup
     inputs' device: the first run of a program whose accelerator compile is slow, or every
     run of one that ``holds_complex128`` (``always``; see above); None where that does not
     apply."""
-    home = _device(inputs) if always else _home(inputs)
-    args = (neg_zero, *inputs)
+    if always:
+        values, suspect = _on_cpu(compiled, (neg_zero, *inputs))
+        _stats.lazy["complex_on_cpu"] += 1
+        return values, suspect
+    home = _home(inputs)
     cpu = cold_device() if home is not None else None
     if cpu is None or cpu == home:
         return None
-    sent = [x for x in args if isinstance(x, jax.Array)]
     try:
-        values, suspect = compiled(*(jax.device_put(x, cpu) if isinstance(x, jax.Array)
-                                     else x for x in args))
-        values = jax.device_put(values, home)
+        values, suspect = _on_cpu(compiled, (neg_zero, *inputs), home)
     except Exception:  # (whatever fails here runs where it always ran, and fails there)
         return None
-    _stats.lazy["complex_on_cpu" if always else "cold_on_cpu"] += 1
-    _stats.record_transfer("device_to_host", sum(x.nbytes for x in sent), len(sent))
-    _stats.record_transfer("host_to_device", sum(v.nbytes for v in values), len(values))
+    _stats.lazy["cold_on_cpu"] += 1
     return values, suspect
+
+
+def _on_cpu(fn: Any, args: tuple, home: Any = None) -> Any:
+    """``fn(*args)`` on the CPU backend: its array arguments sent there, its results back to
+    ``home`` (the accelerator's default device when None) except those of complex128 on a
+    platform of ``COMPLEX_ON_CPU`` (they stay in host memory). Transfers counted."""
+    cpu = cold_device()
+    if home is None:
+        home = jax.devices()[0]
+    sent = [x for x in jax.tree.leaves(args)
+            if isinstance(x, jax.Array) and next(iter(x.devices())) != cpu]
+    with jax.default_device(cpu):
+        out = fn(*jax.tree.map(lambda x: jax.device_put(x, cpu) if isinstance(x, jax.Array)
+                               else x, args))
+    keep = complex_on_cpu()
+    moved: list = []
+
+    def back(v: Any) -> Any:
+        if not isinstance(v, jax.Array) or home == cpu or (keep and v.dtype == _C128):
+            return v
+        moved.append(v.nbytes)
+        return jax.device_put(v, home)
+
+    out = jax.tree.map(back, out)
+    _stats.record_transfer("device_to_host", sum(x.nbytes for x in sent), len(sent))
+    _stats.record_transfer("host_to_device", sum(moved), len(moved))
+    return out
+
+
+# Eager kernels (``_lazy.Kernel.now``) given or making complex128, by kernel and argument
+# types (bounded: cleared when full).
+_MAKES_COMPLEX: dict = {}
+
+
+def _kind(x: Any) -> Any:
+    if isinstance(x, jax.Array | np.ndarray | np.generic):
+        return (x.shape, x.dtype, getattr(x, "weak_type", False))
+    if type(x) in (int, float, complex, bool):
+        return type(x)
+    try:
+        hash(x)
+    except TypeError:
+        return type(x)
+    return x
+
+
+def eager_on_cpu(fn: Any, args: tuple) -> bool:
+    """Whether the eager kernel ``fn(*args)`` is given or makes complex128 where the default
+    backend runs complex128 work on the CPU (asked once per kernel and argument types: the
+    result types come from ``jax.eval_shape``). Never under a trace."""
+    leaves = jax.tree.leaves(args)
+    if any(isinstance(x, jax.core.Tracer) for x in leaves) or cold_device() is None:
+        return False
+    key = (fn, tuple(map(_kind, leaves)))
+    found = _MAKES_COMPLEX.get(key)
+    if found is None:
+        found = any(getattr(x, "dtype", None) == _C128 for x in leaves)
+        if not found:
+            try:
+                made = jax.eval_shape(fn, *args)
+            except Exception:  # (the call itself raises it, where it runs)
+                made = ()
+            found = any(getattr(v, "dtype", None) == _C128 for v in jax.tree.leaves(made))
+        if len(_MAKES_COMPLEX) > 4096:
+            _MAKES_COMPLEX.clear()
+        _MAKES_COMPLEX[key] = found
+    return found
+
+
+def run_now(fn: Any, args: tuple) -> Any:
+    """The eager kernel ``fn(*args)`` run on the CPU backend (see ``eager_on_cpu``); its
+    non-complex results go back to the accelerator. Counted in
+    ``stats()["lazy"]["complex_on_cpu"]``."""
+    home = next((next(iter(x.devices())) for x in jax.tree.leaves(args)
+                 if isinstance(x, jax.Array) and next(iter(x.devices())) != cold_device()),
+                None)
+    out = _on_cpu(fn, args, home)
+    _stats.lazy["complex_on_cpu"] += 1
+    return out
