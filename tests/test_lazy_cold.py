@@ -73,7 +73,7 @@ COMPLEX_SCRIPT = textwrap.dedent("""
     from npjax._execution import _lazy_cold
     from npjax._pure import _capabilities
     home, cold = jax.devices("cpu")
-    _capabilities.COMPLEX_ON_CPU = frozenset({"cpu"})
+    _capabilities.HOST_DTYPES = {"cpu": frozenset({"complex128"})}
     _lazy_cold.cold_device = lambda: cold
     xn = np.linspace(-3.0, 3.0, 50).reshape(10, 5)
     with npjax.policy(mode="lazy", placement="device"):
@@ -83,11 +83,11 @@ COMPLEX_SCRIPT = textwrap.dedent("""
             z = npjax.exp(1j * x) / (x + 2j)
             same = (np.array_equal(np.asarray(r), np.abs(np.exp(1j * xn) + xn)),
                     np.allclose(np.asarray(z), np.exp(1j * xn) / (xn + 2j), rtol=1e-15))
-            print("run", npjax.stats()["lazy"]["complex_on_cpu"], same,
+            print("run", npjax.stats()["lazy"]["host_dtype_on_cpu"], same,
                   sorted(r._read().devices()) == [home])
         y = npjax.sin(x) * 2.0
         np.asarray(y)
-        print("float", npjax.stats()["lazy"]["complex_on_cpu"])
+        print("float", npjax.stats()["lazy"]["host_dtype_on_cpu"])
     """)
 
 
@@ -122,7 +122,6 @@ SCRIPT_EVERY_CALL = textwrap.dedent("""
     sys.path.insert(0, "benchmarks")
     import complex_check
     home, cold = jax.devices("cpu")
-    _capabilities.COMPLEX_ON_CPU = frozenset({"cpu"})
     _capabilities.HOST_DTYPES = {"cpu": frozenset({"complex128"})}
     _lazy_cold.cold_device = lambda: cold
     want = complex_check.snippets(np)
@@ -137,7 +136,7 @@ SCRIPT_EVERY_CALL = textwrap.dedent("""
                 same = g.dtype == w.dtype and g.shape == w.shape and np.allclose(
                     np.asarray(g), w, rtol=1e-13, atol=1e-300)
                 print(mode, k, g.dtype, same, where)
-    print("counted", npjax.stats()["lazy"]["complex_on_cpu"] > 0)
+    print("counted", npjax.stats()["lazy"]["host_dtype_on_cpu"] > 0)
     """)
 
 
@@ -152,3 +151,65 @@ def test_complex128_never_lives_on_the_accelerator():
         assert where in (("host", "cold") if dtype == "complex128" else ("host", "home")), \
             (mode, name, dtype, where)
     assert "counted True" in lines
+
+
+SCRIPT_FLOAT64 = textwrap.dedent("""
+    import warnings
+    import jax, numpy as np, npjax
+    from npjax._execution import _lazy_cold
+    from npjax._pure import _capabilities
+    home, cold = jax.devices("cpu")
+    _capabilities.HOST_DTYPES = {"cpu": frozenset({"float64", "complex128"})}
+    _lazy_cold.cold_device = lambda: cold
+
+    def calls(m, i, f):
+        return {"true_divide": i / 4, "times_float": i * 1.5, "astype": f.astype(np.float64),
+                "mean": m.mean(i), "sum_f64": m.sum(f, dtype=np.float64), "f32": f * 2,
+                "int": i * 3, "exp_of_int": m.exp(i[:5]), "linspace": m.linspace(0, 1, 7),
+                "mixed": (i / 4).sum() + f.sum()}
+
+    i_n, f_n = np.arange(-20, 20), np.linspace(-1, 1, 40, dtype=np.float32)
+    want = calls(np, i_n, f_n)
+    for mode in ("eager", "lazy"):
+        with npjax.policy(mode=mode, placement="device"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            i, f = npjax.asarray(i_n), npjax.asarray(f_n)
+            got = calls(npjax, i, f)
+            for k, w in want.items():
+                g, w = got[k], np.asarray(w)
+                where = "host" if not isinstance(g, npjax.ndarray) or g._host() is not None \\
+                    else "cold" if sorted(g._read().devices()) == [cold] else "home"
+                same = g.dtype == w.dtype and np.shape(g) == w.shape and np.allclose(
+                    np.asarray(g), w, rtol=1e-14, atol=0)
+                print(mode, k, g.dtype, same, where)
+
+    def kernel(m, a, b):
+        for j in range(1, a.shape[0]):
+            a[j] = a[j - 1] * 0.5 + b[j]
+        return a * 3
+
+    with npjax.policy(placement="device"):
+        jitted = npjax.jit(kernel, static_argnums=0)
+        for a_n in (f_n.astype(np.float64), f_n):
+            before = npjax.stats()["lazy"]["host_dtype_on_cpu"]
+            g, w = jitted(npjax, npjax.asarray(a_n), npjax.asarray(f_n)), kernel(np, a_n, f_n)
+            on_cpu = npjax.stats()["lazy"]["host_dtype_on_cpu"] > before
+            where = "host" if g._host() is not None else \\
+                "cold" if sorted(g._read().devices()) == [cold] else "home"
+            print("jit", on_cpu, g.dtype, np.array_equal(np.asarray(g), w), where)
+    """)
+
+
+def test_float64_never_lives_on_an_accelerator_that_cannot_hold_it():
+    """Where the backend's arrays cannot hold float64 (a TPU keeps it as two float32 values),
+    float64 values computed from device arrays of other dtypes stay in host memory, equal to
+    NumPy's; the int and float32 results stay on the accelerator."""
+    lines = _two_cpu_devices(SCRIPT_FLOAT64)
+    rows = [ln.split() for ln in lines if not ln.startswith("jit")]
+    assert len(rows) == 20 and all(r[3] == "True" for r in rows), lines
+    # npjax.jit: a program holding float64 runs on the CPU backend, a float32 one does not
+    assert [ln for ln in lines if ln.startswith("jit")] == [
+        "jit True float64 True cold", "jit False float32 True home"], lines
+    for mode, name, dtype, _, where in rows:
+        assert where in (("host", "cold") if dtype == "float64" else ("home",)), \
+            (mode, name, dtype, where)

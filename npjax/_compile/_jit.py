@@ -71,7 +71,7 @@ from npjax._pure._errors import JitError, ShapeNeeded
 from npjax._compile._while import LoopNeeded
 from npjax._runtime import _context, _errstate, _finite_watch, _stats
 from npjax._core import _views
-from npjax._execution import _lazy
+from npjax._execution import _lazy, _lazy_cold
 from npjax._compile import _loop_source, _masked, _masked_index, _store_merge
 from npjax._compile import _jit_inputs as _inputs
 from npjax._compile import _user_code as _watch
@@ -486,10 +486,13 @@ def _jit_error(exc: BaseException, fn: Callable) -> JitError:
 class _Entry:
     """One compiled program (per cache key) and what its trace learnt."""
 
-    __slots__ = ("compiled", "containers", "eager", "layouts", "own", "result", "written")
+    __slots__ = ("compiled", "containers", "eager", "layouts", "on_cpu", "own", "result",
+                 "written")
 
     def __init__(self) -> None:
         self.compiled: Any = None
+        # it holds a dtype the backend's arrays cannot (float64 on a TPU): runs on the CPU
+        self.on_cpu = False
         self.eager: str | None = None  # fallback="eager": the user's line that cannot trace
         self.result: Any = None  # the result's spec (``_Outputs.walk``)
         self.own: tuple | None = None  # (scalar, layout, readonly) when it is one new owner
@@ -580,7 +583,13 @@ class Jitted:
         failed = None  # an exception raised while tracing
         watching = _watch.depth()  # (loop bodies' traces this call is inside)
         try:
-            outs, written, flags = entry.compiled(root_vals, dyns, _lazy.neg_zero())
+            call = (root_vals, dyns, _lazy.neg_zero())
+            if first and _lazy_cold.held_on_cpu():
+                entry.on_cpu = _lazy_cold.traces_host_dtype(entry.compiled, call)
+            if entry.on_cpu:
+                outs, written, flags = _lazy_cold.run_now(entry.compiled, call)
+            else:
+                outs, written, flags = entry.compiled(*call)
             if pinned:
                 outs, written = _inputs.unpin(pinned, outs, written, flags)
         except _TRACE_ERRORS as exc:

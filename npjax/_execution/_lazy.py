@@ -191,9 +191,9 @@ class Kernel:
         operands."""
         if _seq and _has_lazy(args):
             args = jax.tree.map(concrete, args)
-        if _lazy_cold.complex_on_cpu() and _lazy_cold.eager_on_cpu(self.fn, args):
-            out = _lazy_cold.run_now(self.fn, args)  # (complex128 where the accelerator
-        else:  # cannot hold it: on the CPU backend)
+        if _lazy_cold.held_on_cpu() and _lazy_cold.eager_on_cpu(self.fn, args):
+            out = _lazy_cold.run_now(self.fn, args)  # (a dtype the accelerator cannot
+        else:  # hold: on the CPU backend)
             out = self.fn(*args)
         if self.products or self.poisons:
             tr = trace()
@@ -475,7 +475,7 @@ def _run(outputs: list) -> None:
         got = _compile(key, spec, out_refs, inputs)
         if got[1] is None and not got[2]:  # (its first run: on the CPU where the accelerator
             cold = _lazy_cold.run(got[0], neg_zero(), inputs)  # is slow to compile)
-    if got[2]:  # (complex128 where the accelerator cannot compile it: always on the CPU)
+    if got[2]:  # (a dtype the accelerator cannot hold: always on the CPU)
         cold = _lazy_cold.run(got[0], neg_zero(), inputs, always=True)
     _stats.lazy["flushes"] += 1
     _stats.lazy["executed"] += len(program)
@@ -508,7 +508,7 @@ def _compile(key: tuple, spec: list, out_refs: tuple, inputs: list,
     on_cpu = False
     if roll is None:
         _stats.lazy["programs"] += 1
-        on_cpu = _lazy_cold.holds_complex128(_program(spec, out_refs), [neg_zero(), *inputs])
+        on_cpu = _lazy_cold.holds_host_dtype(_program(spec, out_refs), [neg_zero(), *inputs])
         roll = None if on_cpu else Roll.find(spec, out_refs, inputs)
         if roll is not None:
             try:  # traced now: a loop the values do not fit runs unrolled instead
@@ -526,7 +526,10 @@ def _compile(key: tuple, spec: list, out_refs: tuple, inputs: list,
 
 @functools.lru_cache(maxsize=1)
 def neg_zero() -> jax.Array:
-    return jnp.asarray(-0.0, np.float64)
+    """The -0.0 programs take as an input (``round_products``), float32: every float dtype
+    holds it exactly, and a float32 one stays on an accelerator whose arrays cannot hold
+    float64 (a TPU kept a float64 -0.0 as 0.0), so it takes no program to the CPU."""
+    return jnp.asarray(-0.0, np.float32)
 
 
 def _program(spec: list, out_refs: tuple) -> Callable:

@@ -11,13 +11,13 @@ compiled in a fraction of a second, the CPU semantics npjax's parity suites test
 results go back to the inputs' device; a later flush of the same structure compiles it for
 the accelerator as before. Counted in ``stats()["lazy"]["cold_on_cpu"]`` and the transfers.
 
-On a platform of ``_capabilities.COMPLEX_ON_CPU`` (the TPU: its compiler fails on complex128
-at many shapes, takes seconds for what it compiles, and a complex128 array it holds can halt
-the chip when read) complex128 values never live on the accelerator: a lazy program holding
-complex128 anywhere (``holds_complex128``) runs on the CPU backend every time, and so does an
-eager kernel given or making complex128 (``eager_on_cpu``, ``run_now``); their complex128
-results stay in the CPU backend's memory (host memory), the others go back to the
-accelerator.
+Values of the dtypes the default backend's arrays never hold (``_capabilities.HOST_DTYPES``:
+float64 and complex128 on a TPU, which keeps a float64 as two float32 values and fails on
+complex128) never live on the accelerator: a lazy program holding one anywhere
+(``holds_host_dtype``) runs on the CPU backend every time, and so does an eager kernel given
+or making one (``eager_on_cpu``, ``run_now``); those results stay in the CPU backend's memory
+(host memory), the others go back to the accelerator. Counted in
+``stats()["lazy"]["host_dtype_on_cpu"]``.
 """
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ import jax.extend.core as jax_core
 import numpy as np
 
 from npjax._pure import _capabilities
+from npjax._pure._dtypes import backend_host_dtypes
 from npjax._runtime import _stats
 
 __all__ = ["run"]
 
 _EMULATED = frozenset(map(np.dtype, ("float64", "complex128", "int64", "uint64")))
-_C128 = np.dtype(np.complex128)
 
 
 @functools.lru_cache(maxsize=1)
@@ -60,18 +60,35 @@ def _device(inputs: Any) -> Any:
 
 
 @functools.cache
-def complex_on_cpu() -> bool:
-    """Whether the default backend's platform runs complex128 work on the CPU backend."""
-    return jax.default_backend() in _capabilities.COMPLEX_ON_CPU
+def held_on_cpu() -> frozenset:
+    """The dtypes whose device work runs on the CPU backend (the default backend's
+    ``_capabilities.HOST_DTYPES``; empty on most platforms)."""
+    return frozenset(map(np.dtype, backend_host_dtypes()))
 
 
-def holds_complex128(fn: Any, args: list) -> bool:
-    """Whether ``fn(*args)`` holds a complex128 value anywhere, where the default backend
-    runs such programs on the CPU (one trace, once per program: ``_lazy._compile``)."""
-    if not complex_on_cpu() or cold_device() is None:
+def holds_host_dtype(fn: Any, args: list) -> bool:
+    """Whether ``fn(*args)`` holds a value of ``held_on_cpu`` anywhere (one trace, once per
+    program: ``_lazy._compile``)."""
+    held = held_on_cpu()
+    if not held or cold_device() is None:
         return False
-    jaxpr = jax.make_jaxpr(fn)(*args).jaxpr
-    return any(v.aval.dtype == _C128 for v in _variables(jaxpr) if hasattr(v.aval, "dtype"))
+    return _holds(jax.make_jaxpr(fn)(*args).jaxpr, held)
+
+
+def traces_host_dtype(jitted: Any, args: tuple) -> bool:
+    """Whether the ``jax.jit`` function ``jitted`` holds a value of ``held_on_cpu`` anywhere
+    when traced with ``args`` (its trace, which a later call of the same types reuses)."""
+    held = held_on_cpu()
+    if not held or cold_device() is None:
+        return False
+    return _holds(jitted.trace(*args).jaxpr.jaxpr, held)
+
+
+def _holds(jaxpr: Any, held: frozenset) -> bool:
+    """Whether a value of ``jaxpr`` has a dtype of ``held`` (a weakly typed scalar, a Python
+    number on its way to another dtype, does not count)."""
+    return any(getattr(v.aval, "dtype", None) in held
+               and not (v.aval.weak_type and not v.aval.shape) for v in _variables(jaxpr))
 
 
 def _variables(jaxpr: Any) -> Any:
@@ -97,11 +114,11 @@ def _home(inputs: Any) -> Any:
 def run(compiled: Any, neg_zero: Any, inputs: list, always: bool = False) -> tuple | None:
     """``compiled(neg_zero, *inputs)`` run on the CPU backend, its values put back on the
     inputs' device: the first run of a program whose accelerator compile is slow, or every
-    run of one that ``holds_complex128`` (``always``; see above); None where that does not
+    run of one that ``holds_host_dtype`` (``always``; see above); None where that does not
     apply."""
     if always:
         values, suspect = _on_cpu(compiled, (neg_zero, *inputs))
-        _stats.lazy["complex_on_cpu"] += 1
+        _stats.lazy["host_dtype_on_cpu"] += 1
         return values, suspect
     home = _home(inputs)
     cpu = cold_device() if home is not None else None
@@ -117,8 +134,8 @@ def run(compiled: Any, neg_zero: Any, inputs: list, always: bool = False) -> tup
 
 def _on_cpu(fn: Any, args: tuple, home: Any = None) -> Any:
     """``fn(*args)`` on the CPU backend: its array arguments sent there, its results back to
-    ``home`` (the accelerator's default device when None) except those of complex128 on a
-    platform of ``COMPLEX_ON_CPU`` (they stay in host memory). Transfers counted."""
+    ``home`` (the accelerator's default device when None) except those of ``held_on_cpu``
+    (they stay in host memory). Transfers counted."""
     cpu = cold_device()
     if home is None:
         home = jax.devices()[0]
@@ -127,11 +144,11 @@ def _on_cpu(fn: Any, args: tuple, home: Any = None) -> Any:
     with jax.default_device(cpu):
         out = fn(*jax.tree.map(lambda x: jax.device_put(x, cpu) if isinstance(x, jax.Array)
                                else x, args))
-    keep = complex_on_cpu()
+    keep = held_on_cpu()
     moved: list = []
 
     def back(v: Any) -> Any:
-        if not isinstance(v, jax.Array) or home == cpu or (keep and v.dtype == _C128):
+        if not isinstance(v, jax.Array) or home == cpu or v.dtype in keep:
             return v
         moved.append(v.nbytes)
         return jax.device_put(v, home)
@@ -142,9 +159,9 @@ def _on_cpu(fn: Any, args: tuple, home: Any = None) -> Any:
     return out
 
 
-# Eager kernels (``_lazy.Kernel.now``) given or making complex128, by kernel and argument
-# types (bounded: cleared when full).
-_MAKES_COMPLEX: dict = {}
+# Whether eager kernels (``_lazy.Kernel.now``) are given or make a value of ``held_on_cpu``,
+# by kernel and argument types (bounded: cleared when full).
+_MAKES_HELD: dict = {}
 
 
 def _kind(x: Any) -> Any:
@@ -160,35 +177,36 @@ def _kind(x: Any) -> Any:
 
 
 def eager_on_cpu(fn: Any, args: tuple) -> bool:
-    """Whether the eager kernel ``fn(*args)`` is given or makes complex128 where the default
-    backend runs complex128 work on the CPU (asked once per kernel and argument types: the
-    result types come from ``jax.eval_shape``). Never under a trace."""
+    """Whether the eager kernel ``fn(*args)`` is given or makes a value of ``held_on_cpu``
+    (asked once per kernel and argument types: the result types come from
+    ``jax.eval_shape``). Never under a trace."""
     leaves = jax.tree.leaves(args)
     if any(isinstance(x, jax.core.Tracer) for x in leaves) or cold_device() is None:
         return False
     key = (fn, tuple(map(_kind, leaves)))
-    found = _MAKES_COMPLEX.get(key)
+    found = _MAKES_HELD.get(key)
     if found is None:
-        found = any(getattr(x, "dtype", None) == _C128 for x in leaves)
+        held = held_on_cpu()
+        found = any(getattr(x, "dtype", None) in held for x in leaves)
         if not found:
             try:
                 made = jax.eval_shape(fn, *args)
             except Exception:  # (the call itself raises it, where it runs)
                 made = ()
-            found = any(getattr(v, "dtype", None) == _C128 for v in jax.tree.leaves(made))
-        if len(_MAKES_COMPLEX) > 4096:
-            _MAKES_COMPLEX.clear()
-        _MAKES_COMPLEX[key] = found
+            found = any(getattr(v, "dtype", None) in held for v in jax.tree.leaves(made))
+        if len(_MAKES_HELD) > 4096:
+            _MAKES_HELD.clear()
+        _MAKES_HELD[key] = found
     return found
 
 
 def run_now(fn: Any, args: tuple) -> Any:
     """The eager kernel ``fn(*args)`` run on the CPU backend (see ``eager_on_cpu``); its
-    non-complex results go back to the accelerator. Counted in
-    ``stats()["lazy"]["complex_on_cpu"]``."""
+    other results go back to the accelerator. Counted in
+    ``stats()["lazy"]["host_dtype_on_cpu"]``."""
     home = next((next(iter(x.devices())) for x in jax.tree.leaves(args)
                  if isinstance(x, jax.Array) and next(iter(x.devices())) != cold_device()),
                 None)
     out = _on_cpu(fn, args, home)
-    _stats.lazy["complex_on_cpu"] += 1
+    _stats.lazy["host_dtype_on_cpu"] += 1
     return out

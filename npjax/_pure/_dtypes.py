@@ -106,17 +106,19 @@ MAX_DEVICE_NDIM = 32
 def is_device_dtype(dtype: np.dtype) -> bool:
     """Whether the device can hold ``dtype``: numeric, native byte order (a byte-swapped
     ``'>f8'`` from a file stays a host array, as NumPy keeps it), at most 64-bit floats, and
-    not one the default backend's platform cannot compute (``_capabilities.HOST_DTYPES``:
-    complex128 on a TPU)."""
+    not one the default backend's platform cannot hold (``_capabilities.HOST_DTYPES``:
+    float64 and complex128 on a TPU)."""
     return (dtype.kind in DEVICE_KINDS and dtype.isnative
             and dtype.itemsize <= _MAX_ITEMSIZE[dtype.kind]
-            and (dtype.kind != "c" or dtype.name not in backend_host_dtypes()))
+            and (dtype.kind not in "fc" or dtype.itemsize < 8
+                 or dtype.name not in backend_host_dtypes()))
 
 
 @functools.cache
 def backend_host_dtypes() -> frozenset[str]:
-    """The dtype names the default backend's arrays never hold (asked at the first complex
-    dtype, never at import: ``jax.distributed.initialize`` must come before the backend)."""
+    """The dtype names the default backend's arrays never hold (asked at the first 64-bit
+    float or complex dtype, never at import: ``jax.distributed.initialize`` must come before
+    the backend)."""
     import jax
 
     from npjax._pure import _capabilities

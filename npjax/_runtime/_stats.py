@@ -312,7 +312,7 @@ def stats() -> dict[str, Any]:
         },
         "lazy": {key: lazy[key] for key in ("recorded", "flushes", "executed", "outputs",
                                             "programs", "rolled", "cold_on_cpu",
-                                            "complex_on_cpu")},
+                                            "host_dtype_on_cpu")},
     }
 
 

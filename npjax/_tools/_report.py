@@ -179,11 +179,11 @@ def format_report(data: dict[str, Any], top: int = 10, title: str = "npjax repor
         out.append("")
         out.append(f"Lazy programs run the first time on the CPU backend (this accelerator "
                    f"compiles their 64-bit work slowly): {cold}")
-    complex_runs = data.get("lazy", {}).get("complex_on_cpu", 0)
-    if complex_runs:
+    held_runs = data.get("lazy", {}).get("host_dtype_on_cpu", 0)
+    if held_runs:
         out.append("")
-        out.append(f"Lazy program runs on the CPU backend (this accelerator cannot compile "
-                   f"complex128 reliably): {complex_runs}")
+        out.append(f"Runs on the CPU backend (float64/complex128 work this accelerator cannot "
+                   f"hold exactly): {held_runs}")
 
     eager = data.get("jit_eager", [])
     if eager:
