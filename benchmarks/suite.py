@@ -36,9 +36,15 @@ if os.path.dirname(HERE) not in sys.path:
 import jax  # noqa: E402
 
 import npjax  # noqa: E402
+from npjax._compile import _autojit  # noqa: E402
 from benchmarks import kernels as kernel_pkg  # noqa: E402
 
-VARIANTS = ("numpy", "npjax_eager", "npjax_lazy", "npjax_jit", "jax_hand", "npjax_autojit")
+VARIANTS = ("numpy", "npjax_eager", "npjax_lazy", "npjax_jit", "jax_hand", "npjax_autojit",
+            "npjax_autojit_steady")
+# The steady autojit variant is called before the rounds until autojit settled on its
+# signature (compiled and judged faster, or as written for good), or for at most this long.
+WARM_S = 3.0
+WARM_CALLS = 2000
 RTOL = 1e-7
 # Kernel kinds for which the issue sets the lazy-mode target (within 1.5x of npjax.jit).
 FUSABLE = ("elementwise", "stencil")
@@ -65,10 +71,12 @@ def _fresh(host_args: tuple, convert: Any) -> list:
 
 
 class Runner:
-    """The six ways of running one kernel; ``call(variant)`` runs one timed call. The autojit
-    variant is the kernel under ``npjax.autojit`` with the default policy: as written while
-    cold, compiled once its calls have taken as long as a compile is expected to (at the
-    second call when an earlier run compiled it: the persistent cache)."""
+    """The seven ways of running one kernel; ``call(variant)`` runs one timed call. The
+    autojit variants are the kernel under ``npjax.autojit`` with the default policy: as
+    written while cold, compiled once its calls have taken as long as a compile is expected
+    to (at the second call when an earlier run compiled it: the persistent cache). The cold
+    one is timed from its first call, as a script calling the kernel a few tens of times
+    sees it; the steady one after ``warm`` (a script calling it many times)."""
 
     def __init__(self, mod: Any, size: str) -> None:
         self.mod = mod
@@ -78,6 +86,7 @@ class Runner:
         statics = tuple(s + 1 for s in mod.STATIC)
         self.jitted = npjax.jit(mod.kernel, static_argnums=(0, *statics))
         self.auto = npjax.autojit(mod.kernel)
+        self.steady = npjax.autojit(mod.kernel)  # a wrapper of its own: its own signatures
 
     def prepare(self, variant: str) -> list:
         if variant == "numpy":
@@ -109,9 +118,51 @@ class Runner:
             out = _block(self.jitted(npjax, *args))
         elif variant == "npjax_autojit":
             out = _block(self.auto(npjax, *args))
+        elif variant == "npjax_autojit_steady":
+            out = _block(self.steady(npjax, *args))
         else:
             out = _block(mod.reference(*args))
         return time.perf_counter() - t0, out
+
+
+def _settled(sigs: list[dict]) -> bool:
+    return bool(sigs) and all(s["state"] == "as written" or s["checked"] for s in sigs)
+
+
+def warm(runner: Runner, max_s: float = WARM_S, max_calls: int = WARM_CALLS) -> tuple[
+        float, Any, dict]:
+    """Call the steady autojit variant (fresh inputs each call) until autojit settled on its
+    signature: compiled and its first compiled calls judged faster than those as written, or
+    as written for good (``AutoJit.signatures``); or until its calls took ``max_s`` seconds
+    or numbered ``max_calls``. Returns (the first call's time, the last call's result, the
+    time to steady state: calls, seconds of calls, the state and why). The process's
+    measured compile times are set aside meanwhile: autojit expects the compile time of a
+    fresh process, and the cold variant's estimate stays the one it had."""
+    saved = list(_autojit._COMPILES)
+    _autojit._COMPILES.clear()
+    _autojit._median[0] = -1  # (its cached median is of the list set aside)
+    try:
+        first, out = runner.call("npjax_autojit_steady", runner.prepare("npjax_autojit_steady"))
+        calls, total = 1, first
+        while not _settled(runner.steady.signatures()) and total < max_s and calls < max_calls:
+            t, out = runner.call("npjax_autojit_steady",
+                                 runner.prepare("npjax_autojit_steady"))
+            calls, total = calls + 1, total + t
+    finally:
+        _autojit._COMPILES[:] = saved
+        _autojit._median[0] = -1
+    sigs = runner.steady.signatures()
+    states = sorted({s["state"] for s in sigs}) or ["cold"]
+    why = "; ".join(sorted({s["why"] for s in sigs if s["why"]}))
+    if states == ["cold"]:
+        looked = [s for s in sigs if s["calls"]]
+        mean = sum(s["cold_s"] for s in looked) / max(sum(s["calls"] for s in looked), 1)
+        why = (f"calls of {mean * 1e6:.0f} us, under autojit's {_autojit.MIN_CALL_S * 1e3:g} "
+               "ms minimum" if looked and mean < _autojit.MIN_CALL_S
+               else f"not settled after {calls} calls ({total:.2f} s)")
+    why = why.replace(os.path.dirname(HERE) + os.sep, "")  # (the repository's paths)
+    return first, out, {"calls": calls, "seconds": total, "state": "/".join(states),
+                        "why": why}
 
 
 def _check(got: Any, want: numpy.ndarray) -> tuple[bool, float]:
@@ -140,13 +191,20 @@ def run_kernel(mod: Any, size: str, repeats: int, log: Any, slow_s: float = math
     for variant in variants:  # first calls: compile time of the jitted variants
         args = runner.prepare(variant)
         try:
-            t, out = runner.call(variant, args)
+            if variant == "npjax_autojit_steady":  # its first call, then on to steady state
+                t, out, record["to_steady"] = warm(runner)
+            else:
+                t, out = runner.call(variant, args)
         except Exception as exc:  # recorded, the suite goes on
             record["check"][variant] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
             log(f"    {variant:12s} FAILED: {type(exc).__name__}: {str(exc)[:200]}")
             continue
         firsts[variant] = t
         log(f"    {variant:12s} first call {t:.2f} s")  # a process abort shows where it was
+        if variant == "npjax_autojit_steady":
+            w = record["to_steady"]
+            log(f"    {'':12s} steady after {w['calls']} calls, {w['seconds']:.2f} s: "
+                f"{w['state']}" + (f" ({w['why'][:160]})" if w["why"] else ""))
         if variant == "numpy":
             expected = _host(out).astype(numpy.float64) if _host(out).dtype.kind in "fc" \
                 else _host(out)
@@ -209,6 +267,8 @@ def summarize(records: list[dict]) -> dict:
             "eager_over_jit": ratio(rec, "npjax_eager", "npjax_jit"),
             "lazy_over_jit": ratio(rec, "npjax_lazy", "npjax_jit"),
             "numpy_over_autojit": ratio(rec, "numpy", "npjax_autojit"),
+            "numpy_over_autojit_steady": ratio(rec, "numpy", "npjax_autojit_steady"),
+            "autojit_steady_over_hand": ratio(rec, "npjax_autojit_steady", "jax_hand"),
             "autojit_first_over_eager_first": ratio(rec, "npjax_autojit", "npjax_eager",
                                                     "first_s"),
             "eager_over_lazy": ratio(rec, "npjax_eager", "npjax_lazy"),
@@ -228,6 +288,16 @@ def summarize(records: list[dict]) -> dict:
         "geomean_numpy_over_jit": _geomean([v["numpy_over_jit"] for v in vals]),
         "geomean_numpy_over_eager": _geomean([v["numpy_over_eager"] for v in vals]),
         "geomean_numpy_over_autojit": _geomean([v["numpy_over_autojit"] for v in vals]),
+        "geomean_numpy_over_autojit_steady": _geomean([v["numpy_over_autojit_steady"]
+                                                       for v in vals]),
+        "geomean_autojit_steady_over_hand": _geomean([v["autojit_steady_over_hand"]
+                                                      for v in vals]),
+        "kernels_autojit_steady_under_1x_numpy": [k for k, v in per.items()
+                                                  if v["numpy_over_autojit_steady"] < 1],
+        "kernels_autojit_steady_under_0_5x_numpy": [k for k, v in per.items()
+                                                    if v["numpy_over_autojit_steady"] < 0.5],
+        "kernels_autojit_first_over_1_2x_eager": [
+            k for k, v in per.items() if v["autojit_first_over_eager_first"] > 1.2],
         "geomean_numpy_over_lazy": _geomean([numpy_over(r, "npjax_lazy") for r in records]),
         "geomean_lazy_over_jit_fusable": _geomean([v["lazy_over_jit"] for v in vals
                                                    if v["kind"] in FUSABLE]),
@@ -255,16 +325,16 @@ def table(records: list[dict], summary: dict, machine: dict, size: str,
              f"{machine.get('default_mode', 'eager')}; NumPy {machine['numpy']}, "
              f"JAX {machine['jax']}.", "",
              "| kernel | kind | NumPy ms | npjax eager ms | npjax lazy ms | npjax.jit ms | "
-             "hand jax.jit ms | autojit ms | lazy / jit | jit / hand | lazy 1st call s | "
+             "hand jax.jit ms | lazy / jit | jit / hand | lazy 1st call s | "
              "jit 1st call s | hand 1st call s | matches NumPy |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for rec in records:
         per = summary["per_kernel"][rec["name"]]
         bad = [v for v, c in rec["check"].items() if not c.get("ok")]
         lines.append(
             f"| {rec['name']} | {rec['kind']} | {_ms(rec, 'numpy')} | "
             f"{_ms(rec, 'npjax_eager')} | {_ms(rec, 'npjax_lazy')} | {_ms(rec, 'npjax_jit')} | "
-            f"{_ms(rec, 'jax_hand')} | {_ms(rec, 'npjax_autojit')} | {per['lazy_over_jit']:.2f} | "
+            f"{_ms(rec, 'jax_hand')} | {per['lazy_over_jit']:.2f} | "
             f"{per['jit_over_hand']:.2f} | "
             f"{_first(rec, 'npjax_lazy')} | {_first(rec, 'npjax_jit')} | "
             f"{_first(rec, 'jax_hand')} | "
@@ -274,11 +344,43 @@ def table(records: list[dict], summary: dict, machine: dict, size: str,
               f"{summary['geomean_jit_compile_over_hand']:.2f}; speed-up of npjax.jit over "
               f"NumPy: {summary['geomean_numpy_over_jit']:.2f}; of lazy npjax over NumPy: "
               f"{summary['geomean_numpy_over_lazy']:.2f}; of eager npjax over NumPy: "
-              f"{summary['geomean_numpy_over_eager']:.2f}; of npjax.autojit over NumPy: "
-              f"{summary['geomean_numpy_over_autojit']:.2f}. Lazy / npjax.jit on the "
+              f"{summary['geomean_numpy_over_eager']:.2f}. Lazy / npjax.jit on the "
               f"elementwise and stencil kernels (geometric mean): "
               f"{summary['geomean_lazy_over_jit_fusable']:.2f}."]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + autojit_table(records, summary)) + "\n"
+
+
+def autojit_table(records: list[dict], summary: dict) -> list[str]:
+    """``npjax.autojit``'s rows: cold (the rounds from its first call), steady (after
+    ``warm``), the time to steady state and what autojit settled on."""
+    if not any("npjax_autojit" in r["times"] or "to_steady" in r for r in records):
+        return []
+    lines = ["", "`npjax.autojit` (default policy). Cold: timed from its first call, as in a "
+             "script calling the kernel a few tens of times. Steady: timed after calls until "
+             f"autojit settled on the signature (at most {WARM_S:g} s or {WARM_CALLS} calls).",
+             "", "| kernel | cold ms | steady ms | steady: speed-up over NumPy | steady / hand "
+             "jax.jit | to steady: calls, s | steady state | 1st call / eager 1st call |",
+             "|---|---:|---:|---:|---:|---:|---|---:|"]
+    for rec in records:
+        per = summary["per_kernel"][rec["name"]]
+        w = rec.get("to_steady")
+        hot = f"{w['calls']}, {w['seconds']:.2f}" if w else "-"
+        state = (w["state"] + (f": {w['why']}" if w["why"] else "")) if w else "-"
+        lines.append(
+            f"| {rec['name']} | {_ms(rec, 'npjax_autojit')} | "
+            f"{_ms(rec, 'npjax_autojit_steady')} | {per['numpy_over_autojit_steady']:.2f} | "
+            f"{per['autojit_steady_over_hand']:.2f} | {hot} | {state.replace('|', '/')} | "
+            f"{per['autojit_first_over_eager_first']:.2f} |")
+    lines += ["", f"Geometric means: cold npjax.autojit "
+              f"{summary['geomean_numpy_over_autojit']:.2f}x NumPy's speed; steady "
+              f"{summary['geomean_numpy_over_autojit_steady']:.2f}x NumPy's speed and "
+              f"{summary['geomean_autojit_steady_over_hand']:.2f}x the time of the hand-written "
+              f"jax.jit. Steady under 1x NumPy: "
+              f"{', '.join(summary['kernels_autojit_steady_under_1x_numpy']) or 'none'}; under "
+              f"0.5x: {', '.join(summary['kernels_autojit_steady_under_0_5x_numpy']) or 'none'}. "
+              f"First call over 1.2x eager's: "
+              f"{', '.join(summary['kernels_autojit_first_over_1_2x_eager']) or 'none'}."]
+    return lines
 
 
 def _first(rec: dict, variant: str) -> str:

@@ -22,9 +22,9 @@ A tiered JIT (PyPy, V8) over ``npjax.jit`` (issue 35, point 1). Each call of ``a
    locals change when it runs; once per function) and calls ``npjax.jit(f)``. Its later calls
    are compiled calls, after the guards (the globals the check read still hold the same
    objects; if not, every signature of ``f`` is cold again). Compiled calls that are not
-   faster than the cold mean (after ``HOT_CHECK`` of them, timed up to their results on
-   the host or computed on the device) send the signature back to running as written, for
-   good.
+   faster than the cold mean (the median of ``HOT_CHECK`` of them but the first, timed up
+   to their results on the host or computed on the device) send the signature back to
+   running as written, for good.
 4. What cannot be compiled runs as written and is remembered per code object (the check) or
    per code object and signature (``npjax.JitError``: also loops that stay unrolled past
    ``_loop_unroll.AUTO_UNROLLED`` traced iterations, as a compile of them would not pay; a
@@ -71,7 +71,10 @@ __all__ = ["autojit"]
 MIN_CALLS = 2  # the first call of a signature always runs as written
 MIN_CALL_S = 2e-4  # calls shorter than this gain less than a compiled call's own overhead
 DEFAULT_COMPILE_S = 0.2  # the expected compile before any is measured (CPU: 0.1-0.4 s)
-HOT_CHECK = 3  # compiled calls timed before they are judged against the cold ones
+HOT_CHECK = 5  # compiled calls timed before they are judged against the cold ones: the
+# median of all but the first (it pays the program's first run; the next ones are still
+# warming, and one call may stall on a busy machine: a mean of three sent signatures whose
+# compiled calls were 2-4x faster back to running as written, for good)
 MAX_SIGNATURES = 64  # per function; further ones run as written
 LOOK_S = 2e-4  # what a look at a call may cost (signature, timing): 8 us in a loop, 100-170 us
 # after other NumPy and XLA work on a 2-CPU VM (benchmarks/suite.py, small preset)
@@ -251,7 +254,7 @@ def _finish(result: Any, host: bool, ctx: Any) -> Any:
 
 
 class _Sig:
-    __slots__ = ("calls", "cold_s", "hot_n", "hot_s", "known", "state", "why")
+    __slots__ = ("calls", "cold_s", "hot_n", "hot_s", "hot_ts", "known", "state", "why")
 
     def __init__(self) -> None:
         self.state = _COLD
@@ -261,6 +264,7 @@ class _Sig:
         self.cold_s = 0.0
         self.hot_n = 0
         self.hot_s = 0.0
+        self.hot_ts: list[float] = []  # the first ``HOT_CHECK`` compiled calls' times
 
 
 _LIVE: weakref.WeakSet = weakref.WeakSet()  # every AutoJit (for the report's cold list)
@@ -331,6 +335,26 @@ class AutoJit:
     def __reduce__(self) -> str:
         """Pickled by name, as the function it wraps is (``multiprocessing`` workers)."""
         return self.__qualname__
+
+    def signatures(self) -> list[dict[str, Any]]:
+        """What this wrapper knows of each signature it has looked at, read-only: ``state``
+        ("cold": runs as written, may compile; "compiled"; "as written": for good),
+        ``calls`` and ``cold_s`` (the calls run as written and their time, skipped calls
+        counted as long as the looked-at one), ``compiled_calls`` and ``compiled_s`` (the
+        compiled calls so far and their time: the first ``HOT_CHECK`` up to their results),
+        ``checked`` (a compiled signature whose first ``HOT_CHECK`` calls were judged faster)
+        and ``why`` (a signature running as written for good: why, and the file:line)."""
+        names = {_COLD: "cold", _HOT: "compiled", _AS_WRITTEN: "as written"}
+        out = []
+        for st in list(self._sigs.values()):
+            state, why = names[st.state], st.why
+            if self._refused is not None and st.state == _COLD:
+                state, why = "as written", (self._refused[2], self._refused[1])
+            out.append({"state": state, "calls": st.calls, "cold_s": st.cold_s,
+                        "compiled_calls": st.hot_n, "compiled_s": st.hot_s,
+                        "checked": st.state == _HOT and st.hot_n >= HOT_CHECK,
+                        "why": None if why is None else f"{why[0]} ({why[1]})"})
+        return out
 
     def _refuse(self, why: str, site: str, weight: int = 1) -> None:
         _stats.autojit_refused[(self._name, site, why)] += weight
@@ -529,10 +553,14 @@ class AutoJit:
         rec = self._record()
         rec["hot_calls"] += 1
         rec["saved_s"] += cold_mean - elapsed
-        if st.hot_n == HOT_CHECK and st.hot_s / st.hot_n >= cold_mean:
-            self._as_written(st, f"compiled calls were not faster ({st.hot_s / st.hot_n * 1e3:.3g}"
-                             f" ms against {cold_mean * 1e3:.3g} ms as written)", self._site,
-                             args, kwargs, run=False)
+        if st.hot_n <= HOT_CHECK:
+            st.hot_ts.append(elapsed)
+            if st.hot_n == HOT_CHECK:
+                hot = statistics.median(st.hot_ts[1:] or st.hot_ts)
+                if hot >= cold_mean:
+                    self._as_written(st, f"compiled calls were not faster (median "
+                                     f"{hot * 1e3:.3g} ms against {cold_mean * 1e3:.3g} ms as "
+                                     "written)", self._site, args, kwargs, run=False)
         return result
 
 
@@ -558,8 +586,8 @@ def _jit_reason(exc: JitError) -> str:
     text = str(exc)
     if "writes to an array that is not one of its arguments" in text:
         return "writes to an array it does not take as an argument"
-    found = text.rsplit("[", 1)
-    detail = found[1].rstrip("]") if len(found) == 2 else text
+    found = text.rsplit(" [", 1)  # (" [": not an array's shape, ``bool[]``)
+    detail = found[1][:-1] if len(found) == 2 and found[1].endswith("]") else text
     return f"cannot trace: {detail[:160]}"
 
 
