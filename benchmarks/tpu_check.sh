@@ -5,7 +5,7 @@
 # one slow step cannot starve the others; each suite kernel runs in a process of its own, so a
 # compile that never ends or a process abort costs that kernel only. Steps (STEPS, comma
 # separated, default all): import, overhead, threshold, compile, suite, suite_device, examples,
-# complex, tests.
+# float64, complex, tests.
 # A device call lasts at most 10 minutes: run the steps over several calls, e.g.
 #   STEPS=import,suite ...   then   STEPS=examples,tests ...
 # The project is not installed there: PYTHONPATH is the checkout (plus the wheels the
@@ -21,7 +21,7 @@ PACK_TO=${PACK_TO:-}
 pack() { [ -n "$PACK_TO" ] && tar czf "$PACK_TO/tpu_results.tgz" -C "$OUT" . ; return 0; }
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 TQDM_DISABLE=1 MPLBACKEND=Agg
 PY=${PY:-python3}
-STEPS=${STEPS:-import,overhead,threshold,compile,suite,suite_device,examples,complex,tests}
+STEPS=${STEPS:-import,overhead,threshold,compile,suite,suite_device,examples,float64,complex,tests}
 COMPLEX_S=${COMPLEX_S:-240}  # complex128 on the chip: npjax's calls, then the raw cases
 SIZE=${SIZE:-large}
 KERNELS=${KERNELS:-chain,monte_carlo,mandelbrot,heat_3d,jacobi_2d,fdtd_2d,cfd_1d,kmeans,nbody,softmax_mlp,fft_conv,histogram,life,gravity_masks,whiten_checks,ar_rows}
@@ -131,6 +131,18 @@ if has examples; then
         echo "   $ex: exit $? $(grep -E 'MATCH|DIFFER|npjax .* s|numpy .* s' \
             "$OUT/$(basename "$ex" .py).compare.txt" | tail -n 3 | tr '\n' ' ')"
     done
+    pack
+fi
+if has float64; then
+    echo "== float64 bits: raw JAX on the chip, then npjax with every array on the device"
+    timeout 60 $PY benchmarks/tpu_float64_bits.py > "$OUT/float64_bits.txt" 2>&1
+    timeout 60 $PY benchmarks/tpu_float64_bits.py --npjax > "$OUT/float64_bits_npjax.txt" 2>&1
+    grep -E "identical|->" "$OUT/float64_bits_npjax.txt" | head -n 8
+    echo "   float64 ufuncs, eagerly, against NumPy (units of the suites' tolerance)"
+    timeout 240 $PY -c "import npjax, runpy, sys; npjax.set_policy(mode='eager')
+sys.argv = ['ulps', 'exp,log,sin,cos,arccos,tanh,sqrt,power,add,multiply,divide,remainder,sum,matmul', 'float64']
+runpy.run_path('benchmarks/ulps.py', run_name='__main__')" > "$OUT/ulps_float64.md" 2>&1
+    tail -n 16 "$OUT/ulps_float64.md"
     pack
 fi
 if has complex; then
