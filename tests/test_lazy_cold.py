@@ -161,6 +161,8 @@ SCRIPT_FLOAT64 = textwrap.dedent("""
     home, cold = jax.devices("cpu")
     _capabilities.HOST_DTYPES = {"cpu": frozenset({"float64", "complex128"})}
     _lazy_cold.cold_device = lambda: cold
+    from npjax._compile import _jit_inputs
+    _jit_inputs.RESIDENT = True  # (npjax.jit's inputs as on an accelerator)
 
     def calls(m, i, f):
         return {"true_divide": i / 4, "times_float": i * 1.5, "astype": f.astype(np.float64),
@@ -197,6 +199,12 @@ SCRIPT_FLOAT64 = textwrap.dedent("""
             where = "host" if g._host() is not None else \\
                 "cold" if sorted(g._read().devices()) == [cold] else "home"
             print("jit", on_cpu, g.dtype, np.array_equal(np.asarray(g), w), where)
+    with npjax.policy(placement="device", random="jax"):
+        for dt in (np.float64, np.float32):  # a device draw (JAX's stream)
+            g = npjax.random.default_rng(0).random(70000, dtype=dt)
+            where = "host" if g._host() is not None else \\
+                "cold" if sorted(g._read().devices()) == [cold] else "home"
+            print("random", g.dtype, where)
     """)
 
 
@@ -205,11 +213,13 @@ def test_float64_never_lives_on_an_accelerator_that_cannot_hold_it():
     float64 values computed from device arrays of other dtypes stay in host memory, equal to
     NumPy's; the int and float32 results stay on the accelerator."""
     lines = _two_cpu_devices(SCRIPT_FLOAT64)
-    rows = [ln.split() for ln in lines if not ln.startswith("jit")]
+    rows = [ln.split() for ln in lines if not ln.startswith(("jit", "random"))]
     assert len(rows) == 20 and all(r[3] == "True" for r in rows), lines
     # npjax.jit: a program holding float64 runs on the CPU backend, a float32 one does not
     assert [ln for ln in lines if ln.startswith("jit")] == [
         "jit True float64 True cold", "jit False float32 True home"], lines
+    assert [ln for ln in lines if ln.startswith("random")] == [
+        "random float64 cold", "random float32 home"], lines
     for mode, name, dtype, _, where in rows:
         assert where in (("host", "cold") if dtype == "float64" else ("home",)), \
             (mode, name, dtype, where)

@@ -34,6 +34,7 @@ import jax
 import numpy as np
 
 from npjax._core._ndarray import ndarray
+from npjax._pure._dtypes import is_device_dtype
 from npjax._runtime import _stats
 
 ALIGN = 64  # XLA's CPU backend reads host memory in place at this alignment
@@ -245,15 +246,16 @@ def send(roots: list) -> tuple[list, list[int]]:
             if data is None:
                 vals.append(r._read())
                 continue
-            if resident:
+            if resident and is_device_dtype(data.dtype):
                 vals.append(r._read())  # kept on the device while its bytes are the same
                 continue
+            # (a dtype the accelerator cannot hold: the program runs on the CPU backend)
             val, at, copied = _host_value(data, r)
         elif isinstance(r, np.ndarray):
             if not direct:
                 vals.append(jax.numpy.asarray(r))
                 continue
-            if resident and _platform() != "cpu":
+            if resident and _platform() != "cpu" and is_device_dtype(r.dtype):
                 val, at, copied = r, 0, r.nbytes
             else:  # (the caller's memory: read in place only where it is large)
                 val, at, copied = _host_value(r, None)

@@ -177,9 +177,9 @@ def _kind(x: Any) -> Any:
 
 
 def eager_on_cpu(fn: Any, args: tuple) -> bool:
-    """Whether the eager kernel ``fn(*args)`` is given or makes a value of ``held_on_cpu``
-    (asked once per kernel and argument types: the result types come from
-    ``jax.eval_shape``). Never under a trace."""
+    """Whether the eager kernel ``fn(*args)`` holds a value of ``held_on_cpu`` anywhere: an
+    operand, a result or a step between (asked once per kernel and argument types, by one
+    trace). Never under a trace."""
     leaves = jax.tree.leaves(args)
     if any(isinstance(x, jax.core.Tracer) for x in leaves) or cold_device() is None:
         return False
@@ -187,13 +187,10 @@ def eager_on_cpu(fn: Any, args: tuple) -> bool:
     found = _MAKES_HELD.get(key)
     if found is None:
         held = held_on_cpu()
-        found = any(getattr(x, "dtype", None) in held for x in leaves)
-        if not found:
-            try:
-                made = jax.eval_shape(fn, *args)
-            except Exception:  # (the call itself raises it, where it runs)
-                made = ()
-            found = any(getattr(v, "dtype", None) in held for v in jax.tree.leaves(made))
+        try:
+            found = _holds(jax.make_jaxpr(fn)(*args).jaxpr, held)
+        except Exception:  # (the call itself raises it, where it runs)
+            found = any(getattr(x, "dtype", None) in held for x in leaves)
         if len(_MAKES_HELD) > 4096:
             _MAKES_HELD.clear()
         _MAKES_HELD[key] = found
@@ -210,3 +207,11 @@ def run_now(fn: Any, args: tuple) -> Any:
     out = _on_cpu(fn, args, home)
     _stats.lazy["host_dtype_on_cpu"] += 1
     return out
+
+
+def call(fn: Any, args: tuple) -> Any:
+    """``fn(*args)`` (a ``jax.jit`` function called outside ``_lazy.Kernel``), on the CPU
+    backend where it holds a value of ``held_on_cpu`` (``eager_on_cpu``)."""
+    if held_on_cpu() and eager_on_cpu(fn, args):
+        return run_now(fn, args)
+    return fn(*args)

@@ -23,6 +23,7 @@ from npjax._calls._dispatch import write_out
 from npjax._core._host_only import host_only
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import place, to_jax
+from npjax._execution._lazy_cold import call
 from npjax._runtime import _stats
 from npjax._runtime._context import current
 from npjax.random import _samplers as S
@@ -64,9 +65,10 @@ class _Streams:
         n = math.prod(shape)
         if elementwise and n <= _BUCKET_MAX and not any(isinstance(a, jax.Array) for a in args):
             bucket = max(16, 1 << (n - 1).bit_length())
-            self._key, flat = S.kernel(name, (bucket,), dtype, static)(key, *args)
+            self._key, flat = call(S.kernel(name, (bucket,), dtype, static), (key, *args))
             return _cutter(bucket, shape)(flat)
-        self._key, value = S.kernel(name, shape, dtype, static)(key, *args)
+        # (float64 draws run on the CPU backend where the accelerator cannot hold float64)
+        self._key, value = call(S.kernel(name, shape, dtype, static), (key, *args))
         return value
 
     def _draw(self, name: str, size: Any, params: tuple = (), *, dtype: str = _F64,
