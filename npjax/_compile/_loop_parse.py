@@ -22,7 +22,7 @@ __all__ = ["generated"]
 _PREFIX = "_npjax_"
 # the names of ``_loop_source._HELPERS`` (its closure's cells)
 HELPERS = ("loop", "call", "getsub", "setsub", "aug", "augitem", "items", "slice", "UNBOUND",
-           "NameError", "made", "while")
+           "NameError", "made", "while", "pick")
 _GENERATED: dict[types.CodeType, ast.FunctionDef] = {}  # code -> the tree it was made from
 
 

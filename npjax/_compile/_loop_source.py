@@ -45,6 +45,7 @@ from npjax._compile._user_code import user_code
 from npjax._compile._loop_index import NoRoll
 from npjax._compile import _loop_parse
 from npjax._compile._loop_parse import _compiled, _compiles_to, _lambda, _parse  # noqa: F401
+from npjax._compile._picked import pick
 from npjax._compile._while import run_while
 from npjax._compile._loops import (_GUARD, UNBOUND, aug, augitem, call, getsub, items, run_loop,
                                    setsub)
@@ -160,6 +161,10 @@ class _Instrument(ast.NodeTransformer):
         if not isinstance(node.ctx, ast.Load):
             return node
         return ast.copy_location(_helper_call("made", node), node)
+
+    def visit_IfExp(self, node: ast.IfExp) -> Any:
+        self.generic_visit(node)
+        return _picked_numbers(node)
 
     def visit_ListComp(self, node: ast.ListComp) -> Any:
         self.generic_visit(node)
@@ -529,6 +534,10 @@ class _Calls(ast.NodeTransformer):
 
     visit_Lambda = visit_ClassDef = visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore
 
+    def visit_IfExp(self, node: ast.IfExp) -> Any:
+        self.generic_visit(node)
+        return _picked_numbers(node)
+
     def visit_Call(self, node: ast.Call) -> Any:
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id.startswith(_PREFIX):
@@ -539,6 +548,16 @@ class _Calls(ast.NodeTransformer):
         self.count += 1
         node.func = _helper_call("call", node.func)
         return node
+
+
+def _picked_numbers(node: ast.IfExp) -> ast.expr:
+    """``YES if COND else NO`` between two int (or two float) literals as ``pick(COND, YES,
+    NO)`` (``_picked``: a select where the condition is traced); anything else as written."""
+    yes, no = node.body, node.orelse
+    if isinstance(yes, ast.Constant) and isinstance(no, ast.Constant) and \
+            type(yes.value) is type(no.value) and type(yes.value) in (int, float):
+        return ast.copy_location(_helper_call("pick", node.test, yes, no), node)
+    return node
 
 
 def _forget(*temps: str) -> ast.stmt:
@@ -588,7 +607,7 @@ def callee(f: Any) -> Any:
 
 _HELPERS = {"loop": run_loop, "call": callee, "getsub": getsub, "setsub": setsub, "aug": aug,
             "augitem": augitem, "items": items, "slice": slice, "UNBOUND": UNBOUND,
-            "NameError": NameError, "made": made, "while": run_while}
+            "NameError": NameError, "made": made, "while": run_while, "pick": pick}
 assert tuple(_HELPERS) == _loop_parse.HELPERS
 _CACHE: dict[Any, Any] = {}
 # One rewrite at a time: CPython's conversion of syntax trees to code is not thread-safe

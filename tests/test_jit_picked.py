@@ -1,0 +1,91 @@
+"""``YES if COND else NO`` between two number literals with a traced condition under
+``npjax.jit`` (``npjax/_compile/_picked.py``): a select that stands for the Python number
+NumPy's run picks, against NumPy's own run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import npjax
+
+
+def _edit_distance(xp, a, b):
+    m, n = a.shape[0], b.shape[0]
+    D = xp.zeros((m + 1, n + 1), dtype=xp.int64)
+    D[:, 0] = xp.arange(m + 1)
+    D[0, :] = xp.arange(n + 1)
+    for i in range(1, m + 1):
+        for j in range(1, n + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            D[i, j] = min(D[i - 1, j] + 1, D[i, j - 1] + 1, D[i - 1, j - 1] + cost)
+    return D
+
+
+def test_edit_distance_compiles_and_gives_numpys_table():
+    rng = np.random.default_rng(3)
+    a, b = rng.integers(0, 4, 9), rng.integers(0, 4, 11)
+    f = npjax.jit(_edit_distance, static_argnums=(0,))
+    got = f(npjax, npjax.asarray(a), npjax.asarray(b))
+    want = _edit_distance(np, a, b)
+    assert np.asarray(got).dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert not npjax.stats()["jit_eager"]
+
+
+def _weak(xp, x, flags):
+    out = xp.zeros_like(x)
+    for i in range(x.shape[0]):
+        scale = 2.5 if flags[i] else 0.5  # Python floats: float32 stays float32 (NEP 50)
+        step = 1 if flags[i] else 3
+        out[i] = x[i] * scale + (step + 1) * 2 - step
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int16])
+def test_the_picked_number_is_numpys_weak_python_scalar(dtype):
+    x = (np.arange(6) * 3 - 4).astype(dtype)
+    flags = np.array([True, False, True, True, False, False])
+    f = npjax.jit(_weak, static_argnums=(0,))
+    got = np.asarray(f(npjax, npjax.asarray(x), npjax.asarray(flags)))
+    want = _weak(np, x, flags)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def _needs_value(xp, x):
+    cost = 1 if x[0] > 0 else 300
+    return x + cost, int(cost)
+
+
+def _out_of_range(xp, x):
+    return x + (1 if x[0] > 0 else 300)
+
+
+def test_a_value_it_cannot_stand_for_is_the_users_line_or_numpys_answer():
+    x = np.array([1, 2, 3], np.int8)
+    with pytest.raises(npjax.JitError, match="only known when the function runs"):
+        npjax.jit(_needs_value, static_argnums=(0,))(npjax, npjax.asarray(x))
+    for fn in (_needs_value, _out_of_range):  # (300 does not fit int8: NumPy's rules decide)
+        got = npjax.jit(fn, static_argnums=(0,), fallback="eager")(npjax, npjax.asarray(x))
+        want = fn(np, x)
+        for g, w in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,)):
+            if isinstance(w, int):
+                assert type(g) is int and g == w
+            else:
+                assert np.asarray(g).dtype == w.dtype
+                np.testing.assert_array_equal(np.asarray(g), w)
+    with pytest.raises(OverflowError):  # NumPy's error where the literal it picks is out of range
+        npjax.jit(_out_of_range, static_argnums=(0,), fallback="eager")(
+            npjax, npjax.asarray(-x))
+
+
+def test_a_condition_known_while_tracing_takes_pythons_branch():
+    def f(xp, x, flag):
+        return x * (2 if flag else 3)
+
+    x = np.arange(4.0)
+    g = npjax.jit(f, static_argnums=(0, 2))
+    np.testing.assert_array_equal(np.asarray(g(npjax, npjax.asarray(x), True)), x * 2)
+    np.testing.assert_array_equal(np.asarray(g(npjax, npjax.asarray(x), False)), x * 3)
