@@ -8,29 +8,41 @@ import numpy as np
 import pytest
 
 import npjax
+from benchmarks.kernels import edit_distance as _edit_distance
 
 
-def _edit_distance(xp, a, b):
-    m, n = a.shape[0], b.shape[0]
-    D = xp.zeros((m + 1, n + 1), dtype=xp.int64)
-    D[:, 0] = xp.arange(m + 1)
-    D[0, :] = xp.arange(n + 1)
-    for i in range(1, m + 1):
-        for j in range(1, n + 1):
-            cost = 0 if a[i - 1] == b[j - 1] else 1
-            D[i, j] = min(D[i - 1, j] + 1, D[i, j - 1] + 1, D[i - 1, j - 1] + cost)
-    return D
+def _eager_runs(name):
+    """This process's eager runs of the ``npjax.jit`` function ``name`` (``stats()`` counts
+    those of every test that ran before in the process: only the function's own tell)."""
+    return [e for e in npjax.stats()["jit_eager"] if e["function"] == name]
 
 
 def test_edit_distance_compiles_and_gives_numpys_table():
     rng = np.random.default_rng(3)
     a, b = rng.integers(0, 4, 9), rng.integers(0, 4, 11)
-    f = npjax.jit(_edit_distance, static_argnums=(0,))
+    f = npjax.jit(_edit_distance.kernel, static_argnums=(0,))  # (cost = 0 if ... else 1)
     got = f(npjax, npjax.asarray(a), npjax.asarray(b))
-    want = _edit_distance(np, a, b)
+    want = _edit_distance.kernel(np, a, b)
     assert np.asarray(got).dtype == want.dtype
     np.testing.assert_array_equal(np.asarray(got), want)
-    assert not npjax.stats()["jit_eager"]
+    assert not _eager_runs("kernel")
+
+
+def _value_branch(xp, x):
+    if x[0] > 0:  # (cannot trace: with fallback="eager" every call runs eagerly)
+        return x + 1
+    return x - 1
+
+
+def test_an_earlier_eager_run_elsewhere_is_not_the_kernels():
+    """The full suite's order: a test before this one ran a function eagerly under
+    ``fallback="eager"`` (tests/test_jit_masks.py, tests/test_buckets.py), which stays in
+    ``stats()["jit_eager"]``; the kernel still compiles, and its own record is empty."""
+    x = np.array([2.0, 3.0])
+    g = npjax.jit(_value_branch, static_argnums=(0,), fallback="eager")
+    np.testing.assert_array_equal(np.asarray(g(npjax, npjax.asarray(x))), _value_branch(np, x))
+    assert _eager_runs("_value_branch")
+    test_edit_distance_compiles_and_gives_numpys_table()
 
 
 def _weak(xp, x, flags):
