@@ -19,7 +19,8 @@ Loops are rewritten innermost first; a loop whose body has ``break``/``continue`
 ``return``, ``yield``, ``await``, ``try``, ``del``, ``import``, a nested ``def``/``lambda``/
 ``class``, an attribute or starred store, an item store inside an unpacking, or a name
 declared ``global``/``nonlocal`` is left as written. The function is recompiled only when its
-source (``inspect.getsource``) compiles to the very bytecode that runs, with the user's file
+source (``inspect.getsource``) compiles to the very code that runs (bytecode, names,
+constants: a file edited since its import runs as imported), with the user's file
 name and line numbers, as a closure over the same cells plus the helpers; otherwise (no
 source, a lambda, a generator) it is used as it is.
 
@@ -609,7 +610,7 @@ _HELPERS = {"loop": run_loop, "call": callee, "getsub": getsub, "setsub": setsub
             "augitem": augitem, "items": items, "slice": slice, "UNBOUND": UNBOUND,
             "NameError": NameError, "made": made, "while": run_while, "pick": pick}
 assert tuple(_HELPERS) == _loop_parse.HELPERS
-_CACHE: dict[Any, Any] = {}
+_CACHE: dict[int, tuple] = {}  # id(code) -> (code, its rewrite or None)
 # One rewrite at a time: CPython's conversion of syntax trees to code is not thread-safe
 # (concurrent compile() of trees raised "AST constructor recursion depth mismatch").
 _COMPILING = threading.Lock()
@@ -645,7 +646,7 @@ def _transformed_code(fn: Callable) -> types.CodeType | None:
 _PURE_REFUSED = tuple(t for t in _REFUSED if t is not ast.Return) + (ast.With, ast.FunctionDef)
 _PURE_NAMES = frozenset(("super", "__class__", "locals", "vars", "exec", "eval", "globals",
                          "setattr", "delattr", "__import__"))
-_PURE: dict[Any, Any] = {}
+_PURE: dict[int, tuple] = {}  # (as _CACHE)
 
 
 def _pure_code(fn: Callable) -> types.CodeType | None:
@@ -691,16 +692,21 @@ def pure(fn: types.FunctionType) -> Callable | None:
 
 
 def _cached(cache: dict, make: Callable, fn: types.FunctionType) -> types.CodeType | None:
-    """``make(fn)``, once per code object (one rewrite at a time, ``_COMPILING``)."""
-    key = fn.__code__
-    if key not in cache:
+    """``make(fn)``, once per code object (one rewrite at a time, ``_COMPILING``). Keyed by
+    the object itself (its id, the entry holding it): code objects compare equal across
+    files (``==`` leaves out the file name), and equal code from another file, whose source
+    reads back otherwise, must not share its rewrite or its refusal."""
+    code = fn.__code__
+    got = cache.get(id(code))
+    if got is None or got[0] is not code:
         with _COMPILING:
-            if key not in cache:
+            got = cache.get(id(code))
+            if got is None or got[0] is not code:
                 if len(cache) > 256:
                     cache.clear()
-                cache[key] = make(fn)
-                _watch.rewritten(cache[key])  # (code the watch lets a body's trace run)
-    return cache[key]
+                got = cache[id(code)] = (code, make(fn))
+                _watch.rewritten(got[1])  # (code the watch lets a body's trace run)
+    return got[1]
 
 
 def _function(fn: types.FunctionType, code: types.CodeType) -> Callable | None:
