@@ -101,3 +101,16 @@ def test_a_condition_known_while_tracing_takes_pythons_branch():
     g = npjax.jit(f, static_argnums=(0, 2))
     np.testing.assert_array_equal(np.asarray(g(npjax, npjax.asarray(x), True)), x * 2)
     np.testing.assert_array_equal(np.asarray(g(npjax, npjax.asarray(x), False)), x * 3)
+
+
+def _no_loop(xp, x):
+    return x * (2.5 if x[0] > 0 else 0.5)  # (no loop, no call: the pick alone is rewritten)
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_a_function_with_only_a_pick_compiles(sign):
+    x = (np.arange(1, 5) * sign).astype(np.float32)
+    got = npjax.jit(_no_loop, static_argnums=(0,))(npjax, npjax.asarray(x))
+    want = _no_loop(np, x)
+    assert np.asarray(got).dtype == want.dtype
+    np.testing.assert_array_equal(np.asarray(got), want)

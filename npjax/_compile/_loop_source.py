@@ -537,7 +537,9 @@ class _Calls(ast.NodeTransformer):
 
     def visit_IfExp(self, node: ast.IfExp) -> Any:
         self.generic_visit(node)
-        return _picked_numbers(node)
+        new = _picked_numbers(node)
+        self.count += new is not node  # (a function with nothing else to rewrite too)
+        return new
 
     def visit_Call(self, node: ast.Call) -> Any:
         self.generic_visit(node)
