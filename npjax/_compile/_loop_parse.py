@@ -22,7 +22,7 @@ __all__ = ["generated"]
 _PREFIX = "_npjax_"
 # the names of ``_loop_source._HELPERS`` (its closure's cells)
 HELPERS = ("loop", "call", "getsub", "setsub", "aug", "augitem", "items", "slice", "UNBOUND",
-           "NameError", "made", "while")
+           "NameError", "made", "while", "pick")
 _GENERATED: dict[types.CodeType, ast.FunctionDef] = {}  # code -> the tree it was made from
 
 
@@ -131,7 +131,25 @@ def _compiled(fn: Callable, fdef: ast.FunctionDef) -> types.CodeType | None:
 
 
 def _compiles_to(fn: Callable, fdef: ast.FunctionDef) -> bool:
-    """Whether ``fdef`` compiles to the very bytecode of ``fn``."""
-    same, code = _compiled(fn, fdef), fn.__code__
-    return same is not None and same.co_code == code.co_code and \
-        same.co_names == code.co_names and same.co_varnames == code.co_varnames
+    """Whether ``fdef`` compiles to the very code of ``fn``: bytecode, names and constants
+    (a file edited after its import can differ in a literal only: ``x * 2.0`` read back as
+    ``x * 3.0`` has the same bytecode)."""
+    same = _compiled(fn, fdef)
+    return same is not None and _code_key(same) == _code_key(fn.__code__)
+
+
+def _code_key(code: types.CodeType) -> tuple:
+    return (code.co_code, code.co_names, code.co_varnames, _const_key(code.co_consts))
+
+
+def _const_key(c: object) -> object:
+    """A constant as the compiler keeps it apart: by type and repr (``2 == 2.0 == True`` and
+    ``0.0 == -0.0`` for ``==``), tuples and frozensets item by item, code objects by
+    ``_code_key``."""
+    if type(c) is types.CodeType:
+        return _code_key(c)
+    if type(c) is tuple:
+        return tuple(_const_key(x) for x in c)
+    if type(c) is frozenset:
+        return frozenset(_const_key(x) for x in c)
+    return type(c), repr(c)

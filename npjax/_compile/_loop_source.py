@@ -19,7 +19,8 @@ Loops are rewritten innermost first; a loop whose body has ``break``/``continue`
 ``return``, ``yield``, ``await``, ``try``, ``del``, ``import``, a nested ``def``/``lambda``/
 ``class``, an attribute or starred store, an item store inside an unpacking, or a name
 declared ``global``/``nonlocal`` is left as written. The function is recompiled only when its
-source (``inspect.getsource``) compiles to the very bytecode that runs, with the user's file
+source (``inspect.getsource``) compiles to the very code that runs (bytecode, names,
+constants: a file edited since its import runs as imported), with the user's file
 name and line numbers, as a closure over the same cells plus the helpers; otherwise (no
 source, a lambda, a generator) it is used as it is.
 
@@ -45,6 +46,7 @@ from npjax._compile._user_code import user_code
 from npjax._compile._loop_index import NoRoll
 from npjax._compile import _loop_parse
 from npjax._compile._loop_parse import _compiled, _compiles_to, _lambda, _parse  # noqa: F401
+from npjax._compile._picked import pick
 from npjax._compile._while import run_while
 from npjax._compile._loops import (_GUARD, UNBOUND, aug, augitem, call, getsub, items, run_loop,
                                    setsub)
@@ -160,6 +162,10 @@ class _Instrument(ast.NodeTransformer):
         if not isinstance(node.ctx, ast.Load):
             return node
         return ast.copy_location(_helper_call("made", node), node)
+
+    def visit_IfExp(self, node: ast.IfExp) -> Any:
+        self.generic_visit(node)
+        return _picked_numbers(node)
 
     def visit_ListComp(self, node: ast.ListComp) -> Any:
         self.generic_visit(node)
@@ -529,6 +535,12 @@ class _Calls(ast.NodeTransformer):
 
     visit_Lambda = visit_ClassDef = visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore
 
+    def visit_IfExp(self, node: ast.IfExp) -> Any:
+        self.generic_visit(node)
+        new = _picked_numbers(node)
+        self.count += new is not node  # (a function with nothing else to rewrite too)
+        return new
+
     def visit_Call(self, node: ast.Call) -> Any:
         self.generic_visit(node)
         if isinstance(node.func, ast.Name) and node.func.id.startswith(_PREFIX):
@@ -539,6 +551,16 @@ class _Calls(ast.NodeTransformer):
         self.count += 1
         node.func = _helper_call("call", node.func)
         return node
+
+
+def _picked_numbers(node: ast.IfExp) -> ast.expr:
+    """``YES if COND else NO`` between two int (or two float) literals as ``pick(COND, YES,
+    NO)`` (``_picked``: a select where the condition is traced); anything else as written."""
+    yes, no = node.body, node.orelse
+    if isinstance(yes, ast.Constant) and isinstance(no, ast.Constant) and \
+            type(yes.value) is type(no.value) and type(yes.value) in (int, float):
+        return ast.copy_location(_helper_call("pick", node.test, yes, no), node)
+    return node
 
 
 def _forget(*temps: str) -> ast.stmt:
@@ -588,9 +610,9 @@ def callee(f: Any) -> Any:
 
 _HELPERS = {"loop": run_loop, "call": callee, "getsub": getsub, "setsub": setsub, "aug": aug,
             "augitem": augitem, "items": items, "slice": slice, "UNBOUND": UNBOUND,
-            "NameError": NameError, "made": made, "while": run_while}
+            "NameError": NameError, "made": made, "while": run_while, "pick": pick}
 assert tuple(_HELPERS) == _loop_parse.HELPERS
-_CACHE: dict[Any, Any] = {}
+_CACHE: dict[int, tuple] = {}  # id(code) -> (code, its rewrite or None)
 # One rewrite at a time: CPython's conversion of syntax trees to code is not thread-safe
 # (concurrent compile() of trees raised "AST constructor recursion depth mismatch").
 _COMPILING = threading.Lock()
@@ -626,7 +648,7 @@ def _transformed_code(fn: Callable) -> types.CodeType | None:
 _PURE_REFUSED = tuple(t for t in _REFUSED if t is not ast.Return) + (ast.With, ast.FunctionDef)
 _PURE_NAMES = frozenset(("super", "__class__", "locals", "vars", "exec", "eval", "globals",
                          "setattr", "delattr", "__import__"))
-_PURE: dict[Any, Any] = {}
+_PURE: dict[int, tuple] = {}  # (as _CACHE)
 
 
 def _pure_code(fn: Callable) -> types.CodeType | None:
@@ -672,16 +694,21 @@ def pure(fn: types.FunctionType) -> Callable | None:
 
 
 def _cached(cache: dict, make: Callable, fn: types.FunctionType) -> types.CodeType | None:
-    """``make(fn)``, once per code object (one rewrite at a time, ``_COMPILING``)."""
-    key = fn.__code__
-    if key not in cache:
+    """``make(fn)``, once per code object (one rewrite at a time, ``_COMPILING``). Keyed by
+    the object itself (its id, the entry holding it): code objects compare equal across
+    files (``==`` leaves out the file name), and equal code from another file, whose source
+    reads back otherwise, must not share its rewrite or its refusal."""
+    code = fn.__code__
+    got = cache.get(id(code))
+    if got is None or got[0] is not code:
         with _COMPILING:
-            if key not in cache:
+            got = cache.get(id(code))
+            if got is None or got[0] is not code:
                 if len(cache) > 256:
                     cache.clear()
-                cache[key] = make(fn)
-                _watch.rewritten(cache[key])  # (code the watch lets a body's trace run)
-    return cache[key]
+                got = cache[id(code)] = (code, make(fn))
+                _watch.rewritten(got[1])  # (code the watch lets a body's trace run)
+    return got[1]
 
 
 def _function(fn: types.FunctionType, code: types.CodeType) -> Callable | None:

@@ -63,21 +63,22 @@ PACKAGES = tuple({os.path.join(os.path.abspath(p), "") for p in (
     *LIBRARY_DIRS, *(os.path.dirname(sys.modules[name].__file__)
                      for name in ("ml_dtypes", "opt_einsum") if name in sys.modules)) if p})
 _LIBRARY_MODULES = frozenset(("builtins", "numpy", "jax", "jaxlib", "npjax"))
-_USER: dict[types.CodeType, bool] = {}
+# file name -> whether it is the user's (by name: equal code objects of two files are ``==``)
+_USER: dict[str, bool] = {}
 
 
 def user_code(code: types.CodeType) -> bool:
     """Whether a function's code is the user's own: its file is not in npjax, the standard
     library or an installed package (under site-packages, or a distribution whose metadata
     sits in the folder of ``sys.path`` that holds the file), and is a file."""
-    got = _USER.get(code)
+    name = code.co_filename
+    got = _USER.get(name)
     if got is None:
-        name = code.co_filename
         got = not name.startswith("<") and not os.path.abspath(name).startswith(PACKAGES) \
             and not _distributed(os.path.abspath(name))
         if len(_USER) > 4096:
             _USER.clear()
-        _USER[code] = got
+        _USER[name] = got
     return got
 
 
@@ -152,7 +153,7 @@ def _hook(frame: Any, event: str, arg: Any) -> None:
     if event != "call":
         return
     code = frame.f_code
-    got = _USER.get(code)
+    got = _USER.get(code.co_filename)
     if got is None:
         got = user_code(code)
     if got and code not in REWRITTEN:
