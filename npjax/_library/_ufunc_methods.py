@@ -34,7 +34,8 @@ from npjax._runtime import _stats
 from npjax._runtime._context import current
 from npjax._runtime._numpy_calls import call_numpy_ufunc
 from npjax._calls._ufuncs import UFUNCS, ufunc
-from npjax._core._buckets import in_host_memory, numpy_reads_in_place
+from npjax._core._buckets import in_host_memory
+from npjax._core._executor import numpy_reads_in_place
 from npjax._core._numpy_in_place import host_views
 
 __all__: list[str] = []
