@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import pathlib
-import re
 from typing import Any
 
 import pytest
@@ -168,15 +167,6 @@ def test_no_library_module_imports_the_public_namespace():
 def test_the_public_namespace_check_sees_imports_inside_functions(source):
     edges = _edges(ast.parse(source), "npjax._x", "npjax", set(GRAPH))
     assert edges == {"npjax": False}
-
-
-def test_one_function_writes_out():
-    """``out=`` results are stored by ``_calls/_dispatch.write_out`` alone (NumPy's shape and
-    casting checks, NumPy's values for the cast): no other module writes into an ``out``."""
-    writers = [f"{p.relative_to(PACKAGE)}:{n}" for p in PACKAGE.rglob("*.py")
-               for n, line in enumerate(p.read_text().splitlines(), 1)
-               if re.search(r"\bout\w*\._write\(", line)]
-    assert [w.split(":")[0] for w in writers] == ["_calls/_dispatch.py"], writers
 
 
 # Core indexing (its count buckets, and the array's reads of its storage) reads and writes
