@@ -146,13 +146,34 @@ def test_random_out(mode, kind):
             np.testing.assert_array_equal(drawn, want_out)
 
 
+ELLIPSIS_CALLS = {
+    "add": lambda L: L.add(1.5, 2.0, out=...),
+    "divmod": lambda L: L.divmod(L.asarray([7.5, -3.0]), 2.0, out=...),
+    "add.reduce": lambda L: L.add.reduce(L.asarray([1.5, 2.0]), out=...),
+    "clip": lambda L: L.clip(L.asarray([1.5, -2.0]), -1.0, 1.0, out=...),
+    "clip of a scalar": lambda L: L.clip(L.float64(1.5), -1.0, 1.0, out=...),
+    "sum": lambda L: L.sum(L.asarray([1.5, 2.0]), out=...),
+    "cumsum": lambda L: L.cumsum(L.asarray([1.5, 2.0]), out=...),
+}
+
+
+def _arrays(r):
+    """A result as (kind, dtype, shape, values), item by item for a tuple."""
+    if isinstance(r, tuple):
+        return tuple(_arrays(x) for x in r)
+    scalar = isinstance(r, np.generic) or getattr(r, "_scalar", False)  # (npjax's scalars)
+    return "scalar" if scalar else "array", str(r.dtype), r.shape, np.asarray(r).tolist()
+
+
 @pytest.mark.parametrize("mode", MODES)
-def test_out_ellipsis_gives_an_array(mode):
-    want = np.add(1.5, 2.0, out=...)
+@pytest.mark.parametrize("name", ELLIPSIS_CALLS)
+def test_out_ellipsis(name, mode):
+    """``out=...``: arrays, never scalars, where NumPy takes it; NumPy's error class where
+    it refuses it."""
+    want = _outcome(lambda: _arrays(ELLIPSIS_CALLS[name](np)))
     with npjax.policy(**MODES[mode]):
-        got = npjax.add(1.5, 2.0, out=...)
-        assert isinstance(got, npjax.ndarray) and got.shape == want.shape == ()
-        assert got.dtype == want.dtype and float(got) == float(want)
+        got = _outcome(lambda: _arrays(ELLIPSIS_CALLS[name](npjax)))
+    assert got == want
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -167,3 +188,26 @@ def test_a_foreign_out_is_refused_or_written_as_numpy_does(mode):
         r = npjax.add(npjax.asarray(v), npjax.asarray(v), out=got)
         assert r is got
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("kind", ["same", "float32", "int64", "bad shape", "read-only"])
+def test_out_of_a_host_only_call(mode, kind):
+    """An operand of a dtype the device cannot hold runs NumPy's call on the host whatever
+    the policy: a device ``out`` is fetched, written by NumPy, and stored back by the
+    writer."""
+    x = np.array([1.5, 2.5, -3.0, 0.25, 7.0], dtype=np.longdouble)
+
+    def call(lib):
+        out = _make_out(lib, (N,), "float64", kind)
+        return out, _outcome(lambda: lib.add(lib.asarray(x), 1.0, out=out))
+
+    want_out, want = call(np)
+    with npjax.policy(**MODES[mode]):
+        got_out, got = call(npjax)
+        assert got[0] == want[0], (want, got)
+        if want[0] == "error":
+            assert got[1] == want[1]
+            return
+        assert got[1] is got_out and got_out.dtype == want_out.dtype
+        np.testing.assert_array_equal(np.asarray(got_out), want_out)

@@ -32,12 +32,13 @@ DEVICE_WRITES = object()  # ``out_buffer``'s answer when the device route must w
 
 
 def out_buffer(out: Any) -> Any:
-    """What NumPy gets as ``out=`` on the host route: None as it is, a host npjax array's
-    NumPy data (a view's NumPy view; a NumPy scalar for a scalar, which NumPy refuses as
-    NumPy does), a tuple of those; ``DEVICE_WRITES`` when an ``out`` lives on the device or is
-    not an npjax array (the device route writes it, or gives npjax's error)."""
-    if out is None:
-        return None
+    """What NumPy gets as ``out=`` on the host route: None and ``...`` as they are (NumPy's
+    own rules for ``out=...``), a host npjax array's NumPy data (a view's NumPy view; a NumPy
+    scalar for a scalar, which NumPy refuses as NumPy does), a tuple of those;
+    ``DEVICE_WRITES`` when an ``out`` lives on the device or is not an npjax array (the device
+    route writes it, or gives npjax's error)."""
+    if out is None or out is Ellipsis:
+        return out
     if type(out) is ndarray:
         base = out._base
         if base is None:

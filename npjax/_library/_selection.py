@@ -245,6 +245,8 @@ def _clip(a: Any, lo: Any, hi: Any, out: Any = None, casting: str = "same_kind",
         tr = trace()
         if tr is not None:  # npjax.jit: its entries are known to lie in [lo, hi]
             tr.bounds[id(result)] = (result, int(min(lo, hi)), int(max(lo, hi)))
+    if out is Ellipsis:  # NumPy's ``out=...``: an array (a scalar's method gives a scalar)
+        return ndarray._owner(result, isinstance(a, np.generic) or getattr(a, "_scalar", False))
     if out is not None:
         if isinstance(out, tuple) and len(out) == 1:
             out = out[0]
