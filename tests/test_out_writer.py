@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 import npjax
 
-MODES = {"host": {}, "device": {"placement": "device"}, "lazy": {"mode": "lazy"}}
+# (explicit, whatever the suite's options: lazy mode records device work)
+MODES = {"host": {"placement": "host"}, "device": {"placement": "device"},
+         "lazy": {"mode": "lazy", "placement": "device"}}
 N = 5
 # out kinds: (shape or None for the result's, dtype or None for the result's, read-only)
 OUTS = {"same": (None, None, False), "float32": (None, "float32", False),
@@ -125,8 +127,8 @@ def test_divmod_tuple_out(mode, kind):
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("kind", ["same", "float32", "int64", "bad shape", "read-only"])
 def test_random_out(mode, kind):
-    """``Generator.random(out=)``: NumPy's stream on the host and in lazy mode (the device's
-    stream is its own: there the values are only in [0, 1))."""
+    """``Generator.random(out=)``: NumPy's stream on the host (the device's stream is its
+    own: there the values are only in [0, 1))."""
     def call(lib):
         out = _make_out(lib, (N,), "float64", kind)
         return out, _outcome(lambda: lib.random.default_rng(7).random(out=out))
@@ -140,7 +142,7 @@ def test_random_out(mode, kind):
             return
         assert got[1] is got_out and got_out.dtype == want_out.dtype
         drawn = np.asarray(got_out)
-        if mode == "device":
+        if mode != "host":
             assert ((drawn >= 0) & (drawn < 1)).all()
         else:
             np.testing.assert_array_equal(drawn, want_out)
@@ -211,3 +213,24 @@ def test_out_of_a_host_only_call(mode, kind):
             return
         assert got[1] is got_out and got_out.dtype == want_out.dtype
         np.testing.assert_array_equal(np.asarray(got_out), want_out)
+
+
+# (``take``'s index check reads the indices: a JitError under npjax.jit, ``out=`` or not)
+@pytest.mark.parametrize("name", [name for name in CASES if name != "take"])
+@given(v=values, w=values, kind=st.sampled_from(sorted(OUTS)))
+def test_out_matches_numpy_under_jit(name, v, w, kind):
+    """The same calls inside ``npjax.jit`` (``out`` an argument: written back after the
+    call)."""
+    call, shape, dtype = CASES[name]
+    v, w = np.array(v), np.array(w)
+    want_out = _make_out(np, shape, dtype, kind)
+    want = _outcome(lambda: call(np, v, w, want_out))
+    got_out = _make_out(npjax, shape, dtype, kind)
+    got = _outcome(lambda: npjax.jit(lambda o: call(npjax, v, w, o))(got_out))
+    assert got[0] == want[0], (want, got)
+    if want[0] == "error":
+        assert got[1] == want[1], (want, got)
+        return
+    assert (got[1] is got_out) == (want[1] is want_out)
+    assert got_out.dtype == want_out.dtype and got_out.shape == want_out.shape
+    np.testing.assert_allclose(np.asarray(got_out), want_out, rtol=1e-12, atol=1e-12)
