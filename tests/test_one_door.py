@@ -189,7 +189,8 @@ def test_made_code_shows_in_tracebacks():
 # --- one ``out=`` writer ------------------------------------------------------------------
 # ``_core/_out.py`` writes every ``out=``: ``write_out`` a computed value, ``out_buffer`` the
 # host storage NumPy writes on the host route (``_hostpath.c``'s ``ufunc_fast_out`` is that
-# branch in C for ``ufunc(a, b, out=c)``), ``write_numpy_out`` a NumPy array as ``out``.
+# branch in C for ``ufunc(a, b, out=c)`` and ``ufunc(a, out=c)``), ``write_numpy_out`` a NumPy
+# array as ``out``.
 WRITER = "_core/_out.py"
 # {module: why it writes into an ``out`` itself}; each must still do so.
 OUT_WRITE_EXCEPTIONS = {
@@ -303,7 +304,8 @@ def test_one_writer_of_out():
 def test_the_writer_is_defined_once():
     """``write_out`` and ``out_buffer`` are defined in the writer alone; the host route's
     ``host_operands`` asks ``out_buffer`` for an ``out``, and the C module handles an ``out``
-    in ``ufunc_fast_out`` alone (the writer's host branch for ``ufunc(a, b, out=c)``)."""
+    in ``ufunc_fast_out`` alone (the writer's host branch for ``ufunc(a, b, out=c)`` and
+    ``ufunc(a, out=c)``)."""
     from npjax._core import _out, _placement
 
     homes = sorted(_rel(p) for p in SOURCES if re.search(

@@ -3,7 +3,8 @@
 - Host route (NumPy computes): ``out_buffer`` hands NumPy the host storage of an npjax
   ``out`` (NumPy's own shape, casting and read-only checks then apply, and it writes in place;
   ``from_numpy`` gives back ``out`` itself), or says that the device route writes it. The C
-  module's ``ufunc_fast_out`` (``_hostpath.c``) is this branch for ``ufunc(a, b, out=c)``.
+  module's ``ufunc_fast_out`` (``_hostpath.c``) is this branch for ``ufunc(a, b, out=c)`` and
+  ``ufunc(a, out=c)``.
 - Every other route (device eager, lazy, ``npjax.jit``'s trace, NumPy's fallbacks) computes a
   value and ``write_out`` stores it, with NumPy's checks: an npjax array, writable, a shape
   the value broadcasts to, the ``casting=`` rule (``check_cast``, which ufuncs also call before
