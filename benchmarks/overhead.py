@@ -7,7 +7,8 @@
 Each for host arrays (placement "auto", NumPy computes; against NumPy's own call, target 3x)
 and device arrays (placement "device"; against raw ``jax.numpy``). Then (d) the host route's
 commonest operations on 100-element float64 host arrays against NumPy's own (issue 37, target
-1.3x): ``a + b``, ``npjax.add(a, b)``, ``a[i] = v``, ``a[i]``, ``a[1:-1]``, ``a += 1``. The C
+1.3x): ``a + b``, ``npjax.add(a, b)``, ``npjax.add(a, b, out=c)``, ``a[i] = v``, ``a[i]``,
+``a[1:-1]``, ``a += 1``. The C
 module of the host route (``npjax/_core/_hostpath.c``) runs them where it is built; with
 ``NPJAX_PURE_PYTHON=1`` the pure-Python members do (the JSON's ``build`` says which).
 
@@ -143,7 +144,8 @@ def bench_setitem(repeat: int) -> dict[str, float]:
 
 
 # (d): operation -> (NumPy's, npjax's) on arrays made from the same data
-HOST_OPS = ("a + b", "npjax.add(a, b)", "a[i] = v", "a[i]", "a[1:-1]", "a += 1")
+HOST_OPS = ("a + b", "npjax.add(a, b)", "npjax.add(a, b, out=c)", "a[i] = v", "a[i]",
+            "a[1:-1]", "a += 1")
 
 
 def bench_host_ops(calls: int, repeat: int) -> dict[str, float]:
@@ -156,6 +158,7 @@ def bench_host_ops(calls: int, repeat: int) -> dict[str, float]:
         fns.update({
             f"{tag} a + b": lambda a=a, b=b: a + b,
             f"{tag} npjax.add(a, b)": lambda a=a, b=b, add=add: add(a, b),
+            f"{tag} npjax.add(a, b, out=c)": lambda a=a, b=b, c=c, add=add: add(a, b, out=c),
             f"{tag} a[i] = v": lambda a=a: a.__setitem__(7, 1.5),
             f"{tag} a[i]": lambda a=a: a[7],
             f"{tag} a[1:-1]": lambda a=a: a[1:-1],
@@ -217,7 +220,7 @@ def main(argv: list[str]) -> int:
     for label, ratio, target in checks:
         shown = "n/a" if ratio is None else f"{ratio:.2f}x"
         verdict = _verdict(ratio, target)
-        print(f"  {label:<38} {shown:>7}  (target <= {target}x)  {verdict}")
+        print(f"  {label:<44} {shown:>7}  (target <= {target}x)  {verdict}")
         summary.append({"check": label, "ratio": ratio, "target": target, "verdict": verdict})
     print(f"  (for reference: raw eager .at[i].set / donated jit = "
           f"{setitem['jax eager .at[i].set'] / setitem['donated jax.jit']:.1f}x)")

@@ -24,7 +24,8 @@ import numpy as np
 from jax import lax
 from numpy.lib.array_utils import normalize_axis_index
 
-from npjax._calls._dispatch import wrap, write_out
+from npjax._calls._dispatch import wrap
+from npjax._core._out import write_out
 from npjax._pure._capabilities import route
 from npjax._pure._errors import unsupported
 from npjax._runtime._errstate import _stacklevel

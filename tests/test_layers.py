@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import pathlib
-import re
 from typing import Any
 
 import pytest
@@ -170,21 +169,12 @@ def test_the_public_namespace_check_sees_imports_inside_functions(source):
     assert edges == {"npjax": False}
 
 
-def test_one_function_writes_out():
-    """``out=`` results are stored by ``_calls/_dispatch.write_out`` alone (NumPy's shape and
-    casting checks, NumPy's values for the cast): no other module writes into an ``out``."""
-    writers = [f"{p.relative_to(PACKAGE)}:{n}" for p in PACKAGE.rglob("*.py")
-               for n, line in enumerate(p.read_text().splitlines(), 1)
-               if re.search(r"\bout\w*\._write\(", line)]
-    assert [w.split(":")[0] for w in writers] == ["_calls/_dispatch.py"], writers
-
-
-# Core indexing (and the array's reads of its storage) reads and writes values without asking
-# which mode it is in (eager, lazy, ``npjax.jit``'s trace): each mode's behaviour is behind the
-# executor and its hooks (``_core/_executor.py``). No reasoned exception is needed today:
-# {module: why} if one is.
+# Core indexing (its count buckets, and the array's reads of its storage) reads and writes
+# values without asking which mode it is in (eager, lazy, ``npjax.jit``'s trace): each mode's
+# behaviour is behind the executor and its hooks (``_core/_executor.py``). No reasoned
+# exception is needed today: {module: why} if one is.
 INDEXING = ("_index_read", "_index_write", "_index_values", "_window_reads", "_index_plan",
-            "_index_kernels", "_element_access", "_ndarray")
+            "_index_kernels", "_element_access", "_ndarray", "_buckets")
 MODE_QUESTION_EXCEPTIONS: dict[str, str] = {}
 _LAZY_MODULES = ("_lazy", "_lazy_checks", "_lazy_cold")
 

@@ -6,6 +6,7 @@ the question "is this array's storage on the host?" has one spelling, ``HOST_STO
 from __future__ import annotations
 
 import ast
+import inspect
 import pathlib
 import re
 
@@ -183,3 +184,162 @@ def test_made_code_shows_in_tracebacks():
     code = UFUNCS["add"]._host_path.__code__
     assert "def path2(a, b, limit):" in linecache.getline(code.co_filename,
                                                          code.co_firstlineno)
+
+
+# --- one ``out=`` writer ------------------------------------------------------------------
+# ``_core/_out.py`` writes every ``out=``: ``write_out`` a computed value, ``out_buffer`` the
+# host storage NumPy writes on the host route (``_hostpath.c``'s ``ufunc_fast_out`` is that
+# branch in C for ``ufunc(a, b, out=c)`` and ``ufunc(a, out=c)``), ``write_numpy_out`` a NumPy
+# array as ``out``.
+WRITER = "_core/_out.py"
+# {module: why it writes into an ``out`` itself}; each must still do so.
+OUT_WRITE_EXCEPTIONS = {
+    "_core/_window_reads.py": "a window (a view read at a bucketed length) as out: the writer "
+                              "fills the padded window, and the window's store puts it into "
+                              "the out's root (the bucket's one program)",
+}
+_OUT_NAME = re.compile(r"^outs?$")
+_WRITE_METHODS = {"_write", "_rebind", "fill", "__setitem__", "itemset", "put", "resize"}
+_MEMORY = {"_host", "_layout"}  # an out's memory, as NumPy would write it
+_WRITE_CALLS = {"copyto", "store", "write_through", "host_data", "operand"}
+
+
+def _names(node: ast.AST) -> set:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _pairs(target: ast.AST, value: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
+    """(name, value) pairs: ``a, b = x, y`` and ``for a, b in zip(x, y)`` item by item."""
+    if isinstance(target, ast.Tuple | ast.List):
+        items = value.elts if isinstance(value, ast.Tuple | ast.List) else (
+            value.args if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "zip"
+            else None)
+        if items is not None and len(items) == len(target.elts):
+            return [p for t, v in zip(target.elts, items) for p in _pairs(t, v)]
+        return [p for t in target.elts for p in _pairs(t, value)]
+    if isinstance(target, ast.Starred):
+        return _pairs(target.value, value)
+    return [(target, value)] if isinstance(target, ast.Name) else []
+
+
+def _bound(node: ast.AST) -> list[tuple[ast.AST, ast.AST]]:
+    """(name, value) pairs a node binds: assignments, walrus, ``for`` and comprehensions."""
+    if isinstance(node, ast.Assign):
+        return [p for t in node.targets for p in _pairs(t, node.value)]
+    if isinstance(node, ast.AnnAssign | ast.NamedExpr) and node.value is not None:
+        return _pairs(node.target, node.value)
+    if isinstance(node, ast.For | ast.comprehension):
+        return _pairs(node.target, node.iter)
+    return []
+
+
+def out_writes(source: str) -> list[tuple[int, str]]:
+    """Where ``source`` writes into an ``out`` argument (a parameter named ``out`` or
+    ``outs``, such a local taken from the keywords, a name bound from one: ``o = out[0]``,
+    ``for o in outs``; or an item of one): the storage methods (``_write``, ``_rebind``),
+    ``fill`` and the like, item or storage assignment, ``copyto``/``store``/``write_through``
+    into it, or its memory read for NumPy to write."""
+    found: list[tuple[int, str]] = []
+
+    def visit(scope: ast.AST, inherited: frozenset) -> None:
+        params = set()
+        if not isinstance(scope, ast.Module):
+            a = scope.args
+            params = {p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+        nodes = _own_nodes(scope)
+        aliases = set(inherited) | {p for p in params if _OUT_NAME.match(p)} | {
+            target.id for node in nodes for target, value in _bound(node)
+            if _OUT_NAME.match(target.id) and any(  # ``out = kwargs["out"]``, ...
+                isinstance(c, ast.Constant) and c.value == "out" for c in ast.walk(value))}
+        while True:  # names bound from an out, to a fixed point
+            grown = {target.id for node in nodes for target, value in _bound(node)
+                     if _names(value) & aliases} - aliases
+            if not grown:
+                break
+            aliases |= grown
+
+        def is_out(node: ast.AST) -> bool:
+            while isinstance(node, ast.Subscript):
+                node = node.value
+            return isinstance(node, ast.Name) and node.id in aliases
+
+        for node in nodes:
+            hit = False
+            if isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Attribute) and is_out(func.value):
+                    hit = func.attr in _WRITE_METHODS or func.attr in _MEMORY
+                name = getattr(func, "attr", getattr(func, "id", None))
+                if name in _WRITE_CALLS and any(is_out(x) for x in node.args):
+                    hit = True
+            elif isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign):
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    if isinstance(t, ast.Subscript | ast.Attribute) and is_out(t.value):
+                        hit = True
+            elif isinstance(node, ast.Attribute) and node.attr in _MEMORY and is_out(
+                    node.value) and isinstance(node.ctx, ast.Load):
+                hit = True
+            if hit:
+                found.append((node.lineno, ast.unparse(node)))
+        for node in nodes:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                visit(node, frozenset(aliases))
+
+    tree = ast.parse(source)
+    visit(tree, frozenset())
+    return sorted(set(found))
+
+
+def test_one_writer_of_out():
+    """No module but ``_core/_out.py`` writes into an ``out`` argument (the reasoned
+    exceptions above apart): every public callable's ``out=`` goes through the writer."""
+    found = {_rel(p): w for p in SOURCES if _rel(p) != WRITER and (w := out_writes(
+        p.read_text()))}
+    unexplained = {m: w for m, w in found.items() if m not in OUT_WRITE_EXCEPTIONS}
+    assert not unexplained, unexplained
+    stale = sorted(set(OUT_WRITE_EXCEPTIONS) - set(found))
+    assert not stale, f"exceptions no longer needed: {stale}"
+
+
+def test_the_writer_is_defined_once():
+    """``write_out`` and ``out_buffer`` are defined in the writer alone; the host route's
+    ``host_operands`` asks ``out_buffer`` for an ``out``, and the C module handles an ``out``
+    in ``ufunc_fast_out`` alone (the writer's host branch for ``ufunc(a, b, out=c)`` and
+    ``ufunc(a, out=c)``)."""
+    from npjax._core import _out, _placement
+
+    homes = sorted(_rel(p) for p in SOURCES if re.search(
+        r"^def (write_out|out_buffer|check_cast)\b", p.read_text(), re.M))
+    assert homes == [WRITER]
+    assert "out_buffer(" in inspect.getsource(_placement.host_operands)
+    assert _out.write_out.__module__ == "npjax._core._out"
+    c_source = (PACKAGE / "_core" / "_hostpath.c").read_text()
+    takes_out = re.findall(r"^static PyObject \*(\w+)\([^)]*\bout\b", c_source, re.M)
+    assert takes_out == ["ufunc_fast_out"]
+
+
+def test_the_out_check_sees_each_write():
+    """The check above finds the ways code wrote into an ``out`` before the writer."""
+    caught = [
+        "def f(x, out=None):\n    out._write(x)\n",
+        "def f(x, out=None):\n    o = out[0]\n    o._write(x)\n",
+        "def f(x, out=None):\n    for o in out:\n        o[...] = x\n",
+        "def f(x, out=None):\n    copyto(out, x)\n",
+        "def f(x, out=None):\n    np.copyto(out[0], x)\n",
+        "def f(x, out=None):\n    data = out._host()\n    data[...] = x\n",
+        "def f(x, out=None):\n    out._rebind(x)\n",
+        "def f(x, out=None):\n    out += x\n    out.fill(0)\n",
+        "def f(x, out=None):\n    def g():\n        out._value = x\n    g()\n",
+        "def f(x, outs=None):\n    store(w, outs, x)\n",
+        "def f(x, **kwargs):\n    out = kwargs.get('out')\n    out._write(x)\n",
+    ]
+    assert [bool(out_writes(s)) for s in caught] == [True] * len(caught)
+    passed = [
+        "def f(x, out=None):\n    return write_out(out, x, 'unsafe', 'f')\n",
+        "def f(x, out=None):\n    return g(x, out=out)\n",
+        "def f(x, out=None):\n    if out is not None and out.shape != x.shape:\n"
+        "        raise ValueError\n",
+        "def f(a, x):\n    a._write(x)\n",  # an operand written in place, not an out
+        "def f(a):\n    out = np.empty(3)\n    out[0] = a\n",  # its own array
+    ]
+    assert [bool(out_writes(s)) for s in passed] == [False] * len(passed)

@@ -17,14 +17,14 @@ from typing import Annotated, Any, get_args, get_origin
 import jax
 import numpy as np
 
-from npjax._core import _casts
 from npjax._pure import _dtypes
 from npjax._runtime import _stats
 from npjax._pure._axes import axis_argument
-from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error, unsupported
+from npjax._pure._errors import HostOnly, NpjaxUnsupported, unsupported
 from npjax._calls._fallback import call_numpy
 from npjax._execution._lazy import Lazy
 from npjax._core._ndarray import ndarray
+from npjax._core._out import write_out
 from npjax._core._normalize import foreign_override, to_jax, to_jax_lazy
 from npjax._core._fast_calls import MANY, parameters
 from npjax._core._placement import DEFERRED, NOT_HOST, forced_host, try_host
@@ -119,27 +119,6 @@ def wrap(result: Any, scalar: bool = False) -> Any:
     if isinstance(result, list):
         return [wrap(r, scalar) for r in result]
     return result
-
-
-def write_out(out: Any, value: jax.Array, casting: str, name: str, loop: str = "cast"
-              ) -> ndarray:
-    """Store a result into ``out`` (NumPy's shape and casting checks) and return ``out``.
-    ``loop``: where NumPy says a floating-point error of the cast into ``out`` happened."""
-    if not isinstance(out, ndarray):
-        raise TypeError(f"npjax.{name}: 'out' must be an npjax array")
-    if tuple(value.shape) != out.shape:
-        try:
-            if np.broadcast_shapes(value.shape, out.shape) != out.shape:
-                raise ValueError
-        except ValueError:
-            raise ValueError(f"non-broadcastable output operand with shape {out.shape} "
-                             f"doesn't match the broadcast shape {tuple(value.shape)}") from None
-    if value.dtype != out.dtype and not _dtypes.can_cast(value.dtype, out.dtype, casting):
-        raise output_casting_error(name, casting, value.dtype, out.dtype)
-    if _casts.needs_check(value.dtype, out.dtype):  # NumPy's values and warnings
-        value = _casts.cast(value, out.dtype, loop)
-    out._write(value)
-    return out
 
 
 # Results larger than this are waited for inside the call, so that an allocation the device

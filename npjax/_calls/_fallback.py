@@ -23,6 +23,7 @@ from npjax._runtime import _stats
 from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._errors import FallbackWarning
 from npjax._core._ndarray import ndarray
+from npjax._core._out import write_out
 from npjax._core._made import place_made
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
@@ -85,10 +86,8 @@ class _HostCopies:
         return x
 
     def write_back(self) -> None:
-        from npjax._core._normalize import to_jax
-
         for host, target in self.back.values():
-            target._write(host if target._host() is not None else to_jax(host))
+            write_out(target, host, "unsafe", "fallback")
 
     def result(self, x: Any) -> Any:
         if isinstance(x, np.ndarray) and id(x) in self.back:

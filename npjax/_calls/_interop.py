@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._core._ndarray import install_methods, ndarray
+from npjax._core._out import write_numpy_out
 from npjax._core._normalize import to_jax
 from npjax._calls._registry import public_module, public_namespace
 from npjax._core._placement import DEVICE, NOT_HOST, forced_host
@@ -93,8 +94,7 @@ def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kw
     if len(outs) != 1:
         raise NotImplementedError("npjax: several NumPy arrays as 'out' of one ufunc")
     result = fn(*inputs, **kwargs)
-    np.copyto(outs[0], np.asarray(result), casting=kwargs.get("casting", "same_kind"))
-    return outs[0]
+    return write_numpy_out(outs[0], result, kwargs.get("casting", "same_kind"))
 
 
 _OURS = {ours._np: ours for ours in UFUNCS.values()}  # NumPy's ufunc -> npjax's

@@ -37,8 +37,8 @@ from npjax._runtime import _context, _errstate, _finite_watch, _host_reads, _num
 from npjax._pure import _dtypes
 from npjax._pure._axes import axis_argument
 from npjax._runtime import _stats, _thread_checks, _ufunc_checks
-from npjax._calls._dispatch import write_out
-from npjax._pure._errors import HostOnly, NpjaxUnsupported, output_casting_error
+from npjax._core._out import check_cast, write_out
+from npjax._pure._errors import HostOnly, NpjaxUnsupported
 from npjax._calls._fallback import call_numpy
 from npjax._calls._ufunc_keywords import as_signature, resolve_loop, sig_keyword
 from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
@@ -389,9 +389,8 @@ class ufunc(_UfuncBase):
             _check_core_dims(self.__name__, vals)
         if outs is not None:  # NumPy checks the output cast before computing anything
             for o, dt in zip(outs, loop_out):
-                if o is not None and dt != o.dtype and not _dtypes.can_cast(dt, o.dtype,
-                                                                            casting):
-                    raise output_casting_error(self.__name__, casting, dt, o.dtype)
+                if o is not None:
+                    check_cast(self.__name__, casting, dt, o)
         if self.__name__ == "power" and loop_in[1].kind == "i" and all(
                 getattr(v, "size", 1) for v in vals):
             _check_power(vals[1])

@@ -35,13 +35,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax._runtime import _bounds, _context, _stats
+from npjax._runtime import _bounds, _stats
 from npjax._runtime._context import current
 from npjax._pure._impl.positions import nonzero_mask, selected
 from npjax._core._normalize import to_jax
 
 __all__ = ["FLOOR", "HOST_CUT_BYTES", "bucket", "count_nonzero", "cut", "in_host_memory",
-           "nonzero", "numpy_reads_in_place", "pad", "pick", "read", "run", "zeros"]
+           "nonzero", "pad", "pick", "read", "run", "zeros"]
 
 # Smallest bucket: results up to FLOOR elements share one program. On the CPU backend a[mask]
 # with 5 True elements took the same time (within the noise of a busy 2-CPU VM) padded to 16,
@@ -68,16 +68,6 @@ def in_host_memory(x: Any) -> bool:
     if isinstance(x, jax.core.Tracer):
         return False
     return all(d.platform == "cpu" for d in x.sharding.device_set)
-
-
-def numpy_reads_in_place() -> bool:
-    """Whether NumPy may compute on device data it reads in place (then ``in_host_memory``
-    says which data): not under a trace, an x64 policy (NumPy's dtypes) on the default
-    devices."""
-    ctx = _context.get()
-    policy = ctx.policy
-    return ctx.trace is None and policy.x64 and policy.device is None and \
-        policy.sharding is None
 
 
 def _host(x: Any) -> np.ndarray:

@@ -11,10 +11,10 @@ sent now otherwise.
 
 Those decisions are made here, each behind one hook named for what it does, so core indexing
 (``_index_read``, ``_index_write``, ``_index_values``, ``_index_plan``, ``_window_reads``,
-``_element_access``) and the array's storage reads (``_ndarray``) call the hook and never ask
-which mode they are in (``tests/test_layers.py`` keeps it so). Lazy mode's machinery is
-``_execution/_lazy``; the trace is ``npjax._compile._jit._Trace``, found in the execution
-context. Each hook reads the context once.
+``_element_access``, ``_buckets``) and the array's storage reads (``_ndarray``) call the hook
+and never ask which mode they are in (``tests/test_layers.py`` keeps it so). Lazy mode's
+machinery is ``_execution/_lazy``; the trace is ``npjax._compile._jit._Trace``, found in the
+execution context. Each hook reads the context once.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ from npjax._runtime._context import get as _get
 __all__ = ["DEVICE_VALUES", "Kernel", "Lazy", "as_input", "concrete_if_done",
            "device_check", "multi_device_sharding", "read_advanced", "read_element",
            "recording", "refuse_host_write", "store", "stored_part", "traced_bounds",
-           "traced_value", "view_source", "windows_eligible", "write_advanced",
-           "write_element"]
+           "numpy_reads_in_place", "traced_value", "view_source", "windows_eligible",
+           "write_advanced", "write_element"]
 
 # A device value: computed, or pending in lazy mode.
 DEVICE_VALUES = (jax.Array, Lazy)
@@ -235,6 +235,16 @@ def windows_eligible() -> bool:
     ctx = _get()
     policy = ctx.policy
     return ctx.trace is None and policy.device is None and policy.sharding is None
+
+
+def numpy_reads_in_place() -> bool:
+    """Whether NumPy may compute on device data it reads in place (``_buckets.in_host_memory``
+    says which data): not under a trace, an x64 policy (NumPy's dtypes) on the default
+    devices."""
+    ctx = _get()
+    policy = ctx.policy
+    return ctx.trace is None and policy.x64 and policy.device is None and \
+        policy.sharding is None
 
 
 def as_input(kernel: Kernel, args: tuple, now: Callable) -> Any:

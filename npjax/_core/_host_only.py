@@ -14,6 +14,7 @@ import jax
 import numpy as np
 
 from npjax._core._ndarray import ndarray
+from npjax._core._out import DEVICE_WRITES, out_buffer, write_out
 from npjax._pure._dtypes import MAX_DEVICE_NDIM, is_device_dtype
 from npjax._runtime import _stats
 
@@ -55,21 +56,35 @@ class _Fetched:
         self.device = False
         self.back: list = []
 
-    def operand(self, x: Any, out: bool = False) -> Any:
+    def operand(self, x: Any) -> Any:
         if isinstance(x, ndarray):
             data = x._host()
             if data is None:
                 self.device = True
                 data = np.array(x._fetch())
-                if out:
-                    self.back.append((x, data))
             return data[()] if x._scalar else data
         if type(x) is list or type(x) is tuple:
-            return type(x)(self.operand(item, out) for item in x)
+            return type(x)(self.operand(item) for item in x)
         if isinstance(x, jax.Array):
             self.device = True
             return np.asarray(x)
         return x
+
+    def destination(self, x: Any) -> Any:
+        """An array NumPy writes into (``out=``, ``copyto``'s destination): the out writer's
+        host branch (``out_buffer``) for host arrays; a device array's writable copy, which
+        the writer stores back after the call (``run_fetched``)."""
+        buffer = out_buffer(x)
+        if buffer is not DEVICE_WRITES:
+            return buffer
+        if type(x) is list or type(x) is tuple:
+            return type(x)(self.destination(item) for item in x)
+        if isinstance(x, ndarray) and x._host() is None:
+            self.device = True
+            data = np.array(x._fetch())
+            self.back.append((x, data))
+            return data[()] if x._scalar else data
+        return self.operand(x)
 
 
 # NumPy functions that write into a positional argument (its position), as into ``out=``.
@@ -84,11 +99,13 @@ def run_fetched(name: str, fn: Any, args: tuple, kwargs: dict, run: Any) -> tupl
     _stats.host_only[name] += 1
     fetched = _Fetched()
     mutated = _MUTATED.get(name, -1)
-    ops = tuple(fetched.operand(a, i == mutated) for i, a in enumerate(args))
-    kw = {k: fetched.operand(v, k == "out") for k, v in kwargs.items()}
+    ops = tuple(fetched.destination(a) if i == mutated else fetched.operand(a)
+                for i, a in enumerate(args))
+    kw = {k: fetched.destination(v) if k == "out" else fetched.operand(v)
+          for k, v in kwargs.items()}
     result = run(fn, ops, kw)
     for target, data in fetched.back:
-        target[...] = data
+        write_out(target, data, "unsafe", name)
         if result is data:
             result = target
         elif type(result) is tuple:

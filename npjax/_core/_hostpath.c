@@ -1059,16 +1059,16 @@ static PyObject *ufunc_fast1(UfuncObject *u, PyObject *a, int *done) {
     return placed(result, limit, 1, &a);
 }
 
-/* ``npjax.minimum(a, b, out=c)``: the only keyword ``out``, a host array (the Python call's
-   ``host_operands`` path): NumPy's ufunc writes into its data and the array itself is the
-   result. */
+/* ``npjax.minimum(a, b, out=c)``, ``npjax.sqrt(a, out=c)`` (``b`` NULL): the only keyword
+   ``out``, a host array: the out writer's host branch (``_core/_out.out_buffer``) in C. NumPy's
+   ufunc writes into its data and the array itself is the result. */
 static PyObject *out_key = NULL;
 
 static PyObject *ufunc_fast_out(UfuncObject *u, PyObject *a, PyObject *b, PyObject *out,
                                 int *done) {
     *done = 0;
     if (Py_TYPE(out) != Arr) return NULL;
-    PyObject *x = ufunc_operand(a), *y = x ? ufunc_operand(b) : NULL;
+    PyObject *x = ufunc_operand(a), *y = b == NULL ? x : x ? ufunc_operand(b) : NULL;
     PyObject *o = y ? host_data(out, NULL, NULL) : NULL;
     if (o == NULL) return NULL;
     Py_ssize_t limit = host_limit();
@@ -1079,13 +1079,15 @@ static PyObject *ufunc_fast_out(UfuncObject *u, PyObject *a, PyObject *b, PyObje
     PyObject *kw = PyTuple_Pack(1, out_key);
     if (kw == NULL) return NULL;
     PyObject *stack[3] = {x, y, o};
-    PyObject *result = PyObject_Vectorcall(u->np_ufunc, stack, 2, kw);
+    if (b == NULL) stack[1] = o;
+    PyObject *result = PyObject_Vectorcall(u->np_ufunc, stack, b == NULL ? 1 : 2, kw);
     Py_DECREF(kw);
     if (result == NULL) return NULL;
     if (result == o) {
         Py_DECREF(result);
         return Py_NewRef(out);
     }
+    if (b == NULL) return placed(result, limit, 2, (PyObject *[]){a, out});
     return placed(result, limit, 3, (PyObject *[]){a, b, out});
 }
 
@@ -1114,6 +1116,16 @@ static PyObject *ufunc_call(PyObject *self, PyObject *args, PyObject *kwargs) {
         int done;
         PyObject *r = ufunc_fast1(u, PyTuple_GET_ITEM(args, 0), &done);
         if (r != NULL || done) return r;
+    }
+    else if (enabled && u->unary && u->np_ufunc != NULL && PyTuple_GET_SIZE(args) == 1 &&
+             kwargs != NULL && PyDict_GET_SIZE(kwargs) == 1) {
+        PyObject *out = PyDict_GetItemWithError(kwargs, out_key);
+        if (out == NULL && PyErr_Occurred()) return NULL;
+        if (out != NULL) {
+            int done;
+            PyObject *r = ufunc_fast_out(u, PyTuple_GET_ITEM(args, 0), NULL, out, &done);
+            if (r != NULL || done) return r;
+        }
     }
     if (fb_ufunc_call == NULL) {
         PyErr_SetString(PyExc_TypeError, "npjax.ufunc: no call installed");
@@ -1176,6 +1188,9 @@ static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t 
         else if (nkw == 1 && n == 2 && u->binary &&
                  PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), out_key) == 0)
             r = ufunc_fast_out(u, args[0], args[1], args[2], &done);
+        else if (nkw == 1 && n == 1 && u->unary &&
+                 PyUnicode_Compare(PyTuple_GET_ITEM(kwnames, 0), out_key) == 0)
+            r = ufunc_fast_out(u, args[0], NULL, args[1], &done);
         if (PyErr_Occurred() && !done) return NULL;
         if (r != NULL || done) return r;
     }

@@ -18,7 +18,7 @@ from npjax._core._index_kernels import _gather, _gather_checked, _gather_masked
 from npjax._core._index_plan import (_advanced_shape, _advanced_unchecked, _basic_plan,
                                      _bucketed_arrays, _device_checks, _raise_out_of_bounds,
                                      _check_bounds, _check_int, _expand, _int_positions, _one_mask)
-from npjax._core._executor import Kernel, read_advanced, read_element
+from npjax._core._executor import Kernel, numpy_reads_in_place, read_advanced, read_element
 from npjax._core._ndarray import ndarray
 from npjax._core._numpy_in_place import from_numpy, host_views
 
@@ -91,7 +91,7 @@ def _mask_read_on_host(a: ndarray, index: Any) -> ndarray | None:
     (``z[z > 0].mean()`` in a loop compiled a program at every trip). NumPy computes it and
     what is made from it on the host instead, without the bucketed gather's program.
     """
-    if not _buckets.numpy_reads_in_place():
+    if not numpy_reads_in_place():
         return None
     views = host_views((a, *index) if type(index) is tuple else (a, index))
     if views is None:

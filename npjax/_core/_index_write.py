@@ -26,8 +26,8 @@ from npjax._core._index_plan import (_FULL, _advanced_shape, _advanced_unchecked
                                      _basic_plan, _bucketed_arrays, _check_bounds, _check_int,
                                      _expand, _int_positions)
 from npjax._core._index_values import _complex_warning, _single_value, cast_device, convert_value
-from npjax._core._executor import (Kernel, multi_device_sharding, refuse_host_write, store,
-                                   write_advanced, write_element)
+from npjax._core._executor import (Kernel, multi_device_sharding, numpy_reads_in_place,
+                                   refuse_host_write, store, write_advanced, write_element)
 from npjax._core._ndarray import HOST_STORAGE, ndarray
 from npjax._core._normalize import to_jax
 from npjax._core._views import settled
@@ -187,7 +187,7 @@ def _mask_store(a: ndarray, items: list, kinds: list, shape: tuple, value: Any) 
     v = value._read() if isinstance(value, ndarray) else value
     size = _buckets.bucket(count, m.size)
     v = cast_device(_buckets.pad(v, lead, size), a.dtype)
-    if isinstance(m, np.ndarray) or (_buckets.numpy_reads_in_place() and
+    if isinstance(m, np.ndarray) or (numpy_reads_in_place() and
                                      _buckets.in_host_memory(m)):
         at = np.full(size, m.size, np.intp)  # positions found by NumPy (see _mask_scatter)
         at[:count] = np.flatnonzero(m if isinstance(m, np.ndarray) else _stats.fetch(m))

@@ -4,7 +4,7 @@ Where a result's length depends on the data (``a[mask]``), or a call must read v
 (``ufunc.at``'s bounds, ``linalg``'s singular checks), NumPy reading the device buffers in
 place gives NumPy's values, errors and warnings by construction, without a compiled program
 per length, and on the CPU faster than XLA's scatters and LAPACK wrappers. Each caller
-checks ``_buckets.numpy_reads_in_place`` first.
+checks ``_executor.numpy_reads_in_place`` first.
 """
 
 from __future__ import annotations

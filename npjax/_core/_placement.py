@@ -33,6 +33,7 @@ from npjax._core._normalize import array_method_value, foreign_override
 from npjax._core._fast_calls import MANY, parameters
 from npjax._core._host_only import has_host_only, host_only, run_fetched
 from npjax._core._ndarray import HOST_STORAGE, from_numpy, host_owner, ndarray
+from npjax._core._out import DEVICE_WRITES, out_buffer
 from npjax._core._subclasses import (HANDLED, SubclassOperand, call_function, call_method,
                                      has_subclass)
 
@@ -132,7 +133,8 @@ DEVICE = object()  # marker: a device operand
 
 def host_operands(args: tuple, kwargs: dict, limit: int) -> tuple[tuple, dict] | None:
     """The operands as NumPy sees them, or None when one of them lives on the device (or an
-    ``out=`` is not an npjax array: the device path gives npjax's error)."""
+    ``out=`` is not a host npjax array: ``out_buffer``, the out writer's host branch, says
+    what NumPy writes into)."""
     out = _sequence(args, limit)
     if out is DEVICE:
         return None
@@ -141,9 +143,12 @@ def host_operands(args: tuple, kwargs: dict, limit: int) -> tuple[tuple, dict] |
         for k, v in kwargs.items():
             if (k == "device" or k == "like") and v is not None:
                 return None  # an explicit device (or like=): the device path decides
-            if k == "out" and v is not None and type(v) is not ndarray and not (
-                    type(v) is tuple and all(type(o) is ndarray or o is None for o in v)):
-                return None
+            if k == "out":
+                v = out_buffer(v)
+                if v is DEVICE_WRITES:
+                    return None
+                kw[k] = v
+                continue
             v = operand(v, limit)
             if v is DEVICE:
                 return None

@@ -24,6 +24,7 @@ import numpy as np
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls import _ufuncs
 from npjax._core._ndarray import install_methods, ndarray
+from npjax._core._out import write_out
 from npjax._core._subclasses import is_subclass, plain
 from npjax._core._normalize import to_jax
 
@@ -287,10 +288,7 @@ def _round(a: Any, decimals: Any, out: Any) -> Any:
     if decimals >= 0 and kind in "iu":
         if out is None:
             return _finish(ndarray._owner(a._read()), scalar_in or a._scalar)
-        from npjax._library._rearranging import copyto
-
-        copyto(out, a)
-        return out
+        return write_out(out, a._read(), "same_kind", "round")
     if decimals == 0:
         res = _U["rint"](a, out=out)
         return res if out is not None else _finish(res, scalar_in or a._scalar)

@@ -19,8 +19,8 @@ import numpy as np
 from npjax._runtime._errstate import _stacklevel
 from npjax._core import _casts
 from npjax._pure import _dtypes
-from npjax._calls._dispatch import (ArrayIn, ArrayKeep, ArraySeq, AxisIn, DTypeIn, Tag, npfunc,
-                                    write_out)
+from npjax._calls._dispatch import ArrayIn, ArrayKeep, ArraySeq, AxisIn, DTypeIn, Tag, npfunc
+from npjax._core._out import write_out
 from npjax._pure._errors import HostOnly
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import ndarray

@@ -28,7 +28,8 @@ import numpy as np
 from jax import lax
 
 from npjax._runtime._errstate import _stacklevel
-from npjax._calls._dispatch import wrap, write_out
+from npjax._calls._dispatch import wrap
+from npjax._core._out import write_out
 from npjax._pure._errors import HostOnly, unsupported
 from npjax._pure import _dtypes
 from npjax._library._einsum_views import einsum_view

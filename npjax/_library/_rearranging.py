@@ -19,7 +19,8 @@ from jax import lax
 from npjax._runtime._errstate import _stacklevel
 from npjax._core import _casts
 from npjax._pure import _dtypes
-from npjax._calls._dispatch import ArrayIn, AxisIn, DTypeIn, npfunc, write_out
+from npjax._calls._dispatch import ArrayIn, AxisIn, DTypeIn, npfunc
+from npjax._core._out import write_out
 from npjax._pure._errors import ComplexWarning, unsupported
 from npjax._pure._axes import diagonal_axes, integer, normalize_axes, normalize_axis
 from npjax._execution._lazy import concrete  # copyto: a cast recorded in lazy mode, computed

@@ -33,14 +33,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._core import _casts
+from npjax._core import _casts, _window_reads
 from npjax._runtime import _context
 from npjax._pure import _dtypes
 from npjax._library import _reduction_checks as _checks
-from npjax._calls._dispatch import ArrayIn, AxisIn, DTypeIn, IntAxisIn, npfunc, write_out
+from npjax._calls._dispatch import ArrayIn, AxisIn, DTypeIn, IntAxisIn, npfunc
+from npjax._core._out import write_out
 from npjax._pure._errors import output_casting_error
 from npjax._execution._lazy import Kernel
-from npjax._core import _window_reads
 from npjax._pure._impl.quantiles import (
     _DISCRETE, _METHODS, _k_median, _k_nanmedian, _k_quantile, _k_quantile_weighted,
 )
@@ -260,10 +260,11 @@ def mean(a: ArrayIn, axis: Any = None, dtype: DTypeIn = None, out: Any = None,
     """npjax implementation of ``numpy.mean`` (sum in NumPy's order, then divide)."""
     axes = _axes(axis, a.ndim)
     sum_dt, res_dt = _mean_dtypes(a.dtype, dtype)
-    if out is not None and dtype is None and a.dtype.kind not in "biu" and a.dtype != _F16:
-        sum_dt = res_dt = getattr(out, "dtype", res_dt)
+    div_dt = sum_dt  # NumPy sums into ``out`` and divides there (``_methods._mean``)
+    if isinstance(out, ndarray) and out.dtype.kind in "fc":
+        div_dt = res_dt = out.dtype
     mask = _mask(where, a.shape)
-    kernel = _jit_plain(_k_mean, (axes, keepdims is True, sum_dt, res_dt))
+    kernel = _jit_plain(_k_mean, (axes, keepdims is True, sum_dt, res_dt, div_dt))
     r = kernel(a) if mask is None else kernel(a, mask)
     _checks.mean(axes, np.dtype(sum_dt), a, mask, r, _scalar(out, keepdims, axes, a.ndim))
     return _finish(r, out, "mean")
@@ -797,4 +798,3 @@ def _sum_method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
 
 install_methods({name: globals()[name] for name in _METHOD_NAMES
                  if hasattr(np.ndarray, name)} | {"sum": _sum_method})
-

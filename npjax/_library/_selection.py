@@ -31,8 +31,9 @@ from npjax._pure import _dtypes
 from npjax._runtime import _stats
 from npjax._pure._impl.positions import nonzero_mask, selected
 from npjax._core._subclasses import refuse
-from npjax._calls._dispatch import ArrayIn, Out, npfunc, write_out
-from npjax._pure._errors import ComplexWarning, output_casting_error, unsupported
+from npjax._calls._dispatch import ArrayIn, Out, npfunc
+from npjax._core._out import write_out
+from npjax._pure._errors import ComplexWarning, unsupported
 from npjax._execution._lazy import Kernel
 from npjax._pure._axes import axis_argument, normalize_axis
 from npjax._core._ndarray import install_methods, ndarray
@@ -244,12 +245,12 @@ def _clip(a: Any, lo: Any, hi: Any, out: Any = None, casting: str = "same_kind",
         tr = trace()
         if tr is not None:  # npjax.jit: its entries are known to lie in [lo, hi]
             tr.bounds[id(result)] = (result, int(min(lo, hi)), int(max(lo, hi)))
+    if out is Ellipsis:  # NumPy's ``out=...``: an array (a scalar's method gives a scalar)
+        return ndarray._owner(result, isinstance(a, np.generic) or getattr(a, "_scalar", False))
     if out is not None:
         if isinstance(out, tuple) and len(out) == 1:
             out = out[0]
-        if dtype != out.dtype and not _dtypes.can_cast(dtype, out.dtype, casting):
-            raise output_casting_error("clip", casting, dtype, out.dtype)
-        return write_out(out, result, "unsafe", "clip")
+        return write_out(out, result, casting, "clip")
     return ndarray._owner(result, result.ndim == 0)
 
 

@@ -25,7 +25,7 @@ from npjax._library import _reductions
 from npjax._runtime import _ufunc_checks
 from npjax._core._index_kernels import index_ids
 from npjax._core._index_plan import _advanced_parts, _expand
-from npjax._calls._dispatch import write_out
+from npjax._core._out import write_out
 from npjax._pure._axes import axis_argument, normalize_axis, refuse_bool_axes
 from npjax._core._ndarray import ndarray
 from npjax._pure._axes import shape_text
@@ -34,7 +34,8 @@ from npjax._runtime import _stats
 from npjax._runtime._context import current
 from npjax._runtime._numpy_calls import call_numpy_ufunc
 from npjax._calls._ufuncs import UFUNCS, ufunc
-from npjax._core._buckets import in_host_memory, numpy_reads_in_place
+from npjax._core._buckets import in_host_memory
+from npjax._core._executor import numpy_reads_in_place
 from npjax._core._numpy_in_place import host_views
 
 __all__: list[str] = []
@@ -376,6 +377,8 @@ def accumulate(self: ufunc, array: Any, axis: Any = 0, dtype: Any = None,
     kwargs = {"axis": axis, "dtype": dtype}
     result_dt = _probe_dtype(name, "accumulate", x.dtype, x.shape, kwargs)
     ax = normalize_axis(0 if axis is None else axis, x.ndim)
+    if out is not None and np.shape(out[0] if type(out) is tuple else out) != x.shape:
+        raise ValueError("provided out is the wrong size for the accumulation.")  # no broadcast
     loop_dt = _reduce_loop_dtype(name, x.dtype, result_dt, dtype)
     if _on_host.reduce_on_host(name, loop_dt, x):
         return _finish(_on_host.run_method(name, "accumulate", x, axis=ax, dtype=dtype),

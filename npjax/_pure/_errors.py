@@ -27,6 +27,8 @@ class HostOnly(NpjaxUnsupported):
 def output_casting_error(ufunc_name: str, casting: str, from_: np.dtype, to: np.dtype) -> TypeError:
     """The exception NumPy raises when a ufunc result cannot be cast into ``out``."""
     np_ufunc = getattr(np, ufunc_name, None)
+    if not isinstance(np_ufunc, np.ufunc):  # ``clip``: a function over the ufunc ``umath.clip``
+        np_ufunc = getattr(np._core.umath, ufunc_name, None)
     if _UFuncOutputCastingError is not None and isinstance(np_ufunc, np.ufunc):
         return _UFuncOutputCastingError(np_ufunc, casting, from_, to, 0)
     return TypeError(

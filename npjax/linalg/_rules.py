@@ -19,7 +19,7 @@ from npjax._calls._dispatch import wrap
 from npjax._pure._errors import HostOnly
 from npjax._calls._fallback import call_numpy
 from npjax._core._normalize import to_jax
-from npjax._core._buckets import numpy_reads_in_place
+from npjax._core._executor import numpy_reads_in_place
 from npjax._core._numpy_in_place import from_numpy, host_views
 from npjax._runtime._numpy_calls import call_numpy_ufunc
 

@@ -13,7 +13,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax._calls._dispatch import write_out
+from npjax._core._out import DEVICE_WRITES, out_buffer, write_out
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
 from npjax._core._placement import beyond, host_limit
@@ -132,8 +132,8 @@ def streamed(fn: Callable) -> Callable:
             out = kwargs.get("out")
             if isinstance(out, ndarray):
                 _check_out_flags(out)
-                data = out._host()
-                if data is not None:  # a host array: NumPy draws into its memory
+                data = out_buffer(out)  # the out writer's host branch
+                if data is not DEVICE_WRITES:  # a host array: NumPy draws into its memory
                     getattr(self._np, name)(*(to_host(a) for a in args),
                                             **{k: to_host(v) for k, v in kwargs.items()
                                                if k != "out"}, out=data)

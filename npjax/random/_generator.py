@@ -13,7 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._pure._axes import normalize_axis
-from npjax._calls._dispatch import write_out
+from npjax._core._out import write_out
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
 from npjax.random import _samplers as S

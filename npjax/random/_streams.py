@@ -19,7 +19,7 @@ from npjax._pure._capabilities import route
 from npjax._pure._impl import linalg as _linalg_kernels
 from npjax._runtime._errstate import _stacklevel
 from npjax._pure._axes import normalize_axis
-from npjax._calls._dispatch import write_out
+from npjax._core._out import write_out
 from npjax._core._host_only import host_only
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import place, to_jax

@@ -415,10 +415,11 @@ def _k_fold_plain(axes, keepdims, op, dtype, nan_fill, x):
     return _k_fold(axes, keepdims, op, dtype, nan_fill, x, None, None)
 
 
-def _k_mean(axes, keepdims, sum_dt, res_dt, x, mask=None):
+def _k_mean(axes, keepdims, sum_dt, res_dt, div_dt, x, mask=None):
+    """The sum in ``sum_dt``, cast to ``div_dt`` and divided there (NumPy's ``out``)."""
     s = _fold(_masked(x, mask, 0), axes, "add", sum_dt)
-    s = _keep(s, x.shape, axes, keepdims)
-    r = _divide(s, _count(x.shape, axes, mask, keepdims), sum_dt)
+    s = _cast(_keep(s, x.shape, axes, keepdims), div_dt)
+    r = _divide(s, _count(x.shape, axes, mask, keepdims), div_dt)
     return _cast(r, res_dt)
 
 
