@@ -250,6 +250,28 @@ def _finish(result: Any, host: bool, ctx: Any) -> Any:
     return _hostify(result, ctx) if host else _ready(result)
 
 
+class _Guarded(Jitted):
+    """``npjax.jit`` of the function, whose eager runs (after a trace that failed, a device
+    check) first write back the NumPy arrays the check guards as they were before the call:
+    the trace ran the Python once, and writes it made into them would be made twice."""
+
+    guards: _autojit_check.Guards | None = None  # while a compile runs
+    wrote: list[str] = []  # the guarded arrays its trace wrote into
+
+    def _eager(self, args: tuple, kwargs: dict) -> Any:
+        self.restore()
+        return Jitted._eager(self, args, kwargs)
+
+    def restore(self) -> None:
+        """Before the function runs again in this call: its guarded arrays as before it."""
+        guards = self.guards
+        if guards is not None and guards.arrays:
+            changed = guards.changed()
+            if changed:
+                guards.restore()
+                self.wrote = changed
+
+
 # --- the wrapper --------------------------------------------------------------------------
 
 
@@ -305,7 +327,7 @@ class AutoJit:
         self._code = fn.__code__
         self._runner = runner  # applied by ``python -m npjax run``: only under jit="auto"
         self._sigs: dict[Any, _Sig] = {}
-        self._jitted: Jitted | None = None
+        self._jitted: _Guarded | None = None
         self._guards: _autojit_check.Guards | None = None
         # (name, site, why) when the check refused f: every call runs as written
         self._refused: tuple[str, str, str] | None = None
@@ -464,11 +486,18 @@ class AutoJit:
             self._hot_sigs -= 1
         st.state, st.why = _AS_WRITTEN, (why, site)
         self._refuse(why, site)
-        return self._autojit_fn(*args, **kwargs) if run else None
+        if not run:
+            return None
+        if self._jitted is not None:
+            self._jitted.restore()  # (a compile's trace wrote into a guarded array)
+        return self._autojit_fn(*args, **kwargs)
 
     def _compile(self, sig: Any, st: _Sig, args: tuple, kwargs: dict, host: bool,
                  ctx: Any) -> Any:
         fn = self._autojit_fn
+        if self._guards is not None and not self._guards.hold():  # (its values of the
+            self._cool()  # globals, as of the earlier compile, would be written back)
+            self._sigs[sig] = st
         if self._guards is None:
             try:
                 self._guards = _autojit_check.check(fn)
@@ -477,8 +506,30 @@ class AutoJit:
                 self._refuse(exc.why, exc.site)
                 return fn(*args, **kwargs)
         if self._jitted is None:
-            self._jitted = Jitted(fn, (), (), "raise")
+            self._jitted = _Guarded(fn, (), (), "raise")
         jitted = self._jitted
+        jitted.guards, jitted.wrote = self._guards, []
+        try:
+            return self._compiled(jitted, sig, st, args, kwargs, host, ctx)
+        finally:
+            guards, jitted.guards = jitted.guards, None
+            wrote = jitted.wrote or (guards is not None and guards.arrays and guards.changed())
+            if wrote:
+                # It writes into a NumPy array it reads from a global or closure variable:
+                # this call ran its Python once (the trace, or a run after it from the
+                # contents as they were), as written; the later calls run as written
+                why = (f"writes into the array {', '.join(wrote)} it reads from a global or "
+                       "closure variable")
+                self._refused = (self._name, self._site, why)
+                if st.state == _HOT:
+                    self._hot_sigs -= 1
+                if st.state != _AS_WRITTEN:
+                    st.state, st.why = _AS_WRITTEN, (why, self._site)
+                self._refuse(why, self._site)
+
+    def _compiled(self, jitted: _Guarded, sig: Any, st: _Sig, args: tuple, kwargs: dict,
+                  host: bool, ctx: Any) -> Any:
+        """The compile (``_compile``) itself: the call through ``npjax.jit``."""
         compiles = _stats.compiles["count"]
         t0 = _clock()
         limit = _loop_unroll.UNROLL_LIMIT.set(_loop_unroll.AUTO_UNROLLED)
