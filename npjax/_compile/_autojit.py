@@ -521,8 +521,12 @@ class AutoJit:
                 why = (f"writes into the array {', '.join(wrote)} it reads from a global or "
                        "closure variable")
                 self._refused = (self._name, self._site, why)
-                if st.state == _HOT:
+                if st.state == _HOT:  # (not compiled after all)
                     self._hot_sigs -= 1
+                    rec = self._record()
+                    rec["signatures"] -= 1
+                    if rec["signatures"] <= 0:
+                        del _stats.autojit_compiled[(self._name, self._site)]
                 if st.state != _AS_WRITTEN:
                     st.state, st.why = _AS_WRITTEN, (why, self._site)
                 self._refuse(why, self._site)

@@ -330,7 +330,10 @@ class _Checker:
         if t is np.ndarray and obj.dtype.kind in "biufc" and obj.nbytes <= CONST_BYTES:
             self.guards.array(obj, name)  # a constant while its contents stay the same
             return
-        if isinstance(obj, np.ndarray) or hasattr(obj, "__array__"):
+        if isinstance(obj, np.ndarray):
+            raise Refused(f"reads the array {name} (over {CONST_BYTES} bytes or not of "
+                          "numbers: a compiled function would keep its value)", site)
+        if hasattr(obj, "__array__"):
             raise Refused(f"reads the global array {name} (a compiled function would keep "
                           "its value)", site)
         raise Refused(f"reads {name}, a {type(obj).__name__}", site)
