@@ -100,7 +100,10 @@ def _autojit_parity(fn, expected, np_exc, name, context, check_sign_of_zero):
     AUTOJIT_COUNTS[state] = AUTOJIT_COUNTS.get(state, 0) + 1
     if state != "compiled":
         why = sigs[0]["why"] if len(sigs) == 1 else "no signature"
-        why = _SHAPE.sub("with shape ...", _SITE.sub("", why or "cold"))
+        # (cold: compiled, but a device check of the program reran it eagerly: NumPy's
+        # exception, at every call)
+        why = _SHAPE.sub("with shape ...", _SITE.sub("", why or "cold: a device check "
+                                                     "reran the compiled call eagerly"))
         AUTOJIT_WHY[why] = AUTOJIT_WHY.get(why, 0) + 1
     return _compare(actual, our_exc, expected, np_exc, name,
                     f"{context} (autojit, second call: {state})", check_sign_of_zero)

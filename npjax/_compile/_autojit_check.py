@@ -76,6 +76,8 @@ _LEAVES = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis), np
 def _leaf(value: Any) -> bool:
     if isinstance(value, tuple):
         return all(_leaf(v) for v in value)
+    if isinstance(value, slice):  # (immutable, as a tuple)
+        return _leaf((value.start, value.stop, value.step))
     return isinstance(value, _LEAVES)
 
 
@@ -298,7 +300,7 @@ class _Checker:
             if top in ("npjax", "numpy") or obj.__name__ in _MODULES:
                 return  # (a namespace: what is read of it is checked as it is read)
             raise Refused(f"uses the module {obj.__name__} ({name})", site)
-        if isinstance(obj, _LEAVES):
+        if isinstance(obj, _LEAVES) or (isinstance(obj, slice) and _leaf(obj)):
             return
         if isinstance(obj, tuple):
             for item in obj:
