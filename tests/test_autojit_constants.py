@@ -65,7 +65,7 @@ def test_a_closure_numpy_array_is_a_constant_guarded_by_its_bytes():
     assert _auto()["refused"] == []
 
 
-def _make_counter(count, traces):
+def _make_counter(count, kind):
     def counts(x):
         count[0] += 1  # a write into the closure's array: once per call, as written
         return x + 1.0
@@ -74,25 +74,30 @@ def _make_counter(count, traces):
         count[0] += 1
         return float(x.sum())  # (a JitError under a trace, after the write)
 
-    return counts if traces else counts_then_cannot_trace
+    def counts_in_a_loop(x):
+        for _ in range(40):  # (a rolled loop's body is traced once for its 40 iterations)
+            count[0] += 1
+            x = x * 0.5 + 1.0
+        return x
+
+    return {"traces": counts, "cannot-trace": counts_then_cannot_trace,
+            "loop": counts_in_a_loop}[kind]
 
 
-@pytest.mark.parametrize("traces", [True, False], ids=["traces", "cannot-trace"])
-def test_a_function_writing_into_its_closure_array_writes_once_per_call(traces):
+@pytest.mark.parametrize("kind", ["traces", "cannot-trace", "loop"])
+def test_a_function_writing_into_its_closure_array_runs_as_written(kind):
     ours, theirs = numpy.zeros(1, numpy.int64), numpy.zeros(1, numpy.int64)
-    f = npjax.autojit(_make_counter(ours, traces))
-    g = _make_counter(theirs, traces)
+    f = npjax.autojit(_make_counter(ours, kind))
+    g = _make_counter(theirs, kind)
     x = numpy.arange(3.0)
     for _ in range(CALLS):
         assert_same(f(npjax.asarray(x)), g(x))
         numpy.testing.assert_array_equal(ours, theirs)
-    assert ours[0] == CALLS
+    assert ours[0] == CALLS * (40 if kind == "loop" else 1)
+    assert ours.flags.writeable
     assert _auto()["compiled"] == []
-    (why,) = _reasons().values()
-    if traces:
-        assert why == "writes into the array count it reads from a global or closure variable"
-    else:
-        assert why.startswith("cannot trace")
+    assert _reasons() == {f.__name__: "writes into the array count it reads from a global or "
+                                      "closure variable"}
     assert f.signatures()[0]["state"] == "as written"
 
 

@@ -251,25 +251,22 @@ def _finish(result: Any, host: bool, ctx: Any) -> Any:
 
 
 class _Guarded(Jitted):
-    """``npjax.jit`` of the function, whose eager runs (after a trace that failed, a device
-    check) first write back the NumPy arrays the check guards as they were before the call:
-    the trace ran the Python once, and writes it made into them would be made twice."""
+    """``npjax.jit`` of the function. While a compile traces it, the NumPy arrays the check
+    guards (constants of the program) are read-only: a write into one raises in the trace (a
+    trace runs the Python once, a rolled loop's body once for all its iterations), and the
+    call then runs as written, after they are writable again (``thaw``)."""
 
-    guards: _autojit_check.Guards | None = None  # while a compile runs
-    wrote: list[str] = []  # the guarded arrays its trace wrote into
+    frozen: list[np.ndarray] = []  # while a compile runs
 
     def _eager(self, args: tuple, kwargs: dict) -> Any:
-        self.restore()
+        self.thaw()
         return Jitted._eager(self, args, kwargs)
 
-    def restore(self) -> None:
-        """Before the function runs again in this call: its guarded arrays as before it."""
-        guards = self.guards
-        if guards is not None and guards.arrays:
-            changed = guards.changed()
-            if changed:
-                guards.restore()
-                self.wrote = changed
+    def thaw(self) -> None:
+        """Before the function runs as written: its guarded arrays writable, as they were."""
+        frozen, self.frozen = self.frozen, []
+        for a in frozen:
+            a.flags.writeable = True
 
 
 # --- the wrapper --------------------------------------------------------------------------
@@ -489,7 +486,7 @@ class AutoJit:
         if not run:
             return None
         if self._jitted is not None:
-            self._jitted.restore()  # (a compile's trace wrote into a guarded array)
+            self._jitted.thaw()  # (its guarded arrays, read-only while it traced)
         return self._autojit_fn(*args, **kwargs)
 
     def _compile(self, sig: Any, st: _Sig, args: tuple, kwargs: dict, host: bool,
@@ -508,16 +505,17 @@ class AutoJit:
         if self._jitted is None:
             self._jitted = _Guarded(fn, (), (), "raise")
         jitted = self._jitted
-        jitted.guards, jitted.wrote = self._guards, []
+        guards = self._guards
+        jitted.frozen = guards.freeze() if guards.arrays else []
+        refused = _stats.autojit_refused.copy() if guards.arrays else None
         try:
             return self._compiled(jitted, sig, st, args, kwargs, host, ctx)
         finally:
-            guards, jitted.guards = jitted.guards, None
-            wrote = jitted.wrote or (guards is not None and guards.arrays and guards.changed())
+            jitted.thaw()
+            wrote = guards.changed() if guards.arrays else []
             if wrote:
                 # It writes into a NumPy array it reads from a global or closure variable:
-                # this call ran its Python once (the trace, or a run after it from the
-                # contents as they were), as written; the later calls run as written
+                # the trace could not (read-only), the call ran as written; so do later ones
                 why = (f"writes into the array {', '.join(wrote)} it reads from a global or "
                        "closure variable")
                 self._refused = (self._name, self._site, why)
@@ -527,8 +525,9 @@ class AutoJit:
                     rec["signatures"] -= 1
                     if rec["signatures"] <= 0:
                         del _stats.autojit_compiled[(self._name, self._site)]
-                if st.state != _AS_WRITTEN:
-                    st.state, st.why = _AS_WRITTEN, (why, self._site)
+                st.state, st.why = _AS_WRITTEN, (why, self._site)
+                _stats.autojit_refused.clear()  # (not the read-only error of the trace)
+                _stats.autojit_refused.update(refused)
                 self._refuse(why, self._site)
 
     def _compiled(self, jitted: _Guarded, sig: Any, st: _Sig, args: tuple, kwargs: dict,

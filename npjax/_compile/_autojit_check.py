@@ -119,11 +119,13 @@ class Guards:
         return [name for a, name, shape, dtype, data in self.arrays
                 if a.shape != shape or a.dtype != dtype or a.tobytes() != data]
 
-    def restore(self) -> None:
-        """Write back the guarded arrays' contents as they were when guarded."""
-        for a, _, shape, dtype, data in self.arrays:
-            if a.shape == shape and a.dtype == dtype:
-                np.copyto(a, np.frombuffer(data, dtype).reshape(shape))
+    def freeze(self) -> list[np.ndarray]:
+        """Make the guarded arrays read-only (while a compile traces the function: a write
+        into one raises there, and the call runs as written); the ones it changed."""
+        frozen = [a for a, *_ in self.arrays if a.flags.writeable]
+        for a in frozen:
+            a.flags.writeable = False
+        return frozen
 
     def name(self, ns: dict, name: str, obj: Any) -> None:
         if (id(ns), name) not in self._seen:
