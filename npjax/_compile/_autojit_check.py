@@ -6,12 +6,14 @@ a function is compiled only when running its Python once or many times is the sa
 
 - it writes no global, no variable of an enclosing function and no attribute, imports
   nothing, handles no exception (a trace error caught by ``except`` would take another path
-  than the run as written; ``with`` blocks are fine), has no default value but numbers,
-  strings and tuples of them, and is not a generator;
-- every global and closure variable it reads is a module of npjax, ``math``, ``cmath``,
-  ``operator`` or ``itertools``, a function or ufunc of npjax, a builtin without side effects
-  (not ``print``, ``open``, ``input``...), a number, string, ``None`` or tuple of them, a
-  NumPy dtype or scalar type, or a function of the user's own that passes the same check;
+  than the run as written; ``with`` blocks are fine), has no default value but what a
+  global may be (below), and is not a generator;
+- every global, closure variable and default value it reads is a module of npjax, NumPy's
+  module (a namespace: what is read of it is checked as a global is; not ``numpy.random``),
+  ``math``, ``cmath``, ``operator`` or ``itertools``, a function or ufunc of npjax, a function
+  of ``operator``, a builtin without side effects (not ``print``, ``open``, ``input``...), a
+  number, string, ``None``, slice or tuple of them, a NumPy dtype or scalar type, or a
+  function of the user's own that passes the same check;
   nothing it reaches draws random numbers (``npjax.random``: functions, generators), reads or
   writes files, or changes process state (``seterr``, ``set_printoptions``, ``set_policy``,
   ``seed``...). npjax arrays read from globals are refused (a compiled function holds them
@@ -22,8 +24,9 @@ The values read are *guards* (``Guards``): each compiled call checks that every 
 closure variable the check read still holds the same object (a script that rebinds a global
 threshold gets its new value, compiled anew), and that every NumPy array among them still
 holds the same shape, dtype and bytes (a script that writes into a table gets its new
-values, compiled anew). A compile that changed such an array (the function writes into it)
-is refused after it: its trace ran the Python once, as written; later calls run as written.
+values, compiled anew). While a compile traces the function those arrays are read-only
+(``Guards.freeze``, ``_autojit._Guarded``): a function that writes into one raises there and
+runs as written, and is refused from then on.
 """
 
 from __future__ import annotations
