@@ -6,12 +6,17 @@ scalar, Python value), shape, dtype and values (tolerances.py; NaN positions mus
 A failure message carries the inputs so the case can be rerun. Under ``pytest --npjax-jit``
 npjax's side runs as one ``npjax.jit`` call of ``fn`` (the body traced as a function, NumPy's
 answer still the oracle); a body that cannot trace runs eagerly (``fallback="eager"``) and is
-counted in ``JIT_COUNTS``.
+counted in ``JIT_COUNTS``. Under ``pytest --npjax-autojit`` npjax's side runs twice through
+one ``npjax.autojit`` of ``fn``, hot at its second call: the first call runs as written, the
+second compiled where autojit compiles it; both are compared with NumPy's answer and what the
+second call did is counted in ``AUTOJIT_COUNTS``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
+import types
 import warnings
 from typing import Any
 
@@ -37,6 +42,12 @@ def family(exc: BaseException) -> type:
 # Set by tests/conftest.py from ``--npjax-jit``.
 JIT = False
 JIT_COUNTS = {"traced": 0, "eager": 0}
+# Set by tests/conftest.py from ``--npjax-autojit``: what the second call of each body did
+# ("compiled", "as written") and why the as-written ones were (``signatures()``'s ``why``,
+# without its file:line).
+AUTOJIT = False
+AUTOJIT_COUNTS: dict[str, int] = {"compiled": 0, "as written": 0}
+AUTOJIT_WHY: dict[str, int] = {}
 
 
 def _run(fn, xp):
@@ -49,7 +60,13 @@ def _run(fn, xp):
 def assert_parity(fn, *, name: str | None = None, context: Any = "", check_sign_of_zero=False):
     """Assert ``fn(numpy)`` and ``fn(npjax)`` agree (value, dtype, shape, exception)."""
     expected, np_exc = _run(fn, np)
+    if AUTOJIT:
+        return _autojit_parity(fn, expected, np_exc, name, context, check_sign_of_zero)
     actual, our_exc = _run(_jitted(fn) if JIT else fn, npjax)
+    return _compare(actual, our_exc, expected, np_exc, name, context, check_sign_of_zero)
+
+
+def _compare(actual, our_exc, expected, np_exc, name, context, check_sign_of_zero):
     where = f"\n  case: {context}" if context != "" else ""
     if np_exc is not None or our_exc is not None:
         if np_exc is None:
@@ -62,6 +79,38 @@ def assert_parity(fn, *, name: str | None = None, context: Any = "", check_sign_
         return None
     assert_same(actual, expected, name=name, where=where, check_sign_of_zero=check_sign_of_zero)
     return actual
+
+
+def _autojit_parity(fn, expected, np_exc, name, context, check_sign_of_zero):
+    """npjax's side twice through ``npjax.autojit(fn)`` (hot at its second call: conftest.py):
+    as written, then compiled where autojit compiles it; each compared with NumPy's."""
+    if not isinstance(fn, types.FunctionType):  # (autojit takes Python functions)
+        AUTOJIT_WHY["not a Python function"] = AUTOJIT_WHY.get("not a Python function", 0) + 1
+        AUTOJIT_COUNTS["as written"] += 1
+        actual, our_exc = _run(fn, npjax)
+        return _compare(actual, our_exc, expected, np_exc, name, context, check_sign_of_zero)
+    wrapped = npjax.autojit(fn)
+    actual, our_exc = _run(wrapped, npjax)
+    assert all(s["state"] != "compiled" for s in wrapped.signatures()), "compiled at call 1"
+    _compare(actual, our_exc, expected, np_exc, name, f"{context} (autojit, as written)",
+             check_sign_of_zero)
+    actual, our_exc = _run(wrapped, npjax)
+    sigs = wrapped.signatures()
+    state = sigs[0]["state"] if len(sigs) == 1 else "as written"
+    AUTOJIT_COUNTS[state] = AUTOJIT_COUNTS.get(state, 0) + 1
+    if state != "compiled":
+        why = sigs[0]["why"] if len(sigs) == 1 else "no signature"
+        # (cold: compiled, but a device check of the program reran it eagerly: NumPy's
+        # exception, at every call)
+        why = _SHAPE.sub("with shape ...", _SITE.sub("", why or "cold: a device check "
+                                                     "reran the compiled call eagerly"))
+        AUTOJIT_WHY[why] = AUTOJIT_WHY.get(why, 0) + 1
+    return _compare(actual, our_exc, expected, np_exc, name,
+                    f"{context} (autojit, second call: {state})", check_sign_of_zero)
+
+
+_SITE = re.compile(r" \([^()]*:\d+\)$")  # the file:line ending a ``why``
+_SHAPE = re.compile(r"with shape \S+")
 
 
 def _jitted(fn):

@@ -49,12 +49,20 @@ def pytest_addoption(parser):
                      help="run npjax's side of every assert_parity comparison as one "
                           "npjax.jit call of the test body (fallback='eager' where it cannot "
                           "trace; the counts are printed at the end)")
+    parser.addoption("--npjax-autojit", action="store_true",
+                     help="run npjax's side of every assert_parity comparison twice through "
+                          "npjax.autojit of the test body, hot at its second call (as written, "
+                          "then compiled where autojit compiles it; the counts are printed at "
+                          "the end)")
     parser.addoption("--npjax-placement", default=None, choices=("auto", "device", "host"),
                      help="run every test under this placement (default: the policy's)")
 
 
 def pytest_configure(config):
     _parity.JIT = config.getoption("--npjax-jit")
+    _parity.AUTOJIT = config.getoption("--npjax-autojit")
+    if _parity.AUTOJIT:
+        _hot_at_second_call(pytest.MonkeyPatch())  # for the whole session
     config.addinivalue_line("markers", "eager_only: the test checks eager-mode timing (when a "
                             "warning or error appears, buffer donation); lazy mode documents "
                             "its own and tests it in test_lazy.py")
@@ -68,6 +76,11 @@ def pytest_configure(config):
 def pytest_terminal_summary(terminalreporter, config):
     if _parity.JIT:
         terminalreporter.write_line(f"npjax.jit parity bodies: {_parity.JIT_COUNTS}")
+    if _parity.AUTOJIT:
+        terminalreporter.write_line(f"npjax.autojit parity bodies: {_parity.AUTOJIT_COUNTS}")
+        why = sorted(_parity.AUTOJIT_WHY.items(), key=lambda kv: -kv[1])
+        for reason, n in why:
+            terminalreporter.write_line(f"  {n:6d}  {reason}")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -117,8 +130,7 @@ def xp(request):
     return np if request.param == "numpy" else npjax
 
 
-@pytest.fixture
-def autojit_hot(monkeypatch):
+def _hot_at_second_call(monkeypatch):
     """npjax.autojit's signatures are hot at their second call (no timing: the cost model
     always pays, every call is looked at; no index of earlier runs)."""
     from npjax._compile import _autojit
@@ -129,6 +141,12 @@ def autojit_hot(monkeypatch):
     monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 0.0)
     monkeypatch.setattr(_autojit, "_index", _autojit._Index())
     monkeypatch.setattr(_autojit._index, "keys", set())
+
+
+@pytest.fixture
+def autojit_hot(monkeypatch):
+    """npjax.autojit's signatures are hot at their second call (``_hot_at_second_call``)."""
+    _hot_at_second_call(monkeypatch)
     npjax.reset_stats()
     yield
     npjax.reset_stats()

@@ -165,7 +165,7 @@ def test_the_check_refuses_side_effects_once_per_function(capsys):
 
 
 SCALE = 2.0
-GLOBAL_ARRAY = numpy.ones(3)
+GLOBAL_ARRAY = npjax.ones(3)  # (NumPy's arrays are guarded constants: test_autojit_constants)
 
 
 def uses_scale(x):
@@ -775,6 +775,7 @@ def test_exception_handlers_and_mutable_defaults_are_refused():
         numpy.testing.assert_array_equal(numpy.asarray(h(x)), numpy.full(3, numpy.inf))
     reasons = {e["function"].rsplit(".", 1)[-1]: e["reason"] for e in _auto()["refused"]}
     assert reasons == {"guarded": "handles exceptions (try/except or try/finally)",
-                       "remembers": "has a default value that is not a number, string or "
-                                    "tuple of them (the function could change it)"}
+                       "remembers": "has a default value that is not a number, string, "
+                                    "tuple of them, function or module (the function could "
+                                    "change it)"}
     assert [e["function"].rsplit(".", 1)[-1] for e in _auto()["compiled"]] == ["quiet"]

@@ -344,3 +344,37 @@ def test_names_of_comprehensions_in_the_loop_stay_theirs(tmp_path, always_pays):
     assert "k" not in ours and "k" not in theirs
     _same(ours["a"], theirs["a"])
     _same(ours["i"], theirs["i"])
+
+
+WRITES_A_NUMPY_GLOBAL = """\
+import operator
+
+import numpy
+
+COUNT = numpy.zeros(1, numpy.int64)
+
+
+def bump(x):
+    operator.iadd(COUNT, 1)  # (a write into the global array, no store statement)
+    return x * 0.5 + 1.0
+
+
+x = np.zeros(3)
+for i in range(200):
+    x = bump(x)
+"""
+
+
+def test_a_loop_calling_a_function_that_reads_a_numpy_global_runs_as_written(tmp_path,
+                                                                                always_pays):
+    # (a NumPy global is a guarded constant of an autojit function; a rolled loop would run
+    # the write once for all its iterations)
+    theirs = _run(WRITES_A_NUMPY_GLOBAL, tmp_path / "count.py", "numpy")
+    ours = _run(WRITES_A_NUMPY_GLOBAL, tmp_path / "count.py", "npjax")
+    _same(ours["x"], theirs["x"])
+    numpy.testing.assert_array_equal(ours["COUNT"], theirs["COUNT"])
+    assert theirs["COUNT"][0] == 200
+    assert npjax.stats()["autojit"]["compiled"] == []
+    (refused,) = npjax.stats()["autojit"]["refused"]
+    assert refused["reason"] == ("reads the NumPy array COUNT of a global or closure variable "
+                                 "(a compiled loop would keep its value)")

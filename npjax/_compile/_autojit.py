@@ -250,6 +250,25 @@ def _finish(result: Any, host: bool, ctx: Any) -> Any:
     return _hostify(result, ctx) if host else _ready(result)
 
 
+class _Guarded(Jitted):
+    """``npjax.jit`` of the function. While a compile traces it, the NumPy arrays the check
+    guards (constants of the program) are read-only: a write into one raises in the trace (a
+    trace runs the Python once, a rolled loop's body once for all its iterations), and the
+    call then runs as written, after they are writable again (``thaw``)."""
+
+    frozen: list[np.ndarray] = []  # while a compile runs
+
+    def _eager(self, args: tuple, kwargs: dict) -> Any:
+        self.thaw()
+        return Jitted._eager(self, args, kwargs)
+
+    def thaw(self) -> None:
+        """Before the function runs as written: its guarded arrays writable, as they were."""
+        frozen, self.frozen = self.frozen, []
+        for a in frozen:
+            a.flags.writeable = True
+
+
 # --- the wrapper --------------------------------------------------------------------------
 
 
@@ -305,7 +324,7 @@ class AutoJit:
         self._code = fn.__code__
         self._runner = runner  # applied by ``python -m npjax run``: only under jit="auto"
         self._sigs: dict[Any, _Sig] = {}
-        self._jitted: Jitted | None = None
+        self._jitted: _Guarded | None = None
         self._guards: _autojit_check.Guards | None = None
         # (name, site, why) when the check refused f: every call runs as written
         self._refused: tuple[str, str, str] | None = None
@@ -464,11 +483,18 @@ class AutoJit:
             self._hot_sigs -= 1
         st.state, st.why = _AS_WRITTEN, (why, site)
         self._refuse(why, site)
-        return self._autojit_fn(*args, **kwargs) if run else None
+        if not run:
+            return None
+        if self._jitted is not None:
+            self._jitted.thaw()  # (its guarded arrays, read-only while it traced)
+        return self._autojit_fn(*args, **kwargs)
 
     def _compile(self, sig: Any, st: _Sig, args: tuple, kwargs: dict, host: bool,
                  ctx: Any) -> Any:
         fn = self._autojit_fn
+        if self._guards is not None and not self._guards.hold():  # (its values of the
+            self._cool()  # globals, as of the earlier compile, would be written back)
+            self._sigs[sig] = st
         if self._guards is None:
             try:
                 self._guards = _autojit_check.check(fn)
@@ -477,8 +503,36 @@ class AutoJit:
                 self._refuse(exc.why, exc.site)
                 return fn(*args, **kwargs)
         if self._jitted is None:
-            self._jitted = Jitted(fn, (), (), "raise")
+            self._jitted = _Guarded(fn, (), (), "raise")
         jitted = self._jitted
+        guards = self._guards
+        jitted.frozen = guards.freeze() if guards.arrays else []
+        refused = _stats.autojit_refused.copy() if guards.arrays else None
+        try:
+            return self._compiled(jitted, sig, st, args, kwargs, host, ctx)
+        finally:
+            jitted.thaw()
+            wrote = guards.changed() if guards.arrays else []
+            if wrote:
+                # It writes into a NumPy array it reads from a global or closure variable:
+                # the trace could not (read-only), the call ran as written; so do later ones
+                why = (f"writes into the array {', '.join(wrote)} it reads from a global or "
+                       "closure variable")
+                self._refused = (self._name, self._site, why)
+                if st.state == _HOT:  # (not compiled after all)
+                    self._hot_sigs -= 1
+                    rec = self._record()
+                    rec["signatures"] -= 1
+                    if rec["signatures"] <= 0:
+                        del _stats.autojit_compiled[(self._name, self._site)]
+                st.state, st.why = _AS_WRITTEN, (why, self._site)
+                _stats.autojit_refused.clear()  # (not the read-only error of the trace)
+                _stats.autojit_refused.update(refused)
+                self._refuse(why, self._site)
+
+    def _compiled(self, jitted: _Guarded, sig: Any, st: _Sig, args: tuple, kwargs: dict,
+                  host: bool, ctx: Any) -> Any:
+        """The compile (``_compile``) itself: the call through ``npjax.jit``."""
         compiles = _stats.compiles["count"]
         t0 = _clock()
         limit = _loop_unroll.UNROLL_LIMIT.set(_loop_unroll.AUTO_UNROLLED)

@@ -6,20 +6,27 @@ a function is compiled only when running its Python once or many times is the sa
 
 - it writes no global, no variable of an enclosing function and no attribute, imports
   nothing, handles no exception (a trace error caught by ``except`` would take another path
-  than the run as written; ``with`` blocks are fine), has no default value but numbers,
-  strings and tuples of them, and is not a generator;
-- every global and closure variable it reads is a module of npjax, ``math``, ``cmath``,
-  ``operator`` or ``itertools``, a function or ufunc of npjax, a builtin without side effects
-  (not ``print``, ``open``, ``input``...), a number, string, ``None`` or tuple of them, a
-  NumPy dtype or scalar type, or a function of the user's own that passes the same check;
+  than the run as written; ``with`` blocks are fine), has no default value but what a
+  global may be (below), and is not a generator;
+- every global, closure variable and default value it reads is a module of npjax, NumPy's
+  module (a namespace: what is read of it is checked as a global is; not ``numpy.random``),
+  ``math``, ``cmath``, ``operator`` or ``itertools``, a function or ufunc of npjax, a function
+  of ``operator``, a builtin without side effects (not ``print``, ``open``, ``input``...), a
+  number, string, ``None``, slice or tuple of them, a NumPy dtype or scalar type, or a
+  function of the user's own that passes the same check;
   nothing it reaches draws random numbers (``npjax.random``: functions, generators), reads or
   writes files, or changes process state (``seterr``, ``set_printoptions``, ``set_policy``,
-  ``seed``...). Arrays read from globals
-  are refused (a compiled function holds them as constants; the script may change them).
+  ``seed``...). npjax arrays read from globals are refused (a compiled function holds them
+  as constants; the script may change them); a NumPy array of numbers of at most
+  ``CONST_BYTES`` is a constant whose contents are guarded (below); larger ones are refused.
 
 The values read are *guards* (``Guards``): each compiled call checks that every global and
 closure variable the check read still holds the same object (a script that rebinds a global
-threshold gets its new value, compiled anew).
+threshold gets its new value, compiled anew), and that every NumPy array among them still
+holds the same shape, dtype and bytes (a script that writes into a table gets its new
+values, compiled anew). While a compile traces the function those arrays are read-only
+(``Guards.freeze``, ``_autojit._Guarded``): a function that writes into one raises there and
+runs as written, and is refused from then on.
 """
 
 from __future__ import annotations
@@ -34,7 +41,10 @@ import numpy as np
 
 from npjax._compile import _user_code
 
-__all__ = ["Guards", "check"]
+__all__ = ["CONST_BYTES", "Guards", "check"]
+
+CONST_BYTES = 1 << 16  # the largest global or closure NumPy array held as a constant: its
+# bytes are compared at every compiled call (a few microseconds at this size)
 
 _MODULES = ("math", "cmath", "operator", "itertools")
 _BUILTINS = frozenset((
@@ -69,6 +79,8 @@ _LEAVES = (int, float, complex, bool, str, bytes, type(None), type(Ellipsis), np
 def _leaf(value: Any) -> bool:
     if isinstance(value, tuple):
         return all(_leaf(v) for v in value)
+    if isinstance(value, slice):  # (immutable, as a tuple)
+        return _leaf((value.start, value.stop, value.step))
     return isinstance(value, _LEAVES)
 
 
@@ -84,12 +96,39 @@ class Guards:
     """The globals and closure variables a check read: (namespace, name, object) and
     (cell, object); ``hold()`` says whether each still holds the same object."""
 
-    __slots__ = ("_seen", "cells", "names")
+    __slots__ = ("_seen", "arrays", "cells", "defaults", "names")
 
     def __init__(self) -> None:
         self.names: list[tuple[dict, str, Any]] = []
         self.cells: list[tuple[Any, Any]] = []
+        # (array, name, shape, dtype, bytes): NumPy arrays held as constants
+        self.arrays: list[tuple[np.ndarray, str, tuple, np.dtype, bytes]] = []
+        # (function, its __defaults__, its __kwdefaults__ items)
+        self.defaults: list[tuple[Any, Any, tuple]] = []
         self._seen: set[tuple[int, Any]] = set()
+
+    def default(self, fn: Any) -> None:
+        if (id(fn), "defaults") not in self._seen:
+            self._seen.add((id(fn), "defaults"))
+            self.defaults.append((fn, fn.__defaults__, _items(fn.__kwdefaults__)))
+
+    def array(self, a: np.ndarray, name: str) -> None:
+        if (id(a), "array") not in self._seen:
+            self._seen.add((id(a), "array"))
+            self.arrays.append((a, name, a.shape, a.dtype, a.tobytes()))
+
+    def changed(self) -> list[str]:
+        """The names of the guarded NumPy arrays whose contents changed."""
+        return [name for a, name, shape, dtype, data in self.arrays
+                if a.shape != shape or a.dtype != dtype or a.tobytes() != data]
+
+    def freeze(self) -> list[np.ndarray]:
+        """Make the guarded arrays read-only (while a compile traces the function: a write
+        into one raises there, and the call runs as written); the ones it changed."""
+        frozen = [a for a, *_ in self.arrays if a.flags.writeable]
+        for a in frozen:
+            a.flags.writeable = False
+        return frozen
 
     def name(self, ns: dict, name: str, obj: Any) -> None:
         if (id(ns), name) not in self._seen:
@@ -105,7 +144,17 @@ class Guards:
         for ns, name, obj in self.names:
             if ns.get(name, _MISSING) is not obj:
                 return False
-        return all(_contents(cell) is obj for cell, obj in self.cells)
+        if not all(_contents(cell) is obj for cell, obj in self.cells):
+            return False
+        for fn, defaults, kw in self.defaults:
+            if fn.__defaults__ is not defaults or _items(fn.__kwdefaults__) != kw:
+                return False
+        return not self.arrays or not self.changed()
+
+
+def _items(kwdefaults: dict | None) -> tuple:
+    """A function's keyword defaults, compared by identity."""
+    return tuple((k, id(v)) for k, v in kwdefaults.items()) if kwdefaults else ()
 
 
 def _contents(cell: Any) -> Any:
@@ -147,9 +196,17 @@ class _Checker:
         if code.co_flags & _GENERATOR:
             raise Refused("is a generator or coroutine", _site(code, None))
         defaults = (*(fn.__defaults__ or ()), *(fn.__kwdefaults__ or {}).values())
-        if not all(_leaf(v) for v in defaults):
-            raise Refused("has a default value that is not a number, string or tuple of them "
-                          "(the function could change it)", _site(code, None))
+        for value in defaults:
+            if _leaf(value):
+                continue
+            try:  # a default read as a global is (a guarded NumPy array, a function...)
+                self._object(value, "a default value", _site(code, None), depth)
+            except Refused:
+                raise Refused("has a default value that is not a number, string, tuple of "
+                              "them, function or module (the function could change it)",
+                              _site(code, None)) from None
+        if defaults:
+            self.guards.default(fn)
         cells = dict(zip(code.co_freevars, fn.__closure__ or ()))
         for sub in _codes(code):
             self._code(fn, sub, cells, depth)
@@ -243,10 +300,12 @@ class _Checker:
             return
         if isinstance(obj, types.ModuleType):
             top = obj.__name__.partition(".")[0]
-            if top == "npjax" or obj.__name__ in _MODULES:
-                return
+            if obj.__name__ == "numpy.random" or obj.__name__.startswith("numpy.random."):
+                raise Refused(f"draws random numbers ({name})", site)
+            if top in ("npjax", "numpy") or obj.__name__ in _MODULES:
+                return  # (a namespace: what is read of it is checked as it is read)
             raise Refused(f"uses the module {obj.__name__} ({name})", site)
-        if isinstance(obj, _LEAVES):
+        if isinstance(obj, _LEAVES) or (isinstance(obj, slice) and _leaf(obj)):
             return
         if isinstance(obj, tuple):
             for item in obj:
@@ -265,7 +324,9 @@ class _Checker:
             return
         if isinstance(obj, types.BuiltinFunctionType):
             module = getattr(obj, "__module__", None)
-            if module in _MODULES or module == "math":
+            if module in _MODULES or module == "_operator":  # (operator's functions' own)
+                return
+            if module == "builtins" and obj.__name__ in _BUILTINS:  # (as a default value)
                 return
             raise Refused(f"calls {name}", site)
         if isinstance(obj, types.FunctionType):
@@ -273,7 +334,13 @@ class _Checker:
                 self.function(obj, depth + 1)
                 return
             raise Refused(f"calls {name} ({obj.__module__}), not npjax's code or yours", site)
-        if isinstance(obj, np.ndarray) or hasattr(obj, "__array__"):
+        if t is np.ndarray and obj.dtype.kind in "biufc" and obj.nbytes <= CONST_BYTES:
+            self.guards.array(obj, name)  # a constant while its contents stay the same
+            return
+        if isinstance(obj, np.ndarray):
+            raise Refused(f"reads the array {name} (over {CONST_BYTES} bytes or not of "
+                          "numbers: a compiled function would keep its value)", site)
+        if hasattr(obj, "__array__"):
             raise Refused(f"reads the global array {name} (a compiled function would keep "
                           "its value)", site)
         raise Refused(f"reads {name}, a {type(obj).__name__}", site)

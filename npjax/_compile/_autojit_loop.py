@@ -238,6 +238,10 @@ def _compiled(site: _Site, rest: range, g: dict, per: float) -> bool:
             _refuse(site, exc.why if exc.site.startswith(f"{site.site}")
                     else f"{exc.why} ({os.path.basename(exc.site)})")
             return False
+        if guards.arrays:  # (autojit's functions freeze them while tracing; a loop does not)
+            _refuse(site, f"reads the NumPy array {guards.arrays[0][1]} of a global or closure "
+                    "variable (a compiled loop would keep its value)")
+            return False
         entry = site.cache[params] = (fn, Jitted(fn, (), (), "raise"), guards)
     fn, jitted, _ = entry
     args = [g[p] for p in params] + [rest.start, rest.stop, rest.step]
