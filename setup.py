@@ -1,8 +1,17 @@
-"""The optional C module of the host route (npjax/_core/_hostpath.c, issue 37): built by
+"""The optional C modules (issue 37: npjax/_core/_hostpath.c, the host route; issue 35:
+npjax/_core/_aligned.c, NumPy memory XLA's CPU backend reads in place): built by
 ``pip install -e .`` where a C compiler is present; without one the install goes on and npjax
-runs its pure-Python members (``npjax/_core/_array_base.py``)."""
+runs its pure-Python members (``npjax/_core/_array_base.py``) and NumPy's own allocator."""
 
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("npjax._core._hostpath", ["npjax/_core/_hostpath.c"],
-                             optional=True)])
+modules = [Extension("npjax._core._hostpath", ["npjax/_core/_hostpath.c"], optional=True)]
+try:
+    import numpy
+except ImportError:  # (no NumPy headers: the aligned allocator is left out)
+    numpy = None
+if numpy is not None:
+    modules.append(Extension("npjax._core._aligned", ["npjax/_core/_aligned.c"],
+                             include_dirs=[numpy.get_include()], optional=True))
+
+setup(ext_modules=modules)

@@ -5,7 +5,12 @@ what every array has: ``_read()`` (its value as a ``jax.Array``) and ``_read_laz
 Where the C module ``_hostpath`` is built (``pip install -e .`` with a C compiler), the base is
 its ``ArrayBase``, whose slots run the host route's commonest operations in C (``_fast.py``);
 otherwise, or with the environment variable ``NPJAX_PURE_PYTHON=1``, the pure-Python class
-below, and ndarray's Python members do all of it."""
+below, and ndarray's Python members do all of it.
+
+The C module ``_aligned`` (issue 35, item 6), where built, is installed here, at import: NumPy
+then allocates blocks of 1 KB or more at a multiple of 64 bytes, which XLA's CPU backend reads
+in place, so ``npjax.jit`` given a host array sends nothing (``_jit_inputs``). Off with
+``NPJAX_ALIGNED_MEMORY=0``; ``ALIGNED`` says whether it is on."""
 
 from __future__ import annotations
 
@@ -19,6 +24,14 @@ if os.environ.get("NPJAX_PURE_PYTHON", "") in ("", "0"):
         from npjax._core import _hostpath as HOSTPATH
     except ImportError:  # no compiler at install time: the pure-Python base
         HOSTPATH = None
+
+ALIGNED = False  # NumPy's blocks of 1 KB or more start at a multiple of 64 bytes
+if os.environ.get("NPJAX_ALIGNED_MEMORY", "") in ("", "1"):
+    try:
+        from npjax._core import _aligned
+    except ImportError:  # (no compiler, or no NumPy headers, at install time)
+        _aligned = None  # type: ignore[assignment]
+    ALIGNED = _aligned is not None and _aligned.install()
 
 if TYPE_CHECKING or HOSTPATH is None:  # (type checkers see this class: ndarray's fields)
     class ArrayBase:
