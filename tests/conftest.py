@@ -18,8 +18,9 @@ import npjax
 from tests import _parity
 
 # (NPJAX_PURE_PYTHON=1 changes no default: the pure-Python build, tests/test_hostpath.py)
+# (NPJAX_ALIGNED_MEMORY=1 changes where NumPy's memory lies, not a value: test_aligned_memory)
 _ENV = [k for k in os.environ if k.startswith("NPJAX_")
-        and k not in ("NPJAX_CACHE_DIR", "NPJAX_PURE_PYTHON")]
+        and k not in ("NPJAX_CACHE_DIR", "NPJAX_PURE_PYTHON", "NPJAX_ALIGNED_MEMORY")]
 if _ENV:
     raise pytest.UsageError(f"unset {_ENV} before running the tests: they change defaults")
 

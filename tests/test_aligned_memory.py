@@ -81,13 +81,35 @@ def test_grown_buffers_and_other_threads_keep_values():
     assert got == [onp.arange(50_000.0).sum()]
 
 
-def test_turned_off_by_the_environment():
-    env = dict(os.environ, NPJAX_ALIGNED_MEMORY="0")
+def test_off_unless_the_environment_asks():
     code = ("import npjax, numpy; from npjax._core import _array_base as b; "
             "print(b.ALIGNED, numpy._core.multiarray.get_handler_name())")
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, check=True)
-    assert done.stdout.split() == ["False", "default_allocator"]
+    for value, want in (("", ["False", "default_allocator"]), ("0", ["False", "default_allocator"]),
+                        ("1", ["True", "npjax_aligned_allocator"])):
+        env = {k: v for k, v in os.environ.items() if k != "NPJAX_ALIGNED_MEMORY"}
+        if value:
+            env["NPJAX_ALIGNED_MEMORY"] = value
+        done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                              text=True, check=True)
+        if value == "1" and done.stdout.split()[0] == "False":
+            pytest.skip("the aligned allocator is not built")
+        assert done.stdout.split() == want, value
+
+
+@pytest.mark.rerun
+def test_this_file_with_the_allocator_on():
+    """The tests above that need the allocator, in a process that turns it on."""
+    if _array_base.ALIGNED:
+        pytest.skip("on in this process: they ran here")
+    env = dict(os.environ, NPJAX_ALIGNED_MEMORY="1")
+    env.pop("PYTEST_XDIST_WORKER", None)
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "-p", "no:xdist", "-rs", __file__], env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    skipped = [ln for ln in done.stdout.splitlines() if ln.startswith("SKIPPED")]
+    assert " passed" in done.stdout and len(skipped) == 1 and "this process" in skipped[0], \
+        done.stdout[-2000:]  # (only this test itself skips there)
 
 
 @aligned_only

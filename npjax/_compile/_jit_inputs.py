@@ -6,12 +6,12 @@ Host memory without a copy (issue 35, item 6). XLA's CPU backend reads a NumPy b
 place when its address is a multiple of 64 (``ALIGN``): ``jax.jit`` given such an array
 makes no copy (a 242 MB matrix took 200-290 ms a call to copy; in place, nothing). NumPy's
 own allocator puts large blocks at 16 mod 64; npjax's memory handler (``_core/_aligned.c``,
-installed at import) puts blocks of 1 KB or more at a multiple of 64, so fresh arrays, ones a
-NumPy view shares and the caller's NumPy arrays are read in place on every call. Where it is
-not (turned off, not built, memory made before import or in another thread), a host array of
-``REALIGN_BYTES`` or more that npjax alone holds (no NumPy view, no ``np.asarray`` of it
-alive: its reference count tells) moves once, at its first call, into a 64-aligned buffer;
-later calls read it in place. A program
+installed at import with ``NPJAX_ALIGNED_MEMORY=1``) puts blocks of 1 KB or more at a
+multiple of 64, so fresh arrays, ones a NumPy view shares and the caller's NumPy arrays are
+read in place on every call. Where it is not (off, not built, memory made before import or
+in another thread), a host array of ``REALIGN_BYTES`` or more that npjax alone holds (no
+NumPy view, no ``np.asarray`` of it alive: its reference count tells) moves once, at its
+first call, into a 64-aligned buffer; later calls read it in place. A program
 that reads memory in place is waited for before the call returns (nothing may write that
 memory while it runs: XLA's CPU backend runs asynchronously), and an output that is an
 input's buffer itself (JAX forwards an unchanged input) is copied, so no result ever shares

@@ -7,10 +7,13 @@ its ``ArrayBase``, whose slots run the host route's commonest operations in C (`
 otherwise, or with the environment variable ``NPJAX_PURE_PYTHON=1``, the pure-Python class
 below, and ndarray's Python members do all of it.
 
-The C module ``_aligned`` (issue 35, item 6), where built, is installed here, at import: NumPy
-then allocates blocks of 1 KB or more at a multiple of 64 bytes, which XLA's CPU backend reads
-in place, so ``npjax.jit`` given a host array sends nothing (``_jit_inputs``). Off with
-``NPJAX_ALIGNED_MEMORY=0``; ``ALIGNED`` says whether it is on."""
+The C module ``_aligned`` (issue 35, item 6), where built, is installed here, at import, when
+the environment says ``NPJAX_ALIGNED_MEMORY=1``: NumPy then allocates blocks of 1 KB or more at
+a multiple of 64 bytes, which XLA's CPU backend reads in place, so ``npjax.jit`` given a host
+array sends nothing (``_jit_inputs``). It is opt-in: it replaces NumPy's allocator for the
+whole process (other libraries' arrays too), and in a process mixing NumPy and compiled calls
+NumPy's own kernels ran slower with it (6.6 -> 10.5 ms, five times the page faults, cause not
+found: docs/jit.md). ``ALIGNED`` says whether it is on."""
 
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ if os.environ.get("NPJAX_PURE_PYTHON", "") in ("", "0"):
         HOSTPATH = None
 
 ALIGNED = False  # NumPy's blocks of 1 KB or more start at a multiple of 64 bytes
-if os.environ.get("NPJAX_ALIGNED_MEMORY", "") in ("", "1"):
+if os.environ.get("NPJAX_ALIGNED_MEMORY", "") == "1":
     try:
         from npjax._core import _aligned
     except ImportError:  # (no compiler, or no NumPy headers, at install time)
