@@ -168,7 +168,8 @@ SCRIPT_FLOAT64 = textwrap.dedent("""
         return {"true_divide": i / 4, "times_float": i * 1.5, "astype": f.astype(np.float64),
                 "mean": m.mean(i), "sum_f64": m.sum(f, dtype=np.float64), "f32": f * 2,
                 "int": i * 3, "exp_of_int": m.exp(i[:5]), "linspace": m.linspace(0, 1, 7),
-                "mixed": (i / 4).sum() + f.sum()}
+                "mixed": (i / 4).sum() + f.sum(), "eye": m.eye(3),  # (jax.numpy directly)
+                "det_int": m.linalg.det(m.eye(4, dtype=int) * 2 + i[:16].reshape(4, 4) % 3)}
 
     i_n, f_n = np.arange(-20, 20), np.linspace(-1, 1, 40, dtype=np.float32)
     want = calls(np, i_n, f_n)
@@ -214,7 +215,7 @@ def test_float64_never_lives_on_an_accelerator_that_cannot_hold_it():
     NumPy's; the int and float32 results stay on the accelerator."""
     lines = _two_cpu_devices(SCRIPT_FLOAT64)
     rows = [ln.split() for ln in lines if not ln.startswith(("jit", "random"))]
-    assert len(rows) == 20 and all(r[3] == "True" for r in rows), lines
+    assert len(rows) == 24 and all(r[3] == "True" for r in rows), lines
     # npjax.jit: a program holding float64 runs on the CPU backend, a float32 one does not
     assert [ln for ln in lines if ln.startswith("jit")] == [
         "jit True float64 True cold", "jit False float32 True home"], lines

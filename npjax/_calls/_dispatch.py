@@ -22,6 +22,7 @@ from npjax._runtime import _stats
 from npjax._pure._axes import axis_argument
 from npjax._pure._errors import HostOnly, NpjaxUnsupported, unsupported
 from npjax._calls._fallback import call_numpy
+from npjax._execution import _lazy_cold
 from npjax._execution._lazy import Lazy
 from npjax._core._ndarray import ndarray
 from npjax._core._out import write_out
@@ -246,6 +247,8 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
                 result = convert_and_run(args, kwargs, policy, by_position, by_name)
             if isinstance(result, jax.Array) and result.nbytes > _SYNC_BYTES:
                 result.block_until_ready()  # a failed allocation surfaces here, not later
+            if _lazy_cold.held_on_cpu() and _lazy_cold.on_accelerator(result):
+                raise HostOnly("a float64/complex128 result this accelerator cannot hold")
         except jax.errors.JaxRuntimeError as exc:
             if "RESOURCE_EXHAUSTED" in str(exc):  # NumPy: MemoryError for too large arrays
                 raise MemoryError(f"npjax.{public}: {exc}") from None

@@ -26,6 +26,7 @@ from npjax._runtime import _context, _stats
 from npjax._runtime._policy import DEFAULT_LIMIT
 from npjax._pure._dtypes import MAX_DEVICE_NDIM, is_device_dtype
 from npjax._pure._errors import HostOnly
+from npjax._execution import _lazy_cold
 from npjax._runtime._numpy_calls import (call_numpy_method, call_numpy_python,
                                          run_loops, runs_loops)
 from npjax._core._device_copies import _to_device
@@ -285,7 +286,13 @@ def host_first(name: str, host_fn: Any, impl: Any) -> Any:
             result = try_host(name, host_fn, args, kwargs, call)
             if result is NOT_HOST and foreign_override(args, kwargs, True):  # (pandas...)
                 return forced_host(name, host_fn, args, kwargs)
-            return impl(*args, **kwargs) if result is NOT_HOST else result
+            if result is not NOT_HOST:
+                return result
+            result = impl(*args, **kwargs)
+            if _lazy_cold.held_on_cpu() and _lazy_cold.on_accelerator(result):
+                # (float64 the accelerator cannot hold, made by jax.numpy directly: NumPy's)
+                return forced_host(name, host_fn, args, kwargs)
+            return result
         except HostOnly:  # an operand of a host-only dtype made on the way (2**70: object)
             return forced_host(name, host_fn, args, kwargs)
 

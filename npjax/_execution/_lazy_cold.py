@@ -215,3 +215,22 @@ def call(fn: Any, args: tuple) -> Any:
     if held_on_cpu() and eager_on_cpu(fn, args):
         return run_now(fn, args)
     return fn(*args)
+
+
+def on_accelerator(result: Any) -> bool:
+    """Whether ``result`` (a computed value, an npjax array, or a tuple or list of them) is a
+    value of ``held_on_cpu`` outside the CPU backend: work a library function did directly
+    with ``jax.numpy`` (not through ``_lazy.Kernel``), which the caller then redoes on the
+    host. Pending lazy values and traced ones do not count (their programs decide)."""
+    held = held_on_cpu()
+    if not held:
+        return False
+    items = result if isinstance(result, tuple | list) else (result,)
+    for x in items:
+        # (an npjax array's own value; a jax.Array's ``_value`` is its NumPy copy)
+        value = x if isinstance(x, jax.Array) else \
+            getattr(x, "_value", None) if getattr(x, "_base", None) is None else None
+        if isinstance(value, jax.Array) and not isinstance(value, jax.core.Tracer) \
+                and value.dtype in held and cold_device() not in value.devices():
+            return True
+    return False
