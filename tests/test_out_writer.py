@@ -129,23 +129,33 @@ def test_divmod_tuple_out(mode, kind):
 def test_random_out(mode, kind):
     """``Generator.random(out=)``: NumPy's stream on the host (the device's stream is its
     own: there the values are only in [0, 1))."""
-    def call(lib):
-        out = _make_out(lib, (N,), "float64", kind)
-        return out, _outcome(lambda: lib.random.default_rng(7).random(out=out))
-
-    want_out, want = call(np)
-    with npjax.policy(**MODES[mode]):
-        got_out, got = call(npjax)
-        assert got[0] == want[0], (want, got)
-        if want[0] == "error":
-            assert got[1] == want[1]
-            return
-        assert got[1] is got_out and got_out.dtype == want_out.dtype
+    got_out, want_out = _out_of_one_call(
+        mode, kind, lambda lib, out: lib.random.default_rng(7).random(out=out))
+    if got_out is not None:
         drawn = np.asarray(got_out)
         if mode != "host":
             assert ((drawn >= 0) & (drawn < 1)).all()
         else:
             np.testing.assert_array_equal(drawn, want_out)
+
+
+def _out_of_one_call(mode, kind, fn):
+    """``fn(lib, out)`` with an ``out`` of ``kind`` in NumPy and in npjax (under ``mode``):
+    the same outcome (the error class, or ``out`` itself returned, of NumPy's dtype); then
+    (npjax's out, NumPy's out), or (None, None) after an error."""
+    def call(lib):
+        out = _make_out(lib, (N,), "float64", kind)
+        return out, _outcome(lambda: fn(lib, out))
+
+    want_out, want = call(np)
+    with npjax.policy(**MODES[mode]):
+        got_out, got = call(npjax)
+    assert got[0] == want[0], (want, got)
+    if want[0] == "error":
+        assert got[1] == want[1]
+        return None, None
+    assert got[1] is got_out and got_out.dtype == want_out.dtype
+    return got_out, want_out
 
 
 ELLIPSIS_CALLS = {
@@ -200,18 +210,9 @@ def test_out_of_a_host_only_call(mode, kind):
     writer."""
     x = np.array([1.5, 2.5, -3.0, 0.25, 7.0], dtype=np.longdouble)
 
-    def call(lib):
-        out = _make_out(lib, (N,), "float64", kind)
-        return out, _outcome(lambda: lib.add(lib.asarray(x), 1.0, out=out))
-
-    want_out, want = call(np)
-    with npjax.policy(**MODES[mode]):
-        got_out, got = call(npjax)
-        assert got[0] == want[0], (want, got)
-        if want[0] == "error":
-            assert got[1] == want[1]
-            return
-        assert got[1] is got_out and got_out.dtype == want_out.dtype
+    got_out, want_out = _out_of_one_call(
+        mode, kind, lambda lib, out: lib.add(lib.asarray(x), 1.0, out=out))
+    if got_out is not None:
         np.testing.assert_array_equal(np.asarray(got_out), want_out)
 
 
