@@ -235,3 +235,24 @@ def test_out_matches_numpy_under_jit(name, v, w, kind):
     assert (got[1] is got_out) == (want[1] is want_out)
     assert got_out.dtype == want_out.dtype and got_out.shape == want_out.shape
     np.testing.assert_allclose(np.asarray(got_out), want_out, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", ["round", "cumsum", "sum", "clip", "take"])
+def test_positional_out_of_a_host_only_call(mode, name):
+    """``out`` given by position to a call NumPy runs on the host for a host-only operand
+    (``np.round(a, 1, out)``): the device ``out`` is written and returned, as NumPy's."""
+    x = np.array([1.55, -2.5, 15.0, 0.125], dtype=np.longdouble)
+    calls = {"round": (lambda lib, a, o: lib.round(a, 1, o), (4,)),
+             "cumsum": (lambda lib, a, o: lib.cumsum(a, 0, None, o), (4,)),
+             "sum": (lambda lib, a, o: lib.sum(a, 0, None, o), ()),
+             "clip": (lambda lib, a, o: lib.clip(a, -1.0, 2.0, o), (4,)),
+             "take": (lambda lib, a, o: lib.take(a, [3, 0], 0, o), (2,))}
+    call, shape = calls[name]
+    want_out = np.zeros(shape, np.float32)
+    want = call(np, x, want_out)
+    with npjax.policy(**MODES[mode]):
+        got_out = npjax.zeros(shape, np.float32)
+        got = call(npjax, npjax.asarray(x), got_out)
+    assert (got is got_out) == (want is want_out)
+    np.testing.assert_array_equal(np.asarray(got_out), want_out)

@@ -8,6 +8,7 @@ arrays it writes (``out=``, ``copyto``'s destination) get the result written bac
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import jax
@@ -92,6 +93,27 @@ _MUTATED = {"copyto": 0, "putmask": 0, "place": 0, "put": 0, "put_along_axis": 0
             "fill_diagonal": 0}
 
 
+_OUT_AT: dict = {}  # NumPy function -> the position of its ``out`` parameter, or -1
+
+
+def _out_position(fn: Any) -> int:
+    """Where ``fn`` (NumPy's) takes ``out`` positionally (``np.round(a, 1, out)``), or -1;
+    read from its signature once per function."""
+    at = _OUT_AT.get(fn)
+    if at is None:
+        try:
+            names = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):  # (ufuncs and builtins: no signature to read)
+            names = []
+        at = next((i for i, p in enumerate(names) if p.name == "out"
+                   and p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD), -1)
+        try:
+            _OUT_AT[fn] = at
+        except TypeError:  # (unhashable)
+            pass
+    return at
+
+
 def run_fetched(name: str, fn: Any, args: tuple, kwargs: dict, run: Any) -> tuple:
     """``run(fn, args, kwargs)`` on host operands (device ones fetched, written ones written
     back), counted as a host-only call of ``name``: (its result, whether a device array was
@@ -99,7 +121,8 @@ def run_fetched(name: str, fn: Any, args: tuple, kwargs: dict, run: Any) -> tupl
     _stats.host_only[name] += 1
     fetched = _Fetched()
     mutated = _MUTATED.get(name, -1)
-    ops = tuple(fetched.destination(a) if i == mutated else fetched.operand(a)
+    out_at = _out_position(fn) if len(args) > 1 else -1
+    ops = tuple(fetched.destination(a) if i == mutated or i == out_at else fetched.operand(a)
                 for i, a in enumerate(args))
     kw = {k: fetched.destination(v) if k == "out" else fetched.operand(v)
           for k, v in kwargs.items()}
