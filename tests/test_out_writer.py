@@ -83,14 +83,20 @@ def _compare(name, mode, v, w, kind, values_too=True):
     with npjax.policy(**MODES[mode]):
         got_out = _make_out(npjax, shape, dtype, kind)
         got = _outcome(lambda: call(npjax, v, w, got_out))
-        assert got[0] == want[0], (want, got)
-        if want[0] == "error":
-            assert got[1] == want[1], (want, got)
-            return
-        assert (got[1] is got_out) == (want[1] is want_out)
-        assert got_out.dtype == want_out.dtype and got_out.shape == want_out.shape
-        if values_too:
-            np.testing.assert_allclose(np.asarray(got_out), want_out, rtol=1e-12, atol=1e-12)
+        _same_outcome(got, got_out, want, want_out, values_too)
+
+
+def _same_outcome(got, got_out, want, want_out, values_too=True):
+    """npjax's outcome and out against NumPy's: the error class, or whether the result is
+    ``out``, its dtype and shape (and values)."""
+    assert got[0] == want[0], (want, got)
+    if want[0] == "error":
+        assert got[1] == want[1], (want, got)
+        return
+    assert (got[1] is got_out) == (want[1] is want_out)
+    assert got_out.dtype == want_out.dtype and got_out.shape == want_out.shape
+    if values_too:
+        np.testing.assert_allclose(np.asarray(got_out), want_out, rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -228,13 +234,7 @@ def test_out_matches_numpy_under_jit(name, v, w, kind):
     want = _outcome(lambda: call(np, v, w, want_out))
     got_out = _make_out(npjax, shape, dtype, kind)
     got = _outcome(lambda: npjax.jit(lambda o: call(npjax, v, w, o))(got_out))
-    assert got[0] == want[0], (want, got)
-    if want[0] == "error":
-        assert got[1] == want[1], (want, got)
-        return
-    assert (got[1] is got_out) == (want[1] is want_out)
-    assert got_out.dtype == want_out.dtype and got_out.shape == want_out.shape
-    np.testing.assert_allclose(np.asarray(got_out), want_out, rtol=1e-12, atol=1e-12)
+    _same_outcome(got, got_out, want, want_out)
 
 
 @pytest.mark.parametrize("mode", MODES)
