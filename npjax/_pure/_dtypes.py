@@ -118,9 +118,8 @@ def is_device_dtype(dtype: np.dtype) -> bool:
 def backend_host_dtypes() -> frozenset[str]:
     """The dtype names the default backend's arrays never hold (asked at the first 64-bit
     float or complex dtype, never at import: ``jax.distributed.initialize`` must come before
-    the backend)."""
-    import jax
+    the backend; answered without starting a TPU's runtime: ``_platform``)."""
+    from npjax._pure import _capabilities, _platform
 
-    from npjax._pure import _capabilities
-
-    return _capabilities.HOST_DTYPES.get(jax.default_backend(), frozenset())
+    table = _capabilities.HOST_DTYPES
+    return table.get(_platform.default_platform(table), frozenset())
