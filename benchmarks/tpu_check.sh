@@ -4,10 +4,12 @@
 # step runs in one process after the other (no pytest -n), and each has its own time limit, so
 # one slow step cannot starve the others; each suite kernel runs in a process of its own, so a
 # compile that never ends or a process abort costs that kernel only. Steps (STEPS, comma
-# separated, default all): import, overhead, threshold, compile, suite, suite_device, examples,
-# float64, complex, tests.
-# A device call lasts at most 10 minutes: run the steps over several calls, e.g.
-#   STEPS=import,suite ...   then   STEPS=examples,tests ...
+# separated): import, overhead, threshold, float64, complex, examples, tests, compile, suite,
+# suite_device, run in that order.
+# A device call lasts at most 10 minutes: every time limit is cut to what is left of BUDGET_S
+# (default 570 s, counted from the start), so the default steps (import, float64, complex,
+# examples, tests, suite over the kernels that fit) end within one call. The rest over more
+# calls, e.g. STEPS=suite KERNELS=chain,monte_carlo,... KERNEL_S=110, then STEPS=compile.
 # The project is not installed there: PYTHONPATH is the checkout (plus the wheels the
 # caller installed, e.g. array-api-compat under /tmp/site).
 # The device tool returns at most 8 files from $OUT: PACK_TO=DIR writes the results under
@@ -21,12 +23,14 @@ PACK_TO=${PACK_TO:-}
 pack() { [ -n "$PACK_TO" ] && tar czf "$PACK_TO/tpu_results.tgz" -C "$OUT" . ; return 0; }
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH} PYTHONUNBUFFERED=1 TQDM_DISABLE=1 MPLBACKEND=Agg
 PY=${PY:-python3}
-STEPS=${STEPS:-import,overhead,threshold,compile,suite,suite_device,examples,float64,complex,tests}
-COMPLEX_S=${COMPLEX_S:-240}  # complex128 on the chip: npjax's calls, then the raw cases
+STEPS=${STEPS:-import,float64,complex,examples,tests,suite}
+BUDGET_S=${BUDGET_S:-570}
+COMPLEX_S=${COMPLEX_S:-60}  # complex128 on the chip: npjax's calls, then the raw cases
 SIZE=${SIZE:-large}
-KERNELS=${KERNELS:-chain,monte_carlo,mandelbrot,heat_3d,jacobi_2d,fdtd_2d,cfd_1d,kmeans,nbody,softmax_mlp,fft_conv,histogram,life,gravity_masks,whiten_checks,ar_rows}
+# the default call reaches the first few (in this order); the others where KERNELS names them
+KERNELS=${KERNELS:-jacobi_2d,fdtd_2d,cfd_1d,histogram,life,ar_rows,softmax_mlp,fft_conv,chain,monte_carlo,mandelbrot,heat_3d,kmeans,nbody,gravity_masks,whiten_checks}
 KERNELS_DEVICE=${KERNELS_DEVICE:-nbody,kmeans,whiten_checks,histogram,softmax_mlp,mandelbrot}
-KERNEL_S=${KERNEL_S:-60}    # per kernel, all its variants
+KERNEL_S=${KERNEL_S:-30}    # per kernel, all its variants
 # compile: first calls of npjax.jit against hand-written jax.jit (tpu_compile_probe.py), one
 # process per kernel and variant, each under COMPILE_STEP_S; within one 10-minute call the
 # defaults do jacobi_2d and cfd_1d (then COMPILE_KERNELS=fdtd_2d,heat_3d in another call).
@@ -38,49 +42,23 @@ COMPILE_S=${COMPILE_S:-560}  # the whole step (each finished step is already wri
 # on the chip (one program per operation), and the default mode there is lazy.
 VARIANTS=${VARIANTS:-numpy,npjax_lazy,npjax_jit,jax_hand,npjax_autojit}
 SLOW_S=${SLOW_S:-5}         # a variant whose first call takes longer is timed once
-EXAMPLE_S=${EXAMPLE_S:-60}  # per example, npjax and NumPy runs
-TEST_S=${TEST_S:-240}
+EXAMPLE_S=${EXAMPLE_S:-45}  # per example, npjax and NumPy runs
+TEST_S=${TEST_S:-180}
 TESTS=${TESTS:-tests/test_capabilities.py tests/test_jit.py tests/test_linalg.py tests/test_fft.py \
 tests/test_ufuncs.py tests/test_reductions.py tests/test_products.py tests/test_statistics.py}
 
+limit() {  # the smaller of $1 seconds and what is left of BUDGET_S (at least 1)
+    local left=$((BUDGET_S - SECONDS))
+    if [ "$left" -lt "$1" ]; then echo $((left > 1 ? left : 1)); else echo "$1"; fi
+}
 has() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
-
-if has import; then
-    echo "== import"
-    timeout 120 $PY -c "
-import jax, numpy, sys, time
-t = time.perf_counter()
-import npjax as np
-a = np.arange(5.0)
-print(sys.version.split()[0], 'jax', jax.__version__, 'numpy', numpy.__version__, jax.devices())
-print(a + 1, (a * a).sum(), np.linalg.solve(np.eye(2) * 2, np.ones(2)), np.fft.fft(a)[1])
-print('first calls', round(time.perf_counter() - t, 2), 's')" || exit 1
-    pack
-fi
-if has overhead; then
-    echo "== overhead"
-    timeout 90 $PY benchmarks/overhead.py --quick --out "$OUT"
-    pack
-fi
-if has threshold; then
-    echo "== threshold: one elementwise chain per placement and size"
-    timeout 90 $PY benchmarks/threshold.py --quick
-    pack
-fi
-
-if has compile; then
-    echo "== first calls (compile) of npjax.jit and hand-written jax.jit, one process per step"
-    timeout "$COMPILE_S" $PY benchmarks/tpu_compile_probe.py --out "$OUT" \
-        --kernels "$COMPILE_KERNELS" --variants "$COMPILE_VARIANTS" --step-s "$COMPILE_STEP_S"
-    pack
-fi
 
 run_suite() {  # $1: kernels, $2: output folder, $3...: suite options
     local kernels=$1 dir=$2
     shift 2
     for k in ${kernels//,/ }; do
         mkdir -p "$dir/$k"
-        timeout "$KERNEL_S" $PY benchmarks/suite.py --quick --size "$SIZE" --slow-s "$SLOW_S" \
+        timeout "$(limit $KERNEL_S)" $PY benchmarks/suite.py --quick --size "$SIZE" --slow-s "$SLOW_S" \
             --only "$k" --variants "$VARIANTS" --out "$dir/$k" "$@" > "$dir/$k/log.txt" 2>&1
         local rc=$?
         grep -E "FAILED|MISMATCH|ms  \(" "$dir/$k/log.txt" | tail -n 6
@@ -110,6 +88,77 @@ if records:
 EOF
 }
 
+if has import; then
+    echo "== import"
+    timeout "$(limit 120)" $PY -c "
+import jax, numpy, sys, time
+t = time.perf_counter()
+import npjax as np
+a = np.arange(5.0)
+print(sys.version.split()[0], 'jax', jax.__version__, 'numpy', numpy.__version__, jax.devices())
+print(a + 1, (a * a).sum(), np.linalg.solve(np.eye(2) * 2, np.ones(2)), np.fft.fft(a)[1])
+print('first calls', round(time.perf_counter() - t, 2), 's')" || exit 1
+    pack
+fi
+if has overhead; then
+    echo "== overhead"
+    timeout "$(limit 90)" $PY benchmarks/overhead.py --quick --out "$OUT"
+    pack
+fi
+if has threshold; then
+    echo "== threshold: one elementwise chain per placement and size"
+    timeout "$(limit 90)" $PY benchmarks/threshold.py --quick
+    pack
+fi
+if has float64; then
+    echo "== float64 bits: raw JAX on the chip, then npjax with every array on the device"
+    timeout "$(limit 60)" $PY benchmarks/tpu_float64_bits.py > "$OUT/float64_bits.txt" 2>&1
+    timeout "$(limit 60)" $PY benchmarks/tpu_float64_bits.py --npjax > "$OUT/float64_bits_npjax.txt" 2>&1
+    grep -E "identical|->" "$OUT/float64_bits_npjax.txt" | head -n 8
+    echo "   float64 ufuncs, eagerly, against NumPy (units of the suites' tolerance)"
+    timeout "$(limit 240)" $PY -c "import npjax, runpy, sys; npjax.set_policy(mode='eager')
+sys.argv = ['ulps', 'exp,log,sin,cos,arccos,tanh,sqrt,power,add,multiply,divide,remainder,sum,matmul', 'float64']
+runpy.run_path('benchmarks/ulps.py', run_name='__main__')" > "$OUT/ulps_float64.md" 2>&1
+    tail -n 16 "$OUT/ulps_float64.md"
+    pack
+fi
+if has complex; then
+    echo "== complex128: a script's calls with every array on the device, then jax.numpy's cases"
+    timeout "$(limit 90)" $PY benchmarks/complex_check.py --placement device > "$OUT/complex_check.txt" 2>&1
+    echo "   complex_check exit $?: $(grep -E 'run:|lazy:' "$OUT/complex_check.txt" | tr '\n' ' ')"
+    timeout "$(limit $COMPLEX_S)" $PY benchmarks/tpu_complex_compile.py --out "$OUT" \
+        > "$OUT/complex_compile.txt" 2>&1
+    echo "   complex cases not ok: $(grep -vc ' ok ' "$OUT/complex_compile.txt")"
+    pack
+fi
+if has examples; then
+    echo "== examples under --compare (npjax's run and NumPy's, each timed)"
+    for ex in examples/*.py; do
+        extra=""
+        [ "$(basename "$ex")" = option_pricing.py ] && extra="--random numpy"
+        ( cd "$OUT" && timeout "$(limit $EXAMPLE_S)" $PY -m npjax run --compare $extra \
+            --report-json "$(basename "$ex" .py).report.json" "$OLDPWD/$ex" \
+            > "$(basename "$ex" .py).compare.txt" 2>&1 )
+        echo "   $ex: exit $? $(grep -E 'MATCH|DIFFER|npjax .* s|numpy .* s' \
+            "$OUT/$(basename "$ex" .py).compare.txt" | tail -n 3 | tr '\n' ' ')"
+    done
+    pack
+fi
+if has tests; then
+    echo "== parity suites, every array on the TPU, one process"
+    # shellcheck disable=SC2086
+    HYPOTHESIS_PROFILE=rerun-ci timeout "$(limit $TEST_S)" $PY -m pytest -q -p no:cacheprovider \
+        -p no:benchmark --npjax-placement=device -rfE $TESTS > "$OUT/pytest.log" 2>&1
+    echo "pytest exit $?"
+    tail -n 40 "$OUT/pytest.log"
+    pack
+fi
+if has compile; then
+    echo "== first calls (compile) of npjax.jit and hand-written jax.jit, one process per step"
+    timeout "$(limit $COMPILE_S)" $PY benchmarks/tpu_compile_probe.py --out "$OUT" \
+        --kernels "$COMPILE_KERNELS" --variants "$COMPILE_VARIANTS" --step-s "$COMPILE_STEP_S"
+    pack
+fi
 if has suite; then
     echo "== $SIZE preset, default placement, one process per kernel (${KERNEL_S}s each)"
     run_suite "$KERNELS" "$OUT/suite"
@@ -118,48 +167,5 @@ fi
 if has suite_device; then
     echo "== $SIZE preset, every array on the device"
     run_suite "$KERNELS_DEVICE" "$OUT/suite_device" --placement device
-    pack
-fi
-if has examples; then
-    echo "== examples under --compare (npjax's run and NumPy's, each timed)"
-    for ex in examples/*.py; do
-        extra=""
-        [ "$(basename "$ex")" = option_pricing.py ] && extra="--random numpy"
-        ( cd "$OUT" && timeout "$EXAMPLE_S" $PY -m npjax run --compare $extra \
-            --report-json "$(basename "$ex" .py).report.json" "$OLDPWD/$ex" \
-            > "$(basename "$ex" .py).compare.txt" 2>&1 )
-        echo "   $ex: exit $? $(grep -E 'MATCH|DIFFER|npjax .* s|numpy .* s' \
-            "$OUT/$(basename "$ex" .py).compare.txt" | tail -n 3 | tr '\n' ' ')"
-    done
-    pack
-fi
-if has float64; then
-    echo "== float64 bits: raw JAX on the chip, then npjax with every array on the device"
-    timeout 60 $PY benchmarks/tpu_float64_bits.py > "$OUT/float64_bits.txt" 2>&1
-    timeout 60 $PY benchmarks/tpu_float64_bits.py --npjax > "$OUT/float64_bits_npjax.txt" 2>&1
-    grep -E "identical|->" "$OUT/float64_bits_npjax.txt" | head -n 8
-    echo "   float64 ufuncs, eagerly, against NumPy (units of the suites' tolerance)"
-    timeout 240 $PY -c "import npjax, runpy, sys; npjax.set_policy(mode='eager')
-sys.argv = ['ulps', 'exp,log,sin,cos,arccos,tanh,sqrt,power,add,multiply,divide,remainder,sum,matmul', 'float64']
-runpy.run_path('benchmarks/ulps.py', run_name='__main__')" > "$OUT/ulps_float64.md" 2>&1
-    tail -n 16 "$OUT/ulps_float64.md"
-    pack
-fi
-if has complex; then
-    echo "== complex128: a script's calls with every array on the device, then jax.numpy's cases"
-    timeout 90 $PY benchmarks/complex_check.py --placement device > "$OUT/complex_check.txt" 2>&1
-    echo "   complex_check exit $?: $(grep -E 'run:|lazy:' "$OUT/complex_check.txt" | tr '\n' ' ')"
-    timeout "$COMPLEX_S" $PY benchmarks/tpu_complex_compile.py --out "$OUT" \
-        > "$OUT/complex_compile.txt" 2>&1
-    echo "   complex cases not ok: $(grep -vc ' ok ' "$OUT/complex_compile.txt")"
-    pack
-fi
-if has tests; then
-    echo "== parity suites, every array on the TPU, one process"
-    # shellcheck disable=SC2086
-    HYPOTHESIS_PROFILE=rerun-ci timeout "$TEST_S" $PY -m pytest -q -p no:cacheprovider \
-        -p no:benchmark --npjax-placement=device -rfE $TESTS > "$OUT/pytest.log" 2>&1
-    echo "pytest exit $?"
-    tail -n 40 "$OUT/pytest.log"
     pack
 fi
