@@ -147,7 +147,8 @@ fi
 if has tests; then
     echo "== parity suites, every array on the TPU, one process"
     # shellcheck disable=SC2086
-    HYPOTHESIS_PROFILE=rerun-ci timeout "$(limit $TEST_S)" $PY -m pytest -q -p no:cacheprovider \
+    # SIGINT at the limit: pytest stops and still prints its summary of failures
+    HYPOTHESIS_PROFILE=rerun-ci timeout -s INT -k 20 "$(limit $TEST_S)" $PY -m pytest -q -p no:cacheprovider \
         -p no:benchmark --npjax-placement=device -rfE $TESTS > "$OUT/pytest.log" 2>&1
     echo "pytest exit $?"
     tail -n 40 "$OUT/pytest.log"
