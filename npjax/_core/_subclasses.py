@@ -88,9 +88,15 @@ def _plain_args(args: tuple, kwargs: dict, originals: dict) -> tuple[tuple, dict
             {k: _plain_arg(v, originals) for k, v in kwargs.items()})
 
 
-def _wrap(result: Any, cls: type, obj: Any, originals: dict, rule: str) -> Any:
-    """A method's result as NumPy gives it for a subclass instance ``obj`` (see _RULES)."""
+def _wrap(result: Any, cls: type, obj: Any, originals: dict, rule: Any) -> Any:
+    """A method's result as NumPy gives it for a subclass instance ``obj`` (see _RULES); a
+    tuple ``rule`` gives each item of a tuple result its own rule (other results: "base")."""
     kind = type(result)
+    if isinstance(rule, tuple):
+        if not isinstance(result, tuple):
+            return _wrap(result, cls, obj, originals, "base")
+        items = [_wrap(r, cls, obj, originals, k) for r, k in zip(result, rule, strict=True)]
+        return kind(*items) if hasattr(result, "_fields") else kind(items)
     if kind is ndarray:
         original = originals.get(id(result))
         if original is not None:
@@ -211,6 +217,11 @@ KEPT = {
         "qr", "cholesky", "matrix_power", "tensorsolve"), "wrap"),
     **dict.fromkeys(("nanargmin", "nanargmax", "percentile", "quantile", "nanpercentile",
                      "nanquantile"), "scalar"),
+    # linalg functions that begin with ``asarray``: base-class results (scalars for 2-d)
+    **dict.fromkeys(("det", "slogdet", "norm", "matrix_norm", "vector_norm", "cond",
+                     "matrix_rank", "eigvals", "eigvalsh", "svdvals", "tensorinv"), "base"),
+    # ... and those that wrap some of their results: a rule for each item of the tuple
+    "eig": ("base", "wrap"), "eigh": ("base", "wrap"), "svd": ("wrap", "base", "wrap"),
 }
 
 
