@@ -217,18 +217,25 @@ KEPT = {
         "qr", "cholesky", "matrix_power", "tensorsolve"), "wrap"),
     **dict.fromkeys(("nanargmin", "nanargmax", "percentile", "quantile", "nanpercentile",
                      "nanquantile"), "scalar"),
-    # linalg functions that begin with ``asarray``: base-class results (scalars for 2-d)
+    # functions that begin with ``asarray`` (linalg's, and ``outer``/``cross``/``tensordot``
+    # under both names): base-class results (scalars for 2-d operands of ``det``...)
     **dict.fromkeys(("det", "slogdet", "norm", "matrix_norm", "vector_norm", "cond",
-                     "matrix_rank", "eigvals", "eigvalsh", "svdvals", "tensorinv"), "base"),
+                     "matrix_rank", "eigvals", "eigvalsh", "svdvals", "tensorinv", "outer",
+                     "cross", "tensordot"), "base"),
+    # linalg's wrappers of a ufunc or method (0-d results of the subclass too) and
+    # ``multi_dot`` (``dot``'s: a scalar for two 1-d ends)
+    **dict.fromkeys(("matmul", "vecdot", "matrix_transpose"), "wrap"),
+    "multi_dot": "scalar",
     # ... and those that wrap some of their results: a rule for each item of the tuple
     "eig": ("base", "wrap"), "eigh": ("base", "wrap"), "svd": ("wrap", "base", "wrap"),
+    "lstsq": ("wrap", "wrap", "base", "base"),
 }
 
 
 # ... and those whose results take the class of one operand (by position; NumPy's wrap of
-# ``linalg.solve`` is b's, of ``dot`` a's), the others' classes aside: plain results when that
-# operand is a plain array.
-KEPT_FROM = {"solve": 1, "dot": 0}
+# ``linalg.solve`` and ``lstsq`` is b's, of ``dot`` a's), the others' classes aside: plain
+# results when that operand is a plain array.
+KEPT_FROM = {"solve": 1, "dot": 0, "lstsq": 1}
 
 
 def _one_subclass(args: tuple, kwargs: dict) -> Any:
