@@ -138,14 +138,28 @@ class _ArrayOf:
         return self.xp.arange(3.0)
 
 
+_LINALG_ARGS = {"solve": lambda m, xp: (m, m[0]), "lstsq": lambda m, xp: (m, m[0]),
+                "matrix_power": lambda m, xp: (m, 3), "outer": lambda m, xp: (m[0], m[1]),
+                "cross": lambda m, xp: (m, m[::-1]), "matmul": lambda m, xp: (m, m),
+                "vecdot": lambda m, xp: (m, m), "tensordot": lambda m, xp: (m, m),
+                "multi_dot": lambda m, xp: ([m, m, m[0]],),
+                "tensorinv": lambda m, xp: (m,), "trace": lambda m, xp: (m,),
+                "diagonal": lambda m, xp: (m,)}
+
+
 def _subclass_linalg(fname: str) -> Probe:
+    """``linalg.fname`` of a subclass instance: the classes, dtypes and shapes of the results,
+    and their values to 9 decimals (LAPACK's and XLA's rounding differ on the device)."""
     def fn(xp: Any) -> Any:
         class M(xp.ndarray):
             pass
 
         m = (xp.eye(3) * 2 + 1).view(M)
-        f = getattr(xp.linalg, fname)
-        return f(m) if fname != "solve" else f(m, xp.ones(3))
+        args = _LINALG_ARGS.get(fname, lambda m, xp: (m,))(m, xp)
+        r = getattr(xp.linalg, fname)(*args)
+        return [(_kind(v, xp), numpy.asarray(v).dtype.str, getattr(v, "shape", ()),
+                 (numpy.round(numpy.asarray(v), 9) + 0.0).tolist())
+                for v in (r if isinstance(r, tuple) else (r,))]
 
     return fn
 
@@ -221,9 +235,11 @@ PROBES: list[tuple[str, str, Probe]] = [
     ("2", "flat[True] / flat[False]", lambda xp: [xp.arange(4.0).flat[True],
                                                   xp.arange(4.0).flat[False]]),
     ("2", "broadcast.iters[i].base", _broadcast_iters),
-    ("2", "subclass through linalg.inv", _subclass_linalg("inv")),
-    ("2", "subclass through linalg.solve", _subclass_linalg("solve")),
-    ("2", "subclass through linalg.det", _subclass_linalg("det")),
+] + [("2", f"subclass through linalg.{f}", _subclass_linalg(f))
+     for f in ("inv", "solve", "det", "slogdet", "norm", "cond", "matrix_rank", "eig", "eigh",
+               "eigvals", "svd", "svdvals", "lstsq", "pinv", "qr", "cholesky", "matrix_power",
+               "tensorinv", "outer", "cross", "matmul", "vecdot", "tensordot", "multi_dot",
+               "trace", "diagonal")] + [
     # --- item 4: device keywords
     ("4", "add(signature=(None, None, 'f4'))", lambda xp: xp.add(
         xp.arange(3.0), 1.5, signature=(None, None, "f4"))),

@@ -20,6 +20,7 @@ import operator
 import subprocess
 import sys
 import threading
+import warnings
 
 import numpy
 import pytest
@@ -399,7 +400,35 @@ def test_lazy_unread_value_is_checked_at_exit():
             "    del r\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=120, check=True)
-    assert "RuntimeWarning: divide by zero encountered in divide" in out.stderr
+    # at the line of the division (line 3), as NumPy's
+    assert "<string>:3: RuntimeWarning: divide by zero encountered in divide" in out.stderr
+
+
+def _warning_lines(m):
+    """Warnings (message, line) of operations read at once, read later and never read."""
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        x = m.asarray(numpy.array([1.0, -1.0, 1000.0]))
+        h = m.asarray(numpy.array([1.0, 2.0], numpy.float16))
+        a = m.sqrt(x)
+        float(a[0])
+        b = m.exp(x)
+        c = h * 1e5
+        d = x / 0.0
+        del d  # never read
+        e = x.astype(numpy.float32) * numpy.float32(1e38)
+        float(b[0] + c[0] + e[0])
+    return [(str(w.message), w.lineno, w.filename) for w in seen]
+
+
+@pytest.mark.parametrize("placement", ["device", "lazy"])
+def test_warnings_name_the_line_of_their_operation(placement):
+    """Hunt item 3: lazy mode reports a pending value's warnings at a later read (or flush),
+    each naming the line of the operation that made it, as NumPy's."""
+    want = _warning_lines(numpy)
+    with npjax.policy(**MODES[placement]):
+        got = _warning_lines(npjax)
+    assert got == want
 
 
 # --- 5. float32 sums past NumPy's order: NumPy's bits where documented, bounded past it ------

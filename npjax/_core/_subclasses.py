@@ -195,7 +195,7 @@ DELEGATED = frozenset({
     "all", "amax", "amin", "any", "argmax", "argmin", "argpartition", "argsort", "around",
     "choose", "clip", "compress", "cumprod", "cumsum", "max", "mean", "min", "nonzero",
     "prod", "put", "repeat", "reshape", "round", "searchsorted", "squeeze", "std", "sum",
-    "swapaxes", "take", "transpose", "var"})
+    "swapaxes", "take", "transpose", "var", "shape", "ndim", "size"})
 
 
 # npjax functions whose own code applies NumPy's subclass rules (``subok``).
