@@ -141,6 +141,14 @@ CASES = {
     "np_ndim": lambda xp, s: xp.ndim(s),
     "np_size": lambda xp, s: xp.size(s),
     "np_size_axis": lambda xp, s: xp.size(s, 1),
+    "np_trace": lambda xp, s: xp.trace(s),
+    "np_trace_args": lambda xp, s: xp.trace(s[None] * xp.ones((2, 1, 1)), 1, 1, 2),
+    "np_diagonal": lambda xp, s: xp.diagonal(s),
+    "np_diagonal_offset": lambda xp, s: xp.diagonal(s, offset=1),
+    "linalg_trace": lambda xp, s: xp.linalg.trace(s),
+    "linalg_trace_stacked": lambda xp, s: xp.linalg.trace(s[None] * xp.ones((2, 1, 1)),
+                                                          offset=-1),
+    "linalg_diagonal": lambda xp, s: xp.linalg.diagonal(s, offset=1),
     "asarray": lambda xp, s: xp.asarray(s),
     "asanyarray": lambda xp, s: xp.asanyarray(s),
     "array": lambda xp, s: xp.array(s),
@@ -346,7 +354,7 @@ class _PickleMe(npjax.ndarray):
 
 @pytest.mark.parametrize("fn", [
     lambda s: npjax.concatenate([s, s]),
-    lambda s: npjax.linalg.trace(s[None, None] * s[:, None]),
+    lambda s: npjax.kron(s, s),
     lambda s: npjax.sort(s),
     lambda s: npjax.apply_along_axis(sum, 0, s),
     lambda s: npjax.percentile(s, npjax.asarray(50.0)),  # (KEPT, but with a plain array
@@ -358,6 +366,28 @@ def test_other_functions_refuse_subclass_operands(fn):
     with pytest.raises(NotImplementedError, match=r"x\.view\(npjax\.ndarray\)"):
         fn(s)
     assert type(fn(s.view(npjax.ndarray))) in (npjax.ndarray, numpy.float64)
+
+
+def _own_methods(xp):
+    class Own(xp.ndarray):
+        def trace(self, *args, **kwargs):
+            return ("own trace", args, sorted(kwargs.items()))
+
+        def diagonal(self, *args, **kwargs):
+            return ("own diagonal", args, sorted(kwargs.items()))
+
+    return Own
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, s: xp.trace(s), lambda xp, s: xp.trace(s, 1, 0, 1, None),
+    lambda xp, s: xp.diagonal(s, 1), lambda xp, s: xp.linalg.trace(s, offset=1),
+    lambda xp, s: xp.linalg.diagonal(s)])
+def test_trace_and_diagonal_call_the_subclass_method(call):
+    """NumPy's trace/diagonal (and linalg's) call the subclass's own method, as npjax's."""
+    results = [call(xp, xp.arange(4.0).reshape(2, 2).view(_own_methods(xp)))
+               for xp in (numpy, npjax)]
+    assert results[0] == results[1]
 
 
 def test_jit_refuses_subclass_arguments():

@@ -198,6 +198,13 @@ DELEGATED = frozenset({
     "swapaxes", "take", "transpose", "var", "shape", "ndim", "size"})
 
 
+# NumPy functions whose code is ``asanyarray(a).<name>(...)``: the subclass's own method runs,
+# given every parameter after ``a`` by name (these defaults, in order); linalg's namesakes
+# call them on the last two axes.
+METHOD_OF = {"trace": {"offset": 0, "axis1": 0, "axis2": 1, "dtype": None, "out": None},
+             "diagonal": {"offset": 0, "axis1": 0, "axis2": 1}}
+
+
 # npjax functions whose own code applies NumPy's subclass rules (``subok``).
 HANDLED = frozenset({"copy", "zeros_like", "ones_like", "empty_like", "full_like", "allclose",
                      "require"})
@@ -257,9 +264,15 @@ def call_function(name: str, numpy_fn: Any, args: tuple, kwargs: dict,
     functions that delegate to methods, the subclass kept for those of ``KEPT`` (``public``:
     the npjax function, run on plain views), else NotImplementedError."""
     impl = getattr(numpy_fn, "_implementation", None)
-    if name in DELEGATED and impl is not None and getattr(numpy_fn, "__module__", "") \
-            == "numpy":
+    module = getattr(numpy_fn, "__module__", "")
+    if name in DELEGATED and impl is not None and module == "numpy":
         return impl(*args, **kwargs)
+    if name in METHOD_OF and impl is not None and args and is_subclass(args[0]):
+        if module == "numpy.linalg":  # NumPy's code: np.trace/np.diagonal, the last two axes
+            return impl(*args, **kwargs)
+        if module == "numpy":  # NumPy's code: ``asanyarray(a).<name>(every parameter=...)``
+            named = {**METHOD_OF[name], **dict(zip(METHOD_OF[name], args[1:])), **kwargs}
+            return getattr(args[0], name)(**named)
     if public is not None and name in KEPT and kwargs.get("out") is None:
         if name in KEPT_FROM:  # the class of one operand, or none
             at = KEPT_FROM[name]
