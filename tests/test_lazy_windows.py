@@ -14,6 +14,8 @@ import npjax
 from benchmarks.growing_windows import levinson as _levinson
 from benchmarks.kernels.forward_subst import kernel as _solve
 from tests.test_windows_eager import _same
+from tests.test_windows_eager import \
+    test_window_sums_are_numpys_whatever_lengths_came_first as _eager_window_sums
 
 
 def _compiles() -> int:
@@ -153,3 +155,12 @@ def test_floating_point_checks_see_only_the_window():
             out = np.asarray(out)  # lazy mode: the warning comes with the value
         with np.errstate(divide="ignore"):
             np.testing.assert_array_equal(out, 1.0 / y0[:30])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.complex64])
+@pytest.mark.parametrize("order", ["short_first", "long_first"])
+def test_window_sums_are_numpys_whatever_lengths_came_first(dtype, order):
+    """Hunt item 6 in lazy mode: a float sum of a window is NumPy's pairwise sum of its
+    length bit for bit, whatever window lengths the process recorded before."""
+    with npjax.policy(placement="device", mode="lazy"):
+        _eager_window_sums(dtype, order)

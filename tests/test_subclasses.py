@@ -137,6 +137,18 @@ CASES = {
     "np_take": lambda xp, s: xp.take(s, [1]),
     "np_reshape": lambda xp, s: xp.reshape(s, (6,)),
     "np_argmax": lambda xp, s: xp.argmax(s),
+    "np_shape": lambda xp, s: xp.shape(s),
+    "np_ndim": lambda xp, s: xp.ndim(s),
+    "np_size": lambda xp, s: xp.size(s),
+    "np_size_axis": lambda xp, s: xp.size(s, 1),
+    "np_trace": lambda xp, s: xp.trace(s),
+    "np_trace_args": lambda xp, s: xp.trace(s[None] * xp.ones((2, 1, 1)), 1, 1, 2),
+    "np_diagonal": lambda xp, s: xp.diagonal(s),
+    "np_diagonal_offset": lambda xp, s: xp.diagonal(s, offset=1),
+    "linalg_trace": lambda xp, s: xp.linalg.trace(s),
+    "linalg_trace_stacked": lambda xp, s: xp.linalg.trace(s[None] * xp.ones((2, 1, 1)),
+                                                          offset=-1),
+    "linalg_diagonal": lambda xp, s: xp.linalg.diagonal(s, offset=1),
     "asarray": lambda xp, s: xp.asarray(s),
     "asanyarray": lambda xp, s: xp.asanyarray(s),
     "array": lambda xp, s: xp.array(s),
@@ -199,6 +211,96 @@ def test_results_keep_the_subclass_as_in_numpy(case, placement):
     _same(got, _run(numpy, CASES[case]))
 
 
+# linalg functions given a subclass instance (issue 36, item 2): NumPy's own class rules
+# (``_subclasses.KEPT``: base-class results for those that begin with ``asarray``, the
+# subclass for the vectors of eig/eigh/svd); values to rounding (LAPACK's and XLA's on the
+# device), vectors up to their sign.
+LINALG = {
+    "det": lambda xp, s: xp.linalg.det(s[:, :2] + 1),
+    "det_stacked": lambda xp, s: xp.linalg.det(s[None, :, :2] * xp.asarray([[[1.0]], [[2.0]]])
+                                               + 1),
+    "slogdet": lambda xp, s: tuple(xp.linalg.slogdet(s[:, :2] + 1)),
+    "norm": lambda xp, s: xp.linalg.norm(s),
+    "norm_axis": lambda xp, s: xp.linalg.norm(s, axis=1, keepdims=True),
+    "matrix_norm": lambda xp, s: xp.linalg.matrix_norm(s, ord=1),
+    "vector_norm": lambda xp, s: xp.linalg.vector_norm(s, axis=0),
+    "cond": lambda xp, s: xp.linalg.cond(s[:, :2] + 1),
+    "matrix_rank": lambda xp, s: xp.linalg.matrix_rank(s),
+    "eigvals": lambda xp, s: xp.linalg.eigvals(s[:, :2]),
+    "eigvalsh": lambda xp, s: xp.linalg.eigvalsh(s @ s.T),
+    "svdvals": lambda xp, s: xp.linalg.svdvals(s),
+    "svd_values": lambda xp, s: xp.linalg.svd(s, compute_uv=False),
+    "tensorinv": lambda xp, s: xp.linalg.tensorinv(s[:, :2] + 1, ind=1),
+    "eig": lambda xp, s: tuple(xp.linalg.eig(s[:, :2])),
+    "eigh": lambda xp, s: tuple(xp.linalg.eigh(s @ s.T)),
+    "svd": lambda xp, s: tuple(xp.linalg.svd(s, full_matrices=False)),
+    "lstsq": lambda xp, s: tuple(xp.linalg.lstsq(s.T, s[0], rcond=None)),
+    "lstsq_plain_b": lambda xp, s: tuple(xp.linalg.lstsq(s.T, xp.ones(3), rcond=None)),
+    "lstsq_plain_a": lambda xp, s: tuple(xp.linalg.lstsq(xp.ones((3, 2)), s[0], rcond=None)),
+    "outer": lambda xp, s: xp.linalg.outer(s[0], s[1]),
+    "np_outer": lambda xp, s: xp.outer(s, s[0]),
+    "cross": lambda xp, s: xp.linalg.cross(s, s[::-1]),
+    "np_cross": lambda xp, s: xp.cross(s, s[::-1]),
+    "tensordot": lambda xp, s: xp.linalg.tensordot(s, s),
+    "np_tensordot": lambda xp, s: xp.tensordot(s, s.T, 1),
+    "matmul": lambda xp, s: xp.linalg.matmul(s, s.T),
+    "matmul_1d": lambda xp, s: xp.linalg.matmul(s[0], s[1]),
+    "vecdot": lambda xp, s: xp.linalg.vecdot(s, s[::-1]),
+    "vecdot_1d": lambda xp, s: xp.linalg.vecdot(s[0], s[1]),
+    "matrix_transpose": lambda xp, s: xp.linalg.matrix_transpose(s),
+    "np_matrix_transpose": lambda xp, s: xp.matrix_transpose(s),
+    "multi_dot": lambda xp, s: xp.linalg.multi_dot([s, s.T, s]),
+    "multi_dot_1d_ends": lambda xp, s: xp.linalg.multi_dot([s[0], s.T, s[:, 0]]),
+}
+
+
+def _values_close(got, want):
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _values_close(g, w)
+        return
+    if isinstance(want, list):
+        g, w = numpy.array(got), numpy.array(want)
+        if g.ndim == 2:  # vectors: up to their sign
+            g, w = numpy.abs(g), numpy.abs(w)
+        numpy.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+        return
+    assert got == want
+
+
+@pytest.mark.parametrize("placement", ["auto", "device"])
+@pytest.mark.parametrize("case", sorted(LINALG))
+def test_linalg_results_have_numpys_classes(case, placement):
+    with npjax.policy(placement=placement):
+        got = _run(npjax, LINALG[case])
+    want = _run(numpy, LINALG[case])
+    assert _without_values(got[0]) == _without_values(want[0])
+    _values_close(_values(got[0]), _values(want[0]))
+    assert got[2] == want[2]
+    got_finals = {e for e in got[1] if e[0] == "finalize"}
+    assert got_finals <= {e for e in want[1] if e[0] == "finalize"}
+
+
+def _one(described):
+    return isinstance(described, tuple) and len(described) == 5 and isinstance(
+        described[0], str)
+
+
+def _without_values(described):
+    """A ``_describe`` result with the values left out: class kind, dtype, shape, info."""
+    if _one(described):
+        return described[:3] + described[4:]
+    return tuple(_without_values(d) for d in described)
+
+
+def _values(described):
+    """The values of a ``_describe`` result (one array's, or a tuple of arrays')."""
+    if _one(described):
+        return described[3]
+    return tuple(_values(d) for d in described)
+
+
 WRITES = {
     "setitem": lambda xp, s: s.__setitem__((0, 0), 9.0),
     "slice_view_write": lambda xp, s: s[1:].__setitem__(0, -1.0),
@@ -252,7 +354,7 @@ class _PickleMe(npjax.ndarray):
 
 @pytest.mark.parametrize("fn", [
     lambda s: npjax.concatenate([s, s]),
-    lambda s: npjax.linalg.norm(s),
+    lambda s: npjax.kron(s, s),
     lambda s: npjax.sort(s),
     lambda s: npjax.apply_along_axis(sum, 0, s),
     lambda s: npjax.percentile(s, npjax.asarray(50.0)),  # (KEPT, but with a plain array
@@ -264,6 +366,28 @@ def test_other_functions_refuse_subclass_operands(fn):
     with pytest.raises(NotImplementedError, match=r"x\.view\(npjax\.ndarray\)"):
         fn(s)
     assert type(fn(s.view(npjax.ndarray))) in (npjax.ndarray, numpy.float64)
+
+
+def _own_methods(xp):
+    class Own(xp.ndarray):
+        def trace(self, *args, **kwargs):
+            return ("own trace", args, sorted(kwargs.items()))
+
+        def diagonal(self, *args, **kwargs):
+            return ("own diagonal", args, sorted(kwargs.items()))
+
+    return Own
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, s: xp.trace(s), lambda xp, s: xp.trace(s, 1, 0, 1, None),
+    lambda xp, s: xp.diagonal(s, 1), lambda xp, s: xp.linalg.trace(s, offset=1),
+    lambda xp, s: xp.linalg.diagonal(s)])
+def test_trace_and_diagonal_call_the_subclass_method(call):
+    """NumPy's trace/diagonal (and linalg's) call the subclass's own method, as npjax's."""
+    results = [call(xp, xp.arange(4.0).reshape(2, 2).view(_own_methods(xp)))
+               for xp in (numpy, npjax)]
+    assert results[0] == results[1]
 
 
 def test_jit_refuses_subclass_arguments():

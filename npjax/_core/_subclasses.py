@@ -88,9 +88,15 @@ def _plain_args(args: tuple, kwargs: dict, originals: dict) -> tuple[tuple, dict
             {k: _plain_arg(v, originals) for k, v in kwargs.items()})
 
 
-def _wrap(result: Any, cls: type, obj: Any, originals: dict, rule: str) -> Any:
-    """A method's result as NumPy gives it for a subclass instance ``obj`` (see _RULES)."""
+def _wrap(result: Any, cls: type, obj: Any, originals: dict, rule: Any) -> Any:
+    """A method's result as NumPy gives it for a subclass instance ``obj`` (see _RULES); a
+    tuple ``rule`` gives each item of a tuple result its own rule (other results: "base")."""
     kind = type(result)
+    if isinstance(rule, tuple):
+        if not isinstance(result, tuple):
+            return _wrap(result, cls, obj, originals, "base")
+        items = [_wrap(r, cls, obj, originals, k) for r, k in zip(result, rule, strict=True)]
+        return kind(*items) if hasattr(result, "_fields") else kind(items)
     if kind is ndarray:
         original = originals.get(id(result))
         if original is not None:
@@ -189,7 +195,14 @@ DELEGATED = frozenset({
     "all", "amax", "amin", "any", "argmax", "argmin", "argpartition", "argsort", "around",
     "choose", "clip", "compress", "cumprod", "cumsum", "max", "mean", "min", "nonzero",
     "prod", "put", "repeat", "reshape", "round", "searchsorted", "squeeze", "std", "sum",
-    "swapaxes", "take", "transpose", "var"})
+    "swapaxes", "take", "transpose", "var", "shape", "ndim", "size"})
+
+
+# NumPy functions whose code is ``asanyarray(a).<name>(...)``: the subclass's own method runs,
+# given every parameter after ``a`` by name (these defaults, in order); linalg's namesakes
+# call them on the last two axes.
+METHOD_OF = {"trace": {"offset": 0, "axis1": 0, "axis2": 1, "dtype": None, "out": None},
+             "diagonal": {"offset": 0, "axis1": 0, "axis2": 1}}
 
 
 # npjax functions whose own code applies NumPy's subclass rules (``subok``).
@@ -211,13 +224,25 @@ KEPT = {
         "qr", "cholesky", "matrix_power", "tensorsolve"), "wrap"),
     **dict.fromkeys(("nanargmin", "nanargmax", "percentile", "quantile", "nanpercentile",
                      "nanquantile"), "scalar"),
+    # functions that begin with ``asarray`` (linalg's, and ``outer``/``cross``/``tensordot``
+    # under both names): base-class results (scalars for 2-d operands of ``det``...)
+    **dict.fromkeys(("det", "slogdet", "norm", "matrix_norm", "vector_norm", "cond",
+                     "matrix_rank", "eigvals", "eigvalsh", "svdvals", "tensorinv", "outer",
+                     "cross", "tensordot"), "base"),
+    # linalg's wrappers of a ufunc or method (0-d results of the subclass too) and
+    # ``multi_dot`` (``dot``'s: a scalar for two 1-d ends)
+    **dict.fromkeys(("matmul", "vecdot", "matrix_transpose"), "wrap"),
+    "multi_dot": "scalar",
+    # ... and those that wrap some of their results: a rule for each item of the tuple
+    "eig": ("base", "wrap"), "eigh": ("base", "wrap"), "svd": ("wrap", "base", "wrap"),
+    "lstsq": ("wrap", "wrap", "base", "base"),
 }
 
 
 # ... and those whose results take the class of one operand (by position; NumPy's wrap of
-# ``linalg.solve`` is b's, of ``dot`` a's), the others' classes aside: plain results when that
-# operand is a plain array.
-KEPT_FROM = {"solve": 1, "dot": 0}
+# ``linalg.solve`` and ``lstsq`` is b's, of ``dot`` a's), the others' classes aside: plain
+# results when that operand is a plain array.
+KEPT_FROM = {"solve": 1, "dot": 0, "lstsq": 1}
 
 
 def _one_subclass(args: tuple, kwargs: dict) -> Any:
@@ -239,9 +264,15 @@ def call_function(name: str, numpy_fn: Any, args: tuple, kwargs: dict,
     functions that delegate to methods, the subclass kept for those of ``KEPT`` (``public``:
     the npjax function, run on plain views), else NotImplementedError."""
     impl = getattr(numpy_fn, "_implementation", None)
-    if name in DELEGATED and impl is not None and getattr(numpy_fn, "__module__", "") \
-            == "numpy":
+    module = getattr(numpy_fn, "__module__", "")
+    if name in DELEGATED and impl is not None and module == "numpy":
         return impl(*args, **kwargs)
+    if name in METHOD_OF and impl is not None and args and is_subclass(args[0]):
+        if module == "numpy.linalg":  # NumPy's code: np.trace/np.diagonal, the last two axes
+            return impl(*args, **kwargs)
+        if module == "numpy":  # NumPy's code: ``asanyarray(a).<name>(every parameter=...)``
+            named = {**METHOD_OF[name], **dict(zip(METHOD_OF[name], args[1:])), **kwargs}
+            return getattr(args[0], name)(**named)
     if public is not None and name in KEPT and kwargs.get("out") is None:
         if name in KEPT_FROM:  # the class of one operand, or none
             at = KEPT_FROM[name]

@@ -19,10 +19,10 @@ Floating-point error state (``errstate``): a checked ufunc call records its chec
 also returns one flag that is set when any checked result is not finite (or tiny, when
 underflow is reported). Only then are the calls of that program replayed one by one with the
 error state each call was recorded under, which gives NumPy's warnings or ``FloatingPointError``
-- at the line that needed the value, not at the operation's line. Under ``raise`` or ``call``
-the call's value is computed at once, so the error comes from its line, as NumPy's does; a
-checked value that is never read is still computed and checked at the next flush (at the
-latest when the process exits).
+- at the line that needed the value, each warning naming the operation's line (recorded with
+the check where a state warns). Under ``raise`` or ``call`` the call's value is computed at
+once, so the error comes from its line, as NumPy's does; a checked value that is never read is
+still computed and checked at the next flush (at the latest when the process exits).
 
 Values are never changed in place in lazy mode (no buffer donation). The mode is per thread
 like the rest of the policy; the pending graph is process-wide and guarded by one lock, so
@@ -53,7 +53,7 @@ from npjax._pure import _capabilities
 from npjax._runtime import _stats
 from npjax._runtime._finite_watch import FiniteWatch
 from npjax._runtime._context import current, trace
-from npjax._runtime._errstate import PACKAGE_DIR
+from npjax._runtime._errstate import PACKAGE_DIR, user_line
 from npjax._runtime._thread_checks import HELD, UNREAD, run_held
 
 # Pending calls after which a graph is cut and run (bounds compile time and memory).
@@ -84,7 +84,8 @@ class Call:
         self.treedef = treedef
         self.leaves = leaves
         self.outs: list = []
-        self.check: Any = None  # (checker, errstate dict, thread id) for checked ufuncs
+        self.check: Any = None  # (checker, errstate dict, thread id, aval, index, user's
+        # line where warnings name it) for checked ufuncs
         self.empty = False  # an output has no elements
 
 
@@ -364,7 +365,8 @@ def defer_check(results: Any, check: Callable, st: dict) -> None:
     ``raise`` or ``call`` compute them now, so that the error comes from the call's line."""
     outs = results if isinstance(results, tuple | list) else (results,)
     call = outs[0].call
-    call.check = (check, st, threading.get_ident(), outs[0].aval, outs[0].index)
+    where = user_line(sys._getframe(1)) if "warn" in st.values() else None
+    call.check = (check, st, threading.get_ident(), outs[0].aval, outs[0].index, where)
     UNREAD.append(call)
     if "raise" in st.values() or "call" in st.values():
         flush(*outs)

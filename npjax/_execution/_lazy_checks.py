@@ -75,7 +75,8 @@ def _replay_checks(checks: list, spec: list, inputs: list) -> None:
         results.append(outs)
         if recorded is not None:
             check, st, owner = recorded[:3]
+            where = recorded[5]
             if owner != me:
-                hold(owner, check, st, list(leaves), tuple(outs))
+                hold(owner, check, st, list(leaves), tuple(outs), where)
             else:
-                check_now(check, st, list(leaves), tuple(outs))
+                check_now(check, st, list(leaves), tuple(outs), where)

@@ -28,7 +28,7 @@ import numpy as np
 
 from npjax._runtime import _host_reads
 from npjax._runtime import _errstate, _numpy_calls
-from npjax._runtime._errstate import _KINDS, PACKAGE_DIR, _stacklevel, report, state
+from npjax._runtime._errstate import _KINDS, _stacklevel, report, state, user_line
 from npjax._runtime._fp_flags import _device_flags
 from npjax._runtime._host_reads import SYNCS
 from npjax._runtime._numpy_calls import _issue_pending, _pending
@@ -85,11 +85,7 @@ def _may_defer(st: dict) -> bool:
 
 
 def _user_line() -> tuple | None:
-    frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
-        frame = frame.f_back
-    return None if frame is None else (frame.f_code.co_filename, frame.f_lineno,
-                                       frame.f_globals)
+    return user_line(sys._getframe(2))
 
 
 def _defer(name: str, kind: str, vals: Any, outs: Any, mask: Any, st: dict,

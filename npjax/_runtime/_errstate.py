@@ -61,7 +61,9 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -114,6 +116,35 @@ def _stacklevel() -> int:
 EARLIER: list = [None]
 
 
+class _At(threading.local):
+    """The user's line (file, line, module globals) that ``report`` warns at while a check
+    recorded there is made later (lazy mode); None: the caller's line."""
+
+    where: tuple | None = None
+
+
+AT = _At()
+
+
+def user_line(frame: Any) -> tuple | None:
+    """(file, line, module globals) of the first frame from ``frame`` outward outside npjax."""
+    while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
+        frame = frame.f_back
+    return None if frame is None else (frame.f_code.co_filename, frame.f_lineno,
+                                       frame.f_globals)
+
+
+def _warn(msg: str) -> None:
+    where = AT.where
+    if where is None:
+        warnings.warn(msg, RuntimeWarning, stacklevel=_stacklevel())
+        return
+    filename, lineno, module_globals = where
+    warnings.warn_explicit(msg, RuntimeWarning, filename, lineno,
+                           module_globals.get("__name__", "<string>"),
+                           module_globals.setdefault("__warningregistry__", {}))
+
+
 def report(flags: int, name: str, st: dict | None = None) -> None:
     """Act on ``flags`` (NumPy's bits: divide 1, over 2, under 4, invalid 8) for ``name``,
     after the warnings of earlier operations' deferred checks."""
@@ -128,7 +159,7 @@ def report(flags: int, name: str, st: dict | None = None) -> None:
             continue
         msg = f"{text} encountered in {name}"
         if mode == "warn":
-            warnings.warn(msg, RuntimeWarning, stacklevel=_stacklevel())
+            _warn(msg)
         elif mode == "raise":
             raise FloatingPointError(msg)
         elif mode == "call":

@@ -15,7 +15,10 @@ from typing import Any
 
 import numpy as np
 
-# thread id -> its held checks: (check, error state, operands, results), in recording order
+from npjax._runtime._errstate import AT
+
+# thread id -> its held checks: (check, error state, operands, results, user's line), in
+# recording order
 HELD: dict = {}
 # lazy calls with a check, not run yet (kept alive: a checked value nothing reads any more is
 # still computed and checked, ``_lazy._unread``)
@@ -23,17 +26,26 @@ UNREAD: list = []
 _lock = threading.Lock()
 
 
-def check_now(check: Callable, st: dict, leaves: list, outs: tuple) -> None:
-    """Make a recorded check under the error state ``st`` it was recorded with."""
-    with np.errstate(divide=st["divide"], over=st["over"], under=st["under"],
-                     invalid=st["invalid"], call=st.get("call")):
-        check(leaves, outs)
+def check_now(check: Callable, st: dict, leaves: list, outs: tuple,
+              where: tuple | None = None) -> None:
+    """Make a recorded check under the error state ``st`` it was recorded with; its warnings
+    name ``where``, the user's line that recorded it (None: the line reading now)."""
+    before = AT.where
+    AT.where = where
+    try:
+        with np.errstate(divide=st["divide"], over=st["over"], under=st["under"],
+                         invalid=st["invalid"], call=st.get("call")):
+            check(leaves, outs)
+    finally:
+        AT.where = before
 
 
-def hold(owner: int, check: Callable, st: dict, leaves: list, outs: Any) -> None:
-    """Keep a check of thread ``owner`` for that thread."""
+def hold(owner: int, check: Callable, st: dict, leaves: list, outs: Any,
+         where: tuple | None = None) -> None:
+    """Keep a check of thread ``owner`` (recorded at the user's line ``where``) for that
+    thread."""
     with _lock:
-        HELD.setdefault(owner, []).append((check, st, leaves, outs))
+        HELD.setdefault(owner, []).append((check, st, leaves, outs, where))
 
 
 def run_held() -> None:
@@ -42,9 +54,9 @@ def run_held() -> None:
     with _lock:
         items = HELD.pop(me, None)
     while items:
-        check, st, leaves, outs = items.pop(0)
+        check, st, leaves, outs, where = items.pop(0)
         try:
-            check_now(check, st, leaves, outs)
+            check_now(check, st, leaves, outs, where)
         except BaseException:
             if items:
                 with _lock:
