@@ -438,7 +438,10 @@ def place_result(result: Any, inputs: tuple, limit: int) -> Any:
         # host-only dtypes (object, str, datetime...) and > 32 dimensions stay host arrays
         if device_dtype and result.base is None and beyond(result.size, limit) and \
                 result.ndim <= MAX_DEVICE_NDIM:
-            return ndarray._owner(_to_device(result, owned=True))  # (NumPy's new array)
+            moved = ndarray._owner(_to_device(result, owned=True))  # (NumPy's new array)
+            if result.ndim > 1 and result.flags.f_contiguous and not result.flags.c_contiguous:
+                moved._layout = np.empty(result.shape, result.dtype, order="F")  # (its order)
+            return moved
         mine = inputs
         for x in inputs:
             if type(x) is np.ndarray:  # npjax arrays never alias memory npjax does not own
