@@ -34,9 +34,10 @@ SCRIPT = textwrap.dedent("""
 
     def outcome(xp, fn):
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                return plain(fn(xp))
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                got = plain(fn(xp))
+            return got, sorted({str(w.message) for w in caught})
         except Exception as exc:
             return ("raised", type(exc).__name__)
 
@@ -77,6 +78,22 @@ SCRIPT = textwrap.dedent("""
         "integers_float_bounds": lambda xp: rng(xp).integers(xp.asarray([0.0, 1.0]), 5)
                                                 .shape,
     }
+    def window_loop(xp):  # windows of a float64 (CPU backend) array, a float64 NumPy scalar
+        x = xp.arange(48) * 0.5
+        for k in range(1, 12):
+            x[:k] -= np.float64(1.5) * x[:k][::-1]
+        return x
+
+    def stores(xp):  # 0-d float64 values into int64 arrays: NumPy's conversion
+        a, b, c = xp.zeros(3, xp.int64), xp.zeros(3, xp.int64), xp.zeros(4, xp.int8)
+        a.fill(xp.array(np.nan))
+        b[1] = xp.array(2.75)
+        b[b == 0] = xp.array(-1.5)
+        c[[0, 2]] = xp.asarray([300.5, -7.25])
+        c[1:2] = xp.asarray([1e10])
+        return a, b, c
+
+    CASES.update(window_loop=window_loop, stores=stores)
     for req in (None, "F", ["F", "W"], ["A", "O"], "E", "C", ["OWNDATA"]):
         CASES[f"require_{req}".replace(" ", "")] = lambda xp, req=req: flags(
             xp.require(xp.ones((2, 3)).T, np.float32, req), xp)
@@ -116,9 +133,10 @@ SCRIPT = textwrap.dedent("""
 def test_float64_calls_match_numpy_where_the_accelerator_cannot_hold_float64():
     """``require``'s flags, ``apply_along_axis``/``vectorize(signature=)`` with float64
     results, ``npjax.random``'s checks (NumPy's exception classes, not npjax's ``HostOnly``)
-    and draws given float64 data, ``round`` of a float."""
+    and draws given float64 data, ``round`` of a float, values stored into int arrays, and
+    the windows of a loop over ``x[:k]`` (no ``where=`` without ``out=`` warning)."""
     lines = _two_cpu_devices(SCRIPT)
-    assert len(lines) == 18 + 14 + 6 + 3, lines
+    assert len(lines) == 20 + 14 + 6 + 3, lines
     verdicts = [ln.split()[:3] for ln in lines if ln.startswith("stream")] + [
         ln.split()[:2] for ln in lines if not ln.startswith(("stream", "jax_permuted"))]
     assert all(v[-1] == "True" for v in verdicts), [ln for ln in lines if "|" in ln]
