@@ -127,6 +127,11 @@ SCRIPT = textwrap.dedent("""
                 print("jax_permuted", axis, into is out, np.array_equal(np.asarray(out), got),
                       got.dtype, np.array_equal(np.sort(np.asarray(got), axis=axis),
                                                 np.sort(x_n, axis=axis)))
+        x = npjax.arange(3.0)  # (a host array: JAX's value of it lives on the CPU backend)
+        j = x.to_jax()
+        print("to_jax", sorted(j.devices()) == [cold], j.dtype, np.asarray(j).tolist())
+        print("to_device", x.to_device(x.device) is x, x.to_device(cold)._read().devices() ==
+              {cold}, np.asarray(x.to_device(cold)).tolist())
     """)
 
 
@@ -134,11 +139,14 @@ def test_float64_calls_match_numpy_where_the_accelerator_cannot_hold_float64():
     """``require``'s flags, ``apply_along_axis``/``vectorize(signature=)`` with float64
     results, ``npjax.random``'s checks (NumPy's exception classes, not npjax's ``HostOnly``)
     and draws given float64 data, ``round`` of a float, values stored into int arrays, and
-    the windows of a loop over ``x[:k]`` (no ``where=`` without ``out=`` warning)."""
+    the windows of a loop over ``x[:k]`` (no ``where=`` without ``out=`` warning);
+    ``to_jax``/``to_device`` of a float64 host array (on the CPU backend)."""
     lines = _two_cpu_devices(SCRIPT)
-    assert len(lines) == 20 + 14 + 6 + 3, lines
+    assert len(lines) == 20 + 14 + 6 + 3 + 2, lines
+    assert "to_jax True float64 [0.0, 1.0, 2.0]" in lines
+    assert "to_device True True [0.0, 1.0, 2.0]" in lines
     verdicts = [ln.split()[:3] for ln in lines if ln.startswith("stream")] + [
-        ln.split()[:2] for ln in lines if not ln.startswith(("stream", "jax_permuted"))]
+        ln.split()[:2] for ln in lines if not ln.startswith(("stream", "jax_permuted", "to_"))]
     assert all(v[-1] == "True" for v in verdicts), [ln for ln in lines if "|" in ln]
     for ln in (ln for ln in lines if ln.startswith("jax_permuted")):
         assert ln.split()[2:] == ["True", "True", "float64", "True"], ln
