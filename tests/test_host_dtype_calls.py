@@ -93,7 +93,13 @@ SCRIPT = textwrap.dedent("""
         c[1:2] = xp.asarray([1e10])
         return a, b, c
 
-    CASES.update(window_loop=window_loop, stores=stores)
+    def numpy_outs(xp):  # NumPy arrays as out= of a float64 call: given back themselves
+        o, p, q = np.full(3, 4.0), np.full(3, 5.0), np.zeros(3)
+        r = xp.sin(xp.arange(3.0), out=o)
+        f, i = xp.modf(xp.arange(3.0) / 2, p, q)
+        return (r is o, f is p, i is q), o, p, q
+
+    CASES.update(window_loop=window_loop, stores=stores, numpy_outs=numpy_outs)
     for req in (None, "F", ["F", "W"], ["A", "O"], "E", "C", ["OWNDATA"]):
         CASES[f"require_{req}".replace(" ", "")] = lambda xp, req=req: flags(
             xp.require(xp.ones((2, 3)).T, np.float32, req), xp)
@@ -140,9 +146,10 @@ def test_float64_calls_match_numpy_where_the_accelerator_cannot_hold_float64():
     results, ``npjax.random``'s checks (NumPy's exception classes, not npjax's ``HostOnly``)
     and draws given float64 data, ``round`` of a float, values stored into int arrays, and
     the windows of a loop over ``x[:k]`` (no ``where=`` without ``out=`` warning);
-    ``to_jax``/``to_device`` of a float64 host array (on the CPU backend)."""
+    ``to_jax``/``to_device`` of a float64 host array (on the CPU backend); NumPy arrays given
+    as ``out=`` given back themselves."""
     lines = _two_cpu_devices(SCRIPT)
-    assert len(lines) == 20 + 14 + 6 + 3 + 2, lines
+    assert len(lines) == 21 + 14 + 6 + 3 + 2, lines
     assert "to_jax True float64 [0.0, 1.0, 2.0]" in lines
     assert "to_device True True [0.0, 1.0, 2.0]" in lines
     verdicts = [ln.split()[:3] for ln in lines if ln.startswith("stream")] + [
