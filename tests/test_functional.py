@@ -191,6 +191,17 @@ def test_vectorize_signature(case, otypes):
     assert_parity(run, context=(signature, otypes))
 
 
+@pytest.mark.parametrize("otypes", [["U6"], [object], None])
+def test_vectorize_signature_host_only_results(otypes):
+    """Results of a dtype the device cannot hold (str, object) are stacked on the host."""
+    def run(xp):
+        return xp.vectorize(lambda x: str(int(x.sum())), signature="(n)->()",
+                            otypes=otypes)(xp.arange(6).reshape(2, 3))
+    assert_parity(run, context=otypes)
+    assert_parity(lambda xp: xp.apply_along_axis(lambda x: str(int(x.sum())), 1,
+                                                 xp.arange(6).reshape(2, 3)))
+
+
 # --- frompyfunc ---------------------------------------------------------------------------------
 
 

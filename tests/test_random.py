@@ -315,6 +315,14 @@ def test_bad_parameters(policy):
                       f"legacy {name}{args}")
 
 
+@pytest.mark.parametrize("policy", ["jax", "numpy"])
+@pytest.mark.parametrize("a", [2.5, np.float64(2.5), np.array(2.5)])
+def test_choice_of_a_float_population(policy, a):
+    npjax.set_policy(random=policy)
+    _raise_parity(lambda: npjax.random.default_rng(0).choice(a),
+                  lambda: np.random.default_rng(0).choice(a), f"choice({a!r})")
+
+
 def test_bad_parameters_on_device():
     npjax.set_policy(random="jax")
     gen = npjax.random.default_rng(0)

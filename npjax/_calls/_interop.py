@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._core._ndarray import install_methods, ndarray
+from npjax._execution import _lazy_cold
 from npjax._core._out import write_numpy_out
 from npjax._core._normalize import to_jax
 from npjax._calls._registry import public_module, public_namespace
@@ -134,7 +135,13 @@ _API_VERSIONS = ("2021.12", "2022.12", "2023.12", "2024.12")
 
 
 def _to_jax(self: ndarray) -> jax.Array:
-    """The current value as an immutable ``jax.Array`` (no copy)."""
+    """The current value as an immutable ``jax.Array`` (no copy; a host array of a dtype the
+    accelerator cannot hold, float64 on a TPU: a copy on the CPU backend)."""
+    data = self._host()
+    if data is not None and not is_device_dtype(self.dtype):
+        value = _lazy_cold.on_cpu_backend(data)
+        if value is not None:
+            return value
     return self._read()
 
 

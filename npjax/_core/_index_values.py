@@ -19,6 +19,7 @@ import numpy as np
 
 from npjax._core import _casts
 from npjax._pure._axes import shape_text
+from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._errors import ComplexWarning
 from npjax._runtime._errstate import _stacklevel
 from npjax._core._executor import DEVICE_VALUES, device_check, traced_value
@@ -57,10 +58,22 @@ def _complex_warning(from_dtype: np.dtype, to_dtype: np.dtype) -> None:
                       ComplexWarning, stacklevel=_stacklevel())  # at the user's line
 
 
+def _held(value: Any) -> bool:
+    """Whether ``value`` is an npjax host array of a dtype the device cannot hold (object,
+    str; float64 and complex128 on a TPU, ``_capabilities.HOST_DTYPES``; not a traced one)."""
+    return isinstance(value, ndarray) and not is_device_dtype(value.dtype) and \
+        value._host() is not None
+
+
 def _single_value(value: Any, dtype: np.dtype) -> Any:
     """The value for one element, converted as NumPy converts it (``arr[i] = value``)."""
     if type(value) is float and dtype == _FLOAT64:  # exact as it is: skip the host array
         return value
+    if _held(value):  # (float64 on a TPU, object...: its host data, converted by NumPy)
+        if not value._scalar:
+            _complex_warning(value.dtype, dtype)
+            return _casts.cast(value._fetch(), dtype)
+        value = value._host_scalar()
     if isinstance(value, ndarray | jax.Array):
         if value.ndim == 0:
             if np.can_cast(value.dtype, dtype, "safe"):
@@ -107,14 +120,17 @@ def convert_value(value: Any, dtype: np.dtype, target: tuple, advanced: bool = F
         if (traced := traced_value(value)) is not None:  # (npjax.jit)
             return _traced_scalar(traced, dtype)
         value = value._host_scalar()  # a NumPy scalar: NumPy converts it as a Python value
+    if _held(value):
+        value = value._fetch()  # (its host data, cast below by NumPy)
     if isinstance(value, ndarray | jax.Array):
         _complex_warning(value.dtype, dtype)
         if isinstance(value, ndarray):  # basic writes are recorded in lazy mode
             v = value._read() if advanced else value._read_lazy()
         else:
             v = value
-    elif isinstance(value, np.ndarray):
-        v = value.astype(dtype, copy=False)
+    elif isinstance(value, np.ndarray):  # NumPy's cast, its warnings at the caller's line
+        _complex_warning(value.dtype, dtype)
+        v = _casts.cast(value, dtype)
     elif (converted := array_method_value(value)) is not value:  # (``__array__``: an array)
         return convert_value(converted, dtype, target, advanced)
     elif advanced:
@@ -146,6 +162,9 @@ def cast_device(v: Any, dtype: np.dtype) -> Any:
 def as_value(value: Any, dtype: np.dtype) -> Any:
     """A value to store into an array of ``dtype`` as NumPy's fancy assignment converts it
     (``numpy.asarray(value, dtype)`` on the host; device values are returned as they are)."""
+    if _held(value):  # (float64 on a TPU, object...: NumPy's cast of its host data)
+        _complex_warning(value.dtype, dtype)
+        return to_jax(_casts.cast(value._fetch(), dtype))
     if isinstance(value, ndarray | jax.Array):
         _complex_warning(value.dtype, dtype)
         return value._read() if isinstance(value, ndarray) else value

@@ -172,8 +172,16 @@ def forced_host(name: str, fn: Any, args: tuple, kwargs: dict, run: Any = None,
     result, device = run_fetched(name, fn, args, kwargs, run or _runner(fn))
     limit = _context.get().host
     inputs = npjax_operands(args, kwargs)
-    return place_result(result, inputs if owner is None else (owner, *inputs),
-                        -1 if device or limit < 0 else limit)
+    limit = -1 if device or limit < 0 else limit
+    if owner is None:
+        given = [x for x in inputs if type(x) is np.ndarray]  # (the caller's: an ``out=``)
+        if given and (any(result is x for x in given) or type(result) is tuple and any(
+                r is x for r in result for x in given)):
+            if type(result) is not tuple:
+                return result  # NumPy's ``out`` given back as it is, as NumPy gives it
+            return tuple(r if any(r is x for x in given) else place_result(r, inputs, limit)
+                         for r in result)
+    return place_result(result, inputs if owner is None else (owner, *inputs), limit)
 
 
 def try_host(name: str, fn: Any, args: tuple, kwargs: dict, public: Any = None) -> Any:
@@ -438,7 +446,10 @@ def place_result(result: Any, inputs: tuple, limit: int) -> Any:
         # host-only dtypes (object, str, datetime...) and > 32 dimensions stay host arrays
         if device_dtype and result.base is None and beyond(result.size, limit) and \
                 result.ndim <= MAX_DEVICE_NDIM:
-            return ndarray._owner(_to_device(result, owned=True))  # (NumPy's new array)
+            moved = ndarray._owner(_to_device(result, owned=True))  # (NumPy's new array)
+            if result.ndim > 1 and result.flags.f_contiguous and not result.flags.c_contiguous:
+                moved._layout = np.empty(result.shape, result.dtype, order="F")  # (its order)
+            return moved
         mine = inputs
         for x in inputs:
             if type(x) is np.ndarray:  # npjax arrays never alias memory npjax does not own

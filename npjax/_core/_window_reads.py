@@ -232,6 +232,8 @@ def ufunc_call(uf: Any, args: tuple, kwargs: dict) -> Any:
     hosts: dict[int, ndarray] = {}  # 1-D host arrays beside windows: padded by NumPy
     for a in args if out is None else (*args, out):  # every operand's length is recorded
         if type(a) is ndarray:
+            if not is_device_dtype(a.dtype):  # (float64 on a TPU: NumPy computes it, where
+                return NO  # its ``where=`` without ``out=`` would warn)
             if (a.ndim == 0 and a is not out) or id(a) in wins or id(a) in hosts:
                 continue
             w = window(a)
@@ -239,7 +241,8 @@ def ufunc_call(uf: Any, args: tuple, kwargs: dict) -> Any:
                 hosts[id(a)] = a
             else:
                 wins[id(a)] = w
-        elif not (type(a) in _SCALARS or isinstance(a, np.generic)):
+        elif not (type(a) in _SCALARS or isinstance(a, np.generic)) or (
+                type(a) not in _SCALARS and not is_device_dtype(a.dtype)):
             return NO
     lengths = {None if w is None else w.length for w in wins.values()}
     if len(lengths) != 1 or None in lengths:

@@ -217,6 +217,15 @@ def call(fn: Any, args: tuple) -> Any:
     return fn(*args)
 
 
+def on_cpu_backend(data: Any) -> Any:
+    """Host data (NumPy's) of a ``held_on_cpu`` dtype as a ``jax.Array`` on the CPU backend (a
+    copy), where such values live as JAX values; None for other data."""
+    cpu = cold_device()
+    if cpu is None or np.dtype(data.dtype) not in held_on_cpu():
+        return None
+    return jax.device_put(np.array(data), cpu)
+
+
 def on_accelerator(result: Any) -> bool:
     """Whether ``result`` (a computed value, an npjax array, or a tuple or list of them) is a
     value of ``held_on_cpu`` outside the CPU backend: work a library function did directly

@@ -19,6 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._execution import _lazy_cold
 from npjax._pure._dtypes import is_device_dtype
 from npjax._core._ndarray import (HOST_STORAGE, _set_owner, detach_views, install_methods,
                                  ndarray)
@@ -93,7 +94,8 @@ def _conjugate(self: ndarray) -> ndarray:
 
 def _to_device(self: ndarray, device: Any, /, *, stream: Any = None) -> ndarray:
     """Array API ``to_device``: ``self`` when it is on ``device`` already (a ``jax.Device`` or a
-    platform name such as "cpu"), else a copy placed there."""
+    platform name such as "cpu"), else a copy placed there. A host array of a dtype the
+    accelerator cannot hold (float64 on a TPU) goes to a CPU device only: itself otherwise."""
     if stream is not None:
         raise ValueError("The stream argument in to_device() is not supported")
     if isinstance(device, str):
@@ -103,6 +105,13 @@ def _to_device(self: ndarray, device: Any, /, *, stream: Any = None) -> ndarray:
             raise ValueError(f"Unsupported device: {device}.") from None
     if not isinstance(device, jax.Device):
         raise ValueError(f"Unsupported device: {device!r}.")
+    data = self._host()
+    if data is not None and not is_device_dtype(self.dtype):  # (float64 on a TPU: host data)
+        if device == self.device or device.platform != "cpu":  # (it never lives there)
+            return self
+        value = _lazy_cold.on_cpu_backend(data)
+        if value is not None:
+            return ndarray._owner(value, self._scalar)
     value = self._read()
     if value.devices() == {device}:
         return self

@@ -311,7 +311,9 @@ def _round(a: Any, decimals: Any, out: Any) -> Any:
     return _finish(ret, scalar_in or a._scalar or a.ndim == 0)
 
 
-def _finish(res: ndarray, scalar: bool) -> ndarray:
+def _finish(res: Any, scalar: bool) -> Any:
+    if isinstance(res, np.generic):  # (NumPy's scalar: the host route of a host 0-d array)
+        return res
     if res.ndim == 0 and not res._scalar:
         return ndarray._owner(res._read(), True)
     return res

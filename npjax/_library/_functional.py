@@ -96,12 +96,13 @@ def apply_along_axis(func1d: Any, axis: int, arr: Any, *args: Any, **kwargs: Any
     buff_dims = list(range(ndim))
     permute = (buff_dims[0:axis] + buff_dims[ndim - res.ndim:ndim]
                + buff_dims[axis:ndim - res.ndim])
-    host = _host_values(results) if arr._host() is not None else None
+    device = arr._host() is None
+    host = _stacked_on_host(results, res.dtype, device)
     if host is not None:  # NumPy's own loop, its result placed as any new array
         buff = np.empty(shape, res.dtype)
         for ind, value in zip(np.ndindex(inarr_view.shape[:-1]), host):
             buff[ind + (Ellipsis,)] = value
-        return place_made(np.transpose(buff, permute))
+        return place_made(np.transpose(buff, permute), device)
     stacked = _stack_results(results, res.dtype, res.shape)
     return ndarray._owner(jnp.transpose(stacked.reshape(shape), permute))
 
@@ -128,6 +129,18 @@ def _host_values(results: list) -> list | None:
             return None
         values.append(v)
     return values
+
+
+def _stacked_on_host(results: list, dtype: np.dtype, device: bool) -> list | None:
+    """``results`` as NumPy's loop gets them where they are stacked on the host (None: on the
+    device): host inputs' host results (``_host_values``), and every result, fetched, where
+    the stack's dtype or a result's has no device form (object, str; float64 and complex128
+    where the accelerator cannot hold them: ``_capabilities.HOST_DTYPES``)."""
+    host = None if device else _host_values(results)
+    if host is None and (not _dtypes.is_device_dtype(np.dtype(dtype))
+                         or any(host_only(r) for r in results)):
+        host = _host_args(list(results))
+    return host
 
 
 def apply_over_axes(func: Any, a: Any, axes: Any) -> ndarray:
@@ -458,15 +471,12 @@ class vectorize:
         outputs = []
         device = from_device(args)
         for store, core, dtype in zip(collected, core_shapes, dtypes):
-            if not _dtypes.is_device_dtype(dtype):
-                raise unsupported("vectorize", "otypes",
-                                  f"{dtype} results with a signature live on the host")
-            host = None if device else _host_values(store)
+            host = _stacked_on_host(store, dtype, device)
             if host is not None:  # NumPy's own loop, its result placed as any new array
                 buff = np.empty(broadcast_shape + core, dtype)
                 for index, value in zip(np.ndindex(*broadcast_shape), host):
                     buff[index] = value
-                outputs.append(place_made(buff))
+                outputs.append(place_made(buff, device))
                 continue
             stacked = _stack_results(store, dtype, core)
             outputs.append(ndarray._owner(stacked.reshape(broadcast_shape + core)))

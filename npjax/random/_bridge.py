@@ -13,6 +13,7 @@ from typing import Any
 import jax
 import numpy as np
 
+from npjax._core._host_only import host_only
 from npjax._core._out import DEVICE_WRITES, out_buffer, write_out
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
@@ -91,6 +92,19 @@ def to_host(x: Any) -> Any:
     if isinstance(x, list | tuple) and any(isinstance(i, ndarray | jax.Array) for i in x):
         return type(x)(to_host(i) for i in x)
     return x
+
+
+def held_data(x: Any) -> np.ndarray | None:
+    """``x``'s NumPy data where its dtype has no device form (object, str; float64 and
+    complex128 where the accelerator cannot hold them, ``_capabilities.HOST_DTYPES``), else
+    None: draws read, permute and pick from such data on the host."""
+    if isinstance(x, ndarray):
+        return x._fetch() if host_only(x) else None
+    if isinstance(x, jax.Array) or (isinstance(x, list | tuple) and any(
+            isinstance(i, ndarray | jax.Array) for i in x)):
+        return None
+    data = np.asarray(x)
+    return data if host_only(data) else None
 
 
 def from_host(result: Any) -> Any:

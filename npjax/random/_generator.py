@@ -17,7 +17,8 @@ from npjax._core._out import write_out
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
 from npjax.random import _samplers as S
-from npjax.random._bridge import key_from_seed_seq, numpy_mode, streamed, to_host
+from npjax.random._bridge import (from_host, held_data, key_from_seed_seq, numpy_mode, streamed,
+                                  to_host)
 from npjax.random._params import size_shape
 from npjax.random._streams import _Streams, draw_integers
 
@@ -102,7 +103,8 @@ class Generator(_Streams):
 
     def permuted(self, x: Any, axis: Any = None, out: Any = None) -> Any:
         """npjax implementation of numpy.random.Generator.permuted."""
-        arr = to_jax(x)
+        data = held_data(x)
+        arr = to_jax(x) if data is None else data
         if out is not None:
             if not isinstance(out, ndarray):
                 raise TypeError("out must be a numpy array")
@@ -115,6 +117,18 @@ class Generator(_Streams):
                                 "according to the rule 'safe'")
         if axis is not None:
             axis = normalize_axis(axis, arr.ndim)
+        if data is not None:  # (object, str; float64 on a TPU): its positions drawn as for
+            # any array of its shape, its values taken on the host
+            if axis is None:
+                where = np.arange(data.size).reshape(data.shape)
+            else:
+                where = np.broadcast_to(np.arange(data.shape[axis]).reshape(
+                    [-1 if i == axis else 1 for i in range(data.ndim)]), data.shape).copy()
+            picks = np.asarray(self.permuted(where, axis))
+            result = (data.ravel()[picks] if axis is None else
+                      np.take_along_axis(data, picks, axis=axis))
+            return from_host(result) if out is None else write_out(out, result, "unsafe",
+                                                                   "permuted")
         if numpy_mode(self, x, out):
             if axis is None:
                 idx = self._np.permuted(np.arange(arr.size).reshape(arr.shape))

@@ -10,7 +10,7 @@ import jax
 import numpy as np
 
 from npjax._core._ndarray import ndarray
-from npjax.random._bridge import to_host
+from npjax.random._bridge import held_data, to_host
 
 # --- parameters ------------------------------------------------------------------------------
 
@@ -30,6 +30,8 @@ def size_shape(size: Any) -> tuple[int, ...]:
 def as_param(value: Any, kind: str = "f") -> Any:
     """A distribution parameter as a host NumPy array or a ``jax.Array`` (float64 / int64)."""
     target = np.float64 if kind == "f" else np.int64
+    if isinstance(value, ndarray) and (held := held_data(value)) is not None:
+        value = held  # (read as NumPy's data below: float64 on a TPU, str...)
     if isinstance(value, ndarray | jax.Array):
         arr = value._read() if isinstance(value, ndarray) else value
         if np.dtype(arr.dtype).kind == "c" and kind == "f":

@@ -27,7 +27,8 @@ from npjax._execution._lazy_cold import call
 from npjax._runtime import _stats
 from npjax._runtime._context import current
 from npjax.random import _samplers as S
-from npjax.random._bridge import _check_out_flags, from_host, numpy_mode, streamed, to_host
+from npjax.random._bridge import (_check_out_flags, from_host, held_data, numpy_mode, streamed,
+                                  to_host)
 from npjax.random._params import _broadcast_size, _device_arg, _scalar_value, as_param, size_shape
 
 _F64 = "float64"
@@ -433,8 +434,10 @@ class _Streams:
                 return from_host(self._np.permutation(x))
             n = max(int(x), 0)
             return ndarray._owner(self._run("permutation_index", (n,), "int64", (), ()))
-        if host_only(x):  # object, str...: NumPy's take of its data by a drawn permutation
-            data = x._fetch() if isinstance(x, ndarray) else x
+        data = held_data(x)
+        if data is not None:  # object, str...: NumPy's take of its data by a drawn permutation
+            if not self._legacy:
+                axis = normalize_axis(axis, data.ndim)
             if data.ndim < 1:
                 raise IndexError("x must be an integer or at least 1-dimensional")
             axis = normalize_axis(axis, data.ndim)
@@ -458,23 +461,31 @@ class _Streams:
             else:
                 result = self._np.choice(host, size, replace, to_host(p), axis, shuffle)
             return from_host(result)
-        if host_only(a) and a.ndim:  # object, str...: NumPy's take of drawn positions
-            data = a._fetch() if isinstance(a, ndarray) else a
+        data = held_data(a)
+        if data is not None and data.ndim:  # object, str...: NumPy's take of drawn positions
             if self._legacy and data.ndim != 1:
                 raise ValueError("a must be 1-dimensional")
             at = normalize_axis(axis, data.ndim)
+            if data.shape[at] == 0 and (size is None or math.prod(size_shape(size)) != 0):
+                raise ValueError("a cannot be empty unless no samples are taken")
             picks = self._choice(data.shape[at], size, replace, p, 0, shuffle)
             return from_host(np.take(data, np.asarray(picks), axis=at))
         arr = None
-        if isinstance(a, ndarray | jax.Array):
+        if data is not None:  # (a 0-d one: a population size, read as NumPy reads it)
+            a = data[()]
+        elif isinstance(a, ndarray | jax.Array):
             arr = to_jax(a)
         else:
             host = np.asarray(a)
             if host.ndim:
                 arr = to_jax(host)
         if arr is None or arr.ndim == 0:
-            pop_size = operator.index((a if arr is None else np.asarray(arr)).item()
-                                      if hasattr(a, "item") or arr is not None else a)
+            try:
+                pop_size = operator.index((a if arr is None else np.asarray(arr)).item()
+                                          if hasattr(a, "item") or arr is not None else a)
+            except TypeError:  # (2.5: NumPy's error)
+                raise ValueError(f"a must be a sequence or an integer, not {type(a)}"
+                                 ) from None
             if pop_size <= 0 and (size is None or math.prod(size_shape(size)) != 0):
                 raise ValueError("a must be a positive integer unless no samples are taken")
             arr = None
@@ -613,6 +624,8 @@ def draw_integers(self: _Streams, low: Any, high: Any, size: Any, dtype: Any,
 
 
 def _int_bound(x: Any) -> Any:
+    if isinstance(x, ndarray) and (held := held_data(x)) is not None:
+        x = held  # (read as NumPy's data below: float64 on a TPU...)
     if isinstance(x, ndarray | jax.Array):
         return x._read() if isinstance(x, ndarray) else x
     arr = np.asarray(x)
