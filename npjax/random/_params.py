@@ -10,6 +10,7 @@ import jax
 import numpy as np
 
 from npjax._core._ndarray import ndarray
+from npjax._execution._lazy_cold import on_cpu_backend
 from npjax.random._bridge import held_data, to_host
 
 # --- parameters ------------------------------------------------------------------------------
@@ -67,6 +68,9 @@ def _broadcast_size(size: Any, shapes: list) -> tuple[int, ...]:
 
 
 def _device_arg(arr: Any) -> Any:
+    """A NumPy parameter as a JAX value: on the CPU backend where the accelerator cannot
+    hold its dtype (float64 on a TPU: 1e300 would come back inf), else on the device."""
     if isinstance(arr, np.ndarray):
-        return jax.device_put(arr)
+        on_cpu = on_cpu_backend(arr)
+        return jax.device_put(arr) if on_cpu is None else on_cpu
     return arr

@@ -360,7 +360,7 @@ class _Streams:
             batch = size
         shape = tuple(batch) + p.shape[-1:]
         return ndarray._owner(self._run("multinomial", shape, "int64", (),
-                                        (_device_arg(nn), jax.device_put(p))))
+                                        (_device_arg(nn), _device_arg(p))))
 
     def _mvn(self, mean: Any, cov: Any, size: Any, check_valid: str, tol: float,
              method: str) -> Any:
@@ -523,7 +523,7 @@ class _Streams:
             if pp is not None and np.count_nonzero(pp > 0) < count:
                 raise ValueError("Fewer non-zero entries in p than size")
         if pp is not None:
-            idx = self._run("choice_p", shape, "int64", (bool(replace),), (jax.device_put(pp),))
+            idx = self._run("choice_p", shape, "int64", (bool(replace),), (_device_arg(pp),))
         elif replace:
             idx = self._run("choice_uniform", shape, "int64", (), (pop_size,), True)
         else:
