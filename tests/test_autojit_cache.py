@@ -1,7 +1,8 @@
 """Issue 35's second-run target: a script's second run with the persistent compilation cache
-compiles nothing. What autojit compiled in the first run is hot at its second call in the
-second (the index beside the cache, ``_autojit._index``), and every program comes from the
-cache: XLA compiles nothing (``npjax.stats()``: cache misses). Counted, never timed."""
+compiles nothing (every program comes from the cache: ``npjax.stats()``'s cache misses). The
+index beside the cache (``_autojit._index``) names what earlier runs compiled, with what
+loading it costs (a cache hit still traces and lowers): such a signature is hot once its
+calls took that long. Counted, never timed (the clock is a fake one where it decides)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,12 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import numpy
+import pytest
+
+import npjax
+from npjax._compile import _autojit
 
 SCRIPT = textwrap.dedent("""\
     import numpy as np
@@ -30,10 +37,11 @@ SCRIPT = textwrap.dedent("""\
     main()
     """)
 
-# Both runs: every call looked at (LOOK_S 0), none too short (MIN_CALL_S 0), compiled calls
-# never sent back for being slower (HOT_CHECK). The first run also compiles at the second
-# call (a compile expected to take no time); the second keeps the expected compile of 0.2 s,
-# which calls of microseconds never add up to: it compiles only what the index names.
+_EAGER = "a.expected_compile_s = lambda: 0.0; "  # a compile always pays: hot at call 2
+
+# Every run: every call looked at (LOOK_S 0), none too short (MIN_CALL_S 0), compiled calls
+# never sent back for being slower (HOT_CHECK); with ``_EAGER`` a compile always pays,
+# without it the expected compile is 0.2 s, which calls of microseconds never add up to.
 _PATCH = ("import sys, npjax._compile._autojit as a; a.MIN_CALL_S = a.LOOK_S = 0; "
           "a.HOT_CHECK = 10**9; {extra}"
           "from npjax.__main__ import main; sys.exit(main(sys.argv[1:]))")
@@ -59,25 +67,86 @@ def _numpy_result(tmp_path: Path) -> str:
 def test_second_run_with_the_persistent_cache_compiles_nothing(tmp_path):
     (tmp_path / "script.py").write_text(SCRIPT)
     cache = tmp_path / "xla"
-    out1, first = _run(tmp_path, cache, "1.json", "a.expected_compile_s = lambda: 0.0; ")
-    out2, second = _run(tmp_path, cache, "2.json")
-    want = _numpy_result(tmp_path)
-    assert out1.strip() == out2.strip() == want
+    out1, first = _run(tmp_path, cache, "1.json", _EAGER)
+    out2, second = _run(tmp_path, cache, "2.json", _EAGER)
+    assert out1.strip() == out2.strip() == _numpy_result(tmp_path)
     compiled1 = [(e["function"], e["cold_calls"]) for e in first["autojit"]["compiled"]]
     compiled2 = [(e["function"], e["cold_calls"]) for e in second["autojit"]["compiled"]]
     assert compiled1 == compiled2 == [("step", 1)]  # hot at its second call, both runs
     assert first["compiles"]["cache_misses"] > 0  # the first run compiled it
     assert second["compiles"]["cache_misses"] == 0  # the second compiled nothing
     assert second["compiles"]["cache_hits"] == second["compiles"]["count"] > 0
-    assert (cache / "autojit-index.json").exists()
+    index = json.loads((cache / "autojit-index.json").read_text())
+    assert len(index) == 1 and all(cost >= 0.0 for cost in index.values())
 
 
-def test_without_the_index_the_second_run_leaves_short_calls_cold(tmp_path):
-    """The control: the same second run with an empty cache folder compiles nothing either,
-    because nothing is hot (calls of microseconds never add up to a 0.2 s compile)."""
+def test_the_index_cost_is_what_a_second_run_waits_for(tmp_path):
+    """A signature an earlier run compiled is hot once its calls took what loading it from
+    the cache costs (the index's seconds): at its second call when that is nothing, never in
+    calls of microseconds when it is more than a compile (loading traces it again)."""
     (tmp_path / "script.py").write_text(SCRIPT)
-    out, data = _run(tmp_path, tmp_path / "empty", "r.json")
-    assert out.strip() == _numpy_result(tmp_path)
-    assert data["autojit"]["compiled"] == []
-    assert data["compiles"]["cache_misses"] == 0
-    assert [(e["function"], e["calls"]) for e in data["autojit"]["cold"]] == [("step", 8)]
+    cache = tmp_path / "xla"
+    _run(tmp_path, cache, "1.json", _EAGER)
+    path = cache / "autojit-index.json"
+    (key,) = json.loads(path.read_text())
+    path.write_text(json.dumps({key: 0.0}))
+    out, free = _run(tmp_path, cache, "2.json")
+    assert [(e["function"], e["cold_calls"]) for e in free["autojit"]["compiled"]] == [
+        ("step", 1)]
+    assert free["compiles"]["cache_misses"] == 0
+    path.write_text(json.dumps({key: 1e9}))
+    out3, dear = _run(tmp_path, cache, "3.json")
+    assert out.strip() == out3.strip() == _numpy_result(tmp_path)
+    assert dear["autojit"]["compiled"] == []
+    assert [(e["function"], e["calls"]) for e in dear["autojit"]["cold"]] == [("step", 8)]
+    assert dear["compiles"]["count"] == 0
+
+
+def _fake_clock(monkeypatch, step: float) -> None:
+    """Each read of autojit's clock ``step`` seconds after the one before: a timed call as
+    written takes ``step`` (from its first read to its second)."""
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += step
+        return now[0]
+
+    monkeypatch.setattr(_autojit, "_clock", clock)
+
+
+@pytest.mark.parametrize(("cost", "cold_calls"), [(0.0, 1), (0.35, 4), (None, 1)])
+def test_a_known_signature_compiles_once_its_calls_took_its_load_cost(
+        monkeypatch, autojit_hot, cost, cold_calls):
+    monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 1e9)  # a compile never pays
+    _fake_clock(monkeypatch, 0.1)
+
+    def twice(x):
+        return x * 2.0
+
+    x = npjax.asarray(numpy.arange(3.0))
+    sig, _ = _autojit._signature((x,), {})
+    key = _autojit._index_key(twice.__code__, sig)
+    _autojit._index.keys = {} if cost is None else {key: cost}
+    f = npjax.autojit(twice)
+    for _ in range(6):
+        numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) * 2.0)
+    done = npjax.stats()["autojit"]["compiled"]
+    if cost is None:  # no earlier run compiled it: a compile never pays
+        assert done == []
+    else:
+        assert [e["cold_calls"] for e in done] == [cold_calls]
+
+
+def test_an_index_of_keys_alone_loads_as_free(monkeypatch, tmp_path):
+    """An index an earlier npjax wrote (a list of keys): loading them costs nothing, as it
+    then assumed; a new entry is written with its cost."""
+    from npjax._runtime import _compile_cache
+
+    monkeypatch.setitem(_compile_cache.state, "dir", str(tmp_path))
+    (tmp_path / "autojit-index.json").write_text(json.dumps(["a" * 32]))
+    index = _autojit._Index()
+    assert "a" * 32 in index and index.cost("a" * 32) == 0.0
+    index.add("b" * 32, 0.25)
+    assert json.loads((tmp_path / "autojit-index.json").read_text()) == {
+        "a" * 32: 0.0, "b" * 32: 0.25}
+    assert _autojit._Index().cost("b" * 32) == 0.25
