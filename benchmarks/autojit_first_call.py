@@ -15,17 +15,18 @@ temporary folder (nothing from an earlier run), the two variants alternated:
 
 Each pair runs ``--repeats`` times (default 3), and up to ``--confirm`` more times while the
 median ratio is over 1.2x (a first call of a millisecond varies 2x from one fresh process to
-the next on a shared machine); the median ratio (autojit / plain) is reported, of the wall
-times and, for kernels, of the process's CPU time over the calls (less sensitive to other
-work on the machine, which only delays the process), with the XLA
-compiles of each run (``npjax.stats()``: persistent-cache misses). With ``--second`` each
-autojit case then runs again in the folder its first run filled and reports that run's
-compiles (the target is 0). Writes ``autojit_first_call.json`` (``autojit_first_calls_N.json``
-with ``--calls N``) into ``--out``.
+the next on a shared machine). Reported: the median ratio (autojit / plain) of the wall times
+and, for kernels, of the process's CPU time over the calls (less sensitive to other work on
+the machine, which only delays the process), with the XLA compiles of each run
+(``npjax.stats()``: persistent-cache misses). With ``--second`` each autojit case then runs
+again in the folder its first run filled: that run's time and compiles (the target is 0);
+``--fill M`` fills it with a run of M calls of the kernel instead (a script whose first run
+compiled, run again for ``--calls`` calls). Writes ``autojit_first_call.json``
+(``autojit_first_calls_N.json`` with ``--calls N``) into ``--out``.
 
 Usage: ``OPENBLAS_NUM_THREADS=1 python benchmarks/autojit_first_call.py [--only k1,ex1]
-[--sizes small,large] [--calls N] [--repeats 3] [--confirm N] [--second] [--no-examples]
-[--no-kernels] [--out DIR]``.
+[--sizes small,large] [--calls N] [--repeats 3] [--confirm N] [--second [--fill M]]
+[--no-examples] [--no-kernels] [--out DIR]``.
 """
 
 from __future__ import annotations
@@ -148,6 +149,8 @@ def measure(args: argparse.Namespace) -> list[dict]:
                 with tempfile.TemporaryDirectory() as cache:
                     runs[variant].append(_one(kind, name, size, variant, cache, args.calls))
                     if args.second and variant == "auto" and second is None:
+                        if args.fill and kind == "kernel":  # a longer first run fills it
+                            _one(kind, name, size, variant, cache, args.fill)
                         second = _one(kind, name, size, variant, cache, args.calls)
             ratios = [a["seconds"] / p["seconds"] for a, p in zip(runs["auto"], runs["plain"])]
             rep += 1
@@ -162,11 +165,16 @@ def measure(args: argparse.Namespace) -> list[dict]:
                "compiles_auto": [r["compiles"] for r in runs["auto"]],
                "autojit_compiled": [r["autojit_compiled"] for r in runs["auto"]],
                "second_compiles": None if second is None else second["compiles"],
+               "second_s": None if second is None else second["seconds"],
+               "second_compiled": None if second is None else second["autojit_compiled"],
                "second_cache_hits": None if second is None else second["cache_hits"]}
         rows.append(row)
         flag = " <-- over 1.2x" if row["ratio"] > TARGET else ""
-        again = "" if second is None else (f"  second run compiles {second['compiles']} "
-                                            f"(cache hits {second['cache_hits']})")
+        again = "" if second is None else (
+            f"  second run {second['seconds']:.4f} s ("
+            f"{second['seconds'] / statistics.median(row['plain_s']):.2f}x plain), compiles "
+            f"{second['compiles']} (cache hits {second['cache_hits']}, autojit compiled "
+            f"{second['autojit_compiled']})")
         print(f"{kind:7s} {name:16s} {size:5s} plain {statistics.median(row['plain_s']):8.4f} s"
               f"  auto {statistics.median(row['auto_s']):8.4f} s  ratio {row['ratio']:.2f}"
               f"{'' if not cpu else f' (CPU time {statistics.median(cpu):.2f})'}"
@@ -192,6 +200,9 @@ def main() -> None:
     parser.add_argument("--no-kernels", action="store_true")
     parser.add_argument("--second", action="store_true",
                         help="rerun each autojit case on its first run's cache: its compiles")
+    parser.add_argument("--fill", type=int, default=0,
+                        help="with --second: the run that fills the cache calls a kernel FILL "
+                             "times (default: as the timed runs, --calls)")
     parser.add_argument("--out", default="npjax-bench")
     args = parser.parse_args()
     rows = measure(args)
