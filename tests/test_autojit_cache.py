@@ -42,8 +42,10 @@ _EAGER = "a.expected_compile_s = lambda: 0.0; "  # a compile always pays: hot at
 # Every run: every call looked at (LOOK_S 0), none too short (MIN_CALL_S 0), compiled calls
 # never sent back for being slower (HOT_CHECK); with ``_EAGER`` a compile always pays,
 # without it the expected compile is 0.2 s, which calls of microseconds never add up to.
-_PATCH = ("import sys, npjax._compile._autojit as a; a.MIN_CALL_S = a.LOOK_S = 0; "
+# At exit, the compile times the expected compile learns from go to stderr.
+_PATCH = ("import atexit, sys, npjax._compile._autojit as a; a.MIN_CALL_S = a.LOOK_S = 0; "
           "a.HOT_CHECK = 10**9; {extra}"
+          "atexit.register(lambda: print('learned', len(a._COMPILES), file=sys.stderr)); "
           "from npjax.__main__ import main; sys.exit(main(sys.argv[1:]))")
 
 
@@ -54,7 +56,9 @@ def _run(tmp_path: Path, cache: Path, report: str, extra: str = "") -> tuple[str
                            "--no-report", "--report-json", report, "script.py"],
                           cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
-    return done.stdout, json.loads((tmp_path / report).read_text())
+    data = json.loads((tmp_path / report).read_text())
+    data["learned"] = int(done.stderr.rsplit("learned ", 1)[1].split()[0])
+    return done.stdout, data
 
 
 def _numpy_result(tmp_path: Path) -> str:
@@ -76,6 +80,8 @@ def test_second_run_with_the_persistent_cache_compiles_nothing(tmp_path):
     assert first["compiles"]["cache_misses"] > 0  # the first run compiled it
     assert second["compiles"]["cache_misses"] == 0  # the second compiled nothing
     assert second["compiles"]["cache_hits"] == second["compiles"]["count"] > 0
+    # a load from the cache is not a compile: the expected compile learns from the first only
+    assert (first["learned"], second["learned"]) == (1, 0)
     index = json.loads((cache / "autojit-index.json").read_text())
     assert len(index) == 1 and all(cost >= 0.0 for cost in index.values())
 

@@ -255,7 +255,7 @@ def _compiled(site: _Site, rest: range, g: dict, per: float) -> bool:
             args[j] = value.copy()
     host = all(type(a) is not ndarray or a._host() is not None for a in args)
     limit = _loop_unroll.UNROLL_LIMIT.set(_loop_unroll.AUTO_UNROLLED)
-    compiles = _stats.compiles["count"]
+    compiles, hits = _stats.compiles["count"], _stats.cache_events["cache_hits"]
     t0 = time.perf_counter()
     try:
         result = jitted(*args)
@@ -275,8 +275,9 @@ def _compiled(site: _Site, rest: range, g: dict, per: float) -> bool:
     finally:
         _loop_unroll.UNROLL_LIMIT.reset(limit)
     elapsed = time.perf_counter() - t0
-    if _stats.compiles["count"] > compiles:  # (what the next expected compile learns from)
-        _autojit._COMPILES.append(elapsed)
+    if _stats.compiles["count"] > compiles and _stats.cache_events["cache_hits"] == hits:
+        _autojit._COMPILES.append(elapsed)  # (what the next expected compile learns from;
+        # a program the persistent cache held was not compiled)
     ctx = _context.get()
     for name, value in zip(site.stores, result):
         g[name] = _hostify(value, ctx) if host and ctx.host >= 0 else value
