@@ -41,7 +41,7 @@ _EAGER = "a.expected_compile_s = lambda: 0.0; "  # a compile always pays: hot at
 
 # Every run: every call looked at (LOOK_S 0), none too short (MIN_CALL_S 0), compiled calls
 # never sent back for being slower (HOT_CHECK); with ``_EAGER`` a compile always pays,
-# without it the expected compile is 0.2 s, which calls of microseconds never add up to.
+# without it the expected compile is 0.5 s, which calls of microseconds never add up to.
 # At exit, the compile times the expected compile learns from go to stderr.
 _PATCH = ("import atexit, sys, npjax._compile._autojit as a; a.MIN_CALL_S = a.LOOK_S = 0; "
           "a.HOT_CHECK = 10**9; {extra}"
@@ -156,3 +156,30 @@ def test_an_index_of_keys_alone_loads_as_free(monkeypatch, tmp_path):
     assert json.loads((tmp_path / "autojit-index.json").read_text()) == {
         "a" * 32: 0.0, "b" * 32: 0.25}
     assert _autojit._Index().cost("b" * 32) == 0.25
+
+
+@pytest.mark.parametrize(("measured", "cold_calls"), [([], 5), ([0.2], 2), ([0.1, 1.0, 0.3], 3)])
+def test_a_first_compile_is_expected_to_take_the_default(monkeypatch, measured, cold_calls):
+    """Before a compile is measured in the process, one is expected to take
+    ``DEFAULT_COMPILE_S`` (0.5 s: a first run compiles only calls that took that long, 5 of
+    0.11 s here); then the median of those measured (0.2 s: 2 calls; 0.3 s: 3)."""
+    monkeypatch.setattr(_autojit, "MIN_CALL_S", 0.0)
+    monkeypatch.setattr(_autojit, "LOOK_S", 0.0)
+    monkeypatch.setattr(_autojit, "HOT_CHECK", 10**9)
+    monkeypatch.setattr(_autojit, "_index", _autojit._Index())
+    monkeypatch.setattr(_autojit._index, "keys", {})
+    monkeypatch.setattr(_autojit, "_COMPILES", list(measured))
+    monkeypatch.setattr(_autojit, "_median", [0, _autojit.DEFAULT_COMPILE_S])
+    assert _autojit.DEFAULT_COMPILE_S == 0.5
+    _fake_clock(monkeypatch, 0.11)
+    npjax.reset_stats()
+
+    def halve(x):
+        return x * 0.5
+
+    f = npjax.autojit(halve)
+    x = npjax.asarray(numpy.arange(4.0))
+    for _ in range(7):
+        numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(4.0) * 0.5)
+    assert [e["cold_calls"] for e in npjax.stats()["autojit"]["compiled"]] == [cold_calls]
+    npjax.reset_stats()

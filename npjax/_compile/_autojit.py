@@ -71,7 +71,12 @@ __all__ = ["autojit"]
 
 MIN_CALLS = 2  # the first call of a signature always runs as written
 MIN_CALL_S = 2e-4  # calls shorter than this gain less than a compiled call's own overhead
-DEFAULT_COMPILE_S = 0.2  # the expected compile before any is measured (CPU: 0.1-0.4 s)
+# The expected compile before any is measured: a function's first compile is a first run's
+# decision, so too low a guess compiles what does not pay (0.2 s was: a script calling the
+# suite's nbody five times at 75 ms a call compiled it at its fifth for 0.8 s, 3.3x its time
+# without autojit). npjax.jit's first calls of the suite's small kernels took 0.08-4.3 s, the
+# median 0.5 s (benchmarks/results/bench_small.md, the CPU VM), the compile of a 2-CPU VM.
+DEFAULT_COMPILE_S = 0.5
 HOT_CHECK = 5  # compiled calls timed before they are judged against the cold ones: the
 # median of all but the first (it pays the program's first run; the next ones are still
 # warming, and one call may stall on a busy machine: a mean of three sent signatures whose
