@@ -21,12 +21,14 @@ the machine, which only delays the process), with the XLA compiles of each run
 (``npjax.stats()``: persistent-cache misses). With ``--second`` each autojit case then runs
 again in the folder its first run filled: that run's time and compiles (the target is 0);
 ``--fill M`` fills it with a run of M calls of the kernel instead (a script whose first run
-compiled, run again for ``--calls`` calls). Writes ``autojit_first_call.json``
-(``autojit_first_calls_N.json`` with ``--calls N``) into ``--out``.
+compiled, run again for ``--calls`` calls). ``--control`` runs both sides without autojit: the
+ratios an A/A comparison gives, the spread of the measurement itself. Writes
+``autojit_first_call.json`` (``autojit_first_calls_N.json`` with ``--calls N``; ``_control``
+added with ``--control``) into ``--out``.
 
 Usage: ``OPENBLAS_NUM_THREADS=1 python benchmarks/autojit_first_call.py [--only k1,ex1]
 [--sizes small,large] [--calls N] [--repeats 3] [--confirm N] [--second [--fill M]]
-[--no-examples] [--no-kernels] [--out DIR]``.
+[--control] [--no-examples] [--no-kernels] [--out DIR]``.
 """
 
 from __future__ import annotations
@@ -147,7 +149,8 @@ def measure(args: argparse.Namespace) -> list[dict]:
             order = ("plain", "auto") if rep % 2 == 0 else ("auto", "plain")
             for variant in order:
                 with tempfile.TemporaryDirectory() as cache:
-                    runs[variant].append(_one(kind, name, size, variant, cache, args.calls))
+                    run_as = "plain" if args.control else variant
+                    runs[variant].append(_one(kind, name, size, run_as, cache, args.calls))
                     if args.second and variant == "auto" and second is None:
                         if args.fill and kind == "kernel":  # a longer first run fills it
                             _one(kind, name, size, variant, cache, args.fill)
@@ -200,6 +203,8 @@ def main() -> None:
     parser.add_argument("--no-kernels", action="store_true")
     parser.add_argument("--second", action="store_true",
                         help="rerun each autojit case on its first run's cache: its compiles")
+    parser.add_argument("--control", action="store_true",
+                        help="both sides without autojit (an A/A run: the measurement's spread)")
     parser.add_argument("--fill", type=int, default=0,
                         help="with --second: the run that fills the cache calls a kernel FILL "
                              "times (default: as the timed runs, --calls)")
@@ -210,8 +215,10 @@ def main() -> None:
     print(f"over {TARGET}x: {', '.join(over) or 'none'}")
     os.makedirs(args.out, exist_ok=True)
     name = "autojit_first_call" + (f"s_{args.calls}" if args.calls > 1 else "")
+    name += "_control" if args.control else ""
     with open(os.path.join(args.out, f"{name}.json"), "w") as f:
         json.dump({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                   "control": args.control,
                    "calls": args.calls,
                    "cpus": os.cpu_count(), "rows": rows}, f, indent=1)
 
