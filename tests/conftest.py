@@ -141,7 +141,7 @@ def _hot_at_second_call(monkeypatch):
     monkeypatch.setattr(_autojit, "HOT_CHECK", 10**9)  # (the slower-than-cold check is timed)
     monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 0.0)
     monkeypatch.setattr(_autojit, "_index", _autojit._Index())
-    monkeypatch.setattr(_autojit._index, "keys", set())
+    monkeypatch.setattr(_autojit._index, "keys", {})
 
 
 @pytest.fixture

@@ -607,7 +607,7 @@ def test_a_signature_an_earlier_run_compiled_is_hot_at_its_second_call(monkeypat
     sig, _ = _autojit._signature((x,), {})
     keys = {_autojit._index_key(ns["twice"].__code__, sig) for ns in made}
     assert len(keys) == 1
-    _autojit._index.keys = set(keys)  # as an earlier run left it
+    _autojit._index.keys = dict.fromkeys(keys, 0.0)  # as an earlier run left it (free to load)
     f = npjax.autojit(made[0]["twice"])
     for _ in range(3):
         numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(3.0) * 2)

@@ -10,9 +10,10 @@ A tiered JIT (PyPy, V8) over ``npjax.jit`` (issue 35, point 1). Each call of ``a
 2. A cold signature runs ``f`` as written, timed. It becomes hot when a compile is expected to
    pay: at least ``MIN_CALLS`` calls, a mean call of at least ``MIN_CALL_S``, and the time its
    calls took so far at least the expected compile time (``expected_compile_s``: the median
-   of the compiles measured in this process, ``DEFAULT_COMPILE_S`` before any; nothing when
-   an earlier run compiled this function and signature and the persistent compilation cache
-   holds its program, ``_index``). Time spent before paying is then at most twice the best
+   of the compiles measured in this process, ``DEFAULT_COMPILE_S`` before any; when an
+   earlier run compiled this function and signature, so that the persistent compilation
+   cache holds its program, what loading it cost: the trace and lowering a cache hit still
+   pays, ``_index``). Time spent before paying is then at most twice the best
    choice known in hindsight (the ski-rental bound). A *look* (signature, timing) costs
    8-170 us, so until a signature is compiled most calls run without one (``_skips``): the
    first call, and calls between looks while looks would take over ``LOOK_SHARE`` of their
@@ -70,7 +71,12 @@ __all__ = ["autojit"]
 
 MIN_CALLS = 2  # the first call of a signature always runs as written
 MIN_CALL_S = 2e-4  # calls shorter than this gain less than a compiled call's own overhead
-DEFAULT_COMPILE_S = 0.2  # the expected compile before any is measured (CPU: 0.1-0.4 s)
+# The expected compile before any is measured: a function's first compile is a first run's
+# decision, so too low a guess compiles what does not pay (0.2 s was: a script calling the
+# suite's nbody five times at 75 ms a call compiled it at its fifth for 0.8 s, 3.3x its time
+# without autojit). npjax.jit's first calls of the suite's small kernels took 0.08-4.3 s, the
+# median 0.5 s (benchmarks/results/bench_small.md, the CPU VM), the compile of a 2-CPU VM.
+DEFAULT_COMPILE_S = 0.5
 HOT_CHECK = 5  # compiled calls timed before they are judged against the cold ones: the
 # median of all but the first (it pays the program's first run; the next ones are still
 # warming, and one call may stall on a busy machine: a mean of three sent signatures whose
@@ -104,41 +110,52 @@ _median: list = [0, DEFAULT_COMPILE_S]  # (len(_COMPILES) it was taken at, the m
 
 class _Index:
     """Keys (function code, signature) whose program an earlier run put in the persistent
-    compilation cache: a JSON file beside the cache directory."""
+    compilation cache, each with what loading it costs (a JSON file beside the cache
+    directory). A cache hit is not free: ``npjax.jit`` still traces the function and JAX
+    lowers it before the cache is read (0.1-0.8 s for the suite's small kernels, against
+    0.5-1.2 s for a compile); only XLA's compile is saved."""
 
     def __init__(self) -> None:
-        self.keys: set[str] | None = None
+        self.keys: dict[str, float] | None = None
 
     def path(self) -> str | None:
         cache = _compile_cache.state.get("dir")
         return None if not cache else os.path.join(cache, "autojit-index.json")
 
-    def load(self) -> set[str]:
+    def load(self) -> dict[str, float]:
         if self.keys is None:
-            self.keys = set()
+            self.keys = {}
             path = self.path()
             if path is not None:
                 try:
                     with open(path, encoding="utf-8") as f:
-                        self.keys = set(json.load(f))
-                except (OSError, ValueError, TypeError):
+                        data = json.load(f)
+                    # (an index of an earlier npjax: a list of keys, their cost unknown)
+                    self.keys = ({str(k): float(v) for k, v in data.items()}
+                                 if isinstance(data, dict) else dict.fromkeys(data, 0.0))
+                except (OSError, ValueError, TypeError, AttributeError):
                     pass
         return self.keys
 
     def __contains__(self, key: str) -> bool:
         return key in self.load()
 
-    def add(self, key: str) -> None:
+    def cost(self, key: str) -> float:
+        """What a compile of ``key`` served by the cache is expected to take (seconds)."""
+        return self.load().get(key, 0.0)
+
+    def add(self, key: str, cost: float) -> None:
         keys = self.load()
         path = self.path()
-        if key in keys or path is None:
+        if path is None or (key in keys and abs(keys[key] - cost) <= 0.1 * cost):
             return
-        keys.add(key)
+        keys[key] = cost
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             tmp = f"{path}.{os.getpid()}"
+            kept = dict(list(keys.items())[-4096:])
             with open(tmp, "w", encoding="utf-8") as f:
-                json.dump(sorted(keys)[-4096:], f)
+                json.dump(kept, f)
             os.replace(tmp, path)
         except OSError:
             pass
@@ -277,7 +294,9 @@ class _Sig:
 
     def __init__(self) -> None:
         self.state = _COLD
-        self.known: bool | None = None  # an earlier run compiled it (``_index``)
+        # what loading it costs where an earlier run compiled it (``_index``), -1.0 where no
+        # run did; None: not looked up yet
+        self.known: float | None = None
         self.why: tuple[str, str] | None = None  # (why, site) it runs as written
         self.calls = 0
         self.cold_s = 0.0
@@ -419,7 +438,7 @@ class AutoJit:
             self._refuse(*st.why, weight)
             return self._timed(fn, args, kwargs, None, weight)
         if st.calls >= MIN_CALLS - 1 and st.cold_s / st.calls >= MIN_CALL_S and (
-                st.cold_s >= expected_compile_s() or self._known(sig, st)):
+                st.cold_s >= self._due(sig, st)):
             host = host and ctx.host >= 0
             result = self._compile(sig, st, args, kwargs, host, ctx)
             return _hostify(result, ctx) if host else result
@@ -459,15 +478,22 @@ class AutoJit:
         n -= (self._looks * 2654435761 >> 8) % (n // 2 + 1)
         if st is None or st.state != _COLD or st.calls * MIN_CALL_S > st.cold_s:
             return n  # (a signature of short calls never compiles)
-        if len(self._sigs) > 1 or self._known(sig, st):
+        if len(self._sigs) > 1:
             return 0
-        return max(min(n, math.ceil((expected_compile_s() - st.cold_s) / elapsed - 1e-6)), 0)
+        return max(min(n, math.ceil((self._due(sig, st) - st.cold_s) / elapsed - 1e-6)), 0)
 
-    def _known(self, sig: Any, st: _Sig) -> bool:
+    def _due(self, sig: Any, st: _Sig) -> float:
+        """The time a signature's calls as written must take before its compile pays: what
+        loading its program from the persistent cache costs where an earlier run compiled
+        it (``_index``), a compile otherwise (``expected_compile_s``)."""
         if st.known is None:
-            # (the key is computed only where an earlier run left an index)
-            st.known = bool(_index.load()) and _index_key(self._code, sig) in _index
-        return st.known
+            st.known = -1.0
+            if _index.load():  # (the key is computed only where an earlier run left one)
+                key = _index_key(self._code, sig)
+                if key in _index:
+                    st.known = _index.cost(key)
+        expected = expected_compile_s()
+        return expected if st.known < 0 else min(st.known, expected)
 
     def _cool(self) -> None:
         """A global the check read holds another object: every signature is cold again."""
@@ -533,7 +559,8 @@ class AutoJit:
     def _compiled(self, jitted: _Guarded, sig: Any, st: _Sig, args: tuple, kwargs: dict,
                   host: bool, ctx: Any) -> Any:
         """The compile (``_compile``) itself: the call through ``npjax.jit``."""
-        compiles = _stats.compiles["count"]
+        compiles, backend_s = _stats.compiles["count"], _stats.compiles["backend_s"]
+        hits = _stats.cache_events["cache_hits"]
         t0 = _clock()
         limit = _loop_unroll.UNROLL_LIMIT.set(_loop_unroll.AUTO_UNROLLED)
         try:
@@ -565,10 +592,13 @@ class AutoJit:
             return result
         cold_mean = st.cold_s / max(st.calls, 1)
         compile_s = max(elapsed - cold_mean, 0.0)
-        if _stats.compiles["count"] > compiles:
-            _COMPILES.append(compile_s)
-        if _index.path() is not None:
-            _index.add(_index_key(self._code, sig))
+        hit = _stats.cache_events["cache_hits"] > hits
+        if _stats.compiles["count"] > compiles and not hit:
+            _COMPILES.append(compile_s)  # (XLA compiled it: a cache hit is not a compile)
+        if _index.path() is not None:  # what a later run pays to load it: all but XLA's part
+            load_s = compile_s if hit else max(
+                compile_s - (_stats.compiles["backend_s"] - backend_s), 0.0)
+            _index.add(_index_key(self._code, sig), load_s)
         st.state = _HOT
         self._hot_sigs += 1
         rec = self._record()

@@ -66,6 +66,9 @@ __all__ = ["eligible", "loop", "register"]
 PAYS = 3.0  # the remaining iterations must take this many expected compiles as written
 MIN_LEFT_S = 0.5  # ... and at least this long (a loop's compile: 0.1-0.5 s on a CPU)
 SPENT = 0.5  # ... once the iterations run as written took this many expected compiles
+# the expected compile before any is measured: a module loop's function is its loop alone,
+# which compiles faster than a kernel function (``_autojit.DEFAULT_COMPILE_S``)
+FIRST_COMPILE_S = 0.2
 MIN_TRIPS = 8  # shorter loops are never looked at
 NAME = "<module loop>"
 
@@ -176,7 +179,7 @@ def _runs(site: _Site, r: range, g: dict) -> Any:
         if k >= n:
             return
         upto = min(2 * k, n)
-        compile_s = expected_compile_s()
+        compile_s = expected_compile_s() if _autojit._COMPILES else FIRST_COMPILE_S
         if now - t0 >= SPENT * compile_s and \
                 per * (n - k) >= max(PAYS * compile_s, MIN_LEFT_S):
             if _compiled(site, r[k:], g, per):
@@ -255,7 +258,7 @@ def _compiled(site: _Site, rest: range, g: dict, per: float) -> bool:
             args[j] = value.copy()
     host = all(type(a) is not ndarray or a._host() is not None for a in args)
     limit = _loop_unroll.UNROLL_LIMIT.set(_loop_unroll.AUTO_UNROLLED)
-    compiles = _stats.compiles["count"]
+    compiles, hits = _stats.compiles["count"], _stats.cache_events["cache_hits"]
     t0 = time.perf_counter()
     try:
         result = jitted(*args)
@@ -275,8 +278,9 @@ def _compiled(site: _Site, rest: range, g: dict, per: float) -> bool:
     finally:
         _loop_unroll.UNROLL_LIMIT.reset(limit)
     elapsed = time.perf_counter() - t0
-    if _stats.compiles["count"] > compiles:  # (what the next expected compile learns from)
-        _autojit._COMPILES.append(elapsed)
+    if _stats.compiles["count"] > compiles and _stats.cache_events["cache_hits"] == hits:
+        _autojit._COMPILES.append(elapsed)  # (what the next expected compile learns from;
+        # a program the persistent cache held was not compiled)
     ctx = _context.get()
     for name, value in zip(site.stores, result):
         g[name] = _hostify(value, ctx) if host and ctx.host >= 0 else value
