@@ -484,6 +484,8 @@ add#int8-array-wraps | e8 + e8
 # the per-function differences of issue 36 ("Every NumPy dtype ... no silent wrong answer")
 astype#int64-to-float16 | xp.astype(e64, 'float16')
 asarray#int32-to-float16 | xp.asarray((i * 2000).astype('int32'), dtype='float16')
+copyto#int64-to-float16 | xp.copyto(a__float16, i * 2000, casting='unsafe')
+ndarray#setitem-int64-to-float16 | (a__float16.__setitem__(slice(None), i * 2000), a__float16)[1]
 argsort#ties | xp.argsort(k)
 cumsum#float32 | xp.cumsum(f)
 cumsum#float32-70000 | xp.cumsum(fb)

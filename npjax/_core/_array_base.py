@@ -44,6 +44,7 @@ if TYPE_CHECKING or HOSTPATH is None:  # (type checkers see this class: ndarray'
         # (for type checkers) what the modules below the array use (ndarray defines it)
         _read: Callable[..., Any]
         _read_lazy: Callable[..., Any]
+        _fetch: Callable[..., Any]
         # members the families' modules attach to ndarray (``_ndarray.install_methods``)
         # that npjax's own code calls
         _write: Callable[..., Any]

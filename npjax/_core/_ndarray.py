@@ -508,13 +508,13 @@ class ndarray(ArrayBase):
         else:
             if len(axes) != ndim:
                 raise ValueError("axes don't match array")
-            perm = []
+            picked: list[int] = []
             for a in axes:  # NumPy: left to right, a repeat is found before a later bad axis
                 ax = normalize_axis(integer(a), ndim)
-                if ax in perm:
+                if ax in picked:
                     raise ValueError("repeated axis in transpose")
-                perm.append(ax)
-            perm = tuple(perm)
+                picked.append(ax)
+            perm = tuple(picked)
         layout = self._layout_array().transpose(perm)
         if perm == tuple(range(ndim)):
             return self._view((), layout)
