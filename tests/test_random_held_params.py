@@ -2,7 +2,8 @@
 whose chip turns 1e300 into inf and -0.0 into 0.0): they reach the draw on the host's CPU
 backend, never through the accelerator. Simulated with two CPU devices (``test_lazy_cold``):
 every float64 value sent to the "accelerator" is recorded, and draws whose answer NumPy
-fixes (a zero scale gives the location itself, values the chip would change) are compared with NumPy's."""
+fixes (a zero scale gives the location itself, values the chip would change) are compared
+with NumPy's."""
 
 from __future__ import annotations
 
