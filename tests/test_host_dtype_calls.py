@@ -10,7 +10,7 @@ import textwrap
 
 from tests.test_lazy_cold import _two_cpu_devices, pytestmark  # noqa: F401  (the simulation)
 
-SCRIPT = textwrap.dedent("""
+SETUP = textwrap.dedent("""
     import warnings
     import jax, numpy as np, npjax
     from npjax._execution import _lazy_cold
@@ -40,7 +40,9 @@ SCRIPT = textwrap.dedent("""
             return got, sorted({str(w.message) for w in caught})
         except Exception as exc:
             return ("raised", type(exc).__name__)
+    """)
 
+SCRIPT = SETUP + textwrap.dedent("""
     def flags(r, xp):
         return r, r.flags.c_contiguous, r.flags.f_contiguous, r.flags.owndata, xp.isfortran(r)
 
@@ -157,3 +159,137 @@ def test_float64_calls_match_numpy_where_the_accelerator_cannot_hold_float64():
     assert all(v[-1] == "True" for v in verdicts), [ln for ln in lines if "|" in ln]
     for ln in (ln for ln in lines if ln.startswith("jax_permuted")):
         assert ln.split()[2:] == ["True", "True", "float64", "True"], ln
+
+
+# What the simulation found after the calls above: subclass instances of a float64 host
+# array, byte fields, JAX transforms, ``__array__`` returning an npjax array, ``nditer``.
+SCRIPT_MORE = SETUP + textwrap.dedent("""
+    import pickle
+
+    class NpSub(np.ndarray):
+        def __array_finalize__(self, obj):
+            self.info = getattr(obj, "info", "default")
+
+    class NjSub(npjax.ndarray):
+        def __array_finalize__(self, obj):
+            self.info = getattr(obj, "info", "default")
+
+    SUB = {np: NpSub, npjax: NjSub}
+
+    def kind(xp, r):
+        if isinstance(r, tuple | list):
+            return tuple(kind(xp, v) for v in r)
+        return "sub" if type(r) is SUB[xp] else "base" if type(r) is xp.ndarray else \\
+            type(r).__name__
+
+    def with_class(fn):  # the class NumPy gives (the subclass or the base class), and info
+        def run(xp):
+            s = xp.arange(6.0).reshape(2, 3).view(SUB[xp])
+            s.info = "mine"
+            r = fn(xp, s)
+            return kind(xp, r), getattr(r, "info", None), r, s
+        return run
+
+    def filled(r):
+        r.fill(0)
+        return r
+
+    def field(src, dtype, offset, val):
+        def run(xp):
+            a = xp.asarray(np.arange(1, 4).astype(src))
+            a.setfield(xp.asarray(np.asarray(val, dtype)), dtype, offset)
+            got = a.getfield(dtype, offset)
+            return a.view(np.uint8) if xp is np else xp.asarray(np.asarray(a).view(np.uint8)), \\
+                got  # (npjax's getfield: a read-only copy; NumPy's a view)
+        return run
+
+    def like(xp):
+        class Like:
+            def __array__(self, dtype=None, copy=None):
+                return xp.array([1.5, 2.0])
+        return Like()
+
+    def asserted(xp):
+        xp.testing.assert_allclose(like(xp), [1.5, 2.0])
+        xp.testing.assert_allclose(xp.intersect1d(like(xp), like(xp)), like(xp))
+        try:
+            xp.testing.assert_array_equal(like(xp), [1.5, 3.0])
+        except AssertionError:
+            return "raised"
+        return "passed"
+
+    def iterated(xp):
+        a = xp.arange(6).reshape(2, 3)
+        with xp.nditer([a, xp.arange(3.0), None]) as it:
+            kinds = {kind(xp, v) for v in it}
+            it.reset()
+            for x, y, z in it:
+                z[...] = x * y + 0.5
+            made = it.operands[2], it.dtypes
+        t = xp.arange(6.0).reshape(2, 3).T
+        with xp.nditer(t, op_flags=["readwrite"]) as it:
+            for v in it:
+                v[...] = v * 2 + 0.25
+        b = xp.arange(4, dtype=np.int32)
+        with xp.nditer(b, flags=["buffered"], op_dtypes=["float64"], op_flags=["readwrite"],
+                       casting="unsafe") as it:
+            for v in it:
+                v[...] = v * 2.7
+        return sorted(kinds), made, t, b, [v for v in xp.nditer(xp.arange(3.0))]
+
+    CASES = {
+        "zeros_like": with_class(lambda xp, s: xp.zeros_like(s)),
+        "ones_like": with_class(lambda xp, s: xp.ones_like(s)),
+        "empty_like": with_class(lambda xp, s: filled(xp.empty_like(s))),
+        "full_like": with_class(lambda xp, s: xp.full_like(s, 7, shape=(3,))),
+        "full_like_base": with_class(lambda xp, s: xp.full_like(s, 2.5, subok=False)),
+        "copy_subok": with_class(lambda xp, s: xp.copy(s, subok=True)),
+        "copy": with_class(lambda xp, s: xp.copy(s)),
+        "require": with_class(lambda xp, s: xp.require(s)),
+        "require_CW": with_class(lambda xp, s: xp.require(s, requirements="CW")),
+        "require_E": with_class(lambda xp, s: xp.require(s, requirements="E")),
+        "require_dtype": with_class(lambda xp, s: xp.require(s, np.float32)),
+        "ufunc_two": with_class(lambda xp, s: xp.add(xp.ones(3), s)),
+        "ufunc_out": with_class(lambda xp, s: xp.multiply(s, 2, out=s) is s),
+        "pickle": with_class(lambda xp, s: pickle.loads(pickle.dumps(s))),
+        "setfield_f8": field(np.float64, np.float64, 0, [1.5, -2.0, 3.25]),
+        "setfield_f8_i4": field(np.float64, np.int32, 4, [7, -8, 9]),
+        "setfield_i8_f8": field(np.int64, np.float64, 0, [1.5, -2.0, 3.25]),
+        "setfield_c16_f8": field(np.complex128, np.float64, 8, [1.5, -2.0, 3.25]),
+        "setfield_f8_i1": field(np.float64, np.int8, 3, [-1, 2, 3]),
+        "setfield_too_big": field(np.float64, np.float64, 4, [1.0, 2.0, 3.0]),
+        "array_method_asarray": lambda xp: xp.asarray(like(xp)),
+        "array_method_sin": lambda xp: xp.sin(like(xp)),
+        "array_method_add": lambda xp: xp.add(like(xp), 1),
+        "array_method_sum": lambda xp: xp.sum(like(xp)),
+        "array_method_concatenate": lambda xp: xp.concatenate([like(xp), like(xp)]),
+        "array_method_testing": asserted,
+        "nditer": iterated,
+    }
+    with npjax.policy(placement="device"):
+        for name, fn in CASES.items():
+            want, got = outcome(np, fn), outcome(npjax, fn)
+            print(name, got == want, "" if got == want else f"| {got} {want}")
+        x = npjax.arange(6.0).reshape(2, 3)  # JAX transforms of a float64 host array
+        doubled = jax.jit(lambda a: a * 2)(x)
+        grad = jax.grad(lambda a: (a * a).sum().to_jax())(x)
+        rows = jax.vmap(lambda r: r.sum())(x)
+        print("jax", type(doubled) is npjax.ndarray, plain(doubled) == plain(np.arange(6.0)
+              .reshape(2, 3) * 2), plain(grad) == plain(2 * np.arange(6.0).reshape(2, 3)),
+              np.asarray(rows).tolist() == [3.0, 12.0])
+        item = next(iter(npjax.nditer(npjax.arange(3.0))))
+        print("nditer_items", type(item) is npjax.ndarray, item._host() is not None)
+    """)
+
+
+def test_subclasses_fields_transforms_array_methods_and_nditer_match_numpy():
+    """A float64 subclass instance keeps its class (``*_like``, ``copy(subok=True)``,
+    ``require``, a two-operand ufunc, ``out=``, pickling); ``setfield``/``getfield`` of
+    float64 bytes; ``jax.jit``/``grad``/``vmap`` of a float64 host array; an object whose
+    ``__array__`` returns a float64 npjax array; ``nditer`` over float64 operands (npjax's
+    iterator: 0-d npjax arrays, writes back at close)."""
+    lines = _two_cpu_devices(SCRIPT_MORE)
+    assert len(lines) == 27 + 2, lines
+    assert [ln for ln in lines if "|" in ln or ln.split()[1] != "True"] == [], lines
+    assert "jax True True True True" in lines
+    assert "nditer_items True True" in lines

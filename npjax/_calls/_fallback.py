@@ -25,6 +25,7 @@ from npjax._pure._errors import FallbackWarning
 from npjax._core._ndarray import ndarray
 from npjax._core._out import write_out
 from npjax._core._made import place_made
+from npjax._core._normalize import array_method_value
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
 
@@ -83,7 +84,9 @@ class _HostCopies:
             return {k: self.convert(v, writable) for k, v in x.items()}
         if isinstance(x, jax.Array):
             self.device = True
-        return x
+            return x
+        value = array_method_value(x)  # (an ``__array__`` that returns an npjax array)
+        return x if value is x else self.convert(value)
 
     def write_back(self) -> None:
         for host, target in self.back.values():

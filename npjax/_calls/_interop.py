@@ -168,7 +168,9 @@ def from_jax(a: jax.Array) -> ndarray:
 
 
 def _flatten(x: ndarray) -> tuple:
-    return (x._read(),), x._scalar
+    """The pytree leaf: ``to_jax()`` (a host array the accelerator cannot hold, float64 on a
+    TPU: its copy on the CPU backend, which JAX then computes on)."""
+    return (_to_jax(x),), x._scalar
 
 
 def _unflatten(scalar: bool, children: tuple) -> ndarray:
@@ -196,6 +198,8 @@ def _from_host(host: np.ndarray, scalar: bool) -> ndarray:
 def _subclass_from_host(cls: type, host: np.ndarray) -> ndarray:
     from npjax._core._subclasses import as_subclass
 
+    if not is_device_dtype(host.dtype):  # (float64 on a TPU: a host array)
+        return as_subclass(ndarray._owner(host), cls, None)
     return as_subclass(ndarray._owner(to_jax(host)), cls, None)
 
 

@@ -312,7 +312,10 @@ class ufunc(_UfuncBase):
             return self._host_only(args, kwargs)
 
     def _host_only(self, args: tuple, kwargs: dict) -> Any:
-        """NumPy's own ufunc on the host: an operand has a dtype the device cannot hold."""
+        """NumPy's own ufunc on the host: an operand has a dtype the device cannot hold
+        (NumPy's rules first for a subclass operand: ``call_ufunc``, on plain views)."""
+        if has_subclass(args, kwargs):
+            return call_ufunc(self, args, kwargs)
         return forced_host(self.__name__, self._np, args, kwargs, _numpy_calls.call_numpy_ufunc)
 
     def _call(self, *args: Any, out: Any = None, where: Any = True,

@@ -15,6 +15,7 @@ import jax
 import numpy as np
 
 from npjax._core._ndarray import ndarray
+from npjax._core._normalize import array_method_value
 from npjax._core._out import DEVICE_WRITES, out_buffer, write_out
 from npjax._pure._dtypes import MAX_DEVICE_NDIM, is_device_dtype
 from npjax._runtime import _stats
@@ -69,7 +70,8 @@ class _Fetched:
         if isinstance(x, jax.Array):
             self.device = True
             return np.asarray(x)
-        return x
+        value = array_method_value(x)  # (an ``__array__`` that returns an npjax array)
+        return x if value is x else self.operand(value)
 
     def destination(self, x: Any) -> Any:
         """An array NumPy writes into (``out=``, ``copyto``'s destination): the out writer's

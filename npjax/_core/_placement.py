@@ -189,7 +189,9 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict, public: Any = None) 
     results placed), else ``NOT_HOST``. ``public``: the npjax function (for subclass rules)."""
     limit = _context.get().host
     if limit < 0:
-        if name not in HANDLED and has_subclass(args, kwargs):
+        if has_subclass(args, kwargs):  # (HANDLED: the function's own code keeps the class)
+            if name in HANDLED:
+                return NOT_HOST
             return call_function(name, fn, args, kwargs, public)
         if has_host_only(args, kwargs):
             return forced_host(name, fn, args, kwargs)

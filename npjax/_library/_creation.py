@@ -24,6 +24,7 @@ import numpy as np
 
 from npjax._runtime._errstate import _stacklevel
 from npjax._core import _casts, _sharding
+from npjax._execution import _lazy_cold
 from npjax._pure import _dtypes
 from npjax._runtime import _stats
 from npjax._calls._dispatch import DeviceIn, DTypeIn, Unsupported, npfunc, with_device
@@ -290,7 +291,11 @@ def copy(a: Any, order: str = "K", subok: bool = False) -> ndarray:
     ``a`` with ``subok``, else a base-class array)."""
     _check_order(order)
     if isinstance(a, ndarray):
-        out = ndarray._owner(a._read_lazy())
+        data = a._host()
+        if data is not None and data.dtype in _lazy_cold.held_on_cpu():
+            out = place_made(np.copy(data, order=order))  # (float64 on a TPU: a host copy)
+        else:
+            out = ndarray._owner(a._read_lazy())
         return as_subclass(out, type(a), a) if subok and is_subclass(a) else out
     return array(a, copy=True, order=order)
 
@@ -305,8 +310,13 @@ def _host_fill(fill: Any, dtype: np.dtype) -> np.ndarray:
 
 def _filled(name: str, shape: Any, fill: Any, dtype: np.dtype) -> ndarray:
     shape = _shape(shape)
-    dtype = _device_dtype(np.dtype(dtype), name)
+    dtype = np.dtype(dtype)
+    held = dtype in _lazy_cold.held_on_cpu()  # (float64 on a TPU: NumPy makes a host array)
+    if not held:
+        _device_dtype(dtype, name)
     _check_size(shape, dtype)
+    if held:
+        return place_made(np.full(shape, to_host(fill), dtype))
     if len(shape) > _dtypes.MAX_DEVICE_NDIM:  # NumPy makes it, a host array
         raise HostOnly(f"an array of {len(shape)} dimensions lives on the host only")
     policy = current()

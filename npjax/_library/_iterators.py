@@ -28,6 +28,7 @@ from npjax._pure._dtypes import is_device_dtype
 from npjax._library._creation import asarray
 from npjax._core._normalize import to_jax
 from npjax._core._views import settled
+from npjax._execution import _lazy_cold
 
 __all__ = ["ndenumerate", "nditer", "flatiter", "broadcast"]
 
@@ -49,8 +50,17 @@ class _Elements:
     def __init__(self, flat: Any) -> None:
         self._host = np.asarray(flat)
 
-    def __getitem__(self, k: int) -> jax.Array:
-        return to_jax(self._host[k])
+    def __getitem__(self, k: int) -> Any:
+        value = self._host[k]
+        if _held(value.dtype):  # (float64 on a TPU: a host array's 0-d value)
+            return np.array(value)
+        return to_jax(value)
+
+
+def _held(dtype: Any) -> bool:
+    """Whether ``dtype`` is one the accelerator cannot hold (float64 on a TPU): NumPy's."""
+    held = _lazy_cold.held_on_cpu()
+    return bool(held) and np.dtype(dtype) in held
 
 
 def _host_only_data(a: ndarray) -> np.ndarray | None:
@@ -416,7 +426,8 @@ class nditer:
 
     def __new__(cls, op: Any, *args: Any, **kwargs: Any) -> Any:
         ops = op if isinstance(op, tuple | list) else (op,)
-        if any(isinstance(x, ndarray) and _host_only_data(x) is not None for x in ops):
+        if any(isinstance(x, ndarray) and _host_only_data(x) is not None
+               and not _held(x.dtype) for x in ops):
             # NumPy's own iterator over the host data (writes reach it as they are made)
             host = [_host_key(x) for x in ops]
             return np.nditer(host if isinstance(op, tuple | list) else host[0], *args,
@@ -466,7 +477,9 @@ class nditer:
         for j, arr in enumerate(arrays):
             if arr is None:
                 allocated = host_ops[j]
-                arrays[j] = ndarray._owner(jnp.zeros(allocated.shape, allocated.dtype))
+                arrays[j] = ndarray._owner(np.zeros(allocated.shape, allocated.dtype)
+                                           if _held(allocated.dtype) else
+                                           jnp.zeros(allocated.shape, allocated.dtype))
                 layouts[j] = allocated
         n = len(arrays)
         self._arrays = arrays
@@ -504,8 +517,13 @@ class nditer:
     def _values(self, j: int) -> _Elements:
         chunks = self._chunks[j]
         if chunks is None:
-            value = self._arrays[j]._read()
-            host = np.asarray(_astype(value, np.dtype(self._dtypes[j]), warn=False))
+            arr, dtype = self._arrays[j], np.dtype(self._dtypes[j])
+            if _held(arr.dtype) or _held(dtype):  # NumPy's cast of the host data
+                with warnings.catch_warnings(), np.errstate(all="ignore"):
+                    warnings.simplefilter("ignore")
+                    host = np.asarray(arr._fetch()).astype(dtype)
+            else:
+                host = np.asarray(_astype(arr._read(), dtype, warn=False))
             chunks = _Elements(np.broadcast_to(host, self._shape).reshape(-1)[self._order])
             self._chunks[j] = chunks
         return chunks
@@ -600,10 +618,13 @@ class nditer:
             if not self._writable[j]:
                 continue
             items = sorted((k, e) for (jj, k), e in self._elements.items()
-                           if jj == j and e._version)
+                           if jj == j and (e._version or self._changed(j, k, e)))
             if not items:
                 continue
             ks = np.array([k for k, _ in items], dtype=np.int64)
+            if _held(arr.dtype) or any(_held(e.dtype) for _, e in items):
+                self._write_host(j, arr, ks, [e for _, e in items])
+                continue
             values = np.array(jax.device_get([e._read() for _, e in items]))
             values = _astype(to_jax(values), arr.dtype, warn=False)
             flat = arr._read().reshape(-1)
@@ -614,6 +635,24 @@ class nditer:
                 self._sinks[j][...] = np.asarray(new)
         self._elements = {}
         self._chunks = [None] * len(self._arrays)
+
+    def _changed(self, j: int, k: int, e: ndarray) -> bool:
+        """Whether a host element (float64 on a TPU; NumPy's writes to it move no version)
+        holds other bytes than the value read."""
+        data, chunks = e._host(), self._chunks[j]
+        return data is not None and chunks is not None and \
+            data.tobytes() != np.asarray(chunks._host[k]).tobytes()
+
+    def _write_host(self, j: int, arr: ndarray, ks: np.ndarray, elements: list) -> None:
+        """``_write_back`` by NumPy, where a held dtype (float64 on a TPU) is involved."""
+        new = np.array(arr._fetch(), order="C")
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            values = np.array([np.asarray(e._fetch()) for e in elements]).astype(arr.dtype)
+        new.reshape(-1)[self._order[ks]] = values
+        arr._write(new if arr._host() is not None else to_jax(new))
+        if self._sinks[j] is not None:
+            self._sinks[j][...] = new
 
     def close(self) -> None:
         """Write modified elements back into the operands and end the iteration."""
