@@ -13,6 +13,7 @@ import pytest
 import npjax
 from benchmarks.growing_windows import levinson as _levinson
 from benchmarks.kernels.forward_subst import kernel as _solve
+from tests._op_rows import THOROUGH
 from tests.test_windows_eager import _same
 from tests.test_windows_eager import \
     test_window_sums_are_numpys_whatever_lengths_came_first as _eager_window_sums
@@ -157,7 +158,10 @@ def test_floating_point_checks_see_only_the_window():
             np.testing.assert_array_equal(out, 1.0 / y0[:30])
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.complex64])
+# (7 s each: the eager test runs every dtype; here float32 and complex64 but in the
+# thorough profiles)
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64] + (
+    [np.float64, np.float16] if THOROUGH else []))
 @pytest.mark.parametrize("order", ["short_first", "long_first"])
 def test_window_sums_are_numpys_whatever_lengths_came_first(dtype, order):
     """Hunt item 6 in lazy mode: a float sum of a window is NumPy's pairwise sum of its
