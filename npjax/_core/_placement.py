@@ -189,6 +189,17 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict, public: Any = None) 
     results placed), else ``NOT_HOST``. ``public``: the npjax function (for subclass rules)."""
     limit = _context.get().host
     if limit < 0:
+        if not kwargs:  # the common device call: device arrays and numbers, in one pass
+            for a in args:
+                kind = type(a)
+                if kind is ndarray:
+                    if type(a._value) is HOST_STORAGE or (
+                            a._base is not None and type(a._base._value) is HOST_STORAGE):
+                        break
+                elif not (kind is int or kind is float or kind in _PLAIN_SCALARS):
+                    break
+            else:  # (no subclass instance, no host-only operand: a device array is neither)
+                return NOT_HOST
         if has_subclass(args, kwargs):  # (HANDLED: the function's own code keeps the class)
             if name in HANDLED:
                 return NOT_HOST
