@@ -24,8 +24,8 @@ from npjax._runtime._numpy_calls import (SHARED, call_numpy_ufunc, entered, ever
 from npjax._core._host_only import has_host_only
 from npjax._core._ndarray import HOST_STORAGE, host_owner, ndarray
 from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _NUMBER_SCALARS, _OWN_MEMBERS,
-                                    DEVICE, NOT_HOST, forced_host, grows_off_host,
-                                    host_method, operand, place_new)
+                                    DEVICE, NOT_HOST, _device_or_numbers, forced_host,
+                                    grows_off_host, host_method, operand, place_new)
 from npjax._core._subclasses import SubclassOperand, call_method
 
 # ndarray's operator members, by Python's operator functions: a call runs Python's whole
@@ -261,8 +261,10 @@ def host_operator(name: str, impl: Any) -> Any:
     def method(self: ndarray, *args: Any) -> Any:
         limit = get_context().host
         data = self._host()
-        if data is None or limit < 0:
-            if has_host_only((self, *args), {}):
+        if data is None or limit < 0:  # (a device self and device or number operands:
+            # no host-only operand, asked in one pass)
+            if not (data is None and _device_or_numbers(args)) and has_host_only(
+                    (self, *args), {}):
                 return _forced_operator(name, op, self, args)
             return impl(self, *args)
         x = data[()] if self._scalar else data
