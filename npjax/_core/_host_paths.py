@@ -215,7 +215,8 @@ def host_path(fn: Any, nin: int, count: list, bounded: bool = True, member: str 
 def ufunc_call(general: Any, device: Any) -> Any:
     """``ufunc.__call__``: one- and two-operand calls without keywords on host operands
     (``npjax.add(a, b)``, ``npjax.sqrt(a)``) run the texts above in this one frame; a device
-    array among them runs ``device(self, args, {}, context)`` (the call past its host route);
+    array among them, or a policy with no host route (``placement="device"``), runs
+    ``device(self, args, {}, context)`` (the call past its host route);
     any other call, and any other operand they refuse, runs ``general(self, *args,
     **kwargs)`` (the whole call, whose host route asks the ufunc's ``host_path``)."""
     body = ["if not kwargs:",
@@ -233,6 +234,7 @@ def ufunc_call(general: Any, device: Any) -> Any:
     body += ["            a = args[0]"]
     body += ["            " + s for s in _ufunc_reads(1, on_device, "method(self, *args)")]
     body += ["            " + s for s in _ufunc_result(1)]
+    body += ["        return " + on_device]  # (a device policy: no host route to ask)
     body += ["return method(self, *args, **kwargs)"]
     call = _compile("ufunc_call", "self, *args, **kwargs", body)(None, None, None, None, device,
                                                                  general)
