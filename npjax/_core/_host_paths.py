@@ -165,8 +165,15 @@ def _maker(nin: int, member: bool, swapped: bool, writes_self: bool, elides: boo
                         _ufunc_reads(nin, "DEVICE", "NOT_HOST") + _ufunc_result(nin))
     # an operator member: misses go to the member's general path (``method``)
     body = ["limit = get_context().host",
-            f"if limit < 0{' or rest' if nin == 2 else ''}:",
-            f"    return method({'self, other, *rest' if nin == 2 else 'self'})"]
+            f"if limit < 0{' or rest' if nin == 2 else ''}:"]
+    if nin == 2:  # (a device policy's common case, device arrays or a Python number: what
+        # ``method`` does for them, without its frame)
+        body += ["    if not rest and type(self._value) is not storage and self._base is None:",
+                 "        kind = type(other)",
+                 "        if kind is float or kind is int or kind is ndarray and type(",
+                 "                other._value) is not storage and other._base is None:",
+                 "            return impl(self, other)"]
+    body += [f"    return method({'self, other, *rest' if nin == 2 else 'self'})"]
     if nin == 2:  # (the product of the sizes bounds an elementwise result's size)
         body += _read("self", "x", "impl(self, other, *rest)", "", "method(self, other)",
                       ("items = size = x.size",))
