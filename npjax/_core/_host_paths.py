@@ -24,8 +24,8 @@ from npjax._runtime._numpy_calls import (SHARED, call_numpy_ufunc, entered, ever
 from npjax._core._host_only import has_host_only
 from npjax._core._ndarray import HOST_STORAGE, host_owner, ndarray
 from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _NUMBER_SCALARS, _OWN_MEMBERS,
-                                    DEVICE, NOT_HOST, forced_host, grows_off_host,
-                                    host_method, operand, place_new)
+                                    DEVICE, NOT_HOST, _device_or_numbers, forced_host,
+                                    grows_off_host, host_method, operand, place_new)
 from npjax._core._subclasses import SubclassOperand, call_method
 
 # ndarray's operator members, by Python's operator functions: a call runs Python's whole
@@ -165,8 +165,15 @@ def _maker(nin: int, member: bool, swapped: bool, writes_self: bool, elides: boo
                         _ufunc_reads(nin, "DEVICE", "NOT_HOST") + _ufunc_result(nin))
     # an operator member: misses go to the member's general path (``method``)
     body = ["limit = get_context().host",
-            f"if limit < 0{' or rest' if nin == 2 else ''}:",
-            f"    return method({'self, other, *rest' if nin == 2 else 'self'})"]
+            f"if limit < 0{' or rest' if nin == 2 else ''}:"]
+    if nin == 2:  # (a device policy's common case, device arrays or a Python number: what
+        # ``method`` does for them, without its frame)
+        body += ["    if not rest and type(self._value) is not storage and self._base is None:",
+                 "        kind = type(other)",
+                 "        if kind is float or kind is int or kind is ndarray and type(",
+                 "                other._value) is not storage and other._base is None:",
+                 "            return impl(self, other)"]
+    body += [f"    return method({'self, other, *rest' if nin == 2 else 'self'})"]
     if nin == 2:  # (the product of the sizes bounds an elementwise result's size)
         body += _read("self", "x", "impl(self, other, *rest)", "", "method(self, other)",
                       ("items = size = x.size",))
@@ -215,7 +222,8 @@ def host_path(fn: Any, nin: int, count: list, bounded: bool = True, member: str 
 def ufunc_call(general: Any, device: Any) -> Any:
     """``ufunc.__call__``: one- and two-operand calls without keywords on host operands
     (``npjax.add(a, b)``, ``npjax.sqrt(a)``) run the texts above in this one frame; a device
-    array among them runs ``device(self, args, {}, context)`` (the call past its host route);
+    array among them, or a policy with no host route (``placement="device"``), runs
+    ``device(self, args, {}, context)`` (the call past its host route);
     any other call, and any other operand they refuse, runs ``general(self, *args,
     **kwargs)`` (the whole call, whose host route asks the ufunc's ``host_path``)."""
     body = ["if not kwargs:",
@@ -233,6 +241,7 @@ def ufunc_call(general: Any, device: Any) -> Any:
     body += ["            a = args[0]"]
     body += ["            " + s for s in _ufunc_reads(1, on_device, "method(self, *args)")]
     body += ["            " + s for s in _ufunc_result(1)]
+    body += ["        return " + on_device]  # (a device policy: no host route to ask)
     body += ["return method(self, *args, **kwargs)"]
     call = _compile("ufunc_call", "self, *args, **kwargs", body)(None, None, None, None, device,
                                                                  general)
@@ -261,8 +270,10 @@ def host_operator(name: str, impl: Any) -> Any:
     def method(self: ndarray, *args: Any) -> Any:
         limit = get_context().host
         data = self._host()
-        if data is None or limit < 0:
-            if has_host_only((self, *args), {}):
+        if data is None or limit < 0:  # (a device self and device or number operands:
+            # no host-only operand, asked in one pass)
+            if not (data is None and _device_or_numbers(args)) and has_host_only(
+                    (self, *args), {}):
                 return _forced_operator(name, op, self, args)
             return impl(self, *args)
         x = data[()] if self._scalar else data

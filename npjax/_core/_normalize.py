@@ -73,6 +73,7 @@ def array_method_value(x: Any) -> Any:
 _NUMPY_UFUNC, _NUMPY_FUNCTION = np.ndarray.__array_ufunc__, np.ndarray.__array_function__
 _ABSENT = object()
 _PLAIN = frozenset({int, float, complex, bool, str, list, tuple, type(None), np.ndarray})
+_OURS: set = set()  # the ArrayBase subclasses met so far (npjax's arrays: never foreign)
 
 
 def foreign_override(args: tuple, kwargs: dict, functions: bool = False) -> bool:
@@ -82,10 +83,15 @@ def foreign_override(args: tuple, kwargs: dict, functions: bool = False) -> bool
     NumPy hands such a call to the object (``np.exp(series)``, ``np.round(series)`` are
     pandas' Series); npjax then runs NumPy's own ufunc or function on the host data of its
     operands (a device array's copy, counted), so the object decides as with NumPy arrays."""
-    out = kwargs.get("out")
-    for a in (*args, *kwargs.values(), *(out if type(out) is tuple else ())):
+    if kwargs:
+        out = kwargs.get("out")
+        args = (*args, *kwargs.values(), *(out if type(out) is tuple else ()))
+    for a in args:
         kind = type(a)
-        if kind in _PLAIN or kind.__module__ == "numpy" or issubclass(kind, ArrayBase):
+        if kind in _OURS or kind in _PLAIN or kind.__module__ == "numpy":
+            continue
+        if issubclass(kind, ArrayBase):
+            _OURS.add(kind)  # (a class's bases never change: asked once per class)
             continue
         found = getattr(kind, "__array_ufunc__", _ABSENT)
         if found is not _ABSENT and found is not _NUMPY_UFUNC:

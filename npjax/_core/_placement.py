@@ -184,11 +184,28 @@ def forced_host(name: str, fn: Any, args: tuple, kwargs: dict, run: Any = None,
     return place_result(result, inputs if owner is None else (owner, *inputs), limit)
 
 
+def _device_or_numbers(args: tuple) -> bool:
+    """Whether every argument is a plain npjax device array or a Python number: then none is
+    a subclass instance or an array of a host-only dtype (what ``try_host`` asks on a device
+    call), answered in one pass."""
+    for a in args:
+        kind = type(a)
+        if kind is ndarray:
+            if type(a._value) is HOST_STORAGE or (
+                    a._base is not None and type(a._base._value) is HOST_STORAGE):
+                return False
+        elif not (kind is int or kind is float or kind in _PLAIN_SCALARS):
+            return False
+    return True
+
+
 def try_host(name: str, fn: Any, args: tuple, kwargs: dict, public: Any = None) -> Any:
     """``fn(*args, **kwargs)`` run by NumPy when the context and the operands allow it (its
     results placed), else ``NOT_HOST``. ``public``: the npjax function (for subclass rules)."""
     limit = _context.get().host
     if limit < 0:
+        if not kwargs and _device_or_numbers(args):  # the common device call
+            return NOT_HOST
         if has_subclass(args, kwargs):  # (HANDLED: the function's own code keeps the class)
             if name in HANDLED:
                 return NOT_HOST
@@ -205,6 +222,8 @@ def try_host(name: str, fn: Any, args: tuple, kwargs: dict, public: Any = None) 
                 if type(data) is not HOST_STORAGE:
                     base = a._base
                     if base is None or type(base._value) is not HOST_STORAGE:
+                        if _device_or_numbers(args):  # (no host-only operand among them)
+                            return NOT_HOST
                         if has_host_only(args, kwargs):
                             return forced_host(name, fn, args, kwargs)
                         return NOT_HOST
