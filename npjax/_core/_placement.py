@@ -173,14 +173,13 @@ def forced_host(name: str, fn: Any, args: tuple, kwargs: dict, run: Any = None,
     limit = _context.get().host
     inputs = npjax_operands(args, kwargs)
     limit = -1 if device or limit < 0 else limit
-    if owner is None:
-        given = [x for x in inputs if type(x) is np.ndarray]  # (the caller's: an ``out=``)
-        if given and (any(result is x for x in given) or type(result) is tuple and any(
-                r is x for r in result for x in given)):
-            if type(result) is not tuple:
-                return result  # NumPy's ``out`` given back as it is, as NumPy gives it
-            return tuple(r if any(r is x for x in given) else place_result(r, inputs, limit)
-                         for r in result)
+    given = {id(x) for x in inputs if type(x) is np.ndarray} if owner is None else ()
+    if given:  # (the caller's NumPy arrays: an ``out=`` NumPy gives back as it is)
+        items = result if type(result) is tuple else (result,)
+        if any(id(r) in given for r in items):
+            placed = tuple(r if id(r) in given else place_result(r, inputs, limit)
+                           for r in items)
+            return placed if type(result) is tuple else placed[0]
     return place_result(result, inputs if owner is None else (owner, *inputs), limit)
 
 

@@ -66,6 +66,13 @@ def held_on_cpu() -> frozenset:
     return frozenset(map(np.dtype, backend_host_dtypes()))
 
 
+def is_held(*dtypes: Any) -> bool:
+    """Whether one of ``dtypes`` (None skipped) is one of ``held_on_cpu``: a dtype the
+    accelerator cannot hold (float64 on a TPU), whose values NumPy handles on the host."""
+    held = held_on_cpu()
+    return bool(held) and any(d is not None and np.dtype(d) in held for d in dtypes)
+
+
 def holds_host_dtype(fn: Any, args: list) -> bool:
     """Whether ``fn(*args)`` holds a value of ``held_on_cpu`` anywhere (one trace, once per
     program: ``_lazy._compile``)."""

@@ -20,6 +20,7 @@ import numpy as np
 from jax import lax
 
 from npjax._execution import _lazy_cold
+from npjax._execution._lazy_cold import is_held
 from npjax._pure._dtypes import is_device_dtype
 from npjax._core._ndarray import (HOST_STORAGE, _set_owner, detach_views, install_methods,
                                  ndarray)
@@ -70,16 +71,9 @@ def _field_dtype(self: ndarray, dtype: Any, offset: Any, name: str) -> tuple[np.
         raise NotImplementedError(
             f"npjax.ndarray.{name}: reinterpreting bytes as or into a bool array (NumPy keeps "
             "bytes other than 0/1 in it); convert with astype instead")
-    if dtype.fields is not None or not (is_device_dtype(dtype) or _held(dtype)):
+    if dtype.fields is not None or not (is_device_dtype(dtype) or is_held(dtype)):
         raise NotImplementedError(f"npjax.ndarray.{name}: dtype {dtype} is not a device dtype")
     return dtype, offset
-
-
-def _held(*dtypes: Any) -> bool:
-    """Whether one of ``dtypes`` is a dtype the accelerator cannot hold (float64 on a TPU):
-    NumPy then moves the bytes on the host."""
-    held = _lazy_cold.held_on_cpu()
-    return bool(held) and any(d is not None and np.dtype(d) in held for d in dtypes)
 
 
 def _dot(self: ndarray, b: Any, /, out: Any = None) -> Any:
@@ -141,12 +135,12 @@ def _getfield(self: ndarray, dtype: Any, offset: int = 0) -> ndarray:
     """npjax implementation of ``numpy.ndarray.getfield`` (bytes ``offset`` onwards read as
     ``dtype``). Differences from NumPy: a read-only copy, not a view."""
     dtype, offset = _field_dtype(self, dtype, offset, "getfield")
-    if _held(self.dtype, dtype):  # NumPy's bytes; a host array for a held dtype
+    if is_held(self.dtype, dtype):  # NumPy's bytes; a host array for a held dtype
         from npjax._core._normalize import to_jax
 
         field = np.array(self._fetch().getfield(dtype, offset))
         field.flags.writeable = self._scalar
-        out = ndarray._owner(field if _held(dtype) else to_jax(field), self._scalar)
+        out = ndarray._owner(field if is_held(dtype) else to_jax(field), self._scalar)
         out._readonly = not self._scalar
         return out
     out = ndarray._owner(_getfield_kernel(self.dtype, dtype, offset)(self._read()),
@@ -163,7 +157,7 @@ def _setfield(self: ndarray, val: Any, dtype: Any, offset: int = 0) -> None:
     dtype, offset = _field_dtype(self, dtype, offset, "setfield")
     if self._scalar:
         raise ValueError("assignment destination is read-only")
-    if _held(self.dtype, dtype, getattr(val, "dtype", None)):  # NumPy writes the bytes
+    if is_held(self.dtype, dtype, getattr(val, "dtype", None)):  # NumPy writes the bytes
         if not self.flags.writeable:
             raise ValueError("assignment destination is read-only")
         new = np.array(self._fetch())

@@ -28,7 +28,7 @@ from npjax._pure._dtypes import is_device_dtype
 from npjax._library._creation import asarray
 from npjax._core._normalize import to_jax
 from npjax._core._views import settled
-from npjax._execution import _lazy_cold
+from npjax._execution._lazy_cold import is_held
 
 __all__ = ["ndenumerate", "nditer", "flatiter", "broadcast"]
 
@@ -52,15 +52,9 @@ class _Elements:
 
     def __getitem__(self, k: int) -> Any:
         value = self._host[k]
-        if _held(value.dtype):  # (float64 on a TPU: a host array's 0-d value)
+        if is_held(value.dtype):  # (float64 on a TPU: a host array's 0-d value)
             return np.array(value)
         return to_jax(value)
-
-
-def _held(dtype: Any) -> bool:
-    """Whether ``dtype`` is one the accelerator cannot hold (float64 on a TPU): NumPy's."""
-    held = _lazy_cold.held_on_cpu()
-    return bool(held) and np.dtype(dtype) in held
 
 
 def _host_only_data(a: ndarray) -> np.ndarray | None:
@@ -427,7 +421,7 @@ class nditer:
     def __new__(cls, op: Any, *args: Any, **kwargs: Any) -> Any:
         ops = op if isinstance(op, tuple | list) else (op,)
         if any(isinstance(x, ndarray) and _host_only_data(x) is not None
-               and not _held(x.dtype) for x in ops):
+               and not is_held(x.dtype) for x in ops):
             # NumPy's own iterator over the host data (writes reach it as they are made)
             host = [_host_key(x) for x in ops]
             return np.nditer(host if isinstance(op, tuple | list) else host[0], *args,
@@ -478,7 +472,7 @@ class nditer:
             if arr is None:
                 allocated = host_ops[j]
                 arrays[j] = ndarray._owner(np.zeros(allocated.shape, allocated.dtype)
-                                           if _held(allocated.dtype) else
+                                           if is_held(allocated.dtype) else
                                            jnp.zeros(allocated.shape, allocated.dtype))
                 layouts[j] = allocated
         n = len(arrays)
@@ -518,7 +512,7 @@ class nditer:
         chunks = self._chunks[j]
         if chunks is None:
             arr, dtype = self._arrays[j], np.dtype(self._dtypes[j])
-            if _held(arr.dtype) or _held(dtype):  # NumPy's cast of the host data
+            if is_held(arr.dtype, dtype):  # NumPy's cast of the host data
                 with warnings.catch_warnings(), np.errstate(all="ignore"):
                     warnings.simplefilter("ignore")
                     host = np.asarray(arr._fetch()).astype(dtype)
@@ -622,7 +616,7 @@ class nditer:
             if not items:
                 continue
             ks = np.array([k for k, _ in items], dtype=np.int64)
-            if _held(arr.dtype) or any(_held(e.dtype) for _, e in items):
+            if is_held(arr.dtype, *(e.dtype for _, e in items)):
                 self._write_host(j, arr, ks, [e for _, e in items])
                 continue
             values = np.array(jax.device_get([e._read() for _, e in items]))
