@@ -149,7 +149,9 @@ def test_setstate(a, fortran):
         target = xp.ones((2, 2))
         view = target[0]
         target.__setstate__(state)
-        return target, view, target.flags.f_contiguous
+        # the view's values are not compared: NumPy's view then reads the memory its base let
+        # go (freed, then reused by whatever is allocated next), so they are not NumPy's to give
+        return target, view.shape, view.dtype, target.flags.f_contiguous
 
     assert_parity(run, context=(a,))
 
