@@ -170,7 +170,7 @@ def bench_host_ops(calls: int, repeat: int) -> dict[str, float]:
 
 
 def _build() -> str:
-    from npjax._core import _fast
+    from npjax._placement import _fast
 
     return "C (npjax/_core/_hostpath.c)" if _fast.ENABLED else "pure Python"
 

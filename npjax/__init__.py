@@ -21,7 +21,7 @@ _compile_cache.configure()
 # that every array made while the modules below load has them.
 from npjax._core import _array_conversions
 # ndarray's element access members (__getitem__, __setitem__, _write, fill).
-from npjax._core import _element_access
+from npjax._placement import _element_access
 from npjax._core import _scalar_members  # members of NumPy scalars for 0-d device scalars
 from npjax._calls import _operators
 from npjax._library._creation import *  # noqa: F403
@@ -69,19 +69,19 @@ from npjax._calls._ufuncs import ufunc
 
 globals().update(_UFUNCS)
 
-# Placement: NumPy runs calls whose operands all live on the host (npjax/_core/_placement.py).
-from npjax._core import _host_paths, _placement
+# Placement: NumPy runs calls whose operands all live on the host (npjax/_placement/_route.py).
+from npjax._placement import _host_paths, _route
 
-_placement.route_namespace(globals(), __import__("numpy"))
-_placement.route_namespace(vars(linalg), __import__("numpy").linalg)
-_placement.route_namespace(vars(fft), __import__("numpy").fft)
+_route.route_namespace(globals(), __import__("numpy"))
+_route.route_namespace(vars(linalg), __import__("numpy").linalg)
+_route.route_namespace(vars(fft), __import__("numpy").fft)
 _host_paths.route_methods()
 from npjax._calls import _ufunc_routes
 
 _ufunc_routes.route_ufunc_methods(ufunc)
 
-# Random draws are placed like other results (npjax/_core/_host_draws.py).
-from npjax._core import _host_draws
+# Random draws are placed like other results (npjax/_placement/_host_draws.py).
+from npjax._placement import _host_draws
 
 _host_draws.route_draws(vars(random))
 
@@ -92,8 +92,8 @@ from npjax._core import _subclasses
 _subclasses.install()
 
 # The host route's commonest operations in C where npjax/_core/_hostpath.c is built
-# (npjax/_core/_fast.py): after every member is in place.
-from npjax._core import _fast
+# (npjax/_placement/_fast.py): after every member is in place.
+from npjax._placement import _fast
 
 _fast.enable()
 
@@ -105,9 +105,9 @@ _registry.install(globals())
 for _sub in (fft, linalg, random):
     _registry.install(vars(_sub), "numpy." + _sub.__name__.rpartition(".")[2])
 del _sub
-# Function and method calls of the host route in C (npjax/_core/_fast_calls.py): after every
+# Function and method calls of the host route in C (npjax/_placement/_fast_calls.py): after every
 # public function is in place.
-from npjax._core import _fast_calls
+from npjax._placement import _fast_calls
 
 _fast_calls.enable({"npjax": globals(), "npjax.linalg": vars(linalg),
                     "npjax.fft": vars(fft)})

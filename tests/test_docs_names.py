@@ -165,7 +165,7 @@ def test_every_module_is_drawn():
     ("_no_such_module", True), ("npjax/_core/_out.py", False), ("npjax/_core/_gone.py", True),
     ("tests/test_layers.py::test_no_import_circle_at_module_level", False),
     ("tests/test_layers.py::test_gone", True), ("np.add", False), ("FiniteWatch.poison", False),
-    ("FiniteWatch.gone_member", True), ("_placement.host_first", False),
+    ("FiniteWatch.gone_member", True), ("_route.host_first", False),
 ])
 def test_the_check_sees_a_missing_name(span, missing):
     assert bool(problems_of(span)) is missing

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import npjax
-from npjax._core import _fast
+from npjax._placement import _fast
 from npjax._core._ndarray import ndarray
 from npjax._runtime import _numpy_calls
 from tests._parity import assert_same
@@ -168,7 +168,7 @@ def test_a_context_entered_by_another_call_stops_sharing(monkeypatch):
     a call that finds it entered (another thread's, here this thread's own) runs as
     ``call_numpy_ufunc`` runs it, and sharing stops: each context keeps its own."""
     monkeypatch.setattr(_numpy_calls, "SHARED", list(_numpy_calls.SHARED))
-    from npjax._core import _host_paths  # (the operators' and ufuncs' paths: ``host_path``)
+    from npjax._placement import _host_paths  # (the operators' and ufuncs' paths: ``host_path``)
 
     monkeypatch.setattr(_host_paths, "SHARED", _numpy_calls.SHARED)
     shared = _numpy_calls.SHARED
@@ -183,7 +183,7 @@ def test_a_context_entered_by_another_call_stops_sharing(monkeypatch):
     holder = threading.Thread(target=lambda: shared[1].run(hold))
     holder.start()
     entered.wait(30)
-    try:  # (the Python members: the C slots need no Context, npjax/_core/_fast.py)
+    try:  # (the Python members: the C slots need no Context, npjax/_placement/_fast.py)
         with warnings.catch_warnings(record=True) as seen, _fast.python_only():
             warnings.simplefilter("always")
             got = a / a[::-1] + npjax.true_divide(a, 0.0)

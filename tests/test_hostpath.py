@@ -1,5 +1,5 @@
 """The host route's commonest operations in C (issue 37, ``npjax/_core/_hostpath.c`` through
-``npjax/_core/_fast.py``): each operation gives what ndarray's Python members give (results,
+``npjax/_placement/_fast.py``): each operation gives what ndarray's Python members give (results,
 dtypes, views, warnings at the user's line, exceptions, host-call counts) on the cases the C
 slots run and on those they hand to Python; the pure-Python build (``NPJAX_PURE_PYTHON=1``,
 as without a compiler) runs the core parity files."""
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import npjax
-from npjax._core import _fast
+from npjax._placement import _fast
 from npjax._core._array_base import HOSTPATH
 from npjax._runtime import _stats
 
@@ -347,7 +347,7 @@ def test_host_functions_stand_for_their_python_functions():
     import pickle
 
     from npjax._calls import _dispatch
-    from npjax._core import _fast_calls
+    from npjax._placement import _fast_calls
 
     assert type(npjax.zeros) is _fast_calls.HostFunction  # NumPy's built-in: no binding
     assert type(npjax.sum) is _fast_calls.HostMethod  # NumPy's Python function: binds
@@ -388,7 +388,7 @@ def test_warnings_name_the_user_line_without_a_context_switch():
 def test_npjax_code_runs_the_python_members(monkeypatch):
     """Called from npjax's own frames (a module ``npjax.*``), the C slots run the Python
     members (which name the first frame outside npjax); from the user's, they do not."""
-    from npjax._core import _host_paths
+    from npjax._placement import _host_paths
 
     seen = []
     errstate = _host_paths.numpy_errstate

@@ -13,8 +13,8 @@ import pytest
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "npjax"
 
 # The layer folders, bottom to top.
-LAYERS = ("_pure", "_runtime", "_execution", "_core", "_calls", "_library", "_compile",
-          "_tools")
+LAYERS = ("_pure", "_runtime", "_execution", "_core", "_placement", "_calls", "_library",
+          "_compile", "_tools")
 # Modules that may import the public namespace ``npjax`` (the package itself and the public
 # subpackages built from it, and the tools); every other module imports the modules it needs.
 PUBLIC = {"npjax", "npjax.lib", "npjax.__main__"}
@@ -150,7 +150,7 @@ def test_the_index_plan_never_imports_the_array():
 def test_no_library_module_imports_the_public_namespace():
     """Not at module level, not inside a function (``import npjax``, ``from npjax import
     roll``, ``importlib.import_module("npjax")``): a module imports the module that defines
-    what it needs (``_placement.public`` gives a function as ``npjax`` holds it, with the host
+    what it needs (``_route.public`` gives a function as ``npjax`` holds it, with the host
     route; ``_registry.public_namespace`` finds public functions by name)."""
     offenders = sorted(m for m, edges in GRAPH.items()
                        if "npjax" in edges and m not in PUBLIC
@@ -173,8 +173,9 @@ def test_the_public_namespace_check_sees_imports_inside_functions(source):
 # values without asking which mode it is in (eager, lazy, ``npjax.jit``'s trace): each mode's
 # behaviour is behind the executor and its hooks (``_core/_executor.py``). No reasoned
 # exception is needed today: {module: why} if one is.
-INDEXING = ("_index_read", "_index_write", "_index_values", "_window_reads", "_index_plan",
-            "_index_kernels", "_element_access", "_ndarray", "_buckets")
+INDEXING = ("_core/_index_read", "_core/_index_write", "_core/_index_values",
+            "_core/_window_reads", "_core/_index_plan", "_core/_index_kernels",
+            "_placement/_element_access", "_core/_ndarray", "_core/_buckets")
 MODE_QUESTION_EXCEPTIONS: dict[str, str] = {}
 _LAZY_MODULES = ("_lazy", "_lazy_checks", "_lazy_cold")
 
@@ -203,7 +204,7 @@ def _mode_questions(source: str) -> list[str]:
 
 @pytest.mark.parametrize("module", INDEXING)
 def test_core_indexing_does_not_ask_the_mode(module):
-    path = PACKAGE / "_core" / f"{module}.py"
+    path = PACKAGE / f"{module}.py"
     found = _mode_questions(path.read_text())
     if module in MODE_QUESTION_EXCEPTIONS:
         assert found, f"{module}: the exception is no longer needed"

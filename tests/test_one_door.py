@@ -1,7 +1,7 @@
 """Structural checks of issue 33's one door, read from the source (beside test_layers.py):
 the question "is this array's storage on the host?" has one spelling, ``HOST_STORAGE``
 (``_core/_ndarray.py``), and the host route's hot paths are made by one factory
-(``_core/_host_paths.host_path``), not copied by hand."""
+(``_placement/_host_paths.host_path``), not copied by hand."""
 
 from __future__ import annotations
 
@@ -159,7 +159,7 @@ def test_the_hot_paths_are_made_by_one_factory():
     names that factory, and NumPy's loop under the error state is spelled only there and in
     ``run_loops`` itself."""
     from npjax._calls._ufuncs import UFUNCS
-    from npjax._core import _host_paths
+    from npjax._placement import _host_paths
 
     made = _host_paths.__file__ + " ("
     members = [_host_paths.host_operator(name, lambda *a: None) for name in (
@@ -171,7 +171,7 @@ def test_the_hot_paths_are_made_by_one_factory():
     for fn in (*members, *paths, call, _host_paths.host_data):
         assert fn.__code__.co_filename.startswith(made), fn
     spelled = sorted(_rel(p) for p in SOURCES if "loops_context_for(extobj)" in p.read_text())
-    assert spelled == ["_core/_host_paths.py", "_runtime/_numpy_calls.py"]
+    assert spelled == ["_placement/_host_paths.py", "_runtime/_numpy_calls.py"]
 
 
 def test_made_code_shows_in_tracebacks():
@@ -306,12 +306,13 @@ def test_the_writer_is_defined_once():
     ``host_operands`` asks ``out_buffer`` for an ``out``, and the C module handles an ``out``
     in ``ufunc_fast_out`` alone (the writer's host branch for ``ufunc(a, b, out=c)`` and
     ``ufunc(a, out=c)``)."""
-    from npjax._core import _out, _placement
+    from npjax._core import _out
+    from npjax._placement import _route
 
     homes = sorted(_rel(p) for p in SOURCES if re.search(
         r"^def (write_out|out_buffer|check_cast)\b", p.read_text(), re.M))
     assert homes == [WRITER]
-    assert "out_buffer(" in inspect.getsource(_placement.host_operands)
+    assert "out_buffer(" in inspect.getsource(_route.host_operands)
     assert _out.write_out.__module__ == "npjax._core._out"
     c_source = (PACKAGE / "_core" / "_hostpath.c").read_text()
     takes_out = re.findall(r"^static PyObject \*(\w+)\([^)]*\bout\b", c_source, re.M)

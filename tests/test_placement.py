@@ -1,4 +1,4 @@
-"""Placement (npjax/_core/_placement.py): host arrays computed by NumPy, device arrays by JAX.
+"""Placement (npjax/_placement/_route.py): host arrays computed by NumPy, device arrays by JAX.
 
 Under ``placement="auto"`` a call whose array operands all live on the host runs in NumPy and
 its result stays on the host when it has at most ``host_threshold`` elements. These tests
@@ -277,7 +277,7 @@ def test_numpy_scalar_operands_run_on_the_host(scalar, dtype):
 def loops_run(monkeypatch):
     """The NumPy functions the operator members run (``operator.iadd`` for an elided one),
     every array on the host."""
-    from npjax._core import _host_paths
+    from npjax._placement import _host_paths
 
     seen, real = [], _host_paths.run_loops
     monkeypatch.setattr(_host_paths, "run_loops",

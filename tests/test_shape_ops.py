@@ -754,5 +754,5 @@ def test_only_numpy_names_are_public():
 
     for name in _shape_ops.__all__:
         assert hasattr(np, name), name
-        # itself, or behind the host route (npjax/_core/_placement.py)
+        # itself, or behind the host route (npjax/_placement/_route.py)
         assert inspect.unwrap(getattr(npjax, name)) is inspect.unwrap(getattr(_shape_ops, name))

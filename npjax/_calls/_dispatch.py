@@ -27,8 +27,8 @@ from npjax._execution._lazy import Lazy
 from npjax._core._ndarray import ndarray
 from npjax._core._out import write_out
 from npjax._core._normalize import foreign_override, to_jax, to_jax_lazy
-from npjax._core._fast_calls import MANY, parameters
-from npjax._core._placement import DEFERRED, NOT_HOST, forced_host, try_host
+from npjax._placement._fast_calls import MANY, parameters
+from npjax._placement._route import DEFERRED, NOT_HOST, forced_host, try_host
 from npjax._calls._registry import NOT_LAZY
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy

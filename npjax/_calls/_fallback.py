@@ -24,7 +24,7 @@ from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._errors import FallbackWarning
 from npjax._core._ndarray import ndarray
 from npjax._core._out import write_out
-from npjax._core._made import place_made
+from npjax._placement._made import place_made
 from npjax._core._normalize import array_method_value
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy

@@ -25,9 +25,9 @@ from npjax._execution import _lazy_cold
 from npjax._core._out import write_numpy_out
 from npjax._core._normalize import to_jax
 from npjax._calls._registry import public_module, public_namespace
-from npjax._core._placement import DEVICE, NOT_HOST, forced_host
+from npjax._placement._route import DEVICE, NOT_HOST, forced_host
 from npjax._runtime._numpy_calls import call_numpy_ufunc
-from npjax._core._made import place_made, place_numpy
+from npjax._placement._made import place_made, place_numpy
 from npjax._pure._dtypes import is_device_dtype
 from npjax._runtime import _context
 from npjax._calls._ufuncs import UFUNCS
@@ -210,5 +210,5 @@ install_methods({"__reduce__": _reduce,
     "__array_namespace__": _array_namespace, "to_jax": _to_jax,
 })
 if HOSTPATH is not None:  # the C base's member runs this one but for the common case
-    HOSTPATH.set_array_ufunc(_array_ufunc, _OURS)  # (``s * a``: npjax/_core/_fast.py)
+    HOSTPATH.set_array_ufunc(_array_ufunc, _OURS)  # (``s * a``: npjax/_placement/_fast.py)
     del ndarray.__array_ufunc__

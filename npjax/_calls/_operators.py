@@ -20,8 +20,8 @@ import numpy as np
 
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
-from npjax._core._host_paths import numpy_operator
-from npjax._core._placement import DEFERRED_UFUNC
+from npjax._placement._host_paths import numpy_operator
+from npjax._placement._route import DEFERRED_UFUNC
 from npjax._runtime._context import trace
 from npjax._core._traced_index import note_offset
 from npjax._calls._ufuncs import UFUNCS

@@ -12,10 +12,10 @@ import numpy as np
 
 from npjax._runtime import _context, _numpy_calls, _stats
 from npjax._core._host_only import has_host_only
-from npjax._core._made import as_arrays
+from npjax._placement._made import as_arrays
 from npjax._core._normalize import foreign_override
 from npjax._core._ndarray import ndarray
-from npjax._core._placement import forced_host, host_operands, npjax_operands, place_result
+from npjax._placement._route import forced_host, host_operands, npjax_operands, place_result
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
 
 _get_context = _context.get

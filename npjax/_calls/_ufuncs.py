@@ -46,11 +46,11 @@ from npjax._execution._lazy import Kernel, Lazy, concrete
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import foreign_override, to_jax, to_jax_lazy, where_mask
 from npjax._core._host_only import has_host_only
-from npjax._core._made import as_arrays
-from npjax._core._placement import (DEFERRED_UFUNC,
+from npjax._placement._made import as_arrays
+from npjax._placement._route import (DEFERRED_UFUNC,
                                     DEVICE, NOT_HOST, forced_host, host_operands,
                                     npjax_operands, place_new, place_result)
-from npjax._core._host_paths import host_path, ufunc_call
+from npjax._placement._host_paths import host_path, ufunc_call
 from npjax._core import _window_reads
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
 from npjax._calls._ufunc_routes import call_into_numpy_out, numpy_out

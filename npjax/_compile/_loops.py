@@ -94,7 +94,7 @@ from npjax._compile._minmax import swap
 from npjax._compile._loop_index import LoopIndex, NoRoll, bounded
 from npjax._compile._loop_probe import (_GUARD, _enter_body, _leave_body, _Probe, _reset,
                                         _state)
-from npjax._core._placement import DEFERRED_UFUNC
+from npjax._placement._route import DEFERRED_UFUNC
 from npjax._core._ndarray import ndarray
 from npjax._core._views import Box
 from npjax._compile._windows import Window, consumer, cut, scattered, store

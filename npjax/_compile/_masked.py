@@ -56,7 +56,7 @@ from npjax._calls._registry import public_module
 from npjax._pure import _boolsums
 from npjax._pure._errors import JitError
 from npjax._calls._dispatch import DEFERRED
-from npjax._core._placement import DEFERRED_UFUNC
+from npjax._placement._route import DEFERRED_UFUNC
 from npjax._core._normalize import STAND_INS
 from npjax._core._index_plan import _FULL
 from npjax._core._index_values import _complex_warning, cast_device

@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._core._ndarray import ndarray
-from npjax._core._placement import DEFERRED_UFUNC
+from npjax._placement._route import DEFERRED_UFUNC
 
 __all__ = ["Picked", "operand", "pick"]
 

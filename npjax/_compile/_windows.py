@@ -46,9 +46,9 @@ from npjax._core import _casts
 from npjax._library import _products, _reductions, _shape_ops
 from npjax._core._index_values import convert_value
 from npjax._compile._loop_index import LoopIndex, NoRoll
-from npjax._core._fast_calls import is_function
+from npjax._placement._fast_calls import is_function
 from npjax._core._ndarray import ndarray
-from npjax._core._placement import DEFERRED_UFUNC
+from npjax._placement._route import DEFERRED_UFUNC
 from npjax._pure._impl.reductions import pairwise_upto
 from npjax._calls._ufuncs import ufunc
 

@@ -1,7 +1,7 @@
 """Arrays of the dtypes only the host holds: object, str/bytes, long double, datetime64/
 timedelta64, byte-swapped, structured/void. Their storage is a NumPy array (a host array,
 ``_ndarray.py``) whatever the policy; NumPy computes every operation on them. A call given
-one runs on the host even where the policy puts work on the device (``_placement.forced_host``):
+one runs on the host even where the policy puts work on the device (``_route.forced_host``):
 its device operands come to the host once, counted (``stats()["host_only"]``), and device
 arrays it writes (``out=``, ``copyto``'s destination) get the result written back.
 """

@@ -42,10 +42,10 @@ static PyTypeObject *Arr = NULL;      /* npjax.ndarray */
 static PyTypeObject *NpArr = NULL;    /* numpy.ndarray */
 static PyObject *ctxvar = NULL;       /* npjax's execution context (``_context._var``) */
 static PyObject *f8 = NULL, *b1 = NULL, *i8 = NULL;  /* dtypes */
-static PyObject *device_dtypes = NULL;  /* ``_placement._DEVICE_DTYPE`` */
+static PyObject *device_dtypes = NULL;  /* ``_route._DEVICE_DTYPE`` */
 static PyObject *quiet_scalars = NULL;  /* NumPy scalar type -> its dtype */
 static PyObject *number_scalars = NULL; /* NumPy's number scalar types (a frozenset) */
-static PyObject *place_new = NULL;      /* ``_placement.place_new`` */
+static PyObject *place_new = NULL;      /* ``_route.place_new`` */
 static PyObject *place_got = NULL;      /* ``_element_access._host_got`` */
 static PyObject *empty_tuple = NULL, *zero = NULL, *one = NULL;
 static Py_ssize_t elide_items = 0;
@@ -67,7 +67,7 @@ static PyObject *np_ops[NOPS];
 static binaryfunc inplace[NOPS] = {PyNumber_InPlaceAdd, PyNumber_InPlaceSubtract,
                                    PyNumber_InPlaceMultiply, PyNumber_InPlaceTrueDivide,
                                    PyNumber_InPlaceMatrixMultiply};
-static PyObject *grows_off_host = NULL;  /* ``_placement.grows_off_host`` */
+static PyObject *grows_off_host = NULL;  /* ``_route.grows_off_host`` */
 static PyObject *fb[NOPS][3];    /* the Python members */
 static PyObject *cnt[NOPS][3];   /* their count cells */
 static Py_ssize_t pending[NOPS][3];  /* their host calls not yet in the cells */
@@ -268,7 +268,7 @@ static PyObject *call2(PyObject *fn, PyObject *a, PyObject *b) {
     return PyObject_Vectorcall(fn, args, 2, NULL);
 }
 
-/* ``_placement.place_new(result, operands, limit)`` for a result NumPy gave (the reference
+/* ``_route.place_new(result, operands, limit)`` for a result NumPy gave (the reference
    is taken), its common case in C: a new array of a device dtype within the limit is a new
    host owner; a NumPy scalar stays as it is. */
 static PyObject *placed(PyObject *result, Py_ssize_t limit, Py_ssize_t n,
@@ -339,7 +339,7 @@ static int number_operand(PyObject *o) {
 }
 
 /* Whether the shapes of ``x`` and ``y`` broadcast to more elements than either has (or
-   do not broadcast: -1): only then may ``_placement.grows_off_host`` say yes. */
+   do not broadcast: -1): only then may ``_route.grows_off_host`` say yes. */
 static int grows(PyObject *x, PyObject *y) {
     int nx = NP(x)->nd, ny = NP(y)->nd, n = nx > ny ? nx : ny;
     Py_ssize_t size = 1;
@@ -389,7 +389,7 @@ static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_pla
     if (limit < 0 || !user_frame()) return NULL;
     if (size > limit && Py_TYPE(x) == NpArr && Py_TYPE(y) == NpArr && !same_shape(x, y) &&
         grows(x, y)) {
-        /* a result that may leave the host: ``_placement.grows_off_host`` decides */
+        /* a result that may leave the host: ``_route.grows_off_host`` decides */
         PyObject *lim = PyLong_FromSsize_t(limit);
         if (lim == NULL) { *done = 1; return NULL; }
         PyObject *args[3] = {x, y, lim};
@@ -591,7 +591,7 @@ static int sq_ass_item(PyObject *self, Py_ssize_t i, PyObject *value) {
 /* --- function and method calls --------------------------------------------------------- */
 
 /* ``FunctionBase``: the base of ``_fast_calls.HostFunction``, which stands in the public
-   namespace for an npjax function that the host route runs (``_placement.host_first``,
+   namespace for an npjax function that the host route runs (``_route.host_first``,
    ``_dispatch.npfunc``) and in ``ndarray`` for a method it runs (``host_method``). Its call
    runs the common case (host arrays, numbers and plain arguments, keywords the function
    names, called from the user's code) by calling NumPy's function, or NumPy's method of the
@@ -614,12 +614,12 @@ typedef struct {
 
 static PyTypeObject FunctionBaseType;
 static PyObject *functions_seen = NULL;  /* (for ``flush_counts``) */
-static PyObject *place_result = NULL;    /* ``_placement.place_result`` */
+static PyObject *place_result = NULL;    /* ``_route.place_result`` */
 static PyTypeObject *np_dtype = NULL;    /* numpy.dtype */
 
 #define MAX_CALL_ARGS 16
 
-/* Whether NumPy gets ``o`` as it is on the host route (``_placement.operand``): numbers,
+/* Whether NumPy gets ``o`` as it is on the host route (``_route.operand``): numbers,
    None, strings, types and dtypes. */
 static int plain_argument(PyObject *o) {
     PyTypeObject *t = Py_TYPE(o);
@@ -665,7 +665,7 @@ static PyObject *call_argument(PyObject *o, int *owned) {
 }
 
 /* The npjax arrays among the arguments (one level into tuples and lists), as
-   ``_placement.npjax_operands`` lists them. */
+   ``_route.npjax_operands`` lists them. */
 static PyObject *call_inputs(PyObject *const *args, Py_ssize_t n) {
     PyObject *found = PyList_New(0);
     if (found == NULL) return NULL;
@@ -1508,7 +1508,7 @@ static PyMethodDef methods[] = {
     {"set_transpose", set_transpose, METH_O, "Hand over ndarray.T's Python getter."},
     {"set_iter", set_iter, METH_O, "Hand over ndarray.__iter__ (Python)."},
     {"configure_calls", configure_calls, METH_VARARGS,
-     "(_placement.place_result, numpy.dtype): what function calls need."},
+     "(_route.place_result, numpy.dtype): what function calls need."},
     {"set_array_ufunc", set_array_ufunc, METH_VARARGS,
      "Hand over ndarray.__array_ufunc__ (Python) and NumPy's ufunc -> npjax's."},
     {NULL, NULL, 0, NULL}};

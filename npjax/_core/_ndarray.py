@@ -11,7 +11,7 @@ would give this array (views are made by applying the same operation to it); it 
 question about memory layout exactly as NumPy would: whether ``reshape`` can be a view,
 ``flags``, ``strides``, ``shares_memory``. Its pages are never touched.
 
-A *host* array (placement, ``_placement.py``) has a NumPy array as its root's ``_value``; its
+A *host* array (placement, ``_placement/_route.py``) has a NumPy array as its root's ``_value``; its
 ``_layout`` is then that array or a real NumPy view of it (views are made the same way), so
 NumPy itself keeps views aliased, and ``_host()`` hands the data to NumPy. ``_read`` gives a
 device copy of it for code that computes with JAX; a host root never becomes a device one.
@@ -57,6 +57,7 @@ builtins_type = builtins.type
 # ``type(value) is HOST_STORAGE`` (``ndarray._host()`` answers it for a whole array), and
 # tests/test_one_door.py fails on ``np.ndarray`` or another name used for it.
 HOST_STORAGE = np.ndarray
+_CONSTRUCTOR: list[Any] = []  # ``ndarray(shape...)``'s storage: ``_placement/_made.constructed``
 # sys.getrefcount(self) inside ndarray.resize when only the caller's name refers to the array.
 _RESIZE_REFS = 3
 
@@ -95,13 +96,11 @@ class ndarray(ArrayBase):
     def __new__(cls, shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0,
                 strides: Any = None, order: Any = None) -> ndarray:
         """A new array of zeros (NumPy leaves it uninitialised; objects are None), placed as
-        any new array, or over ``buffer``'s memory (``_made.constructed``). A subclass
+        any new array, or over ``buffer``'s memory (``_placement/_made.constructed``). A subclass
         instance gets ``__array_finalize__(None)``, as in NumPy; subclasses may define
         ``__new__`` and ``__init__`` of their own (``asarray(x).view(cls)`` works)."""
-        from npjax._core._made import constructed
-
         self = object.__new__(cls)
-        _set_owner(self, constructed(shape, dtype, buffer, offset, strides, order), False)
+        _set_owner(self, _CONSTRUCTOR[0](shape, dtype, buffer, offset, strides, order), False)
         if cls is not ndarray:
             self.__array_finalize__(None)
         return self

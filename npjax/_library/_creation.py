@@ -5,7 +5,7 @@
 
 Defaults are NumPy's (float64, int64) unless the policy asks for ``x64=False``, where they
 become float32/int32 (explicit dtypes are kept). Placement: where the policy allows it the
-host route (``_placement.try_host``) runs NumPy's own function and these are the device path;
+host route (``_route.try_host``) runs NumPy's own function and these are the device path;
 values that NumPy computes from Python scalars alone (``fromiter``...) are computed by NumPy
 itself on the host, exact by construction, and placed by ``_made.place_made``
 (``_host_to_array``), the one decision for arrays made outside the host route.
@@ -36,8 +36,9 @@ from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
 from npjax._calls._fallback import to_host
 from npjax._core._subclasses import as_subclass, is_subclass, plain
-from npjax._core._placement import NOT_HOST, host_limit, host_operands, npjax_operands, place_result
-from npjax._core._made import from_device, place_made
+from npjax._placement._route import (NOT_HOST, host_limit, host_operands, npjax_operands,
+                                     place_result)
+from npjax._placement._made import from_device, place_made
 
 __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
            "asarray_chkfinite", "copy", "zeros", "ones", "empty", "full", "zeros_like",

@@ -30,8 +30,8 @@ from npjax._pure._axes import normalize_axis
 from npjax._core._host_only import host_only
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
-from npjax._core._placement import DEVICE, forced_host, host_limit, operand
-from npjax._core._made import from_device, place_made
+from npjax._placement._route import DEVICE, forced_host, host_limit, operand
+from npjax._placement._made import from_device, place_made
 from npjax._core._subclasses import SubclassOperand
 from npjax._library._shape_ops import expand_dims
 from npjax._core._views import settled

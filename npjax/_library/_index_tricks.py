@@ -20,7 +20,7 @@ from npjax._calls._dispatch import wrap
 from npjax._pure._errors import unsupported
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
-from npjax._core._placement import public
+from npjax._placement._route import public
 from npjax._library._creation import array, asarray, ones
 from npjax._library._dtype_functions import result_type as _result_type
 from npjax._library._joining import concatenate

@@ -22,7 +22,7 @@ from npjax._library._creation import _astype
 from npjax._core._index_values import _single_value, as_value
 from npjax._core._index_write import setitem
 from npjax._pure._errors import unsupported
-from npjax._core._made import place_made
+from npjax._placement._made import place_made
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._pure._dtypes import is_device_dtype
 from npjax._library._creation import asarray

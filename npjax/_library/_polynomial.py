@@ -31,8 +31,8 @@ from npjax._pure._capabilities import route
 from npjax._pure._impl import linalg as _linalg_kernels
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
-from npjax._core._placement import public
-from npjax._core._made import from_device, place_made
+from npjax._placement._route import public
+from npjax._placement._made import from_device, place_made
 from npjax._library._creation import array, asanyarray, asarray, ones, zeros, zeros_like
 from npjax._library._joining import concatenate
 from npjax._library._ranges import arange as _arange

@@ -37,7 +37,7 @@ from npjax._pure._errors import ComplexWarning, unsupported
 from npjax._execution._lazy import Kernel
 from npjax._pure._axes import axis_argument, normalize_axis
 from npjax._core._ndarray import install_methods, ndarray
-from npjax._core._made import from_device, place_made
+from npjax._placement._made import from_device, place_made
 from npjax._core import _normalize
 from npjax._core._normalize import to_jax, to_jax_lazy
 from npjax._runtime._context import current, trace

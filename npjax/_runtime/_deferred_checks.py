@@ -48,7 +48,7 @@ class _Deferred(threading.local):
 _deferred = _Deferred()
 
 # Called with True when a first deferred check waits in this process, with False when none
-# waits any more: the C host route (``_core/_fast.py``) stands aside meanwhile, since NumPy's
+# waits any more: the C host route (``_placement/_fast.py``) stands aside meanwhile, since NumPy's
 # warnings from it would come before the earlier operations' deferred ones.
 WAITING_HOOKS: list[Callable[[bool], None]] = []
 _waiting = [0]  # threads with deferred checks

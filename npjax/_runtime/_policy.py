@@ -43,7 +43,7 @@ class Policy:
     JAX keys for draws placed on the device (``placement``); "jax": JAX keys for every draw;
     "numpy": NumPy's generator for every draw. The legacy API (``np.random.seed``,
     ``RandomState``) always gives NumPy's streams (NEP 19).
-    placement: where results live (``_placement.py``). "auto": a result of at most
+    placement: where results live (``_placement/_route.py``). "auto": a result of at most
     ``host_threshold`` elements whose array inputs all live on the host is computed by NumPy
     and stays a host array; anything else runs on the device. "device": every array on the
     device (npjax before placement existed). "host": every result NumPy can compute stays

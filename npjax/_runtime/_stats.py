@@ -47,7 +47,7 @@ _host_cells: dict[str, list[int]] = {}
 
 
 # Functions that add host calls counted elsewhere to the cells (the C host route,
-# ``_core/_fast.py``), called before the cells are read or reset.
+# ``_placement/_fast.py``), called before the cells are read or reset.
 flushers: list = []
 
 

@@ -20,7 +20,7 @@ import numpy.lib.recfunctions as _numpy_rfn
 
 from npjax._calls import _registry
 from npjax._calls._fallback import to_host
-from npjax._core._made import place_numpy
+from npjax._placement._made import place_numpy
 
 __all__ = list(_numpy_rfn.__all__)
 

@@ -17,8 +17,8 @@ from npjax._core._host_only import host_only
 from npjax._core._out import DEVICE_WRITES, out_buffer, write_out
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
-from npjax._core._placement import beyond, host_limit
-from npjax._core._made import place_made
+from npjax._placement._route import beyond, host_limit
+from npjax._placement._made import place_made
 from npjax._runtime import _stats
 from npjax._runtime._context import current
 

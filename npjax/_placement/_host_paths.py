@@ -2,7 +2,7 @@
 factory (``host_path``). ``route_methods`` puts ``host_operator`` and ``host_method``
 (``_placement``) in front of ndarray's members; each npjax ufunc holds a ``host_path`` of its
 NumPy ufunc for ``ufunc.__call__`` and ``__array_ufunc__``. The rest of the route
-(``try_host``, ``place_result``...) is in ``_placement.py``.
+(``try_host``, ``place_result``...) is in ``_route.py``.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from npjax._runtime._numpy_calls import (SHARED, call_numpy_ufunc, entered, ever
                                          run_loops)
 from npjax._core._host_only import has_host_only
 from npjax._core._ndarray import HOST_STORAGE, host_owner, ndarray
-from npjax._core._placement import (_B1, _DEVICE_DTYPE, _F8, _NUMBER_SCALARS, _OWN_MEMBERS,
+from npjax._placement._route import (_B1, _DEVICE_DTYPE, _F8, _NUMBER_SCALARS, _OWN_MEMBERS,
                                     DEVICE, NOT_HOST, _device_or_numbers, forced_host,
                                     grows_off_host, host_method, operand, place_new)
 from npjax._core._subclasses import SubclassOperand, call_method

@@ -23,7 +23,7 @@ from npjax._core._index_values import _complex_warning, _single_value, cast_devi
 from npjax._core._executor import Lazy
 from npjax._core._ndarray import HOST_STORAGE, host_view, install_methods, ndarray
 from npjax._core._normalize import array_method_value
-from npjax._core._placement import host_limit, place_result
+from npjax._placement._route import host_limit, place_result
 from npjax._core import _window_reads
 
 

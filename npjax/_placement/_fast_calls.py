@@ -1,6 +1,6 @@
 """Function and method calls of the host route in C, when ``_hostpath.c`` is built (issue 37).
 
-The host route's two factories, ``_placement.host_first`` (and ``host_method``) and
+The host route's two factories, ``_route.host_first`` (and ``host_method``) and
 ``_dispatch.npfunc``, mark each function they make with its C call's facts (``host_fast``:
 the name its host calls are counted under, NumPy's function, the keywords it may hand to
 NumPy as they are, the most positional arguments). ``enable()`` (called once by
@@ -118,14 +118,14 @@ def enable(namespaces: dict) -> bool:
     """Put ``HostFunction``s in place (once) in ``namespaces`` (module name -> its namespace)
     and in ``ndarray``'s methods; False where the C module is not built."""
     global ENABLED
-    from npjax._core import _fast, _placement
+    from npjax._placement import _fast, _route
     from npjax._core._ndarray import ndarray
 
     if ENABLED:
         return True
     if HOSTPATH is None or not _fast.ENABLED:
         return False
-    HOSTPATH.configure_calls(_placement.place_result, np.dtype)
+    HOSTPATH.configure_calls(_route.place_result, np.dtype)
     for module, namespace in namespaces.items():
         _install(namespace, module)
     for name, fn in list(vars(ndarray).items()):

@@ -8,9 +8,9 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax._core._ndarray import ndarray
+from npjax._core._ndarray import _CONSTRUCTOR, ndarray
 from npjax._core._normalize import to_jax
-from npjax._core._placement import _DEVICE_DTYPE, npjax_operands, place_result
+from npjax._placement._route import _DEVICE_DTYPE, npjax_operands, place_result
 from npjax._pure._dtypes import MAX_DEVICE_NDIM, is_device_dtype
 from npjax._runtime import _context
 
@@ -106,3 +106,6 @@ def constructed(shape: Any, dtype: Any, buffer: Any, offset: Any, strides: Any,
     if not data.dtype.hasobject:
         data[...] = np.zeros((), data.dtype)  # ('' for strings; fill(0) would write '0')
     return place_made(data)._value
+
+
+_CONSTRUCTOR.append(constructed)  # ``ndarray(shape...)`` (``_ndarray``)

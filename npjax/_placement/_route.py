@@ -31,7 +31,7 @@ from npjax._runtime._numpy_calls import (call_numpy_method, call_numpy_python,
                                          run_loops, runs_loops)
 from npjax._core._device_copies import _to_device
 from npjax._core._normalize import array_method_value, foreign_override
-from npjax._core._fast_calls import MANY, parameters
+from npjax._placement._fast_calls import MANY, parameters
 from npjax._core._host_only import has_host_only, host_only, run_fetched
 from npjax._core._ndarray import HOST_STORAGE, from_numpy, host_owner, ndarray
 from npjax._core._out import DEVICE_WRITES, out_buffer

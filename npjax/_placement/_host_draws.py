@@ -12,7 +12,7 @@ import numpy as np
 
 from npjax._runtime import _stats
 from npjax._core._ndarray import ndarray
-from npjax._core._placement import beyond, host_limit
+from npjax._placement._route import beyond, host_limit
 
 
 def drawn_on_host(result: Any, args: tuple, kwargs: dict) -> Any:

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from npjax._runtime import _context, _deferred_checks, _stats
-from npjax._core import _element_access, _host_paths, _placement
+from npjax._placement import _element_access, _host_paths, _route
 from npjax._core._array_base import HOSTPATH
 from npjax._core._ndarray import ndarray
 
@@ -57,12 +57,12 @@ def enable() -> bool:
         "ndarray": ndarray, "numpy_ndarray": np.ndarray, "context": _context._var,
         "float64": np.dtype(np.float64),
         "bool": np.dtype(np.bool_), "int64": np.dtype(np.int64),
-        "device_dtypes": _placement._DEVICE_DTYPE,
+        "device_dtypes": _route._DEVICE_DTYPE,
         "quiet_scalars": _element_access._QUIET_SCALARS, "fallbacks": fallbacks,
         "cells": {name: _stats.host_cell(name) for name in COUNTED},
-        "place_new": _placement.place_new, "place_got": _element_access._place_got,
-        "elide_items": _host_paths._ELIDE_ITEMS, "number_scalars": _placement._NUMBER_SCALARS,
-        "grows_off_host": _placement.grows_off_host,
+        "place_new": _route.place_new, "place_got": _element_access._place_got,
+        "elide_items": _host_paths._ELIDE_ITEMS, "number_scalars": _route._NUMBER_SCALARS,
+        "grows_off_host": _route.grows_off_host,
         "operator_ufuncs": (np.add, np.subtract, np.multiply, np.true_divide, np.matmul)})
     for name in MEMBERS:
         delattr(ndarray, name)
