@@ -40,8 +40,27 @@ ENABLED = False  # whether the C slots are in place
 def _layout_samples() -> list[tuple]:
     """NumPy arrays with what Python says of them, for ``_hostpath.layout_agrees``."""
     owner = np.arange(12.0).reshape(3, 4)
-    samples = [owner, owner[1:], np.zeros((2, 0, 3), np.int8), np.array(True), owner.T]
-    return [(a, a.ndim, a.size, a.base, a.dtype) for a in samples]
+    fixed = np.arange(3, dtype=np.complex64)
+    fixed.flags.writeable = False
+    samples = [owner, owner[1:], np.zeros((2, 0, 3), np.int8), np.array(True), owner.T, fixed,
+               np.zeros(2, np.uint16)]
+    return [(a, a.ndim, a.size, a.base, a.dtype, a.flags.writeable, a.dtype.kind)
+            for a in samples]
+
+
+def _elision_facts() -> dict:
+    """What the C slots need to elide temporaries as the Python members do
+    (``_host_paths._ELIDABLE`` and ``_temporary``): per operator of ``OPERATORS`` the dtype
+    kinds of its member and reflected member (None: never), NumPy's byte limit, the opcodes
+    that apply an operator, and the references a temporary and its buffer have in a C slot
+    (``_temporary`` counts three more: the member's and its own parameters, getrefcount's)."""
+    kinds = tuple(tuple("".join(sorted(e[1])) if (e := _host_paths._ELIDABLE.get(name))
+                        else None for name in (f"__{op}__", f"__r{op}__"))
+                  for op in OPERATORS)
+    return {"elide_kinds": kinds, "elide_bytes": _host_paths._ELIDE_BYTES,
+            "binary_opcodes": sorted(_host_paths._BINARY_OPCODES),
+            "temporary_refs": _host_paths._TEMPORARY_REFS - 3,
+            "buffer_refs": _host_paths._BUFFER_REFS - 3}
 
 
 def enable() -> bool:
@@ -63,7 +82,8 @@ def enable() -> bool:
         "place_new": _placement.place_new, "place_got": _element_access._place_got,
         "elide_items": _host_paths._ELIDE_ITEMS, "number_scalars": _placement._NUMBER_SCALARS,
         "grows_off_host": _placement.grows_off_host,
-        "operator_ufuncs": (np.add, np.subtract, np.multiply, np.true_divide, np.matmul)})
+        "operator_ufuncs": (np.add, np.subtract, np.multiply, np.true_divide, np.matmul),
+        **_elision_facts()})
     for name in MEMBERS:
         delattr(ndarray, name)
     _stats.flushers.append(HOSTPATH.flush_counts)  # (host calls counted in C)
