@@ -92,8 +92,9 @@ def geomean(xs: list[float]) -> float:
 def table(rows: list[dict], wall: bool) -> str:
     g = geomean([r["speed"] for r in rows])
     low = [r["name"] for r in rows if r["speed"] < 0.5]
-    lines = [f"Host route, default policy; {'wall' if wall else 'thread CPU'} time; "
-             f"NumPy {numpy.__version__}; OPENBLAS_NUM_THREADS="
+    lines = [f"Host route, default policy; npjax from {os.path.dirname(NPJAX_DIR)}; "
+             f"{'wall' if wall else 'thread CPU'} time; NumPy {numpy.__version__}; "
+             "OPENBLAS_NUM_THREADS="
              f"{os.environ.get('OPENBLAS_NUM_THREADS')}.", "",
              "| kernel | NumPy ms | npjax ms | npjax - NumPy ms | NumPy's time / npjax's "
              "| rounds |",

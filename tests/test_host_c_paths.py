@@ -189,7 +189,9 @@ def test_large_operators_match_numpy(route, dtype):
     with _route(route), np.errstate(all="ignore"):
         for fn in (lambda a, b: a * b + b, lambda a, b: 2 * (a - b) * 3, lambda a, b: a + a * b,
                    lambda a, b: (a / b) * 2 if a.dtype.kind in "fc" else (a // b) * 2,
-                   lambda a, b: a @ b, lambda a, b: -(a + 1) * (b - 1)):
+                   lambda a, b: a @ b, lambda a, b: -(a + 1) * (b - 1),
+                   lambda a, b: ((a & b) | (a ^ 3)) & 7 if a.dtype.kind in "iu" else a - b,
+                   lambda a, b: (a > 50) & (b < 50) | (a < 10) ^ True):
             assert_same(fn(x, y), fn(base, other))
         assert_same(x, base)
         assert_same(y, other)
@@ -201,6 +203,37 @@ def test_large_operators_match_numpy(route, dtype):
         x += 1
         base += 1
         assert_same(x, base)
+        if base.dtype.kind in "iu":
+            x &= y
+            base &= other
+            x |= 5
+            base |= 5
+            assert kept is x
+            assert_same(x, base)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("dtype", ["bool", "int64", "uint8", "float64"])
+@pytest.mark.parametrize("other", [3, True, 2.5, np.int8(-1), np.uint8(7), "array"], ids=repr)
+def test_bitwise_operators_match_numpy(route, dtype, other):
+    """``a & b``, ``b | a``, ``a ^ b`` and in place on small host arrays: NumPy's values,
+    dtypes and exceptions (``float & int``: TypeError)."""
+    base = np.arange(-3, 9).astype(dtype)
+    theirs_other = base[::-1].copy() if other == "array" else other
+    ours_other = npjax.asarray(theirs_other) if other == "array" else other
+    for fn in (lambda a, b: a & b, lambda a, b: b | a, lambda a, b: a ^ b):
+        with _route(route):
+            _same_outcome(fn, (npjax.asarray(base.copy()), ours_other),
+                          (base.copy(), theirs_other))
+
+    def in_place(a, b):
+        a ^= b
+        a |= b
+        return a
+
+    with _route(route):
+        _same_outcome(in_place, (npjax.asarray(base.copy()), ours_other),
+                      (base.copy(), theirs_other))
 
 
 @pytest.mark.parametrize("route", ROUTES)

@@ -285,8 +285,9 @@ class _LoopsRun:
         from npjax._core._array_base import HOSTPATH
 
         self.python: list = []
-        self._counts = HOSTPATH.elided_counts if HOSTPATH is not None else lambda: (0,) * 5
-        self._ops = (operator.iadd, operator.isub, operator.imul, operator.itruediv, None)
+        self._ops = (operator.iadd, operator.isub, operator.imul, operator.itruediv, None,
+                     operator.iand, operator.ior, operator.ixor)  # (``_fast.OPERATORS``)
+        self._counts = HOSTPATH.elided_counts if HOSTPATH is not None else lambda: (0,) * 8
         self.clear()
 
     def clear(self) -> None:

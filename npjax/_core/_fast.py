@@ -2,16 +2,16 @@
 
 ``enable()`` (called once by ``npjax/__init__.py``, after every member is installed and routed)
 hands the C base class ``_hostpath.ArrayBase`` ndarray's layout and the Python members it takes
-over (``a + b``, ``-``, ``*``, ``/``, reflected and in place; ``a[index]``, ``a[index] = v``),
-then removes those members from ``ndarray`` so that its type slots are the C ones (and its
-deallocation the C module's, which keeps a few freed arrays to build results from). The C slots
-run the common case (host arrays and Python numbers; plain indexes; numbers written without a
-cast that could warn) and call the Python member for everything else, so the Python members
-stay the one definition of these operations, and the pure-Python build (no compiler, or
-``NPJAX_PURE_PYTHON=1``) runs them all. With no Python frame between the user's line and
-NumPy, NumPy's warnings name the user's line without the error-state switch the Python path
-needs (``_numpy_calls.run_loops``); called from npjax's own code, the C slots run the Python
-member.
+over (``a + b``, ``-``, ``*``, ``/``, ``@``, ``&``, ``|``, ``^``, reflected and in place;
+``a[index]``, ``a[index] = v``), then removes those members from ``ndarray`` so that its type
+slots are the C ones (and its deallocation the C module's, which keeps a few freed arrays to
+build results from). The C slots run the common case (host arrays and numbers; indexes of ints,
+slices and arrays; numbers written without a cast that could warn) and call the Python member
+for everything else, so the Python members stay the one definition of these operations, and the
+pure-Python build (no compiler, or ``NPJAX_PURE_PYTHON=1``) runs them all. With no Python frame
+between the user's line and NumPy, NumPy's warnings name the user's line without the error-state
+switch the Python path needs (``_numpy_calls.run_loops``); called from npjax's own code, the C
+slots run the Python member.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from npjax._core._ndarray import ndarray
 
 # The members the C slots take over (a binary slot serves ``__op__`` and ``__rop__``; the
 # comparison slot all six comparisons).
-OPERATORS = ("add", "sub", "mul", "truediv", "matmul")
+OPERATORS = ("add", "sub", "mul", "truediv", "matmul", "and", "or", "xor")
 COMPARISONS = ("__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__")
 UNARY = ("__neg__", "__pos__", "__abs__", "__invert__")
 COUNTED = tuple(f"__{p}{op}__" for op in OPERATORS for p in ("", "r", "i")) + COMPARISONS + UNARY
@@ -82,7 +82,8 @@ def enable() -> bool:
         "place_new": _placement.place_new, "place_got": _element_access._place_got,
         "elide_items": _host_paths._ELIDE_ITEMS, "number_scalars": _placement._NUMBER_SCALARS,
         "grows_off_host": _placement.grows_off_host,
-        "operator_ufuncs": (np.add, np.subtract, np.multiply, np.true_divide, np.matmul),
+        "operator_ufuncs": (np.add, np.subtract, np.multiply, np.true_divide, np.matmul,
+                            np.bitwise_and, np.bitwise_or, np.bitwise_xor),
         **_elision_facts()})
     for name in MEMBERS:
         delattr(ndarray, name)

@@ -2,8 +2,8 @@
 
    ``ArrayBase`` here is the base class of ``npjax.ndarray`` when this module is built (the
    pure-Python ``ArrayBase`` of ``_array_base.py`` otherwise). Its slots run the common case
-   of ``a + b``, ``a - b``, ``a * b``, ``a / b`` (and reflected, and in place), ``a[index]``
-   and ``a[index] = number`` on host arrays: NumPy's own operation on the NumPy data, the
+   of ``a + b``, ``a - b``, ``a * b``, ``a / b``, ``@``, ``&``, ``|``, ``^`` (and reflected,
+   and in place), ``a[index]`` and ``a[index] = number`` on host arrays: NumPy's own operation on the NumPy data, the
    result wrapped as ``host_owner``/``host_view`` wrap it. Everything else calls the Python
    member it replaces (``_fast.enable`` hands them over and removes them from the class),
    so the Python code stays the one definition of what these operations do.
@@ -66,17 +66,19 @@ static PyObject *last_globals = NULL;  /* the last caller's module globals, and 
 static int last_user = 0;              /* they are the user's (not npjax's) */
 static PyObject *npjax_key = NULL, *npjax_name = NULL, *npjax_prefix = NULL;
 
-enum { ADD, SUB, MUL, DIV, MATMUL, NOPS };
+enum { ADD, SUB, MUL, DIV, MATMUL, AND, OR, XOR, NOPS };
 static const char *names[NOPS][3] = {
     {"__add__", "__radd__", "__iadd__"}, {"__sub__", "__rsub__", "__isub__"},
     {"__mul__", "__rmul__", "__imul__"}, {"__truediv__", "__rtruediv__", "__itruediv__"},
-    {"__matmul__", "__rmatmul__", "__imatmul__"}};
+    {"__matmul__", "__rmatmul__", "__imatmul__"}, {"__and__", "__rand__", "__iand__"},
+    {"__or__", "__ror__", "__ior__"}, {"__xor__", "__rxor__", "__ixor__"}};
 /* NumPy's ufuncs of the operators: what NumPy's own ``x + y`` calls on arrays (past checks
    that cannot apply here: deferring to another type, temporary elision) */
 static PyObject *np_ops[NOPS];
 static binaryfunc inplace[NOPS] = {PyNumber_InPlaceAdd, PyNumber_InPlaceSubtract,
                                    PyNumber_InPlaceMultiply, PyNumber_InPlaceTrueDivide,
-                                   PyNumber_InPlaceMatrixMultiply};
+                                   PyNumber_InPlaceMatrixMultiply, PyNumber_InPlaceAnd,
+                                   PyNumber_InPlaceOr, PyNumber_InPlaceXor};
 static PyObject *grows_off_host = NULL;  /* ``_placement.grows_off_host`` */
 /* NumPy's temporary elision (``_host_paths._ELIDABLE``, ``_temporary``): the dtype kinds
    each operator's member (0) and reflected member (1) may write into a temporary of (a
@@ -528,6 +530,9 @@ BINARY(nb_sub, SUB)
 BINARY(nb_mul, MUL)
 BINARY(nb_div, DIV)
 BINARY(nb_matmul, MATMUL)
+BINARY(nb_and, AND)
+BINARY(nb_or, OR)
+BINARY(nb_xor, XOR)
 
 /* --- comparisons and unary operators -------------------------------------------------- */
 
@@ -603,22 +608,21 @@ static PyObject *index_part(PyObject *k) {
     return number_operand(k) && !PyFloat_CheckExact(k) ? k : NULL;
 }
 
-/* An index as NumPy gets it on the host route (``_element_access._host_index``; a new
-   reference), or NULL (no error set) when the Python member must run: ints, slices, None,
-   Ellipsis, host arrays (their data), NumPy's arrays and number scalars, and tuples of
-   these. */
-static PyObject *host_index(PyObject *index) {
-    if (!PyTuple_CheckExact(index)) {
-        PyObject *k = index_part(index);
-        return k == NULL ? NULL : Py_NewRef(k);
-    }
+/* An index as NumPy gets it on the host route (``_element_access._host_index``), or NULL
+   (no error set) when the Python member must run: ints, slices, None, Ellipsis, host arrays
+   (their data), NumPy's arrays and number scalars, and tuples of these. Borrowed, or a new
+   tuple (``*owned`` set) for a tuple holding host arrays. */
+static PyObject *host_index(PyObject *index, int *owned) {
+    *owned = 0;
+    if (PyLong_CheckExact(index) || PySlice_Check(index)) return index;
+    if (!PyTuple_CheckExact(index)) return index_part(index);
     Py_ssize_t n = PyTuple_GET_SIZE(index), arrays = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *k = PyTuple_GET_ITEM(index, i), *part = index_part(k);
         if (part == NULL) return NULL;
         arrays += part != k;
     }
-    if (arrays == 0) return Py_NewRef(index);
+    if (arrays == 0) return index;
     PyObject *key = PyTuple_New(n);
     if (key == NULL) {
         PyErr_Clear();
@@ -626,15 +630,17 @@ static PyObject *host_index(PyObject *index) {
     }
     for (Py_ssize_t i = 0; i < n; i++)
         PyTuple_SET_ITEM(key, i, Py_NewRef(index_part(PyTuple_GET_ITEM(index, i))));
+    *owned = 1;
     return key;
 }
 
 static PyObject *mp_subscript(PyObject *self, PyObject *index) {
     PyObject *root, *value, *data, *key;
+    int owned;
     if (enabled && Py_TYPE(self) == Arr && (data = host_data(self, &root, &value)) != NULL &&
-        (key = host_index(index)) != NULL) {
+        (key = host_index(index, &owned)) != NULL) {
         PyObject *got = PyObject_GetItem(data, key);
-        Py_DECREF(key);
+        if (owned) Py_DECREF(key);
         if (got == NULL || Py_TYPE(got) != NpArr) return got;  /* an element, an error */
         if (NP(got)->base == value) {  /* the common view, of the root's own memory */
             PyObject *view = new_view(root, got);
@@ -671,8 +677,9 @@ static int mp_ass_subscript(PyObject *self, PyObject *index, PyObject *value) {
     }
     else {
         PyObject *data, *key;
+        int owned;
         if (enabled && Py_TYPE(self) == Arr && (data = host_data(self, NULL, NULL)) != NULL &&
-            (key = host_index(index)) != NULL) {
+            (key = host_index(index, &owned)) != NULL) {
             /* what NumPy writes without a cast that could warn: a Python float or int into
                float64 or int64, NumPy's scalar or a host array of the array's own dtype */
             PyObject *dtype = NP(data)->descr, *new = NULL;
@@ -687,7 +694,7 @@ static int mp_ass_subscript(PyObject *self, PyObject *index, PyObject *value) {
                      dtype)
                 new = value;
             int r = PyErr_Occurred() ? -1 : new != NULL ? PyObject_SetItem(data, key, new) : 1;
-            Py_DECREF(key);
+            if (owned) Py_DECREF(key);
             if (r <= 0) return r;
         }
         r = PyObject_Vectorcall(fb_setitem, (PyObject *[]){self, index, value}, 3, NULL);
@@ -1501,10 +1508,19 @@ static int configure_elision(PyObject *kw) {
     return 0;
 }
 
-/* The elisions the slots did per operator (add, subtract, multiply, divide, matmul). */
+/* The elisions the slots did per operator (in the order of ``_fast.OPERATORS``). */
 static PyObject *elided_counts(PyObject *mod, PyObject *unused) {
-    return Py_BuildValue("(nnnnn)", elided[ADD], elided[SUB], elided[MUL], elided[DIV],
-                         elided[MATMUL]);
+    PyObject *counts = PyTuple_New(NOPS);
+    if (counts == NULL) return NULL;
+    for (int op = 0; op < NOPS; op++) {
+        PyObject *n = PyLong_FromSsize_t(elided[op]);
+        if (n == NULL) {
+            Py_DECREF(counts);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(counts, op, n);
+    }
+    return counts;
 }
 
 static PyObject *configure(PyObject *mod, PyObject *kw) {
@@ -1628,6 +1644,8 @@ static PyNumberMethods number = {
     .nb_inplace_add = nb_add_inplace, .nb_inplace_subtract = nb_sub_inplace,
     .nb_inplace_multiply = nb_mul_inplace, .nb_inplace_true_divide = nb_div_inplace,
     .nb_matrix_multiply = nb_matmul, .nb_inplace_matrix_multiply = nb_matmul_inplace,
+    .nb_and = nb_and, .nb_or = nb_or, .nb_xor = nb_xor, .nb_inplace_and = nb_and_inplace,
+    .nb_inplace_or = nb_or_inplace, .nb_inplace_xor = nb_xor_inplace,
     .nb_negative = nb_negative, .nb_positive = nb_positive, .nb_absolute = nb_absolute,
     .nb_invert = nb_invert,
 };
