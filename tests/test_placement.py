@@ -9,6 +9,7 @@ and errors stay NumPy's.
 
 from __future__ import annotations
 
+import contextlib
 
 import numpy as np
 import pytest
@@ -273,16 +274,49 @@ def test_numpy_scalar_operands_run_on_the_host(scalar, dtype):
         assert sum(npjax.stats()["calls"].values()) == npjax.stats()["placement"]["host"]
 
 
-@pytest.fixture
-def loops_run(monkeypatch):
-    """The NumPy functions the operator members run (``operator.iadd`` for an elided one),
-    every array on the host."""
-    from npjax._placement import _host_paths
+class _LoopsRun:
+    """The NumPy functions the operator members ran (``operator.iadd`` for an elided
+    temporary), with the C slots' elisions (``_hostpath.elided_counts``) counted as the
+    in-place operators they run."""
 
-    seen, real = [], _host_paths.run_loops
+    def __init__(self) -> None:
+        import operator
+
+        from npjax._core._array_base import HOSTPATH
+
+        self.python: list = []
+        self._ops = (operator.iadd, operator.isub, operator.imul, operator.itruediv, None,
+                     operator.iand, operator.ior, operator.ixor)  # (``_fast.OPERATORS``)
+        self._counts = HOSTPATH.elided_counts if HOSTPATH is not None else lambda: (0,) * 8
+        self.clear()
+
+    def clear(self) -> None:
+        self.python.clear()
+        self._start = self._counts()
+
+    def __iter__(self):
+        in_c = [fn for fn, now, then in zip(self._ops, self._counts(), self._start)
+                for _ in range(now - then)]
+        return iter(self.python + in_c)
+
+    def count(self, fn) -> int:
+        return list(self).count(fn)
+
+
+@pytest.fixture(params=["c", "python"])
+def loops_run(request, monkeypatch):
+    """The NumPy functions the operator members run (``_LoopsRun``), every array on the host;
+    by the C slots where the C module is built ("c") and by the Python members ("python")."""
+    from npjax._placement import _fast, _host_paths
+
+    if request.param == "c" and not _fast.ENABLED:
+        pytest.skip("the C module is not built")
+    seen = _LoopsRun()
+    real = _host_paths.run_loops
     monkeypatch.setattr(_host_paths, "run_loops",
-                        lambda fn, *a: (seen.append(fn), real(fn, *a))[1])
-    with npjax.policy(placement="host"):
+                        lambda fn, *a: (seen.python.append(fn), real(fn, *a))[1])
+    only = _fast.python_only() if request.param == "python" else contextlib.nullcontext()
+    with npjax.policy(placement="host"), only:
         yield seen
 
 

@@ -2,8 +2,8 @@
 
    ``ArrayBase`` here is the base class of ``npjax.ndarray`` when this module is built (the
    pure-Python ``ArrayBase`` of ``_array_base.py`` otherwise). Its slots run the common case
-   of ``a + b``, ``a - b``, ``a * b``, ``a / b`` (and reflected, and in place), ``a[index]``
-   and ``a[index] = number`` on host arrays: NumPy's own operation on the NumPy data, the
+   of ``a + b``, ``a - b``, ``a * b``, ``a / b``, ``@``, ``&``, ``|``, ``^`` (and reflected,
+   and in place), ``a[index]`` and ``a[index] = number`` on host arrays: NumPy's own operation on the NumPy data, the
    result wrapped as ``host_owner``/``host_view`` wrap it. Everything else calls the Python
    member it replaces (``_fast.enable`` hands them over and removes them from the class),
    so the Python code stays the one definition of what these operations do.
@@ -28,9 +28,19 @@ typedef struct {
     Py_ssize_t *strides;
     PyObject *base;
     PyObject *descr;
+    int flags;
 } NumpyFields;
 
+/* The first fields of NumPy's ``PyArray_Descr`` (unchanged since NumPy 1.0). */
+typedef struct {
+    PyObject_HEAD
+    PyTypeObject *typeobj;
+    char kind;
+} DescrFields;
+
 #define NP(o) ((NumpyFields *)(o))
+#define NP_WRITEABLE 0x0400  /* NPY_ARRAY_WRITEABLE */
+#define NP_KIND(o) (((DescrFields *)NP(o)->descr)->kind)
 #if defined(__GNUC__) || defined(__clang__)
 #define COLD __attribute__((noinline, cold))  /* (off the hot paths' code) */
 #else
@@ -56,18 +66,29 @@ static PyObject *last_globals = NULL;  /* the last caller's module globals, and 
 static int last_user = 0;              /* they are the user's (not npjax's) */
 static PyObject *npjax_key = NULL, *npjax_name = NULL, *npjax_prefix = NULL;
 
-enum { ADD, SUB, MUL, DIV, MATMUL, NOPS };
+enum { ADD, SUB, MUL, DIV, MATMUL, AND, OR, XOR, NOPS };
 static const char *names[NOPS][3] = {
     {"__add__", "__radd__", "__iadd__"}, {"__sub__", "__rsub__", "__isub__"},
     {"__mul__", "__rmul__", "__imul__"}, {"__truediv__", "__rtruediv__", "__itruediv__"},
-    {"__matmul__", "__rmatmul__", "__imatmul__"}};
+    {"__matmul__", "__rmatmul__", "__imatmul__"}, {"__and__", "__rand__", "__iand__"},
+    {"__or__", "__ror__", "__ior__"}, {"__xor__", "__rxor__", "__ixor__"}};
 /* NumPy's ufuncs of the operators: what NumPy's own ``x + y`` calls on arrays (past checks
    that cannot apply here: deferring to another type, temporary elision) */
 static PyObject *np_ops[NOPS];
 static binaryfunc inplace[NOPS] = {PyNumber_InPlaceAdd, PyNumber_InPlaceSubtract,
                                    PyNumber_InPlaceMultiply, PyNumber_InPlaceTrueDivide,
-                                   PyNumber_InPlaceMatrixMultiply};
+                                   PyNumber_InPlaceMatrixMultiply, PyNumber_InPlaceAnd,
+                                   PyNumber_InPlaceOr, PyNumber_InPlaceXor};
 static PyObject *grows_off_host = NULL;  /* ``_route.grows_off_host`` */
+/* NumPy's temporary elision (``_host_paths._ELIDABLE``, ``_temporary``): the dtype kinds
+   each operator's member (0) and reflected member (1) may write into a temporary of (a
+   string; NULL: never), the byte limit, the opcodes that apply an operator, the references
+   a temporary and its buffer have here, and the elisions done per operator (for tests). */
+static char *elide_kinds[NOPS][2], elide_kind_text[NOPS][2][16];
+static Py_ssize_t elide_bytes = 0, temporary_refs = 1, buffer_refs = 2;
+static char binary_opcode[256];
+static Py_ssize_t elided[NOPS];
+static PyObject *itemsize_name = NULL, *dtype_name = NULL;
 static PyObject *fb[NOPS][3];    /* the Python members */
 static PyObject *cnt[NOPS][3];   /* their count cells */
 static Py_ssize_t pending[NOPS][3];  /* their host calls not yet in the cells */
@@ -353,6 +374,61 @@ static int grows(PyObject *x, PyObject *y) {
     return size > (xs > ys ? xs : ys);
 }
 
+/* Whether ``self <op> other`` may write its result into ``self``'s data ``data`` (``other``
+   as NumPy gets it), as the Python member decides it (``_host_paths._temporary``, whose
+   reference counts include three of its own frames'): 1 yes, 0 no, -1 an error, 2 where
+   this build cannot read the calling frame. Called from the user's code (``user_frame``). */
+static int temporary(int op, int side, PyObject *self, PyObject *data, PyObject *other) {
+    const char *kinds = elide_kinds[op][side];
+    if (kinds == NULL || strchr(kinds, NP_KIND(data)) == NULL) return 0;
+    PyObject *size = PyObject_GetAttr(NP(data)->descr, itemsize_name);
+    if (size == NULL) return -1;
+    Py_ssize_t itemsize = PyLong_AsSsize_t(size);
+    Py_DECREF(size);
+    if (itemsize == -1 && PyErr_Occurred()) return -1;
+    if (np_size(data) * itemsize < elide_bytes) return 0;
+    if (Py_TYPE(other) == NpArr) {
+        if (NP(other)->descr != NP(data)->descr) {
+            int ne = PyObject_RichCompareBool(NP(other)->descr, NP(data)->descr, Py_NE);
+            if (ne != 0) return ne < 0 ? -1 : 0;
+        }
+        if (NP(other)->nd != 0 && !same_shape(other, data)) return 0;
+    }
+    else if (PLAIN_NUMBER(other)) {
+        if (NP_KIND(data) != 'f' && NP_KIND(data) != 'c') return 0;
+    }
+    else {  /* NumPy's number scalar: its dtype */
+        PyObject *dt = PyObject_GetAttr(other, dtype_name);
+        if (dt == NULL) return -1;
+        int ne = PyObject_RichCompareBool(dt, NP(data)->descr, Py_NE);
+        Py_DECREF(dt);
+        if (ne != 0) return ne < 0 ? -1 : 0;
+    }
+    PyObject *readonly = SLOT(self, off_readonly);
+    if (SLOT(self, off_cache) != Py_None) return 0;
+    if (readonly != Py_False) {
+        int ro = PyObject_IsTrue(readonly);
+        if (ro != 0) return ro < 0 ? -1 : 0;
+    }
+    if (NP(data)->base != NULL || !(NP(data)->flags & NP_WRITEABLE)) return 0;
+    if (Py_REFCNT(self) > temporary_refs || Py_REFCNT(data) > buffer_refs) return 0;
+#if PY_VERSION_HEX >= 0x030B0000
+    PyFrameObject *frame = PyEval_GetFrame();  /* borrowed: the code applying the operator */
+    if (frame == NULL) return 0;
+    PyCodeObject *code = PyFrame_GetCode(frame);
+    PyObject *co_code = PyCode_GetCode(code);
+    Py_DECREF(code);
+    if (co_code == NULL) return -1;
+    int lasti = PyFrame_GetLasti(frame), applies = 0;
+    if (lasti >= 0 && lasti < PyBytes_GET_SIZE(co_code))
+        applies = binary_opcode[(unsigned char)PyBytes_AS_STRING(co_code)[lasti]];
+    Py_DECREF(co_code);
+    return applies;
+#else
+    return 2;
+#endif
+}
+
 /* The fast case of ``left <op> right`` (in place when ``in_place``), or NULL with no error
    set when the Python member must run. */
 static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_place,
@@ -383,7 +459,6 @@ static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_pla
         size = items = np_size(y);
     }
     else return NULL;
-    if (items >= elide_items) return NULL;  /* NumPy's temporary elision: Python's member */
     Py_ssize_t limit = host_limit();
     if (limit == -2) { *done = 1; return NULL; }
     if (limit < 0 || !user_frame()) return NULL;
@@ -401,10 +476,21 @@ static PyObject *fast_binary(int op, PyObject *left, PyObject *right, int in_pla
         if (off < 0) { *done = 1; return NULL; }
         if (off) return NULL;
     }
+    int elide = 0;
+    if (!in_place && items >= elide_items) {
+        elide = temporary(op, side, self, side == 1 ? y : x, side == 1 ? x : y);
+        if (elide < 0) { *done = 1; return NULL; }
+        if (elide > 1) return NULL;  /* (no frame read here: Python's member decides) */
+    }
     pending[op][side]++;
     *done = 1;
+    PyObject *result;
+    if (elide) {  /* written into the temporary's data: NumPy's in-place operator */
+        elided[op]++;
+        result = side == 1 ? inplace[op](y, x) : inplace[op](x, y);
+    }
     /* NumPy's operator on the NumPy operands, in the user's order */
-    PyObject *result = in_place ? inplace[op](x, y) : call2(np_ops[op], x, y);
+    else result = in_place ? inplace[op](x, y) : call2(np_ops[op], x, y);
     if (result == NULL) return NULL;
     if (result == (side == 1 ? y : x)) {  /* in place */
         Py_DECREF(result);
@@ -444,6 +530,9 @@ BINARY(nb_sub, SUB)
 BINARY(nb_mul, MUL)
 BINARY(nb_div, DIV)
 BINARY(nb_matmul, MATMUL)
+BINARY(nb_and, AND)
+BINARY(nb_or, OR)
+BINARY(nb_xor, XOR)
 
 /* --- comparisons and unary operators -------------------------------------------------- */
 
@@ -508,32 +597,65 @@ static PyObject *nb_invert(PyObject *self) { return unary(INV, self); }
 
 /* --- element access ------------------------------------------------------------------ */
 
-/* An index NumPy takes as it is: an int, a slice, or a tuple of ints, slices, None and
-   Ellipsis. */
-static int plain_index(PyObject *index) {
-    if (PyLong_CheckExact(index) || PySlice_Check(index)) return 1;
-    if (!PyTuple_CheckExact(index)) return 0;
-    Py_ssize_t n = PyTuple_GET_SIZE(index);
+/* A part of an index as NumPy gets it on the host route (``_element_access._host_part``;
+   borrowed), or NULL: an int, a slice, None, Ellipsis, NumPy's array or number scalar as
+   it is, a host array's data (not a scalar's). */
+static PyObject *index_part(PyObject *k) {
+    if (PyLong_CheckExact(k) || PySlice_Check(k) || k == Py_None || k == Py_Ellipsis ||
+        Py_TYPE(k) == NpArr)
+        return k;
+    if (Py_TYPE(k) == Arr) return host_data(k, NULL, NULL);
+    return number_operand(k) && !PyFloat_CheckExact(k) ? k : NULL;
+}
+
+/* An index as NumPy gets it on the host route (``_element_access._host_index``), or NULL
+   (no error set) when the Python member must run: ints, slices, None, Ellipsis, host arrays
+   (their data), NumPy's arrays and number scalars, and tuples of these. Borrowed, or a new
+   tuple (``*owned`` set) for a tuple holding host arrays. */
+static PyObject *host_index(PyObject *index, int *owned) {
+    *owned = 0;
+    if (PyLong_CheckExact(index) || PySlice_Check(index)) return index;
+    if (!PyTuple_CheckExact(index)) return index_part(index);
+    Py_ssize_t n = PyTuple_GET_SIZE(index), arrays = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *k = PyTuple_GET_ITEM(index, i);
-        if (!(PyLong_CheckExact(k) || PySlice_Check(k) || k == Py_None || k == Py_Ellipsis))
-            return 0;
+        PyObject *k = PyTuple_GET_ITEM(index, i), *part = index_part(k);
+        if (part == NULL) return NULL;
+        arrays += part != k;
     }
-    return 1;
+    if (arrays == 0) return index;
+    PyObject *key = PyTuple_New(n);
+    if (key == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        PyTuple_SET_ITEM(key, i, Py_NewRef(index_part(PyTuple_GET_ITEM(index, i))));
+    *owned = 1;
+    return key;
 }
 
 static PyObject *mp_subscript(PyObject *self, PyObject *index) {
-    PyObject *root, *value, *data;
-    if (enabled && Py_TYPE(self) == Arr && plain_index(index) &&
-        (data = host_data(self, &root, &value)) != NULL) {
-        PyObject *got = PyObject_GetItem(data, index);
+    PyObject *root, *value, *data, *key;
+    int owned;
+    if (enabled && Py_TYPE(self) == Arr && (data = host_data(self, &root, &value)) != NULL &&
+        (key = host_index(index, &owned)) != NULL) {
+        PyObject *got = PyObject_GetItem(data, key);
+        if (owned) Py_DECREF(key);
         if (got == NULL || Py_TYPE(got) != NpArr) return got;  /* an element, an error */
         if (NP(got)->base == value) {  /* the common view, of the root's own memory */
             PyObject *view = new_view(root, got);
             Py_DECREF(got);
             return view;
         }
-        PyObject *r = call2(place_got, self, got);
+        char kind = NP_KIND(data);
+        Py_ssize_t limit = kind == 'O' || kind == 'V' ? -1 : host_limit();
+        if (limit == -2) {
+            Py_DECREF(got);
+            return NULL;
+        }
+        if (limit >= 0)  /* a new array (fancy indexing): ``place_result``'s common case */
+            return placed(got, limit, 1, &self);
+        PyObject *r = call2(place_got, self, got);  /* (object arrays hold arrays) */
         Py_DECREF(got);
         return r;
     }
@@ -554,9 +676,10 @@ static int mp_ass_subscript(PyObject *self, PyObject *index, PyObject *value) {
         r = call2(fb_delitem, self, index);
     }
     else {
-        PyObject *data;
-        if (enabled && Py_TYPE(self) == Arr && plain_index(index) &&
-            (data = host_data(self, NULL, NULL)) != NULL) {
+        PyObject *data, *key;
+        int owned;
+        if (enabled && Py_TYPE(self) == Arr && (data = host_data(self, NULL, NULL)) != NULL &&
+            (key = host_index(index, &owned)) != NULL) {
             /* what NumPy writes without a cast that could warn: a Python float or int into
                float64 or int64, NumPy's scalar or a host array of the array's own dtype */
             PyObject *dtype = NP(data)->descr, *new = NULL;
@@ -570,8 +693,9 @@ static int mp_ass_subscript(PyObject *self, PyObject *index, PyObject *value) {
             else if (PyDict_GetItemWithError(quiet_scalars, (PyObject *)Py_TYPE(value)) ==
                      dtype)
                 new = value;
-            if (PyErr_Occurred()) return -1;
-            if (new != NULL) return PyObject_SetItem(data, index, new);
+            int r = PyErr_Occurred() ? -1 : new != NULL ? PyObject_SetItem(data, key, new) : 1;
+            if (owned) Py_DECREF(key);
+            if (r <= 0) return r;
         }
         r = PyObject_Vectorcall(fb_setitem, (PyObject *[]){self, index, value}, 3, NULL);
     }
@@ -959,7 +1083,7 @@ static PyGetSetDef array_getset[] = {
 /* --- ufunc calls ---------------------------------------------------------------------- */
 
 /* ``UfuncBase``: the base of ``npjax.ufunc``; its call runs ``npjax.add(a, b)``'s common case
-   (two operands, host arrays or Python numbers, no keywords) and the Python ``__call__`` for
+   (two operands, host arrays or numbers, no keywords) and the Python ``__call__`` for
    everything else. */
 typedef struct {
     PyObject_HEAD
@@ -1026,13 +1150,13 @@ static PyObject *ufunc_operand(PyObject *a) {
 
 static PyObject *ufunc_fast(UfuncObject *u, PyObject *a, PyObject *b, int *done) {
     *done = 0;
-    if (Py_TYPE(a) != Arr && Py_TYPE(b) != Arr) return NULL;
     PyObject *x = ufunc_operand(a), *y = x ? ufunc_operand(b) : NULL;
     if (y == NULL) return NULL;
-    Py_ssize_t size;
+    Py_ssize_t size = 1;  /* (two numbers: NumPy's scalar) */
     if (Py_TYPE(x) == NpArr && Py_TYPE(y) == NpArr)
         size = same_shape(x, y) ? np_size(x) : np_size(x) * np_size(y);
-    else size = Py_TYPE(x) == NpArr ? np_size(x) : np_size(y);
+    else if (Py_TYPE(x) == NpArr) size = np_size(x);
+    else if (Py_TYPE(y) == NpArr) size = np_size(y);
     Py_ssize_t limit = host_limit();
     if (limit == -2) { *done = 1; return NULL; }
     if (limit < 0 || size > limit || !user_frame()) return NULL;
@@ -1293,8 +1417,8 @@ static PyObject *get_item(PyObject *dict, const char *key) {
     return v;
 }
 
-/* checks(samples): each sample (array, ndim, size, base, dtype) as Python sees it; True when
-   NumPy's fields read here agree. */
+/* checks(samples): each sample (array, ndim, size, base, dtype, writeable, dtype kind) as
+   Python sees it; True when NumPy's fields read here agree. */
 static PyObject *layout_agrees(PyObject *mod, PyObject *samples) {
     PyObject *it = PyObject_GetIter(samples), *s;
     if (it == NULL) return NULL;
@@ -1304,20 +1428,99 @@ static PyObject *layout_agrees(PyObject *mod, PyObject *samples) {
         int nd;
         Py_ssize_t size;
         PyObject *base, *dtype;
-        if (!PyArg_ParseTuple(s, "OinOO", &a, &nd, &size, &base, &dtype)) {
+        int writeable, kind;
+        if (!PyArg_ParseTuple(s, "OinOOpC", &a, &nd, &size, &base, &dtype, &writeable,
+                              &kind)) {
             Py_DECREF(s);
             Py_DECREF(it);
             return NULL;
         }
         if (NP(a)->nd != nd ||  /* (the caller's samples are numpy.ndarray) */
             np_size(a) != size || NP(a)->base != (base == Py_None ? NULL : base) ||
-            NP(a)->descr != dtype)
+            NP(a)->descr != dtype || !(NP(a)->flags & NP_WRITEABLE) != !writeable ||
+            (unsigned char)NP_KIND(a) != kind)
             ok = 0;
         Py_DECREF(s);
     }
     Py_DECREF(it);
     if (PyErr_Occurred()) return NULL;
     return PyBool_FromLong(ok);
+}
+
+/* The elision facts of ``configure``'s dict: "elide_kinds" (per operator, the dtype kinds of
+   its member and reflected member, or None), "elide_bytes", "binary_opcodes", and the
+   references "temporary_refs" and "buffer_refs" a temporary and its buffer have in a slot. */
+static int configure_elision(PyObject *kw) {
+    PyObject *kinds = get_item(kw, "elide_kinds"), *nbytes = get_item(kw, "elide_bytes"),
+             *codes = get_item(kw, "binary_opcodes"), *trefs = get_item(kw, "temporary_refs"),
+             *brefs = get_item(kw, "buffer_refs");
+    if (!kinds || !nbytes || !codes || !trefs || !brefs) return -1;
+    if (!PyTuple_Check(kinds) || PyTuple_GET_SIZE(kinds) != NOPS) {
+        PyErr_SetString(PyExc_TypeError, "configure: elide_kinds, one pair per operator");
+        return -1;
+    }
+    char *found[NOPS][2];
+    for (int op = 0; op < NOPS; op++) {
+        PyObject *pair = PyTuple_GET_ITEM(kinds, op);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "configure: elide_kinds, one pair per operator");
+            return -1;
+        }
+        for (int side = 0; side < 2; side++) {
+            PyObject *k = PyTuple_GET_ITEM(pair, side);
+            found[op][side] = NULL;
+            if (k == Py_None) continue;
+            Py_ssize_t n;
+            const char *text = PyUnicode_Check(k) ? PyUnicode_AsUTF8AndSize(k, &n) : NULL;
+            if (text == NULL || n >= 16) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_TypeError, "configure: elide_kinds, short strings");
+                return -1;
+            }
+            memcpy(elide_kind_text[op][side], text, n + 1);
+            found[op][side] = elide_kind_text[op][side];
+        }
+    }
+    Py_ssize_t b = PyLong_AsSsize_t(nbytes), t = PyLong_AsSsize_t(trefs),
+               r = PyLong_AsSsize_t(brefs);
+    if (PyErr_Occurred()) return -1;
+    char table[256] = {0};
+    PyObject *it = PyObject_GetIter(codes), *c;
+    if (it == NULL) return -1;
+    while ((c = PyIter_Next(it)) != NULL) {
+        long code = PyLong_AsLong(c);
+        Py_DECREF(c);
+        if (code < 0 || code > 255) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "configure: an opcode");
+            break;
+        }
+        table[code] = 1;
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) return -1;
+    if (itemsize_name == NULL && (itemsize_name = PyUnicode_InternFromString("itemsize")) == NULL)
+        return -1;
+    if (dtype_name == NULL && (dtype_name = PyUnicode_InternFromString("dtype")) == NULL)
+        return -1;
+    memcpy(binary_opcode, table, sizeof(table));
+    memcpy(elide_kinds, found, sizeof(found));
+    elide_bytes = b, temporary_refs = t, buffer_refs = r;
+    return 0;
+}
+
+/* The elisions the slots did per operator (in the order of ``_fast.OPERATORS``). */
+static PyObject *elided_counts(PyObject *mod, PyObject *unused) {
+    PyObject *counts = PyTuple_New(NOPS);
+    if (counts == NULL) return NULL;
+    for (int op = 0; op < NOPS; op++) {
+        PyObject *n = PyLong_FromSsize_t(elided[op]);
+        if (n == NULL) {
+            Py_DECREF(counts);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(counts, op, n);
+    }
+    return counts;
 }
 
 static PyObject *configure(PyObject *mod, PyObject *kw) {
@@ -1379,6 +1582,7 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
     if (!g || !st || !dl) return NULL;
     Py_ssize_t elide = PyLong_AsSsize_t(objs[11]);
     if (elide == -1 && PyErr_Occurred()) return NULL;
+    if (configure_elision(kw) < 0) return NULL;
 
     Py_XSETREF(Arr, (PyTypeObject *)Py_NewRef(cls));
     Py_XSETREF(NpArr, (PyTypeObject *)Py_NewRef(objs[0]));
@@ -1440,6 +1644,8 @@ static PyNumberMethods number = {
     .nb_inplace_add = nb_add_inplace, .nb_inplace_subtract = nb_sub_inplace,
     .nb_inplace_multiply = nb_mul_inplace, .nb_inplace_true_divide = nb_div_inplace,
     .nb_matrix_multiply = nb_matmul, .nb_inplace_matrix_multiply = nb_matmul_inplace,
+    .nb_and = nb_and, .nb_or = nb_or, .nb_xor = nb_xor, .nb_inplace_and = nb_and_inplace,
+    .nb_inplace_or = nb_or_inplace, .nb_inplace_xor = nb_xor_inplace,
     .nb_negative = nb_negative, .nb_positive = nb_positive, .nb_absolute = nb_absolute,
     .nb_invert = nb_invert,
 };
@@ -1499,6 +1705,7 @@ static PyTypeObject ArrayBaseType = {
 static PyMethodDef methods[] = {
     {"configure", configure, METH_O, "Hand over npjax.ndarray's layout and Python members."},
     {"layout_agrees", layout_agrees, METH_O, "Whether NumPy's fields read here are right."},
+    {"elided_counts", elided_counts, METH_NOARGS, "The slots' temporary elisions per operator."},
     {"set_enabled", set_enabled, METH_O, "Turn the fast paths on or off."},
     {"set_ufunc_call", set_ufunc_call, METH_O, "Hand over ufunc.__call__ (Python)."},
     {"flush_counts", flush_counts, METH_NOARGS, "Add the host calls counted here to the cells."},

@@ -587,8 +587,7 @@ def _median_public(name: str, a: Any, axis: Any, out: Any, keepdims: Any, nan: b
     res_dt = _oracle(name, a.dtype)
     if nan and a.dtype.kind in "fc":
         # NumPy's small-axis nanmedian goes through numpy.ma (pairs summed in the dtype)
-        ma_pairs = axis is not None and a.ndim > 1 and math.prod(
-            a.shape[i] for i in axes) < 600
+        ma_pairs = axis is not None and a.ndim > 1 and math.prod(a.shape[i] for i in axes) < 600
         core = _k_nanmedian
     else:
         ma_pairs = False
@@ -790,11 +789,12 @@ _METHOD_NAMES = ("sum", "prod", "mean", "std", "var", "min", "max", "argmin", "a
 
 
 def _sum_method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
-    """npjax implementation of ``numpy.ndarray.sum`` (a window: at its bucket's program)."""
+    """npjax implementation of ``numpy.ndarray.sum`` (a window: its bucket's; keywords_of)."""
     got = None if args or kwargs or self._base is None else _window_reads.one(self)
     return sum(self, *args, **kwargs) if got is None else \
         _window_reads.summed(sum(ndarray._owner(got[0])), *got)
 
 
+_sum_method.keywords_of = sum
 install_methods({name: globals()[name] for name in _METHOD_NAMES
                  if hasattr(np.ndarray, name)} | {"sum": _sum_method})

@@ -2,16 +2,16 @@
 
 ``enable()`` (called once by ``npjax/__init__.py``, after every member is installed and routed)
 hands the C base class ``_hostpath.ArrayBase`` ndarray's layout and the Python members it takes
-over (``a + b``, ``-``, ``*``, ``/``, reflected and in place; ``a[index]``, ``a[index] = v``),
-then removes those members from ``ndarray`` so that its type slots are the C ones (and its
-deallocation the C module's, which keeps a few freed arrays to build results from). The C slots
-run the common case (host arrays and Python numbers; plain indexes; numbers written without a
-cast that could warn) and call the Python member for everything else, so the Python members
-stay the one definition of these operations, and the pure-Python build (no compiler, or
-``NPJAX_PURE_PYTHON=1``) runs them all. With no Python frame between the user's line and
-NumPy, NumPy's warnings name the user's line without the error-state switch the Python path
-needs (``_numpy_calls.run_loops``); called from npjax's own code, the C slots run the Python
-member.
+over (``a + b``, ``-``, ``*``, ``/``, ``@``, ``&``, ``|``, ``^``, reflected and in place;
+``a[index]``, ``a[index] = v``), then removes those members from ``ndarray`` so that its type
+slots are the C ones (and its deallocation the C module's, which keeps a few freed arrays to
+build results from). The C slots run the common case (host arrays and numbers; indexes of ints,
+slices and arrays; numbers written without a cast that could warn) and call the Python member
+for everything else, so the Python members stay the one definition of these operations, and the
+pure-Python build (no compiler, or ``NPJAX_PURE_PYTHON=1``) runs them all. With no Python frame
+between the user's line and NumPy, NumPy's warnings name the user's line without the error-state
+switch the Python path needs (``_numpy_calls.run_loops``); called from npjax's own code, the C
+slots run the Python member.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from npjax._core._ndarray import ndarray
 
 # The members the C slots take over (a binary slot serves ``__op__`` and ``__rop__``; the
 # comparison slot all six comparisons).
-OPERATORS = ("add", "sub", "mul", "truediv", "matmul")
+OPERATORS = ("add", "sub", "mul", "truediv", "matmul", "and", "or", "xor")
 COMPARISONS = ("__lt__", "__le__", "__eq__", "__ne__", "__gt__", "__ge__")
 UNARY = ("__neg__", "__pos__", "__abs__", "__invert__")
 COUNTED = tuple(f"__{p}{op}__" for op in OPERATORS for p in ("", "r", "i")) + COMPARISONS + UNARY
@@ -40,8 +40,27 @@ ENABLED = False  # whether the C slots are in place
 def _layout_samples() -> list[tuple]:
     """NumPy arrays with what Python says of them, for ``_hostpath.layout_agrees``."""
     owner = np.arange(12.0).reshape(3, 4)
-    samples = [owner, owner[1:], np.zeros((2, 0, 3), np.int8), np.array(True), owner.T]
-    return [(a, a.ndim, a.size, a.base, a.dtype) for a in samples]
+    fixed = np.arange(3, dtype=np.complex64)
+    fixed.flags.writeable = False
+    samples = [owner, owner[1:], np.zeros((2, 0, 3), np.int8), np.array(True), owner.T, fixed,
+               np.zeros(2, np.uint16)]
+    return [(a, a.ndim, a.size, a.base, a.dtype, a.flags.writeable, a.dtype.kind)
+            for a in samples]
+
+
+def _elision_facts() -> dict:
+    """What the C slots need to elide temporaries as the Python members do
+    (``_host_paths._ELIDABLE`` and ``_temporary``): per operator of ``OPERATORS`` the dtype
+    kinds of its member and reflected member (None: never), NumPy's byte limit, the opcodes
+    that apply an operator, and the references a temporary and its buffer have in a C slot
+    (``_temporary`` counts three more: the member's and its own parameters, getrefcount's)."""
+    kinds = tuple(tuple("".join(sorted(e[1])) if (e := _host_paths._ELIDABLE.get(name))
+                        else None for name in (f"__{op}__", f"__r{op}__"))
+                  for op in OPERATORS)
+    return {"elide_kinds": kinds, "elide_bytes": _host_paths._ELIDE_BYTES,
+            "binary_opcodes": sorted(_host_paths._BINARY_OPCODES),
+            "temporary_refs": _host_paths._TEMPORARY_REFS - 3,
+            "buffer_refs": _host_paths._BUFFER_REFS - 3}
 
 
 def enable() -> bool:
@@ -63,7 +82,9 @@ def enable() -> bool:
         "place_new": _route.place_new, "place_got": _element_access._place_got,
         "elide_items": _host_paths._ELIDE_ITEMS, "number_scalars": _route._NUMBER_SCALARS,
         "grows_off_host": _route.grows_off_host,
-        "operator_ufuncs": (np.add, np.subtract, np.multiply, np.true_divide, np.matmul)})
+        "operator_ufuncs": (np.add, np.subtract, np.multiply, np.true_divide, np.matmul,
+                            np.bitwise_and, np.bitwise_or, np.bitwise_xor),
+        **_elision_facts()})
     for name in MEMBERS:
         delattr(ndarray, name)
     _stats.flushers.append(HOSTPATH.flush_counts)  # (host calls counted in C)

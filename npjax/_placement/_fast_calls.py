@@ -37,8 +37,10 @@ MANY = sys.maxsize  # (no bound on the positional arguments of a fast call)
 
 def parameters(fn: Any) -> frozenset:
     """The keyword names the C call may hand to NumPy's function as they are: ``fn``'s named
-    parameters but ``out``, ``device`` and ``like`` (the Python call decides those)."""
-    code = getattr(inspect.unwrap(fn), "__code__", None)
+    parameters but ``out``, ``device`` and ``like`` (the Python call decides those); those of
+    ``fn.keywords_of`` for a function that takes ``*args, **kwargs`` and passes them on to it
+    (``ndarray.sum``)."""
+    code = getattr(inspect.unwrap(getattr(fn, "keywords_of", fn)), "__code__", None)
     if code is None:
         return frozenset()
     names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
