@@ -174,6 +174,11 @@ CASES: dict[str, list] = {
                  lambda xp, a, v, i, m: xp.linspace(0.0, v, 3)],
     "logspace": [lambda xp, a, v, i, m: xp.logspace(0, 2, 3)],
     "geomspace": [lambda xp, a, v, i, m: xp.geomspace(1, 1000, 4)],
+    "bartlett": [lambda xp, a, v, i, m: xp.bartlett(5), lambda xp, a, v, i, m: xp.bartlett(1)],
+    "blackman": [lambda xp, a, v, i, m: xp.blackman(6), lambda xp, a, v, i, m: xp.blackman(0)],
+    "hamming": [lambda xp, a, v, i, m: xp.hamming(7)],
+    "hanning": [lambda xp, a, v, i, m: xp.hanning(4)],
+    "kaiser": [lambda xp, a, v, i, m: xp.kaiser(6, 2.5), lambda xp, a, v, i, m: xp.kaiser(1, 3)],
 }
 
 
