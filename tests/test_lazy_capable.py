@@ -179,6 +179,13 @@ CASES: dict[str, list] = {
     "hamming": [lambda xp, a, v, i, m: xp.hamming(7)],
     "hanning": [lambda xp, a, v, i, m: xp.hanning(4)],
     "kaiser": [lambda xp, a, v, i, m: xp.kaiser(6, 2.5), lambda xp, a, v, i, m: xp.kaiser(1, 3)],
+    "diag_indices": [lambda xp, a, v, i, m: xp.diag_indices(3)],
+    "diag_indices_from": [lambda xp, a, v, i, m: xp.diag_indices_from(a[:, :3])],
+    "tril_indices": [lambda xp, a, v, i, m: xp.tril_indices(3, 1, 4)],
+    "triu_indices": [lambda xp, a, v, i, m: xp.triu_indices(4, -1)],
+    "tril_indices_from": [lambda xp, a, v, i, m: xp.tril_indices_from(a)],
+    "triu_indices_from": [lambda xp, a, v, i, m: xp.triu_indices_from(a, k=1)],
+    "mask_indices": [lambda xp, a, v, i, m: xp.mask_indices(3, xp.triu, 1)],
 }
 
 
