@@ -186,6 +186,17 @@ CASES: dict[str, list] = {
     "tril_indices_from": [lambda xp, a, v, i, m: xp.tril_indices_from(a)],
     "triu_indices_from": [lambda xp, a, v, i, m: xp.triu_indices_from(a, k=1)],
     "mask_indices": [lambda xp, a, v, i, m: xp.mask_indices(3, xp.triu, 1)],
+    "real": [lambda xp, a, v, i, m: xp.real(v), lambda xp, a, v, i, m: xp.real(v * 1j)],
+    "imag": [lambda xp, a, v, i, m: xp.imag(a), lambda xp, a, v, i, m: xp.imag(v + 2j)],
+    "angle": [lambda xp, a, v, i, m: xp.angle(v), lambda xp, a, v, i, m: xp.angle(v + 1j, True)],
+    "iscomplex": [lambda xp, a, v, i, m: xp.iscomplex(v),
+                  lambda xp, a, v, i, m: xp.iscomplex(a * 1j)],
+    "iscomplexobj": [lambda xp, a, v, i, m: xp.iscomplexobj(i)],
+    "isreal": [lambda xp, a, v, i, m: xp.isreal(a), lambda xp, a, v, i, m: xp.isreal(v - 1j)],
+    "isrealobj": [lambda xp, a, v, i, m: xp.isrealobj(v)],
+    "isneginf": [lambda xp, a, v, i, m: xp.isneginf(v * np.inf)],
+    "isposinf": [lambda xp, a, v, i, m: xp.isposinf(v * np.inf),
+                 lambda xp, a, v, i, m: xp.isposinf(i)],
 }
 
 

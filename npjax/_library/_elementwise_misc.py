@@ -23,6 +23,7 @@ import numpy as np
 
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls import _ufuncs
+from npjax._calls._dispatch import npfunc
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._out import write_out
 from npjax._core._subclasses import is_subclass, plain
@@ -142,6 +143,13 @@ def _as_npjax(val: Any) -> Any:
     return _asarray(val)
 
 
+def _imag(val: Any) -> Any:
+    if isinstance(val, (ndarray, *_PY_NUMBERS)):
+        return val.imag
+    return _as_npjax(val).imag
+
+
+@npfunc
 def real(val: Any) -> Any:
     """npjax implementation of ``numpy.real`` (a view for complex npjax arrays)."""
     if isinstance(val, (ndarray, *_PY_NUMBERS)):
@@ -149,14 +157,14 @@ def real(val: Any) -> Any:
     return _as_npjax(val).real
 
 
+@npfunc
 def imag(val: Any) -> Any:
     """npjax implementation of ``numpy.imag`` (a view for complex npjax arrays; read-only
     zeros for real ones)."""
-    if isinstance(val, (ndarray, *_PY_NUMBERS)):
-        return val.imag
-    return _as_npjax(val).imag
+    return _imag(val)
 
 
+@npfunc
 def angle(z: Any, deg: bool = False) -> Any:
     """npjax implementation of ``numpy.angle``."""
     z = _as_npjax(z) if not isinstance(z, ndarray) else z
@@ -170,6 +178,7 @@ def angle(z: Any, deg: bool = False) -> Any:
     return a
 
 
+@npfunc
 def iscomplex(x: Any) -> Any:
     """npjax implementation of ``numpy.iscomplex``."""
     ax = _asarray(x)
@@ -178,8 +187,7 @@ def iscomplex(x: Any) -> Any:
     return ndarray._owner(jnp.zeros(ax.shape, bool))[()]
 
 
-def iscomplexobj(x: Any) -> bool:
-    """npjax implementation of ``numpy.iscomplexobj``."""
+def _iscomplexobj(x: Any) -> bool:
     try:
         dtype = x.dtype
         type_ = dtype.type
@@ -188,14 +196,22 @@ def iscomplexobj(x: Any) -> bool:
     return issubclass(type_, np.complexfloating)
 
 
+@npfunc
+def iscomplexobj(x: Any) -> bool:
+    """npjax implementation of ``numpy.iscomplexobj``."""
+    return _iscomplexobj(x)
+
+
+@npfunc
 def isreal(x: Any) -> Any:
     """npjax implementation of ``numpy.isreal``."""
-    return imag(x) == 0
+    return _imag(x) == 0
 
 
+@npfunc
 def isrealobj(x: Any) -> bool:
     """npjax implementation of ``numpy.isrealobj``."""
-    return not iscomplexobj(x)
+    return not _iscomplexobj(x)
 
 
 def _signed_inf(x: Any, out: Any, negative: bool) -> Any:
@@ -210,11 +226,14 @@ def _signed_inf(x: Any, out: Any, negative: bool) -> Any:
                              out=out)
 
 
+# ``out`` untagged: NumPy writes it through ``logical_and``'s ``out=`` (the ufunc's rules).
+@npfunc
 def isneginf(x: Any, out: Any = None) -> Any:
     """npjax implementation of ``numpy.isneginf``."""
     return _signed_inf(x, out, True)
 
 
+@npfunc
 def isposinf(x: Any, out: Any = None) -> Any:
     """npjax implementation of ``numpy.isposinf``."""
     return _signed_inf(x, out, False)

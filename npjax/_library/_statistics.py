@@ -651,7 +651,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
 def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Any:
     """npjax implementation of ``numpy.corrcoef``."""
     from npjax._library._matrix_builders import diag
-    from npjax._library._elementwise_misc import iscomplexobj
+    from npjax._library._elementwise_misc import _iscomplexobj as iscomplexobj
     from npjax._library._selection import clip
 
     c = cov(x, y, rowvar, dtype=dtype)
