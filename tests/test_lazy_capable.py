@@ -197,6 +197,9 @@ CASES: dict[str, list] = {
     "isneginf": [lambda xp, a, v, i, m: xp.isneginf(v * np.inf)],
     "isposinf": [lambda xp, a, v, i, m: xp.isposinf(v * np.inf),
                  lambda xp, a, v, i, m: xp.isposinf(i)],
+    "fix": [lambda xp, a, v, i, m: xp.fix(a), lambda xp, a, v, i, m: xp.fix(i)],
+    "round": [lambda xp, a, v, i, m: xp.round(a * 0.37, 1), lambda xp, a, v, i, m: xp.round(i, -1)],
+    "around": [lambda xp, a, v, i, m: xp.around(v + 0.5)],
 }
 
 

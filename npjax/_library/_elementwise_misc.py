@@ -239,12 +239,14 @@ def isposinf(x: Any, out: Any = None) -> Any:
     return _signed_inf(x, out, False)
 
 
+@npfunc
 def fix(x: Any, out: Any = None) -> Any:
     """npjax implementation of ``numpy.fix`` (``trunc``)."""
     return _U["trunc"](x, out=out)
 
 
-# --- rounding ----------------------------------------------------------------------------
+# --- rounding -----------------------------------------------------------------------------
+# (``out`` untagged in fix, round, around: the bodies write it by NumPy's rules for them)
 
 
 def _power_of_ten(n: int) -> float:
@@ -338,6 +340,7 @@ def _finish(res: Any, scalar: bool) -> Any:
     return res
 
 
+@npfunc
 def round(a: Any, decimals: Any = 0, out: Any = None) -> Any:
     """npjax implementation of ``numpy.round``: NumPy's scale/``rint``/unscale (half to even
     after scaling, so ``round(2.675, 2)`` is 2.67 as in NumPy).
@@ -347,6 +350,7 @@ def round(a: Any, decimals: Any = 0, out: Any = None) -> Any:
     return _round(a, decimals, out)
 
 
+@npfunc
 def around(a: Any, decimals: Any = 0, out: Any = None) -> Any:
     """npjax implementation of ``numpy.around`` (an alias of ``round``)."""
     return _round(a, decimals, out)

@@ -571,7 +571,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     """
     from npjax._library._creation import array
     from npjax._library._joining import concatenate
-    from npjax._library._elementwise_misc import around
+    from npjax._library._elementwise_misc import _round
     from npjax._library._reductions import average, cumsum
 
     if ddof is not None and ddof != int(ddof):
@@ -604,7 +604,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     w = None
     if fweights is not None:
         fweights = _asarray(fweights, dtype=float)
-        if not bool(_U["equal"](fweights, around(fweights)).all()):
+        if not bool(_U["equal"](fweights, _round(fweights, 0, None)).all()):
             raise TypeError("fweights must be integer")
         if fweights.ndim > 1:
             raise RuntimeError("cannot handle multidimensional fweights")
