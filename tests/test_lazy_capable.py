@@ -200,6 +200,8 @@ CASES: dict[str, list] = {
     "fix": [lambda xp, a, v, i, m: xp.fix(a), lambda xp, a, v, i, m: xp.fix(i)],
     "round": [lambda xp, a, v, i, m: xp.round(a * 0.37, 1), lambda xp, a, v, i, m: xp.round(i, -1)],
     "around": [lambda xp, a, v, i, m: xp.around(v + 0.5)],
+    "diff": [lambda xp, a, v, i, m: xp.diff(a), lambda xp, a, v, i, m: xp.diff(v, 2, prepend=i)],
+    "ediff1d": [lambda xp, a, v, i, m: xp.ediff1d(a, to_begin=v)],
 }
 
 

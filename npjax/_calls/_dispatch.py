@@ -114,11 +114,13 @@ def wrap(result: Any, scalar: bool = False) -> Any:
     """Raw JAX results as npjax arrays; 0-d results are NumPy-style scalars when ``scalar``."""
     if isinstance(result, jax.Array) or type(result) is Lazy:
         return ndarray._owner(result, scalar and result.ndim == 0)
-    if isinstance(result, tuple):
+    if isinstance(result, tuple | list):
         items = [wrap(r, scalar) for r in result]
+        if all(i is r for i, r in zip(items, result)):  # nothing raw: the object itself (a
+            return result  # body may give back its operand, as ``diff(a, n=0)`` does)
+        if isinstance(result, list):
+            return items
         return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
-    if isinstance(result, list):
-        return [wrap(r, scalar) for r in result]
     return result
 
 

@@ -96,6 +96,8 @@ NOT_LAZY = {
     "nonzero": "data-dependent length: counts the selected elements (_buckets)",
     "unique": "data-dependent length, and its sort passes the operand to a jax function",
     "linspace": "its kernels' outputs, pending, reach a jax function (TypeError)",
+    "diff": "reads its operands computed (to_jax in the body: n=0 gives the operand back)",
+    "ediff1d": "reads its operands computed (to_jax in the body, in NumPy's order of checks)",
 }
 
 EXCLUDED = {

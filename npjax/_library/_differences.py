@@ -12,7 +12,7 @@ from jax import lax
 
 from npjax._pure import _dtypes
 from npjax._pure._axes import normalize_axis
-from npjax._core._ndarray import ndarray
+from npjax._calls._dispatch import npfunc
 from npjax._library._selection import _jx
 
 __all__ = ["diff", "ediff1d"]
@@ -20,6 +20,9 @@ __all__ = ["diff", "ediff1d"]
 _NoValue = np._NoValue
 
 
+# Operands untagged: ``diff`` with ``n=0`` gives ``a`` back as it is (a list stays a list), and
+# both read their operands in NumPy's order (errors as NumPy raises them).
+@npfunc
 def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NoValue,
          append: Any = _NoValue) -> Any:
     """npjax implementation of ``numpy.diff``."""
@@ -52,7 +55,7 @@ def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NoValue,
                                  f"axis must match exactly, but the array at index {i} differs")
         dtype = _dtypes.result_type(*[e.dtype for e in arrays])
         x = jnp.concatenate([e.astype(dtype) for e in arrays], axis=axis)
-    return ndarray._owner(_diff(x, n, axis))
+    return _diff(x, n, axis)
 
 
 @functools.partial(jax.jit, static_argnames=("n", "axis"))
@@ -65,7 +68,8 @@ def _diff(x: jax.Array, n: int, axis: int) -> jax.Array:
     return x
 
 
-def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> ndarray:
+@npfunc
+def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> jax.Array:
     """npjax implementation of ``numpy.ediff1d``."""
     x = _jx(ary).ravel()
     dtype = x.dtype
@@ -84,4 +88,4 @@ def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> ndarray:
         parts.append(e.ravel().astype(dtype))
     d = x[1:] - x[:-1]
     pieces = [p for p in (parts[0], d, parts[1]) if p is not None]
-    return ndarray._owner(jnp.concatenate(pieces) if len(pieces) > 1 else d)
+    return jnp.concatenate(pieces) if len(pieces) > 1 else d
