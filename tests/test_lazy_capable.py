@@ -202,6 +202,16 @@ CASES: dict[str, list] = {
     "around": [lambda xp, a, v, i, m: xp.around(v + 0.5)],
     "diff": [lambda xp, a, v, i, m: xp.diff(a), lambda xp, a, v, i, m: xp.diff(v, 2, prepend=i)],
     "ediff1d": [lambda xp, a, v, i, m: xp.ediff1d(a, to_begin=v)],
+    "dot": [lambda xp, a, v, i, m: xp.dot(a, v), lambda xp, a, v, i, m: xp.dot(v, i)],
+    "vdot": [lambda xp, a, v, i, m: xp.vdot(v, i)],
+    "inner": [lambda xp, a, v, i, m: xp.inner(a, v), lambda xp, a, v, i, m: xp.inner(v, 2.0)],
+    "outer": [lambda xp, a, v, i, m: xp.outer(v, i)],
+    "tensordot": [lambda xp, a, v, i, m: xp.tensordot(a, v, 1)],
+    "kron": [lambda xp, a, v, i, m: xp.kron(v, i), lambda xp, a, v, i, m: xp.kron(a, 2)],
+    "cross": [lambda xp, a, v, i, m: xp.cross(a[:, :3], v[:3])],
+    "einsum": [lambda xp, a, v, i, m: xp.einsum("ij,j->i", a, v),
+               lambda xp, a, v, i, m: xp.einsum("ij->ji", a)],
+    "einsum_path": [lambda xp, a, v, i, m: xp.einsum_path("ij,j->i", a, v)],
 }
 
 
