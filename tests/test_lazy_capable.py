@@ -212,6 +212,16 @@ CASES: dict[str, list] = {
     "einsum": [lambda xp, a, v, i, m: xp.einsum("ij,j->i", a, v),
                lambda xp, a, v, i, m: xp.einsum("ij->ji", a)],
     "einsum_path": [lambda xp, a, v, i, m: xp.einsum_path("ij,j->i", a, v)],
+    "poly": [lambda xp, a, v, i, m: xp.poly(v), lambda xp, a, v, i, m: xp.poly(a[:, :3])],
+    "roots": [lambda xp, a, v, i, m: xp.roots(v)],
+    "polyint": [lambda xp, a, v, i, m: xp.polyint(v, 2), lambda xp, a, v, i, m: xp.polyint(i)],
+    "polyder": [lambda xp, a, v, i, m: xp.polyder(v), lambda xp, a, v, i, m: xp.polyder(i, 2)],
+    "polyfit": [lambda xp, a, v, i, m: xp.polyfit(i, v, 1)],
+    "polyval": [lambda xp, a, v, i, m: xp.polyval(v, a), lambda xp, a, v, i, m: xp.polyval(i, 2)],
+    "polyadd": [lambda xp, a, v, i, m: xp.polyadd(v, i[:2])],
+    "polysub": [lambda xp, a, v, i, m: xp.polysub(v[:3], i)],
+    "polymul": [lambda xp, a, v, i, m: xp.polymul(v, i)],
+    "polydiv": [lambda xp, a, v, i, m: xp.polydiv(v, i[:2] + 1)],
 }
 
 
