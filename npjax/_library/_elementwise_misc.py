@@ -50,9 +50,14 @@ def _asarray(x: Any, dtype: Any = None) -> ndarray:
 # --- comparisons -------------------------------------------------------------------------
 
 
+@npfunc
 def isclose(a: Any, b: Any, rtol: Any = 1.e-5, atol: Any = 1.e-8,
             equal_nan: bool = False) -> Any:
     """npjax implementation of ``numpy.isclose`` (NumPy's formula, NEP 50 promotion)."""
+    return _isclose(a, b, rtol, atol, equal_nan)
+
+
+def _isclose(a: Any, b: Any, rtol: Any, atol: Any, equal_nan: bool) -> Any:
     x, y, atol, rtol = (v if isinstance(v, _PY_NUMBERS) else _asarray(v)
                         for v in (a, b, atol, rtol))
     if isinstance(y, ndarray):
@@ -90,15 +95,17 @@ def _check_tolerances(atol: Any, rtol: Any) -> None:
         print(msg)
 
 
+@npfunc
 def allclose(a: Any, b: Any, rtol: Any = 1.e-5, atol: Any = 1.e-8,
              equal_nan: bool = False) -> bool:
     """npjax implementation of ``numpy.allclose`` (a Python bool, as in NumPy: also for
     subclass operands, read through plain views)."""
     a, b = (plain(x) if is_subclass(x) else x for x in (a, b))
-    res = isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    res = _isclose(a, b, rtol, atol, equal_nan)
     return builtins.bool(res.all() if isinstance(res, ndarray) else res)
 
 
+@npfunc
 def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> bool:
     """npjax implementation of ``numpy.array_equal`` (a Python bool)."""
     try:
@@ -120,6 +127,7 @@ def _equal_nan(x: jax.Array, y: jax.Array) -> jax.Array:
     return jnp.all(xn == yn) & jnp.all(xn | (x == y))
 
 
+@npfunc
 def array_equiv(a1: Any, a2: Any) -> bool:
     """npjax implementation of ``numpy.array_equiv`` (equal after broadcasting)."""
     try:
@@ -363,6 +371,7 @@ def _round_method(self: ndarray, decimals: Any = 0, out: Any = None) -> Any:
 # --- value replacement, sorting, conversion ----------------------------------------------
 
 
+@npfunc
 def real_if_close(a: Any, tol: Any = 100) -> ndarray:
     """npjax implementation of ``numpy.real_if_close``."""
     a = _asarray(a)
@@ -375,6 +384,7 @@ def real_if_close(a: Any, tol: Any = 100) -> ndarray:
     return a
 
 
+@npfunc
 def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
                neginf: Any = None) -> Any:
     """npjax implementation of ``numpy.nan_to_num`` (``copy=False`` replaces in place)."""
@@ -400,6 +410,7 @@ def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
     return x[()] if isscalar else x
 
 
+@npfunc
 def sort_complex(a: Any) -> ndarray:
     """npjax implementation of ``numpy.sort_complex``."""
     from npjax._library._creation import array
@@ -470,14 +481,19 @@ def require(a: Any, dtype: Any = None, requirements: Any = None, *, like: Any = 
 
 def _keep_fortran(src: Any, arr: ndarray) -> ndarray:
     """A converted copy of an F-contiguous array stays F-contiguous (NumPy's order 'A'/'K')."""
-    if (isinstance(src, ndarray) and arr is not src and isfortran(src)
+    if (isinstance(src, ndarray) and arr is not src and _isfortran(src)
             and not arr.flags.f_contiguous):
         return arr.copy("F")
     return arr
 
 
+@npfunc
 def isfortran(a: Any) -> bool:
     """npjax implementation of ``numpy.isfortran`` (F-contiguous and not C-contiguous)."""
+    return _isfortran(a)
+
+
+def _isfortran(a: Any) -> bool:
     if isinstance(a, ndarray):
         flags = a.flags
         return flags.f_contiguous and not flags.c_contiguous
