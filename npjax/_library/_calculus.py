@@ -37,7 +37,7 @@ def _asarray(x: Any, dtype: Any = None) -> ndarray:
 
 
 def _diff(a: Any, axis: int = -1) -> ndarray:
-    from npjax._library._differences import diff
+    from npjax._library._differences import difference as diff
 
     return diff(a, axis=axis)
 

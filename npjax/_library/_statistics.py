@@ -392,7 +392,7 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
     """
     from npjax._library._creation import zeros
     from npjax._library._joining import concatenate
-    from npjax._library._differences import diff
+    from npjax._library._differences import difference as diff
 
     a, weights = _ravel_and_check_weights(a, weights)
     if a.dtype.kind == "c" or (isinstance(bins, ndarray | np.ndarray | list | tuple)
@@ -465,7 +465,7 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = N
     """npjax implementation of ``numpy.histogramdd``."""
     from npjax._library._shape_ops import atleast_2d
     from npjax._library._binning import bincount
-    from npjax._library._differences import diff
+    from npjax._library._differences import difference as diff
     from npjax._library._sorting import searchsorted
 
     if isinstance(sample, np.ndarray):
