@@ -231,6 +231,12 @@ CASES: dict[str, list] = {
     "polysub": [lambda xp, a, v, i, m: xp.polysub(v[:3], i)],
     "polymul": [lambda xp, a, v, i, m: xp.polymul(v, i)],
     "polydiv": [lambda xp, a, v, i, m: xp.polydiv(v, i[:2] + 1)],
+    "gradient": [lambda xp, a, v, i, m: xp.gradient(v), lambda xp, a, v, i, m: xp.gradient(a, 2.0)],
+    "trapezoid": [lambda xp, a, v, i, m: xp.trapezoid(a),
+                  lambda xp, a, v, i, m: xp.trapezoid(v, i)],
+    "interp": [lambda xp, a, v, i, m: xp.interp(v, [0.0, 1.0, 2.0], [1.0, 3.0, 2.0])],
+    "unwrap": [lambda xp, a, v, i, m: xp.unwrap(v * 3.0),
+               lambda xp, a, v, i, m: xp.unwrap(a, axis=0)],
 }
 
 

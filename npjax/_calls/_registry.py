@@ -102,6 +102,7 @@ NOT_LAZY = {
     "roots": "reads its operand computed (the nonzero span of the coefficients, on the host)",
     "polyfit": "reads its operands computed (least squares, its rank on the host)",
     "polyval": "reads its operands computed (Horner's loop in one jax function)",
+    "interp": "reads its operands computed (the search and blend in one jax function)",
 }
 
 EXCLUDED = {
