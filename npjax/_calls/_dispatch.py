@@ -112,13 +112,17 @@ def tag_of(annotation: Any) -> Any:
 
 def wrap(result: Any, scalar: bool = False) -> Any:
     """Raw JAX results as npjax arrays; 0-d results are NumPy-style scalars when ``scalar``."""
+    if type(result) is ndarray:  # (a body's own npjax array: before the slower ABC check)
+        return result
     if isinstance(result, jax.Array) or type(result) is Lazy:
         return ndarray._owner(result, scalar and result.ndim == 0)
-    if isinstance(result, tuple):
+    if isinstance(result, tuple | list):
         items = [wrap(r, scalar) for r in result]
+        if all(i is r for i, r in zip(items, result)):  # nothing raw: the object itself (a
+            return result  # body may give back its operand, as ``diff(a, n=0)`` does)
+        if isinstance(result, list):
+            return items
         return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
-    if isinstance(result, list):
-        return [wrap(r, scalar) for r in result]
     return result
 
 
@@ -184,6 +188,8 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
     lazy_position = [(pos, lazy_of.get(convert, convert)) for pos, convert in by_position]
     lazy_name = {key: lazy_of.get(convert, convert) for key, convert in by_name.items()}
     defer = lazy and star_tag is None and any(c in lazy_of for _, c in by_position)
+    # No argument to convert (a body that reads its operands itself): called as it is.
+    plain = star_tag is None and not by_position and not by_name
 
     def convert_and_run(args: Any, kwargs: dict, policy: Policy, positions: list,
                         names: dict) -> Any:
@@ -234,9 +240,11 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
                 out = kwargs.pop("out", None)
             if isinstance(out, tuple) and len(out) == 1:
                 out = out[0]
-        raw_args, raw_kwargs = args, dict(kwargs)
+        raw_args, raw_kwargs = args, (kwargs if plain else dict(kwargs))
         try:
-            if not policy.lazy:
+            if plain and (lazy or not policy.lazy):
+                result = fn(*args, **kwargs)
+            elif not policy.lazy:
                 result = convert_and_run(args, kwargs, policy, by_position, by_name)
             elif defer:  # pending operands in, the body's kernels recorded
                 result = convert_and_run(args, kwargs, policy, lazy_position, lazy_name)
@@ -245,7 +253,8 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
                     result = convert_and_run(args, kwargs, policy, by_position, by_name)
             else:
                 result = convert_and_run(args, kwargs, policy, by_position, by_name)
-            if isinstance(result, jax.Array) and result.nbytes > _SYNC_BYTES:
+            if type(result) is not ndarray and isinstance(result, jax.Array) and (
+                    result.nbytes > _SYNC_BYTES):
                 result.block_until_ready()  # a failed allocation surfaces here, not later
             if _lazy_cold.held_on_cpu() and _lazy_cold.on_accelerator(result):
                 raise HostOnly("a float64/complex128 result this accelerator cannot hold")

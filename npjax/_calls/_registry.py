@@ -96,6 +96,13 @@ NOT_LAZY = {
     "nonzero": "data-dependent length: counts the selected elements (_buckets)",
     "unique": "data-dependent length, and its sort passes the operand to a jax function",
     "linspace": "its kernels' outputs, pending, reach a jax function (TypeError)",
+    "diff": "reads its operands computed (to_jax in the body: n=0 gives the operand back)",
+    "ediff1d": "reads its operands computed (to_jax in the body, in NumPy's order of checks)",
+    "poly": "reads its operand computed (eigenvalues, a sort of the roots)",
+    "roots": "reads its operand computed (the nonzero span of the coefficients, on the host)",
+    "polyfit": "reads its operands computed (least squares, its rank on the host)",
+    "polyval": "reads its operands computed (Horner's loop in one jax function)",
+    "interp": "reads its operands computed (the search and blend in one jax function)",
 }
 
 EXCLUDED = {

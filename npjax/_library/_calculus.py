@@ -18,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._calls import _ufuncs
+from npjax._calls._dispatch import npfunc
 from npjax._pure._axes import normalize_axes
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
@@ -37,7 +38,7 @@ def _asarray(x: Any, dtype: Any = None) -> ndarray:
 
 
 def _diff(a: Any, axis: int = -1) -> ndarray:
-    from npjax._library._differences import diff
+    from npjax._library._differences import difference as diff
 
     return diff(a, axis=axis)
 
@@ -53,6 +54,7 @@ def _ndim(x: Any) -> int:
 # --- gradient ----------------------------------------------------------------------------
 
 
+@npfunc
 def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> Any:
     """npjax implementation of ``numpy.gradient`` (second-order central differences inside,
     first- or second-order one-sided differences at the edges)."""
@@ -158,6 +160,7 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
 # --- trapezoid ---------------------------------------------------------------------------
 
 
+@npfunc
 def trapezoid(y: Any, x: Any = None, dx: Any = 1.0, axis: int = -1) -> Any:
     """npjax implementation of ``numpy.trapezoid`` (NumPy's formula and summation)."""
     y = _asarray(y)
@@ -252,6 +255,7 @@ def _cast_safe(a: ndarray, dtype: np.dtype) -> ndarray:
     return a if a.dtype == dtype else a.astype(dtype)
 
 
+@npfunc
 def interp(x: Any, xp: Any, fp: Any, left: Any = None, right: Any = None,
            period: Any = None) -> Any:
     """npjax implementation of ``numpy.interp`` (float64 or complex128 results)."""
@@ -302,6 +306,7 @@ def _periodic(xp: jax.Array, fp: jax.Array, period: jax.Array) -> tuple:
 # --- unwrap ------------------------------------------------------------------------------
 
 
+@npfunc
 def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: Any = 2 * np.pi) -> ndarray:
     """npjax implementation of ``numpy.unwrap``."""
     from npjax._library._creation import array

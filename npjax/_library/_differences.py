@@ -12,6 +12,7 @@ from jax import lax
 
 from npjax._pure import _dtypes
 from npjax._pure._axes import normalize_axis
+from npjax._calls._dispatch import npfunc
 from npjax._core._ndarray import ndarray
 from npjax._library._selection import _jx
 
@@ -20,9 +21,18 @@ __all__ = ["diff", "ediff1d"]
 _NoValue = np._NoValue
 
 
+# Operands untagged: ``diff`` with ``n=0`` gives ``a`` back as it is (a list stays a list), and
+# both read their operands in NumPy's order (errors as NumPy raises them).
+@npfunc
 def diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NoValue,
          append: Any = _NoValue) -> Any:
     """npjax implementation of ``numpy.diff``."""
+    return difference(a, n, axis, prepend, append)
+
+
+def difference(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NoValue,
+               append: Any = _NoValue) -> Any:
+    """``diff``'s body, for library code (no second pass through the door)."""
     if n == 0:
         return a
     if n < 0:
@@ -65,7 +75,8 @@ def _diff(x: jax.Array, n: int, axis: int) -> jax.Array:
     return x
 
 
-def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> ndarray:
+@npfunc
+def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> jax.Array:
     """npjax implementation of ``numpy.ediff1d``."""
     x = _jx(ary).ravel()
     dtype = x.dtype
@@ -84,4 +95,4 @@ def ediff1d(ary: Any, to_end: Any = None, to_begin: Any = None) -> ndarray:
         parts.append(e.ravel().astype(dtype))
     d = x[1:] - x[:-1]
     pieces = [p for p in (parts[0], d, parts[1]) if p is not None]
-    return ndarray._owner(jnp.concatenate(pieces) if len(pieces) > 1 else d)
+    return jnp.concatenate(pieces) if len(pieces) > 1 else d

@@ -23,6 +23,7 @@ import numpy as np
 
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls import _ufuncs
+from npjax._calls._dispatch import npfunc
 from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._out import write_out
 from npjax._core._subclasses import is_subclass, plain
@@ -49,9 +50,14 @@ def _asarray(x: Any, dtype: Any = None) -> ndarray:
 # --- comparisons -------------------------------------------------------------------------
 
 
+@npfunc
 def isclose(a: Any, b: Any, rtol: Any = 1.e-5, atol: Any = 1.e-8,
             equal_nan: bool = False) -> Any:
     """npjax implementation of ``numpy.isclose`` (NumPy's formula, NEP 50 promotion)."""
+    return _isclose(a, b, rtol, atol, equal_nan)
+
+
+def _isclose(a: Any, b: Any, rtol: Any, atol: Any, equal_nan: bool) -> Any:
     x, y, atol, rtol = (v if isinstance(v, _PY_NUMBERS) else _asarray(v)
                         for v in (a, b, atol, rtol))
     if isinstance(y, ndarray):
@@ -89,15 +95,17 @@ def _check_tolerances(atol: Any, rtol: Any) -> None:
         print(msg)
 
 
+@npfunc
 def allclose(a: Any, b: Any, rtol: Any = 1.e-5, atol: Any = 1.e-8,
              equal_nan: bool = False) -> bool:
     """npjax implementation of ``numpy.allclose`` (a Python bool, as in NumPy: also for
     subclass operands, read through plain views)."""
     a, b = (plain(x) if is_subclass(x) else x for x in (a, b))
-    res = isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    res = _isclose(a, b, rtol, atol, equal_nan)
     return builtins.bool(res.all() if isinstance(res, ndarray) else res)
 
 
+@npfunc
 def array_equal(a1: Any, a2: Any, equal_nan: bool = False) -> bool:
     """npjax implementation of ``numpy.array_equal`` (a Python bool)."""
     try:
@@ -119,6 +127,7 @@ def _equal_nan(x: jax.Array, y: jax.Array) -> jax.Array:
     return jnp.all(xn == yn) & jnp.all(xn | (x == y))
 
 
+@npfunc
 def array_equiv(a1: Any, a2: Any) -> bool:
     """npjax implementation of ``numpy.array_equiv`` (equal after broadcasting)."""
     try:
@@ -142,6 +151,13 @@ def _as_npjax(val: Any) -> Any:
     return _asarray(val)
 
 
+def _imag(val: Any) -> Any:
+    if isinstance(val, (ndarray, *_PY_NUMBERS)):
+        return val.imag
+    return _as_npjax(val).imag
+
+
+@npfunc
 def real(val: Any) -> Any:
     """npjax implementation of ``numpy.real`` (a view for complex npjax arrays)."""
     if isinstance(val, (ndarray, *_PY_NUMBERS)):
@@ -149,14 +165,14 @@ def real(val: Any) -> Any:
     return _as_npjax(val).real
 
 
+@npfunc
 def imag(val: Any) -> Any:
     """npjax implementation of ``numpy.imag`` (a view for complex npjax arrays; read-only
     zeros for real ones)."""
-    if isinstance(val, (ndarray, *_PY_NUMBERS)):
-        return val.imag
-    return _as_npjax(val).imag
+    return _imag(val)
 
 
+@npfunc
 def angle(z: Any, deg: bool = False) -> Any:
     """npjax implementation of ``numpy.angle``."""
     z = _as_npjax(z) if not isinstance(z, ndarray) else z
@@ -170,6 +186,7 @@ def angle(z: Any, deg: bool = False) -> Any:
     return a
 
 
+@npfunc
 def iscomplex(x: Any) -> Any:
     """npjax implementation of ``numpy.iscomplex``."""
     ax = _asarray(x)
@@ -178,8 +195,7 @@ def iscomplex(x: Any) -> Any:
     return ndarray._owner(jnp.zeros(ax.shape, bool))[()]
 
 
-def iscomplexobj(x: Any) -> bool:
-    """npjax implementation of ``numpy.iscomplexobj``."""
+def _iscomplexobj(x: Any) -> bool:
     try:
         dtype = x.dtype
         type_ = dtype.type
@@ -188,14 +204,22 @@ def iscomplexobj(x: Any) -> bool:
     return issubclass(type_, np.complexfloating)
 
 
+@npfunc
+def iscomplexobj(x: Any) -> bool:
+    """npjax implementation of ``numpy.iscomplexobj``."""
+    return _iscomplexobj(x)
+
+
+@npfunc
 def isreal(x: Any) -> Any:
     """npjax implementation of ``numpy.isreal``."""
-    return imag(x) == 0
+    return _imag(x) == 0
 
 
+@npfunc
 def isrealobj(x: Any) -> bool:
     """npjax implementation of ``numpy.isrealobj``."""
-    return not iscomplexobj(x)
+    return not _iscomplexobj(x)
 
 
 def _signed_inf(x: Any, out: Any, negative: bool) -> Any:
@@ -210,22 +234,27 @@ def _signed_inf(x: Any, out: Any, negative: bool) -> Any:
                              out=out)
 
 
+# ``out`` untagged: NumPy writes it through ``logical_and``'s ``out=`` (the ufunc's rules).
+@npfunc
 def isneginf(x: Any, out: Any = None) -> Any:
     """npjax implementation of ``numpy.isneginf``."""
     return _signed_inf(x, out, True)
 
 
+@npfunc
 def isposinf(x: Any, out: Any = None) -> Any:
     """npjax implementation of ``numpy.isposinf``."""
     return _signed_inf(x, out, False)
 
 
+@npfunc
 def fix(x: Any, out: Any = None) -> Any:
     """npjax implementation of ``numpy.fix`` (``trunc``)."""
     return _U["trunc"](x, out=out)
 
 
-# --- rounding ----------------------------------------------------------------------------
+# --- rounding -----------------------------------------------------------------------------
+# (``out`` untagged in fix, round, around: the bodies write it by NumPy's rules for them)
 
 
 def _power_of_ten(n: int) -> float:
@@ -319,6 +348,7 @@ def _finish(res: Any, scalar: bool) -> Any:
     return res
 
 
+@npfunc
 def round(a: Any, decimals: Any = 0, out: Any = None) -> Any:
     """npjax implementation of ``numpy.round``: NumPy's scale/``rint``/unscale (half to even
     after scaling, so ``round(2.675, 2)`` is 2.67 as in NumPy).
@@ -328,6 +358,7 @@ def round(a: Any, decimals: Any = 0, out: Any = None) -> Any:
     return _round(a, decimals, out)
 
 
+@npfunc
 def around(a: Any, decimals: Any = 0, out: Any = None) -> Any:
     """npjax implementation of ``numpy.around`` (an alias of ``round``)."""
     return _round(a, decimals, out)
@@ -340,6 +371,7 @@ def _round_method(self: ndarray, decimals: Any = 0, out: Any = None) -> Any:
 # --- value replacement, sorting, conversion ----------------------------------------------
 
 
+@npfunc
 def real_if_close(a: Any, tol: Any = 100) -> ndarray:
     """npjax implementation of ``numpy.real_if_close``."""
     a = _asarray(a)
@@ -352,6 +384,7 @@ def real_if_close(a: Any, tol: Any = 100) -> ndarray:
     return a
 
 
+@npfunc
 def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
                neginf: Any = None) -> Any:
     """npjax implementation of ``numpy.nan_to_num`` (``copy=False`` replaces in place)."""
@@ -377,6 +410,7 @@ def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
     return x[()] if isscalar else x
 
 
+@npfunc
 def sort_complex(a: Any) -> ndarray:
     """npjax implementation of ``numpy.sort_complex``."""
     from npjax._library._creation import array
@@ -447,14 +481,19 @@ def require(a: Any, dtype: Any = None, requirements: Any = None, *, like: Any = 
 
 def _keep_fortran(src: Any, arr: ndarray) -> ndarray:
     """A converted copy of an F-contiguous array stays F-contiguous (NumPy's order 'A'/'K')."""
-    if (isinstance(src, ndarray) and arr is not src and isfortran(src)
+    if (isinstance(src, ndarray) and arr is not src and _isfortran(src)
             and not arr.flags.f_contiguous):
         return arr.copy("F")
     return arr
 
 
+@npfunc
 def isfortran(a: Any) -> bool:
     """npjax implementation of ``numpy.isfortran`` (F-contiguous and not C-contiguous)."""
+    return _isfortran(a)
+
+
+def _isfortran(a: Any) -> bool:
     if isinstance(a, ndarray):
         flags = a.flags
         return flags.f_contiguous and not flags.c_contiguous

@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax._calls._dispatch import wrap
+from npjax._calls._dispatch import npfunc, wrap
 from npjax._pure._errors import unsupported
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
@@ -205,19 +205,25 @@ def ix_(*args: Any) -> tuple:
 # --- diagonal and triangle indices --------------------------------------------------------------
 
 
-def diag_indices(n: Any, ndim: int = 2) -> tuple:
-    """npjax implementation of ``numpy.diag_indices`` (npjax arrays)."""
+def _diag_indices(n: Any, ndim: int) -> tuple:
     idx = arange(n)
     return (idx,) * ndim
 
 
+@npfunc
+def diag_indices(n: Any, ndim: int = 2) -> tuple:
+    """npjax implementation of ``numpy.diag_indices`` (npjax arrays)."""
+    return _diag_indices(n, ndim)
+
+
+@npfunc
 def diag_indices_from(arr: Any) -> tuple:
     """npjax implementation of ``numpy.diag_indices_from``."""
     if not arr.ndim >= 2:
         raise ValueError("input array must be at least 2-d")
     if len(set(arr.shape)) != 1:
         raise ValueError("All dimensions of input must be of equal length")
-    return diag_indices(arr.shape[0], arr.ndim)
+    return _diag_indices(arr.shape[0], arr.ndim)
 
 
 def _tri_indices(n: Any, k: Any, m: Any, upper: bool) -> tuple:
@@ -225,33 +231,38 @@ def _tri_indices(n: Any, k: Any, m: Any, upper: bool) -> tuple:
     mask = np.tri(n, m, k=k - 1 if upper else k, dtype=bool)
     if upper:
         mask = ~mask
-    return tuple(ndarray._owner(to_jax(i.astype(_INTP))) for i in np.nonzero(mask))
+    return tuple(to_jax(i.astype(_INTP)) for i in np.nonzero(mask))
 
 
+@npfunc
 def tril_indices(n: Any, k: Any = 0, m: Any = None) -> tuple:
     """npjax implementation of ``numpy.tril_indices`` (npjax arrays)."""
     return _tri_indices(n, k, m, False)
 
 
+@npfunc
 def triu_indices(n: Any, k: Any = 0, m: Any = None) -> tuple:
     """npjax implementation of ``numpy.triu_indices`` (npjax arrays)."""
     return _tri_indices(n, k, m, True)
 
 
+@npfunc
 def tril_indices_from(arr: Any, k: Any = 0) -> tuple:
     """npjax implementation of ``numpy.tril_indices_from``."""
     if arr.ndim != 2:
         raise ValueError("input array must be 2-d")
-    return tril_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+    return _tri_indices(arr.shape[-2], k, arr.shape[-1], False)
 
 
+@npfunc
 def triu_indices_from(arr: Any, k: Any = 0) -> tuple:
     """npjax implementation of ``numpy.triu_indices_from``."""
     if arr.ndim != 2:
         raise ValueError("input array must be 2-d")
-    return triu_indices(arr.shape[-2], k=k, m=arr.shape[-1])
+    return _tri_indices(arr.shape[-2], k, arr.shape[-1], True)
 
 
+@npfunc
 def mask_indices(n: int, mask_func: Any, k: Any = 0) -> tuple:
     """npjax implementation of ``numpy.mask_indices``."""
     a = mask_func(ones((n, n), int), k)

@@ -25,7 +25,7 @@ from numpy.exceptions import RankWarning
 from numpy.linalg import LinAlgError
 
 from npjax._runtime._errstate import _stacklevel
-from npjax._calls._dispatch import wrap
+from npjax._calls._dispatch import npfunc, wrap
 from npjax._pure._errors import unsupported
 from npjax._pure._capabilities import route
 from npjax._pure._impl import linalg as _linalg_kernels
@@ -173,7 +173,7 @@ def _poly_kernel(zeros: jax.Array, *, dtype: np.dtype) -> jax.Array:
     return lax.fori_loop(0, n, body, a)
 
 
-def poly(seq_of_zeros: Any) -> Any:
+def _poly(seq_of_zeros: Any) -> Any:
     """npjax implementation of numpy.poly (coefficients from roots or a matrix)."""
     _dispatch_iterable(seq_of_zeros)
     seq = atleast_1d(_coeffs(seq_of_zeros))
@@ -199,7 +199,7 @@ def _lexsort_complex(z: jax.Array) -> jax.Array:
     return sort(wrap(z))._read()
 
 
-def roots(p: Any) -> Any:
+def _roots(p: Any) -> Any:
     """npjax implementation of numpy.roots (eigenvalues of the companion matrix)."""
     _dispatch_iterable(p)
     p = atleast_1d(_coeffs(p))
@@ -223,7 +223,7 @@ def roots(p: Any) -> Any:
     return wrap(jnp.concatenate([r, jnp.zeros((trailing_zeros,), r.dtype)]))
 
 
-def polyint(p: Any, m: Any = 1, k: Any = None) -> Any:
+def _polyint(p: Any, m: Any = 1, k: Any = None) -> Any:
     """npjax implementation of numpy.polyint (antiderivative)."""
     m = int(m)
     if m < 0:
@@ -240,11 +240,11 @@ def polyint(p: Any, m: Any = 1, k: Any = None) -> Any:
     if m == 0:
         return poly1d(p) if truepoly else p
     y = concatenate((p / arange(len(p), 0, -1), k[0:1]))
-    val = polyint(y, m - 1, k=k[1:])
+    val = _polyint(y, m - 1, k=k[1:])
     return poly1d(val) if truepoly else val
 
 
-def polyder(p: Any, m: Any = 1) -> Any:
+def _polyder(p: Any, m: Any = 1) -> Any:
     """npjax implementation of numpy.polyder (derivative)."""
     m = int(m)
     if m < 0:
@@ -253,11 +253,11 @@ def polyder(p: Any, m: Any = 1) -> Any:
     p = asarray(_coeffs(p))
     n = len(p) - 1
     y = p[:-1] * arange(n, 0, -1)
-    val = p if m == 0 else polyder(y, m - 1)
+    val = p if m == 0 else _polyder(y, m - 1)
     return poly1d(val) if truepoly else val
 
 
-def polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: bool = False, w: Any = None,
+def _polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: bool = False, w: Any = None,
             cov: Any = False) -> Any:
     """npjax implementation of numpy.polyfit (least-squares polynomial fit).
 
@@ -343,7 +343,7 @@ def _horner(p: jax.Array, x: jax.Array, *, dtype: np.dtype) -> jax.Array:
     return lax.fori_loop(0, p.shape[0], body, jnp.zeros(x.shape, dtype))
 
 
-def polyval(p: Any, x: Any) -> Any:
+def _polyval(p: Any, x: Any) -> Any:
     """npjax implementation of numpy.polyval (Horner's scheme)."""
     p = asarray(_coeffs(p))
     if isinstance(x, poly1d):
@@ -372,7 +372,7 @@ def _pad_front(a: Any, k: int, dtype: np.dtype) -> Any:
     return concatenate((zeros(k, dtype), a))
 
 
-def polyadd(a1: Any, a2: Any) -> Any:
+def _polyadd(a1: Any, a2: Any) -> Any:
     """npjax implementation of numpy.polyadd."""
     truepoly, a1, a2 = _binary_setup(a1, a2)
     diff = len(a2) - len(a1)
@@ -385,7 +385,7 @@ def polyadd(a1: Any, a2: Any) -> Any:
     return poly1d(val) if truepoly else val
 
 
-def polysub(a1: Any, a2: Any) -> Any:
+def _polysub(a1: Any, a2: Any) -> Any:
     """npjax implementation of numpy.polysub."""
     truepoly, a1, a2 = _binary_setup(a1, a2)
     diff = len(a2) - len(a1)
@@ -398,7 +398,7 @@ def polysub(a1: Any, a2: Any) -> Any:
     return poly1d(val) if truepoly else val
 
 
-def polymul(a1: Any, a2: Any) -> Any:
+def _polymul(a1: Any, a2: Any) -> Any:
     """npjax implementation of numpy.polymul."""
     from npjax._library._signal import convolve
 
@@ -408,7 +408,7 @@ def polymul(a1: Any, a2: Any) -> Any:
     return poly1d(val) if truepoly else val
 
 
-def polydiv(u: Any, v: Any) -> Any:
+def _polydiv(u: Any, v: Any) -> Any:
     """npjax implementation of numpy.polydiv (quotient and remainder)."""
     truepoly = isinstance(u, poly1d) or isinstance(v, poly1d)
     u = atleast_1d(_coeffs(u)) + 0.0
@@ -495,7 +495,7 @@ class poly1d:
                 self._variable = variable
             return
         if r:
-            c_or_r = poly(c_or_r)
+            c_or_r = _poly(c_or_r)
         c_or_r = atleast_1d(_coeffs(c_or_r))
         if c_or_r.ndim > 1:
             raise ValueError("Polynomial must be 1d only.")
@@ -526,7 +526,7 @@ class poly1d:
 
     def __call__(self, val: Any) -> Any:
         if isinstance(val, poly1d):  # composition (NumPy's host function would see an array)
-            return polyval(self.coeffs, val)
+            return _polyval(self.coeffs, val)
         return _public_polyval(self.coeffs, val)
 
     def __neg__(self) -> poly1d:
@@ -539,49 +539,49 @@ class poly1d:
         if _isscalar(other):
             return poly1d(self.coeffs * other)
         other = poly1d(other)
-        return poly1d(polymul(self.coeffs, other.coeffs))
+        return poly1d(_polymul(self.coeffs, other.coeffs))
 
     def __rmul__(self, other: Any) -> poly1d:
         if _isscalar(other):
             return poly1d(other * self.coeffs)
         other = poly1d(other)
-        return poly1d(polymul(self.coeffs, other.coeffs))
+        return poly1d(_polymul(self.coeffs, other.coeffs))
 
     def __add__(self, other: Any) -> poly1d:
         other = poly1d(other)
-        return poly1d(polyadd(self.coeffs, other.coeffs))
+        return poly1d(_polyadd(self.coeffs, other.coeffs))
 
     def __radd__(self, other: Any) -> poly1d:
         other = poly1d(other)
-        return poly1d(polyadd(self.coeffs, other.coeffs))
+        return poly1d(_polyadd(self.coeffs, other.coeffs))
 
     def __pow__(self, val: Any) -> poly1d:
         if not _isscalar(val) or int(val) != val or val < 0:
             raise ValueError("Power to non-negative integers only.")
         res: Any = [1]
         for _ in range(val):
-            res = polymul(self.coeffs, res)
+            res = _polymul(self.coeffs, res)
         return poly1d(res)
 
     def __sub__(self, other: Any) -> poly1d:
         other = poly1d(other)
-        return poly1d(polysub(self.coeffs, other.coeffs))
+        return poly1d(_polysub(self.coeffs, other.coeffs))
 
     def __rsub__(self, other: Any) -> poly1d:
         other = poly1d(other)
-        return poly1d(polysub(other.coeffs, self.coeffs))
+        return poly1d(_polysub(other.coeffs, self.coeffs))
 
     def __truediv__(self, other: Any) -> Any:
         if _isscalar(other):
             return poly1d(self.coeffs / other)
         other = poly1d(other)
-        return polydiv(self, other)
+        return _polydiv(self, other)
 
     def __rtruediv__(self, other: Any) -> Any:
         if _isscalar(other):
             return poly1d(other / self.coeffs)
         other = poly1d(other)
-        return polydiv(other, self)
+        return _polydiv(other, self)
 
     def __eq__(self, other: Any) -> Any:
         if not isinstance(other, poly1d):
@@ -616,18 +616,28 @@ class poly1d:
 
     def integ(self, m: Any = 1, k: Any = 0) -> poly1d:
         """An antiderivative (indefinite integral) of this polynomial."""
-        return poly1d(polyint(self.coeffs, m=m, k=k))
+        return poly1d(_polyint(self.coeffs, m=m, k=k))
 
     def deriv(self, m: Any = 1) -> poly1d:
         """A derivative of this polynomial."""
-        return poly1d(polyder(self.coeffs, m=m))
+        return poly1d(_polyder(self.coeffs, m=m))
 
 
+# The public functions: each ``_<name>`` body behind ``npfunc``'s door (operands untagged: the
+# bodies read them as NumPy's functions do, poly1d coefficients included). The bodies call
+# one another, and poly1d's members call them, directly, as NumPy's code does.
+poly = npfunc(_poly, name="poly")
+roots = npfunc(_roots, name="roots")
+polyint = npfunc(_polyint, name="polyint")
+polyder = npfunc(_polyder, name="polyder")
+polyfit = npfunc(_polyfit, name="polyfit")
+polyval = npfunc(_polyval, name="polyval")
+polyadd = npfunc(_polyadd, name="polyadd")
+polysub = npfunc(_polysub, name="polysub")
+polymul = npfunc(_polymul, name="polymul")
+polydiv = npfunc(_polydiv, name="polydiv")
 # The public functions (with the host route) that poly1d's members call.
-_public_polyval, _public_roots = public(polyval), public(roots)
+_public_polyval, _public_roots = polyval, roots
 
 poly1d.__module__ = "npjax"
-for _f in (poly, roots, polyint, polyder, polyfit, polyval, polyadd, polysub, polymul, polydiv):
-    _f.__module__ = "npjax"
-del _f
 warnings.simplefilter("always", RankWarning)

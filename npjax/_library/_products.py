@@ -4,8 +4,10 @@ Operands are taken as NumPy's ``asarray`` takes them (a Python float is a float6
 functions do not treat Python scalars as weak, as NumPy does not). Float products run at
 ``Precision.HIGHEST`` (no TF32 on GPUs); integer products are exact with NumPy's wraparound;
 boolean products are logical (or of ands); float16 products accumulate in float32 and round
-once, as NumPy's float16 loops do. ``matmul``, ``vecdot``, ``matvec`` and ``vecmat`` are ufuncs
-(``npjax._calls._ufuncs``).
+once, as NumPy's float16 loops do. Each is an ``@npfunc`` function with untagged operands: the
+bodies read them as NumPy does (``dot`` and ``inner`` pending in lazy mode, a moving window at
+its bucket) and write ``out=`` by each function's own NumPy rules (``dot``'s exact-type
+check). ``matmul``, ``vecdot``, ``matvec`` and ``vecmat`` are ufuncs (``npjax._calls._ufuncs``).
 
 Differences from NumPy:
 - ``einsum`` always returns a new array (NumPy returns a writeable view for pure
@@ -28,12 +30,11 @@ import numpy as np
 from jax import lax
 
 from npjax._runtime._errstate import _stacklevel
-from npjax._calls._dispatch import wrap
+from npjax._calls._dispatch import npfunc, wrap
 from npjax._core._out import write_out
 from npjax._pure._errors import HostOnly, unsupported
 from npjax._pure import _dtypes
 from npjax._library._einsum_views import einsum_view
-from npjax._calls._fallback import call_numpy
 from npjax._pure._impl.reductions import _jit, _r
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import ndarray
@@ -141,6 +142,7 @@ def _write_dot_out(out: Any, value: jax.Array) -> None:
     write_out(out, value, "no", "dot")
 
 
+@npfunc
 def dot(a: Any, b: Any, out: Any = None) -> Any:
     """npjax implementation of numpy.dot."""
     ops = None if out is not None else _window_reads.pair(a, b)  # windows: at a bucket
@@ -161,6 +163,7 @@ def dot(a: Any, b: Any, out: Any = None) -> Any:
     return wrap(result, True)
 
 
+@npfunc
 def vdot(a: Any, b: Any, /) -> Any:
     """npjax implementation of numpy.vdot (flattens; conjugates the first operand)."""
     a, b = _arr(a).ravel(), _arr(b).ravel()
@@ -173,6 +176,7 @@ def vdot(a: Any, b: Any, /) -> Any:
                              dtype=_promote(a.dtype, b.dtype)), True)
 
 
+@npfunc
 def inner(a: Any, b: Any, /) -> Any:
     """npjax implementation of numpy.inner."""
     a, b = _lazy_arr(a), _lazy_arr(b)
@@ -186,6 +190,7 @@ def inner(a: Any, b: Any, /) -> Any:
                              dtype=_promote(a.dtype, b.dtype)), True)
 
 
+@npfunc
 def outer(a: Any, b: Any, out: Any = None) -> ndarray:
     """npjax implementation of numpy.outer (``multiply`` of the flattened operands)."""
     from npjax._calls._ufuncs import UFUNCS
@@ -195,6 +200,7 @@ def outer(a: Any, b: Any, out: Any = None) -> ndarray:
     return UFUNCS["multiply"](a, b, out=out)
 
 
+@npfunc
 def tensordot(a: Any, b: Any, axes: Any = 2) -> ndarray:
     """npjax implementation of numpy.tensordot."""
     try:
@@ -243,6 +249,7 @@ def tensordot(a: Any, b: Any, axes: Any = 2) -> ndarray:
     return wrap(res.reshape([as_[ax] for ax in notin_a] + [bs[ax] for ax in notin_b]))
 
 
+@npfunc
 def kron(a: Any, b: Any) -> Any:
     """npjax implementation of numpy.kron (``multiply`` of interleaved axes, as NumPy)."""
     from npjax._calls._ufuncs import UFUNCS
@@ -294,6 +301,7 @@ def _cross_core(na: int, nb: int, dtype: np.dtype, a: jax.Array, b: jax.Array) -
     return jnp.stack([jnp.broadcast_to(c, shape) for c in (c0, c1, c2)], axis=-1)
 
 
+@npfunc
 def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
           axis: Any = None) -> ndarray:
     """npjax implementation of numpy.cross (2-vectors: NumPy 2's DeprecationWarning)."""
@@ -400,6 +408,7 @@ def _optimize(optimize: Any) -> Any:
     return "greedy"
 
 
+@npfunc
 def einsum(*operands: Any, out: Any = None, optimize: Any = False, dtype: Any = None,
            order: str = "K", casting: str = "safe") -> Any:
     """npjax implementation of numpy.einsum (any ``optimize=`` value NumPy accepts)."""
@@ -453,6 +462,7 @@ def _f_contiguous(x: Any) -> bool:
     return np.ndim(x) <= 1 or np.asarray(x).flags.f_contiguous
 
 
+@npfunc
 def einsum_path(*operands: Any, optimize: Any = "greedy", einsum_call: bool = False) -> Any:
     """npjax implementation of numpy.einsum_path: NumPy's own answer, from shapes only."""
     if einsum_call:
@@ -467,24 +477,3 @@ def einsum_path(*operands: Any, optimize: Any = "greedy", einsum_call: bool = Fa
             a = _arr(x)
             args.append(_placeholder(a.shape, np.dtype(a.dtype)))
     return np.einsum_path(*args, optimize=optimize)
-
-
-def _host_data_to_numpy(fn: Any, numpy_fn: Any) -> Any:
-    """Data of a host-only dtype (str, object, ...) goes to NumPy's own function, quietly
-    (as everywhere in npjax)."""
-
-    @functools.wraps(fn)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except HostOnly as exc:
-            return call_numpy(fn.__name__, numpy_fn, args, kwargs, current(), str(exc),
-                              quiet=True)
-
-    call.__module__ = "npjax"
-    return call
-
-
-for _name in __all__:
-    globals()[_name] = _host_data_to_numpy(globals()[_name], getattr(np, _name))
-del _name

@@ -24,7 +24,7 @@ import numpy as np
 from jax import lax
 
 from npjax._pure import _dtypes
-from npjax._calls._dispatch import ArrayIn, npfunc, wrap
+from npjax._calls._dispatch import ArrayIn, npfunc
 from npjax._pure._errors import unsupported
 from npjax._core._normalize import to_jax
 from npjax._runtime._context import current
@@ -163,42 +163,40 @@ def _window_kernel(m: jax.Array, *, kind: str, length: int) -> jax.Array:
     return 0.54 + 0.46 * jnp.cos(np.pi * n / (m - 1))
 
 
-def _window(M: Any, kind: str) -> Any:
+def _window(M: Any, kind: str) -> jax.Array:
     values, (m,) = _window_args(M)
     if values.dtype.kind == "c":
         raise unsupported(kind, "M", "complex window lengths")
-    policy = current()
     if m < 1:
-        return wrap(jnp.zeros((0,), values.dtype))
+        return jnp.zeros((0,), values.dtype)
     if m == 1:
-        return wrap(jnp.ones((1,), values.dtype))
+        return jnp.ones((1,), values.dtype)
     length = _arange_len(1 - m, m, 2)
-    return wrap(_window_kernel(to_jax(np.asarray(m), policy), kind=kind, length=length))
+    return _window_kernel(to_jax(np.asarray(m), current()), kind=kind, length=length)
 
 
-def bartlett(M: Any) -> Any:
+@npfunc
+def bartlett(M: Any) -> jax.Array:
     """npjax implementation of numpy.bartlett (triangular window)."""
     return _window(M, "bartlett")
 
 
-def blackman(M: Any) -> Any:
+@npfunc
+def blackman(M: Any) -> jax.Array:
     """npjax implementation of numpy.blackman."""
     return _window(M, "blackman")
 
 
-def hamming(M: Any) -> Any:
+@npfunc
+def hamming(M: Any) -> jax.Array:
     """npjax implementation of numpy.hamming."""
     return _window(M, "hamming")
 
 
-def hanning(M: Any) -> Any:
+@npfunc
+def hanning(M: Any) -> jax.Array:
     """npjax implementation of numpy.hanning."""
     return _window(M, "hanning")
-
-
-for _f in (bartlett, blackman, hamming, hanning):
-    _f.__module__ = "npjax"
-del _f
 
 
 # --- i0, kaiser, sinc -------------------------------------------------------------------------
@@ -263,17 +261,18 @@ def i0(x: ArrayIn) -> jax.Array:
     return _i0(x)
 
 
-def kaiser(M: Any, beta: Any) -> Any:
+@npfunc
+def kaiser(M: Any, beta: Any) -> jax.Array:
     """npjax implementation of numpy.kaiser."""
     values, (m, b) = _window_args(M, beta)
     if m == 1:
-        return wrap(jnp.ones((1,), values.dtype))
+        return jnp.ones((1,), values.dtype)
     if values.dtype.kind == "c":
         raise TypeError("i0 not supported for complex values")
     length = _arange_len(0, m, 1)
     policy = current()
-    return wrap(_kaiser_kernel(to_jax(np.asarray(m), policy), to_jax(np.asarray(b), policy),
-                               length=length))
+    return _kaiser_kernel(to_jax(np.asarray(m), policy), to_jax(np.asarray(b), policy),
+                          length=length)
 
 
 @functools.partial(jax.jit, static_argnames=("length",))
@@ -282,8 +281,6 @@ def _kaiser_kernel(m: jax.Array, beta: jax.Array, *, length: int) -> jax.Array:
     alpha = (m - 1) / 2.0
     return _i0_kernel(beta * jnp.sqrt(1 - ((n - alpha) / alpha) ** 2.0)) / _i0_kernel(beta)
 
-
-kaiser.__module__ = "npjax"
 
 
 @jax.jit

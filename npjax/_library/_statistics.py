@@ -392,7 +392,7 @@ def histogram(a: Any, bins: Any = 10, range: Any = None, density: Any = None,
     """
     from npjax._library._creation import zeros
     from npjax._library._joining import concatenate
-    from npjax._library._differences import diff
+    from npjax._library._differences import difference as diff
 
     a, weights = _ravel_and_check_weights(a, weights)
     if a.dtype.kind == "c" or (isinstance(bins, ndarray | np.ndarray | list | tuple)
@@ -465,7 +465,7 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = N
     """npjax implementation of ``numpy.histogramdd``."""
     from npjax._library._shape_ops import atleast_2d
     from npjax._library._binning import bincount
-    from npjax._library._differences import diff
+    from npjax._library._differences import difference as diff
     from npjax._library._sorting import searchsorted
 
     if isinstance(sample, np.ndarray):
@@ -571,7 +571,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     """
     from npjax._library._creation import array
     from npjax._library._joining import concatenate
-    from npjax._library._elementwise_misc import around
+    from npjax._library._elementwise_misc import _round
     from npjax._library._reductions import average, cumsum
 
     if ddof is not None and ddof != int(ddof):
@@ -604,7 +604,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     w = None
     if fweights is not None:
         fweights = _asarray(fweights, dtype=float)
-        if not bool(_U["equal"](fweights, around(fweights)).all()):
+        if not bool(_U["equal"](fweights, _round(fweights, 0, None)).all()):
             raise TypeError("fweights must be integer")
         if fweights.ndim > 1:
             raise RuntimeError("cannot handle multidimensional fweights")
@@ -651,7 +651,7 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
 def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Any:
     """npjax implementation of ``numpy.corrcoef``."""
     from npjax._library._matrix_builders import diag
-    from npjax._library._elementwise_misc import iscomplexobj
+    from npjax._library._elementwise_misc import _iscomplexobj as iscomplexobj
     from npjax._library._selection import clip
 
     c = cov(x, y, rowvar, dtype=dtype)
