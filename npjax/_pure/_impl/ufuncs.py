@@ -249,6 +249,16 @@ def _expm1(x):
     return lax.complex(jnp.expm1(xr) * jnp.cos(xi) - 2 * a * a, jnp.exp(xr) * jnp.sin(xi))
 
 
+def _arctan2(y, x):
+    """``jnp.arctan2`` with two zeros decided by a select: XLA's CPU code for atan2 folds to
+    NaN when it sees two constant zeros (``npjax.jit`` compiles without XLA's constant
+    folding); NumPy's ``arctan2(+-0, +0)`` is +-0 and ``arctan2(+-0, -0)`` is +-pi."""
+    r = jnp.arctan2(y, x)
+    y, x = y.astype(r.dtype), x.astype(r.dtype)
+    pole = jnp.where(jnp.signbit(x), jnp.copysign(jnp.asarray(np.pi, r.dtype), y), y)
+    return jnp.where((y == 0) & (x == 0), pole, r)
+
+
 def _absolute(x):
     if x.dtype.kind == "c":  # C99 hypot: an infinite part makes the magnitude inf
         inf = jnp.isinf(x.real) | jnp.isinf(x.imag)
@@ -687,6 +697,7 @@ IMPL_OVERRIDES: dict[str, Callable] = {
                         _arctanh_ref),
     "arctan": _annex_g(_odd_conj_complex(jnp.arctan), _arctan_ref),
     "exp": _exp,
+    "arctan2": _arctan2,
     "sinh": _annex_g(jnp.sinh, _sinh_ref),
     "cosh": _annex_g(jnp.cosh, _cosh_ref),
     "tanh": _annex_g(jnp.tanh, _tanh_ref, values=False),
