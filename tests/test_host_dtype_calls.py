@@ -140,6 +140,12 @@ SCRIPT = SETUP + textwrap.dedent("""
         print("to_jax", sorted(j.devices()) == [cold], j.dtype, np.asarray(j).tolist())
         print("to_device", x.to_device(x.device) is x, x.to_device(cold)._read().devices() ==
               {cold}, np.asarray(x.to_device(cold)).tolist())
+        with warnings.catch_warnings(record=True) as caught:  # NumPy's own polyfit, run for
+            warnings.simplefilter("always")  # float64: its warning names this line
+            npjax.polyfit([1.0, 1.0, 1.0], [1.0, 2.0, 3.0], 2)
+        import inspect
+        print("rank_warning_line", [w.filename for w in caught] ==
+              [inspect.currentframe().f_code.co_filename])
     """)
 
 
@@ -151,11 +157,13 @@ def test_float64_calls_match_numpy_where_the_accelerator_cannot_hold_float64():
     ``to_jax``/``to_device`` of a float64 host array (on the CPU backend); NumPy arrays given
     as ``out=`` given back themselves."""
     lines = _two_cpu_devices(SCRIPT)
-    assert len(lines) == 21 + 14 + 6 + 3 + 2, lines
+    assert len(lines) == 21 + 14 + 6 + 3 + 2 + 1, lines
     assert "to_jax True float64 [0.0, 1.0, 2.0]" in lines
+    assert "rank_warning_line True" in lines
     assert "to_device True True [0.0, 1.0, 2.0]" in lines
     verdicts = [ln.split()[:3] for ln in lines if ln.startswith("stream")] + [
-        ln.split()[:2] for ln in lines if not ln.startswith(("stream", "jax_permuted", "to_"))]
+        ln.split()[:2] for ln in lines
+        if not ln.startswith(("stream", "jax_permuted", "to_", "rank_warning"))]
     assert all(v[-1] == "True" for v in verdicts), [ln for ln in lines if "|" in ln]
     for ln in (ln for ln in lines if ln.startswith("jax_permuted")):
         assert ln.split()[2:] == ["True", "True", "float64", "True"], ln

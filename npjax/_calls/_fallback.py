@@ -27,6 +27,7 @@ from npjax._core._out import write_out
 from npjax._placement._made import place_made
 from npjax._core._normalize import array_method_value
 from npjax._runtime._context import current
+from npjax._runtime._numpy_calls import call_numpy_function, runs_loops
 from npjax._runtime._policy import Policy
 
 
@@ -122,13 +123,13 @@ def from_host(x: Any, inner: Any = None, device: bool = False) -> Any:
 
 
 def run_on_host(name: str, numpy_fn: Any, args: tuple, kwargs: dict) -> Any:
-    """Call ``numpy_fn`` on host copies; write mutated arguments back; results placed
-    (``from_host``)."""
+    """Call ``numpy_fn`` on host copies, its warnings at the user's line as the host route
+    issues them; write mutated arguments back; results placed (``from_host``)."""
     copies = _HostCopies()
     mutated = MUTATED_POSITIONS.get(name, ())
     host_args = tuple(copies.convert(a, i in mutated) for i, a in enumerate(args))
     host_kwargs = {k: copies.convert(v, k == "out") for k, v in kwargs.items()}
-    result = numpy_fn(*host_args, **host_kwargs)
+    result = call_numpy_function(numpy_fn, host_args, host_kwargs, runs_loops(numpy_fn))
     copies.write_back()
     return copies.result(result)
 
