@@ -237,6 +237,8 @@ CASES: dict[str, list] = {
     "interp": [lambda xp, a, v, i, m: xp.interp(v, [0.0, 1.0, 2.0], [1.0, 3.0, 2.0])],
     "unwrap": [lambda xp, a, v, i, m: xp.unwrap(v * 3.0),
                lambda xp, a, v, i, m: xp.unwrap(a, axis=0)],
+    "digitize": [lambda xp, a, v, i, m: xp.digitize(v, [-1.0, 0.0, 2.0]),
+                 lambda xp, a, v, i, m: xp.digitize(a, xp.sort(v), right=True)],
 }
 
 

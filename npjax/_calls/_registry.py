@@ -103,6 +103,7 @@ NOT_LAZY = {
     "polyfit": "reads its operands computed (least squares, its rank on the host)",
     "polyval": "reads its operands computed (Horner's loop in one jax function)",
     "interp": "reads its operands computed (the search and blend in one jax function)",
+    "digitize": "reads its operands computed (the bins' monotonicity on the host)",
 }
 
 EXCLUDED = {
