@@ -239,6 +239,10 @@ CASES: dict[str, list] = {
                lambda xp, a, v, i, m: xp.unwrap(a, axis=0)],
     "digitize": [lambda xp, a, v, i, m: xp.digitize(v, [-1.0, 0.0, 2.0]),
                  lambda xp, a, v, i, m: xp.digitize(a, xp.sort(v), right=True)],
+    "packbits": [lambda xp, a, v, i, m: xp.packbits(m),
+                 lambda xp, a, v, i, m: xp.packbits(a > 0, axis=1, bitorder="little")],
+    "unpackbits": [lambda xp, a, v, i, m: xp.unpackbits(i.astype(np.uint8)),
+                   lambda xp, a, v, i, m: xp.unpackbits(xp.packbits(m), count=3)],
 }
 
 

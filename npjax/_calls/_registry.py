@@ -104,6 +104,8 @@ NOT_LAZY = {
     "polyval": "reads its operands computed (Horner's loop in one jax function)",
     "interp": "reads its operands computed (the search and blend in one jax function)",
     "digitize": "reads its operands computed (the bins' monotonicity on the host)",
+    "packbits": "reads its operand computed (to_jax in the body, then its dtype checked)",
+    "unpackbits": "reads its operand computed (to_jax in the body, then its dtype checked)",
 }
 
 EXCLUDED = {
