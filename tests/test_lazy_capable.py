@@ -243,6 +243,11 @@ CASES: dict[str, list] = {
                  lambda xp, a, v, i, m: xp.packbits(a > 0, axis=1, bitorder="little")],
     "unpackbits": [lambda xp, a, v, i, m: xp.unpackbits(i.astype(np.uint8)),
                    lambda xp, a, v, i, m: xp.unpackbits(xp.packbits(m), count=3)],
+    "ravel_multi_index": [lambda xp, a, v, i, m: xp.ravel_multi_index((i, i), (4, 5)),
+                          lambda xp, a, v, i, m: xp.ravel_multi_index((i, i + 3), (4, 5),
+                                                                      mode="clip")],
+    "unravel_index": [lambda xp, a, v, i, m: xp.unravel_index(i, (2, 2)),
+                      lambda xp, a, v, i, m: xp.unravel_index(i * 3, (3, 4), order="F")],
 }
 
 

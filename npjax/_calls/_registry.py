@@ -106,6 +106,8 @@ NOT_LAZY = {
     "digitize": "reads its operands computed (the bins' monotonicity on the host)",
     "packbits": "reads its operand computed (to_jax in the body, then its dtype checked)",
     "unpackbits": "reads its operand computed (to_jax in the body, then its dtype checked)",
+    "ravel_multi_index": "reads its operands computed (out-of-bounds entries raise)",
+    "unravel_index": "reads its operand computed (out-of-bounds indices raise)",
 }
 
 EXCLUDED = {
