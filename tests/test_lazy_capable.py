@@ -248,6 +248,8 @@ CASES: dict[str, list] = {
                                                                       mode="clip")],
     "unravel_index": [lambda xp, a, v, i, m: xp.unravel_index(i, (2, 2)),
                       lambda xp, a, v, i, m: xp.unravel_index(i * 3, (3, 4), order="F")],
+    "select": [lambda xp, a, v, i, m: xp.select([m, v > 0], [v, i], -1.0),
+               lambda xp, a, v, i, m: xp.select([a > 0], [a])],
 }
 
 

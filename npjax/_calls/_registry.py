@@ -108,6 +108,7 @@ NOT_LAZY = {
     "unpackbits": "reads its operand computed (to_jax in the body, then its dtype checked)",
     "ravel_multi_index": "reads its operands computed (out-of-bounds entries raise)",
     "unravel_index": "reads its operand computed (out-of-bounds indices raise)",
+    "select": "reads its operands computed (to_jax in the body, in NumPy's order of checks)",
 }
 
 EXCLUDED = {

@@ -523,6 +523,7 @@ def extract(condition: ArrayIn, arr: ArrayIn) -> jax.Array:
     return _compress_axis(condition.ravel(), arr.ravel(), 0)
 
 
+@npfunc
 def select(condlist: Any, choicelist: Any, default: Any = 0) -> ndarray:
     """npjax implementation of ``numpy.select``."""
     if len(condlist) != len(choicelist):
