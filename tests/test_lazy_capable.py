@@ -250,6 +250,9 @@ CASES: dict[str, list] = {
                       lambda xp, a, v, i, m: xp.unravel_index(i * 3, (3, 4), order="F")],
     "select": [lambda xp, a, v, i, m: xp.select([m, v > 0], [v, i], -1.0),
                lambda xp, a, v, i, m: xp.select([a > 0], [a])],
+    "cov": [lambda xp, a, v, i, m: xp.cov(a), lambda xp, a, v, i, m: xp.cov(v, i, bias=True),
+            lambda xp, a, v, i, m: xp.cov(a, fweights=i, aweights=v * v)],
+    "corrcoef": [lambda xp, a, v, i, m: xp.corrcoef(a), lambda xp, a, v, i, m: xp.corrcoef(v, i)],
 }
 
 
