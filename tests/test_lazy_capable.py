@@ -253,6 +253,8 @@ CASES: dict[str, list] = {
     "cov": [lambda xp, a, v, i, m: xp.cov(a), lambda xp, a, v, i, m: xp.cov(v, i, bias=True),
             lambda xp, a, v, i, m: xp.cov(a, fweights=i, aweights=v * v)],
     "corrcoef": [lambda xp, a, v, i, m: xp.corrcoef(a), lambda xp, a, v, i, m: xp.corrcoef(v, i)],
+    "take_along_axis": [lambda xp, a, v, i, m: xp.take_along_axis(v, i, axis=0),
+                        lambda xp, a, v, i, m: xp.take_along_axis(a, i % 3, None)],
 }
 
 

@@ -109,6 +109,7 @@ NOT_LAZY = {
     "ravel_multi_index": "reads its operands computed (out-of-bounds entries raise)",
     "unravel_index": "reads its operand computed (out-of-bounds indices raise)",
     "select": "reads its operands computed (to_jax in the body, in NumPy's order of checks)",
+    "take_along_axis": "reads its indices computed (out-of-bounds entries raise)",
 }
 
 EXCLUDED = {
