@@ -103,6 +103,13 @@ NOT_LAZY = {
     "polyfit": "reads its operands computed (least squares, its rank on the host)",
     "polyval": "reads its operands computed (Horner's loop in one jax function)",
     "interp": "reads its operands computed (the search and blend in one jax function)",
+    "digitize": "reads its operands computed (the bins' monotonicity on the host)",
+    "packbits": "reads its operand computed (to_jax in the body, then its dtype checked)",
+    "unpackbits": "reads its operand computed (to_jax in the body, then its dtype checked)",
+    "ravel_multi_index": "reads its operands computed (out-of-bounds entries raise)",
+    "unravel_index": "reads its operand computed (out-of-bounds indices raise)",
+    "select": "reads its operands computed (to_jax in the body, in NumPy's order of checks)",
+    "take_along_axis": "reads its indices computed (out-of-bounds entries raise)",
 }
 
 EXCLUDED = {

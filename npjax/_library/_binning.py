@@ -13,6 +13,7 @@ import numpy as np
 from npjax._runtime._errstate import _stacklevel
 from npjax._pure import _dtypes
 from npjax._pure._impl.sorting import _bsearch
+from npjax._calls._dispatch import npfunc
 from npjax._core._ndarray import ndarray
 from npjax._library._selection import _jx, _min_max
 
@@ -76,6 +77,7 @@ def _monotonicity(bins: np.ndarray) -> int:
     return 0 if np.any(a[i:-1] < a[i + 1:]) else -1
 
 
+@npfunc
 def digitize(x: Any, bins: Any, right: bool = False) -> Any:
     """npjax implementation of ``numpy.digitize``."""
     xv, bv = _jx(x), _jx(bins)

@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from npjax._calls._dispatch import npfunc
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
@@ -54,6 +55,7 @@ def _pack_kernel(axis: int, little: bool):
     return jax.jit(kernel)
 
 
+@npfunc
 def packbits(a: Any, /, axis: Any = None, bitorder: str = "big") -> ndarray:
     """npjax implementation of ``numpy.packbits``."""
     x, ax = _prepare(a, axis, "biu", "Expected an input array of integer or boolean data type")
@@ -83,6 +85,7 @@ def _unpack_kernel(axis: int, count: int, little: bool):
     return jax.jit(kernel)
 
 
+@npfunc
 def unpackbits(a: Any, /, axis: Any = None, count: Any = None, bitorder: str = "big"
                ) -> ndarray:
     """npjax implementation of ``numpy.unpackbits``."""
@@ -100,8 +103,3 @@ def unpackbits(a: Any, /, axis: Any = None, count: Any = None, bitorder: str = "
             if n < 0:
                 raise ValueError("-count larger than number of elements")
     return ndarray._owner(_unpack_kernel(ax, n, bitorder[0] == "l")(x))
-
-
-for _name in __all__:  # public functions report NumPy-style as members of npjax
-    globals()[_name].__module__ = "npjax"
-del _name

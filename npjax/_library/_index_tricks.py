@@ -379,6 +379,7 @@ def _mul_overflows(dims: tuple, order: str) -> tuple[list, bool]:
     return strides, overflow
 
 
+@npfunc
 def ravel_multi_index(multi_index: Any, dims: Any, mode: Any = "raise",
                       order: Any = "C") -> Any:
     """npjax implementation of ``numpy.ravel_multi_index`` (modes raise/wrap/clip, order
@@ -426,6 +427,7 @@ def _unravel_kernel(dims: tuple, order: str) -> Any:
     return jax.jit(kernel)
 
 
+@npfunc
 def unravel_index(indices: Any, shape: Any, order: Any = "C") -> tuple:
     """npjax implementation of ``numpy.unravel_index`` (a tuple of npjax arrays, scalars for
     a scalar index); out-of-bounds indices raise NumPy's ValueError."""

@@ -416,6 +416,7 @@ def _along_axis_index(shape: tuple, indices: jax.Array, axis: int) -> tuple:
     return tuple(fancy)
 
 
+@npfunc
 def take_along_axis(arr: Any, indices: Any, axis: Any = -1) -> ndarray:
     """npjax implementation of ``numpy.take_along_axis``."""
     a = arr if isinstance(arr, ndarray) else ndarray._owner(_jx(arr))
@@ -523,6 +524,7 @@ def extract(condition: ArrayIn, arr: ArrayIn) -> jax.Array:
     return _compress_axis(condition.ravel(), arr.ravel(), 0)
 
 
+@npfunc
 def select(condlist: Any, choicelist: Any, default: Any = 0) -> ndarray:
     """npjax implementation of ``numpy.select``."""
     if len(condlist) != len(choicelist):

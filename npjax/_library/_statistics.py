@@ -30,6 +30,7 @@ from npjax._runtime._errstate import _stacklevel
 from npjax._calls import _ufuncs
 from npjax._library import _histogram_traced
 from npjax._library._elementwise_misc import _to_int_x86
+from npjax._calls._dispatch import npfunc
 from npjax._calls._fallback import call_numpy
 from npjax._core._ndarray import ndarray
 from npjax._runtime._context import current
@@ -563,12 +564,19 @@ def histogram2d(x: Any, y: Any, bins: Any = 10, range: Any = None, density: Any 
 # --- cov / corrcoef ----------------------------------------------------------------------
 
 
+@npfunc
 def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: Any = None,
         fweights: Any = None, aweights: Any = None, *, dtype: Any = None) -> ndarray:
     """npjax implementation of ``numpy.cov`` (NumPy's formula; ``dot`` is ``matmul``).
 
     Differences from NumPy: the matrix product may differ in the last bits (BLAS order).
     """
+    return _cov(m, y, rowvar, bias, ddof, fweights, aweights, dtype)
+
+
+def _cov(m: Any, y: Any, rowvar: bool, bias: bool, ddof: Any, fweights: Any, aweights: Any,
+         dtype: Any) -> ndarray:
+    """``cov``'s body, for ``corrcoef`` (one pass through the door)."""
     from npjax._library._creation import array
     from npjax._library._joining import concatenate
     from npjax._library._elementwise_misc import _round
@@ -648,13 +656,14 @@ def cov(m: Any, y: Any = None, rowvar: bool = True, bias: bool = False, ddof: An
     return c.squeeze()
 
 
+@npfunc
 def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -> Any:
     """npjax implementation of ``numpy.corrcoef``."""
     from npjax._library._matrix_builders import diag
     from npjax._library._elementwise_misc import _iscomplexobj as iscomplexobj
     from npjax._library._selection import clip
 
-    c = cov(x, y, rowvar, dtype=dtype)
+    c = _cov(x, y, rowvar, False, None, None, None, dtype)
     try:
         d = diag(c)
     except ValueError:
