@@ -54,10 +54,6 @@ def _asarray(x: Any, dtype: Any = None) -> ndarray:
 def isclose(a: Any, b: Any, rtol: Any = 1.e-5, atol: Any = 1.e-8,
             equal_nan: bool = False) -> Any:
     """npjax implementation of ``numpy.isclose`` (NumPy's formula, NEP 50 promotion)."""
-    return _isclose(a, b, rtol, atol, equal_nan)
-
-
-def _isclose(a: Any, b: Any, rtol: Any, atol: Any, equal_nan: bool) -> Any:
     x, y, atol, rtol = (v if isinstance(v, _PY_NUMBERS) else _asarray(v)
                         for v in (a, b, atol, rtol))
     if isinstance(y, ndarray):
@@ -101,7 +97,7 @@ def allclose(a: Any, b: Any, rtol: Any = 1.e-5, atol: Any = 1.e-8,
     """npjax implementation of ``numpy.allclose`` (a Python bool, as in NumPy: also for
     subclass operands, read through plain views)."""
     a, b = (plain(x) if is_subclass(x) else x for x in (a, b))
-    res = _isclose(a, b, rtol, atol, equal_nan)
+    res = isclose.__wrapped__(a, b, rtol, atol, equal_nan)  # (the body: one pass of the door)
     return builtins.bool(res.all() if isinstance(res, ndarray) else res)
 
 
@@ -151,12 +147,6 @@ def _as_npjax(val: Any) -> Any:
     return _asarray(val)
 
 
-def _imag(val: Any) -> Any:
-    if isinstance(val, (ndarray, *_PY_NUMBERS)):
-        return val.imag
-    return _as_npjax(val).imag
-
-
 @npfunc
 def real(val: Any) -> Any:
     """npjax implementation of ``numpy.real`` (a view for complex npjax arrays)."""
@@ -169,7 +159,9 @@ def real(val: Any) -> Any:
 def imag(val: Any) -> Any:
     """npjax implementation of ``numpy.imag`` (a view for complex npjax arrays; read-only
     zeros for real ones)."""
-    return _imag(val)
+    if isinstance(val, (ndarray, *_PY_NUMBERS)):
+        return val.imag
+    return _as_npjax(val).imag
 
 
 @npfunc
@@ -213,7 +205,7 @@ def iscomplexobj(x: Any) -> bool:
 @npfunc
 def isreal(x: Any) -> Any:
     """npjax implementation of ``numpy.isreal``."""
-    return _imag(x) == 0
+    return imag.__wrapped__(x) == 0
 
 
 @npfunc
