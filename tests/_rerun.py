@@ -6,12 +6,18 @@ import os
 import subprocess
 import sys
 
+import jax
+import pytest
+
 
 def rerun(suites: str, *options: str, timeout: int = 1800) -> str:
     """Run ``pytest`` on ``suites`` (test files separated by spaces) with ``options`` in one
     subprocess, at the rerun Hypothesis profile; fail with its output, else return its stdout.
     One process for several files compiles their common kernels once (a third less CPU time
-    than a process each)."""
+    than a process each). Skipped on an accelerator: a TPU admits one process, this one."""
+    if jax.default_backend() != "cpu":
+        pytest.skip(f"a second process cannot open the accelerator: run {suites} with "
+                    f"{' '.join(options)} in this process")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("NPJAX_", "PYTEST_"))}
     profile = os.environ.get("HYPOTHESIS_PROFILE", "ci")  # "full", "thorough": theirs
     env["HYPOTHESIS_PROFILE"] = "rerun-ci" if profile == "ci" else profile

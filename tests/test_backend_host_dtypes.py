@@ -60,3 +60,54 @@ def test_complex128_arrays_are_host_arrays_where_the_backend_cannot_hold_them():
     host = {(r[0], r[1]) for r in rows if r[3] == "host"}
     for mode in ("eager", "lazy"):
         assert {(mode, n) for n in ("asarray", "concatenate", "astype", "zeros")} <= host
+
+
+JIT_SCRIPT = textwrap.dedent("""
+    import warnings
+    import numpy as np, npjax
+    from npjax._pure import _capabilities
+    _capabilities.HOST_DTYPES = {"cpu": frozenset({"float64", "complex128"})}
+
+    def written(b, x):
+        b[0] = x[0]
+        return b
+
+    def filled(b, x):
+        b[:] = x[:2]
+        return b
+
+    calls = {
+        "zeros": lambda m, x: m.zeros(3) + x[0],
+        "zeros_written": lambda m, x: written(m.zeros(3), x),
+        "empty_filled": lambda m, x: filled(m.empty(2), x),
+        "full": lambda m, x: m.full(3, 2.0) * x[:3],
+        "arange": lambda m, x: m.arange(3.0) * x[:3],
+        "asarray": lambda m, x: m.asarray([1.0, 2.0, 3.0]) * x[:3],
+        "astype": lambda m, x: x.astype(np.float32).astype(np.float64) + 1,
+        "stack": lambda m, x: m.stack([x, x]),
+        "concatenate": lambda m, x: m.concatenate([x, m.zeros(2)]),
+        "complex": lambda m, x: m.zeros(3, complex) + x[:3],
+    }
+    x = np.arange(4.0)
+    for placement in ("host", "device"):
+        with npjax.policy(placement=placement):
+            for name, f in calls.items():
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    got = npjax.jit(lambda xx: f(npjax, xx))(npjax.asarray(x))
+                want = f(np, x.copy())
+                g = np.asarray(got)
+                print(placement, name, g.dtype == want.dtype and np.array_equal(g, want))
+    """)
+
+
+def test_float64_made_inside_npjax_jit_is_the_programs_where_the_backend_cannot_hold_it():
+    # On a TPU float64 arrays are host arrays; inside an npjax.jit trace an array made in
+    # float64 (zeros, arange, a list, a cast) must still be the program's: as a host array it
+    # could hold no traced value (JitError on the chip: "np.zeros(3)[0] = x[0]")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(npjax.__file__)))
+    out = subprocess.run([sys.executable, "-c", JIT_SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    rows = [ln.split() for ln in out.stdout.splitlines() if ln]
+    assert len(rows) == 20 and all(r[2] == "True" for r in rows), out.stdout

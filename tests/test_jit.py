@@ -193,11 +193,12 @@ def test_views_with_other_offsets_share_a_program():
     def f(row):
         row *= 2
 
-    a = npjax.arange(12.0).reshape(3, 4)
+    # float32: a device dtype everywhere (float64 arrays are host arrays on a TPU)
+    a = npjax.arange(12, dtype=np.float32).reshape(3, 4)
     for i in range(3):
         f(a[i, 1:])
     assert f._cache_size() == 1
-    host = np.arange(12.0).reshape(3, 4)
+    host = np.arange(12, dtype=np.float32).reshape(3, 4)
     host[:, 1:] *= 2
     assert_same(a, host)
 
@@ -257,7 +258,7 @@ def test_fallback_eager_is_counted_at_the_line_that_could_not_trace():
 
 @pytest.mark.device_placement
 def test_writing_a_captured_array_raises():
-    captured = npjax.zeros(3)
+    captured = npjax.zeros(3, np.float32)  # (a device dtype everywhere, as above)
 
     @npjax.jit
     def f(x):
@@ -265,8 +266,8 @@ def test_writing_a_captured_array_raises():
         return x
 
     with pytest.raises(npjax.JitError, match="not one of its arguments"):
-        f(npjax.ones(2))
-    assert_same(captured, np.zeros(3))  # unchanged, and no tracer leaked into it
+        f(npjax.ones(2, np.float32))
+    assert_same(captured, np.zeros(3, np.float32))  # unchanged, and no tracer leaked into it
     captured[1] = 1.0
 
 
@@ -471,7 +472,8 @@ def test_random_parameter_checks_are_device_checks():
 def test_a_call_counts_its_host_arguments_as_transfers_at_the_callers_line():
     # One record per call (the caller's line is looked up once): count and bytes per argument.
     f = npjax.jit(lambda a, b: a * b)
-    a, b = npjax.asarray(np.ones(4)), npjax.asarray(np.ones(4, np.float32))
+    # float32 and float16: device dtypes everywhere (float64 lives on the host on a TPU)
+    a, b = npjax.asarray(np.ones(4, np.float32)), npjax.asarray(np.ones(4, np.float16))
     f(a, b)
     npjax.reset_stats()
     f(a, b); line = sys._getframe().f_lineno  # noqa: E702
@@ -479,7 +481,7 @@ def test_a_call_counts_its_host_arguments_as_transfers_at_the_callers_line():
     if a._host() is None:  # a policy that keeps small arrays on the device: nothing is sent
         assert s["transfers"]["host_to_device"]["count"] == 0
         return
-    assert s["transfers"]["host_to_device"] == {"count": 2, "bytes": 48}
+    assert s["transfers"]["host_to_device"] == {"count": 2, "bytes": 24}
     sites = {(e["direction"], e["site"]): e for e in s["transfer_sites"]}
     assert sites[("host_to_device", f"{__file__}:{line}")]["count"] == 2
 

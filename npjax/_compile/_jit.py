@@ -67,6 +67,7 @@ import jax.numpy as jnp
 import jaxlib
 import numpy as np
 
+from npjax._pure import _dtypes
 from npjax._pure._errors import JitError, ShapeNeeded
 from npjax._compile._while import LoopNeeded
 from npjax._runtime import _context, _errstate, _finite_watch, _stats
@@ -678,6 +679,7 @@ class Jitted:
                 if isinstance(roots[k], np.ndarray) and k not in rb.wrappers:
                     rb.owner(k, False, not roots[k].flags.writeable)
             trace = _Trace(neg_zero)
+            tracing = _dtypes.TRACING.set(True)
             try:
                 with _context.using(trace=trace), warnings.catch_warnings(record=True) as \
                         caught:
@@ -685,6 +687,8 @@ class Jitted:
             except BaseException:
                 _undo_writes(trace)  # (no tracer may stay in an array from outside)
                 raise
+            finally:
+                _dtypes.TRACING.reset(tracing)
             _warned(trace, caught)
             self.loops = tuple(trace.loops)
             del new_args, new_kwargs

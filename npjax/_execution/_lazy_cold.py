@@ -30,7 +30,7 @@ import jax.extend.core as jax_core
 import numpy as np
 
 from npjax._pure import _capabilities
-from npjax._pure._dtypes import backend_host_dtypes
+from npjax._pure._dtypes import TRACING, backend_host_dtypes
 from npjax._runtime import _stats
 
 __all__ = ["run"]
@@ -59,10 +59,15 @@ def _device(inputs: Any) -> Any:
     return home
 
 
-@functools.cache
 def held_on_cpu() -> frozenset:
     """The dtypes whose device work runs on the CPU backend (the default backend's
-    ``_capabilities.HOST_DTYPES``; empty on most platforms)."""
+    ``_capabilities.HOST_DTYPES``; empty on most platforms, and while ``npjax.jit`` traces:
+    ``_dtypes.TRACING``)."""
+    return frozenset() if TRACING.get() else _held()
+
+
+@functools.cache
+def _held() -> frozenset:
     return frozenset(map(np.dtype, backend_host_dtypes()))
 
 

@@ -11,7 +11,7 @@ import numpy as np
 from npjax._core._ndarray import _CONSTRUCTOR, ndarray
 from npjax._core._normalize import to_jax
 from npjax._placement._route import _DEVICE_DTYPE, npjax_operands, place_result
-from npjax._pure._dtypes import MAX_DEVICE_NDIM, is_device_dtype
+from npjax._pure._dtypes import MAX_DEVICE_NDIM, TRACING, is_device_dtype
 from npjax._runtime import _context
 
 
@@ -49,7 +49,9 @@ def place_made(result: Any, device: bool = False) -> Any:
 def _device_dtype(dtype: np.dtype) -> bool:
     found = _DEVICE_DTYPE.get(dtype)
     if found is None:
-        found = _DEVICE_DTYPE[dtype] = is_device_dtype(dtype)
+        found = is_device_dtype(dtype)
+        if not TRACING.get():  # (inside a trace every numeric dtype is the device's)
+            _DEVICE_DTYPE[dtype] = found
     return found
 
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from npjax._runtime import _context, _stats
 from npjax._runtime._policy import DEFAULT_LIMIT
-from npjax._pure._dtypes import MAX_DEVICE_NDIM, is_device_dtype
+from npjax._pure._dtypes import MAX_DEVICE_NDIM, TRACING, is_device_dtype
 from npjax._pure._errors import HostOnly
 from npjax._execution import _lazy_cold
 from npjax._runtime._numpy_calls import (call_numpy_method, call_numpy_python,
@@ -462,7 +462,9 @@ def place_result(result: Any, inputs: tuple, limit: int) -> Any:
     if kind is np.ndarray:
         device_dtype = _DEVICE_DTYPE.get(result.dtype)
         if device_dtype is None:
-            device_dtype = _DEVICE_DTYPE[result.dtype] = is_device_dtype(result.dtype)
+            device_dtype = is_device_dtype(result.dtype)
+            if not TRACING.get():  # (inside a trace every numeric dtype is the device's)
+                _DEVICE_DTYPE[result.dtype] = device_dtype
         # host-only dtypes (object, str, datetime...) and > 32 dimensions stay host arrays
         if device_dtype and result.base is None and beyond(result.size, limit) and \
                 result.ndim <= MAX_DEVICE_NDIM:

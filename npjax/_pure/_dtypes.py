@@ -8,6 +8,7 @@ int that does not fit that dtype raises ``OverflowError`` as in NumPy.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 from typing import Any
 
@@ -107,11 +108,18 @@ def is_device_dtype(dtype: np.dtype) -> bool:
     """Whether the device can hold ``dtype``: numeric, native byte order (a byte-swapped
     ``'>f8'`` from a file stays a host array, as NumPy keeps it), at most 64-bit floats, and
     not one the default backend's platform cannot hold (``_capabilities.HOST_DTYPES``:
-    float64 and complex128 on a TPU)."""
+    float64 and complex128 on a TPU) unless ``npjax.jit`` is tracing (``TRACING``)."""
     return (dtype.kind in DEVICE_KINDS and dtype.isnative
             and dtype.itemsize <= _MAX_ITEMSIZE[dtype.kind]
             and (dtype.kind not in "fc" or dtype.itemsize < 8
-                 or dtype.name not in backend_host_dtypes()))
+                 or dtype.name not in backend_host_dtypes() or TRACING.get()))
+
+
+# True while ``npjax.jit`` traces a function: every value made there is its program's (a
+# program holding one of ``backend_host_dtypes`` runs on the host's CPU backend:
+# ``_execution/_lazy_cold``), so those dtypes are device dtypes inside a trace; a float64
+# made there as a host array would hold no traced value (``np.zeros(3)[0] = x[0]``)
+TRACING: contextvars.ContextVar[bool] = contextvars.ContextVar("npjax_tracing", default=False)
 
 
 @functools.cache
