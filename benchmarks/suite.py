@@ -7,7 +7,8 @@ seed: a variant that always ran right after another paid for what that one left 
 as freed memory refaulted or a cold cache), on fresh copies of the same inputs; the
 median of the rounds is reported, and the first call (trace + compile for the jitted
 variants) separately. Every result is checked against NumPy's (``allclose`` with rtol 1e-7
-and an absolute tolerance of 1e-9 times the largest magnitude of NumPy's result). Writes
+and an absolute tolerance of 1e-9 times the largest magnitude of NumPy's result; with
+``--float32`` the inputs are float32 for every variant, checked at rtol 2e-4). Writes
 ``bench_<size>.json``, ``bench_<size>.png`` (speed-up over NumPy) and ``bench_<size>.md``
 (the table) into ``--out`` (default ``./npjax-bench``; ``--out benchmarks/results`` updates
 the committed reference results).
@@ -46,6 +47,11 @@ VARIANTS = ("numpy", "npjax_eager", "npjax_lazy", "npjax_jit", "jax_hand", "npja
 WARM_S = 3.0
 WARM_CALLS = 2000
 RTOL = 1e-7
+# --float32: every variant gets the kernel's float64 inputs as float32 (complex128 as
+# complex64), as a float32 script would hold them; checked against NumPy's float32 run at
+# float32's tolerance (the kernels' own float64 constants and default dtypes stay as written)
+SINGLE = {"f": numpy.float32, "c": numpy.complex64}
+RTOL_FLOAT32 = 2e-4
 # Kernel kinds for which the issue sets the lazy-mode target (within 1.5x of npjax.jit).
 FUSABLE = ("elementwise", "stencil")
 
@@ -78,11 +84,16 @@ class Runner:
     one is timed from its first call, as a script calling the kernel a few tens of times
     sees it; the steady one after ``warm`` (a script calling it many times)."""
 
-    def __init__(self, mod: Any, size: str) -> None:
+    def __init__(self, mod: Any, size: str, float32: bool = False) -> None:
         self.mod = mod
         params = mod.SIZES[size]
         self.params = params
         self.host_args = mod.setup(numpy.random.default_rng(0), **params)
+        if float32:
+            self.host_args = tuple(
+                a.astype(SINGLE[a.dtype.kind]) if isinstance(a, numpy.ndarray)
+                and a.dtype.kind in SINGLE and a.dtype.itemsize > 4 else a
+                for a in self.host_args)
         statics = tuple(s + 1 for s in mod.STATIC)
         self.jitted = npjax.jit(mod.kernel, static_argnums=(0, *statics))
         self.auto = npjax.autojit(mod.kernel)
@@ -165,13 +176,13 @@ def warm(runner: Runner, max_s: float = WARM_S, max_calls: int = WARM_CALLS) -> 
                         "why": why}
 
 
-def _check(got: Any, want: numpy.ndarray) -> tuple[bool, float]:
+def _check(got: Any, want: numpy.ndarray, rtol: float = RTOL) -> tuple[bool, float]:
     got = _host(got)
     if got.shape != want.shape:
         return False, math.inf
     scale = float(numpy.max(numpy.abs(want))) if want.size else 0.0
-    atol = 1e-9 * max(scale, 1e-300)
-    ok = bool(numpy.allclose(got, want, rtol=RTOL, atol=atol))
+    atol = rtol * 1e-2 * max(scale, 1e-300)
+    ok = bool(numpy.allclose(got, want, rtol=rtol, atol=atol))
     with numpy.errstate(all="ignore"):
         err = numpy.abs(got.astype(numpy.float64) - want) / numpy.maximum(numpy.abs(want), atol)
     return ok, float(numpy.max(err)) if err.size else 0.0
@@ -179,11 +190,12 @@ def _check(got: Any, want: numpy.ndarray) -> tuple[bool, float]:
 
 def run_kernel(mod: Any, size: str, repeats: int, log: Any, slow_s: float = math.inf,
                min_total_s: float = 0.02, max_rounds: int = 50,
-               variants: tuple[str, ...] = VARIANTS) -> dict:
+               variants: tuple[str, ...] = VARIANTS, float32: bool = False) -> dict:
     """Every variant's first call, then at least ``repeats`` interleaved rounds (more for
     short calls, see below); a variant whose first call took over ``slow_s`` seconds is
     timed in one round only (its ``samples_s`` says so)."""
-    runner = Runner(mod, size)
+    runner = Runner(mod, size, float32)
+    rtol = RTOL_FLOAT32 if float32 else RTOL
     record: dict[str, Any] = {"name": mod.NAME, "kind": mod.KIND, "params": runner.params,
                               "times": {}, "check": {}}
     expected = None
@@ -210,7 +222,7 @@ def run_kernel(mod: Any, size: str, repeats: int, log: Any, slow_s: float = math
                 else _host(out)
             record["check"][variant] = {"ok": True, "max_rel_err": 0.0}
         else:
-            ok, err = _check(out, expected)
+            ok, err = _check(out, expected, rtol)
             record["check"][variant] = {"ok": ok, "max_rel_err": err}
     samples: dict[str, list[float]] = {v: [] for v in firsts}
     round_ = 0
@@ -438,6 +450,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the npjax variants' placement (default: the policy's)")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help="comma-separated variants to run (numpy always runs: the answer)")
+    parser.add_argument("--float32", action="store_true",
+                        help="the kernels' float64 inputs as float32 for every variant "
+                             f"(NumPy's too), checked at rtol {RTOL_FLOAT32:g}")
     options = parser.parse_args(argv)
     variants = tuple(v for v in VARIANTS if v == "numpy" or v in options.variants.split(","))
     repeats = options.repeats or (3 if options.quick else 7)
@@ -467,14 +482,16 @@ def main(argv: list[str] | None = None) -> int:
         f"({machine['device_kind']})")
     os.makedirs(options.out, exist_ok=True)
     stem = os.path.join(options.out, f"bench_{options.size}"
-                        + ("" if options.placement is None else f"_{placement}"))
+                        + ("" if options.placement is None else f"_{placement}")
+                        + ("_float32" if options.float32 else ""))
     records: list[dict] = []
     summary = summarize(records)
     progress = tqdm(mods, desc="kernels", unit="kernel") if tqdm is not None else mods
     for i, mod in enumerate(progress, 1):
         log(f"[{i}/{len(mods)}] {mod.NAME} {mod.SIZES[options.size]}")
         t0 = time.perf_counter()
-        rec = run_kernel(mod, options.size, repeats, log, options.slow_s, variants=variants)
+        rec = run_kernel(mod, options.size, repeats, log, options.slow_s, variants=variants,
+                         float32=options.float32)
         records.append(rec)
         parts = [f"{v}={rec['times'][v]['median_s'] * 1e3:.2f}ms" for v in rec["times"]]
         bad = [v for v, c in rec["check"].items() if not c.get("ok")]
@@ -483,10 +500,13 @@ def main(argv: list[str] | None = None) -> int:
         summary = summarize(records)  # written after every kernel: a cut run keeps its results
         data = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
                 "machine": machine, "size": options.size, "placement": placement,
-                "repeats": repeats, "rtol": RTOL, "kernels": records, "summary": summary}
+                "repeats": repeats, "rtol": RTOL_FLOAT32 if options.float32 else RTOL,
+                "float32": options.float32, "kernels": records, "summary": summary}
         with open(stem + ".json", "w") as f:
             json.dump(data, f, indent=1, default=str)
     text = table(records, summary, machine, options.size, placement)
+    if options.float32:
+        text = f"Inputs float32 (`--float32`), checked at rtol {RTOL_FLOAT32:g}.\n\n" + text
     with open(stem + ".md", "w") as f:
         f.write(text)
     drawn = chart(records, stem + ".png", f"npjax bench ({options.size}, placement "

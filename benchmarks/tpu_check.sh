@@ -5,7 +5,8 @@
 # one slow step cannot starve the others; each suite kernel runs in a process of its own, so a
 # compile that never ends or a process abort costs that kernel only. Steps (STEPS, comma
 # separated): import, overhead, threshold, float64, complex, examples, tests, compile, suite,
-# suite_device, run in that order.
+# suite_float32 (the kernels' inputs as float32: the chip's own type), suite_device, run in
+# that order.
 # A device call lasts at most 10 minutes: every time limit is cut to what is left of BUDGET_S
 # (default 570 s, counted from the start), so the default steps (import, float64, complex,
 # examples, tests, suite over the kernels that fit) end within one call. The rest over more
@@ -79,6 +80,8 @@ for path in sorted(glob.glob(f"{out}/*/bench_*.json")):
 if records:
     summary = suite.summarize(records)
     text = suite.table(records, summary, machine, size, placement)
+    if data.get("float32"):
+        text = "Inputs float32 (`--float32`).\n\n" + text
     with open(f"{out}/bench_{size}.md", "w") as f:
         f.write(text)
     with open(f"{out}/bench_{size}.json", "w") as f:
@@ -163,6 +166,11 @@ fi
 if has suite; then
     echo "== $SIZE preset, default placement, one process per kernel (${KERNEL_S}s each)"
     run_suite "$KERNELS" "$OUT/suite"
+    pack
+fi
+if has suite_float32; then
+    echo "== $SIZE preset, float32 inputs, default placement"
+    run_suite "$KERNELS" "$OUT/suite_float32" --float32
     pack
 fi
 if has suite_device; then
