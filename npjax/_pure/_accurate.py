@@ -1,0 +1,365 @@
+"""float32 transcendental functions from operations a TPU computes exactly, as lowering rules.
+
+XLA's TPU computes float32 ``log`` (and ``log1p``, ``tanh``, ``asinh``...) some 4000 ulps
+from the correctly rounded value, ``log1p`` of the largest floats as 0, and ``rem`` of a
+large quotient as 0 (``_capabilities.ACCURATE_FLOAT32`` has the measurements); NumPy's are
+within an ulp or two. The functions here compute them from additions, multiplications,
+comparisons, ``sqrt``, division, and integer and bit operations (exponents and mantissas
+read off the bits, so subnormal inputs are exact even where the arithmetic flushes them):
+
+- ``log``: Cephes' ``logf`` (the mantissa in [sqrt(1/2), sqrt(2)), a degree-9 polynomial);
+  ``log1p`` the same polynomial at ``x`` itself near 0, else ``log(1 + x)`` plus the
+  rounding of ``1 + x`` divided by it;
+- ``exp``/``exp2``/``expm1``: ``x = n ln2 + r`` (Cody and Waite's two-part ``ln2``), a
+  Taylor polynomial of ``expm1(r)`` and ``2 ** n`` built from its bits;
+- ``tanh``, ``sinh``, ``cosh``, ``asinh``, ``acosh``, ``atanh``: Cephes' polynomials near 0,
+  fdlibm's formulas on those above elsewhere;
+- ``rem`` (C's ``fmod``): exact, by binary long division of the integer mantissas;
+- complex64 ``log`` (``log|z|`` from the larger part and ``log1p``) and ``log1p`` (NumPy's
+  formula: ``log(hypot(1 + re, im))``).
+
+float16 and bfloat16 are computed in float32 and rounded back. ``install_accurate`` registers
+them (``_lowerings._register``) for the platforms ``_capabilities`` names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from jax import lax
+
+from npjax._pure import _lowerings
+
+_F32 = np.dtype(np.float32)
+_HALF = (np.dtype(np.float16), np.dtype("bfloat16"))
+_C64 = np.dtype(np.complex64)
+_LN2_HI, _LN2_LO = 0.693359375, -2.12194440e-4  # ln2 = hi + lo; hi has 9 bits
+_LOG_P = (7.0376836292e-2, -1.1514610310e-1, 1.1676998740e-1, -1.2420140846e-1,
+          1.4249322787e-1, -1.6668057665e-1, 2.0000714765e-1, -2.4999993993e-1,
+          3.3333331174e-1)  # Cephes logf
+_TANH_P = (-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1,
+           -3.33332819422e-1)  # Cephes tanhf, |x| < 0.625
+_SINH_P = (2.03721912945e-4, 8.33028376239e-3, 1.66667160211e-1)  # Cephes sinhf, |x| <= 1
+_EXPM1_T = tuple(1.0 / float(np.prod(np.arange(1, k + 1))) for k in range(10, 1, -1))
+
+
+def _c(x: Any, v: float) -> Any:
+    return lax.full_like(x, v)
+
+
+def _poly(x: Any, coefs: tuple[float, ...]) -> Any:
+    """Horner's scheme, highest coefficient first."""
+    acc = _c(x, coefs[0])
+    for k in coefs[1:]:
+        acc = lax.add(lax.mul(acc, x), _c(x, k))
+    return acc
+
+
+def _bits(x: Any) -> Any:
+    return lax.bitcast_convert_type(x, np.int32)
+
+
+def _float(i: Any) -> Any:
+    return lax.bitcast_convert_type(i, _F32)
+
+
+def _pow2(n: Any) -> Any:
+    """2.0 ** n (float32) for integer ``n`` in [-126, 127]."""
+    return _float(lax.shift_left(lax.add(n, lax.full_like(n, 127)), lax.full_like(n, 23)))
+
+
+def _log_core(e: Any, f: Any) -> Any:
+    """log((1 + f) * 2 ** e), f in [sqrt(1/2) - 1, sqrt(2) - 1) (Cephes)."""
+    z = lax.mul(f, f)
+    y = lax.mul(lax.mul(_poly(f, _LOG_P), f), z)
+    y = lax.add(y, lax.mul(e, _c(f, _LN2_LO)))
+    y = lax.sub(y, lax.mul(_c(f, 0.5), z))
+    return lax.add(lax.add(f, y), lax.mul(e, _c(f, _LN2_HI)))
+
+
+def _log(x: Any) -> Any:
+    ix = _bits(x)
+    zero = lax.full_like(ix, 0)
+    sub = lax.lt(ix, lax.full_like(ix, 0x00800000))  # subnormal or +-0 (or negative)
+    lz = lax.sub(lax.clz(ix), lax.full_like(ix, 8))
+    norm = lax.select(sub & lax.gt(ix, zero), lax.shift_left(ix, lz), ix)
+    e = lax.sub(lax.shift_right_logical(norm, lax.full_like(ix, 23)), lax.full_like(ix, 126))
+    e = lax.select(sub & lax.gt(ix, zero), lax.sub(e, lz), e)
+    m = _float(lax.bitwise_or(lax.bitwise_and(norm, lax.full_like(ix, 0x7FFFFF)),
+                              lax.full_like(ix, 0x3F000000)))  # [0.5, 1)
+    low = lax.lt(m, _c(x, 0.70710677))
+    e = lax.select(low, lax.sub(e, lax.full_like(e, 1)), e)
+    f = lax.select(low, lax.sub(lax.add(m, m), _c(x, 1)), lax.sub(m, _c(x, 1)))
+    out = _log_core(lax.convert_element_type(e, _F32), f)
+    mag = lax.bitwise_and(ix, lax.full_like(ix, 0x7FFFFFFF))
+    out = lax.select(lax.eq(mag, zero), _c(x, -np.inf), out)
+    out = lax.select(lax.eq(ix, lax.full_like(ix, 0x7F800000)), _c(x, np.inf), out)
+    bad = lax.gt(mag, lax.full_like(ix, 0x7F800000)) | (lax.lt(ix, zero) & lax.ne(mag, zero))
+    return lax.select(bad, _c(x, np.nan), out)
+
+
+def _log1p(x: Any) -> Any:
+    one = _c(x, 1)
+    u = lax.add(one, x)
+    c = lax.div(lax.sub(x, lax.sub(u, one)), u)  # the rounding of 1 + x, relative
+    keep = lax.is_finite(u) & lax.ne(u, lax.full_like(x, 0))
+    far = lax.add(_log(u), lax.select(keep, c, lax.full_like(x, 0)))
+    near = (lax.gt(x, _c(x, -0.29289323)) & lax.lt(x, _c(x, 0.41421357)))
+    small = _log_core(lax.full_like(x, 0), lax.select(near, x, lax.full_like(x, 0)))
+    out = lax.select(near, small, far)
+    return lax.select(lax.eq(x, _c(x, 0)), x, out)  # -0.0 (and what the chip flushes)
+
+
+def _exp_parts(x: Any) -> tuple[Any, Any]:
+    """(n, expm1(r)) with x = n ln2 + r, |r| <= ln2 / 2, n an int32."""
+    nf = lax.floor(lax.add(lax.mul(x, _c(x, 1.4426950408889634)), _c(x, 0.5)))
+    r = lax.sub(lax.sub(x, lax.mul(nf, _c(x, _LN2_HI))), lax.mul(nf, _c(x, _LN2_LO)))
+    em = lax.add(r, lax.mul(lax.mul(r, r), _poly(r, _EXPM1_T)))
+    return lax.convert_element_type(nf, np.int32), em
+
+
+def _scaled(p: Any, n: Any) -> Any:
+    """p * 2 ** n in two exact steps (n in [-300, 254])."""
+    half = lax.div(n, lax.full_like(n, 2))
+    return lax.mul(lax.mul(p, _pow2(half)), _pow2(lax.sub(n, half)))
+
+
+def _exp(x: Any) -> Any:
+    xc = lax.clamp(_c(x, -104.0), x, _c(x, 89.0))
+    n, em = _exp_parts(xc)
+    out = _scaled(lax.add(_c(x, 1), em), n)
+    out = lax.select(lax.gt(x, _c(x, 88.72284)), _c(x, np.inf), out)
+    out = lax.select(lax.lt(x, _c(x, -103.97208)), _c(x, 0), out)
+    return lax.select(lax.ne(x, x), x, out)
+
+
+def _exp2(x: Any) -> Any:
+    xc = lax.clamp(_c(x, -150.0), x, _c(x, 128.0))
+    nf = lax.round(xc, lax.RoundingMethod.TO_NEAREST_EVEN)
+    r = lax.mul(lax.sub(xc, nf), _c(x, 0.6931471805599453))
+    em = lax.add(r, lax.mul(lax.mul(r, r), _poly(r, _EXPM1_T)))
+    out = _scaled(lax.add(_c(x, 1), em), lax.convert_element_type(nf, np.int32))
+    out = lax.select(lax.ge(x, _c(x, 128.0)), _c(x, np.inf), out)
+    out = lax.select(lax.lt(x, _c(x, -150.0)), _c(x, 0), out)
+    return lax.select(lax.ne(x, x), x, out)
+
+
+def _expm1(x: Any) -> Any:
+    xc = lax.clamp(_c(x, -40.0), x, _c(x, 89.0))
+    n, em = _exp_parts(xc)
+    t = _pow2(lax.min(n, lax.full_like(n, 24)))
+    mid = lax.add(lax.sub(t, _c(x, 1)), lax.mul(t, em))  # 2**n - 1 is exact here
+    big = lax.sub(_scaled(lax.add(_c(x, 1), em), n), _c(x, 1))
+    out = lax.select(lax.gt(n, lax.full_like(n, 24)), big, mid)
+    out = lax.select(lax.gt(x, _c(x, 88.72284)), _c(x, np.inf), out)
+    tiny = lax.lt(lax.abs(x), _c(x, 2.0 ** -25))
+    return lax.select(tiny | lax.ne(x, x), x, out)
+
+
+def _sign_of(x: Any, v: Any) -> Any:
+    """|v| with the sign bit of ``x``."""
+    sign = lax.bitwise_and(_bits(x), lax.full_like(_bits(x), -0x80000000))
+    return _float(lax.bitwise_or(_bits(lax.abs(v)), sign))
+
+
+def _tanh(x: Any) -> Any:
+    a = lax.abs(x)
+    z = lax.mul(x, x)
+    small = lax.add(x, lax.mul(lax.mul(x, z), _poly(z, _TANH_P)))
+    e = _exp(lax.min(lax.add(a, a), _c(x, 40.0)))
+    big = lax.sub(_c(x, 1), lax.div(_c(x, 2), lax.add(e, _c(x, 1))))
+    out = lax.select(lax.lt(a, _c(x, 0.625)), small, _sign_of(x, big))
+    return lax.select(lax.ne(x, x) | lax.lt(a, _c(x, 2.0 ** -13)), x, out)
+
+
+def _sinh_cosh(x: Any, odd: bool) -> Any:
+    a = lax.abs(x)
+    ac = lax.min(a, _c(x, 90.0))
+    n, em = _exp_parts(ac)
+    half_e = _scaled(lax.add(_c(x, 1), em), lax.sub(n, lax.full_like(n, 1)))  # e**a / 2
+    inv = lax.div(_c(x, 0.25), lax.select(lax.gt(a, _c(x, 20.0)), _c(x, 1e30), half_e))
+    out = lax.sub(half_e, inv) if odd else lax.add(half_e, inv)
+    if odd:
+        z = lax.mul(x, x)
+        small = lax.add(x, lax.mul(lax.mul(x, z), _poly(z, _SINH_P)))
+        out = lax.select(lax.le(a, _c(x, 1)), small, _sign_of(x, out))
+        out = lax.select(lax.lt(a, _c(x, 2.0 ** -13)), x, out)
+    return lax.select(lax.ne(x, x), x, out)
+
+
+def _asinh(x: Any) -> Any:
+    a = lax.abs(x)
+    t = lax.mul(a, a)
+    one = _c(x, 1)
+    huge = lax.add(_log(a), _c(x, 0.6931471805599453))
+    ab = lax.min(a, _c(x, 2.0 ** 28))
+    big = _log(lax.add(lax.add(ab, ab), lax.div(one, lax.add(lax.sqrt(
+        lax.add(lax.mul(ab, ab), one)), ab))))
+    mid = _log1p(lax.add(a, lax.div(t, lax.add(one, lax.sqrt(lax.add(one, t))))))
+    out = lax.select(lax.gt(a, _c(x, 2.0 ** 28)), huge, lax.select(lax.gt(a, _c(x, 2)), big,
+                                                                   mid))
+    out = lax.select(lax.lt(a, _c(x, 2.0 ** -12)), a, out)
+    return lax.select(lax.ne(x, x), x, _sign_of(x, out))
+
+
+def _acosh(x: Any) -> Any:
+    one = _c(x, 1)
+    huge = lax.add(_log(x), _c(x, 0.6931471805599453))
+    xb = lax.clamp(one, x, _c(x, 2.0 ** 28))
+    big = _log(lax.sub(lax.add(xb, xb), lax.div(one, lax.add(xb, lax.sqrt(
+        lax.sub(lax.mul(xb, xb), one))))))
+    t = lax.sub(xb, one)
+    mid = _log1p(lax.add(t, lax.sqrt(lax.add(lax.add(t, t), lax.mul(t, t)))))
+    out = lax.select(lax.gt(x, _c(x, 2.0 ** 28)), huge, lax.select(lax.gt(x, _c(x, 2)), big,
+                                                                   mid))
+    return lax.select(lax.lt(x, one) | lax.ne(x, x), _c(x, np.nan), out)
+
+
+def _atanh(x: Any) -> Any:
+    a = lax.abs(x)
+    one = _c(x, 1)
+    rest = lax.sub(one, a)
+    t = lax.add(a, a)
+    small = lax.mul(_c(x, 0.5), _log1p(lax.add(t, lax.div(lax.mul(t, a), rest))))
+    big = lax.mul(_c(x, 0.5), _log1p(lax.div(t, rest)))
+    out = lax.select(lax.lt(a, _c(x, 0.5)), small, big)
+    out = lax.select(lax.eq(a, one), _c(x, np.inf), out)
+    out = lax.select(lax.lt(a, _c(x, 2.0 ** -28)), a, out)
+    return lax.select(lax.gt(a, one) | lax.ne(x, x), _c(x, np.nan), _sign_of(x, out))
+
+
+def _rem(x: Any, y: Any) -> Any:
+    """C's ``fmod``: exact, the sign of ``x``; binary long division of the integer
+    mantissas (compare and subtract, four bits a loop step)."""
+    ix, iy = _bits(x), _bits(y)
+    k = lax.full_like(ix, 0x7FFFFFFF)
+    ax, ay = lax.bitwise_and(ix, k), lax.bitwise_and(iy, k)
+
+    def split(a: Any) -> tuple[Any, Any]:
+        """(exponent, mantissa in [2**23, 2**24)) with a = mantissa * 2 ** (exponent - 150);
+        subnormals normalised (exponent <= 0)."""
+        e = lax.shift_right_logical(a, lax.full_like(a, 23))
+        m = lax.bitwise_and(a, lax.full_like(a, 0x7FFFFF))
+        lz = lax.max(lax.sub(lax.clz(m), lax.full_like(m, 8)), lax.full_like(m, 0))
+        normal = lax.gt(e, lax.full_like(e, 0))
+        return (lax.select(normal, e, lax.sub(lax.full_like(e, 1), lz)),
+                lax.select(normal, lax.bitwise_or(m, lax.full_like(m, 0x800000)),
+                           lax.shift_left(m, lz)))
+
+    ex, mx = split(ax)
+    ey, my = split(ay)
+
+    def step(r: Any) -> Any:
+        return lax.select(lax.ge(r, my), lax.sub(r, my), r)
+
+    def cond(state: tuple) -> Any:
+        return lax.reduce_max(state[1], tuple(range(state[1].ndim))) > 0
+
+    def body(state: tuple) -> tuple:
+        r, left = state
+        for j in range(4):
+            r = lax.select(lax.gt(left, lax.full_like(left, j)),
+                           step(lax.shift_left(r, lax.full_like(r, 1))), r)
+        return r, lax.sub(left, lax.min(left, lax.full_like(left, 4)))
+
+    steps = lax.max(lax.sub(ex, ey), lax.full_like(ex, 0))
+    r, _ = lax.while_loop(cond, body, (step(mx), steps))
+    # r * 2 ** (ey - 150): the leading bit to bit 23, subnormal if the exponent is low
+    lz = lax.sub(lax.clz(r), lax.full_like(r, 8))
+    m = lax.shift_left(r, lax.max(lz, lax.full_like(lz, 0)))
+    e = lax.sub(ey, lz)
+    normal = lax.bitwise_or(lax.shift_left(e, lax.full_like(e, 23)),
+                            lax.bitwise_and(m, lax.full_like(m, 0x7FFFFF)))
+    sub = lax.shift_right_logical(m, lax.clamp(lax.full_like(e, 0), lax.sub(
+        lax.full_like(e, 1), e), lax.full_like(e, 31)))
+    mag = lax.select(lax.eq(r, lax.full_like(r, 0)), r,
+                     lax.select(lax.ge(e, lax.full_like(e, 1)), normal, sub))
+    sign = lax.bitwise_and(ix, lax.full_like(ix, -0x80000000))
+    out = _float(lax.bitwise_or(mag, sign))
+    inf = lax.full_like(ix, 0x7F800000)
+    out = lax.select(lax.lt(ax, ay), x, out)
+    nan = (lax.ge(ax, inf) | lax.gt(ay, inf) | lax.eq(ay, lax.full_like(ay, 0)))
+    return lax.select(nan, _c(x, np.nan), out)
+
+
+def _clog(re: Any, im: Any) -> tuple[Any, Any]:
+    """log|z| without overflow, cancellation near |z| = 1 kept small; and atan2."""
+    k = lax.full_like(_bits(re), 0x7FFFFFFF)
+    ia, ib = lax.bitwise_and(_bits(re), k), lax.bitwise_and(_bits(im), k)
+    a, b = _float(ia), _float(ib)
+    first = lax.ge(ia, ib)  # (on the bits: subnormals are not zeros here)
+    big, small = lax.select(first, a, b), lax.select(first, b, a)
+    safe = lax.select(lax.eq(big, _c(big, 0)), _c(big, 1), big)
+    q = lax.div(small, safe)
+    far = lax.add(_log(big), lax.mul(_c(big, 0.5), _log1p(lax.mul(q, q))))
+    near_one = lax.gt(big, _c(big, 0.5)) & lax.lt(big, _c(big, 2.0))
+    d = lax.add(lax.mul(lax.sub(big, _c(big, 1)), lax.add(big, _c(big, 1))),
+                lax.mul(small, small))
+    near = lax.mul(_c(big, 0.5), _log1p(d))
+    mag = lax.select(near_one, near, far)
+    mag = lax.select(lax.eq(a, _c(a, np.inf)) | lax.eq(b, _c(b, np.inf)), _c(a, np.inf), mag)
+    zero = lax.eq(_bits(big), lax.full_like(_bits(big), 0))  # (not a flushed subnormal)
+    mag = lax.select(zero, _c(big, -np.inf), mag)
+    return mag, lax.atan2(im, re)
+
+
+def _complex_log(z: Any) -> Any:
+    re, im = _clog(lax.real(z), lax.imag(z))
+    return lax.complex(re, im)
+
+
+def _complex_log1p(z: Any) -> Any:
+    """NumPy's: ``log(hypot(1 + re, im)) + 1j * atan2(im, 1 + re)``."""
+    re, im = lax.add(lax.real(z), _c(lax.real(z), 1)), lax.imag(z)
+    return lax.complex(_log(_lowerings._hypot(re, im)), lax.atan2(im, re))
+
+
+def _in_float32(fn: Callable) -> Callable:
+    """``fn`` for float16/bfloat16 operands: in float32, rounded back."""
+    def rule(*xs: Any, **_: Any) -> Any:
+        dtype = np.dtype(xs[0].dtype)
+        if dtype == _F32 or dtype == _C64:
+            return fn(*xs)
+        got = fn(*(lax.convert_element_type(x, _F32) for x in xs))
+        return lax.convert_element_type(got, dtype)
+    return rule
+
+
+def _handles(kinds: tuple[np.dtype, ...]) -> Callable:
+    def handles(avals_in: Any, avals_out: Any, params: dict) -> bool:
+        return np.dtype(avals_in[0].dtype) in kinds
+    return handles
+
+
+def rules() -> dict:
+    """Primitive -> (its dtypes here, the function of its operands)."""
+    real = (_F32, *_HALF)
+    both = (*real, _C64)
+
+    def log(z: Any) -> Any:
+        return _complex_log(z) if np.dtype(z.dtype) == _C64 else _log(z)
+
+    def log1p(z: Any) -> Any:
+        return _complex_log1p(z) if np.dtype(z.dtype) == _C64 else _log1p(z)
+
+    return {lax.log_p: (both, log), lax.log1p_p: (both, log1p),
+            lax.exp_p: (real, _exp), lax.exp2_p: (real, _exp2),
+            lax.expm1_p: (real, _expm1), lax.tanh_p: (real, _tanh),
+            lax.sinh_p: (real, lambda x: _sinh_cosh(x, True)),
+            lax.cosh_p: (real, lambda x: _sinh_cosh(x, False)),
+            lax.asinh_p: (real, _asinh), lax.acosh_p: (real, _acosh),
+            lax.atanh_p: (real, _atanh), lax.rem_p: (real, _rem)}
+
+
+def install_accurate(platforms: tuple[str, ...]) -> bool:
+    """Register the functions above for their primitives' float32 (float16, bfloat16,
+    complex64 where given) operands on ``platforms``."""
+    mlir = _lowerings._lowering_api()
+    if mlir is None:
+        return False
+    for prim, (kinds, fn) in rules().items():
+        for platform in platforms:
+            _lowerings._register(mlir, prim, platform, _handles(kinds), _in_float32(fn))
+    return True
