@@ -113,7 +113,8 @@ def compile_seconds(rules: bool = True) -> list[tuple[str, float]]:
     cases = [(name, getattr(jnp, name), 1, np.float32) for name in _UNARY]
     cases += [(name, getattr(jnp, name), 2, np.float32) for name in _BINARY]
     cases += [(f"{name} complex64", getattr(jnp, name), 1, np.complex64) for name in _COMPLEX]
-    cases += [("log float16", jnp.log, 1, np.float16)]
+    cases += [("power complex64", jnp.power, 2, np.complex64),
+              ("log float16", jnp.log, 1, np.float16)]
     warm = jax.ShapeDtypeStruct((2**20,), np.float32, sharding=sharding)
     jax.jit(jnp.sqrt).trace(warm).lower(lowering_platforms=("tpu",)).compile()
     for name, fn, arity, dt in cases:

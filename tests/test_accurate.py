@@ -123,6 +123,8 @@ def test_fmod_is_exact(rules):
     np.testing.assert_array_equal(got.view(np.int32)[~np.isnan(want)],
                                   want.view(np.int32)[~np.isnan(want)])
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    col, row = a[:40].reshape(8, 5, 1), b[:6].reshape(1, 6)  # (the primitive broadcasts)
+    np.testing.assert_array_equal(np.asarray(jax.jit(jnp.fmod)(col, row)), np.fmod(col, row))
     # (jnp's sign fix compares the fmod with 0 and adds: XLA's CPU flushes subnormals there)
     normal = ((np.abs(want) >= _TINY) | (want == 0)) & (np.abs(a) >= _TINY)
     got = np.asarray(jax.jit(jnp.remainder)(a[normal], b[normal]))
@@ -146,6 +148,31 @@ def test_complex64_log_and_log1p(rules):
         assert got.dtype == want.dtype == np.complex64
         np.testing.assert_allclose(got, want, rtol=1e-6, atol=3e-7, equal_nan=True)
         assert "stablehlo.log" not in f.lower(z).as_text()
+
+
+def test_complex64_power_follows_numpys_cases(rules):
+    """npy_cpow: zero exponent, zero base, integer exponents in (-100, 100) multiplied out
+    (float and integer exponent arrays), the rest exp(y log x)."""
+    rng = np.random.default_rng(9)
+    n = 3000
+    a = (rng.standard_normal(n) * np.exp(rng.uniform(-2, 2, n))
+         + 1j * rng.standard_normal(n) * np.exp(rng.uniform(-2, 2, n))).astype(np.complex64)
+    cases = [(a, (rng.standard_normal(n) * 3 + 2j * rng.standard_normal(n))),
+             (a, rng.integers(-12, 12, n).astype(np.complex64)),
+             (a, rng.integers(-12, 12, n).astype(np.int16)),
+             (a, (rng.integers(-8, 8, n) / 2).astype(np.float32)),
+             (np.array([0, 0, 0, 1 + 1j, 2, -2, 1j, 0, 3 - 4j], np.complex64),
+              np.array([0, 2, -2, 0, 0.5, 0.5, 1j, 1j, 3], np.complex64)),
+             (np.full(3, 2, np.float32), np.array([1j, 2j, -1j], np.complex64))]
+    for x, y in cases:
+        y = np.asarray(y).astype(y.dtype if y.dtype != np.complex128 else np.complex64)
+        f = jax.jit(jnp.power)
+        got = np.asarray(f(x, y))
+        with np.errstate(all="ignore"):
+            want = np.power(x, y)
+        assert got.dtype == want.dtype == np.complex64
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-30, equal_nan=True)
+        assert "stablehlo.power" not in f.lower(x, y).as_text()
 
 
 def test_float16_goes_through_float32(rules):

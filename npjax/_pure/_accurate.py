@@ -15,8 +15,8 @@ read off the bits, so subnormal inputs are exact even where the arithmetic flush
 - ``tanh``, ``sinh``, ``cosh``, ``asinh``, ``acosh``, ``atanh``: Cephes' polynomials near 0,
   fdlibm's formulas on those above elsewhere;
 - ``rem`` (C's ``fmod``): exact, by binary long division of the integer mantissas;
-- complex64 ``log`` (``log|z|`` from the larger part and ``log1p``) and ``log1p`` (NumPy's
-  formula: ``log(hypot(1 + re, im))``).
+- complex64 ``log`` (``log|z|`` from the larger part and ``log1p``), ``log1p`` (NumPy's
+  formula: ``log(hypot(1 + re, im))``) and ``pow`` (NumPy's ``npy_cpow``).
 
 float16 and bfloat16 are computed in float32 and rounded back. ``install_accurate`` registers
 them (``_lowerings._register``) for the platforms ``_capabilities`` names.
@@ -316,9 +316,58 @@ def _complex_log1p(z: Any) -> Any:
     return lax.complex(_log(_lowerings._hypot(re, im)), lax.atan2(im, re))
 
 
+def _cmul(ar: Any, ai: Any, br: Any, bi: Any) -> tuple[Any, Any]:
+    return (lax.sub(lax.mul(ar, br), lax.mul(ai, bi)),
+            lax.add(lax.mul(ar, bi), lax.mul(ai, br)))
+
+
+def _complex_pow(x: Any, y: Any) -> Any:
+    """NumPy's complex ``power`` (``npy_cpow``): 1 for a zero exponent, 0 or nan for a zero
+    base, repeated multiplication for integer exponents in (-100, 100) (the reciprocal by
+    Smith's division for negative ones), else ``exp(y * log(x))`` as C's ``cpowf``."""
+    if np.dtype(y.dtype) != _C64:
+        y = lax.convert_element_type(y, _C64)
+    ar, ai, br, bi = lax.real(x), lax.imag(x), lax.real(y), lax.imag(y)
+    zero, one = lax.full_like(ar, 0), lax.full_like(ar, 1)
+    lr, li = _clog(ar, ai)
+    wr, wi = _cmul(br, bi, lr, li)
+    n, em = _exp_parts(lax.clamp(_c(wr, -170.0), wr, _c(wr, 170.0)))
+    p = lax.add(one, em)
+    gr = _scaled(lax.mul(p, lax.select(lax.eq(wi, zero), one, lax.cos(wi))), n)
+    gi = lax.select(lax.eq(wi, zero), wi, _scaled(lax.mul(p, lax.sin(wi)), n))
+    # integer exponents: binary powers, every product written out as NumPy's cmul
+    k = lax.convert_element_type(lax.abs(lax.clamp(_c(br, -99.0), br, _c(br, 99.0))), np.int32)
+    integral = lax.eq(bi, zero) & lax.eq(lax.round(br), br) & lax.lt(lax.abs(br), _c(br, 100))
+    qr, qi, pr, pi = one, zero, ar, ai
+    for bit in range(7):
+        on = lax.ne(lax.bitwise_and(k, lax.full_like(k, 1 << bit)), lax.full_like(k, 0))
+        tr, ti = _cmul(qr, qi, pr, pi)
+        qr, qi = lax.select(on, tr, qr), lax.select(on, ti, qi)
+        pr, pi = _cmul(pr, pi, pr, pi)
+    sr, si = _cmul(ar, ai, ar, ai)
+    cr, ci = _cmul(ar, ai, sr, si)
+    inv = _lowerings._divided(one, zero, qr, qi)
+    ir, ii = lax.real(inv), lax.imag(inv)
+    negative = lax.lt(br, zero)
+    qr, qi = lax.select(negative, ir, qr), lax.select(negative, ii, qi)
+    for m, (vr, vi) in ((1, (ar, ai)), (2, (sr, si)), (3, (cr, ci))):
+        hit = lax.eq(br, _c(br, m))
+        qr, qi = lax.select(hit, vr, qr), lax.select(hit, vi, qi)
+    re, im = lax.select(integral, qr, gr), lax.select(integral, qi, gi)
+    base0 = lax.eq(ar, zero) & lax.eq(ai, zero)
+    nan = _c(ar, np.nan)
+    re = lax.select(base0, lax.select(lax.gt(br, zero), zero, nan), re)
+    im = lax.select(base0, lax.select(lax.gt(br, zero), zero, nan), im)
+    exp0 = lax.eq(br, zero) & lax.eq(bi, zero)
+    return lax.complex(lax.select(exp0, one, re), lax.select(exp0, zero, im))
+
+
 def _in_float32(fn: Callable) -> Callable:
     """``fn`` for float16/bfloat16 operands: in float32, rounded back."""
     def rule(*xs: Any, **_: Any) -> Any:
+        shape = np.broadcast_shapes(*(x.shape for x in xs))  # (size-1 axes of binary ones)
+        xs = tuple(x if x.shape == shape else lax.broadcast_in_dim(
+            x, shape, tuple(range(len(shape) - x.ndim, len(shape)))) for x in xs)
         dtype = np.dtype(xs[0].dtype)
         if dtype == _F32 or dtype == _C64:
             return fn(*xs)
@@ -350,7 +399,8 @@ def rules() -> dict:
             lax.sinh_p: (real, lambda x: _sinh_cosh(x, True)),
             lax.cosh_p: (real, lambda x: _sinh_cosh(x, False)),
             lax.asinh_p: (real, _asinh), lax.acosh_p: (real, _acosh),
-            lax.atanh_p: (real, _atanh), lax.rem_p: (real, _rem)}
+            lax.atanh_p: (real, _atanh), lax.rem_p: (real, _rem),
+            lax.pow_p: ((_C64,), _complex_pow)}
 
 
 def install_accurate(platforms: tuple[str, ...]) -> bool:
