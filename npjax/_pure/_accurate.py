@@ -313,7 +313,13 @@ def _complex_log(z: Any) -> Any:
 def _complex_log1p(z: Any) -> Any:
     """NumPy's: ``log(hypot(1 + re, im)) + 1j * atan2(im, 1 + re)``."""
     re, im = lax.add(lax.real(z), _c(lax.real(z), 1)), lax.imag(z)
-    return lax.complex(_log(_lowerings._hypot(re, im)), lax.atan2(im, re))
+    # hypot: directly where the squares neither overflow nor underflow (nearer C's hypotf,
+    # correctly rounded, than the scaled form)
+    big = lax.max(lax.abs(re), lax.abs(im))
+    plain = lax.gt(big, _c(big, 1e-15)) & lax.lt(big, _c(big, 1e15))
+    h = lax.select(plain, lax.sqrt(lax.add(lax.mul(re, re), lax.mul(im, im))),
+                   _lowerings._hypot(re, im))
+    return lax.complex(_log(h), lax.atan2(im, re))
 
 
 def _cmul(ar: Any, ai: Any, br: Any, bi: Any) -> tuple[Any, Any]:
