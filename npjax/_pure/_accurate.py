@@ -232,7 +232,8 @@ def _atanh(x: Any) -> Any:
 
 def _rem(x: Any, y: Any) -> Any:
     """C's ``fmod``: exact, the sign of ``x``; binary long division of the integer
-    mantissas (compare and subtract, four bits a loop step)."""
+    mantissas (compare and subtract, four bits a loop step, as many steps as the largest
+    exponent difference needs)."""
     ix, iy = _bits(x), _bits(y)
     k = lax.full_like(ix, 0x7FFFFFFF)
     ax, ay = lax.bitwise_and(ix, k), lax.bitwise_and(iy, k)
@@ -254,18 +255,20 @@ def _rem(x: Any, y: Any) -> Any:
     def step(r: Any) -> Any:
         return lax.select(lax.ge(r, my), lax.sub(r, my), r)
 
-    def cond(state: tuple) -> Any:
-        return lax.reduce_max(state[1], tuple(range(state[1].ndim))) > 0
+    inf = lax.full_like(ix, 0x7F800000)
+    nan = (lax.ge(ax, inf) | lax.gt(ay, inf) | lax.eq(ay, lax.full_like(ay, 0)))
+    small = lax.lt(ax, ay)  # (x itself)
+    steps = lax.select(nan | small, lax.full_like(ex, 0), lax.sub(ex, ey))
+    most = lax.reduce_max(steps, tuple(range(steps.ndim)))
 
-    def body(state: tuple) -> tuple:
-        r, left = state
+    def body(i: Any, r: Any) -> Any:
         for j in range(4):
-            r = lax.select(lax.gt(left, lax.full_like(left, j)),
+            r = lax.select(lax.gt(steps, lax.broadcast(4 * i + j, steps.shape)),
                            step(lax.shift_left(r, lax.full_like(r, 1))), r)
-        return r, lax.sub(left, lax.min(left, lax.full_like(left, 4)))
+        return r
 
-    steps = lax.max(lax.sub(ex, ey), lax.full_like(ex, 0))
-    r, _ = lax.while_loop(cond, body, (step(mx), steps))
+    r = lax.fori_loop(np.int32(0), lax.div(lax.add(most, np.int32(3)), np.int32(4)), body,
+                      step(mx))
     # r * 2 ** (ey - 150): the leading bit to bit 23, subnormal if the exponent is low
     lz = lax.sub(lax.clz(r), lax.full_like(r, 8))
     m = lax.shift_left(r, lax.max(lz, lax.full_like(lz, 0)))
@@ -277,10 +280,7 @@ def _rem(x: Any, y: Any) -> Any:
     mag = lax.select(lax.eq(r, lax.full_like(r, 0)), r,
                      lax.select(lax.ge(e, lax.full_like(e, 1)), normal, sub))
     sign = lax.bitwise_and(ix, lax.full_like(ix, -0x80000000))
-    out = _float(lax.bitwise_or(mag, sign))
-    inf = lax.full_like(ix, 0x7F800000)
-    out = lax.select(lax.lt(ax, ay), x, out)
-    nan = (lax.ge(ax, inf) | lax.gt(ay, inf) | lax.eq(ay, lax.full_like(ay, 0)))
+    out = lax.select(small, x, _float(lax.bitwise_or(mag, sign)))
     return lax.select(nan, _c(x, np.nan), out)
 
 
