@@ -158,6 +158,11 @@ def main(argv: list[str]) -> None:
     if "--cpu-rules" in argv:
         from npjax._pure import _accurate
         assert _accurate.install_accurate(("cpu",))
+    else:
+        import jax
+
+        import npjax  # noqa: F401  (registers the rules for the platforms that take them)
+        print(f"platform: {jax.default_backend()}\n")
     names = [a for a in argv if not a.startswith("--") and not a.isdigit()]
     print("| function | dtype | max ulps (complex: relative) | share differing | worst "
           "(input, got, want, share with a subnormal left out) |")
