@@ -20,7 +20,7 @@ import numpy as np
 _UNARY = ("log", "log2", "log10", "log1p", "exp", "exp2", "expm1", "tanh", "sinh", "cosh",
           "arcsinh", "arccosh", "arctanh")
 _BINARY = ("fmod", "remainder", "logaddexp", "logaddexp2")
-_COMPLEX = ("log", "log1p")
+_COMPLEX = ("log", "log1p", "arcsin", "arccos", "arcsinh", "arccosh", "arctanh")
 
 
 def sweep(stride: int) -> np.ndarray:

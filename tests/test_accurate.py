@@ -175,6 +175,34 @@ def test_complex64_power_follows_numpys_cases(rules):
         assert "stablehlo.power" not in f.lower(x, y).as_text()
 
 
+def test_complex64_inverse_functions(rules):
+    """arcsin, arccos, arcsinh, arccosh, arctanh of complex64 (Kahan's formulas on the rules'
+    real asinh): NumPy's values, the sides of the branch cuts by the signed zeros, JAX's own
+    special values for infinite and nan parts."""
+    rng = np.random.default_rng(11)
+    n = 4000
+    x, y = rng.uniform(-2, 2, n), np.sign(rng.standard_normal(n)) * 10 ** rng.uniform(-8, 1, n)
+    edges = np.array([0, 1, 2, 0.5, 1j, 2j, 1 + 1j, 1e-30, 1e30 + 1e30j, 1e30j], np.complex64)
+    edges = np.concatenate([edges, np.conj(edges), -edges, -np.conj(edges)])
+    z = np.concatenate([x + 1j * y, y + 1j * x, edges]).astype(np.complex64)
+    for name in ("arcsin", "arccos", "arcsinh", "arccosh", "arctanh"):
+        f = jax.jit(getattr(jnp, name))
+        got = np.asarray(f(z))
+        with np.errstate(all="ignore"):
+            want = getattr(np, name)(z)
+        assert got.dtype == want.dtype == np.complex64
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-30, err_msg=name)
+        for part in (np.real, np.imag):
+            np.testing.assert_array_equal(np.signbit(part(got)), np.signbit(part(want)),
+                                          err_msg=name)
+        text = f.lower(z).as_text()
+        assert "chlo." in text and "stablehlo.atan2" in text  # (chlo: the special values)
+    special = np.array([complex(np.inf, 1), complex(1, np.inf), complex(np.nan, 1)],
+                       np.complex64)
+    got = np.asarray(jax.jit(jnp.arcsin)(special))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(np.arcsin(special)))
+
+
 def test_float16_goes_through_float32(rules):
     x = np.arange(0, 0x7C01, 7, dtype=np.uint16).view(np.float16)
     x = np.concatenate([x, -x])

@@ -16,7 +16,9 @@ read off the bits, so subnormal inputs are exact even where the arithmetic flush
   fdlibm's formulas on those above elsewhere;
 - ``rem`` (C's ``fmod``): exact, by binary long division of the integer mantissas;
 - complex64 ``log`` (``log|z|`` from the larger part and ``log1p``), ``log1p`` (NumPy's
-  formula: ``log(hypot(1 + re, im))``) and ``pow`` (NumPy's ``npy_cpow``).
+  formula: ``log(hypot(1 + re, im))``) and ``pow`` (NumPy's ``npy_cpow``); ``asin``,
+  ``acos``, ``asinh``, ``acosh`` (Kahan's formulas from complex square roots, ``atan2`` and
+  the real ``asinh``) and ``atanh``, with JAX's own rule for infinite and nan parts.
 
 float16 and bfloat16 are computed in float32 and rounded back. ``install_accurate`` registers
 them (``_lowerings._register``) for the platforms ``_capabilities`` names.
@@ -368,6 +370,80 @@ def _complex_pow(x: Any, y: Any) -> Any:
     return lax.complex(lax.select(exp0, one, re), lax.select(exp0, zero, im))
 
 
+def _csqrt(re: Any, im: Any) -> tuple[Any, Any]:
+    """The principal square root's parts, its imaginary part of the sign of ``im`` (-0.0
+    included: XLA's complex sqrt loses it, which moves values across the branch cuts)."""
+    r = lax.sqrt(lax.complex(re, im))
+    return lax.abs(lax.real(r)), _sign_of(im, lax.imag(r))
+
+
+def _asin_parts(x: Any, y: Any) -> tuple[Any, Any]:
+    """asin(x + iy) by Kahan's formulas (signed zeros choose the side of the cuts)."""
+    one = _c(x, 1)
+    ar, ai = _csqrt(lax.sub(one, x), lax.neg(y))  # sqrt(1 - z)
+    br, bi = _csqrt(lax.add(one, x), y)  # sqrt(1 + z)
+    re = lax.atan2(x, lax.sub(lax.mul(ar, br), lax.mul(ai, bi)))
+    return re, _asinh(lax.sub(lax.mul(ar, bi), lax.mul(ai, br)))
+
+
+def _complex_asin(z: Any) -> Any:
+    return _finite_or_jax(z, lax.asin_p, _asin_parts(lax.real(z), lax.imag(z)))
+
+
+def _complex_asinh(z: Any) -> Any:
+    """asinh(z) = -i asin(iz)."""
+    re, im = _asin_parts(lax.neg(lax.imag(z)), lax.real(z))
+    return _finite_or_jax(z, lax.asinh_p, (im, lax.neg(re)))
+
+
+def _complex_acos(z: Any) -> Any:
+    x, y = lax.real(z), lax.imag(z)
+    one = _c(x, 1)
+    ar, ai = _csqrt(lax.sub(one, x), lax.neg(y))  # sqrt(1 - z)
+    br, bi = _csqrt(lax.add(one, x), y)  # sqrt(1 + z)
+    re = lax.mul(_c(x, 2), lax.atan2(ar, br))
+    return _finite_or_jax(z, lax.acos_p, (re, _asinh(lax.sub(lax.mul(br, ai),
+                                                                lax.mul(bi, ar)))))
+
+
+def _complex_acosh(z: Any) -> Any:
+    x, y = lax.real(z), lax.imag(z)
+    one = _c(x, 1)
+    ar, ai = _csqrt(lax.sub(x, one), y)  # sqrt(z - 1)
+    br, bi = _csqrt(lax.add(x, one), y)  # sqrt(z + 1)
+    re = _asinh(lax.add(lax.mul(ar, br), lax.mul(ai, bi)))
+    return _finite_or_jax(z, lax.acosh_p, (re, lax.mul(_c(x, 2), lax.atan2(ai, br))))
+
+
+def _complex_atanh(z: Any) -> Any:
+    """0.25 log1p(4x / ((1 - x)**2 + y**2)) + i/2 atan2(2y, (1 - x)(1 + x) - y**2), and
+    1/z + i pi/2 for |z| past 1e18 (where the squares overflow)."""
+    x0, y0 = lax.real(z), lax.imag(z)
+    flip = lax.lt(_bits(x0), lax.full_like(_bits(x0), 0))  # atanh(-z) = -atanh(z): x >= 0
+    x, y = lax.abs(x0), lax.select(flip, lax.neg(y0), y0)
+    one = _c(x, 1)
+    d = lax.add(lax.mul(lax.sub(one, x), lax.sub(one, x)), lax.mul(y, y))
+    re = lax.mul(_c(x, 0.25), _log1p(lax.div(lax.mul(_c(x, 4), x), d)))
+    im = lax.mul(_c(x, 0.5), lax.atan2(lax.add(y, y), lax.sub(
+        lax.mul(lax.sub(one, x), lax.add(one, x)), lax.mul(y, y))))
+    big = lax.max(lax.abs(x), lax.abs(y))
+    huge = lax.gt(big, _c(x, 1e18))
+    sb = lax.select(huge, big, one)
+    xs, ys = lax.div(x, sb), lax.div(y, sb)
+    far = lax.div(lax.div(xs, sb), lax.add(lax.mul(xs, xs), lax.mul(ys, ys)))
+    re = lax.select(huge, far, re)
+    im = lax.select(huge, _sign_of(y, _c(y, np.pi / 2)), im)
+    re, im = lax.select(flip, lax.neg(re), re), lax.select(flip, lax.neg(im), im)
+    return _finite_or_jax(z, lax.atanh_p, (re, im))
+
+
+def _finite_or_jax(z: Any, prim: Any, parts: tuple[Any, Any]) -> Any:
+    """The formula's value where both parts of ``z`` are finite, JAX's own elsewhere (C99's
+    special values)."""
+    finite = lax.is_finite(lax.real(z)) & lax.is_finite(lax.imag(z))
+    return lax.select(finite, lax.complex(*parts), prim.bind(z))
+
+
 def _in_float32(fn: Callable) -> Callable:
     """``fn`` for float16/bfloat16 operands: in float32, rounded back."""
     def rule(*xs: Any, **_: Any) -> Any:
@@ -409,6 +485,13 @@ def rules() -> dict:
             lax.pow_p: ((_C64,), _complex_pow)}
 
 
+def complex_rules() -> dict:
+    """complex64 inverse trigonometric and hyperbolic functions (XLA expands them with its
+    own log, log1p; Kahan's formulas here, on the real ``asinh`` above)."""
+    return {lax.asin_p: _complex_asin, lax.acos_p: _complex_acos, lax.asinh_p: _complex_asinh,
+            lax.acosh_p: _complex_acosh, lax.atanh_p: _complex_atanh}
+
+
 def install_accurate(platforms: tuple[str, ...]) -> bool:
     """Register the functions above for their primitives' float32 (float16, bfloat16,
     complex64 where given) operands on ``platforms``."""
@@ -418,4 +501,7 @@ def install_accurate(platforms: tuple[str, ...]) -> bool:
     for prim, (kinds, fn) in rules().items():
         for platform in platforms:
             _lowerings._register(mlir, prim, platform, _handles(kinds), _in_float32(fn))
+    for prim, fn in complex_rules().items():
+        for platform in platforms:
+            _lowerings._register(mlir, prim, platform, _handles((_C64,)), _in_float32(fn))
     return True

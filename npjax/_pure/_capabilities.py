@@ -111,7 +111,8 @@ SCAN_AS_TREE: tuple[str, ...] = ("tpu",)
 
 # platforms whose XLA computes float32 logarithms, hyperbolic functions and ``rem`` far outside
 # NumPy's ulp or two: npjax lowers them as ``_accurate``'s functions there (float16, bfloat16
-# through float32; complex64 ``log``/``log1p``). On a TPU v5e (JAX 0.10.2, the parity suites
+# through float32; complex64 log, log1p, power and the inverse trigonometric and hyperbolic
+# functions, which XLA expands with its own log). On a TPU v5e (JAX 0.10.2, the parity suites
 # with every array on the chip; benchmarks/results/tpu/ulps_eager_chip.md) float32 log(3) was
 # 1.0986747 (NumPy 1.0986123, 5.7e-5 relative), log1p(3.4028235e38) 0.0 (NumPy 88.72284),
 # tanh(1.5) 0.90512085 (0.90514821); max ulps: log, log2, log10, log1p, arcsinh, arccosh,
