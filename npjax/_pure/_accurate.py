@@ -13,7 +13,7 @@ read off the bits, so subnormal inputs are exact even where the arithmetic flush
 - ``exp``/``exp2``/``expm1``: ``x = n ln2 + r`` (Cody and Waite's two-part ``ln2``), a
   Taylor polynomial of ``expm1(r)`` and ``2 ** n`` built from its bits;
 - ``tanh``, ``sinh``, ``cosh``, ``asinh``, ``acosh``, ``atanh``: Cephes' polynomials near 0,
-  fdlibm's formulas on those above elsewhere;
+  ``expm1``/``exp``/``log``/``log1p`` above (fdlibm's formulas for the inverse functions);
 - ``rem`` (C's ``fmod``): exact, by binary long division of the integer mantissas;
 - complex64 ``log`` (``log|z|`` from the larger part and ``log1p``), ``log1p`` (NumPy's
   formula: ``log(hypot(1 + re, im))``) and ``pow`` (NumPy's ``npy_cpow``); ``asin``,
@@ -167,12 +167,17 @@ def _sign_of(x: Any, v: Any) -> Any:
 
 
 def _tanh(x: Any) -> Any:
-    a = lax.abs(x)
+    """Cephes' polynomial below 0.625; above, ``e / (e + 2)`` with ``e = expm1(2|x|)``
+    (``2**n - 1 + 2**n expm1(r)``: one reduction, no overflow below the clamp at 9.2, where
+    tanh rounds to 1)."""
+    a = lax.min(lax.abs(x), _c(x, 9.2))
+    n, em = _exp_parts(lax.add(a, a))
+    t = _pow2(n)
+    e = lax.add(lax.sub(t, _c(x, 1)), lax.mul(t, em))
+    big = _sign_of(x, lax.div(e, lax.add(e, _c(x, 2))))
     z = lax.mul(x, x)
     small = lax.add(x, lax.mul(lax.mul(x, z), _poly(z, _TANH_P)))
-    e = _exp(lax.min(lax.add(a, a), _c(x, 40.0)))
-    big = lax.sub(_c(x, 1), lax.div(_c(x, 2), lax.add(e, _c(x, 1))))
-    out = lax.select(lax.lt(a, _c(x, 0.625)), small, _sign_of(x, big))
+    out = lax.select(lax.lt(a, _c(x, 0.625)), small, big)
     return lax.select(lax.ne(x, x) | lax.lt(a, _c(x, 2.0 ** -13)), x, out)
 
 
