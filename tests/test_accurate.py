@@ -37,7 +37,7 @@ def _accurate_on_cpu():
     saved = dict(mlir._platform_specific_lowerings["cpu"])
     jax.clear_caches()
     try:
-        assert _accurate.install_accurate(("cpu",))
+        assert _accurate.install_accurate(("cpu",), exp=True)
         yield
     finally:
         mlir._platform_specific_lowerings["cpu"].clear()
