@@ -4,9 +4,9 @@
 # step runs in one process after the other (no pytest -n), and each has its own time limit, so
 # one slow step cannot starve the others; each suite kernel runs in a process of its own, so a
 # compile that never ends or a process abort costs that kernel only. Steps (STEPS, comma
-# separated): import, overhead, threshold, float64, complex, examples, tests, compile, suite,
-# suite_float32 (the kernels' inputs as float32: the chip's own type), suite_device, run in
-# that order.
+# separated): import, overhead, threshold, float64, complex, accurate, examples, tests,
+# compile, suite, suite_float32 (the kernels' inputs as float32: the chip's own type),
+# suite_device, run in that order.
 # A device call lasts at most 10 minutes: every time limit is cut to what is left of BUDGET_S
 # (default 570 s, counted from the start), so the default steps (import, float64, complex,
 # examples, tests, suite over the kernels that fit) end within one call. The rest over more
@@ -132,6 +132,12 @@ if has complex; then
     timeout "$(limit $COMPLEX_S)" $PY benchmarks/tpu_complex_compile.py --out "$OUT" \
         > "$OUT/complex_compile.txt" 2>&1
     echo "   complex cases not ok: $(grep -vc ' ok ' "$OUT/complex_compile.txt")"
+    pack
+fi
+if has accurate; then
+    echo "== float32 log/tanh/fmod... through npjax's TPU rules (_accurate.py) against NumPy"
+    timeout "$(limit 180)" $PY benchmarks/accurate_ulps.py --stride 1021 > "$OUT/accurate_ulps.md" 2>&1
+    cat "$OUT/accurate_ulps.md" | cut -c1-150
     pack
 fi
 if has examples; then

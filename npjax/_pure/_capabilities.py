@@ -33,7 +33,7 @@ import jax
 import numpy as np
 from jax import lax
 
-from npjax._pure import _lowerings
+from npjax._pure import _accurate, _lowerings
 
 # family -> platform -> compute dtypes that go to the host there. Read off
 # benchmarks/capability_probe.py on a TPU v5e (JAX 0.10.2): XLA refuses float64/complex128 LU
@@ -108,6 +108,20 @@ CONVERT_VIA_32: tuple[str, ...] = ("tpu",)
 # scan (log2(n) levels) instead of XLA's reduce-window: on a TPU the latter compiled for over
 # 20 s for 2**20 int32/int64/float32 elements (the probe's cumsum cases)
 SCAN_AS_TREE: tuple[str, ...] = ("tpu",)
+
+# platforms whose XLA computes float32 logarithms, hyperbolic functions and ``rem`` far outside
+# NumPy's ulp or two: npjax lowers them as ``_accurate``'s functions there (float16, bfloat16
+# through float32; complex64 log, log1p, power and the inverse trigonometric and hyperbolic
+# functions, which XLA expands with its own log). On a TPU v5e (JAX 0.10.2, the parity suites
+# with every array on the chip; benchmarks/results/tpu/ulps_eager_chip.md) float32 log(3) was
+# 1.0986747 (NumPy 1.0986123, 5.7e-5 relative), log1p(3.4028235e38) 0.0 (NumPy 88.72284),
+# tanh(1.5) 0.90512085 (0.90514821); max ulps: log, log2, log10, log1p, arcsinh, arccosh,
+# arctanh ~4000, sinh 1696, expm1 1582, tanh 1348, exp 104; fmod(-3.4028235e38, -4.1200732e16)
+# gave -0.0 (NumPy -3.8625234e16: XLA's rem loses large quotients); complex64 arccos(1+1j)
+# -1.0613295j (NumPy -1.0612751j). The rules' own error: benchmarks/accurate_ulps.py
+# (benchmarks/results/tpu/accurate_float32.md). exp and exp2 keep XLA's (104 and 58 ulps:
+# inside the suites' tolerance, and one operation where the rule compiles for 0.5 s more).
+ACCURATE_FLOAT32: tuple[str, ...] = ("tpu",)
 
 # platform -> float dtypes whose products npjax.jit leaves as they are, where it otherwise adds
 # a -0.0 after each (``_execution._lazy.round_products``) so that XLA cannot contract a product into
@@ -223,6 +237,8 @@ def install(platform: str) -> None:
         _lowerings.install_complex128((platform,))
     if platform in SCAN_AS_TREE:
         _lowerings.install_scans((platform,))
+    if platform in ACCURATE_FLOAT32:
+        _accurate.install_accurate((platform,))
     _lowerings.install_on_host(platform, lambda family, dtype: platform in host_platforms(
         family, dtype), lambda family, dtype: ROUTED.update([(family, np.dtype(dtype).name)]))
 

@@ -59,15 +59,21 @@ def _register(mlir: Any, prim: Any, platform: str, handles: Callable, replacemen
               ) -> None:
     """On ``platform``, lower ``prim`` as ``replacement`` (a JAX function of the operands and
     the primitive's parameters) where ``handles(ctx.avals_in, ctx.avals_out, params)``, and
-    by the rule registered before otherwise."""
+    by the rule registered before otherwise (also where ``replacement`` binds ``prim`` itself,
+    e.g. for the special values it leaves to JAX's rule)."""
     base = _base_rule(mlir, prim, platform)
+    inside: list[bool] = []
 
     def rule(ctx: Any, *operands: Any, **params: Any) -> Any:
-        if not handles(ctx.avals_in, ctx.avals_out, params):
+        if inside or not handles(ctx.avals_in, ctx.avals_out, params):
             return base.rule(ctx, *operands, **params)
         fn = mlir.lower_fun(lambda *xs: replacement(*xs, **params),
                             multiple_results=prim.multiple_results)
-        return fn(ctx, *operands)
+        inside.append(True)
+        try:
+            return fn(ctx, *operands)
+        finally:
+            inside.pop()
 
     mlir.register_lowering(prim, rule, platform=platform, inline=base.inline)
 
