@@ -71,6 +71,7 @@ SCRIPT = textwrap.dedent("""
         "matrix_power": lambda m, a, r, h: m.linalg.matrix_power(a, -2),
         "tensorinv": lambda m, a, r, h: m.linalg.tensorinv(a[0], ind=1),
         "roots": lambda m, a, r, h: m.sort_complex(m.roots(a[0, 0])),
+        "polyfit": lambda m, a, r, h: m.polyfit(a[0, 0].real, a[0, 1], 1),
     }
 
     def host(x):
@@ -114,13 +115,14 @@ def test_single_precision_linalg_has_no_double_arrays_on_a_backend_without_them(
                          text=True, timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     rows = json.loads(out.stdout.splitlines()[-1])
-    assert len(rows) == 2 * 25 * 3
+    assert len(rows) == 2 * 26 * 3
     assert [r for r in rows if not r["same"]] == []
     # no program held a complex128 value (or, of real input, a float64 array): on a TPU
     # those fail its compiler's layout check
     assert [r for r in rows if r["wide"]] == []
     # the linalg work ran as NumPy on the host, through the route (pinv's rcond is a float64
-    # array, a host array there, so NumPy's pinv runs whole; lazy mode on the CPU backend
-    # may run some calls as NumPy on the data in place)
-    eager = [r for r in rows if r["mode"] == "eager" and r["call"] != "pinv"]
+    # array, a host array there, and polyfit's result is float64 or complex128, so NumPy's
+    # functions run whole; lazy mode on the CPU backend may run some calls as NumPy on the
+    # data in place)
+    eager = [r for r in rows if r["mode"] == "eager" and r["call"] not in ("pinv", "polyfit")]
     assert all(r["routed"] >= 1 for r in eager), [r for r in eager if not r["routed"]]

@@ -26,7 +26,8 @@ from numpy.linalg import LinAlgError
 
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls._dispatch import npfunc, wrap
-from npjax._pure._errors import unsupported
+from npjax._pure._dtypes import backend_host_dtypes
+from npjax._pure._errors import HostOnly, unsupported
 from npjax._pure._impl import linalg as _linalg_kernels
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
@@ -282,6 +283,11 @@ def _polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: bool = False, w:
         raise TypeError("expected 1D or 2D array for y")
     if x.shape[0] != y.shape[0]:
         raise TypeError("expected x and y to have same length")
+    # the fit is float64 or complex128 (``vander`` promotes x with int): where the backend
+    # holds neither (a TPU, whose compiler fails on complex128 results), NumPy's on the host
+    fit_t = _common_type(np.promote_types(x.dtype, np.int64), np.dtype(y.dtype))[1]
+    if fit_t.name in backend_host_dtypes():
+        raise HostOnly(f"a {fit_t} fit lives on the host only")
     if rcond is None:
         rcond = len(x) * np.finfo(x.dtype).eps
     lhs = _vander(x, order=order)

@@ -1,7 +1,9 @@
 """Pure-JAX linear-algebra kernels behind ``npjax.linalg``.
 
-Every kernel takes operands already cast to the compute dtype (float64 or complex128: NumPy's
-``linalg`` computes every float type in double precision and casts the result back) and
+The ``*_as`` kernels, which ``npjax.linalg`` calls, take the operands in their own dtypes and
+a compute dtype (float64 or complex128: NumPy's ``linalg`` computes every float type in double
+precision and casts the result back) and cast inside their host route (``staged``); the
+kernels they wrap take operands already cast to the compute dtype. Each kernel
 returns the values plus, where NumPy can raise ``LinAlgError``, a boolean flag that the
 wrapper reads on the host (one device-to-host transfer per call). Kernels are ``jax.jit``
 functions; static parameters are keyword-only and part of jit's cache key. A decomposition
