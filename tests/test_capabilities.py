@@ -417,3 +417,26 @@ def test_complex128_primitives_the_tpu_fails_on_are_numpys_on_the_host(family):
         assert _capabilities.ROUTED[(family, "complex128")] == 1
     assert got.dtype == want.dtype and got.shape == want.shape
     np.testing.assert_array_equal(got, want)
+
+
+@_CPU_ONLY
+def test_each_use_of_a_host_primitive_has_its_own_callback():
+    # JAX lowers equal uses of a primitive (same shapes and parameters) once and repeats the
+    # lowering; a host callback repeated so kept one TPU channel id, which the TPU's compiler
+    # refused where the repeated sends' operands differed in layout (lstsq's three float64
+    # products: "send/recv instructions that use the same channel must be identical")
+    import re
+
+    import jax.numpy as jnp
+
+    def three(a, b):
+        return jnp.matmul(a, b), jnp.matmul(a.T, b), jnp.matmul(a, b * 2)
+
+    a, b = _A[:2, :2], _A[:2, 2:3]
+    with _capabilities.simulate("dot_general", PLATFORM, ("float64",)):
+        text = jax.jit(three).lower(a, b).as_text()
+        got = jax.jit(three)(a, b)
+    indices = re.findall(r"python_cpu_callback.*?index = (\d+)", text)
+    assert len(indices) == 3 and len(set(indices)) == 3, indices
+    for g, want in zip(got, (a @ b, a.T @ b, a @ (b * 2))):
+        np.testing.assert_allclose(np.asarray(g), want, rtol=1e-15)

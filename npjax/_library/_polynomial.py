@@ -26,8 +26,8 @@ from numpy.linalg import LinAlgError
 
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls._dispatch import npfunc, wrap
-from npjax._pure._errors import unsupported
-from npjax._pure._capabilities import route
+from npjax._pure._dtypes import backend_host_dtypes
+from npjax._pure._errors import HostOnly, unsupported
 from npjax._pure._impl import linalg as _linalg_kernels
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
@@ -86,35 +86,25 @@ def _common_type(*dtypes: np.dtype) -> tuple[np.dtype, np.dtype]:
     return np.dtype(np.float64), np.dtype(np.float32 if single else np.float64)
 
 
-def _assert_finite(*arrays: jax.Array) -> None:
-    for a in arrays:
-        if not bool(jnp.isfinite(a).all()):
-            raise LinAlgError("Array must not contain infs or NaNs")
-
-
 def _eigvals(a: jax.Array) -> jax.Array:
     """numpy.linalg.eigvals of a square matrix: real dtype when every imaginary part is 0."""
     t, result_t = _common_type(np.dtype(a.dtype))
-    a = a.astype(t)
-    _assert_finite(a)
-    w = _eigvals_kernel(a)
-    if t.kind != "c" and not bool(jnp.any(w.imag != 0)):
+    w, finite, all_real = _linalg_kernels.eigvals_as(a, t=t, rt=result_t)
+    finite, all_real = jax.device_get((finite, all_real))  # (one transfer)
+    if not finite:
+        raise LinAlgError("Array must not contain infs or NaNs")
+    if t.kind != "c" and all_real:
         return w.real.astype(np.finfo(result_t).dtype)
     return w.astype(np.result_type(result_t, np.complex64))
-
-
-@jax.jit
-def _eigvals_kernel(a: jax.Array) -> jax.Array:
-    return route("eig", a.dtype, jnp.linalg.eigvals, np.linalg.eigvals, a)
 
 
 def _inv(a: jax.Array) -> jax.Array:
     """numpy.linalg.inv: LinAlgError('Singular matrix') on an exactly zero pivot."""
     t, result_t = _common_type(np.dtype(a.dtype))
-    x, _, singular = _linalg_kernels.inv(a.astype(t))
+    x, _, singular = _linalg_kernels.inv_as(a, t=t, rt=result_t)
     if bool(singular):
         raise LinAlgError("Singular matrix")
-    return x.astype(result_t)
+    return x
 
 
 @jax.jit
@@ -132,6 +122,23 @@ def _lstsq_kernel(a: jax.Array, b: jax.Array, rcond: jax.Array
     return x, resid, rank, s
 
 
+@functools.partial(jax.jit, static_argnames=("t", "rt"))
+def _lstsq_staged(a: jax.Array, b: jax.Array, rcond: jax.Array, *, t: np.dtype,
+                  rt: np.dtype) -> tuple:
+    """``_lstsq_kernel`` of ``a`` and ``b`` cast to ``t`` (results: ``rt``); NumPy's lstsq of
+    them as they are where the backend has no SVD in ``t``."""
+    real = np.dtype(np.finfo(rt).dtype)
+    return _linalg_kernels.staged("svd", t, (rt, real, None, real), _lstsq_kernel, _np_lstsq,
+                                  a, b, rcond, cast=2)
+
+
+def _np_lstsq(a: np.ndarray, b: np.ndarray, rcond: np.ndarray) -> tuple:
+    x, res, rank, s = np.linalg.lstsq(a, b, rcond=float(rcond))
+    if not res.size:  # (every column's, as the kernel's; unused)
+        res = np.sum(np.abs(b - np.matmul(a, x)) ** 2, axis=0)
+    return x, res, rank, s
+
+
 def _lstsq(a: jax.Array, b: jax.Array, rcond: Any) -> tuple:
     """numpy.linalg.lstsq for a 2-D ``a`` and 1-D or 2-D ``b`` (raw jax values, host rank)."""
     is_1d = b.ndim == 1
@@ -140,10 +147,10 @@ def _lstsq(a: jax.Array, b: jax.Array, rcond: Any) -> tuple:
     m, n = a.shape
     t, result_t = _common_type(np.dtype(a.dtype), np.dtype(b.dtype))
     real_t = np.finfo(result_t).dtype
-    a, b = a.astype(t), b.astype(t)
     if not bool(jnp.isfinite(a).all()) or not bool(jnp.isfinite(b).all()):
         raise LinAlgError("SVD did not converge in Linear Least Squares")
-    x, resids, rank, s = _lstsq_kernel(a, b, jnp.asarray(rcond, np.finfo(t).dtype))
+    x, resids, rank, s = _lstsq_staged(a, b, jnp.asarray(rcond, np.finfo(t).dtype), t=t,
+                                       rt=result_t)
     rank = int(rank)
     if is_1d:
         x = x[:, 0]
@@ -276,6 +283,11 @@ def _polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: bool = False, w:
         raise TypeError("expected 1D or 2D array for y")
     if x.shape[0] != y.shape[0]:
         raise TypeError("expected x and y to have same length")
+    # the fit is float64 or complex128 (``vander`` promotes x with int): where the backend
+    # holds neither (a TPU, whose compiler fails on complex128 results), NumPy's on the host
+    fit_t = _common_type(np.promote_types(x.dtype, np.int64), np.dtype(y.dtype))[1]
+    if fit_t.name in backend_host_dtypes():
+        raise HostOnly(f"a {fit_t} fit lives on the host only")
     if rcond is None:
         rcond = len(x) * np.finfo(x.dtype).eps
     lhs = _vander(x, order=order)

@@ -55,12 +55,15 @@ def _base_rule(mlir: Any, prim: Any, platform: str) -> Any:
     return mlir._platform_specific_lowerings[platform].get(prim) or mlir._lowerings[prim]
 
 
-def _register(mlir: Any, prim: Any, platform: str, handles: Callable, replacement: Callable
-              ) -> None:
+def _register(mlir: Any, prim: Any, platform: str, handles: Callable, replacement: Callable,
+              cacheable: bool = True) -> None:
     """On ``platform``, lower ``prim`` as ``replacement`` (a JAX function of the operands and
     the primitive's parameters) where ``handles(ctx.avals_in, ctx.avals_out, params)``, and
     by the rule registered before otherwise (also where ``replacement`` binds ``prim`` itself,
-    e.g. for the special values it leaves to JAX's rule)."""
+    e.g. for the special values it leaves to JAX's rule). ``cacheable=False``: JAX lowers each
+    use of the primitive anew (it otherwise lowers equal uses once and repeats that lowering:
+    a host callback's channel ids with it, which a TPU's compiler refuses when the repeated
+    sends' operands differ in layout, as ``lstsq``'s three float64 products did)."""
     base = _base_rule(mlir, prim, platform)
     inside: list[bool] = []
 
@@ -75,7 +78,8 @@ def _register(mlir: Any, prim: Any, platform: str, handles: Callable, replacemen
         finally:
             inside.pop()
 
-    mlir.register_lowering(prim, rule, platform=platform, inline=base.inline)
+    mlir.register_lowering(prim, rule, platform=platform, inline=base.inline,
+                           cacheable=cacheable)
 
 
 def _flat_parts(x: Any) -> tuple[Any, Any]:
@@ -350,5 +354,5 @@ def install_on_host(platform: str, on_host: Callable[[str, Any], bool],
                        if s.dtype == _C128 else next(got) for s in outs]
             return results if many else results[0]
 
-        _register(mlir, prim, platform, handles, on_numpy)
+        _register(mlir, prim, platform, handles, on_numpy, cacheable=False)
     return True

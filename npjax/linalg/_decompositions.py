@@ -22,31 +22,31 @@ from npjax.linalg._rules import (_COMPLEX, _REAL, _arr, _check_square, _check_st
 def _svdvals(a: jax.Array) -> jax.Array:
     _check_stacked_2d(a)
     t, rt = _common_type(a.dtype)
-    s, bad = _k.svd(a.astype(t), full_matrices=False, compute_uv=False)
+    s, bad = _k.svd_as(a, full_matrices=False, compute_uv=False, t=t, rt=rt)
     if _flag(bad):
         raise LinAlgError("SVD did not converge")
-    return s.astype(_REAL[rt])
+    return s
 
 
 def _svd(a: jax.Array, full_matrices: bool = True, hermitian: bool = False) -> tuple:
     if hermitian:
         _check_square(a)
         t, rt = _common_type(a.dtype)
-        u, s, vt = _k.svd_hermitian(a.astype(t))
-        return u.astype(rt), s.astype(_REAL[rt]), vt.astype(rt)
+        return _k.svd_hermitian_as(a, t=t, rt=rt)
     _check_stacked_2d(a)
     t, rt = _common_type(a.dtype)
-    u, s, vh, bad = _k.svd(a.astype(t), full_matrices=bool(full_matrices), compute_uv=True)
+    u, s, vh, bad = _k.svd_as(a, full_matrices=bool(full_matrices), compute_uv=True, t=t,
+                              rt=rt)
     if _flag(bad):
         raise LinAlgError("SVD did not converge")
-    return u.astype(rt), s.astype(_REAL[rt]), vh.astype(rt)
+    return u, s, vh
 
 
 def _svdvals_any(a: jax.Array, hermitian: bool) -> jax.Array:
     if hermitian:
         _check_square(a)
         t, rt = _common_type(a.dtype)
-        return _k.svdvals_hermitian(a.astype(t)).astype(_REAL[rt])
+        return _k.svdvals_hermitian_as(a, t=t, rt=rt)
     return _svdvals(a)
 
 
@@ -56,10 +56,10 @@ def cholesky(a: Any, /, *, upper: bool = False) -> ndarray:
     a = _arr(a)
     _check_square(a)
     t, rt = _common_type(a.dtype)
-    c, failed = _k.cholesky(a.astype(t), upper=bool(upper))
+    c, failed = _k.cholesky_as(a, upper=bool(upper), t=t, rt=rt)
     if _flag(failed):
         raise LinAlgError("Matrix is not positive definite")
-    return _out(c.astype(rt))
+    return _out(c)
 
 
 @host_data_to_numpy
@@ -80,21 +80,20 @@ def qr(a: Any, mode: str = "reduced") -> Any:
     a = _arr(a)
     _check_stacked_2d(a)
     t, rt = _common_type(a.dtype)
-    a = a.astype(t)
     if mode in ("raw", "economic"):
         m, n = a.shape[-2:]
         if a.size == 0:
-            h, tau = a, jnp.zeros((*a.shape[:-2], min(m, n)), t)
+            h, tau = a.astype(rt), jnp.zeros((*a.shape[:-2], min(m, n)), rt)
         else:
-            h, tau = _k.qr(a, mode="raw")
+            h, tau = _k.qr_as(a, mode="raw", t=t, rt=rt)
         if mode == "economic":
-            return _out(h.astype(rt))
-        return (_out(jnp.swapaxes(h, -1, -2).astype(rt)), _out(tau.astype(rt)))
+            return _out(h)
+        return (_out(jnp.swapaxes(h, -1, -2)), _out(tau))
     if mode == "r":
-        (r,) = _k.qr(a, mode="r")
-        return _out(r.astype(rt))
-    q, r = _k.qr(a, mode=mode)
-    return QRResult(_out(q.astype(rt)), _out(r.astype(rt)))
+        (r,) = _k.qr_as(a, mode="r", t=t, rt=rt)
+        return _out(r)
+    q, r = _k.qr_as(a, mode=mode, t=t, rt=rt)
+    return QRResult(_out(q), _out(r))
 
 
 def _eig_result(w: jax.Array, all_real: jax.Array, rt: np.dtype, real_input: bool) -> tuple:
@@ -109,7 +108,7 @@ def eig(a: Any) -> EigResult:
     a = _arr(a)
     _check_square(a)
     t, rt = _common_type(a.dtype)
-    w, v, finite, all_real = _k.eig(a.astype(t))
+    w, v, finite, all_real = _k.eig_as(a, t=t, rt=rt)
     if not isinstance(finite, jax.core.Tracer):  # one transfer for both flags
         finite, all_real = jax.device_get((finite, all_real))
     if _flag(jnp.logical_not(finite)):
@@ -126,7 +125,7 @@ def eigvals(a: Any) -> ndarray:
     a = _arr(a)
     _check_square(a)
     t, rt = _common_type(a.dtype)
-    w, finite, all_real = _k.eigvals(a.astype(t))
+    w, finite, all_real = _k.eigvals_as(a, t=t, rt=rt)
     if not isinstance(finite, jax.core.Tracer):  # one transfer for both flags
         finite, all_real = jax.device_get((finite, all_real))
     if _flag(jnp.logical_not(finite)):
@@ -149,8 +148,8 @@ def eigh(a: Any, UPLO: str = "L") -> EighResult:
     a = _arr(a)
     _check_square(a)
     t, rt = _common_type(a.dtype)
-    w, v = _k.eigh(a.astype(t), lower=lower, vectors=True)
-    return EighResult(_out(w.astype(_REAL[rt])), _out(v.astype(rt)))
+    w, v = _k.eigh_as(a, lower=lower, vectors=True, t=t, rt=rt)
+    return EighResult(_out(w), _out(v))
 
 
 @host_data_to_numpy
@@ -160,8 +159,8 @@ def eigvalsh(a: Any, UPLO: str = "L") -> ndarray:
     a = _arr(a)
     _check_square(a)
     t, rt = _common_type(a.dtype)
-    (w,) = _k.eigh(a.astype(t), lower=lower, vectors=False)
-    return _out(w.astype(_REAL[rt]))
+    (w,) = _k.eigh_as(a, lower=lower, vectors=False, t=t, rt=rt)
+    return _out(w)
 
 
 @host_data_to_numpy

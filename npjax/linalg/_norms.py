@@ -26,8 +26,8 @@ def slogdet(a: Any) -> SlogdetResult:
     a = _arr(a)
     _check_square(a)
     t, rt = _common_type(a.dtype)
-    sign, logdet = _k.slogdet(a.astype(t))
-    return SlogdetResult(_out(sign.astype(rt)), _out(logdet.astype(_REAL[rt])))
+    sign, logdet = _k.slogdet_as(a, t=t, rt=rt)
+    return SlogdetResult(_out(sign), _out(logdet))
 
 
 @host_data_to_numpy
@@ -36,7 +36,7 @@ def det(a: Any) -> Any:
     a = _arr(a)
     _check_square(a)
     t, rt = _common_type(a.dtype)
-    return _out(_k.det(a.astype(t)).astype(rt))
+    return _out(_k.det_as(a, t=t, rt=rt))
 
 
 def _zero_size_check(shape: tuple, axis: int, name: str) -> None:
@@ -84,9 +84,9 @@ def _norm_kernel(x: jax.Array, *, ord: Any, axis: Any, keepdims: bool) -> tuple:
 
 def _svdvals_traced(y: jax.Array, orig: np.dtype, flags: list) -> jax.Array:
     t, rt = _common_type(orig)
-    s, bad = _k.svd(y.astype(t), full_matrices=False, compute_uv=False)
+    s, bad = _k.svd_as(y, full_matrices=False, compute_uv=False, t=t, rt=rt)
     flags.append(bad)
-    return s.astype(_REAL[rt])
+    return s
 
 
 def _norm_core(x: jax.Array, ord: Any, axis: Any, keepdims: bool, orig: np.dtype,
@@ -226,12 +226,39 @@ def cond(x: Any, p: Any = None) -> Any:
     else:
         _check_square(x)
         t, rt = _common_type(x.dtype)
-        invx, singular, _ = _k.inv(x.astype(t))
-        invx = jnp.where(singular[..., None, None], jnp.nan, invx)
-        r = _norm(x, p, (-2, -1), False) * _norm(invx, p, (-2, -1), False)
-        r = r.astype(_REAL[rt])
+        try:
+            hash(p)
+        except TypeError:
+            p = float(p)
+        r, bad = _cond_jit(p, t, rt)(x)
+        if _flag(bad):
+            raise LinAlgError("SVD did not converge")
     nan_mask = jnp.isnan(r) & ~jnp.any(jnp.isnan(x), axis=(-2, -1))
     return _out(jnp.where(nan_mask, jnp.inf, r).astype(r.dtype))
+
+
+@functools.lru_cache(maxsize=64)
+def _cond_jit(p: Any, t: np.dtype, rt: np.dtype) -> Any:
+    """``norm(x, p) * norm(inv(x), p)`` of square matrices (the inverse computed in ``t``,
+    the product in ``rt``'s real type) and the NaN flag of a ``'nuc'`` norm's SVD; where
+    the backend has no LU in ``t``, NumPy's ``cond`` on the host (``_k._staged``)."""
+    def device(x: jax.Array) -> tuple:
+        invx, singular, _ = _k.inv(x.astype(t))
+        invx = jnp.where(singular[..., None, None], jnp.nan, invx)
+        x = x if x.dtype.kind in "fc" else x.astype(_F64)  # (as ``_norm``)
+        (nx, bad_x), (ni, bad_i) = (_norm_kernel(y, ord=p, axis=(-2, -1), keepdims=False)
+                                    for y in (x, invx))
+        bad = jnp.zeros((), bool) if bad_x is None else bad_x | bad_i
+        return nx * ni, bad
+
+    def numpy_fn(x: np.ndarray) -> tuple:
+        try:
+            return np.linalg.cond(x, p), False
+        except LinAlgError:
+            return np.full(x.shape[:-2], np.nan), True
+
+    return jax.jit(lambda x: _k.staged("lu", t, (_REAL[rt], None), device, numpy_fn, x,
+                                        cast=0))
 
 
 @host_data_to_numpy

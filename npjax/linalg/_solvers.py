@@ -23,10 +23,10 @@ from npjax.linalg._rules import (_F64, _REAL, _NoValue, _arr, _check_2d, _check_
 def _inv(a: jax.Array) -> jax.Array:
     _check_square(a)
     t, rt = _common_type(a.dtype)
-    x, _, singular = _k.inv(a.astype(t))
+    x, _, singular = _k.inv_as(a, t=t, rt=rt)
     if _flag(singular):
         raise LinAlgError("Singular matrix")
-    return x.astype(rt)
+    return x
 
 
 @host_data_to_numpy
@@ -58,12 +58,12 @@ def solve(a: Any, b: Any) -> ndarray:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         bb = jnp.broadcast_to(b, (*batch, *b.shape[-2:]))
     aa = jnp.broadcast_to(a, (*batch, m, m))
-    x, singular = _k.solve(aa.astype(t), bb.astype(t))
+    x, singular = _k.solve_as(aa, bb, t=t, rt=rt)
     if _flag(singular):
         raise LinAlgError("Singular matrix")
     if b.ndim == 1:
         x = x[..., 0]
-    return _out(x.astype(rt))
+    return _out(x)
 
 
 @host_data_to_numpy
@@ -150,8 +150,7 @@ def lstsq(a: Any, b: Any, rcond: Any = None) -> tuple:
         rcond = np.finfo(t).eps * max(n, m)
     if n_rhs == 0:
         b = jnp.zeros((m, 1), b.dtype)
-    x, resids, rank, s, bad = _k.lstsq(a.astype(t), b.astype(t),
-                                      jnp.asarray(float(rcond), _F64))
+    x, resids, rank, s, bad = _k.lstsq_as(a, b, jnp.asarray(float(rcond), _F64), t=t, rt=rt)
     traced = isinstance(rank, jax.core.Tracer)
     if not traced:  # one transfer for both
         bad, rank = jax.device_get((bad, rank))

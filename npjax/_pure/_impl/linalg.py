@@ -1,7 +1,9 @@
 """Pure-JAX linear-algebra kernels behind ``npjax.linalg``.
 
-Every kernel takes operands already cast to the compute dtype (float64 or complex128: NumPy's
-``linalg`` computes every float type in double precision and casts the result back) and
+The ``*_as`` kernels, which ``npjax.linalg`` calls, take the operands in their own dtypes and
+a compute dtype (float64 or complex128: NumPy's ``linalg`` computes every float type in double
+precision and casts the result back) and cast inside their host route (``staged``); the
+kernels they wrap take operands already cast to the compute dtype. Each kernel
 returns the values plus, where NumPy can raise ``LinAlgError``, a boolean flag that the
 wrapper reads on the host (one device-to-host transfer per call). Kernels are ``jax.jit``
 functions; static parameters are keyword-only and part of jit's cache key. A decomposition
@@ -272,3 +274,154 @@ def lstsq(a: jax.Array, b: jax.Array, rcond: jax.Array) -> tuple[jax.Array, ...]
     r = b - _mm(a, x)
     resid = jnp.sum((jnp.conj(r) * r).real, axis=-2)
     return x, resid, rank, s, bad
+
+
+# --- kernels of operands in their own dtypes --------------------------------------------------
+# NumPy computes single precision in double and casts the results back. Casting outside the
+# kernels put complex128 (and float64) arrays into the programs a TPU compiles around its host
+# route, where complex128 fails a layout check (benchmarks/tpu_linalg_compile.py); these take
+# the operands as they are, cast to the compute dtype ``t`` inside the device branch and cast
+# the results to the result dtype ``rt`` there, so that where the family goes to the host the
+# whole kernel does, NumPy given the operands as they are (values and dtypes as NumPy's own).
+
+
+def staged(family: str, t: np.dtype, dtypes: tuple, device_fn: Callable,
+            numpy_fn: Callable, *args: jax.Array, cast: int = 1) -> tuple:
+    """``route`` of ``device_fn`` of the first ``cast`` operands cast to ``t``, its results
+    cast to ``dtypes`` (None: as they are), and of ``numpy_fn`` of the operands."""
+    def on_device(*xs: jax.Array) -> tuple:
+        got = device_fn(*(x.astype(t) if i < cast else x for i, x in enumerate(xs)))
+        return tuple(g if d is None else g.astype(d) for g, d in zip(got, dtypes))
+
+    return tuple(route(family, t, on_device, numpy_fn, *args))
+
+
+def _real(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.finfo(dtype).dtype)
+
+
+def _complex(dtype: np.dtype) -> np.dtype:
+    return np.result_type(dtype, np.complex64)
+
+
+_STATIC = ("t", "rt")
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def inv_as(a: jax.Array, *, t: np.dtype, rt: np.dtype) -> tuple:
+    """``inv`` of ``a`` computed in ``t``, the inverse in ``rt``."""
+    return staged("lu", t, (rt, None, None), inv, _np_inv, a)
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def solve_as(a: jax.Array, b: jax.Array, *, t: np.dtype, rt: np.dtype) -> tuple:
+    return staged("lu", t, (rt, None), solve, _np_solve, a, b, cast=2)
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def slogdet_as(a: jax.Array, *, t: np.dtype, rt: np.dtype) -> tuple:
+    return staged("lu", t, (rt, _real(rt)), slogdet, lambda x: tuple(np.linalg.slogdet(x)), a)
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def det_as(a: jax.Array, *, t: np.dtype, rt: np.dtype) -> jax.Array:
+    return staged("lu", t, (rt,), lambda x: (det(x),), lambda x: (np.linalg.det(x),), a)[0]
+
+
+@functools.partial(jax.jit, static_argnames=("upper", *_STATIC))
+def cholesky_as(a: jax.Array, *, upper: bool, t: np.dtype, rt: np.dtype) -> tuple:
+    return staged("cholesky", t, (rt, None), functools.partial(cholesky, upper=upper),
+                   functools.partial(_np_cholesky_of, upper=upper), a)
+
+
+def _np_cholesky_of(a: np.ndarray, *, upper: bool) -> tuple:
+    try:
+        return np.linalg.cholesky(a, upper=upper), False
+    except LinAlgError:
+        return np.full(a.shape, np.nan, a.dtype), True
+
+
+@functools.partial(jax.jit, static_argnames=("mode", *_STATIC))
+def qr_as(a: jax.Array, *, mode: str, t: np.dtype, rt: np.dtype) -> tuple:
+    n = 1 if mode == "r" else 2
+    return staged("qr", t, (rt,) * n, functools.partial(qr, mode=mode),
+                   functools.partial(_np_qr, mode=mode), a)
+
+
+def _np_eig(a: np.ndarray, *, vectors: bool) -> tuple:
+    """NumPy's eig (or eigvals) of ``a`` (zeros where it is not finite), and the flags."""
+    finite = bool(np.isfinite(a).all())
+    x = a if finite else np.zeros_like(a)
+    got = np.linalg.eig(x) if vectors else (np.linalg.eigvals(x),)
+    return (*got, finite, bool(np.all(got[0].imag == 0)))
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def eig_as(a: jax.Array, *, t: np.dtype, rt: np.dtype) -> tuple:
+    """``eig`` computed in ``t``: eigenvalues and vectors in the complex type of ``rt``."""
+    c = _complex(rt)
+    return staged("eig", t, (c, c, None, None), eig,
+                   functools.partial(_np_eig, vectors=True), a)
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def eigvals_as(a: jax.Array, *, t: np.dtype, rt: np.dtype) -> tuple:
+    return staged("eig", t, (_complex(rt), None, None), eigvals,
+                   functools.partial(_np_eig, vectors=False), a)
+
+
+@functools.partial(jax.jit, static_argnames=("lower", "vectors", *_STATIC))
+def eigh_as(a: jax.Array, *, lower: bool, vectors: bool, t: np.dtype, rt: np.dtype) -> tuple:
+    uplo = "L" if lower else "U"
+    if vectors:
+        np_fn = lambda x: tuple(np.linalg.eigh(x, UPLO=uplo))  # noqa: E731
+    else:
+        np_fn = lambda x: (np.linalg.eigvalsh(x, UPLO=uplo),)  # noqa: E731
+    return staged("eigh", t, (_real(rt), rt)[:1 + vectors],
+                   functools.partial(eigh, lower=lower, vectors=vectors), np_fn, a)
+
+
+def _np_svd(a: np.ndarray, **opts: bool) -> tuple:
+    got = np.linalg.svd(np.nan_to_num(a), **opts)  # NaN: values unused (LinAlgError)
+    bad = bool(np.isnan(a).any())
+    return (*got, bad) if opts["compute_uv"] else (got, bad)
+
+
+@functools.partial(jax.jit, static_argnames=("full_matrices", "compute_uv", *_STATIC))
+def svd_as(a: jax.Array, *, full_matrices: bool, compute_uv: bool, t: np.dtype,
+           rt: np.dtype) -> tuple:
+    """``svd`` computed in ``t``: vectors in ``rt``, values in its real type, NaN flag."""
+    opts = {"full_matrices": full_matrices, "compute_uv": compute_uv}
+    dtypes = (rt, _real(rt), rt, None) if compute_uv else (_real(rt), None)
+    return staged("svd", t, dtypes, functools.partial(svd, **opts),
+                   functools.partial(_np_svd, **opts), a)
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def svd_hermitian_as(a: jax.Array, *, t: np.dtype, rt: np.dtype) -> tuple:
+    return staged("eigh", t, (rt, _real(rt), rt), svd_hermitian,
+                   lambda x: tuple(np.linalg.svd(x, hermitian=True)), a)
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def svdvals_hermitian_as(a: jax.Array, *, t: np.dtype, rt: np.dtype) -> jax.Array:
+    return staged("eigh", t, (_real(rt),), lambda x: (svdvals_hermitian(x),),
+                   lambda x: (np.linalg.svd(x, compute_uv=False, hermitian=True),), a)[0]
+
+
+def _np_lstsq(a: np.ndarray, b: np.ndarray, rcond: np.ndarray) -> tuple:
+    """``lstsq``'s results from NumPy's (residuals: of every column, as the kernel's)."""
+    bad = bool(np.isnan(a).any())
+    x, res, rank, s = np.linalg.lstsq(np.nan_to_num(a), b, rcond=float(rcond))
+    if not res.size:
+        r = b - np.matmul(a, x)
+        res = np.sum((np.conj(r) * r).real, axis=-2)
+    return x, res, rank, s, bad
+
+
+@functools.partial(jax.jit, static_argnames=_STATIC)
+def lstsq_as(a: jax.Array, b: jax.Array, rcond: jax.Array, *, t: np.dtype,
+             rt: np.dtype) -> tuple:
+    """``lstsq`` computed in ``t``: x in ``rt``, residuals and values in its real type."""
+    r = _real(rt)
+    return staged("svd", t, (rt, r, None, r, None), lstsq, _np_lstsq, a, b, rcond, cast=2)
