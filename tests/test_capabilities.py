@@ -197,8 +197,10 @@ def test_host_routes_are_in_stats_and_the_report():
     from npjax._tools import _report
 
     npjax.reset_stats()
+    # float32 operands (a device dtype everywhere; float64 arrays are host arrays on a TPU),
+    # whose LU NumPy computes in float64, as npjax does: the float64 LU is the routed one
     with _routed("lu", "float64"), npjax.policy(placement="device"):
-        npjax.linalg.inv(npjax.asarray(_A))
+        npjax.linalg.inv(npjax.asarray(_A.astype(np.float32)))
     routes = npjax.stats()["host_routes"]
     assert routes == [{"family": "lu", "dtype": "float64", "count": 1,
                        "reason": _capabilities.reason("lu")}]

@@ -118,8 +118,10 @@ def test_single_precision_linalg_has_no_double_arrays_on_a_backend_without_them(
     assert len(rows) == 2 * 26 * 3
     assert [r for r in rows if not r["same"]] == []
     # no program held a complex128 value (or, of real input, a float64 array): on a TPU
-    # those fail its compiler's layout check
-    assert [r for r in rows if r["wide"]] == []
+    # those fail its compiler's layout check. But pinv under npjax.jit: its rcond, a float64
+    # array, is the trace's own value (_dtypes.TRACING), and a program holding float64 runs on
+    # the host's CPU backend there (_lazy_cold.traces_host_dtype), never on the chip
+    assert [r for r in rows if r["wide"] and (r["call"], r["mode"]) != ("pinv", "jit")] == []
     # the linalg work ran as NumPy on the host, through the route (pinv's rcond is a float64
     # array, a host array there, and polyfit's result is float64 or complex128, so NumPy's
     # functions run whole; lazy mode on the CPU backend may run some calls as NumPy on the
