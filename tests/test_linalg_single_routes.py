@@ -84,9 +84,12 @@ SCRIPT = textwrap.dedent("""
                 and np.allclose(got, want, rtol=2e-5, atol=2e-5))
 
     rows = []
-    for dt in ("float32", "complex64"):
-        args = [x.real.astype(dt) if dt == "float32" else x.astype(dt) for x in (A, R, H)]
+    for dt in ("float32", "complex64", "int64"):
+        args = [x.astype(dt) if dt == "complex64" else np.round(4 * x.real).astype(dt)
+                if dt == "int64" else x.real.astype(dt) for x in (A, R, H)]
         for name, call in CALLS.items():
+            if dt == "int64" and name in ("roots", "polyfit", "cholesky"):
+                continue  # (integer data of their own: below)
             want = host(call(np, *args))
             for mode in ("eager", "lazy", "jit"):
                 texts.clear()
@@ -105,6 +108,24 @@ SCRIPT = textwrap.dedent("""
                 rows.append({"dt": dt, "call": name, "mode": mode, "same": same(want, got),
                              "routed": sum(_capabilities.ROUTED.values()),
                              "wide": sum(bool(wide.search(t)) for t in texts)})
+    # integer or mixed operands whose result NumPy gives in float64/complex128: no program
+    # on the device, NumPy's own call (the chip refused solve(int64, complex64)'s complex128)
+    mixed = {
+        "solve int complex64": lambda m: m.linalg.solve(m.asarray(np.array([[8, 0], [0, 8]])),
+                                                        m.asarray(np.ones(2, np.complex64))),
+        "inv int": lambda m: m.linalg.inv(m.asarray(np.array([[2, 1], [1, 3]]))),
+        "det int": lambda m: m.linalg.det(m.asarray(np.array([[2, 1], [1, 3]]))),
+        "roots int": lambda m: m.roots(m.asarray(np.array([1, -3, 2]))),
+    }
+    for name, call in mixed.items():
+        want = host(call(np))
+        for mode in ("eager", "lazy"):
+            texts.clear()
+            with warnings.catch_warnings(), npjax.policy(placement="device", mode=mode):
+                warnings.simplefilter("ignore")
+                got = host(call(npjax))
+            rows.append({"dt": "mixed", "call": name, "mode": mode, "same": same(want, got),
+                         "routed": 0, "wide": sum("f64" in t for t in texts)})
     print(json.dumps(rows))
     """)
 
@@ -115,16 +136,19 @@ def test_single_precision_linalg_has_no_double_arrays_on_a_backend_without_them(
                          text=True, timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     rows = json.loads(out.stdout.splitlines()[-1])
-    assert len(rows) == 2 * 26 * 3
+    assert len(rows) == (2 * 26 + 23) * 3 + 4 * 2
     assert [r for r in rows if not r["same"]] == []
     # no program held a complex128 value (or, of real input, a float64 array): on a TPU
-    # those fail its compiler's layout check. But pinv under npjax.jit: its rcond, a float64
-    # array, is the trace's own value (_dtypes.TRACING), and a program holding float64 runs on
-    # the host's CPU backend there (_lazy_cold.traces_host_dtype), never on the chip
-    assert [r for r in rows if r["wide"] and (r["call"], r["mode"]) != ("pinv", "jit")] == []
+    # those fail its compiler's layout check. But under npjax.jit pinv's rcond (a float64
+    # array) and integer operands' float64 results are the trace's own values
+    # (_dtypes.TRACING), and a program holding float64 runs on the host's CPU backend there
+    # (_lazy_cold.traces_host_dtype), never on the chip
+    assert [r for r in rows if r["wide"] and not (
+        r["mode"] == "jit" and (r["call"] == "pinv" or r["dt"] == "int64"))] == []
     # the linalg work ran as NumPy on the host, through the route (pinv's rcond is a float64
     # array, a host array there, and polyfit's result is float64 or complex128, so NumPy's
     # functions run whole; lazy mode on the CPU backend may run some calls as NumPy on the
     # data in place)
-    eager = [r for r in rows if r["mode"] == "eager" and r["call"] not in ("pinv", "polyfit")]
+    eager = [r for r in rows if r["mode"] == "eager" and r["call"] not in ("pinv", "polyfit")
+             and r["dt"] in ("float32", "complex64")]
     assert all(r["routed"] >= 1 for r in eager), [r for r in eager if not r["routed"]]

@@ -26,7 +26,7 @@ from numpy.linalg import LinAlgError
 
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls._dispatch import npfunc, wrap
-from npjax._pure._dtypes import backend_host_dtypes
+from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._errors import HostOnly, unsupported
 from npjax._pure._impl import linalg as _linalg_kernels
 from npjax._core._ndarray import ndarray
@@ -82,8 +82,12 @@ def _common_type(*dtypes: np.dtype) -> tuple[np.dtype, np.dtype]:
         else:
             single = False
     if is_complex:
-        return np.dtype(np.complex128), np.dtype(np.complex64 if single else np.complex128)
-    return np.dtype(np.float64), np.dtype(np.float32 if single else np.float64)
+        t, rt = np.dtype(np.complex128), np.dtype(np.complex64 if single else np.complex128)
+    else:
+        t, rt = np.dtype(np.float64), np.dtype(np.float32 if single else np.float64)
+    if not is_device_dtype(rt):  # (float64/complex128 on a TPU): NumPy computes the call
+        raise HostOnly(f"a result of {rt} lives on the host on this backend")
+    return t, rt
 
 
 def _eigvals(a: jax.Array) -> jax.Array:
@@ -219,6 +223,8 @@ def _roots(p: Any) -> Any:
     trailing_zeros = len(value) - int(non_zero[-1]) - 1
     value = value[int(non_zero[0]):int(non_zero[-1]) + 1]
     if value.dtype.kind not in "fc":
+        if not is_device_dtype(np.dtype(np.float64)):  # (a TPU): NumPy's float64 roots
+            raise HostOnly("float64 roots live on the host on this backend")
         value = value.astype(np.float64)
     n = value.shape[0]
     if n > 1:
@@ -284,10 +290,9 @@ def _polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: bool = False, w:
     if x.shape[0] != y.shape[0]:
         raise TypeError("expected x and y to have same length")
     # the fit is float64 or complex128 (``vander`` promotes x with int): where the backend
-    # holds neither (a TPU, whose compiler fails on complex128 results), NumPy's on the host
-    fit_t = _common_type(np.promote_types(x.dtype, np.int64), np.dtype(y.dtype))[1]
-    if fit_t.name in backend_host_dtypes():
-        raise HostOnly(f"a {fit_t} fit lives on the host only")
+    # holds neither (a TPU, whose compiler fails on complex128 results), _common_type raises
+    # HostOnly: NumPy's on the host
+    _common_type(np.promote_types(x.dtype, np.int64), np.dtype(y.dtype))
     if rcond is None:
         rcond = len(x) * np.finfo(x.dtype).eps
     lhs = _vander(x, order=order)

@@ -349,7 +349,7 @@ def _complex_pow(x: Any, y: Any) -> Any:
     p = lax.add(one, em)
     gr = _scaled(lax.mul(p, lax.select(lax.eq(wi, zero), one, lax.cos(wi))), n)
     gi = lax.select(lax.eq(wi, zero), wi, _scaled(lax.mul(p, lax.sin(wi)), n))
-    # integer exponents: binary powers, every product written out as NumPy's cmul
+    # integer exponents: binary powers, every product as NumPy's cmul computes it
     k = lax.convert_element_type(lax.abs(lax.clamp(_c(br, -99.0), br, _c(br, 99.0))), np.int32)
     integral = lax.eq(bi, zero) & lax.eq(lax.round(br), br) & lax.lt(lax.abs(br), _c(br, 100))
     qr, qi, pr, pi = one, zero, ar, ai

@@ -16,6 +16,7 @@ from numpy.linalg import LinAlgError
 from npjax._runtime import _context
 from npjax._runtime._context import current
 from npjax._calls._dispatch import wrap
+from npjax._pure._dtypes import is_device_dtype
 from npjax._pure._errors import HostOnly
 from npjax._calls._fallback import call_numpy
 from npjax._core._normalize import to_jax
@@ -53,9 +54,10 @@ def _common_type(*dtypes: np.dtype) -> tuple[np.dtype, np.dtype]:
             raise TypeError(f"Cannot cast ufunc 'linalg' input from {dt!r} to "
                             "dtype('float64') with casting rule 'same_kind'")
     result = _F32 if single else _F64
-    if is_complex:
-        return _C128, _COMPLEX[result]
-    return _F64, result
+    t, rt = (_C128, _COMPLEX[result]) if is_complex else (_F64, result)
+    if not is_device_dtype(rt):  # (float64/complex128 on a TPU): NumPy computes the call
+        raise HostOnly(f"a linalg result of {rt} lives on the host on this backend")
+    return t, rt
 
 
 def _check_stacked_2d(a: jax.Array) -> None:
