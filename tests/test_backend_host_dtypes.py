@@ -47,13 +47,18 @@ SCRIPT = textwrap.dedent("""
     """)
 
 
-def test_complex128_arrays_are_host_arrays_where_the_backend_cannot_hold_them():
+def _simulated(script: str) -> tuple[list[list[str]], str]:
+    """The rows ``script`` prints (run in a fresh interpreter), and its whole output."""
     env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(npjax.__file__)))
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
-    rows = [ln.split() for ln in out.stdout.splitlines() if ln]
-    assert len(rows) == 18 and all(r[2] == "True" for r in rows), out.stdout
+    return [ln.split() for ln in out.stdout.splitlines() if ln], out.stdout
+
+
+def test_complex128_arrays_are_host_arrays_where_the_backend_cannot_hold_them():
+    rows, out = _simulated(SCRIPT)
+    assert len(rows) == 18 and all(r[2] == "True" for r in rows), out
     # arrays made from complex128 data, or cast or created as complex128, are host arrays;
     # complex128 results a device program makes from float64 device arrays (exp(1j * x)) are
     # not yet (on a TPU lazy mode runs those programs on the CPU: _lazy_cold)
@@ -105,9 +110,5 @@ def test_float64_made_inside_npjax_jit_is_the_programs_where_the_backend_cannot_
     # On a TPU float64 arrays are host arrays; inside an npjax.jit trace an array made in
     # float64 (zeros, arange, a list, a cast) must still be the program's: as a host array it
     # could hold no traced value (JitError on the chip: "np.zeros(3)[0] = x[0]")
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(npjax.__file__)))
-    out = subprocess.run([sys.executable, "-c", JIT_SCRIPT], env=env, capture_output=True,
-                         text=True, timeout=300)
-    assert out.returncode == 0, out.stderr[-3000:]
-    rows = [ln.split() for ln in out.stdout.splitlines() if ln]
-    assert len(rows) == 20 and all(r[2] == "True" for r in rows), out.stdout
+    rows, out = _simulated(JIT_SCRIPT)
+    assert len(rows) == 20 and all(r[2] == "True" for r in rows), out
