@@ -1,12 +1,14 @@
 """The C module's host paths for the small kernels' operations (issue 35, ``_hostpath.c``),
 each against NumPy and against the Python members they stand in for
 (``_fast.python_only``): NumPy's scalar on the left of ``+ - * /`` with a host array
-(``mu * a``: the scalar types' wrapped slots). Values, dtypes, exceptions and warnings (at
+(``mu * a``: the scalar types' wrapped slots); ``a.astype(...)`` as NumPy's method of the
+data (``_fast_calls.OWN``). Values, dtypes, exceptions and warnings (at
 the user's line) are compared."""
 
 from __future__ import annotations
 
 import operator
+import warnings
 
 import numpy as np
 import pytest
@@ -119,3 +121,65 @@ def test_numpy_scalar_operators_in_a_kernel_loop(route):
                 x[k] = mu - x[k - 1] / mu
             outs.append(x)
     assert_same(outs[0], outs[1])
+
+
+ASTYPE_SOURCES = {
+    "float64": lambda: np.array([[1.5, -2.5, 300.0], [0.0, 7.25, -0.5]]),
+    "float64 nan": lambda: np.array([1.0, np.nan, np.inf, -1e300]),
+    "uint8": lambda: np.arange(250, 256, dtype=np.uint8),
+    "complex128": lambda: np.array([1 + 2j, -3.5j]),
+    "bool": lambda: np.array([True, False]),
+    "0-d": lambda: np.array(2.75),
+    "fortran": lambda: np.asfortranarray(np.arange(6.0).reshape(2, 3)),
+}
+ASTYPE_CALLS = {
+    "int64": lambda a: a.astype(np.int64),
+    "int8 string": lambda a: a.astype("int8"),
+    "float32": lambda a: a.astype(np.float32),
+    "float64 no copy": lambda a: a.astype(np.float64, copy=False),
+    "same dtype no copy": lambda a: a.astype(a.dtype, copy=False),
+    "dtype keyword": lambda a: a.astype(dtype=np.float64),
+    "None": lambda a: a.astype(None),
+    "order F": lambda a: a.astype(np.float32, order="F"),
+    "positional order": lambda a: a.astype(np.float32, "C"),
+    "casting safe": lambda a: a.astype(np.int32, casting="safe"),
+    "casting bad": lambda a: a.astype(np.int32, casting="nope"),
+    "object": lambda a: a[:1].astype(object),  # (assert_same: no NaN in object arrays)
+    "str": lambda a: a.astype("U8"),
+    "bad dtype": lambda a: a.astype("nope"),
+    "unknown keyword": lambda a: a.astype(np.int64, nope=1),
+}
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("source", list(ASTYPE_SOURCES))
+@pytest.mark.parametrize("call", list(ASTYPE_CALLS))
+def test_astype_as_numpy(route, source, call):
+    """``a.astype(...)``: NumPy's value, dtype, layout, exceptions and warnings (invalid
+    casts, complex to real, at the user's line); the array itself where NumPy gives the same
+    array back, a new array owning its data (written apart from ``a``) otherwise."""
+    theirs = ASTYPE_SOURCES[source]()
+    ours = npjax.asarray(theirs.copy(order="K"))
+    with _route(route):
+        got, want = _same_outcome(ASTYPE_CALLS[call], (ours,), (theirs,))
+    if want is None:
+        return
+    assert (got is ours) == (want is theirs)
+    with warnings.catch_warnings():  # (the layout NumPy gives ours: npjax keeps C order)
+        warnings.simplefilter("ignore")
+        layout = ASTYPE_CALLS[call](np.asarray(ours)).flags
+    assert got.flags["F_CONTIGUOUS"] == layout["F_CONTIGUOUS"]
+    assert got.flags["C_CONTIGUOUS"] == layout["C_CONTIGUOUS"]
+    if want is not theirs and want.size and want.dtype.kind in "iufc":
+        got[...] = 0
+        assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_astype_of_a_view(route):
+    """A host view's ``astype``: NumPy's cast of the view's elements, a new array."""
+    theirs = np.arange(12.0).reshape(3, 4)
+    ours = npjax.asarray(theirs)
+    with _route(route):
+        got, want = _same_outcome(lambda a: a[1:, ::2].astype(np.int16), (ours,), (theirs,))
+    assert got.base is None and want.base is None

@@ -885,7 +885,11 @@ static PyObject *function_fast(FunctionObject *f, PyObject *const *args, Py_ssiz
     f->pending++;  /* (counted before the call, as ``try_host`` counts it) */
     result = f->method != NULL ? PyObject_VectorcallMethod(f->method, ops, nargs, kwnames)
                                : PyObject_Vectorcall(f->np_fn, ops, nargs, kwnames);
-    if (result != NULL && f->owns && Py_TYPE(result) == NpArr) {
+    if (result != NULL && f->owns && nargs > 0 && result == ops[0]) {
+        Py_DECREF(result);  /* (``a.astype(a.dtype, copy=False)``: the array itself) */
+        result = Py_NewRef(args[0]);
+    }
+    else if (result != NULL && f->owns && Py_TYPE(result) == NpArr) {
         PyObject *new = new_owner(result);  /* (``host_owner``: ``ndarray.copy``) */
         Py_DECREF(result);
         result = new;
