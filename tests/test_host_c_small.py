@@ -2,13 +2,16 @@
 each against NumPy and against the Python members they stand in for
 (``_fast.python_only``): NumPy's scalar on the left of ``+ - * /`` with a host array
 (``mu * a``: the scalar types' wrapped slots); ``a.astype(...)`` as NumPy's method of the
-data (``_fast_calls.OWN``). Values, dtypes, exceptions and warnings (at
+data (``_fast_calls.OWN``); result wrappers reused from the C free list, which keeps them
+tracked by the cyclic GC. Values, dtypes, exceptions and warnings (at
 the user's line) are compared."""
 
 from __future__ import annotations
 
+import gc
 import operator
 import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -183,3 +186,30 @@ def test_astype_of_a_view(route):
     with _route(route):
         got, want = _same_outcome(lambda a: a[1:, ::2].astype(np.int16), (ours,), (theirs,))
     assert got.base is None and want.base is None
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_reused_result_wrappers_are_fresh_arrays(route):
+    """Views and results made and dropped in a loop (their wrappers kept and handed out
+    again by the C free list) with collections in between: each one NumPy's values, none
+    aliased with another; an array with a weak reference dies (its callback runs)."""
+    rng = np.random.default_rng(2)
+    base = rng.random(40)
+    ours = npjax.asarray(base)
+    died = []
+    with _route(route):
+        kept_ours, kept_np = [], []
+        for i in range(300):
+            v, w = ours[i % 30:i % 30 + 5], base[i % 30:i % 30 + 5]
+            r, s = v * 2.0 - v[::-1], w * 2.0 - w[::-1]
+            if i % 7 == 0:
+                kept_ours.append(r)
+                kept_np.append(s)
+            if i % 50 == 0:
+                gc.collect()
+        ref = weakref.ref(ours[3:9] + 1.0, died.append)
+        gc.collect()
+    assert ref() is None and len(died) == 1
+    assert len({id(r) for r in kept_ours}) == len(kept_ours)
+    for got, want in zip(kept_ours, kept_np):
+        assert_same(got, want)
