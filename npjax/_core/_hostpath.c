@@ -207,10 +207,8 @@ static int add_to_cell(PyObject *cell, Py_ssize_t n) {
 }
 
 /* Result wrappers come from a small free list of ``npjax.ndarray`` objects: ``arr_dealloc``
-   (ndarray's ``tp_dealloc`` once configured) keeps up to ``FREE_MAX`` of them, and
-   ``new_array`` hands them out again. A kept object stays tracked by the cyclic GC, with one
-   reference (the list's, which the GC does not see: it is never collected): untracking and
-   tracking again cost more than a small view itself. A kept object holds the value every new host
+   (ndarray's ``tp_dealloc`` once configured) keeps up to ``FREE_MAX`` of them, untracked,
+   and ``new_array`` hands them out again. A kept object holds the value every new host
    result has in most slots (``fixed``), so only the others are filled and cleared: this
    spares the allocator, the zeroing and most reference counting on the hot paths. */
 #define FREE_MAX 32
@@ -224,7 +222,6 @@ static PyObject *fixed[NSTATE];  /* a kept object's slot values (NULL: filled by
 /* An array ``arr_dealloc`` meant to keep, when freeing its slots filled the list: its slots
    hold the ``fixed`` values. */
 static void COLD free_kept(PyObject *self) {
-    PyObject_GC_UnTrack(self);
     for (int i = 0; i < NSTATE; i++) Py_CLEAR(SLOT(self, state_offs[i]));
     Arr->tp_free(self);
     Py_DECREF(Arr);
@@ -234,13 +231,9 @@ static void COLD free_kept(PyObject *self) {
    own slots, dict and finalizer Python's ``subtype_dealloc`` has handled by then. */
 static void arr_dealloc(PyObject *self) {
     PyTypeObject *tp = Py_TYPE(self);
-    int weak = *(PyObject **)((char *)self + off_weaklist) != NULL;
-    int keep = tp == Arr && n_free < FREE_MAX && !weak;
-    if (keep) Py_SET_REFCNT(self, 1);  /* (the list's reference; still tracked, see above) */
-    else {
-        PyObject_GC_UnTrack(self);
-        if (weak) PyObject_ClearWeakRefs(self);
-    }
+    PyObject_GC_UnTrack(self);
+    if (*(PyObject **)((char *)self + off_weaklist) != NULL) PyObject_ClearWeakRefs(self);
+    int keep = tp == Arr && n_free < FREE_MAX;
     for (int i = 0; i < NSTATE; i++) {
         PyObject **slot = &SLOT(self, state_offs[i]), *old = *slot;
         PyObject *want = keep ? fixed[i] : NULL;
@@ -261,7 +254,10 @@ static void arr_dealloc(PyObject *self) {
 static PyObject *new_array(void) {
     PyObject *new;
     if (n_free > 0) {
-        return free_arrays[--n_free];  /* (its reference, tracked) */
+        new = free_arrays[--n_free];
+        Py_SET_REFCNT(new, 1);
+        PyObject_GC_Track(new);
+        return new;
     }
     if ((new = Arr->tp_alloc(Arr, 0)) == NULL) return NULL;
     for (int i = 0; i < NSTATE; i++) SLOT(new, state_offs[i]) = Py_XNewRef(fixed[i]);
