@@ -2,8 +2,8 @@
 each against NumPy and against the Python members they stand in for
 (``_fast.python_only``): NumPy's scalar on the left of ``+ - * /`` with a host array
 (``mu * a``: the scalar types' wrapped slots); ``a.astype(...)`` as NumPy's method of the
-data (``_fast_calls.OWN``); result wrappers reused from the C free list. Values, dtypes, exceptions and warnings (at
-the user's line) are compared."""
+data (``_fast_calls.OWN``); result wrappers reused from the C free list. Values, dtypes,
+exceptions and warnings (at the user's line) are compared."""
 
 from __future__ import annotations
 
