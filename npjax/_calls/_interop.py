@@ -99,6 +99,9 @@ def _array_ufunc(self: ndarray, ufunc: np.ufunc, method: str, *inputs: Any, **kw
 
 
 _OURS = {ours._np: ours for ours in UFUNCS.values()}  # NumPy's ufunc -> npjax's
+_SCALAR_TYPES = (np.float64, np.float32, np.float16, np.complex128, np.complex64, np.int64,
+                 np.int32, np.uint8)
+_SCALAR_UFUNCS = (np.add, np.subtract, np.multiply, np.true_divide)  # (their slots' ufuncs)
 
 
 
@@ -212,3 +215,6 @@ install_methods({"__reduce__": _reduce,
 if HOSTPATH is not None:  # the C base's member runs this one but for the common case
     HOSTPATH.set_array_ufunc(_array_ufunc, _OURS)  # (``s * a``: npjax/_placement/_fast.py)
     del ndarray.__array_ufunc__
+    # ``s * a`` (``s`` one of these NumPy scalars) calls npjax's ufunc as __array_ufunc__ would,
+    # without NumPy's override protocol in between (``scalar_operators`` in _hostpath.c).
+    HOSTPATH.scalar_operators(_SCALAR_TYPES, tuple(_OURS[u] for u in _SCALAR_UFUNCS))

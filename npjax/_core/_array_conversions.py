@@ -160,11 +160,20 @@ install_methods(_MEMBERS)
 # --- host data ---------------------------------------------------------------------------------
 
 
+def _casts_by(data: np.ndarray, args: tuple) -> bool:
+    """Whether ``data.astype(*args)`` casts (NumPy raises before warning otherwise: a cast
+    its ``casting`` rule forbids, or a rule it does not know)."""
+    try:
+        return bool(np.can_cast(data.dtype, np.dtype(args[0]), args[2]))
+    except (TypeError, ValueError):
+        return False
+
+
 def _host_astype(data: np.ndarray, args: tuple) -> np.ndarray:
     """NumPy's ``astype`` of host data, its warnings at the user's line (NumPy's C code would
     name npjax's frame): floating-point ones through ``call_numpy_ufunc``, the ComplexWarning
     given here."""
-    if data.dtype.kind == "c" and np.dtype(args[0]).kind in "iuf":
+    if data.dtype.kind == "c" and np.dtype(args[0]).kind in "iuf" and _casts_by(data, args):
         import warnings
 
         from npjax._pure._errors import ComplexWarning

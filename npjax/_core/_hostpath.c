@@ -885,7 +885,11 @@ static PyObject *function_fast(FunctionObject *f, PyObject *const *args, Py_ssiz
     f->pending++;  /* (counted before the call, as ``try_host`` counts it) */
     result = f->method != NULL ? PyObject_VectorcallMethod(f->method, ops, nargs, kwnames)
                                : PyObject_Vectorcall(f->np_fn, ops, nargs, kwnames);
-    if (result != NULL && f->owns && Py_TYPE(result) == NpArr) {
+    if (result != NULL && f->owns && nargs > 0 && result == ops[0]) {
+        Py_DECREF(result);  /* (``a.astype(a.dtype, copy=False)``: the array itself) */
+        result = Py_NewRef(args[0]);
+    }
+    else if (result != NULL && f->owns && Py_TYPE(result) == NpArr) {
         PyObject *new = new_owner(result);  /* (``host_owner``: ``ndarray.copy``) */
         Py_DECREF(result);
         result = new;
@@ -1295,6 +1299,115 @@ static PyObject *set_array_ufunc(PyObject *mod, PyObject *args) {
     Py_XSETREF(fb_array_ufunc, Py_NewRef(fn));
     Py_XSETREF(ours_map, Py_NewRef(map));
     Py_RETURN_NONE;
+}
+
+/* NumPy's scalar operators with a host array on the right (``mu * a``, ``s - a``): NumPy's
+   scalar gives up on an operand it does not know and runs its array operator, whose ufunc
+   finds ``a``'s ``__array_ufunc__`` and calls it (``array_ufunc`` above: npjax's ufunc's
+   common case) after building its arguments (~0.6 us a call). The scalar types' slots are
+   wrapped here to make that same call (``ufunc_fast`` with the ufunc NumPy's array operator
+   would call, the operands as it passes them) when the right operand is exactly a host
+   npjax.ndarray, and to run NumPy's own slot for everything else (and where the common case
+   does not apply). */
+#define NSCALAR 8
+#define NSCALAR_OPS 4  /* + - * / */
+static binaryfunc scalar_orig[NSCALAR][NSCALAR_OPS];
+static UfuncObject *scalar_ufunc[NSCALAR_OPS];
+static PyTypeObject *scalar_types[NSCALAR];
+static int n_scalar_types = 0;
+
+static PyObject *scalar_binary(int t, int op, PyObject *a, PyObject *b) {
+    if (enabled && Py_TYPE(b) == Arr && scalar_ufunc[op] != NULL) {
+        int done;
+        PyObject *r = ufunc_fast(scalar_ufunc[op], a, b, &done);
+        if (r != NULL || done) return r;
+        if (PyErr_Occurred()) return NULL;
+    }
+    return scalar_orig[t][op](a, b);
+}
+
+#define SCALAR_OP(T, OP) \
+    static PyObject *scalar_##T##_##OP(PyObject *a, PyObject *b) { \
+        return scalar_binary(T, OP, a, b); \
+    }
+#define SCALAR_TYPE(T) SCALAR_OP(T, 0) SCALAR_OP(T, 1) SCALAR_OP(T, 2) SCALAR_OP(T, 3)
+SCALAR_TYPE(0) SCALAR_TYPE(1) SCALAR_TYPE(2) SCALAR_TYPE(3)
+SCALAR_TYPE(4) SCALAR_TYPE(5) SCALAR_TYPE(6) SCALAR_TYPE(7)
+#define SCALAR_ROW(T) {scalar_##T##_0, scalar_##T##_1, scalar_##T##_2, scalar_##T##_3}
+static binaryfunc scalar_wrappers[NSCALAR][NSCALAR_OPS] = {
+    SCALAR_ROW(0), SCALAR_ROW(1), SCALAR_ROW(2), SCALAR_ROW(3),
+    SCALAR_ROW(4), SCALAR_ROW(5), SCALAR_ROW(6), SCALAR_ROW(7)};
+
+static binaryfunc *scalar_slot(PyTypeObject *tp, int op) {
+    PyNumberMethods *nm = tp->tp_as_number;
+    switch (op) {
+        case 0: return &nm->nb_add;
+        case 1: return &nm->nb_subtract;
+        case 2: return &nm->nb_multiply;
+        default: return &nm->nb_true_divide;
+    }
+}
+
+static int is_scalar_wrapper(binaryfunc f) {
+    for (int t = 0; t < NSCALAR; t++)
+        for (int op = 0; op < NSCALAR_OPS; op++)
+            if (scalar_wrappers[t][op] == f) return 1;
+    return 0;
+}
+
+/* ``scalar_operators((numpy.float64, ...), (add, subtract, multiply, true_divide))``: wrap
+   those NumPy scalar types' ``+ - * /`` slots (npjax's ufuncs of those operators, each with
+   its NumPy ufunc); True where they are wrapped now. */
+static PyObject *scalar_operators(PyObject *mod, PyObject *args) {
+    PyObject *types, *ufuncs;
+    if (!PyArg_ParseTuple(args, "O!O!", &PyTuple_Type, &types, &PyTuple_Type, &ufuncs))
+        return NULL;
+    if (PyTuple_GET_SIZE(ufuncs) != NSCALAR_OPS) {
+        PyErr_SetString(PyExc_TypeError, "scalar_operators: four ufuncs (+ - * /)");
+        return NULL;
+    }
+    for (int op = 0; op < NSCALAR_OPS; op++) {
+        PyObject *u = PyTuple_GET_ITEM(ufuncs, op);
+        if (!PyObject_TypeCheck(u, &UfuncBaseType) || !((UfuncObject *)u)->binary ||
+            ((UfuncObject *)u)->np_ufunc == NULL) {
+            PyErr_SetString(PyExc_TypeError, "scalar_operators: npjax's binary ufuncs");
+            return NULL;
+        }
+    }
+    for (int op = 0; op < NSCALAR_OPS; op++) {
+        Py_XINCREF(PyTuple_GET_ITEM(ufuncs, op));  /* (kept for the process) */
+        scalar_ufunc[op] = (UfuncObject *)PyTuple_GET_ITEM(ufuncs, op);
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(types); i++) {
+        PyObject *cls = PyTuple_GET_ITEM(types, i);
+        if (!PyType_Check(cls) || PyType_HasFeature((PyTypeObject *)cls, Py_TPFLAGS_HEAPTYPE) ||
+            ((PyTypeObject *)cls)->tp_as_number == NULL) {
+            PyErr_SetString(PyExc_TypeError, "scalar_operators: NumPy's scalar types");
+            return NULL;
+        }
+        PyTypeObject *tp = (PyTypeObject *)cls;
+        int seen = 0;
+        for (int t = 0; t < n_scalar_types; t++) seen |= scalar_types[t] == tp;
+        if (seen) continue;
+        if (n_scalar_types == NSCALAR) {
+            PyErr_SetString(PyExc_ValueError, "scalar_operators: at most 8 types");
+            return NULL;
+        }
+        int t = n_scalar_types;
+        int ok = 1;
+        for (int op = 0; op < NSCALAR_OPS; op++) {
+            binaryfunc f = *scalar_slot(tp, op);
+            ok &= f != NULL && !is_scalar_wrapper(f);  /* (a shared table: already wrapped) */
+        }
+        if (!ok) continue;
+        for (int op = 0; op < NSCALAR_OPS; op++) {
+            scalar_orig[t][op] = *scalar_slot(tp, op);
+            *scalar_slot(tp, op) = scalar_wrappers[t][op];
+        }
+        scalar_types[t] = tp;
+        n_scalar_types++;
+    }
+    Py_RETURN_TRUE;
 }
 
 /* The call by the vectorcall protocol (no argument tuple): the same cases as
@@ -1718,6 +1831,8 @@ static PyMethodDef methods[] = {
      "(_route.place_result, numpy.dtype): what function calls need."},
     {"set_array_ufunc", set_array_ufunc, METH_VARARGS,
      "Hand over ndarray.__array_ufunc__ (Python) and NumPy's ufunc -> npjax's."},
+    {"scalar_operators", scalar_operators, METH_VARARGS,
+     "Wrap NumPy scalar types' + - * / for a host array on the right."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "npjax._core._hostpath", NULL, -1,

@@ -102,8 +102,11 @@ def host_function(fn: Any, binds: bool, where: tuple, method: str | None = None,
 
 # ndarray's own members whose common case on a host array is NumPy's method of its data:
 # name -> (keywords, most positional arguments with self). ``a.copy()`` (no order: C order)
-# is ``host_owner(data.copy())``, and not counted as a host call, as the Python member says.
-OWN = {"copy": (frozenset(), 1)}
+# is ``host_owner(data.copy())``, and not counted as a host call, as the Python member says;
+# ``a.astype(dtype, ...)`` is ``data.astype(dtype, ...)`` as a new owner (``a`` itself where
+# NumPy gives its data back), its cast warnings NumPy's own at the user's line.
+OWN = {"copy": (frozenset(), 1),
+       "astype": (frozenset({"dtype", "order", "casting", "subok", "copy"}), 6)}
 
 
 def _install(namespace: dict, module: str) -> None:
