@@ -26,8 +26,7 @@ from numpy.linalg import LinAlgError
 
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls._dispatch import npfunc, wrap
-from npjax._pure._dtypes import is_device_dtype
-from npjax._pure._errors import HostOnly, unsupported
+from npjax._pure._errors import unsupported
 from npjax._pure._impl import linalg as _linalg_kernels
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
@@ -67,32 +66,9 @@ def _jx(x: Any) -> jax.Array:
 # --- linear algebra with numpy.linalg's dtype rules -------------------------------------------
 
 
-def _common_type(*dtypes: np.dtype) -> tuple[np.dtype, np.dtype]:
-    """numpy.linalg's ``_commonType``: (compute dtype, result dtype). NumPy always computes in
-    double precision and casts back to single when every input is single."""
-    single, is_complex = True, False
-    for dtype in dtypes:
-        if dtype.kind in "fc":
-            if dtype.kind == "c":
-                is_complex = True
-            if dtype not in (np.float32, np.float64, np.complex64, np.complex128):
-                raise TypeError(f"array type {dtype.name} is unsupported in linalg")
-            if dtype in (np.float64, np.complex128):
-                single = False
-        else:
-            single = False
-    if is_complex:
-        t, rt = np.dtype(np.complex128), np.dtype(np.complex64 if single else np.complex128)
-    else:
-        t, rt = np.dtype(np.float64), np.dtype(np.float32 if single else np.float64)
-    if not is_device_dtype(rt):  # (float64/complex128 on a TPU): NumPy computes the call
-        raise HostOnly(f"a result of {rt} lives on the host on this backend")
-    return t, rt
-
-
 def _eigvals(a: jax.Array) -> jax.Array:
     """numpy.linalg.eigvals of a square matrix: real dtype when every imaginary part is 0."""
-    t, result_t = _common_type(np.dtype(a.dtype))
+    t, result_t = _linalg_kernels.common_type(np.dtype(a.dtype))
     w, finite, all_real = _linalg_kernels.eigvals_as(a, t=t, rt=result_t)
     finite, all_real = jax.device_get((finite, all_real))  # (one transfer)
     if not finite:
@@ -104,43 +80,11 @@ def _eigvals(a: jax.Array) -> jax.Array:
 
 def _inv(a: jax.Array) -> jax.Array:
     """numpy.linalg.inv: LinAlgError('Singular matrix') on an exactly zero pivot."""
-    t, result_t = _common_type(np.dtype(a.dtype))
+    t, result_t = _linalg_kernels.common_type(np.dtype(a.dtype))
     x, _, singular = _linalg_kernels.inv_as(a, t=t, rt=result_t)
     if bool(singular):
         raise LinAlgError("Singular matrix")
     return x
-
-
-@jax.jit
-def _lstsq_kernel(a: jax.Array, b: jax.Array, rcond: jax.Array
-                  ) -> tuple[jax.Array, jax.Array, jax.Array, jax.Array]:
-    u, s, vt, _ = _linalg_kernels.svd(a, full_matrices=False, compute_uv=True)
-    keep = s > rcond * s[0] if s.shape[0] else s > 0
-    rank = keep.sum()
-    safe = jnp.where(keep, s, 1)
-    s_inv = jnp.where(keep, 1 / safe, 0).astype(a.dtype)[:, None]
-    hi = lax.Precision.HIGHEST
-    x = jnp.matmul(jnp.conj(vt).T, s_inv * jnp.matmul(jnp.conj(u).T, b, precision=hi),
-                   precision=hi)
-    resid = jnp.sum(jnp.abs(b - jnp.matmul(a, x, precision=hi)) ** 2, axis=0)
-    return x, resid, rank, s
-
-
-@functools.partial(jax.jit, static_argnames=("t", "rt"))
-def _lstsq_staged(a: jax.Array, b: jax.Array, rcond: jax.Array, *, t: np.dtype,
-                  rt: np.dtype) -> tuple:
-    """``_lstsq_kernel`` of ``a`` and ``b`` cast to ``t`` (results: ``rt``); NumPy's lstsq of
-    them as they are where the backend has no SVD in ``t``."""
-    real = np.dtype(np.finfo(rt).dtype)
-    return _linalg_kernels.staged("svd", t, (rt, real, None, real), _lstsq_kernel, _np_lstsq,
-                                  a, b, rcond, cast=2)
-
-
-def _np_lstsq(a: np.ndarray, b: np.ndarray, rcond: np.ndarray) -> tuple:
-    x, res, rank, s = np.linalg.lstsq(a, b, rcond=float(rcond))
-    if not res.size:  # (every column's, as the kernel's; unused)
-        res = np.sum(np.abs(b - np.matmul(a, x)) ** 2, axis=0)
-    return x, res, rank, s
 
 
 def _lstsq(a: jax.Array, b: jax.Array, rcond: Any) -> tuple:
@@ -149,12 +93,12 @@ def _lstsq(a: jax.Array, b: jax.Array, rcond: Any) -> tuple:
     if is_1d:
         b = b[:, None]
     m, n = a.shape
-    t, result_t = _common_type(np.dtype(a.dtype), np.dtype(b.dtype))
+    t, result_t = _linalg_kernels.common_type(np.dtype(a.dtype), np.dtype(b.dtype))
     real_t = np.finfo(result_t).dtype
     if not bool(jnp.isfinite(a).all()) or not bool(jnp.isfinite(b).all()):
         raise LinAlgError("SVD did not converge in Linear Least Squares")
-    x, resids, rank, s = _lstsq_staged(a, b, jnp.asarray(rcond, np.finfo(t).dtype), t=t,
-                                       rt=result_t)
+    x, resids, rank, s, _ = _linalg_kernels.lstsq_as(
+        a, b, jnp.asarray(rcond, np.finfo(t).dtype), t=t, rt=result_t)
     rank = int(rank)
     if is_1d:
         x = x[:, 0]
@@ -222,10 +166,8 @@ def _roots(p: Any) -> Any:
         return array([])
     trailing_zeros = len(value) - int(non_zero[-1]) - 1
     value = value[int(non_zero[0]):int(non_zero[-1]) + 1]
-    if value.dtype.kind not in "fc":
-        if not is_device_dtype(np.dtype(np.float64)):  # (a TPU): NumPy's float64 roots
-            raise HostOnly("float64 roots live on the host on this backend")
-        value = value.astype(np.float64)
+    if value.dtype.kind not in "fc":  # (float64; HostOnly where the backend holds none)
+        value = value.astype(_linalg_kernels.common_type(value.dtype)[0])
     n = value.shape[0]
     if n > 1:
         a = jnp.diag(jnp.ones((n - 2,), value.dtype), -1)
@@ -290,9 +232,9 @@ def _polyfit(x: Any, y: Any, deg: Any, rcond: Any = None, full: bool = False, w:
     if x.shape[0] != y.shape[0]:
         raise TypeError("expected x and y to have same length")
     # the fit is float64 or complex128 (``vander`` promotes x with int): where the backend
-    # holds neither (a TPU, whose compiler fails on complex128 results), _common_type raises
+    # holds neither (a TPU, whose compiler fails on complex128 results), common_type raises
     # HostOnly: NumPy's on the host
-    _common_type(np.promote_types(x.dtype, np.int64), np.dtype(y.dtype))
+    _linalg_kernels.common_type(np.promote_types(x.dtype, np.int64), np.dtype(y.dtype))
     if rcond is None:
         rcond = len(x) * np.finfo(x.dtype).eps
     lhs = _vander(x, order=order)

@@ -10,8 +10,8 @@ import numpy as np
 
 from npjax._core._ndarray import _CONSTRUCTOR, ndarray
 from npjax._core._normalize import to_jax
-from npjax._placement._route import _DEVICE_DTYPE, npjax_operands, place_result
-from npjax._pure._dtypes import MAX_DEVICE_NDIM, TRACING, is_device_dtype
+from npjax._placement._route import device_dtype_of, npjax_operands, place_result
+from npjax._pure._dtypes import MAX_DEVICE_NDIM
 from npjax._runtime import _context
 
 
@@ -29,7 +29,7 @@ def place_made(result: Any, device: bool = False) -> Any:
         if isinstance(result, np.ndarray):
             result = np.array(result, subok=False)
         elif isinstance(result, np.generic):
-            if not _device_dtype(result.dtype):
+            if not device_dtype_of(result.dtype):
                 return result
             limit = _context.get().host
             if limit >= 0 and not device:
@@ -37,22 +37,13 @@ def place_made(result: Any, device: bool = False) -> Any:
             return ndarray._owner(to_jax(np.asarray(result)), True)
         else:
             return result
-    if not _device_dtype(result.dtype) or result.ndim > MAX_DEVICE_NDIM:  # no device form:
+    if not device_dtype_of(result.dtype) or result.ndim > MAX_DEVICE_NDIM:  # no device form:
         # a host array whatever the policy
         return place_result(result, (), -1)
     limit = _context.get().host
     if limit >= 0 and not device:
         return place_result(result, (), limit)
     return ndarray._owner(to_jax(result))
-
-
-def _device_dtype(dtype: np.dtype) -> bool:
-    found = _DEVICE_DTYPE.get(dtype)
-    if found is None:
-        found = is_device_dtype(dtype)
-        if not TRACING.get():  # (inside a trace every numeric dtype is the device's)
-            _DEVICE_DTYPE[dtype] = found
-    return found
 
 
 def from_device(inputs: Any) -> bool:

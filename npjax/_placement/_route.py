@@ -24,7 +24,7 @@ import numpy as np
 
 from npjax._runtime import _context, _stats
 from npjax._runtime._policy import DEFAULT_LIMIT
-from npjax._pure._dtypes import MAX_DEVICE_NDIM, TRACING, is_device_dtype
+from npjax._pure._dtypes import MAX_DEVICE_NDIM, backend_host_dtypes, is_device_dtype
 from npjax._pure._errors import HostOnly
 from npjax._execution import _lazy_cold
 from npjax._runtime._numpy_calls import (call_numpy_method, call_numpy_python,
@@ -455,6 +455,17 @@ def npjax_operands(args: tuple, kwargs: dict) -> tuple:
 _DEVICE_DTYPE: dict = {}  # dtype -> is_device_dtype(dtype), filled as results appear
 
 
+def device_dtype_of(dtype: np.dtype) -> bool:
+    """``is_device_dtype(dtype)``, remembered in ``_DEVICE_DTYPE`` but for the backend's host
+    dtypes (float64 on a TPU), whose answer changes inside an ``npjax.jit`` trace."""
+    found = _DEVICE_DTYPE.get(dtype)
+    if found is None:
+        found = is_device_dtype(dtype)
+        if dtype.name not in backend_host_dtypes():
+            _DEVICE_DTYPE[dtype] = found
+    return found
+
+
 def place_result(result: Any, inputs: tuple, limit: int) -> Any:
     """NumPy's result as npjax arrays (``from_numpy``); new arrays over ``limit`` elements
     move to the device."""
@@ -462,9 +473,7 @@ def place_result(result: Any, inputs: tuple, limit: int) -> Any:
     if kind is np.ndarray:
         device_dtype = _DEVICE_DTYPE.get(result.dtype)
         if device_dtype is None:
-            device_dtype = is_device_dtype(result.dtype)
-            if not TRACING.get():  # (inside a trace every numeric dtype is the device's)
-                _DEVICE_DTYPE[result.dtype] = device_dtype
+            device_dtype = device_dtype_of(result.dtype)
         # host-only dtypes (object, str, datetime...) and > 32 dimensions stay host arrays
         if device_dtype and result.base is None and beyond(result.size, limit) and \
                 result.ndim <= MAX_DEVICE_NDIM:

@@ -13,8 +13,6 @@ import numpy as np
 from numpy.linalg import LinAlgError
 from numpy.linalg._linalg import SlogdetResult
 
-from npjax._pure._dtypes import is_device_dtype
-from npjax._pure._errors import HostOnly
 from npjax._pure._impl import linalg as _k
 from npjax._core._ndarray import normalize_axis
 from npjax.linalg._decompositions import _svdvals, _svdvals_any
@@ -50,10 +48,8 @@ def _zero_size_check(shape: tuple, axis: int, name: str) -> None:
 def _norm(x: jax.Array, ord: Any, axis: Any, keepdims: bool) -> jax.Array:
     """numpy.linalg.norm on a jax.Array: one compiled kernel per (ord, axis, keepdims); SVD
     based orders read one flag (NaN input: LinAlgError, as NumPy's SVD)."""
-    if x.dtype.kind not in "fc":
-        if not is_device_dtype(_F64):  # (a TPU): the float64 norm is NumPy's
-            raise HostOnly("a float64 norm lives on the host on this backend")
-        x = x.astype(_F64)
+    if x.dtype.kind not in "fc":  # (float64; HostOnly where the backend holds none)
+        x = x.astype(_common_type(x.dtype)[0])
     try:
         key = (ord, axis, keepdims)
         hash(key)

@@ -16,7 +16,7 @@ from numpy.linalg import LinAlgError
 from npjax._runtime import _context
 from npjax._runtime._context import current
 from npjax._calls._dispatch import wrap
-from npjax._pure._dtypes import is_device_dtype
+from npjax._pure._impl.linalg import common_type as _common_type  # noqa: F401 (the modules')
 from npjax._pure._errors import HostOnly
 from npjax._calls._fallback import call_numpy
 from npjax._core._normalize import to_jax
@@ -33,31 +33,6 @@ _COMPLEX = {_F32: _C64, _F64: _C128, _C64: _C64, _C128: _C128}
 
 def _arr(x: Any) -> jax.Array:
     return to_jax(x, current())
-
-
-def _common_type(*dtypes: np.dtype) -> tuple[np.dtype, np.dtype]:
-    """(compute dtype, result dtype) as NumPy's ``_commonType``: double compute, single
-    result only when every input is single precision."""
-    single, is_complex = True, False
-    for dt in dtypes:
-        dt = np.dtype(dt)
-        if dt.kind in "fc":
-            is_complex |= dt.kind == "c"
-            real = _REAL.get(dt)
-            if real is None:
-                raise TypeError(f"array type {dt.name} is unsupported in linalg")
-            if real == _F64:
-                single = False
-        elif dt.kind in "biu":
-            single = False
-        else:
-            raise TypeError(f"Cannot cast ufunc 'linalg' input from {dt!r} to "
-                            "dtype('float64') with casting rule 'same_kind'")
-    result = _F32 if single else _F64
-    t, rt = (_C128, _COMPLEX[result]) if is_complex else (_F64, result)
-    if not is_device_dtype(rt):  # (float64/complex128 on a TPU): NumPy computes the call
-        raise HostOnly(f"a linalg result of {rt} lives on the host on this backend")
-    return t, rt
 
 
 def _check_stacked_2d(a: jax.Array) -> None:

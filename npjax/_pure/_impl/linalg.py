@@ -24,6 +24,8 @@ from jax import lax
 from numpy.linalg import LinAlgError
 
 from npjax._pure._capabilities import route
+from npjax._pure._dtypes import is_device_dtype
+from npjax._pure._errors import HostOnly
 
 _HI = lax.Precision.HIGHEST
 
@@ -277,6 +279,33 @@ def lstsq(a: jax.Array, b: jax.Array, rcond: jax.Array) -> tuple[jax.Array, ...]
 
 
 # --- kernels of operands in their own dtypes --------------------------------------------------
+
+
+def common_type(*dtypes: np.dtype) -> tuple[np.dtype, np.dtype]:
+    """(compute dtype, result dtype) as NumPy's ``_commonType``: double compute, single
+    result only when every input is single precision. HostOnly where the backend holds no
+    such result (float64/complex128 on a TPU): NumPy computes the call."""
+    single, is_complex = True, False
+    for dt in dtypes:
+        dt = np.dtype(dt)
+        if dt.kind in "fc":
+            is_complex |= dt.kind == "c"
+            if dt not in (np.float32, np.float64, np.complex64, np.complex128):
+                raise TypeError(f"array type {dt.name} is unsupported in linalg")
+            if dt in (np.float64, np.complex128):
+                single = False
+        elif dt.kind in "biu":
+            single = False
+        else:
+            raise TypeError(f"Cannot cast ufunc 'linalg' input from {dt!r} to "
+                            "dtype('float64') with casting rule 'same_kind'")
+    if is_complex:
+        t, rt = np.dtype(np.complex128), np.dtype(np.complex64 if single else np.complex128)
+    else:
+        t, rt = np.dtype(np.float64), np.dtype(np.float32 if single else np.float64)
+    if not is_device_dtype(rt):
+        raise HostOnly(f"a linalg result of {rt} lives on the host on this backend")
+    return t, rt
 # NumPy computes single precision in double and casts the results back. Casting outside the
 # kernels put complex128 (and float64) arrays into the programs a TPU compiles around its host
 # route, where complex128 fails a layout check (benchmarks/tpu_linalg_compile.py); these take
