@@ -63,7 +63,8 @@ def held_on_cpu() -> frozenset:
     """The dtypes whose device work runs on the CPU backend (the default backend's
     ``_capabilities.HOST_DTYPES``; empty on most platforms, and while ``npjax.jit`` traces:
     ``_dtypes.TRACING``)."""
-    return frozenset() if TRACING.get() else _held()
+    held = _held()
+    return held if not held or not TRACING.get() else frozenset()  # (no lookup on most)
 
 
 @functools.cache
