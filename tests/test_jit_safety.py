@@ -19,6 +19,7 @@ import gc
 import os
 import signal
 
+import jax
 import numpy as np
 import pytest
 
@@ -321,3 +322,69 @@ def test_a_returned_list_argument_is_the_callers_list():
     ja, jb = jP[0], jP[1]
     got = npjax.jit(_swap, static_argnums=0)(npjax, jP)
     assert got is jP and jP[0] is jb and jP[1] is ja
+
+
+def _swallowing(inner):
+    """``inner`` behind a bare ``except`` of library code (the file is JAX's), as JAX's
+    tracing path has them: a signal's exception raised there is lost without npjax's guard."""
+    space = {"os": os, "signal": signal, "inner": inner}
+    exec(compile("def swallowing(*args):\n"
+                 "    try:\n"
+                 "        os.kill(os.getpid(), signal.SIGALRM)\n"  # (its handler runs at once)
+                 "    except BaseException:\n"
+                 "        pass\n"
+                 "    return inner(*args)\n", jax.core.__file__, "exec"), space)
+    return space["swallowing"]
+
+
+@_SIGNALS
+@pytest.mark.parametrize("handler,exc", [(_raise_timeout, Timeout),
+                                         (_raise_interrupt, KeyboardInterrupt)])
+def test_a_signal_library_code_swallows_while_tracing_still_propagates(monkeypatch, handler,
+                                                                         exc):
+    """A handler's exception lost in an ``except:`` of JAX's is raised after the trace, and
+    nothing is written; later calls are compiled."""
+    monkeypatch.setattr(_loops, "_classify", _swallowing(_loops._classify))
+    f = npjax.jit(_rolls, static_argnums=0)
+    npjax.reset_stats()
+    a, b = npjax.zeros(8), npjax.ones(8)
+    old = signal.signal(signal.SIGALRM, handler)
+    gc.disable()
+    try:
+        with pytest.raises(exc):
+            f(npjax, a, b)
+        assert signal.getsignal(signal.SIGALRM) is handler  # (the user's, back in place)
+    finally:
+        signal.signal(signal.SIGALRM, old)
+        gc.enable()
+    monkeypatch.undo()
+    assert np.array_equal(np.asarray(a), np.zeros(8))
+    got = f(npjax, a, b)
+    assert np.array_equal(np.asarray(got), _rolls(np, np.zeros(8), np.ones(8)))
+    assert not _eager_sites("_rolls")
+
+
+_CAUGHT = []
+
+
+def _catches_its_signal(xp, a):
+    try:
+        os.kill(os.getpid(), signal.SIGALRM)
+    except Timeout:
+        _CAUGHT.append(xp.__name__)
+    return a * 2.0
+
+
+@_SIGNALS
+def test_a_signal_the_users_code_catches_while_tracing_stays_caught():
+    """The user's own ``try`` around the point a handler's exception lands keeps it, as in
+    NumPy's run: the call returns NumPy's result."""
+    f = npjax.jit(_catches_its_signal, static_argnums=0)
+    old = signal.signal(signal.SIGALRM, _raise_timeout)
+    _CAUGHT.clear()
+    try:
+        want = _catches_its_signal(np, np.arange(3.0))
+        got = f(npjax, npjax.arange(3.0))
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    assert np.array_equal(np.asarray(got), want) and _CAUGHT == ["numpy", "npjax"]

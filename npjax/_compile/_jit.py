@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import threading
 import traceback
 import warnings
@@ -75,6 +76,7 @@ from npjax._core import _views
 from npjax._execution import _lazy, _lazy_cold
 from npjax._compile import _loop_source, _masked, _masked_index, _store_merge
 from npjax._compile import _jit_inputs as _inputs
+from npjax._compile import _signals
 from npjax._compile import _user_code as _watch
 from npjax._compile._jit_inputs import HostView, Inputs, Unhashable, layout_key, static_key
 from npjax._core._ndarray import lens_view, ndarray
@@ -583,6 +585,7 @@ class Jitted:
         calling.now = (args, kwargs, roots)  # read by a trace, if any
         failed = None  # an exception raised while tracing
         watching = _watch.depth()  # (loop bodies' traces this call is inside)
+        signals = _signals.guard(sys._getframe()) if first else None
         try:
             call = (root_vals, dyns, _lazy.neg_zero())
             if first and _lazy_cold.held_on_cpu():
@@ -617,6 +620,13 @@ class Jitted:
         finally:
             calling.now = None
             _watch.restore(watching)
+            if signals is not None:
+                signals.remove()
+        lost = None if signals is None else signals.lost()
+        if lost is not None:  # a signal handler's exception that JAX's trace swallowed
+            if first:
+                entry.compiled = None
+            raise lost
         if failed is not None:
             # An exception of npjax's trace of NumPy's semantics (NumPy's OverflowError at
             # some iteration; ``_user_code.users`` tells them from the user's): the eager
