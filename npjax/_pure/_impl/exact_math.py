@@ -15,13 +15,17 @@ _BITS = {np.dtype(np.float64): (np.int64, 52, 1023, 2000),
 
 
 def log1p(x):
-    """Kahan's ``log1p``: ``log(u) * x / (u - 1)`` with ``u = 1 + x`` (``x`` where ``u`` is 1)."""
+    """Kahan's ``log1p``: ``log(u) * x / (u - 1)`` with ``u = 1 + x`` (``x`` where ``u`` is 1,
+    ``log(u)`` from ``2**mantissa bits`` up, where ``u`` is ``x`` to the last bit and a
+    TPU's division by ``u - 1`` would flush: its reciprocal is subnormal near the largest
+    float, and ``log1p(3.4e38)`` came out 0)."""
     if x.dtype.kind != "f":
         return jnp.log1p(x)
     u = lax.optimization_barrier(1 + x)  # (XLA would simplify (1 + x) - 1 to x)
     d = u - 1
-    exact = jnp.log(u) * (x / jnp.where(d == 0, 1, d))
-    return jnp.where((d == 0) | jnp.isinf(u), jnp.where(d == 0, x, jnp.log(u)), exact)
+    plain = (d == 0) | (x >= 2.0 ** _BITS[x.dtype][1])
+    exact = jnp.log(u) * (x / jnp.where(plain, 1, d))
+    return jnp.where(plain | jnp.isinf(u), jnp.where(d == 0, x, jnp.log(u)), exact)
 
 
 def arctanh(x):
