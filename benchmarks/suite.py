@@ -171,6 +171,9 @@ def warm(runner: Runner, max_s: float = WARM_S, max_calls: int = WARM_CALLS) -> 
         why = (f"calls of {mean * 1e6:.0f} us, under autojit's {_autojit.MIN_CALL_S * 1e3:g} "
                "ms minimum" if looked and mean < _autojit.MIN_CALL_S
                else f"not settled after {calls} calls ({total:.2f} s)")
+    elif not _settled(sigs):  # (compiled, its first compiled calls not yet judged)
+        why = (f"not settled after {calls} calls ({total:.2f} s): its first "
+               f"{_autojit.HOT_CHECK} compiled calls are judged against those as written")
     why = why.replace(os.path.dirname(HERE) + os.sep, "")  # (the repository's paths)
     return first, out, {"calls": calls, "seconds": total, "state": "/".join(states),
                         "why": why}
