@@ -622,11 +622,9 @@ class Jitted:
             _watch.restore(watching)
             if signals is not None:
                 signals.remove()
-        lost = None if signals is None else signals.lost()
-        if lost is not None:  # a signal handler's exception that JAX's trace swallowed
-            if first:
-                entry.compiled = None
-            raise lost
+        if signals is not None and signals.noted is not None:
+            entry.compiled = None  # (a handler's exception that JAX's trace swallowed)
+            raise signals.noted
         if failed is not None:
             # An exception of npjax's trace of NumPy's semantics (NumPy's OverflowError at
             # some iteration; ``_user_code.users`` tells them from the user's): the eager

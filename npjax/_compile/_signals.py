@@ -8,10 +8,9 @@ limit's ``Timeout`` or a ``KeyboardInterrupt`` landing there was lost and the tr
 Without npjax the same handler lands in NumPy's C code or in the user's lines, and the
 exception propagates. ``guard()`` wraps each Python signal handler for the length of a trace
 (main thread, outermost trace only); a handler's exception raised where no ``try`` or
-``with`` of the user's code could catch it is noted, and ``lost()`` gives it back to
-``npjax.jit`` after a trace that went on, which raises it then (a trace that raised it
-itself propagates it as before). Where the user's own code might catch it, nothing
-changes: it is theirs.
+``with`` of the user's code could catch it is noted (``noted``), and ``npjax.jit`` raises
+it after a trace that went on (a trace that raised it itself propagates it as before).
+Where the user's own code might catch it, nothing changes: it is theirs.
 """
 
 from __future__ import annotations
@@ -83,10 +82,6 @@ class Guard:
                 signal.signal(sig, handler)
         if _ACTIVE and _ACTIVE[-1] is self:
             _ACTIVE.pop()
-
-    def lost(self) -> BaseException | None:
-        """The noted exception (asked only where no exception reached npjax.jit)."""
-        return self.noted
 
 
 def guard(boundary: Any) -> Guard | None:
