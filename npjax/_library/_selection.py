@@ -181,6 +181,7 @@ def _cycle(values: jax.Array, n: int) -> jax.Array:
 # --- where, clip ------------------------------------------------------------------------------
 
 
+@npfunc
 def where(condition: Any, x: Any = _NoValue, y: Any = _NoValue) -> Any:
     """npjax implementation of ``numpy.where``."""
     if x is _NoValue and y is _NoValue:
