@@ -255,6 +255,7 @@ def _clip(a: Any, lo: Any, hi: Any, out: Any = None, casting: str = "same_kind",
     return ndarray._owner(result, result.ndim == 0)
 
 
+@npfunc
 def clip(a: Any, a_min: Any = _NoValue, a_max: Any = _NoValue, out: Any = None, *,
          min: Any = _NoValue, max: Any = _NoValue, **kwargs: Any) -> Any:
     """npjax implementation of ``numpy.clip``.

@@ -661,7 +661,7 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
     """npjax implementation of ``numpy.corrcoef``."""
     from npjax._library._matrix_builders import diag
     from npjax._library._elementwise_misc import _iscomplexobj as iscomplexobj
-    from npjax._library._selection import clip
+    from npjax._library._selection import _clip
 
     c = _cov(x, y, rowvar, False, None, None, None, dtype)
     try:
@@ -671,9 +671,9 @@ def corrcoef(x: Any, y: Any = None, rowvar: bool = True, *, dtype: Any = None) -
     stddev = _U["sqrt"](d.real)
     c /= stddev[:, None]
     c /= stddev[None, :]
-    clip(c.real, -1, 1, out=c.real)
+    _clip(c.real, -1, 1, out=c.real)  # (the raw body: no second pass of the door)
     if iscomplexobj(c):
-        clip(c.imag, -1, 1, out=c.imag)
+        _clip(c.imag, -1, 1, out=c.imag)
     return c
 
 
