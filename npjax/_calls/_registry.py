@@ -88,7 +88,7 @@ _RAW_JAX = "its body passes an array operand to a jax function (TypeError on a p
 NOT_LAZY = {
     "append": _RAW_JAX, "argpartition": _RAW_JAX, "argsort": _RAW_JAX, "delete": _RAW_JAX,
     "i0": _RAW_JAX, "insert": _RAW_JAX, "pad": _RAW_JAX, "partition": _RAW_JAX,
-    "roll": _RAW_JAX, "sort": _RAW_JAX, "take": _RAW_JAX, "tril": _RAW_JAX, "triu": _RAW_JAX,
+    "roll": _RAW_JAX, "sort": _RAW_JAX, "tril": _RAW_JAX, "triu": _RAW_JAX,
     "repeat": _RAW_JAX + " with an axis",
     "searchsorted": _RAW_JAX + " for some operands (side='right', 2-d values)",
     "average": _RAW_JAX + " with weights",
@@ -110,6 +110,7 @@ NOT_LAZY = {
     "unravel_index": "reads its operand computed (out-of-bounds indices raise)",
     "select": "reads its operands computed (to_jax in the body, in NumPy's order of checks)",
     "take_along_axis": "reads its indices computed (out-of-bounds entries raise)",
+    "take": "reads its operands computed (to_jax in the body; out-of-bounds indices raise)",
 }
 
 EXCLUDED = {

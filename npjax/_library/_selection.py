@@ -364,13 +364,11 @@ def _take(a: jax.Array, idx: jax.Array, axis: int, mode: str = "clip") -> jax.Ar
     return jnp.take(a, _normal(idx, a.shape[axis], mode), axis=axis, mode="clip")
 
 
-@npfunc(name="take", scalar=True)
-def _take_impl(a: ArrayIn, indices: ArrayIn, axis: Any = None, out: Out = None,
-               mode: str = "raise") -> jax.Array:
-    """npjax implementation of ``numpy.take``."""
+def _take_body(av: jax.Array, ind: jax.Array, axis: Any, mode: str) -> jax.Array:
+    """``take`` of computed operands (NumPy's checks of ``mode``, ``axis`` and the indices)."""
     _check_mode(mode)
-    a, ax = _axis_for_take(a, axis)
-    return _take_axis(a, _as_intp(indices), ax, mode)
+    av, ax = _axis_for_take(av, axis)
+    return _take_axis(av, _as_intp(ind), ax, mode)
 
 
 def _take_axis(a: jax.Array, idx: jax.Array, ax: int, mode: str) -> jax.Array:
@@ -389,14 +387,17 @@ def _take_axis(a: jax.Array, idx: jax.Array, ax: int, mode: str) -> jax.Array:
     return _take(a, idx, ax, mode)
 
 
+@npfunc(scalar=True)
 def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
     """npjax implementation of ``numpy.take``."""
-    if out is not None:
-        av, ax = _axis_for_take(_jx(a), axis)
+    av = _jx(a)
+    if out is not None:  # checked first, as NumPy does: ``out=`` must fit the result exactly
+        taken, ax = _axis_for_take(av, axis)
         ind = _jx(indices)
-        shape = av.shape[:ax] + ind.shape + av.shape[ax + 1:]
+        shape = taken.shape[:ax] + ind.shape + taken.shape[ax + 1:]
         _check_take_out(out, jax.ShapeDtypeStruct(shape, av.dtype))
-    return _take_impl(a, indices, axis, out, mode)
+        return write_out(out, _take_body(av, ind, axis, mode), "unsafe", "take")
+    return _take_body(av, _jx(indices), axis, mode)
 
 
 def _along_axis_index(shape: tuple, indices: jax.Array, axis: int) -> tuple:
