@@ -111,6 +111,14 @@ NOT_LAZY = {
     "select": "reads its operands computed (to_jax in the body, in NumPy's order of checks)",
     "take_along_axis": "reads its indices computed (out-of-bounds entries raise)",
     "take": "reads its operands computed (to_jax in the body; out-of-bounds indices raise)",
+    "unique_values": "data-dependent length (calls unique, which reads its operand computed)",
+    "unique_counts": "data-dependent length (calls unique, which reads its operand computed)",
+    "unique_inverse": "data-dependent length (calls unique, which reads its operand computed)",
+    "unique_all": "data-dependent length (calls unique, which reads its operand computed)",
+    "intersect1d": "data-dependent length: reads its operands computed (to_jax in the body)",
+    "union1d": "data-dependent length: reads its operands computed (to_jax in the body)",
+    "setdiff1d": "data-dependent length: reads its operands computed (to_jax in the body)",
+    "setxor1d": "data-dependent length: reads its operands computed (to_jax in the body)",
 }
 
 EXCLUDED = {
