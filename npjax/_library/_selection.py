@@ -500,25 +500,28 @@ def _compress_axis(cond: jax.Array, a: jax.Array, ax: int) -> jax.Array:
     return _buckets.run(kernel, cond, a, axes=ax, count=count)[0][0]
 
 
-@npfunc(name="compress")
-def _compress_impl(condition: ArrayIn, a: ArrayIn, axis: Any = None, out: Out = None) -> jax.Array:
-    """npjax implementation of ``numpy.compress``."""
-    if condition.ndim != 1:
+def _compress_body(cond: jax.Array, av: jax.Array, axis: Any) -> jax.Array:
+    """``compress`` of computed operands (NumPy's checks of the condition and ``axis``)."""
+    if cond.ndim != 1:
         raise ValueError("condition must be a 1-d array")
-    a, ax = _axis_for_take(a, axis)
-    return _compress_axis(condition, a, ax)
+    av, ax = _axis_for_take(av, axis)
+    return _compress_axis(cond, av, ax)
 
 
+@npfunc
 def compress(condition: Any, a: Any, axis: Any = None, out: Any = None) -> Any:
     """npjax implementation of ``numpy.compress``."""
-    if out is not None:
-        av, ax = _axis_for_take(_jx(a), axis)
+    if out is None:
         cond = _jx(condition)
-        if cond.ndim == 1:
-            count = _buckets.count_nonzero(cond[: av.shape[ax]])
-            shape = av.shape[:ax] + (count,) + av.shape[ax + 1:]
-            _check_take_out(out, jax.ShapeDtypeStruct(shape, av.dtype))
-    return _compress_impl(condition, a, axis, out)
+        return _compress_body(cond, _jx(a), axis)
+    av = _jx(a)  # ``out=`` checked first, as NumPy does: it must fit the result exactly
+    taken, ax = _axis_for_take(av, axis)
+    cond = _jx(condition)
+    if cond.ndim == 1:
+        count = _buckets.count_nonzero(cond[: taken.shape[ax]])
+        shape = taken.shape[:ax] + (count,) + taken.shape[ax + 1:]
+        _check_take_out(out, jax.ShapeDtypeStruct(shape, av.dtype))
+    return write_out(out, _compress_body(cond, av, axis), "unsafe", "compress")
 
 
 @npfunc
