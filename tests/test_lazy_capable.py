@@ -96,6 +96,8 @@ CASES: dict[str, list] = {
     "setdiff1d": [lambda xp, a, v, i, m: xp.setdiff1d(a, v),
                   lambda xp, a, v, i, m: xp.setdiff1d(i, [1, 3], assume_unique=True)],
     "setxor1d": [lambda xp, a, v, i, m: xp.setxor1d(v, a)],
+    "bincount": [lambda xp, a, v, i, m: xp.bincount(i),
+                 lambda xp, a, v, i, m: xp.bincount(i, weights=v, minlength=6)],
     "nonzero": [lambda xp, a, v, i, m: xp.nonzero(m)],
     "where": [lambda xp, a, v, i, m: xp.where(m, v, i),
               lambda xp, a, v, i, m: xp.where(a > 0, a, 0.5),

@@ -119,6 +119,7 @@ NOT_LAZY = {
     "union1d": "data-dependent length: reads its operands computed (to_jax in the body)",
     "setdiff1d": "data-dependent length: reads its operands computed (to_jax in the body)",
     "setxor1d": "data-dependent length: reads its operands computed (to_jax in the body)",
+    "bincount": "data-dependent length: its largest entry read on the host",
 }
 
 EXCLUDED = {

@@ -465,7 +465,7 @@ def histogramdd(sample: Any, bins: Any = 10, range: Any = None, density: Any = N
                 weights: Any = None) -> tuple:
     """npjax implementation of ``numpy.histogramdd``."""
     from npjax._library._shape_ops import atleast_2d
-    from npjax._library._binning import bincount
+    from npjax._library._binning import _bincount as bincount
     from npjax._library._differences import difference as diff
     from npjax._library._sorting import searchsorted
 
