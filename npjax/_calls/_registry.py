@@ -120,6 +120,10 @@ NOT_LAZY = {
     "setdiff1d": "data-dependent length: reads its operands computed (to_jax in the body)",
     "setxor1d": "data-dependent length: reads its operands computed (to_jax in the body)",
     "bincount": "data-dependent length: its largest entry read on the host",
+    "histogram": "data-dependent edges: the data's range read on the host (NumPy's edges)",
+    "histogram_bin_edges": "data-dependent edges: the data's range read on the host",
+    "histogramdd": "data-dependent edges: the data's range read on the host (NumPy's edges)",
+    "histogram2d": "data-dependent edges: the data's range read on the host (NumPy's edges)",
 }
 
 EXCLUDED = {
