@@ -1,8 +1,10 @@
 """Issue 33 doors: per-call time (us, best of ``--repeat`` repeats) of ``where``, ``clip`` and
 ``take`` on host arrays of 10 and 10000 float64 (the host route) and on device arrays (made
-under ``placement="device"``, called under the default policy). Prints one JSON object. Run
-it alternately on two trees, e.g. ``PYTHONPATH=/work/main python benchmarks/issue33_hot.py``
-then ``PYTHONPATH=. python benchmarks/issue33_hot.py``."""
+under ``placement="device"``, called under the default policy), and of the data-dependent
+shapes (``bincount``, the set functions, ``compress``, histograms) on host arrays of 10.
+Prints one JSON object. Run it alternately on two trees, e.g.
+``PYTHONPATH=/work/main python benchmarks/issue33_hot.py`` then
+``PYTHONPATH=. python benchmarks/issue33_hot.py``."""
 
 from __future__ import annotations
 
@@ -32,6 +34,19 @@ def cases() -> dict:
             f"take(a, i) n={n}": lambda a=a, i=idx: xp.take(a, i),
             f"a.take(i) n={n}": lambda a=a, i=idx: a.take(i),
         })
+    small = xp.asarray(np.array([3., 1, 2, 3, 0, 1, 2, 2, 1, 0]))
+    ints = xp.asarray(np.array([3, 1, 2, 3, 0, 1, 2, 2, 1, 0]))
+    mask = xp.asarray(np.arange(10) % 3 == 0)
+    found.update({  # the data-dependent shapes, host arrays of 10
+        "bincount(i)": lambda: xp.bincount(ints),
+        "unique_values(a)": lambda: xp.unique_values(small),
+        "unique_counts(a)": lambda: xp.unique_counts(small),
+        "intersect1d(a, i)": lambda: xp.intersect1d(small, ints),
+        "setdiff1d(a, i)": lambda: xp.setdiff1d(small, ints),
+        "compress(m, a)": lambda: xp.compress(mask, small),
+        "histogram(a)": lambda: xp.histogram(small),
+        "histogram2d(a, a)": lambda: xp.histogram2d(small, small, bins=3),
+    })
     with xp.policy(placement="device"):
         base = np.linspace(-2, 2, 10)
         da, dc = xp.asarray(base), xp.asarray(base > 0)
