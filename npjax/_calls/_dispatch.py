@@ -230,7 +230,6 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
             if foreign_override(args, kwargs, True):  # pandas' Series...: NumPy's function
                 return forced_host(public, host_fn, args, kwargs)
         _stats.calls[public] += 1
-        policy = current()
         out = None
         if has_out:
             if out_position is not None and out_position < len(args):
@@ -241,11 +240,13 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
             if isinstance(out, tuple) and len(out) == 1:
                 out = out[0]
         raw_args, raw_kwargs = args, (kwargs if plain else dict(kwargs))
+        policy = None  # (read below where the body's run depends on it)
         try:
-            if plain and (lazy or not policy.lazy):
+            if plain and lazy:  # a lazy-capable body that reads its operands: as called
                 result = fn(*args, **kwargs)
-            elif not policy.lazy:
-                result = convert_and_run(args, kwargs, policy, by_position, by_name)
+            elif not (policy := current()).lazy:
+                result = fn(*args, **kwargs) if plain else convert_and_run(
+                    args, kwargs, policy, by_position, by_name)
             elif defer:  # pending operands in, the body's kernels recorded
                 result = convert_and_run(args, kwargs, policy, lazy_position, lazy_name)
             elif not lazy:  # computed operands, the body run now (nothing recorded)
@@ -269,10 +270,12 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
                 raise NotImplementedError(f"npjax.{public}: {exc}") from None
             if out is not None:
                 raw_kwargs["out"] = out
-            return call_numpy(public, target, tuple(raw_args), raw_kwargs, policy, str(exc),
-                              quiet)
+            return call_numpy(public, target, tuple(raw_args), raw_kwargs, policy or current(),
+                              str(exc), quiet)
         if out is not None:
             return write_out(out, result, out_casting, public)
+        if type(result) is ndarray:  # (the common result: no call of ``wrap``)
+            return result
         return wrap(result, scalar)
 
     call.__module__ = "npjax"

@@ -88,7 +88,7 @@ _RAW_JAX = "its body passes an array operand to a jax function (TypeError on a p
 NOT_LAZY = {
     "append": _RAW_JAX, "argpartition": _RAW_JAX, "argsort": _RAW_JAX, "delete": _RAW_JAX,
     "i0": _RAW_JAX, "insert": _RAW_JAX, "pad": _RAW_JAX, "partition": _RAW_JAX,
-    "roll": _RAW_JAX, "sort": _RAW_JAX, "take": _RAW_JAX, "tril": _RAW_JAX, "triu": _RAW_JAX,
+    "roll": _RAW_JAX, "sort": _RAW_JAX, "tril": _RAW_JAX, "triu": _RAW_JAX,
     "repeat": _RAW_JAX + " with an axis",
     "searchsorted": _RAW_JAX + " for some operands (side='right', 2-d values)",
     "average": _RAW_JAX + " with weights",
@@ -110,6 +110,20 @@ NOT_LAZY = {
     "unravel_index": "reads its operand computed (out-of-bounds indices raise)",
     "select": "reads its operands computed (to_jax in the body, in NumPy's order of checks)",
     "take_along_axis": "reads its indices computed (out-of-bounds entries raise)",
+    "take": "reads its operands computed (to_jax in the body; out-of-bounds indices raise)",
+    "unique_values": "data-dependent length (calls unique, which reads its operand computed)",
+    "unique_counts": "data-dependent length (calls unique, which reads its operand computed)",
+    "unique_inverse": "data-dependent length (calls unique, which reads its operand computed)",
+    "unique_all": "data-dependent length (calls unique, which reads its operand computed)",
+    "intersect1d": "data-dependent length: reads its operands computed (to_jax in the body)",
+    "union1d": "data-dependent length: reads its operands computed (to_jax in the body)",
+    "setdiff1d": "data-dependent length: reads its operands computed (to_jax in the body)",
+    "setxor1d": "data-dependent length: reads its operands computed (to_jax in the body)",
+    "bincount": "data-dependent length: its largest entry read on the host",
+    "histogram": "data-dependent edges: the data's range read on the host (NumPy's edges)",
+    "histogram_bin_edges": "data-dependent edges: the data's range read on the host",
+    "histogramdd": "data-dependent edges: the data's range read on the host (NumPy's edges)",
+    "histogram2d": "data-dependent edges: the data's range read on the host (NumPy's edges)",
 }
 
 EXCLUDED = {

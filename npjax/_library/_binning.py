@@ -60,6 +60,8 @@ def bincount(x: Any, weights: Any = None, minlength: Any = 0) -> ndarray:
 
 
 builtins_max = max
+_bincount = bincount  # the raw body, named as NumPy's (histogramdd calls it: one door)
+bincount = npfunc(_bincount)
 
 
 def _monotonicity(bins: np.ndarray) -> int:

@@ -181,6 +181,7 @@ def _cycle(values: jax.Array, n: int) -> jax.Array:
 # --- where, clip ------------------------------------------------------------------------------
 
 
+@npfunc
 def where(condition: Any, x: Any = _NoValue, y: Any = _NoValue) -> Any:
     """npjax implementation of ``numpy.where``."""
     if x is _NoValue and y is _NoValue:
@@ -254,6 +255,7 @@ def _clip(a: Any, lo: Any, hi: Any, out: Any = None, casting: str = "same_kind",
     return ndarray._owner(result, result.ndim == 0)
 
 
+@npfunc
 def clip(a: Any, a_min: Any = _NoValue, a_max: Any = _NoValue, out: Any = None, *,
          min: Any = _NoValue, max: Any = _NoValue, **kwargs: Any) -> Any:
     """npjax implementation of ``numpy.clip``.
@@ -362,13 +364,11 @@ def _take(a: jax.Array, idx: jax.Array, axis: int, mode: str = "clip") -> jax.Ar
     return jnp.take(a, _normal(idx, a.shape[axis], mode), axis=axis, mode="clip")
 
 
-@npfunc(name="take", scalar=True)
-def _take_impl(a: ArrayIn, indices: ArrayIn, axis: Any = None, out: Out = None,
-               mode: str = "raise") -> jax.Array:
-    """npjax implementation of ``numpy.take``."""
+def _take_body(av: jax.Array, ind: jax.Array, axis: Any, mode: str) -> jax.Array:
+    """``take`` of computed operands (NumPy's checks of ``mode``, ``axis`` and the indices)."""
     _check_mode(mode)
-    a, ax = _axis_for_take(a, axis)
-    return _take_axis(a, _as_intp(indices), ax, mode)
+    av, ax = _axis_for_take(av, axis)
+    return _take_axis(av, _as_intp(ind), ax, mode)
 
 
 def _take_axis(a: jax.Array, idx: jax.Array, ax: int, mode: str) -> jax.Array:
@@ -387,14 +387,17 @@ def _take_axis(a: jax.Array, idx: jax.Array, ax: int, mode: str) -> jax.Array:
     return _take(a, idx, ax, mode)
 
 
+@npfunc(scalar=True)
 def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Any:
     """npjax implementation of ``numpy.take``."""
-    if out is not None:
-        av, ax = _axis_for_take(_jx(a), axis)
+    av = _jx(a)
+    if out is not None:  # checked first, as NumPy does: ``out=`` must fit the result exactly
+        taken, ax = _axis_for_take(av, axis)
         ind = _jx(indices)
-        shape = av.shape[:ax] + ind.shape + av.shape[ax + 1:]
+        shape = taken.shape[:ax] + ind.shape + taken.shape[ax + 1:]
         _check_take_out(out, jax.ShapeDtypeStruct(shape, av.dtype))
-    return _take_impl(a, indices, axis, out, mode)
+        return write_out(out, _take_body(av, ind, axis, mode), "unsafe", "take")
+    return _take_body(av, _jx(indices), axis, mode)
 
 
 def _along_axis_index(shape: tuple, indices: jax.Array, axis: int) -> tuple:
@@ -497,25 +500,28 @@ def _compress_axis(cond: jax.Array, a: jax.Array, ax: int) -> jax.Array:
     return _buckets.run(kernel, cond, a, axes=ax, count=count)[0][0]
 
 
-@npfunc(name="compress")
-def _compress_impl(condition: ArrayIn, a: ArrayIn, axis: Any = None, out: Out = None) -> jax.Array:
-    """npjax implementation of ``numpy.compress``."""
-    if condition.ndim != 1:
+def _compress_body(cond: jax.Array, av: jax.Array, axis: Any) -> jax.Array:
+    """``compress`` of computed operands (NumPy's checks of the condition and ``axis``)."""
+    if cond.ndim != 1:
         raise ValueError("condition must be a 1-d array")
-    a, ax = _axis_for_take(a, axis)
-    return _compress_axis(condition, a, ax)
+    av, ax = _axis_for_take(av, axis)
+    return _compress_axis(cond, av, ax)
 
 
+@npfunc
 def compress(condition: Any, a: Any, axis: Any = None, out: Any = None) -> Any:
     """npjax implementation of ``numpy.compress``."""
-    if out is not None:
-        av, ax = _axis_for_take(_jx(a), axis)
+    if out is None:
         cond = _jx(condition)
-        if cond.ndim == 1:
-            count = _buckets.count_nonzero(cond[: av.shape[ax]])
-            shape = av.shape[:ax] + (count,) + av.shape[ax + 1:]
-            _check_take_out(out, jax.ShapeDtypeStruct(shape, av.dtype))
-    return _compress_impl(condition, a, axis, out)
+        return _compress_body(cond, _jx(a), axis)
+    av = _jx(a)  # ``out=`` checked first, as NumPy does: it must fit the result exactly
+    taken, ax = _axis_for_take(av, axis)
+    cond = _jx(condition)
+    if cond.ndim == 1:
+        count = _buckets.count_nonzero(cond[: taken.shape[ax]])
+        shape = taken.shape[:ax] + (count,) + taken.shape[ax + 1:]
+        _check_take_out(out, jax.ShapeDtypeStruct(shape, av.dtype))
+    return write_out(out, _compress_body(cond, av, axis), "unsafe", "compress")
 
 
 @npfunc

@@ -344,6 +344,7 @@ def unique(ar: ArrayIn, return_index: bool = False, return_inverse: bool = False
     return ret[0] if len(ret) == 1 else ret
 
 
+@npfunc
 def unique_values(x: Any) -> ndarray:
     """npjax implementation of ``numpy.unique_values``.
 
@@ -352,18 +353,21 @@ def unique_values(x: Any) -> ndarray:
     return unique(x, equal_nan=False, sorted=False)
 
 
+@npfunc
 def unique_counts(x: Any) -> UniqueCountsResult:
     """npjax implementation of ``numpy.unique_counts``."""
     v, c = unique(x, return_counts=True, equal_nan=False)
     return UniqueCountsResult(v, c)
 
 
+@npfunc
 def unique_inverse(x: Any) -> UniqueInverseResult:
     """npjax implementation of ``numpy.unique_inverse``."""
     v, inv = unique(x, return_inverse=True, equal_nan=False)
     return UniqueInverseResult(v, inv)
 
 
+@npfunc
 def unique_all(x: Any) -> UniqueAllResult:
     """npjax implementation of ``numpy.unique_all``."""
     v, i, inv, c = unique(x, return_index=True, return_inverse=True, return_counts=True,
@@ -412,6 +416,7 @@ def _as_set(x: jax.Array, assume_unique: bool) -> tuple:
     return values, mask, perm
 
 
+@npfunc
 @host_for_mixed_integers(np.intersect1d)
 def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False,
                 return_indices: bool = False) -> Any:
@@ -452,12 +457,14 @@ def intersect1d(ar1: Any, ar2: Any, assume_unique: bool = False,
     return tuple(ndarray._owner(g) for g in got)
 
 
+@npfunc
 @host_for_mixed_integers(np.union1d)
 def union1d(ar1: Any, ar2: Any) -> ndarray:
     """npjax implementation of ``numpy.union1d``."""
     return ndarray._owner(_host_unique(_concat(_jx(ar1), _jx(ar2))))
 
 
+@npfunc
 @host_for_mixed_integers(np.setdiff1d)
 def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
     """npjax implementation of ``numpy.setdiff1d``."""
@@ -469,6 +476,7 @@ def setdiff1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
     return ndarray._owner(_buckets.run(_buckets.pick, keep, v1, count=count)[0][0])
 
 
+@npfunc
 @host_for_mixed_integers(np.setxor1d)
 def setxor1d(ar1: Any, ar2: Any, assume_unique: bool = False) -> ndarray:
     """npjax implementation of ``numpy.setxor1d``."""
