@@ -415,3 +415,25 @@ def test_astype_casting(a: np.ndarray, dtype: np.dtype, casting: str) -> None:
     # NumPy's "overflow encountered in cast" warning is not raised by npjax (documented in
     # _errstate.py): values and exceptions are compared with it silenced.
     assert_parity(quiet(run), context=ctx)
+
+
+_DOOR_RENAMED = ("poly", "roots", "polyint", "polyder", "polyfit", "polyval", "polyadd",
+                 "polysub", "polymul", "polydiv", "histogram2d", "bincount")
+
+
+@pytest.mark.parametrize("name", _DOOR_RENAMED)
+@pytest.mark.parametrize("placement", ["host", "device"])
+def test_an_unknown_keyword_names_numpys_function(name, placement):
+    """Python's own argument error names the public function, as NumPy's does, where the
+    door's body is a raw helper (``_poly`` behind ``poly``)."""
+    args = {"histogram2d": 2, "polyfit": 3}.get(name, 1)
+    data = [[1.0, 2.0, 3.0]] * args
+    if name == "polyfit":
+        data[2] = 1
+    if name == "bincount":
+        data = [[1, 2, 3]]
+    with pytest.raises(TypeError) as want:
+        getattr(np, name)(*[np.asarray(d) for d in data], bogus=1)
+    with npjax.policy(placement=placement), pytest.raises(TypeError) as got:
+        getattr(npjax, name)(*[npjax.asarray(d) for d in data], bogus=1)
+    assert str(got.value) == str(want.value)

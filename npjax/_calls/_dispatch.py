@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import types
 from collections.abc import Callable
 from typing import Annotated, Any, get_args, get_origin
 
@@ -135,6 +136,16 @@ _SYNC_BYTES = 1 << 30
 FUNCTIONS: dict[str, Callable] = {}
 
 
+def _renamed(fn: types.FunctionType, name: str) -> types.FunctionType:
+    """A copy of ``fn`` called ``name`` (a raw body ``_poly`` behind the door ``poly``)."""
+    copy = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__,
+                              fn.__closure__)
+    copy.__kwdefaults__, copy.__dict__ = fn.__kwdefaults__, dict(fn.__dict__)
+    copy.__qualname__, copy.__module__, copy.__doc__ = name, fn.__module__, fn.__doc__
+    copy.__annotations__ = fn.__annotations__
+    return copy
+
+
 def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool = False,
            numpy_fn: Any = None, out_casting: str = "unsafe") -> Any:
     """Make ``fn`` (parameters tagged by annotation, body in pure JAX) a public function.
@@ -151,6 +162,8 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
         return functools.partial(npfunc, name=name, scalar=scalar, numpy_fn=numpy_fn,
                                  out_casting=out_casting)
     public = name or fn.__name__
+    if public != fn.__name__ and isinstance(fn, types.FunctionType):
+        fn = _renamed(fn, public)  # (Python's argument errors name NumPy's function)
     lazy = public not in NOT_LAZY
     params = list(inspect.signature(fn).parameters.values())
     # Evaluated, so modules using ``from __future__ import annotations`` get tag objects too.

@@ -203,6 +203,7 @@ def _where(dtype: np.dtype) -> Kernel:
 
 
 _UMATH_CLIP = np._core.umath.clip
+_UFUNC_KEYWORDS = frozenset(("where", "order", "dtype", "subok", "signature"))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -219,7 +220,10 @@ def _clip_kernel(a: jax.Array, lo: jax.Array, hi: jax.Array, loop: tuple) -> jax
 def _clip(a: Any, lo: Any, hi: Any, out: Any = None, casting: str = "same_kind",
           **kwargs: Any) -> Any:
     if kwargs:
-        raise unsupported("clip", next(iter(kwargs)))
+        key = next(iter(kwargs))
+        if key not in _UFUNC_KEYWORDS:  # (NumPy's ufunc refuses a name it does not take)
+            raise TypeError(f"clip() got an unexpected keyword argument '{key}'")
+        raise unsupported("clip", key)
     av = _jx(a)
     if av.dtype.kind in "iu":
         info = np.iinfo(av.dtype)
