@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -32,11 +33,24 @@ def _device_no_tiny(tiny: float) -> Callable:
 _isfinite = np.isfinite
 _all = np.logical_and.reduce
 
+# The C screen (``_finite.c``): True or False for a small float buffer read in place, None
+# for anything else; None here where it is not built or C is turned off.
+_screen: Callable | None = None
+if os.environ.get("NPJAX_PURE_PYTHON", "") in ("", "0"):
+    try:
+        from npjax._runtime._finite import all_finite as _screen
+    except ImportError:  # (no compiler at install time)
+        _screen = None
+
 
 def _all_finite(r: jax.Array) -> bool:
     if not _host_reads.on_host(r):
         SYNCS["checks"] += 1
         return bool(_device_finite(r))
+    if _screen is not None:
+        got = _screen(r)  # the CPU buffer itself, its bits read in C
+        if got is not None:
+            return got
     h = np.asarray(r)  # the CPU buffer itself, no copy
     if h.dtype.char in "fd":
         # float32/64: an inf or NaN anywhere makes the dot product non-finite, at a third of
