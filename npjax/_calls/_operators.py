@@ -217,7 +217,8 @@ def device_first(uf, member, name: str, reflected: bool = False):
     get_context = _context.get
 
     def first(self, other):
-        if not self._scalar:
+        kind = type(other)  # (others: the member's way, at once)
+        if (kind is ndarray or kind is float) and not self._scalar:
             got = (pair_call(uf, other, self, get_context().policy) if reflected else
                    pair_call(uf, self, other, get_context().policy))
             if got is not NOT_FAST:
