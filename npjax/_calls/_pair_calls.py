@@ -5,7 +5,8 @@
 these operands, with nothing to decide again: eager mode, no placement asked for, each
 operand an npjax array owning a computed device array (not a view, not pending, not host
 memory) or a Python float, and a loop of these operand dtypes seen before (``uf._fast``, one
-look-up). It answers ``NOT_FAST`` for anything else, and its caller goes on as before:
+look-up; in accelerator memory the flags computed with the result, read later, as
+there). It answers ``NOT_FAST`` for anything else, and its caller goes on as before:
 ``ufunc._device_call`` (whose first step this is) and the operator members
 (``_operators.device_first``, which come here before NumPy's deferral and the ufunc's
 call, none of which has anything to do for such operands).
@@ -18,6 +19,7 @@ from typing import Any
 from npjax._core._ndarray import ndarray
 from npjax._execution._lazy_cold import held_on_cpu
 from npjax._runtime import _stats
+from npjax._runtime._deferred_checks import defer_flags, flagging_state
 
 try:
     from jax._src.array import ArrayImpl as _CONCRETE
@@ -43,12 +45,21 @@ def pair_call(uf: Any, a: Any, b: Any, policy: Any) -> Any:
         return NOT_FAST
     entry = uf._fast.get((float if kind_a is float else x.aval.dtype,
                           float if kind_b is float else y.aval.dtype))
-    # (flags computed with the result, read later: accelerator memory, the general path)
-    if entry is None or entry[2] is not None or (kind_a is float and abs(a) > entry[3]) or (
+    if entry is None or (kind_a is float and abs(a) > entry[3]) or (
             kind_b is float and abs(b) > entry[3]):
         return NOT_FAST
     _calls[uf.__name__] += 1
-    kernel = entry[0]
+    kernel, flagged = entry[0], entry[2]
+    if flagged is not None:  # (results in accelerator memory)
+        st = flagging_state()
+        if st is not None:  # the flags come with the result, read later
+            try:
+                results, flags = flagged[st["under"] != "ignore"](x, y)
+            except (TypeError, IndexError):
+                return uf._call(a, b)
+            defer_flags(flags, uf.__name__, st)
+            r = results[0]
+            return ndarray._owner(r, not r.aval.shape)
     try:
         if held_on_cpu():  # (a dtype the accelerator cannot hold: ``now`` decides)
             results = kernel.now((x, y))
