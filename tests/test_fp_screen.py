@@ -62,3 +62,22 @@ def test_c_screen_answers_or_declines(dtype):
     assert _fp_screen._screen(np.arange(4)) is None  # integers
     assert _fp_screen._screen(3.0) is None  # no buffer
     assert _fp_screen._screen(jnp.ones(3, dtype=jnp.bfloat16)) is None  # no buffer export
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_python_screen_misses_nothing(dtype):
+    """The screen where the C one is not built (``_py_screen``): False for every array with
+    an inf or NaN, True only for finite ones (a finite array whose sum overflows may answer
+    False), None for other dtypes, larger and strided buffers."""
+    for x in _cases(dtype):
+        got = _fp_screen._py_screen(jnp.asarray(x))
+        if dtype not in ("float32", "float64") or x.size > _fp_screen._SMALL:
+            assert got is None, (x.shape, x.dtype)
+        elif not np.isfinite(x).all():
+            assert got is False, (x.shape, x.dtype)
+        else:
+            assert got is True or x.dtype.kind == "f" and abs(x).max() > 1e30
+    x = np.array([1.0, np.inf, 2.0, 3.0], dtype=dtype)
+    assert _fp_screen._py_screen(x[::2]) is None  # strided: not read here
+    assert _fp_screen._py_screen(3.0) is None  # no buffer
+    assert _fp_screen._py_screen(jnp.ones(3, dtype=jnp.bfloat16)) is None

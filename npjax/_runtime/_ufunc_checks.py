@@ -154,9 +154,9 @@ def checker(name: str, loop_in: tuple, loop_out: tuple, scalar: bool = False
         return check_quiet
 
     # One float result, no flag from NaN operands: a computed result in this process's host
-    # memory (a CPU-only process) that the C screen finds finite has no flag to report
+    # memory (a CPU-only process) that the screen finds finite has no flag to report
     # (underflow aside), which is what the steps below find for it.
-    screen = _fp_screen._screen if floats == [0] and not compare else None
+    screen = _fp_screen.screen if floats == [0] and not compare else None
 
     def check_float(vals: list, outs: tuple, mask: Any = True) -> None:
         st = state()
