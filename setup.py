@@ -1,11 +1,13 @@
 """The optional C modules (issue 37: npjax/_core/_hostpath.c, the host route; issue 35:
-npjax/_core/_aligned.c, NumPy memory XLA's CPU backend reads in place): built by
+npjax/_core/_aligned.c, NumPy memory XLA's CPU backend reads in place; issue 33:
+npjax/_runtime/_finite.c, the finiteness screen of a result in host memory): built by
 ``pip install -e .`` where a C compiler is present; without one the install goes on and npjax
 runs its pure-Python members (``npjax/_core/_array_base.py``) and NumPy's own allocator."""
 
 from setuptools import Extension, setup
 
-modules = [Extension("npjax._core._hostpath", ["npjax/_core/_hostpath.c"], optional=True)]
+modules = [Extension("npjax._core._hostpath", ["npjax/_core/_hostpath.c"], optional=True),
+           Extension("npjax._runtime._finite", ["npjax/_runtime/_finite.c"], optional=True)]
 try:
     import numpy
 except ImportError:  # (no NumPy headers: the aligned allocator is left out)

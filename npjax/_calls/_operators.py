@@ -22,9 +22,11 @@ from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
 from npjax._placement._host_paths import numpy_operator
 from npjax._placement._route import DEFERRED_UFUNC
+from npjax._runtime import _context
 from npjax._runtime._context import trace
 from npjax._core._traced_index import note_offset
 from npjax._calls._ufuncs import UFUNCS
+from npjax._calls._pair_calls import NOT_FAST, pair_call
 
 BINARY = {
     "add": "add", "sub": "subtract", "mul": "multiply", "truediv": "true_divide",
@@ -207,6 +209,26 @@ def _deferring(op, name: str, short: str = "", inplace: bool = False, reflected:
     return deferring
 
 
+def device_first(uf, member, name: str, reflected: bool = False):
+    """``member`` (``a + b``, ``b + a``, ``a < b``: the deferring operator member ``name`` of
+    the elementwise ``uf``) preceded by ``pair_call``, the commonest device call, which NumPy's
+    deferral, scalar math and the ufunc's call would all come to for a non-scalar ``self``
+    and another device array or a Python float."""
+    get_context = _context.get
+
+    def first(self, other):
+        kind = type(other)  # (others: the member's way, at once)
+        if (kind is ndarray or kind is float) and not self._scalar:
+            got = (pair_call(uf, other, self, get_context().policy) if reflected else
+                   pair_call(uf, self, other, get_context().policy))
+            if got is not NOT_FAST:
+                return got
+        return member(self, other)
+    first.__name__ = name
+    first.__qualname__ = f"ndarray.{name}"
+    return first
+
+
 def install() -> None:
     for short, name in BINARY.items():
         uf = UFUNCS[name]
@@ -214,17 +236,18 @@ def install() -> None:
             op = make(uf)
             if (short, prefix) in _OFFSETS:
                 op = _offset(uf, *_OFFSETS[short, prefix])
-            op.__name__ = f"__{prefix}{short}__"
-            setattr(ndarray, op.__name__, _deferring(op, op.__name__, short, prefix == "i",
-                                                     prefix == "r"))
+            member = op.__name__ = f"__{prefix}{short}__"
+            op = _deferring(op, member, short, prefix == "i", prefix == "r")
+            if prefix != "i" and uf._pair and uf.signature is None:
+                op = device_first(uf, op, member, prefix == "r")
+            setattr(ndarray, member, op)
     for short, name in COMPARISON.items():
         if short in ("eq", "ne"):
             op = _equality(UFUNCS[name], short == "ne")
         else:
             op = _forward(UFUNCS[name])
-        op = _deferring(op, f"__{short}__")
-        op.__name__ = f"__{short}__"
-        setattr(ndarray, op.__name__, op)
+        member = op.__name__ = f"__{short}__"
+        setattr(ndarray, member, device_first(UFUNCS[name], _deferring(op, member), member))
     for short, name in UNARY.items():
         op = _unary(UFUNCS[name])
         op.__name__ = f"__{short}__"

@@ -52,6 +52,7 @@ from npjax._placement._route import (DEFERRED_UFUNC,
                                     npjax_operands, place_new, place_result)
 from npjax._placement._host_paths import host_path, ufunc_call
 from npjax._core import _window_reads
+from npjax._calls._pair_calls import NOT_FAST, pair_call
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
 from npjax._calls._ufunc_routes import call_into_numpy_out, numpy_out
 from npjax._core._array_base import HOSTPATH
@@ -105,6 +106,7 @@ class ufunc(_UfuncBase):
         self._scalar_fast: dict[tuple, tuple] = {}  # the same for ``scalar_call``
         self.nin = np_ufunc.nin
         self.nout = np_ufunc.nout
+        self._pair = self.nin == 2 and self.nout == 1  # (``_device_call``'s commonest call)
         self._bounded = np_ufunc.signature is None  # elementwise: see ``host_path``
         self._count = _stats.host_cell(self.__name__)  # its host calls
         # NumPy's loop on host operands (``_host_paths.host_path``; None: three or more)
@@ -222,6 +224,10 @@ class ufunc(_UfuncBase):
         """The call past the host route: an operand is a device array (``ufunc_call`` comes
         here at once when its host path finds one), or the policy puts the work there."""
         try:
+            if not kwargs and len(args) == 2 and self._pair:  # (``_pair_calls``)
+                got = pair_call(self, args[0], args[1], ctx.policy)
+                if got is not NOT_FAST:
+                    return got
             if kwargs and has_host_only(args, kwargs):  # (operands: ``HostOnly`` below)
                 return self._host_only(args, kwargs)
             policy = ctx.policy
@@ -238,41 +244,6 @@ class ufunc(_UfuncBase):
             if (not kwargs and len(args) == self.nin and policy.device is None
                     and policy.sharding is None):
                 lazy = policy.lazy
-                # Two operands, eager, one result: the loop below without its lists and
-                # generators (a device call's own overhead: ``benchmarks/overhead.py``'s
-                # "add, device"; a device path, not the host route's ``host_path``)
-                if not lazy and self.nin == 2 and self.nout == 1:
-                    a, b = args
-                    kind_a, kind_b = type(a), type(b)
-                    if (kind_a is ndarray or kind_a is float) and (
-                            kind_b is ndarray or kind_b is float):
-                        x = a._read() if kind_a is ndarray else a
-                        y = b._read() if kind_b is ndarray else b
-                        entry = self._fast.get((float if kind_a is float else x.dtype,
-                                                float if kind_b is float else y.dtype))
-                        if entry is not None and (  # a Python float within the loop's range
-                                (kind_a is not float or not abs(a) > entry[3])
-                                and (kind_b is not float or not abs(b) > entry[3])):
-                            kernel, check, flagged, _ = entry
-                            if flagged is not None and (type(x) is _CONCRETE or kind_a is float) \
-                                    and (type(y) is _CONCRETE or kind_b is float):
-                                st = flagging_state()
-                                if st is not None:  # the flags come with the result, read later
-                                    try:
-                                        results, flags = flagged[st["under"] != "ignore"](x, y)
-                                    except (TypeError, IndexError):
-                                        return self._call(*args)
-                                    defer_flags(flags, self.__name__, st)
-                                    r = results[0]
-                                    return ndarray._owner(r, r.ndim == 0)
-                            try:
-                                results = kernel.now((x, y))
-                            except (TypeError, IndexError):
-                                return self._call(*args)  # shape errors: NumPy's exception
-                            if check is not None:  # floating-point error state (_errstate.py)
-                                check([x, y], results, True)
-                            r = results[0]
-                            return ndarray._owner(r, r.ndim == 0)
                 vals = [(a._read_lazy() if lazy else a._read()) if type(a) is ndarray else a
                         for a in args if type(a) is ndarray or type(a) is float]
                 try:

@@ -197,6 +197,15 @@ class Kernel:
         else:  # hold: on the CPU backend)
             out = self.fn(*args)
         if self.products or self.poisons:
+            out = self.traced(out, args)
+        return out
+
+    def traced(self, out: Any, args: tuple) -> Any:
+        """``out``, the results of ``fn(*args)``, as ``npjax.jit``'s trace needs them where
+        it traces this call (products rounded, watched operands shown); as they are
+        otherwise. (A caller that runs ``fn`` itself on computed operands, where nothing
+        asks for ``now``'s other steps, calls this when the results are traced.)"""
+        if self.products or self.poisons:
             tr = trace()
             if tr is not None:  # traced by npjax.jit
                 if self.products:

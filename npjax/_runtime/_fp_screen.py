@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -32,11 +33,46 @@ def _device_no_tiny(tiny: float) -> Callable:
 _isfinite = np.isfinite
 _all = np.logical_and.reduce
 
+# The C screen (``_finite.c``): True or False for a small float buffer read in place, None
+# for anything else; None here where it is not built or C is turned off.
+_screen: Callable | None = None
+if os.environ.get("NPJAX_PURE_PYTHON", "") in ("", "0"):
+    try:
+        from npjax._runtime._finite import all_finite as _screen
+    except ImportError:  # (no compiler at install time)
+        _screen = None
+
+
+_SMALL = 64  # elements: past these, NumPy's dot product costs less than Python's sum
+
+
+def _py_screen(r: Any) -> bool | None:
+    """The C screen's work in Python (where it is not built), for a small contiguous float64
+    or float32 buffer: whether the sum of its elements is finite (an inf or NaN anywhere
+    makes it not; a false alarm from its overflow: step 2), read through the buffer without
+    NumPy's view or error state (Python floats raise no flag). None for anything else."""
+    try:
+        view = memoryview(r)
+    except (BufferError, TypeError):  # (bfloat16, a deleted array...): NumPy's answer
+        return None
+    code = view.format.lstrip("=@")
+    if code != "d" and code != "f" or view.nbytes > _SMALL * view.itemsize or \
+            not view.c_contiguous:
+        return None
+    return math.isfinite(sum(view.cast("B").cast(code).tolist()))
+
+
+# What ``_all_finite`` asks first of a result in host memory: the C screen, else Python's.
+screen: Callable = _screen if _screen is not None else _py_screen
+
 
 def _all_finite(r: jax.Array) -> bool:
     if not _host_reads.on_host(r):
         SYNCS["checks"] += 1
         return bool(_device_finite(r))
+    got = screen(r)  # the CPU buffer itself, read in place
+    if got is not None:
+        return got
     h = np.asarray(r)  # the CPU buffer itself, no copy
     if h.dtype.char in "fd":
         # float32/64: an inf or NaN anywhere makes the dot product non-finite, at a third of
