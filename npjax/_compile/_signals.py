@@ -77,6 +77,7 @@ class Guard:
                 self.handlers[sig] = (handler, wrapped)
 
     def remove(self) -> None:
+        self.boundary = None  # (the traced call's frame holds this guard: no cycle kept)
         for sig, (handler, wrapped) in self.handlers.items():
             if signal.getsignal(sig) is wrapped:  # (a handler the code set since stays)
                 signal.signal(sig, handler)
