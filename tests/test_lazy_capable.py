@@ -96,6 +96,8 @@ CASES: dict[str, list] = {
     "setdiff1d": [lambda xp, a, v, i, m: xp.setdiff1d(a, v),
                   lambda xp, a, v, i, m: xp.setdiff1d(i, [1, 3], assume_unique=True)],
     "setxor1d": [lambda xp, a, v, i, m: xp.setxor1d(v, a)],
+    "isin": [lambda xp, a, v, i, m: xp.isin(a, v),
+             lambda xp, a, v, i, m: xp.isin(i, [1, 3], invert=True, kind="table")],
     "bincount": [lambda xp, a, v, i, m: xp.bincount(i),
                  lambda xp, a, v, i, m: xp.bincount(i, weights=v, minlength=6)],
     "histogram": [lambda xp, a, v, i, m: list(xp.histogram(a, bins=3)),
