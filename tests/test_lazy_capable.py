@@ -96,6 +96,22 @@ CASES: dict[str, list] = {
     "setdiff1d": [lambda xp, a, v, i, m: xp.setdiff1d(a, v),
                   lambda xp, a, v, i, m: xp.setdiff1d(i, [1, 3], assume_unique=True)],
     "setxor1d": [lambda xp, a, v, i, m: xp.setxor1d(v, a)],
+    # the in-place writers: the target after the write (pending targets and operands; a copy
+    # where two calls of one name write the same operand: results are read after all calls)
+    "put": [lambda xp, a, v, i, m: (xp.put(v, i[:2], [9.0, 8.0]), v)[1],
+            lambda xp, a, v, i, m: (xp.put(a, [13, -1], v[:2], mode="wrap"), a)[1]],
+    "putmask": [lambda xp, a, v, i, m: (xp.putmask(v, m, i), v)[1],
+                lambda xp, a, v, i, m: (xp.putmask(a[1:], a[1:] > 1, 7.5), a)[1]],
+    "place": [lambda xp, a, v, i, m: (xp.place(i, m, [5, 6]), i)[1],
+              lambda xp, a, v, i, m: (xp.place(a, a > 0, v), a)[1]],
+    "put_along_axis": [
+        lambda xp, a, v, i, m: (xp.put_along_axis(a, i[:3, None] % 4, -2.0, 1), a)[1],
+        lambda xp, a, v, i, m: (xp.put_along_axis(v, i[:2], v[2:], None), v)[1]],
+    "fill_diagonal": [lambda xp, a, v, i, m: (xp.fill_diagonal(a, v[:3]), a.copy())[1],
+                      lambda xp, a, v, i, m: (xp.fill_diagonal(a.T, 4.0, wrap=True), a)[1]],
+    "copyto": [lambda xp, a, v, i, m: (xp.copyto(a, v), a.copy())[1],
+               lambda xp, a, v, i, m: (xp.copyto(v, i, where=m), v)[1],
+               lambda xp, a, v, i, m: (xp.copyto(a[:, 1], i[:3] * 0.5), a)[1]],
     "isin": [lambda xp, a, v, i, m: xp.isin(a, v),
              lambda xp, a, v, i, m: xp.isin(i, [1, 3], invert=True, kind="table")],
     "bincount": [lambda xp, a, v, i, m: xp.bincount(i),
