@@ -147,12 +147,15 @@ def _renamed(fn: types.FunctionType, name: str) -> types.FunctionType:
 
 
 def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool = False,
-           numpy_fn: Any = None, out_casting: str = "unsafe") -> Any:
+           numpy_fn: Any = None, out_casting: str = "unsafe", host_route: bool = False) -> Any:
     """Make ``fn`` (parameters tagged by annotation, body in pure JAX) a public function.
 
     scalar: 0-d results are NumPy-style scalars (reductions and the like).
     numpy_fn: run this on the host when the body raises ``NpjaxUnsupported``.
     out_casting: the casting rule for ``out=`` (NumPy functions use "unsafe").
+    host_route: host-only data met in the body (``HostOnly``) runs NumPy's function as the
+    host route runs it (``forced_host``: results placed by the host-size limit, written
+    operands written back) rather than by ``call_numpy`` (the in-place writers, ``isin``).
 
     Lazy mode: a function is lazy-capable unless ``_registry.NOT_LAZY`` names it. A
     lazy-capable body gets its array operands pending (``_lazy.Lazy``; its ``Kernel`` calls
@@ -160,7 +163,7 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
     """
     if fn is None:
         return functools.partial(npfunc, name=name, scalar=scalar, numpy_fn=numpy_fn,
-                                 out_casting=out_casting)
+                                 out_casting=out_casting, host_route=host_route)
     public = name or fn.__name__
     if public != fn.__name__ and isinstance(fn, types.FunctionType):
         fn = _renamed(fn, public)  # (Python's argument errors name NumPy's function)
@@ -278,6 +281,8 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
             raise
         except NpjaxUnsupported as exc:
             quiet = isinstance(exc, HostOnly)
+            if quiet and host_route and host_fn is not None:  # as ``host_first`` ran it
+                return forced_host(public, host_fn, raw_args, raw_kwargs)
             target = numpy_target or (getattr(np, public, None) if quiet else None)
             if target is None:
                 raise NotImplementedError(f"npjax.{public}: {exc}") from None

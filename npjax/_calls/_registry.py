@@ -119,6 +119,7 @@ NOT_LAZY = {
     "union1d": "data-dependent length: reads its operands computed (to_jax in the body)",
     "setdiff1d": "data-dependent length: reads its operands computed (to_jax in the body)",
     "setxor1d": "data-dependent length: reads its operands computed (to_jax in the body)",
+    "isin": "reads its operands computed (to_jax in the body; kind='table' reads the range)",
     "bincount": "data-dependent length: its largest entry read on the host",
     "histogram": "data-dependent edges: the data's range read on the host (NumPy's edges)",
     "histogram_bin_edges": "data-dependent edges: the data's range read on the host",

@@ -310,7 +310,7 @@ def _periodic(xp: jax.Array, fp: jax.Array, period: jax.Array) -> tuple:
 def unwrap(p: Any, discont: Any = None, axis: int = -1, *, period: Any = 2 * np.pi) -> ndarray:
     """npjax implementation of ``numpy.unwrap``."""
     from npjax._library._creation import array
-    from npjax._library._rearranging import copyto
+    from npjax._library._rearranging import _copyto as copyto
     from npjax._library._reductions import cumsum
 
     p = _asarray(p)

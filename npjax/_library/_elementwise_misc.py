@@ -381,7 +381,7 @@ def nan_to_num(x: Any, copy: bool = True, nan: Any = 0.0, posinf: Any = None,
                neginf: Any = None) -> Any:
     """npjax implementation of ``numpy.nan_to_num`` (``copy=False`` replaces in place)."""
     from npjax._library._creation import array
-    from npjax._library._rearranging import copyto
+    from npjax._library._rearranging import _copyto as copyto
 
     x = array(x, copy=copy)
     isscalar = x.ndim == 0

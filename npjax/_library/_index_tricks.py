@@ -269,6 +269,7 @@ def mask_indices(n: int, mask_func: Any, k: Any = 0) -> tuple:
     return nonzero(asarray(a) != 0)
 
 
+@npfunc(host_route=True)
 def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
     """npjax implementation of ``numpy.fill_diagonal``: writes into ``a`` in place (views
     write through to their base)."""

@@ -375,6 +375,7 @@ def unique_all(x: Any) -> UniqueAllResult:
     return UniqueAllResult(v, i, inv, c)
 
 
+@npfunc(host_route=True)
 @host_for_mixed_integers(np.isin)
 def isin(element: Any, test_elements: Any, assume_unique: bool = False, invert: bool = False,
          *, kind: Any = None) -> ndarray:
