@@ -18,13 +18,10 @@ from typing import Any
 
 from npjax._core._ndarray import ndarray
 from npjax._execution._lazy_cold import held_on_cpu
-from npjax._runtime import _stats
+from npjax._runtime import _host_reads, _stats
 from npjax._runtime._deferred_checks import defer_flags, flagging_state
 
-try:
-    from jax._src.array import ArrayImpl as _CONCRETE
-except ImportError:  # pragma: no cover - other JAX layouts: the general path always
-    _CONCRETE = None
+_CONCRETE = _host_reads.CONCRETE
 
 NOT_FAST = object()  # marker: not the common case, the caller's general path runs
 

@@ -60,10 +60,7 @@ from npjax._runtime._context import current, trace
 from npjax._runtime._deferred_checks import defer_flags, flagging_state
 from npjax._runtime._fp_flags import SCALAR_OVER, _float_flags, _int_over
 
-try:  # a computed device array (not a tracer, nor a value lazy mode left): fused checks
-    from jax._src.array import ArrayImpl as _CONCRETE
-except ImportError:  # pragma: no cover - other JAX layouts: checks at the call
-    _CONCRETE = None
+_CONCRETE = _host_reads.CONCRETE
 
 _WEAK = _dtypes.WEAK_TYPES
 _get_context = _context.get

@@ -8,6 +8,11 @@ from typing import Any
 
 import jax
 
+try:  # the type of a computed jax.Array (not a tracer, nor a value lazy mode left)
+    from jax._src.array import ArrayImpl as CONCRETE
+except ImportError:  # pragma: no cover - other JAX layouts: no type matches, general paths
+    CONCRETE = None
+
 # "checks": device reads made by checks at the call; "deferred": checks deferred;
 # "deferred_reads": reads of deferred checks (one per flush); "bounds": index bounds checks.
 SYNCS: collections.Counter = collections.Counter()

@@ -21,10 +21,7 @@ from npjax._runtime._fp_flags import (_CMP, _INT_DIV, SCALAR_OVER, _float_flags,
 from npjax._runtime._fp_screen import _all_finite, _flags, _no_tiny
 
 _Tracer = jax.core.Tracer
-try:
-    from jax._src.array import ArrayImpl as _CONCRETE
-except ImportError:  # pragma: no cover - other JAX layouts: no shortcut
-    _CONCRETE = None
+_CONCRETE = _host_reads.CONCRETE
 
 _quiet_state: Any = None  # the last state dict seen with every category "ignore"
 
