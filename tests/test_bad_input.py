@@ -437,3 +437,12 @@ def test_an_unknown_keyword_names_numpys_function(name, placement):
     with npjax.policy(placement=placement), pytest.raises(TypeError) as got:
         getattr(npjax, name)(*[npjax.asarray(d) for d in data], bogus=1)
     assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("placement", ["host", "device"])
+def test_clip_refuses_a_keyword_numpys_ufunc_does_not_take(placement):
+    with pytest.raises(TypeError) as want:
+        np.clip(np.arange(3.0), 0, 1, bogus=1)
+    with npjax.policy(placement=placement), pytest.raises(TypeError) as got:
+        npjax.clip(npjax.arange(3.0), 0, 1, bogus=1)
+    assert str(got.value) == str(want.value)

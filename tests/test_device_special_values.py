@@ -190,3 +190,14 @@ def test_vecdot_axis_errors(xp):
             xp.vecdot(a, a, axis=2)
         with pytest.raises(TypeError):
             xp.matmul(a, a.T, axis=0)
+
+
+@pytest.mark.parametrize("mode", _MODES)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_log1p_of_the_largest_floats(mode, dtype):
+    """``log1p`` from 2**mantissa-bits up takes ``log(1 + x)`` (a TPU flushes the reciprocal
+    of ``u - 1`` near the largest float: it gave 0.0); NumPy's values on either side of it."""
+    fi = np.finfo(dtype)
+    x = np.array([fi.max, fi.max / 3, 2.0 ** (fi.nmant - 1), 2.0 ** fi.nmant,
+                  2.0 ** fi.nmant + 2, 1e30, 3.0, 1e-8], dtype)
+    _check("log1p", dtype, mode, x)
