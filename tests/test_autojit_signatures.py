@@ -193,10 +193,8 @@ def test_a_slow_first_call_as_written_does_not_keep_a_slower_compiled_version(
     """Compiled calls are judged against the calls as written after the first (which pays
     its first runs): a first call of 2.25 s and two of 0.25 s make compiled calls of 0.3 s
     the slower ones, so the signature runs as written; results stay NumPy's."""
-    now = hot_at_second_call
+    now, reads = hot_at_second_call, [0]
     monkeypatch.setattr(_autojit, "MIN_CALLS", 4)  # three calls as written, then compiled
-    monkeypatch.setattr(_autojit, "HOT_CHECK", 5)
-    reads = [0]
 
     def first_call_slow():  # (the fixture's clock, the first call as written 2 s longer)
         if sys._getframe(1).f_code.co_name == "_timed":
@@ -205,25 +203,7 @@ def test_a_slow_first_call_as_written_does_not_keep_a_slower_compiled_version(
         return now[0]
 
     monkeypatch.setattr(_autojit, "_clock", first_call_slow)
-    hostify, pending = _autojit._hostify, [0.3] * 5
-
-    def slow_results(result, ctx):
-        if sys._getframe(1).f_code.co_name == "_hot" and pending:
-            now[0] += pending.pop(0)
-        return hostify(result, ctx)
-
-    monkeypatch.setattr(_autojit, "_hostify", slow_results)
-
-    def smooth(a):
-        return a[1:] * 0.5 + a[:-1]
-
-    f = npjax.autojit(smooth)
-    for _ in range(3 + 1 + 5 + 2):
-        a0 = numpy.arange(6.0)
-        got = f(npjax.asarray(a0))
-        numpy.testing.assert_array_equal(numpy.asarray(got), smooth(a0))
-        assert numpy.asarray(got).dtype == smooth(a0).dtype
-    (sig,) = f.signatures()
+    (sig,), _ = _judged(monkeypatch, now, [0.3] * 5)
     assert sig["state"] == "as written"
     assert sig["why"].startswith("compiled calls were not faster (median 300 ms against "
                                  "250 ms as written)")
