@@ -157,7 +157,7 @@ def main(argv: list[str]) -> None:
         stride = int(argv[argv.index("--stride") + 1])
     if "--cpu-rules" in argv:
         from npjax._pure import _accurate
-        assert _accurate.install_accurate(("cpu",), exp=True)
+        assert _accurate.install_accurate(("cpu",))
     else:
         import jax
 

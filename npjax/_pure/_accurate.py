@@ -18,11 +18,12 @@ read off the bits, so subnormal inputs are exact even where the arithmetic flush
 - complex64 ``log`` (``log|z|`` from the larger part and ``log1p``), ``log1p`` (NumPy's
   formula: ``log(hypot(1 + re, im))``) and ``pow`` (NumPy's ``npy_cpow``); ``asin``,
   ``acos``, ``asinh``, ``acosh`` (Kahan's formulas from complex square roots, ``atan2`` and
-  the real ``asinh``) and ``atanh``, with JAX's own rule for infinite and nan parts.
+  the real ``asinh``), ``atanh`` and ``atan`` (``-i atanh(iz)``), ``tanh`` (Kahan's, as
+  FreeBSD's ``ctanhf``) and ``tan`` (``-i tanh(iz)``), with JAX's own rule for infinite and
+  nan parts.
 
 float16 and bfloat16 are computed in float32 and rounded back. ``install_accurate`` registers
-them (``_lowerings._register``) for the platforms ``_capabilities`` names (``exp`` and
-``exp2`` only on request: XLA's are close enough there, and cheaper).
+them (``_lowerings._register``) for the platforms ``_capabilities`` names.
 """
 
 from __future__ import annotations
@@ -422,9 +423,47 @@ def _complex_acosh(z: Any) -> Any:
 
 
 def _complex_atanh(z: Any) -> Any:
+    return _finite_or_jax(z, lax.atanh_p, _atanh_parts(lax.real(z), lax.imag(z)))
+
+
+def _complex_atan(z: Any) -> Any:
+    """atan(z) = -i atanh(iz) (XLA's expansion of it on the chip: 4e-6 off at -2.5j)."""
+    re, im = _atanh_parts(lax.neg(lax.imag(z)), lax.real(z))
+    return _finite_or_jax(z, lax.atan_p, (im, lax.neg(re)))
+
+
+def _tanh_parts(x: Any, y: Any) -> tuple[Any, Any]:
+    """tanh(x + iy) by Kahan's formula as FreeBSD's ``ctanhf`` (``t = tan y``, ``s = sinh x``:
+    ``(1 + t**2) s sqrt(1 + s**2) / d + i t / d``, ``d = 1 + (1 + t**2) s**2``), and
+    ``+-1 + 4i sin y cos y exp(-2|x|)`` from |x| = 9 (XLA's own on the chip lost a tiny real
+    part, tanh(1e-30 + 0.5j) = 0.546j, and gave NaN for a large one)."""
+    one = _c(x, 1)
+    t = lax.tan(y)
+    beta = lax.add(one, lax.mul(t, t))
+    sx = _sinh_cosh(lax.clamp(_c(x, -9.0), x, _c(x, 9.0)), True)
+    ss = lax.mul(sx, sx)
+    d = lax.add(one, lax.mul(beta, ss))
+    re = lax.div(lax.mul(lax.mul(beta, sx), lax.sqrt(lax.add(one, ss))), d)
+    im = lax.div(t, d)
+    far = lax.ge(lax.abs(x), _c(x, 9.0))
+    e = _exp(lax.neg(lax.abs(x)))
+    im_far = lax.mul(lax.mul(lax.mul(_c(x, 4), lax.sin(y)), lax.cos(y)), lax.mul(e, e))
+    return lax.select(far, _sign_of(x, one), re), lax.select(far, im_far, im)
+
+
+def _complex_tanh(z: Any) -> Any:
+    return _finite_or_jax(z, lax.tanh_p, _tanh_parts(lax.real(z), lax.imag(z)))
+
+
+def _complex_tan(z: Any) -> Any:
+    """tan(z) = -i tanh(iz)."""
+    re, im = _tanh_parts(lax.neg(lax.imag(z)), lax.real(z))
+    return _finite_or_jax(z, lax.tan_p, (im, lax.neg(re)))
+
+
+def _atanh_parts(x0: Any, y0: Any) -> tuple[Any, Any]:
     """0.25 log1p(4x / ((1 - x)**2 + y**2)) + i/2 atan2(2y, (1 - x)(1 + x) - y**2), and
     1/z + i pi/2 for |z| past 1e18 (where the squares overflow)."""
-    x0, y0 = lax.real(z), lax.imag(z)
     flip = lax.lt(_bits(x0), lax.full_like(_bits(x0), 0))  # atanh(-z) = -atanh(z): x >= 0
     x, y = lax.abs(x0), lax.select(flip, lax.neg(y0), y0)
     one = _c(x, 1)
@@ -434,13 +473,15 @@ def _complex_atanh(z: Any) -> Any:
         lax.mul(lax.sub(one, x), lax.add(one, x)), lax.mul(y, y))))
     big = lax.max(lax.abs(x), lax.abs(y))
     huge = lax.gt(big, _c(x, 1e18))
-    sb = lax.select(huge, big, one)
-    xs, ys = lax.div(x, sb), lax.div(y, sb)
-    far = lax.div(lax.div(xs, sb), lax.add(lax.mul(xs, xs), lax.mul(ys, ys)))
+    # 1/z's real part x / |z|**2 with the parts scaled by 2**-k, 2**k <= |z| (exact steps: XLA
+    # folds (a / b) / c into a / (b * c), which overflowed to 0 for atanh(1e30))
+    k = lax.sub(lax.shift_right_logical(_bits(lax.select(huge, big, one)),
+                                        lax.full_like(_bits(x), 23)), lax.full_like(_bits(x), 127))
+    xs, ys = _scaled(x, lax.neg(k)), _scaled(y, lax.neg(k))
+    far = _scaled(lax.div(xs, lax.add(lax.mul(xs, xs), lax.mul(ys, ys))), lax.neg(k))
     re = lax.select(huge, far, re)
     im = lax.select(huge, _sign_of(y, _c(y, np.pi / 2)), im)
-    re, im = lax.select(flip, lax.neg(re), re), lax.select(flip, lax.neg(im), im)
-    return _finite_or_jax(z, lax.atanh_p, (re, im))
+    return lax.select(flip, lax.neg(re), re), lax.select(flip, lax.neg(im), im)
 
 
 def _finite_or_jax(z: Any, prim: Any, parts: tuple[Any, Any]) -> Any:
@@ -470,11 +511,8 @@ def _handles(kinds: tuple[np.dtype, ...]) -> Callable:
     return handles
 
 
-def rules(exp: bool = False) -> dict:
-    """Primitive -> (its dtypes here, the function of its operands); ``exp`` and ``exp2``
-    only where ``exp`` (XLA's TPU computes them within 104 and 58 ulps, inside the parity
-    suites' tolerance, in one operation where these take some 25 and half a second more to
-    compile at 2**20 elements, in every program that has one)."""
+def rules() -> dict:
+    """Primitive -> (its dtypes here, the function of its operands)."""
     real = (_F32, *_HALF)
     both = (*real, _C64)
 
@@ -485,7 +523,7 @@ def rules(exp: bool = False) -> dict:
         return _complex_log1p(z) if np.dtype(z.dtype) == _C64 else _log1p(z)
 
     return {lax.log_p: (both, log), lax.log1p_p: (both, log1p),
-            **({lax.exp_p: (real, _exp), lax.exp2_p: (real, _exp2)} if exp else {}),
+            lax.exp_p: (real, _exp), lax.exp2_p: (real, _exp2),
             lax.expm1_p: (real, _expm1), lax.tanh_p: (real, _tanh),
             lax.sinh_p: (real, lambda x: _sinh_cosh(x, True)),
             lax.cosh_p: (real, lambda x: _sinh_cosh(x, False)),
@@ -496,18 +534,19 @@ def rules(exp: bool = False) -> dict:
 
 def complex_rules() -> dict:
     """complex64 inverse trigonometric and hyperbolic functions (XLA expands them with its
-    own log, log1p; Kahan's formulas here, on the real ``asinh`` above)."""
+    own log, log1p; Kahan's formulas here, on the real ``asinh`` above), tanh and tan."""
     return {lax.asin_p: _complex_asin, lax.acos_p: _complex_acos, lax.asinh_p: _complex_asinh,
-            lax.acosh_p: _complex_acosh, lax.atanh_p: _complex_atanh}
+            lax.acosh_p: _complex_acosh, lax.atanh_p: _complex_atanh, lax.atan_p: _complex_atan,
+            lax.tanh_p: _complex_tanh, lax.tan_p: _complex_tan}
 
 
-def install_accurate(platforms: tuple[str, ...], exp: bool = False) -> bool:
+def install_accurate(platforms: tuple[str, ...]) -> bool:
     """Register the functions above for their primitives' float32 (float16, bfloat16,
-    complex64 where given) operands on ``platforms`` (``exp``/``exp2`` too where ``exp``)."""
+    complex64 where given) operands on ``platforms``."""
     mlir = _lowerings._lowering_api()
     if mlir is None:
         return False
-    for prim, (kinds, fn) in rules(exp).items():
+    for prim, (kinds, fn) in rules().items():
         for platform in platforms:
             _lowerings._register(mlir, prim, platform, _handles(kinds), _in_float32(fn))
     for prim, fn in complex_rules().items():

@@ -119,8 +119,12 @@ SCAN_AS_TREE: tuple[str, ...] = ("tpu",)
 # arctanh ~4000, sinh 1696, expm1 1582, tanh 1348, exp 104; fmod(-3.4028235e38, -4.1200732e16)
 # gave -0.0 (NumPy -3.8625234e16: XLA's rem loses large quotients); complex64 arccos(1+1j)
 # -1.0613295j (NumPy -1.0612751j). The rules' own error: benchmarks/accurate_ulps.py
-# (benchmarks/results/tpu/accurate_float32.md). exp and exp2 keep XLA's (104 and 58 ulps:
-# inside the suites' tolerance, and one operation where the rule compiles for 0.5 s more).
+# (benchmarks/results/tpu/accurate_float32.md). exp and exp2 too: XLA's were 110 and 100 ulps
+# off over [-87, 88] (8.5e-6 relative: outside the suites' float32 rtol of 2e-6), the rules 2
+# and 1, at the same speed (1.61 ms at 2**20 elements) but 1.2 s (exp) and 0.5 s (exp2) more
+# to compile alone (benchmarks/tpu_complex64_probe.py, 2026-12-07). complex64 tanh, tan
+# (XLA's: tanh(1e-30 + 0.5j) = 0.546j, NumPy 1.3e-30 + 0.546j; NaN from |x| = 50) and arctan
+# (4e-6 off at -2.5j) too.
 ACCURATE_FLOAT32: tuple[str, ...] = ("tpu",)
 
 # platform -> float dtypes whose products npjax.jit leaves as they are, where it otherwise adds

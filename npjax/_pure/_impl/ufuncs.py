@@ -101,7 +101,13 @@ def _fused_cmul(a, b):
     other product of the imaginary part in the fma (a last-bit difference in a third of
     the products)."""
     ar, ai, br, bi = a.real, a.imag, b.real, b.imag
-    return lax.complex(ar * br - _rounded(ai * bi), ar * bi + _rounded(ai * br))
+    q, s = _rounded(ai * bi), _rounded(ai * br)
+    # a fused multiply-add of finite factors next to an infinite product gives that infinity,
+    # where the overflowed product minus it gives NaN: a TPU does not contract (the chip gave
+    # NaN for (-1e30 - inf j) * (1e30 + 1j), NumPy inf - inf j), so it is spelt out
+    re = jnp.where(jnp.isinf(q) & jnp.isfinite(ar) & jnp.isfinite(br), -q, ar * br - q)
+    im = jnp.where(jnp.isinf(s) & jnp.isfinite(ar) & jnp.isfinite(bi), s, ar * bi + s)
+    return lax.complex(re, im)
 
 
 def _numpy_fuses(dtype: type, a: complex, b: complex, fused: complex) -> bool:
@@ -310,7 +316,7 @@ def _complex_reciprocal(x):
 
 def _square(x):
     """Complex square as NumPy's loop computes it: the same as its multiply loop, x * x."""
-    return x * x if x.dtype.kind == "c" else jnp.square(x)
+    return _multiply(x, x) if x.dtype.kind == "c" else jnp.square(x)
 
 
 def _int_reciprocal(x):
