@@ -237,6 +237,49 @@ def test_complex64_tanh_tan_arctan(rules, name):
     assert ("stablehlo.atan2" if name == "arctan" else "stablehlo.sine") in f.lower(z).as_text()
 
 
+def test_float32_power(rules):
+    """x ** y of finite nonzero x: integer exponents k (negative x, subnormal x too) and
+    +-0.5 within 2 + |k| / 2 ulps, the rest within 2 + 1.25 |y log2 x| ulps of NumPy's correctly
+    rounded powf (the rounding of y log x); infinities, NaN and zeros as XLA's."""
+    x = _SWEEP[np.isfinite(_SWEEP) & (_SWEEP != 0)]
+    f = jax.jit(jnp.power)
+    for y in (-127, -7, -3, -2, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.2, 3, 7, 100, 127, 128, -2.5,
+              1e-3, 10.3, 0.1, -40.7):
+        y = np.float32(y)
+        got = np.asarray(f(x, np.full_like(x, y)))
+        with np.errstate(all="ignore"):
+            want = np.power(x, y)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=str(y))
+        ok = ~np.isnan(want) & ~((np.abs(want) < _TINY) & (np.abs(got) < _TINY))
+        with np.errstate(all="ignore"):
+            if (y == np.round(y) and abs(y) < 128) or abs(y) == 0.5:  # k roundings, squaring
+                bound = 2 + abs(y) / 2
+            else:
+                bound = 2 + 1.25 * np.abs(y * np.log2(np.abs(x[ok])))
+        far = _ulps(got[ok], want[ok]) > bound
+        assert not far.any(), (y, x[ok][far][:4], got[ok][far][:4], want[ok][far][:4])
+    assert np.asarray(f(np.float32(1e30), np.float32(-1))) == np.float32(1e-30)
+    assert "stablehlo.power" not in f.lower(x, x).as_text().split("stablehlo.select")[0]
+
+
+def test_complex64_exp(rules):
+    """exp(x)(cos y + i sin y) on the real rule: NumPy's values (past x = 88.7 too, where
+    exp(x) alone overflows) and the signs of zero parts."""
+    rng = np.random.default_rng(17)
+    z = (rng.uniform(-100, 100, 4000) + 1j * rng.uniform(-20, 20, 4000)).astype(np.complex64)
+    z = np.concatenate([z, _grid_c64(), np.array([89 + 0.5j, 120 - 1j, 170 + 3j, -2.5 - 0j],
+                                                 np.complex64)])
+    got = np.asarray(jax.jit(jnp.exp)(z))
+    with np.errstate(all="ignore"):
+        want = np.exp(z)
+    for g, w in ((got.real, want.real), (got.imag, want.imag)):
+        flushed = (np.abs(w) < _TINY) & (np.abs(g) < _TINY)
+        close = np.isclose(g, w, rtol=1e-6, atol=0, equal_nan=True) | flushed
+        assert close.all(), list(zip(z[~close][:4], got[~close][:4], want[~close][:4]))
+        assert (np.signbit(g) == np.signbit(w))[~flushed & ~np.isnan(w)].all()
+
+
 def test_float16_goes_through_float32(rules):
     x = np.arange(0, 0x7C01, 7, dtype=np.uint16).view(np.float16)
     x = np.concatenate([x, -x])
