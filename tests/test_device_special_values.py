@@ -211,3 +211,21 @@ def test_log1p_of_the_largest_floats(mode, dtype):
     x = np.array([fi.max, fi.max / 3, 2.0 ** (fi.nmant - 1), 2.0 ** fi.nmant,
                   2.0 ** fi.nmant + 2, 1e30, 3.0, 1e-8], dtype)
     _check("log1p", dtype, mode, x)
+
+
+_PAST = {np.complex64: (89.0, 100.0, 150.0, 177.0, 200.0),
+         np.complex128: (710.0, 800.0, 1400.0, 1419.0, 1500.0)}
+
+
+@pytest.mark.parametrize("mode", _MODES)
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+@pytest.mark.parametrize("name", ["sinh", "cosh", "sin", "cos"])
+def test_hyperbolic_parts_past_exp_overflow(name, dtype, mode):
+    """sinh/cosh (and sin/cos of the turned argument) where exp(|x|) overflows but its
+    product with a small cos y or sin y does not: NumPy's finite part (XLA's gave
+    sin(1e-30 + 100j) = inf + inf j in complex64, NumPy 1.3e13 + inf j)."""
+    big = np.array(_PAST[dtype])
+    parts = np.concatenate([[0.0, -0.0, 1e-30, -1e-30, 0.5, -2.5, 3.0], big, -big])
+    z = np.empty((parts.size, parts.size), dtype)
+    z.real, z.imag = parts[:, None], parts[None, :]
+    _check(name, dtype, mode, z.ravel())

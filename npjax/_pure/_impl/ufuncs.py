@@ -495,6 +495,31 @@ def _exp_ref(x, y):
 _exp = _annex_g(jnp.exp, _exp_ref)
 
 
+def _past_overflow(impl: Callable, odd: bool, turn: bool = False) -> Callable:
+    """``impl`` (complex sinh, odd, or cosh; ``turn``: of iz, as sin and cos are) where
+    exp(|x|) overflows but its product with cos y or sin y need not: e**|x| / 2 * c as
+    (e**(|x|/2) * c / 2) * e**(|x|/2), as the C library scales it (XLA's gave
+    sin(1e-30 + 100j) = inf + inf j in complex64, NumPy 1.3e13 + inf j)."""
+
+    def wrapped(z):
+        res = impl(z)
+        if z.dtype.kind != "c":
+            return res
+        x, y = (-z.imag, z.real) if turn else (z.real, z.imag)
+        limit = np.log(np.finfo(x.dtype).max) - 1
+        big = (jnp.abs(x) > limit) & jnp.isfinite(x) & jnp.isfinite(y)
+        h = jnp.exp(jnp.where(big, jnp.abs(x), 0) / 2)
+        sign = jnp.where(jnp.signbit(x), -1, 1).astype(x.dtype)
+        c, s = (h * jnp.cos(y) / 2) * h, (h * jnp.sin(y) / 2) * h
+        s = jnp.where(y == 0, y, s)  # (inf * 0 past 2 * limit: the zero keeps its sign)
+        re, im = (sign * c, s) if odd else (c, sign * s)
+        if turn:  # f(z) = -i g(iz) for sin (odd), g(iz) for cos
+            re, im = (im, -re) if odd else (re, im)
+        return jnp.where(big, lax.complex(re, im), res)
+
+    return wrapped
+
+
 def _rotated(ref: Callable) -> Callable:
     """f(z) = -i g(iz) (sin from sinh, tan from tanh, arctan from arctanh, C99's definitions)."""
 
@@ -704,11 +729,11 @@ IMPL_OVERRIDES: dict[str, Callable] = {
     "arctan": _annex_g(_odd_conj_complex(jnp.arctan), _arctan_ref),
     "exp": _exp,
     "arctan2": _arctan2,
-    "sinh": _annex_g(jnp.sinh, _sinh_ref),
-    "cosh": _annex_g(jnp.cosh, _cosh_ref),
+    "sinh": _past_overflow(_annex_g(jnp.sinh, _sinh_ref), odd=True),
+    "cosh": _past_overflow(_annex_g(jnp.cosh, _cosh_ref), odd=False),
     "tanh": _annex_g(jnp.tanh, _tanh_ref, values=False),
-    "sin": _annex_g(jnp.sin, _sin_ref),
-    "cos": _annex_g(jnp.cos, _turned(_cosh_ref)),
+    "sin": _past_overflow(_annex_g(jnp.sin, _sin_ref), odd=True, turn=True),
+    "cos": _past_overflow(_annex_g(jnp.cos, _turned(_cosh_ref)), odd=False, turn=True),
     "tan": _annex_g(jnp.tan, _rotated(_tanh_ref), values=False),
     "matmul": lambda a, b: jnp.matmul(a, b, precision=_HIGHEST),
     "vecdot": lambda a, b: jnp.vecdot(a, b, precision=_HIGHEST),
