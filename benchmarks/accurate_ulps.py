@@ -19,8 +19,9 @@ import numpy as np
 
 _UNARY = ("log", "log2", "log10", "log1p", "exp", "exp2", "expm1", "tanh", "sinh", "cosh",
           "arcsinh", "arccosh", "arctanh")
-_BINARY = ("fmod", "remainder", "logaddexp", "logaddexp2")
-_COMPLEX = ("log", "log1p", "arcsin", "arccos", "arcsinh", "arccosh", "arctanh")
+_BINARY = ("fmod", "remainder", "logaddexp", "logaddexp2", "power")
+_COMPLEX = ("log", "log1p", "arcsin", "arccos", "arcsinh", "arccosh", "arctanh", "arctan",
+            "tanh", "tan", "exp")
 
 
 def sweep(stride: int) -> np.ndarray:
@@ -97,6 +98,11 @@ def measure_all(stride: int, names: list[str]) -> list[tuple]:
             if name.startswith("logaddexp"):
                 a2 = rng.uniform(-100, 100, n).astype(np.float32)
                 b2 = (a2 + rng.uniform(-30, 30, n)).astype(np.float32)
+                args = (a2, b2)
+            elif name == "power":  # results mostly in range: |y log x| up to 80
+                a2 = np.exp(rng.uniform(-20, 20, n)).astype(np.float32)
+                b2 = rng.uniform(-4, 4, n).astype(np.float32)
+                b2[: n // 4] = np.round(b2[: n // 4] * 8)  # integer exponents too
                 args = (a2, b2)
             else:
                 args = (a, b)
