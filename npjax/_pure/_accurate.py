@@ -492,16 +492,6 @@ def _complex_acosh(z: Any) -> Any:
     return _finite_or_jax(z, lax.acosh_p, (re, lax.mul(_c(x, 2), lax.atan2(ai, br))))
 
 
-def _complex_atanh(z: Any) -> Any:
-    return _finite_or_jax(z, lax.atanh_p, _atanh_parts(lax.real(z), lax.imag(z)))
-
-
-def _complex_atan(z: Any) -> Any:
-    """atan(z) = -i atanh(iz) (XLA's expansion of it on the chip: 4e-6 off at -2.5j)."""
-    re, im = _atanh_parts(lax.neg(lax.imag(z)), lax.real(z))
-    return _finite_or_jax(z, lax.atan_p, (im, lax.neg(re)))
-
-
 def _tanh_parts(x: Any, y: Any) -> tuple[Any, Any]:
     """tanh(x + iy) by Kahan's formula as FreeBSD's ``ctanhf`` (``t = tan y``, ``s = sinh x``:
     ``(1 + t**2) s sqrt(1 + s**2) / d + i t / d``, ``d = 1 + (1 + t**2) s**2``), and
@@ -519,16 +509,6 @@ def _tanh_parts(x: Any, y: Any) -> tuple[Any, Any]:
     e = _exp(lax.neg(lax.abs(x)))
     im_far = lax.mul(lax.mul(lax.mul(_c(x, 4), lax.sin(y)), lax.cos(y)), lax.mul(e, e))
     return lax.select(far, _sign_of(x, one), re), lax.select(far, im_far, im)
-
-
-def _complex_tanh(z: Any) -> Any:
-    return _finite_or_jax(z, lax.tanh_p, _tanh_parts(lax.real(z), lax.imag(z)))
-
-
-def _complex_tan(z: Any) -> Any:
-    """tan(z) = -i tanh(iz)."""
-    re, im = _tanh_parts(lax.neg(lax.imag(z)), lax.real(z))
-    return _finite_or_jax(z, lax.tan_p, (im, lax.neg(re)))
 
 
 def _atanh_parts(x0: Any, y0: Any) -> tuple[Any, Any]:
@@ -552,6 +532,25 @@ def _atanh_parts(x0: Any, y0: Any) -> tuple[Any, Any]:
     re = lax.select(huge, far, re)
     im = lax.select(huge, _sign_of(y, _c(y, np.pi / 2)), im)
     return lax.select(flip, lax.neg(re), re), lax.select(flip, lax.neg(im), im)
+
+
+def _with_rotated(parts: Callable, prim: Any, rotated_prim: Any) -> tuple[Callable, Callable]:
+    """The complex rules of a hyperbolic function from its ``parts(x, y)`` and of the
+    trigonometric one ``-i f(iz)`` (atan from atanh, tan from tanh: XLA's own expansions
+    of those on the chip were 4e-6 off at -2.5j, or lost tiny parts)."""
+
+    def hyperbolic(z: Any) -> Any:
+        return _finite_or_jax(z, prim, parts(lax.real(z), lax.imag(z)))
+
+    def trigonometric(z: Any) -> Any:
+        re, im = parts(lax.neg(lax.imag(z)), lax.real(z))
+        return _finite_or_jax(z, rotated_prim, (im, lax.neg(re)))
+
+    return hyperbolic, trigonometric
+
+
+_complex_atanh, _complex_atan = _with_rotated(_atanh_parts, lax.atanh_p, lax.atan_p)
+_complex_tanh, _complex_tan = _with_rotated(_tanh_parts, lax.tanh_p, lax.tan_p)
 
 
 def _finite_or_jax(z: Any, prim: Any, parts: tuple[Any, Any]) -> Any:
