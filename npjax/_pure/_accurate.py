@@ -15,6 +15,8 @@ read off the bits, so subnormal inputs are exact even where the arithmetic flush
 - ``tanh``, ``sinh``, ``cosh``, ``asinh``, ``acosh``, ``atanh``: Cephes' polynomials near 0,
   ``expm1``/``exp``/``log``/``log1p`` above (fdlibm's formulas for the inverse functions);
 - ``rem`` (C's ``fmod``): exact, by binary long division of the integer mantissas;
+- ``pow``: fdlibm's ``powf``, ``2 ** (y log2|x|)`` with the logarithm and the product
+  carried in two floats (12-bit halves cut by bit masks, their products exact);
 - complex64 ``log`` (``log|z|`` from the larger part and ``log1p``), ``log1p`` (NumPy's
   formula: ``log(hypot(1 + re, im))``) and ``pow`` (NumPy's ``npy_cpow``); ``asin``,
   ``acos``, ``asinh``, ``acosh`` (Kahan's formulas from complex square roots, ``atan2`` and
@@ -344,56 +346,112 @@ def _complex_exp(z: Any) -> Any:
     return _finite_or_jax(z, lax.exp_p, (re, im))
 
 
-def _mantissa(x: Any) -> tuple[Any, Any]:
-    """|x| = m * 2 ** e, m in [sqrt(1/2), sqrt(2)) and e an int32, read off the bits
-    (subnormals too, which the arithmetic may flush)."""
+def _word(w: int) -> float:
+    """The float32 whose bits are ``w`` (fdlibm's constants), as a Python float."""
+    return float(np.array([w], np.uint32).view(np.float32)[0])
+
+
+# fdlibm's e_powf.c: log2 on [1, 1.5) pieces, 2 ** r for |r| <= 1/2
+_POW_L = tuple(_word(w) for w in (0x3E53F142, 0x3E6C3255, 0x3E8BA305, 0x3EAAAAAB, 0x3EDB6DB7,
+                                  0x3F19999A))  # (3/2) (log(x) - 2s - 2/3 s**3) / s**4
+_POW_P = tuple(_word(w) for w in (0x3331BB4C, 0xB5DDEA0E, 0x388AB355, 0xBB360B61, 0x3E2AAAAB))
+_DP_H, _DP_L = _word(0x3F15C000), _word(0x35D1CFDC)  # log2(1.5) = hi + lo
+_CP, _CP_H, _CP_L = _word(0x3F76384F), _word(0x3F764000), _word(0xB8F623C6)  # 2 / (3 ln2)
+_LG2, _LG2_H, _LG2_L = _word(0x3F317218), _word(0x3F317200), _word(0x35BFBE8C)  # ln2
+
+
+def _head(x: Any, keep: int = -4096) -> Any:
+    """x with its significand cut to 12 bits (``keep`` 0xFFFFF000; 0xFFFF8000: 9 bits), so
+    that products of two such are exact."""
+    return _float(lax.bitwise_and(_bits(x), lax.full_like(_bits(x), keep)))
+
+
+def _log2_parts(x: Any) -> tuple[Any, Any]:
+    """log2|x| = t1 + t2 to some 36 bits, t1 with 12 significant bits, for finite nonzero x
+    (fdlibm's ``__ieee754_powf``: the mantissa near 1 or 1.5, s = (m - b) / (m + b) split
+    in two by bit masks, and the polynomial's leading terms carried in two parts)."""
     ix = lax.bitwise_and(_bits(x), lax.full_like(_bits(x), 0x7FFFFFFF))
-    sub = lax.lt(ix, lax.full_like(ix, 0x00800000)) & lax.gt(ix, lax.full_like(ix, 0))
+    sub = lax.lt(ix, lax.full_like(ix, 0x00800000))
     lz = lax.sub(lax.clz(ix), lax.full_like(ix, 8))
     norm = lax.select(sub, lax.shift_left(ix, lz), ix)
-    e = lax.sub(lax.shift_right_logical(norm, lax.full_like(ix, 23)), lax.full_like(ix, 126))
-    e = lax.select(sub, lax.sub(e, lz), e)
-    m = _float(lax.bitwise_or(lax.bitwise_and(norm, lax.full_like(ix, 0x7FFFFF)),
-                              lax.full_like(ix, 0x3F000000)))  # [0.5, 1)
-    low = lax.lt(m, _c(m, 0.70710677))
-    return lax.select(low, lax.add(m, m), m), lax.select(low, lax.sub(e, lax.full_like(e, 1)), e)
+    n = lax.sub(lax.shift_right_logical(norm, lax.full_like(ix, 23)), lax.full_like(ix, 127))
+    n = lax.select(sub, lax.sub(n, lz), n)
+    j = lax.bitwise_and(norm, lax.full_like(ix, 0x7FFFFF))
+    up = lax.ge(j, lax.full_like(j, 0x5DB3D7))  # m >= sqrt(3): m / 2, one more in n
+    mid = lax.gt(j, lax.full_like(j, 0x1CC471)) & ~up  # sqrt(3/2) < m < sqrt(3): near 1.5
+    n = lax.select(up, lax.add(n, lax.full_like(n, 1)), n)
+    j = lax.bitwise_or(j, lax.full_like(j, 0x3F800000))
+    ax = _float(lax.select(up, lax.sub(j, lax.full_like(j, 0x00800000)), j))
+    zero = _c(ax, 0)
+    bp = lax.select(mid, _c(ax, 1.5), _c(ax, 1))
+    u = lax.sub(ax, bp)
+    v = lax.div(_c(ax, 1), lax.add(ax, bp))
+    s = lax.mul(u, v)
+    s_h = _head(s)
+    t_h = _head(lax.add(ax, bp))
+    t_l = lax.sub(ax, lax.sub(t_h, bp))
+    s_l = lax.mul(v, lax.sub(lax.sub(u, lax.mul(s_h, t_h)), lax.mul(s_h, t_l)))
+    s2 = lax.mul(s, s)
+    r = lax.mul(lax.mul(s2, s2), _poly(s2, _POW_L))
+    r = lax.add(r, lax.mul(s_l, lax.add(s_h, s)))
+    s2 = lax.mul(s_h, s_h)
+    three = _c(ax, 3)
+    t_h = _head(lax.add(lax.add(three, s2), r))
+    t_l = lax.sub(r, lax.sub(lax.sub(t_h, three), s2))
+    u = lax.mul(s_h, t_h)
+    v = lax.add(lax.mul(s_l, t_h), lax.mul(t_l, s))
+    p_h = _head(lax.add(u, v))
+    p_l = lax.sub(v, lax.sub(p_h, u))
+    z_h = lax.mul(_c(ax, _CP_H), p_h)
+    dp_h = lax.select(mid, _c(ax, _DP_H), zero)
+    z_l = lax.add(lax.add(lax.mul(_c(ax, _CP_L), p_h), lax.mul(p_l, _c(ax, _CP))),
+                  lax.select(mid, _c(ax, _DP_L), zero))
+    t = lax.convert_element_type(n, _F32)
+    t1 = _head(lax.add(lax.add(lax.add(z_h, z_l), dp_h), t))
+    t2 = lax.sub(z_l, lax.sub(lax.sub(lax.sub(t1, t), dp_h), z_h))
+    return t1, t2
+
+
+def _exp2_sum(p_h: Any, p_l: Any) -> Any:
+    """2 ** (p_h + p_l) for |p_h + p_l| <= 160, p_h a product of two 12-bit halves (fdlibm:
+    r = p_h + p_l - n cut to 9 bits times ln2 in two parts, a rational approximation)."""
+    nf = lax.round(lax.add(p_h, p_l))
+    p_h = lax.sub(p_h, nf)
+    t = _head(lax.add(p_l, p_h), -32768)
+    u = lax.mul(t, _c(t, _LG2_H))
+    v = lax.add(lax.mul(lax.sub(p_l, lax.sub(t, p_h)), _c(t, _LG2)), lax.mul(t, _c(t, _LG2_L)))
+    z = lax.add(u, v)
+    w = lax.sub(v, lax.sub(z, u))
+    t = lax.mul(z, z)
+    t1 = lax.sub(z, lax.mul(t, _poly(t, _POW_P)))
+    r = lax.sub(lax.div(lax.mul(z, t1), lax.sub(t1, _c(t, 2))), lax.add(w, lax.mul(z, w)))
+    z = lax.sub(_c(t, 1), lax.sub(r, z))
+    return _scaled(z, lax.convert_element_type(nf, np.int32))
 
 
 def _pow(x: Any, y: Any) -> Any:
     """float32 ``x ** y`` for finite nonzero ``x`` and finite ``y`` (XLA's own elsewhere):
-    integer exponents below 128 by repeated squaring of the mantissa (in [2**-64, 2**64]
-    for any such power, so that neither it nor its reciprocal leaves the normal range) and
-    the exponent times k added to the result's; +-0.5 by ``sqrt`` of the mantissa; the rest
-    ``exp(y log|x|)`` on the functions above; the sign of an odd power of a negative x.
-    Against NumPy's (correctly rounded) ``powf``: within 2 + |k| / 2 ulps for integers k
-    and +-0.5, 2 + 1.25 |y log2 x| for the rest (the rounding of ``y log x``); XLA's on the
-    chip: 1e30 ** -1 = 9.999959e-31, 35 ulps."""
+    fdlibm's ``powf``, ``2 ** (y log2|x|)`` with ``log2|x|`` and the product each carried in
+    two floats split by bit masks (exact products of 12-bit halves, so the same with or
+    without fused multiply-adds), the sign of an odd power of a negative x. Within 1 ulp
+    of the correctly rounded value and of NumPy's ``powf`` wherever the result is a normal
+    float (integer exponents of any size, |y log x| up to 88 included, on XLA's CPU and op
+    by op); XLA's on the chip: 1e30 ** -1 = 9.999959e-31, 35 ulps."""
     if np.dtype(y.dtype) != np.dtype(x.dtype):
         y = lax.convert_element_type(y, x.dtype)
-    one = _c(x, 1)
-    m, e = _mantissa(x)
-    k = lax.convert_element_type(lax.abs(lax.clamp(_c(y, -127.0), y, _c(y, 127.0))), np.int32)
-    acc, p = one, m
-    for bit in range(7):
-        on = lax.ne(lax.bitwise_and(k, lax.full_like(k, 1 << bit)), lax.full_like(k, 0))
-        acc = lax.select(on, lax.mul(acc, p), acc)
-        p = lax.mul(p, p)
-    negative = lax.lt(y, _c(y, 0))
-    n = lax.mul(e, k)
-    n = lax.clamp(lax.full_like(n, -252), lax.select(negative, lax.neg(n), n),
-                  lax.full_like(n, 254))
-    by_squares = _scaled(lax.select(negative, lax.div(one, acc), acc), n)
-    a = lax.abs(x)
-    odd_e = lax.bitwise_and(e, lax.full_like(e, 1))  # sqrt(m 2**e) from the mantissa too
-    root = _scaled(lax.sqrt(lax.mul(m, lax.convert_element_type(lax.add(odd_e, lax.full_like(
-        e, 1)), _F32))), lax.shift_right_arithmetic(e, lax.full_like(e, 1)))
-    integral = lax.eq(lax.round(y), y) & lax.lt(lax.abs(y), _c(y, 128.0))
-    half = lax.eq(lax.abs(y), _c(y, 0.5))
-    general = _exp(lax.mul(y, _log(a)))
-    out = lax.select(integral, by_squares, lax.select(half, lax.select(
-        negative, lax.div(one, root), root), general))
-    sign = lax.lt(_bits(x), lax.full_like(_bits(x), 0))
+    t1, t2 = _log2_parts(x)
+    y1 = _head(y)
+    p_l = lax.add(lax.mul(lax.sub(y, y1), t1), lax.mul(y, t2))
+    p_h = lax.mul(y1, t1)
+    z = lax.add(p_h, p_l)
+    over, under = lax.gt(z, _c(z, 160.0)), lax.lt(z, _c(z, -160.0))
+    inside = ~(over | under)
+    out = _exp2_sum(lax.select(inside, p_h, _c(z, 0)), lax.select(inside, p_l, _c(z, 0)))
+    out = lax.select(over, _c(z, np.inf), lax.select(under, _c(z, 0), out))
+    integral = lax.eq(lax.round(y), y)
+    k = lax.convert_element_type(lax.min(lax.abs(y), _c(y, 2.0 ** 24)), np.int32)
     odd = integral & lax.ne(lax.bitwise_and(k, lax.full_like(k, 1)), lax.full_like(k, 0))
+    sign = lax.lt(_bits(x), lax.full_like(_bits(x), 0))
     out = lax.select(sign & odd, lax.neg(out), out)
     nonzero = lax.ne(lax.bitwise_and(_bits(x), lax.full_like(_bits(x), 0x7FFFFFFF)),
                      lax.full_like(_bits(x), 0))
