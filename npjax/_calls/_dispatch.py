@@ -30,7 +30,7 @@ from npjax._core._out import write_out
 from npjax._core._normalize import foreign_override, to_jax, to_jax_lazy
 from npjax._placement._fast_calls import MANY, parameters
 from npjax._placement._route import DEFERRED, NOT_HOST, forced_host, try_host
-from npjax._calls._registry import NOT_LAZY
+from npjax._calls._declared import Declaration, Param, declare
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
 from npjax._runtime._context import policy as using_policy
@@ -147,7 +147,8 @@ def _renamed(fn: types.FunctionType, name: str) -> types.FunctionType:
 
 
 def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool = False,
-           numpy_fn: Any = None, out_casting: str = "unsafe", host_route: bool = False) -> Any:
+           numpy_fn: Any = None, out_casting: str = "unsafe", host_route: bool = False,
+           module: str = "numpy") -> Any:
     """Make ``fn`` (parameters tagged by annotation, body in pure JAX) a public function.
 
     scalar: 0-d results are NumPy-style scalars (reductions and the like).
@@ -156,46 +157,69 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
     host_route: host-only data met in the body (``HostOnly``) runs NumPy's function as the
     host route runs it (``forced_host``: results placed by the host-size limit, written
     operands written back) rather than by ``call_numpy`` (the in-place writers, ``isin``).
+    module: NumPy's module of the public name (its facts' key: ``lib.stride_tricks.*``).
 
-    Lazy mode: a function is lazy-capable unless ``_registry.NOT_LAZY`` names it. A
+    Everything the door decides is first written into the function's ``Declaration``
+    (``_declared``; the public function's ``spec``), which the registry reads too; the door is
+    made from it. Lazy mode: a function is lazy-capable unless ``_facts.NOT_LAZY`` names it. A
     lazy-capable body gets its array operands pending (``_lazy.Lazy``; its ``Kernel`` calls
     are recorded); any other body runs eagerly on computed operands. Decided here, once.
     """
     if fn is None:
         return functools.partial(npfunc, name=name, scalar=scalar, numpy_fn=numpy_fn,
-                                 out_casting=out_casting, host_route=host_route)
+                                 out_casting=out_casting, host_route=host_route,
+                                 module=module)
     public = name or fn.__name__
     if public != fn.__name__ and isinstance(fn, types.FunctionType):
         fn = _renamed(fn, public)  # (Python's argument errors name NumPy's function)
-    lazy = public not in NOT_LAZY
-    params = list(inspect.signature(fn).parameters.values())
+    spec = declare(module, public, "npfunc", params=_params(fn), scalar=scalar,
+                   numpy_fn=numpy_fn, out_casting=out_casting, host_route=host_route,
+                   host_fn=getattr(np, public, None))
+    return _door(fn, spec)
+
+
+def _params(fn: Callable) -> tuple[Param, ...]:
+    """The tagged parameters of ``fn``, read from its annotations once."""
     # Evaluated, so modules using ``from __future__ import annotations`` get tag objects too.
     annotations = {key: tag_of(a)
                    for key, a in inspect.get_annotations(fn, eval_str=True).items()}
-    by_position, by_name, checks = [], {}, []
-    star_tag = None
-    out_position = None
-    for i, p in enumerate(params):
+    found = []
+    for i, p in enumerate(inspect.signature(fn).parameters.values()):
         tag = annotations.get(p.name)
         if p.kind is p.VAR_POSITIONAL:
-            star_tag = tag if isinstance(tag, Tag) else None
-            star_at = i
-            continue
-        if isinstance(tag, Unsupported):
-            checks.append((i if p.kind is not p.KEYWORD_ONLY else None, p.name, tag.default))
-        elif isinstance(tag, Tag):
-            if tag is _OUT:
-                out_position = i if p.kind is not p.KEYWORD_ONLY else None
-                continue
-            if tag is _DEVICE:  # keyword-only in NumPy; handled around the call below
-                continue
-            if p.kind is not p.KEYWORD_ONLY:
+            if isinstance(tag, Tag):
+                found.append(Param(i, p.name, tag, True))
+        elif tag is not None:
+            found.append(Param(None if p.kind is p.KEYWORD_ONLY else i, p.name, tag))
+    return tuple(found)
+
+
+def _door(fn: Callable, spec: Declaration) -> Callable:
+    """The public function of the body ``fn``, made from its declaration ``spec``."""
+    public, lazy, scalar, host_route = spec.name, spec.lazy, spec.scalar, spec.host_route
+    out_casting, numpy_target, host_fn = spec.out_casting, spec.numpy_fn, spec.host_fn
+    n_params = len(inspect.signature(fn).parameters)
+    by_position, by_name, checks = [], {}, []
+    star_tag = star_at = None
+    out_position = None
+    has_out = has_device = False
+    for param in spec.params:
+        tag, i = param.tag, param.position
+        if param.star:
+            star_tag, star_at = tag, i
+        elif isinstance(tag, Unsupported):
+            checks.append((i, param.name, tag.default))
+        elif tag is _OUT:
+            out_position = i
+            has_out = has_out or param.name == "out"
+        elif tag is _DEVICE:  # keyword-only in NumPy; handled around the call below
+            has_device = has_device or param.name == "device"
+        else:
+            if i is not None:
                 by_position.append((i, tag.convert))
-            by_name[p.name] = tag.convert
-    has_out = annotations.get("out") is _OUT
+            by_name[param.name] = tag.convert
     # Fewer positional arguments than this and no keywords: every check sees its default.
-    checks_from = min((pos for pos, _, _ in checks if pos is not None), default=len(params))
-    numpy_target = numpy_fn
+    checks_from = min((pos for pos, _, _ in checks if pos is not None), default=n_params)
     # Lazy mode, decided here: a lazy-capable body gets pending array operands (its
     # ``_lazy.Kernel`` calls are recorded); a body declared not lazy-capable (``NOT_LAZY``)
     # runs eagerly on computed operands; others (no array operand to keep pending) run as
@@ -221,10 +245,6 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
         for key in kwargs.keys() & names.keys():
             kwargs[key] = names[key](kwargs[key], policy)
         return fn(*args, **kwargs)
-
-    host_fn = getattr(np, public, None)  # NumPy's function of this name runs host operands
-
-    has_device = annotations.get("device") is _DEVICE
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -305,6 +325,7 @@ def npfunc(fn: Callable | None = None, *, name: str | None = None, scalar: bool 
         call.host_fast = (public, host_fn, parameters(fn) - {name for _, name, _ in checks},
                           checks_from if checks else MANY)
     call.lazy = lazy
+    call.spec = spec
     FUNCTIONS[public] = call
     return call
 

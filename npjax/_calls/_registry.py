@@ -1,7 +1,9 @@
 """One ``Spec`` per public NumPy name (how npjax provides it: its status, kind and facts), and
 npjax's own public names. The facts (``_facts``): whether the result is a view of the first
-argument, whether lazy mode records the work (``NOT_LAZY`` below), why it cannot trace under
-``npjax.jit``; ``tests/test_specs.py`` checks them against NumPy and ``npjax.jit``.
+argument, whether lazy mode records the work (``NOT_LAZY``), why it cannot trace under
+``npjax.jit``; ``tests/test_specs.py`` checks them against NumPy and ``npjax.jit``. A native
+callable's row is what its ``Declaration`` says (``_declared``: its ``spec``, made with its
+door); the facts are read from the tables only for the rest (ndarray attributes apart).
 
 Statuses:
 - ``native``: an npjax implementation (computes on JAX, or is pure Python logic of npjax's own).
@@ -32,7 +34,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from npjax._calls._facts import NOT_TRACEABLE, VIEWS
+from npjax._calls._declared import Declaration, by_hand
+from npjax._calls._facts import NOT_LAZY, NOT_TRACEABLE, VIEWS  # noqa: F401 (NOT_LAZY: read here)
 from npjax._calls._fallback import fallback_function, host_function
 
 MODULES = ("numpy", "numpy.linalg", "numpy.fft", "numpy.random", "numpy.lib",
@@ -79,53 +82,6 @@ HOST.update({f"lib.recfunctions.{name}": "structured arrays are host data: NumPy
                  __import__("numpy.lib.recfunctions", fromlist=["_"]).__all__)})
 
 FALLBACK: dict[str, str] = {}
-
-# ``npfunc`` functions that are not lazy-capable: in lazy mode their bodies run eagerly on
-# computed operands (``_dispatch.npfunc``); every other npfunc body gets pending operands.
-# Each was found by running the parity suites and tests/test_lazy_capable.py under lazy mode
-# with pending operands; the reason is what the body did with them.
-_RAW_JAX = "its body passes an array operand to a jax function (TypeError on a pending value)"
-NOT_LAZY = {
-    "append": _RAW_JAX, "argpartition": _RAW_JAX, "argsort": _RAW_JAX, "delete": _RAW_JAX,
-    "i0": _RAW_JAX, "insert": _RAW_JAX, "pad": _RAW_JAX, "partition": _RAW_JAX,
-    "roll": _RAW_JAX, "sort": _RAW_JAX, "tril": _RAW_JAX, "triu": _RAW_JAX,
-    "repeat": _RAW_JAX + " with an axis",
-    "searchsorted": _RAW_JAX + " for some operands (side='right', 2-d values)",
-    "average": _RAW_JAX + " with weights",
-    "compress": "data-dependent length: counts the selected elements (_buckets)",
-    "nonzero": "data-dependent length: counts the selected elements (_buckets)",
-    "unique": "data-dependent length, and its sort passes the operand to a jax function",
-    "linspace": "its kernels' outputs, pending, reach a jax function (TypeError)",
-    "diff": "reads its operands computed (to_jax in the body: n=0 gives the operand back)",
-    "ediff1d": "reads its operands computed (to_jax in the body, in NumPy's order of checks)",
-    "poly": "reads its operand computed (eigenvalues, a sort of the roots)",
-    "roots": "reads its operand computed (the nonzero span of the coefficients, on the host)",
-    "polyfit": "reads its operands computed (least squares, its rank on the host)",
-    "polyval": "reads its operands computed (Horner's loop in one jax function)",
-    "interp": "reads its operands computed (the search and blend in one jax function)",
-    "digitize": "reads its operands computed (the bins' monotonicity on the host)",
-    "packbits": "reads its operand computed (to_jax in the body, then its dtype checked)",
-    "unpackbits": "reads its operand computed (to_jax in the body, then its dtype checked)",
-    "ravel_multi_index": "reads its operands computed (out-of-bounds entries raise)",
-    "unravel_index": "reads its operand computed (out-of-bounds indices raise)",
-    "select": "reads its operands computed (to_jax in the body, in NumPy's order of checks)",
-    "take_along_axis": "reads its indices computed (out-of-bounds entries raise)",
-    "take": "reads its operands computed (to_jax in the body; out-of-bounds indices raise)",
-    "unique_values": "data-dependent length (calls unique, which reads its operand computed)",
-    "unique_counts": "data-dependent length (calls unique, which reads its operand computed)",
-    "unique_inverse": "data-dependent length (calls unique, which reads its operand computed)",
-    "unique_all": "data-dependent length (calls unique, which reads its operand computed)",
-    "intersect1d": "data-dependent length: reads its operands computed (to_jax in the body)",
-    "union1d": "data-dependent length: reads its operands computed (to_jax in the body)",
-    "setdiff1d": "data-dependent length: reads its operands computed (to_jax in the body)",
-    "setxor1d": "data-dependent length: reads its operands computed (to_jax in the body)",
-    "isin": "reads its operands computed (to_jax in the body; kind='table' reads the range)",
-    "bincount": "data-dependent length: its largest entry read on the host",
-    "histogram": "data-dependent edges: the data's range read on the host (NumPy's edges)",
-    "histogram_bin_edges": "data-dependent edges: the data's range read on the host",
-    "histogramdd": "data-dependent edges: the data's range read on the host (NumPy's edges)",
-    "histogram2d": "data-dependent edges: the data's range read on the host (NumPy's edges)",
-}
 
 EXCLUDED = {
     "show_config": "describes NumPy's own build", "show_runtime": "describes NumPy's runtime",
@@ -204,6 +160,10 @@ def _key(module: str, name: str) -> str:
 def classify(module: str, name: str, ours: Any) -> Spec:
     """The spec of one NumPy name given npjax's object for it (``None`` when absent)."""
     status, reason = _status(module, name, ours)
+    spec = getattr(ours, "spec", None)
+    if status == "native" and isinstance(spec, Declaration):  # what its door declares
+        return Spec(module, name, spec.status, spec.reason, spec.kind, spec.view, spec.lazy,
+                    spec.trace)
     obj = ours if ours is not None else getattr(_numpy_module(module), name)
     key = _key(module, name)
     lazy = getattr(obj, "lazy", None)
@@ -236,6 +196,20 @@ def _status(module: str, name: str, ours: Any) -> tuple[str, str]:
             return "numpy", "touches no array data"
         return "missing", "NumPy's object re-exported without a reason"
     return "native", ""
+
+
+def declare_by_hand(namespace: dict[str, Any], module: str = "numpy") -> None:
+    """Give each native public function of ``namespace`` that no door declared (the
+    hand-written ones behind ``_route.host_first``, and those with a route of their own) its
+    ``Declaration`` (``_declared.by_hand``: the reason it stays by hand), as ``spec``."""
+    source = _numpy_module(module)
+    for name in public_names(module):
+        obj = namespace.get(name)
+        fn = obj.__func__ if isinstance(obj, staticmethod) else obj
+        if (isinstance(fn, types.FunctionType) and not isinstance(getattr(fn, "spec", None),
+                                                                  Declaration)
+                and getattr(source, name) is not fn and _status(module, name, fn)[0] == "native"):
+            fn.spec = by_hand(module, name)
 
 
 # NumPy's module name -> npjax's public namespace for it (its module dict), as installed by

@@ -39,6 +39,7 @@ from npjax._pure._axes import axis_argument
 from npjax._runtime import _stats, _thread_checks, _ufunc_checks
 from npjax._core._out import check_cast, write_out
 from npjax._pure._errors import HostOnly, NpjaxUnsupported
+from npjax._calls._declared import declare
 from npjax._calls._fallback import call_numpy
 from npjax._calls._ufunc_keywords import as_signature, resolve_loop, sig_keyword
 from npjax._pure._impl.ufuncs import IMPL_OVERRIDES
@@ -120,6 +121,7 @@ class ufunc(_UfuncBase):
         self.types = np_ufunc.types
         self.__doc__ = f"npjax implementation of the NumPy ufunc ``numpy.{self.__name__}``."
         self.__signature__ = getattr(np_ufunc, "__signature__", None)  # inspect.signature
+        self.spec = declare("numpy", self.__name__, "ufunc", lazy=True)  # (_declared)
 
     def __repr__(self) -> str:
         return f"<ufunc '{self.__name__}'>"

@@ -76,7 +76,7 @@ def _window_axes(window_shape: Any, axis: Any, ndim: int) -> tuple[tuple[int, in
     return tuple((a, int(w)) for a, w in zip(axes, window))
 
 
-@npfunc
+@npfunc(module="numpy.lib.stride_tricks")
 def sliding_window_view(x: ArrayKeep, window_shape: Any, axis: Any = None, *,
                         subok: bool = False, writeable: bool = False) -> ndarray:
     """npjax implementation of ``numpy.lib.stride_tricks.sliding_window_view``: a view of
@@ -100,7 +100,7 @@ def _memory_index(root: np.ndarray) -> np.ndarray:
     return where
 
 
-@npfunc
+@npfunc(module="numpy.lib.stride_tricks")
 def as_strided(x: ArrayKeep, shape: Any = None, strides: Any = None, subok: bool = False,
                writeable: bool = True) -> ndarray:
     """npjax implementation of ``numpy.lib.stride_tricks.as_strided``: a view of the input's
