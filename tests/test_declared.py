@@ -1,4 +1,4 @@
-"""Issue 33's one declaration per public callable (``npjax/_calls/_declared.py``): every native
+"""Issue 33's one declaration per public callable (``npjax/_pure/_declared.py``): every native
 public function and ufunc carries its ``Declaration`` as ``spec``, made with its door
 (``npfunc``, the ``ufunc`` class, ``_registry.declare_by_hand``), and its registry row says
 exactly what the declaration says."""
@@ -12,9 +12,9 @@ import pytest
 
 import npjax
 from npjax._calls import _registry
-from npjax._calls._declared import BY_HAND, Declaration, key
+from npjax._pure._declared import BY_HAND, Declaration, key
 from npjax._calls._dispatch import FUNCTIONS, ArrayIn, Out, Unsupported, npfunc
-from npjax._calls._facts import NOT_LAZY, NOT_TRACEABLE, VIEWS
+from npjax._pure._facts import NOT_LAZY, NOT_TRACEABLE, VIEWS
 
 
 def _declared_rows() -> list[tuple[Any, Any]]:

@@ -1,4 +1,4 @@
-"""The specs' facts (``npjax/_calls/_facts.py``) against the oracles: a function declared a view
+"""The specs' facts (``npjax/_pure/_facts.py``) against the oracles: a function declared a view
 shares memory with its argument exactly where NumPy's does, writes through it reach the
 argument, and a function declared not traceable raises JitError under ``npjax.jit`` and gives
 NumPy's answer with ``fallback="eager"``. Each table names exactly the functions called here."""
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import npjax
-from npjax._calls import _facts, _registry, _registry_methods
+from npjax._calls import _registry, _registry_methods
+from npjax._pure import _facts
 from tests._parity import assert_same
 
 

@@ -30,7 +30,7 @@ from npjax._core._out import write_out
 from npjax._core._normalize import foreign_override, to_jax, to_jax_lazy
 from npjax._placement._fast_calls import MANY, parameters
 from npjax._placement._route import DEFERRED, NOT_HOST, forced_host, try_host
-from npjax._calls._declared import Declaration, Param, declare
+from npjax._pure._declared import Declaration, Param, declare
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
 from npjax._runtime._context import policy as using_policy

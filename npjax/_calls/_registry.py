@@ -34,8 +34,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from npjax._calls._declared import Declaration, by_hand
-from npjax._calls._facts import NOT_LAZY, NOT_TRACEABLE, VIEWS  # noqa: F401 (NOT_LAZY: read here)
+from npjax._pure._declared import Declaration, by_hand
+from npjax._pure._facts import NOT_LAZY, NOT_TRACEABLE, VIEWS  # noqa: F401 (NOT_LAZY: read here)
 from npjax._calls._fallback import fallback_function, host_function
 
 MODULES = ("numpy", "numpy.linalg", "numpy.fft", "numpy.random", "numpy.lib",

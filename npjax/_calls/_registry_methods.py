@@ -12,7 +12,7 @@ import functools
 
 import numpy as np
 
-from npjax._calls._facts import VIEWS
+from npjax._pure._facts import VIEWS
 from npjax._calls._registry import Spec
 
 MODULE = "numpy.ndarray"

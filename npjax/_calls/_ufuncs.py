@@ -39,7 +39,7 @@ from npjax._pure._axes import axis_argument
 from npjax._runtime import _stats, _thread_checks, _ufunc_checks
 from npjax._core._out import check_cast, write_out
 from npjax._pure._errors import HostOnly, NpjaxUnsupported
-from npjax._calls._declared import declare
+from npjax._pure._declared import declare
 from npjax._calls._fallback import call_numpy
 from npjax._calls._ufunc_keywords import as_signature, resolve_loop, sig_keyword
 from npjax._pure._impl.ufuncs import IMPL_OVERRIDES

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from npjax._calls._facts import NOT_LAZY, NOT_TRACEABLE, VIEWS
+from npjax._pure._facts import NOT_LAZY, NOT_TRACEABLE, VIEWS
 
 
 class Param(NamedTuple):
