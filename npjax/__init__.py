@@ -75,12 +75,6 @@ from npjax._placement import _host_paths, _route
 _route.route_namespace(globals(), __import__("numpy"))
 _route.route_namespace(vars(linalg), __import__("numpy").linalg)
 _route.route_namespace(vars(fft), __import__("numpy").fft)
-# Each hand-written public function's declaration (npfunc functions and ufuncs made theirs).
-from npjax._calls._registry import declare_by_hand as _declare_by_hand
-
-_declare_by_hand(globals())
-_declare_by_hand(vars(linalg), "numpy.linalg")
-_declare_by_hand(vars(fft), "numpy.fft")
 _host_paths.route_methods()
 from npjax._calls import _ufunc_routes
 
@@ -90,6 +84,10 @@ _ufunc_routes.route_ufunc_methods(ufunc)
 from npjax._placement import _host_draws
 
 _host_draws.route_draws(vars(random))
+# Their declarations, with npjax.random's reason (every other hand-written function declares
+# itself where it is defined, or is declared as it is routed above).
+from npjax._calls._registry import declare_by_hand as _declare_by_hand
+
 _declare_by_hand(vars(random), "numpy.random")
 del _declare_by_hand
 

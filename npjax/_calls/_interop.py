@@ -25,13 +25,14 @@ from npjax._execution import _lazy_cold
 from npjax._core._out import write_numpy_out
 from npjax._core._normalize import to_jax
 from npjax._calls._registry import public_module, public_namespace
-from npjax._placement._route import DEVICE, NOT_HOST, forced_host
+from npjax._placement._route import DEVICE, NOT_HOST, forced_host, hand_written
 from npjax._runtime._numpy_calls import call_numpy_ufunc
 from npjax._placement._made import place_made, place_numpy
 from npjax._pure._dtypes import is_device_dtype
 from npjax._runtime import _context
 from npjax._calls._ufuncs import UFUNCS
 from npjax._core._array_base import HOSTPATH
+from npjax._pure._declared import FOREIGN
 
 _get_context = _context.get
 
@@ -148,6 +149,7 @@ def _to_jax(self: ndarray) -> jax.Array:
     return self._read()
 
 
+@hand_written(FOREIGN + "; device='cpu' imports to the host")
 def from_dlpack(x: Any, /, *, device: Any = None, copy: Any = None) -> ndarray:
     """npjax implementation of ``numpy.from_dlpack``: a new npjax array from any DLPack
     producer (a copy on the device; npjax never writes into the producer's memory). With

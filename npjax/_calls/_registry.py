@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from npjax._pure._declared import Declaration, by_hand
+from npjax._pure._declared import Declaration, declare
 from npjax._pure._facts import NOT_LAZY, NOT_TRACEABLE, VIEWS  # noqa: F401 (NOT_LAZY: read here)
 from npjax._calls._fallback import fallback_function, host_function
 
@@ -199,17 +199,20 @@ def _status(module: str, name: str, ours: Any) -> tuple[str, str]:
 
 
 def declare_by_hand(namespace: dict[str, Any], module: str = "numpy") -> None:
-    """Give each native public function of ``namespace`` that no door declared (the
-    hand-written ones behind ``_route.host_first``, and those with a route of their own) its
-    ``Declaration`` (``_declared.by_hand``: the reason it stays by hand), as ``spec``."""
+    """Give each native public function of ``namespace`` that carries no declaration its
+    hand-written ``Declaration`` as ``spec``, with the namespace's reason (``_BY_HAND``):
+    ``npjax.random``'s functions, which have no ``host_first`` (every other hand-written
+    function declares itself where it is defined, ``_route.hand_written``, or is declared
+    when routed, ``_route.route_namespace``)."""
     source = _numpy_module(module)
+    why = namespace.get("_BY_HAND", "")
     for name in public_names(module):
         obj = namespace.get(name)
         fn = obj.__func__ if isinstance(obj, staticmethod) else obj
         if (isinstance(fn, types.FunctionType) and not isinstance(getattr(fn, "spec", None),
                                                                   Declaration)
                 and getattr(source, name) is not fn and _status(module, name, fn)[0] == "native"):
-            fn.spec = by_hand(module, name)
+            fn.spec = declare(module, name, "hand-written", by_hand=why)
 
 
 # NumPy's module name -> npjax's public namespace for it (its module dict), as installed by

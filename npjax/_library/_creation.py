@@ -36,9 +36,10 @@ from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
 from npjax._calls._fallback import to_host
 from npjax._core._subclasses import as_subclass, is_subclass, plain
-from npjax._placement._route import (NOT_HOST, host_limit, host_operands, npjax_operands,
-                                     place_result)
+from npjax._placement._route import (NOT_HOST, hand_written, host_limit, host_operands,
+                                     npjax_operands, place_result)
 from npjax._placement._made import from_device, place_made
+from npjax._pure._declared import CREATION, FOREIGN, OWN_ROUTE
 
 __all__ = ["array", "asarray", "asanyarray", "ascontiguousarray", "asfortranarray",
            "asarray_chkfinite", "copy", "zeros", "ones", "empty", "full", "zeros_like",
@@ -157,6 +158,7 @@ def _copy_flag(copy: Any) -> bool | None:
     return None if copy is None else bool(copy)
 
 
+@hand_written(OWN_ROUTE + " (the array's conversion rules)")
 def array(object: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
           subok: bool = False, ndmin: int = 0, ndmax: int = 0, like: Any = None) -> ndarray:
     """npjax implementation of ``numpy.array``: a new array on the policy's device.
@@ -246,6 +248,7 @@ def _array(object: Any, dtype: Any, copy: Any, order: Any, subok: bool, ndmin: i
     return ndarray._owner(value)
 
 
+@hand_written(OWN_ROUTE + " (the array's conversion rules)")
 @with_device
 def asarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
             copy: Any = None, like: Any = None) -> ndarray:
@@ -256,6 +259,7 @@ def asarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
     return array(a, dtype, copy=copy, order=order, like=like)
 
 
+@hand_written(OWN_ROUTE + " (the array's conversion rules)")
 @with_device
 def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = None,
                copy: Any = None, like: Any = None) -> ndarray:
@@ -263,12 +267,14 @@ def asanyarray(a: Any, dtype: Any = None, order: Any = None, *, device: Any = No
     return array(a, dtype, copy=copy, order=order, subok=True, like=like)
 
 
+@hand_written(CREATION)
 def ascontiguousarray(a: Any, dtype: Any = None, *, like: Any = None) -> ndarray:
     """npjax implementation of ``numpy.ascontiguousarray`` (at least 1-d, C-contiguous)."""
     out = array(a, dtype, copy=None, ndmin=1, like=like)
     return out if out.flags.c_contiguous else ndarray._owner(out._read())
 
 
+@hand_written(CREATION)
 def asfortranarray(a: Any, dtype: Any = None, *, like: Any = None) -> ndarray:
     """npjax implementation of ``numpy.asfortranarray``.
 
@@ -279,6 +285,7 @@ def asfortranarray(a: Any, dtype: Any = None, *, like: Any = None) -> ndarray:
     return out if out.flags.f_contiguous else ndarray._owner(out._read())
 
 
+@hand_written(CREATION)
 def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> ndarray:
     """npjax implementation of ``numpy.asarray_chkfinite``."""
     a = asarray(a, dtype=dtype, order=order)
@@ -287,6 +294,7 @@ def asarray_chkfinite(a: Any, dtype: Any = None, order: Any = None) -> ndarray:
     return a
 
 
+@hand_written(CREATION)
 def copy(a: Any, order: str = "K", subok: bool = False) -> ndarray:
     """npjax implementation of ``numpy.copy``: always a new owner (of the subclass of
     ``a`` with ``subok``, else a base-class array)."""
@@ -445,6 +453,7 @@ def full_like(a: Any, fill_value: Any, dtype: DTypeIn = None, order: Any = "K",
 # --- from host data --------------------------------------------------------------------------
 
 
+@hand_written(FOREIGN)
 def frombuffer(buffer: Any, dtype: Any = float, count: Any = -1, offset: Any = 0, *,
                like: Any = None) -> ndarray:
     """npjax implementation of ``numpy.frombuffer``.
@@ -464,6 +473,7 @@ def frombuffer(buffer: Any, dtype: Any = float, count: Any = -1, offset: Any = 0
     return out
 
 
+@hand_written(FOREIGN)
 def fromiter(iter: Any, dtype: Any, count: Any = -1, *, like: Any = None) -> ndarray:
     """npjax implementation of ``numpy.fromiter`` (read by NumPy on the host, then placed)."""
     if like is not None:
@@ -471,6 +481,7 @@ def fromiter(iter: Any, dtype: Any, count: Any = -1, *, like: Any = None) -> nda
     return _host_to_array(np.fromiter(iter, dtype=dtype, count=count), "fromiter")
 
 
+@hand_written(FOREIGN)
 def fromstring(string: Any, dtype: Any = None, count: Any = -1, *, sep: str = "",
                like: Any = None) -> ndarray:
     """npjax implementation of ``numpy.fromstring`` (parsed by NumPy on the host; default

@@ -28,6 +28,8 @@ from npjax._core._ndarray import install_methods, ndarray
 from npjax._core._out import write_out
 from npjax._core._subclasses import is_subclass, plain
 from npjax._core._normalize import to_jax
+from npjax._placement._route import hand_written
+from npjax._pure._declared import CREATION
 
 __all__ = [
     "isclose", "allclose", "array_equal", "array_equiv", "angle", "real", "imag",
@@ -414,6 +416,7 @@ def sort_complex(a: Any) -> ndarray:
     return b
 
 
+@hand_written(CREATION)
 def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Any:
     """npjax implementation of ``numpy.astype``.
 
@@ -438,6 +441,7 @@ _POSSIBLE_FLAGS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F",
                    "WRITEABLE": "W", "O": "O", "OWNDATA": "O", "E": "E", "ENSUREARRAY": "E"}
 
 
+@hand_written(CREATION)
 def require(a: Any, dtype: Any = None, requirements: Any = None, *, like: Any = None) -> Any:
     """npjax implementation of ``numpy.require`` (an npjax array meeting the flags)."""
     from npjax._library._creation import array

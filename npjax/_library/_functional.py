@@ -30,11 +30,12 @@ from npjax._pure._axes import normalize_axis
 from npjax._core._host_only import host_only
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
-from npjax._placement._route import DEVICE, forced_host, host_limit, operand
+from npjax._placement._route import DEVICE, forced_host, hand_written, host_limit, operand
 from npjax._placement._made import from_device, place_made
 from npjax._core._subclasses import SubclassOperand
 from npjax._library._shape_ops import expand_dims
 from npjax._core._views import settled
+from npjax._pure._declared import OWN_ROUTE
 
 __all__ = ["apply_along_axis", "apply_over_axes", "vectorize", "frompyfunc"]
 
@@ -73,6 +74,7 @@ def _stack_results(results: list, dtype: np.dtype, shape: tuple) -> jax.Array:
 # --- apply_along_axis, apply_over_axes ---------------------------------------------------------
 
 
+@hand_written(OWN_ROUTE + ": calls the user's function, which calls npjax")
 def apply_along_axis(func1d: Any, axis: int, arr: Any, *args: Any, **kwargs: Any) -> ndarray:
     """npjax implementation of ``numpy.apply_along_axis``: ``func1d`` gets 1-d npjax views
     of ``arr``; the results are stacked on the device."""
@@ -143,6 +145,7 @@ def _stacked_on_host(results: list, dtype: np.dtype, device: bool) -> list | Non
     return host
 
 
+@hand_written(OWN_ROUTE + ": calls the user's function, which calls npjax")
 def apply_over_axes(func: Any, a: Any, axes: Any) -> ndarray:
     """npjax implementation of ``numpy.apply_over_axes``."""
     refuse("apply_over_axes", a)
@@ -226,6 +229,7 @@ def _call_plain(fn: Any, args: tuple, kwargs: dict) -> Any:
     return fn(*args, **kwargs)
 
 
+@hand_written(OWN_ROUTE + ": gives a ufunc-like object that computes with NumPy")
 def frompyfunc(func: Any, nin: int, nout: int, *, identity: Any = None) -> _PyFunc:
     """npjax implementation of ``numpy.frompyfunc``: a ufunc over Python objects.
 

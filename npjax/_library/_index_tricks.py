@@ -20,13 +20,14 @@ from npjax._calls._dispatch import npfunc, wrap
 from npjax._pure._errors import unsupported
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
-from npjax._placement._route import public
+from npjax._placement._route import hand_written, public
 from npjax._library._creation import array, asarray, ones
 from npjax._library._dtype_functions import result_type as _result_type
 from npjax._library._joining import concatenate
 from npjax._library._ranges import arange as _arange, linspace
 from npjax._library._selection import nonzero
 from npjax._library._shape_ops import ndim as _ndim
+from npjax._pure._declared import OWN_VIEWS
 
 __all__ = [
     "r_", "c_", "s_", "index_exp", "ix_", "ndindex", "diag_indices", "diag_indices_from",
@@ -182,6 +183,7 @@ c_ = CClass()
 # --- ix_ --------------------------------------------------------------------------------------
 
 
+@hand_written(OWN_VIEWS)
 def ix_(*args: Any) -> tuple:
     """npjax implementation of ``numpy.ix_`` (npjax arrays; views of npjax inputs)."""
     out = []

@@ -28,6 +28,7 @@ from npjax._core._normalize import to_jax
 from npjax._runtime._context import current
 from npjax._library._rearranging import _CASTINGS, _warn_complex
 from npjax._library._shape_ops import moveaxis
+from npjax._placement._route import hand_written
 
 __all__ = [
     "concatenate", "concat", "stack", "unstack", "hstack", "vstack", "dstack", "column_stack",
@@ -198,6 +199,7 @@ def vstack(tup: ArraySeq, *, dtype: DTypeIn = None, casting: str = "same_kind") 
 
 
 if hasattr(np, "row_stack"):
+    @hand_written("NumPy's DeprecationWarning, then vstack")
     def row_stack(tup: Any, *, dtype: Any = None, casting: str = "same_kind") -> Any:
         """npjax implementation of the deprecated ``numpy.row_stack`` (``vstack``)."""
         warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.",

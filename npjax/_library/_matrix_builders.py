@@ -19,6 +19,8 @@ from npjax._core._normalize import place, to_jax
 from npjax._runtime._context import current
 from npjax._library._creation import (_check_order, _check_size, _default_dtype, _device,
                                       _shape, asanyarray)
+from npjax._placement._route import hand_written
+from npjax._pure._declared import OWN_VIEWS
 
 __all__ = ["eye", "identity", "tri", "tril", "triu", "diag", "diagflat", "vander"]
 
@@ -99,6 +101,7 @@ def triu(m: ArrayIn, k: Any = 0) -> ndarray:
     return _trilu(m, k, False)
 
 
+@hand_written(OWN_VIEWS)
 def diag(v: Any, k: Any = 0) -> ndarray:
     """npjax implementation of ``numpy.diag``: 1-d -> a new 2-d array; 2-d -> the read-only
     diagonal view, as NumPy returns."""

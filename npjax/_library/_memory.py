@@ -13,6 +13,8 @@ from typing import Any
 import numpy as np
 
 from npjax._core._ndarray import ndarray
+from npjax._placement._route import hand_written
+from npjax._pure._declared import QUESTION
 
 __all__ = ["shares_memory", "may_share_memory"]
 
@@ -31,6 +33,7 @@ def _layouts(a: Any, b: Any) -> tuple[Any, Any] | None:
     return a._layout_array(), b._layout_array()
 
 
+@hand_written(QUESTION)
 def shares_memory(a: Any, b: Any, max_work: int | None = None) -> bool:
     """npjax implementation of ``numpy.shares_memory``.
 
@@ -43,6 +46,7 @@ def shares_memory(a: Any, b: Any, max_work: int | None = None) -> bool:
     return bool(np.shares_memory(pair[0], pair[1], max_work=max_work))
 
 
+@hand_written(QUESTION)
 def may_share_memory(a: Any, b: Any, max_work: int | None = None) -> bool:
     """npjax implementation of ``numpy.may_share_memory`` (same rules as ``shares_memory``)."""
     pair = _layouts(a, b)

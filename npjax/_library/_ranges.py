@@ -35,6 +35,8 @@ from npjax._runtime._policy import Policy
 from npjax._library._creation import (_astype, _default_dtype, _device, _device_dtype,
                                       _explicit_64, _host_to_array, _is_int_dtype, _narrow, array,
                                       asanyarray)
+from npjax._placement._route import hand_written
+from npjax._pure._declared import CREATION, OWN_ROUTE, OWN_VIEWS
 
 __all__ = ["arange", "linspace", "logspace", "geomspace", "meshgrid", "mgrid", "ogrid",
            "indices", "fromfunction"]
@@ -65,6 +67,7 @@ def _arange_on_device(start: Any, stop: Any, step: Any, dtype: np.dtype | None,
     return (iota * by + first).astype(out)
 
 
+@hand_written(CREATION + "; long ranges on the device, others by NumPy")
 @with_device
 def arange(*args: Any, **kwargs: Any) -> ndarray:
     """npjax implementation of ``numpy.arange([start,] stop[, step,], dtype=None)``.
@@ -302,6 +305,7 @@ def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
 # --- grids -----------------------------------------------------------------------------------
 
 
+@hand_written(OWN_VIEWS)
 def meshgrid(*xi: Any, copy: bool = True, sparse: bool = False,
              indexing: str = "xy") -> Any:
     """npjax implementation of ``numpy.meshgrid``.
@@ -398,6 +402,7 @@ def indices(dimensions: Any, dtype: DTypeIn = None, sparse: bool = False) -> Any
     return _indices(dims, dtype, sparse, policy)
 
 
+@hand_written(OWN_ROUTE + ": calls the user's function, which calls npjax")
 def fromfunction(function: Any, shape: Any, *, dtype: Any = None, like: Any = None,
                  **kwargs: Any) -> Any:
     """npjax implementation of ``numpy.fromfunction``: ``function`` gets the rows of

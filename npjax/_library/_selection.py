@@ -41,6 +41,8 @@ from npjax._placement._made import from_device, place_made
 from npjax._core import _normalize
 from npjax._core._normalize import to_jax, to_jax_lazy
 from npjax._runtime._context import current, trace
+from npjax._placement._route import hand_written
+from npjax._pure._declared import OWN_ROUTE
 
 __all__ = [
     "where", "clip", "nonzero", "argwhere", "flatnonzero", "take", "take_along_axis", "choose",
@@ -561,6 +563,7 @@ def select(condlist: Any, choicelist: Any, default: Any = 0) -> ndarray:
     return ndarray._owner(result)
 
 
+@hand_written(OWN_ROUTE + ": calls the user's function, which calls npjax")
 def piecewise(x: Any, condlist: Any, funclist: Any, *args: Any, **kw: Any) -> ndarray:
     """npjax implementation of ``numpy.piecewise`` (functions receive npjax arrays)."""
     from npjax._library._creation import asarray

@@ -16,6 +16,7 @@ all inputs eager.
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 from typing import Any
 
@@ -25,6 +26,7 @@ import numpy as np
 from npjax._runtime import _context, _stats
 from npjax._runtime._policy import DEFAULT_LIMIT
 from npjax._pure._dtypes import MAX_DEVICE_NDIM, backend_host_dtypes, is_device_dtype
+from npjax._pure._declared import Declaration, declare
 from npjax._pure._errors import HostOnly
 from npjax._execution import _lazy_cold
 from npjax._runtime._numpy_calls import (call_numpy_method, call_numpy_python,
@@ -302,8 +304,35 @@ DEFERRED: dict[type, Any] = {}
 DEFERRED_UFUNC: dict[type, Any] = {}
 
 
-def host_first(name: str, host_fn: Any, impl: Any) -> Any:
-    """``impl`` preceded by the host route: NumPy's ``host_fn`` runs host operands."""
+def hand_written(by_hand: str, module: str = "numpy") -> Any:
+    """Declare a hand-written public function where it is defined: its ``Declaration``
+    (``_declared``: door "hand-written", ``by_hand`` the reason it is not an ``npfunc``,
+    ``host_fn`` NumPy's function of its name, None where ``_NOT_ROUTED`` names it) is made
+    now and attached as ``spec``. The function itself is unchanged (npjax's modules call it
+    without the host route); ``route_namespace`` and ``public`` put ``host_first``, made
+    from that declaration, in front of it."""
+
+    def declared(fn: Any) -> Any:
+        fn.spec = _declaration(fn.__name__, module, by_hand)
+        return fn
+
+    return declared
+
+
+def _declaration(name: str, module: str, by_hand: str) -> Declaration:
+    """The hand-written declaration of NumPy's ``module.name``, with NumPy's function of the
+    name as ``host_fn`` (None where it is no function or ``_NOT_ROUTED`` names it)."""
+    host_fn = None if name in _NOT_ROUTED else getattr(importlib.import_module(module), name,
+                                                       None)
+    if isinstance(host_fn, type) or not callable(host_fn):
+        host_fn = None
+    return declare(module, name, "hand-written", by_hand=by_hand, host_fn=host_fn)
+
+
+def host_first(impl: Any, spec: Declaration) -> Any:
+    """``impl`` preceded by the host route, made from its declaration ``spec``: NumPy's
+    ``spec.host_fn`` runs host operands, counted under ``spec.name``."""
+    name, host_fn = spec.name, spec.host_fn
 
     def call(*args: Any, **kwargs: Any) -> Any:
         for a in args:  # a stand-in such as a masked read under npjax.jit
@@ -325,6 +354,7 @@ def host_first(name: str, host_fn: Any, impl: Any) -> Any:
             return forced_host(name, host_fn, args, kwargs)
 
     functools.update_wrapper(call, impl)
+    call.spec = spec
     call.host_first = True
     call.host_fast = (name, host_fn, parameters(impl), MANY)  # (``_fast_calls``)
     return call
@@ -406,25 +436,33 @@ _OWN_MEMBERS = {
 
 def route_namespace(namespace: dict, numpy_module: Any) -> None:
     """Put the host route in front of every public function of ``namespace`` that NumPy's
-    module has under the same name (npfunc functions and ufuncs already route)."""
+    module has under the same name (npfunc functions and ufuncs already route); a function
+    not declared where it is defined (``hand_written``) takes the namespace's reason
+    (``_BY_HAND``: ``linalg``'s, ``fft``'s)."""
+    by_hand = namespace.get("_BY_HAND", "")
     for name, impl in list(namespace.items()):
         if not name.startswith("_"):
-            namespace[name] = public(impl, numpy_module, name)
+            namespace[name] = public(impl, numpy_module, name, by_hand)
 
 
-def public(impl: Any, numpy_module: Any = np, name: str | None = None) -> Any:
+def public(impl: Any, numpy_module: Any = np, name: str | None = None,
+           by_hand: str = "") -> Any:
     """The function the public namespace holds for ``impl``: ``impl`` preceded by the host
-    route when NumPy's module has a function of that name (what ``route_namespace`` puts in
-    ``npjax``). Library modules call other public functions through this, never through
-    ``import npjax``."""
+    route (``host_first``, made from its declaration) when NumPy's module has a function of
+    that name (what ``route_namespace`` puts in ``npjax``). Library modules call other public
+    functions through this, never through ``import npjax``. ``by_hand``: the reason of a
+    function that carries no declaration of its own."""
     name = name or getattr(impl, "__name__", "")
     if name in _NOT_ROUTED or not inspect.isfunction(impl) or getattr(impl, "host_first",
                                                                        False):
         return impl
-    host_fn = getattr(numpy_module, name, None)
-    if host_fn is None or host_fn is impl or isinstance(host_fn, type) or not callable(host_fn):
+    spec = getattr(impl, "spec", None)
+    module = numpy_module.__name__
+    if not isinstance(spec, Declaration) or spec.name != name or spec.module != module:
+        spec = _declaration(name, module, by_hand)
+    if spec.host_fn is None or spec.host_fn is impl:
         return impl
-    return host_first(name, host_fn, impl)
+    return host_first(impl, spec)
 
 
 def place_new(result: Any, args: tuple, limit: int) -> Any:

@@ -3,8 +3,10 @@ registry says of it, made once at import and attached to the callable as ``spec`
 
 ``npfunc`` makes one for each of its functions (the parameter tags, ``out=``, lazy, the host
 route...) and builds the door from it; each npjax ``ufunc`` makes one for itself; the
-hand-written functions behind ``_route.host_first`` (and the few public functions with a
-door of their own) get one from ``declare_by_hand``, with the reason they stay by hand.
+hand-written function declares its own where it is defined (``_route.hand_written``, with
+the reason it stays by hand and NumPy's function of its name), and ``_route.host_first``
+builds its door from it; ``linalg``'s and ``fft``'s take their module's reason (``_BY_HAND``)
+when routed, ``random``'s when ``_registry.declare_by_hand`` declares them.
 ``_registry.classify`` reads a callable's ``spec`` for its row; ``tests/test_declared.py``
 checks that every native public function carries one and that its row says what it says.
 """
@@ -60,46 +62,12 @@ def declare(module: str, name: str, door: str, *, lazy: bool | None = None,
                        VIEWS.get(qualified, ""), NOT_TRACEABLE.get(qualified, ""), **fields)
 
 
-_QUESTION = ("a host-side question (dtypes, shapes, layouts; the answer is a Python value or "
-             "a NumPy dtype): no array data computed")
-_CREATION = ("creation or conversion with its own placement, device and view rules (an "
-             "operand given back, a view kept by flags, device=/like= read in the body)")
-_FOREIGN = "reads a foreign buffer or iterator (the result views host memory on the host route)"
-_VIEWS = "gives views of its operands (read-only broadcast views, a diagonal view)"
-_OWN_ROUTE = "not routed by NumPy's name (_route._NOT_ROUTED): it routes its operands itself"
-
-# Why each hand-written public function stays by hand (benchmarks/results/issue33_doors.md);
-# a name not here takes its module's reason (``BY_HAND_MODULES``).
-BY_HAND = {
-    **dict.fromkeys(("result_type", "can_cast", "min_scalar_type", "isscalar",
-                     "broadcast_shapes", "shares_memory", "may_share_memory"), _QUESTION),
-    **dict.fromkeys(("ndim", "shape", "size"), _QUESTION + "; host-quiet NumPy calls on the "
-                    "host route, ~1 us on device arrays, where a door's conversion would cost "
-                    "most"),
-    "arange": _CREATION + "; long ranges on the device, others by NumPy",
-    **dict.fromkeys(("copy", "astype", "require", "ascontiguousarray", "asfortranarray",
-                     "asarray_chkfinite"), _CREATION),
-    **dict.fromkeys(("frombuffer", "fromiter", "fromstring"), _FOREIGN),
-    "from_dlpack": _FOREIGN + "; device='cpu' imports to the host",
-    **dict.fromkeys(("meshgrid", "ix_", "diag"), _VIEWS),
-    "row_stack": "NumPy's DeprecationWarning, then vstack",
-    **dict.fromkeys(("array", "asarray", "asanyarray"), _OWN_ROUTE + " (the array's "
-                    "conversion rules)"),
-    "frompyfunc": _OWN_ROUTE + ": gives a ufunc-like object that computes with NumPy",
-    **dict.fromkeys(("fromfunction", "apply_along_axis", "apply_over_axes", "piecewise"),
-                    _OWN_ROUTE + ": calls the user's function, which calls npjax"),
-}
-BY_HAND_MODULES = {
-    "numpy.linalg": "NumPy's linalg checks (square and stacked matrices, LinAlgError) in its "
-                    "own body; not yet moved onto npfunc tags",
-    "numpy.fft": "NumPy's fft checks (n, axes, norm) in its own body; not yet moved onto "
-                 "npfunc tags",
-    "numpy.random": "draws from npjax's random streams (npjax.random), placed by "
-                    "_host_draws.route_draws",
-}
-
-
-def by_hand(module: str, name: str) -> Declaration:
-    """The declaration of a hand-written public function, with why it stays by hand."""
-    why = BY_HAND.get(key(module, name)) or BY_HAND_MODULES.get(module, "")
-    return declare(module, name, "hand-written", by_hand=why)
+# Reasons shared by several hand-written functions, named by ``_route.hand_written`` where
+# each is defined (benchmarks/results/issue33_doors.md says why each stays by hand).
+QUESTION = ("a host-side question (dtypes, shapes, layouts; the answer is a Python value or "
+            "a NumPy dtype): no array data computed")
+CREATION = ("creation or conversion with its own placement, device and view rules (an "
+            "operand given back, a view kept by flags, device=/like= read in the body)")
+FOREIGN = "reads a foreign buffer or iterator (the result views host memory on the host route)"
+OWN_VIEWS = "gives views of its operands (read-only broadcast views, a diagonal view)"
+OWN_ROUTE = "not routed by NumPy's name (_route._NOT_ROUTED): it routes its operands itself"

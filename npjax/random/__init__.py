@@ -49,6 +49,9 @@ from npjax.random._generator import Generator, default_rng
 from npjax.random._legacy import *  # noqa: F403
 from npjax.random._legacy import __all__ as _legacy_all
 
+# Why every function here stays hand-written (its declaration, made by
+# ``_registry.declare_by_hand`` in npjax/__init__.py).
+_BY_HAND = "draws from npjax's random streams (npjax.random), placed by _host_draws.route_draws"
 
 __all__ = ["MT19937", "PCG64", "PCG64DXSM", "SFC64", "BitGenerator", "Generator", "Philox",
            "SeedSequence", "bit_generator", "default_rng", "mtrand", *_legacy_all]
