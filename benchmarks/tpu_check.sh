@@ -4,9 +4,10 @@
 # step runs in one process after the other (no pytest -n), and each has its own time limit, so
 # one slow step cannot starve the others; each suite kernel runs in a process of its own, so a
 # compile that never ends or a process abort costs that kernel only. Steps (STEPS, comma
-# separated): import, overhead, threshold, float64, complex, accurate, examples, tests,
-# compile, suite, suite_float32 (the kernels' inputs as float32: the chip's own type),
-# suite_device, run in that order.
+# separated): import, overhead, threshold, float64, complex, accurate, probe (the complex64
+# and float32 special values of jax.numpy and npjax, exp's ulps and compile time:
+# tpu_complex64_probe.py), examples, tests, compile, suite, suite_float32 (the kernels'
+# inputs as float32: the chip's own type), suite_device, run in that order.
 # A device call lasts at most 10 minutes: every time limit is cut to what is left of BUDGET_S
 # (default 570 s, counted from the start), so the default steps (import, float64, complex,
 # examples, tests, suite over the kernels that fit) end within one call. The rest over more
@@ -144,6 +145,12 @@ if has accurate; then
     echo "== float32 log/tanh/fmod... through npjax's TPU rules (_accurate.py) against NumPy"
     timeout "$(limit 180)" $PY benchmarks/accurate_ulps.py --stride 1021 > "$OUT/accurate_ulps.md" 2>&1
     cat "$OUT/accurate_ulps.md" | cut -c1-150
+    pack
+fi
+if has probe; then
+    echo "== complex64/float32 special values and exp's cost (tpu_complex64_probe.py)"
+    timeout "$(limit 150)" $PY benchmarks/tpu_complex64_probe.py > "$OUT/complex64_probe.txt" 2>&1
+    grep -E "^npjax|rule" "$OUT/complex64_probe.txt" | cut -c1-160
     pack
 fi
 if has examples; then
