@@ -303,7 +303,7 @@ def _door(fn: Callable, spec: Declaration) -> Callable:
             quiet = isinstance(exc, HostOnly)
             if quiet and host_route and host_fn is not None:  # as ``host_first`` ran it
                 return forced_host(public, host_fn, raw_args, raw_kwargs)
-            target = numpy_target or (getattr(np, public, None) if quiet else None)
+            target = numpy_target or (host_fn if quiet else None)
             if target is None:
                 raise NotImplementedError(f"npjax.{public}: {exc}") from None
             if out is not None:

@@ -35,7 +35,8 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from npjax._pure._declared import Declaration, declare
-from npjax._pure._facts import NOT_LAZY, NOT_TRACEABLE, VIEWS  # noqa: F401 (NOT_LAZY: read here)
+from npjax._pure._declared import key as _key
+from npjax._pure._facts import NOT_LAZY, NOT_TRACEABLE, VIEWS  # noqa: F401 (NOT_LAZY: _coverage reads it here)
 from npjax._calls._fallback import fallback_function, host_function
 
 MODULES = ("numpy", "numpy.linalg", "numpy.fft", "numpy.random", "numpy.lib",
@@ -150,11 +151,6 @@ def _numpy_module(module: str) -> types.ModuleType:
 def public_names(module: str) -> list[str]:
     """NumPy's public names in ``module`` (every attribute not starting with ``_``)."""
     return sorted(n for n in dir(_numpy_module(module)) if not n.startswith("_"))
-
-
-def _key(module: str, name: str) -> str:
-    """The table key of a name: bare for ``numpy``, ``"linalg.inv"`` for submodules."""
-    return name if module == "numpy" else f"{module[6:]}.{name}"
 
 
 def classify(module: str, name: str, ours: Any) -> Spec:
