@@ -103,6 +103,30 @@ def ulps(got, want):
     return np.abs(g - w)
 
 
+def trigonometric():
+    """float32 sin, cos, tan by decade of |x| up to 3e38 (range reduction of large
+    arguments: complex power's exp(y log x) reads cos and sin of such products), and the
+    complex64 powers the chip's special-values run found off."""
+    rng = np.random.default_rng(3)
+    for lo in (0, 2, 4, 8, 16, 24, 30, 38):
+        x = (10.0 ** rng.uniform(lo, lo + 1 if lo < 38 else 38.5, 4096)).astype(F32)
+        x = x[np.isfinite(x)]
+        for name in ("sin", "cos", "tan"):
+            want = getattr(np, name)(x)
+            got = np.asarray(jax.jit(getattr(jnp, name))(x))
+            sign = int((np.signbit(got) != np.signbit(want)).sum())
+            err = np.abs(got.astype(np.float64) - want) / np.maximum(np.abs(want), 1e-30)
+            print(f"{name} |x| ~ 1e{lo}: max rel {err.max():.2e}, ulps {ulps(got, want).max()}, "
+                  f"signs differ {sign} of {x.size}")
+    x = np.array([-2.5 + 1j] * 3, np.complex64)
+    y = np.array([1e30, -1e30 + 1j, 1e30 + 1j], np.complex64)
+    with np.errstate(all="ignore"):
+        show("npjax power c64", npjax_call("power")(x, y), np.power(x, y))
+        w = np.log(x) * y
+        show("cos, sin of y log x", np.asarray(jax.jit(jnp.cos)(w.imag)) + 1j * np.asarray(
+            jax.jit(jnp.sin)(w.imag)), np.cos(w.imag) + 1j * np.sin(w.imag))
+
+
 def exp_accuracy_and_cost():
     x = np.linspace(-87, 88, 2**20, dtype=F32)
     want = np.exp(x)
@@ -126,7 +150,7 @@ def exp_accuracy_and_cost():
 
 if __name__ == "__main__":
     print(jax.devices())
-    for step in (products, hyperbolic, exp_accuracy_and_cost):
+    for step in (products, hyperbolic, trigonometric, exp_accuracy_and_cost):
         print(f"== {step.__name__}")
         try:
             step()
