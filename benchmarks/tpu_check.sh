@@ -6,7 +6,8 @@
 # compile that never ends or a process abort costs that kernel only. Steps (STEPS, comma
 # separated): import, overhead, threshold, float64, complex, accurate, probe (the complex64
 # and float32 special values of jax.numpy and npjax, exp's ulps and compile time:
-# tpu_complex64_probe.py), examples, tests, compile, suite, suite_float32 (the kernels'
+# tpu_complex64_probe.py), sort (sorts of every dtype, process aborts caught:
+# tpu_sort_probe.py), examples, tests, compile, suite, suite_float32 (the kernels'
 # inputs as float32: the chip's own type), suite_device, run in that order.
 # A device call lasts at most 10 minutes: every time limit is cut to what is left of BUDGET_S
 # (default 570 s, counted from the start), so the default steps (import, float64, complex,
@@ -153,6 +154,12 @@ if has probe; then
     grep -E "^npjax|rule" "$OUT/complex64_probe.txt" | cut -c1-160
     pack
 fi
+if has sort; then
+    echo "== sorts of each dtype and shape, process aborts caught (tpu_sort_probe.py)"
+    timeout "$(limit 150)" $PY benchmarks/tpu_sort_probe.py > "$OUT/sort_probe.txt" 2>&1
+    grep -v " same " "$OUT/sort_probe.txt" | tail -n 20
+    pack
+fi
 if has examples; then
     echo "== examples under --compare (npjax's run and NumPy's, each timed)"
     for ex in examples/*.py; do
@@ -170,8 +177,9 @@ if has tests; then
     echo "== parity suites, every array on the TPU, one process"
     # shellcheck disable=SC2086
     # SIGINT at the limit: pytest stops and still prints its summary of failures
-    HYPOTHESIS_PROFILE=rerun-ci timeout -s INT -k 20 "$(limit $TEST_S)" $PY -m pytest -q -p no:cacheprovider \
-        -p no:benchmark --npjax-placement=device -rfE $TESTS > "$OUT/pytest.log" 2>&1
+    NPJAX_FAILURE_LOG=$OUT/failures.txt HYPOTHESIS_PROFILE=rerun-ci timeout -s INT -k 20 "$(limit $TEST_S)" $PY -m pytest -q -p no:cacheprovider \
+        -p no:benchmark --npjax-placement=device -rfE ${TEST_K:+-k "$TEST_K"} $TESTS \
+        > "$OUT/pytest.log" 2>&1
     echo "pytest exit $?"
     tail -n 40 "$OUT/pytest.log"
     pack
