@@ -177,7 +177,7 @@ if has tests; then
     echo "== parity suites, every array on the TPU, one process"
     # shellcheck disable=SC2086
     # SIGINT at the limit: pytest stops and still prints its summary of failures
-    NPJAX_FAILURE_LOG=$OUT/failures.txt HYPOTHESIS_PROFILE=rerun-ci timeout -s INT -k 20 "$(limit $TEST_S)" $PY -m pytest -q -p no:cacheprovider \
+    TESTS_FAILURE_LOG=$OUT/failures.txt HYPOTHESIS_PROFILE=rerun-ci timeout -s INT -k 20 "$(limit $TEST_S)" $PY -m pytest -q -p no:cacheprovider \
         -p no:benchmark --npjax-placement=device -rfE ${TEST_K:+-k "$TEST_K"} $TESTS \
         > "$OUT/pytest.log" 2>&1
     echo "pytest exit $?"

@@ -1,8 +1,10 @@
 """Which sorts abort the process on the device (issue 34: ``test_lexsort`` aborted pytest on
-the TPU): ``sort`` and ``argsort`` of each dtype, ``lexsort`` of one and three keys (a list and a stacked
-array) of several shapes (empty ones too), every array on the device. The cases run in a child process that prints each before it
-starts; where the child dies, the parent records that case and starts a new child at the
-next one. Run: ``python benchmarks/tpu_sort_probe.py [--child FIRST]``."""
+the TPU): ``sort`` and ``argsort`` of each dtype, ``lexsort`` of one and three keys (a list
+and a stacked array) of several shapes (empty ones too), every array on the device. The
+cases run in a child process that prints each before it starts; where the child dies, the
+parent records that case and starts a new child at the next one (on the TPU: a lexsort
+along an axis of length 1 with 8-bit keys; ``_lowerings.install_sorts`` mends it).
+Run: ``python benchmarks/tpu_sort_probe.py [--child FIRST]``."""
 
 from __future__ import annotations
 

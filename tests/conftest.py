@@ -154,9 +154,9 @@ def autojit_hot(monkeypatch):
 
 
 def pytest_runtest_logreport(report):
-    """With NPJAX_FAILURE_LOG set, each failure's report is appended to that file at once
+    """With TESTS_FAILURE_LOG set, each failure's report is appended to that file at once
     (a run on the TPU can end in a process abort, which loses pytest's own summary)."""
-    path = os.environ.get("NPJAX_FAILURE_LOG")
+    path = os.environ.get("TESTS_FAILURE_LOG")
     if path and report.failed:
         with open(path, "a") as f:
             f.write(f"=== {report.nodeid} ({report.when})\n{report.longreprtext[-3000:]}\n")

@@ -318,6 +318,34 @@ def test_float64_bitcasts_through_32_bit_words_keep_every_bit():
 
 
 @_CPU_ONLY
+def test_sorts_of_one_element_are_their_operands():
+    """The TPU's fix for sorts along an axis of length 0 or 1 (one bool's lexsort aborted its
+    runtime), lowered for the CPU: no sort in the program, NumPy's results."""
+    from jax import lax
+
+    from npjax._pure import _lowerings
+
+    with _cpu_lowerings():
+        assert _lowerings.install_sorts(("cpu",))
+        for shape, dim in (((1,), 0), ((3, 1), 1), ((1, 4), 0), ((2, 0), 1)):
+            k = np.ones(shape, np.bool_)
+            f = jax.jit(lambda k, dim=dim: lax.sort((k, lax.broadcasted_iota(np.int64, k.shape,
+                                                                             dim)),
+                                                    dimension=dim, num_keys=1)[1])
+            assert "sort" not in f.lower(k).as_text()
+            np.testing.assert_array_equal(np.asarray(f(k)), np.argsort(k, axis=dim, kind="stable"))
+        assert "sort" in jax.jit(lambda k: lax.sort(k)).lower(np.ones(2, np.int8)).as_text()
+        with npjax.policy(placement="device"):
+            for dt in (np.bool_, np.int8, np.uint8, np.float32):
+                keys = [np.ones(1, dt), np.zeros(1, dt)]
+                np.testing.assert_array_equal(
+                    np.asarray(npjax.lexsort([npjax.asarray(k) for k in keys])),
+                    np.lexsort(keys))
+                np.testing.assert_array_equal(np.asarray(npjax.sort(npjax.asarray(keys[0]))),
+                                              keys[0])
+
+
+@_CPU_ONLY
 def test_cumulative_scans_lowered_as_a_tree_give_the_same_values():
     """The TPU's scan lowering (``install_scans``), lowered for the CPU here."""
     from jax import lax

@@ -484,8 +484,8 @@ def test_augmented_slice_assignment_writes_once(monkeypatch):
     real = _index_write.write_through
     monkeypatch.setattr(_index_write, "write_through", lambda *a: writes.append(1) or real(*a))
 
-    def fn(xp):
-        a = xp.asarray(np.arange(10.0))
+    def fn(xp):  # (float32: a device dtype on every backend; float64 is a host one on a TPU)
+        a = xp.asarray(np.arange(10.0, dtype=np.float32))
         a[1:-1] += 1.0
         a[::3] *= 2.0
         a[1:] = a[:-1]  # same structure, other positions: a real write

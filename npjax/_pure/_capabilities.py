@@ -239,6 +239,7 @@ def install(platform: str) -> None:
         _lowerings.install_conversions((platform,))
         _lowerings.install_bitcasts((platform,))
         _lowerings.install_complex128((platform,))
+        _lowerings.install_sorts((platform,))
     if platform in SCAN_AS_TREE:
         _lowerings.install_scans((platform,))
     if platform in ACCURATE_FLOAT32:

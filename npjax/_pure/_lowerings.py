@@ -20,6 +20,9 @@ a case lowers as before. The platform list and the dtypes come from
   process dies: "xprecision_rewriter.cc: Check failed: operand->shape().IsTuple()"), so
   ``abs``, ``mean``, ``/`` and everything built on them did; they are computed from the
   float64 parts (``hypot`` and Smith's division, as NumPy's complex loops compute them).
+- ``install_sorts``: a sort along an axis of length 1 with 8-bit keys aborts the TPU's
+  runtime (``lexsort`` of one bool: "host_command_buffer_util.cc: Check failed: byte_offset
+  % bytes_per_word == 0"); such a sort is its operands as they are.
 - ``install_on_host``: a primitive in a dtype the backend cannot compute (64-bit integer
   matrix products on a TPU: "not implemented"; complex128 ones: silently wrong there, by
   1e4 at 64 x 64; complex128 ``tan``/``tanh``/``expm1``/``sign``/``pow``, which abort, and
@@ -241,6 +244,20 @@ def install_bitcasts(platforms: tuple[str, ...]) -> bool:
         return False
     for platform in platforms:
         _register(mlir, lax.bitcast_convert_type_p, platform, _is_float64_bitcast, _bitcast)
+    return True
+
+
+def _is_trivial_sort(avals_in: Any, avals_out: Any, params: dict) -> bool:
+    return avals_in[0].shape[params["dimension"]] <= 1
+
+
+def install_sorts(platforms: tuple[str, ...]) -> bool:
+    """A sort along an axis of length 0 or 1 is its operands as they are."""
+    mlir = _lowering_api()
+    if mlir is None:
+        return False
+    for platform in platforms:
+        _register(mlir, lax.sort_p, platform, _is_trivial_sort, lambda *ops, **_: list(ops))
     return True
 
 
