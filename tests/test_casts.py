@@ -231,7 +231,7 @@ def test_warning_at_the_callers_line():
 
 
 def test_result_stays_on_the_device():
-    a = npjax.array([numpy.nan, 2.0])
+    a = npjax.array([numpy.nan, 2.0], numpy.float32)  # (a device dtype on every backend)
     with pytest.warns(RuntimeWarning):
         r = a.astype(npjax.int64)
     assert r._host() is None

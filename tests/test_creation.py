@@ -507,10 +507,11 @@ def test_device_cpu_is_honoured(code):
     assert_parity(lambda xp: eval(code, {"xp": xp}), context=code)
 
 
-@pytest.mark.parametrize("code", [
-    "npjax.zeros(2, like=np.ones(1))", "npjax.array([1], like=np.ones(1))",
-    "npjax.arange(3, like=np.ones(1))", "npjax.eye(2, like=np.ones(1))",
-    "npjax.fromfunction(lambda i: i, (2,), like=np.ones(1))",
+@pytest.mark.parametrize("code", [  # (float32: on the device on every backend; a call given
+    # host arrays (float64 on a TPU) is NumPy's, which takes like=)
+    "npjax.zeros(2, like=np.ones(1, np.float32))", "npjax.array([1], like=np.ones(1, np.float32))",
+    "npjax.arange(3, like=np.ones(1, np.float32))", "npjax.eye(2, like=np.ones(1, np.float32))",
+    "npjax.fromfunction(lambda i: i, (2,), like=np.ones(1, np.float32))",
 ])
 def test_not_implemented(code):
     with pytest.raises(NotImplementedError):

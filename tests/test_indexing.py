@@ -371,7 +371,7 @@ def test_index_order_of_advanced_dims():
 @pytest.mark.eager_only
 @pytest.mark.device_placement
 def test_scalar_write_loop_donates_old_buffer():
-    a = npjax.zeros(8)
+    a = npjax.zeros(8, np.float32)  # (a device dtype on every backend)
     a[0] = 1.0  # first write: the initial buffer came from outside the write path
     for i in range(1, 8):
         held = a.to_jax()  # the user holds the current buffer: it must not be donated
