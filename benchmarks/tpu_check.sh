@@ -7,7 +7,8 @@
 # separated): import, overhead, threshold, float64, complex, accurate, probe (the complex64
 # and float32 special values of jax.numpy and npjax, exp's ulps and compile time:
 # tpu_complex64_probe.py), sort (sorts of every dtype, process aborts caught:
-# tpu_sort_probe.py), examples, tests, compile, suite, suite_float32 (the kernels'
+# tpu_sort_probe.py), edge (capability_probe.py's ufuncs and functions on one-element arrays
+# of bool, int8, uint8, int16, float16), examples, tests, compile, suite, suite_float32 (the kernels'
 # inputs as float32: the chip's own type), suite_device, run in that order.
 # A device call lasts at most 10 minutes: every time limit is cut to what is left of BUDGET_S
 # (default 570 s, counted from the start), so the default steps (import, float64, complex,
@@ -158,6 +159,15 @@ if has sort; then
     echo "== sorts of each dtype and shape, process aborts caught (tpu_sort_probe.py)"
     timeout "$(limit 150)" $PY benchmarks/tpu_sort_probe.py > "$OUT/sort_probe.txt" 2>&1
     grep -v " same " "$OUT/sort_probe.txt" | tail -n 20
+    pack
+fi
+if has edge; then
+    echo "== every ufunc and function on one-element arrays of the narrow dtypes (aborts caught)"
+    EDGE_S=$(limit 400)
+    timeout "$EDGE_S" $PY benchmarks/capability_probe.py --out "$OUT/edge" --only '^edge:' \
+        --total $((EDGE_S - 10)) > "$OUT/edge.log" 2>&1
+    grep -v '"ok"\|"start"' "$OUT/edge/capability_probe.jsonl" | tail -n 30
+    tail -n 2 "$OUT/edge.log"
     pack
 fi
 if has examples; then
