@@ -485,11 +485,8 @@ class ndarray(ArrayBase):
         if data is not None and not self._scalar:  # NumPy's own view (any dtype, its errors)
             return host_view(self if self._base is None else self._base, data.view(new))
         if not is_device_dtype(new):
-            raise NotImplementedError(
-                f"npjax.ndarray.view: dtype {new} is not a view of a device array (npjax views "
-                f"its bytes as the numeric dtypes the {jax.default_backend()} backend holds); "
-                "np.asarray(a).view(...) views a host copy, placement='host' keeps arrays "
-                "NumPy's")
+            raise NotImplementedError(f"npjax.ndarray.view: dtype {new}: {jax.default_backend()}"
+                                      " holds no such array (np.asarray(a).view() views a copy)")
         new = np.dtype(new.str) if new.kind in "iu" else new
         layout = self._layout_array().view(new)  # NumPy's shape rules and errors
         step = _views.Bitcast((self.dtype, new))
