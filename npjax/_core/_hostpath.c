@@ -1228,7 +1228,7 @@ static PyObject *ufunc_fast1(UfuncObject *u, PyObject *a, int *done) {
 /* ``npjax.minimum(a, b, out=c)``, ``npjax.sqrt(a, out=c)`` (``b`` NULL): the only keyword
    ``out``, a host array: the out writer's host branch (``_core/_out.out_buffer``) in C. NumPy's
    ufunc writes into its data and the array itself is the result. */
-static PyObject *out_key = NULL;
+static PyObject *out_key = NULL, *out_kwnames = NULL;  /* "out", ("out",) */
 
 static PyObject *ufunc_fast_out(UfuncObject *u, PyObject *a, PyObject *b, PyObject *out,
                                 int *done) {
@@ -1242,12 +1242,9 @@ static PyObject *ufunc_fast_out(UfuncObject *u, PyObject *a, PyObject *b, PyObje
     if (limit < 0 || !user_frame()) return NULL;
     *done = 1;
     u->pending++;  /* (counted before the call, as the Python call counts it) */
-    PyObject *kw = PyTuple_Pack(1, out_key);
-    if (kw == NULL) return NULL;
     PyObject *stack[3] = {x, y, o};
     if (b == NULL) stack[1] = o;
-    PyObject *result = PyObject_Vectorcall(u->np_ufunc, stack, b == NULL ? 1 : 2, kw);
-    Py_DECREF(kw);
+    PyObject *result = PyObject_Vectorcall(u->np_ufunc, stack, b == NULL ? 1 : 2, out_kwnames);
     if (result == NULL) return NULL;
     if (result == o) {
         Py_DECREF(result);
@@ -1892,8 +1889,9 @@ PyMODINIT_FUNC PyInit__hostpath(void) {
     npjax_prefix = PyUnicode_InternFromString("npjax.");
     out_key = PyUnicode_InternFromString("out");
     T_name = PyUnicode_InternFromString("T");
+    out_kwnames = out_key ? PyTuple_Pack(1, out_key) : NULL;
     if (!empty_tuple || !zero || !one || !npjax_key || !npjax_name || !npjax_prefix ||
-        !out_key || !T_name)
+        !out_key || !out_kwnames || !T_name)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
