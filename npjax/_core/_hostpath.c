@@ -1040,7 +1040,10 @@ static PyTypeObject FunctionBaseType = {
 /* Let instances of ``cls`` (a Python subclass of FunctionBase) be called by the vectorcall
    protocol: heap types do not inherit it. ``binds``: its instances all bind as methods, so
    ``a.name(...)`` may call one with ``a`` first, no bound method made (as for a Python
-   function: ``Py_TPFLAGS_METHOD_DESCRIPTOR``). */
+   function: ``Py_TPFLAGS_METHOD_DESCRIPTOR``), and the class is made immutable: the
+   interpreter specializes ``a.name(...)`` (``LOAD_METHOD_NO_DICT``, as for a Python
+   function) only for a method whose class cannot change; otherwise each call looks the
+   name up in the type again. */
 static PyObject *use_function_vectorcall(PyObject *mod, PyObject *args) {
     PyObject *cls;
     int binds;
@@ -1054,6 +1057,9 @@ static PyObject *use_function_vectorcall(PyObject *mod, PyObject *args) {
     tp->tp_vectorcall_offset = offsetof(FunctionObject, vectorcall);
     tp->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
     if (binds) tp->tp_flags |= Py_TPFLAGS_METHOD_DESCRIPTOR;
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+    if (binds) tp->tp_flags |= Py_TPFLAGS_IMMUTABLETYPE;
+#endif
     PyType_Modified(tp);
     Py_RETURN_TRUE;
 }
