@@ -268,9 +268,10 @@ static PyObject *new_array(int tracked) {
 
 /* A new host owner of NumPy's ``data``. The cyclic GC does not track it (as CPython leaves
    a tuple of atoms untracked): it holds NumPy's array, which is no GC container, and atoms
-   (None, False, 0, ()), so no cycle runs through it, and no view of a root is among
-   them (``detach_views`` finds a root's views by ``gc.get_referrers``). Tracking it cost
-   more than the rest of the wrapper (the GC list's links, at making and freeing). */
+   (None, False, 0, ()); npjax's later writes to an owner's slots are device values, NumPy
+   arrays and atoms too. So no cycle runs through it, and it is no view of a root
+   (``detach_views`` finds a root's views by ``gc.get_referrers``; views stay tracked).
+   Tracking it cost a third of the wrapper (the GC list's links, at making and freeing). */
 static PyObject *new_owner(PyObject *data) {
     PyObject *new = new_array(0);
     if (new == NULL) return NULL;
