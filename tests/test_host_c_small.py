@@ -212,3 +212,68 @@ def test_reused_result_wrappers_are_fresh_arrays(route):
     assert len({id(r) for r in kept_ours}) == len(kept_ours)
     for got, want in zip(kept_ours, kept_np):
         assert_same(got, want)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_scalar_writes_and_operands_of_changing_types(route):
+    """NumPy's scalars of one type after another written into arrays of several dtypes and
+    used as operands (the C paths keep the last scalar type they looked up): NumPy's values,
+    dtypes, warnings and exceptions for each, in the same order."""
+    scalars = [np.float64(1.5), np.float32(2.5), np.float64(1e300), np.int64(-3),
+               np.float16(0.5), np.int8(7), np.complex128(1j), np.float64(2.0), "x"]
+    with _route(route):
+        for dtype in ("float64", "float32", "int64"):
+            base = np.arange(4.0).astype(dtype)
+            ours = npjax.asarray(base.copy())
+            for i, s in enumerate(scalars):
+                _same_outcome(lambda a, s=s, i=i: a.__setitem__(i % 4, s), [ours], [base])
+                _same_outcome(lambda a, s=s: a * s, [ours], [base])
+                _same_outcome(lambda a, s=s: s - a, [ours], [base])
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_method_calls_on_views_and_results(route):
+    """Methods NumPy's array runs for a host array (``copy``, ``sum``, ``astype``, ``mean``)
+    on an owner, a strided view and an operator's result: NumPy's values and dtypes, each
+    result a new array that shares no memory with its operand."""
+    base = np.arange(24.0).reshape(4, 6)
+    with _route(route):
+        ours = npjax.asarray(base.copy())
+        for pick in (lambda a: a, lambda a: a[:, 2], lambda a: a[1:, ::2] * 2.0):
+            for call in (lambda a: a.copy(), lambda a: a.sum(axis=0), lambda a: a.sum(),
+                         lambda a: a.astype(np.int32), lambda a: a.mean(axis=-1)):
+                got, want = _same_outcome(lambda a, c=call, p=pick: c(p(a)), [ours], [base])
+                if isinstance(want, np.ndarray):
+                    assert not np.shares_memory(np.asarray(got), np.asarray(ours))
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_results_in_a_cycle_are_collected(route):
+    """Results of the host route held only by a reference cycle die in a collection (their
+    weak references' callbacks run), and a view of such a result keeps it alive."""
+    died = []
+    with _route(route):
+        a = npjax.asarray(np.arange(6.0))
+        result = a * 2.0 + a
+        holder = [result]
+        holder.append(holder)
+        ref = weakref.ref(result, died.append)
+        view = (a - 1.0)[2:]
+        del result, holder
+        gc.collect()
+        assert ref() is None and len(died) == 1
+        gc.collect()
+        assert_same(view, (np.arange(6.0) - 1.0)[2:])
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_views_of_a_result_are_found_by_the_collector(route):
+    """A view of an operator's result (a host owner the C route made) is among the result's
+    referrers the collector knows (``detach_views`` finds a root's views that way), and it
+    reads the result's values."""
+    with _route(route):
+        a = npjax.asarray(np.arange(6.0))
+        target = a * 2.0
+        view = target[1:]
+        assert any(r is view for r in gc.get_referrers(target))
+        assert_same(view, (np.arange(6.0) * 2.0)[1:])

@@ -250,22 +250,30 @@ static void arr_dealloc(PyObject *self) {
     else free_kept(self);
 }
 
-/* A new ``npjax.ndarray`` with the ``fixed`` slot values; the caller fills the others. */
-static PyObject *new_array(void) {
+/* A new ``npjax.ndarray`` with the ``fixed`` slot values; the caller fills the others.
+   ``tracked``: whether the cyclic GC tracks it (see ``new_owner``). */
+static PyObject *new_array(int tracked) {
     PyObject *new;
     if (n_free > 0) {
         new = free_arrays[--n_free];
         Py_SET_REFCNT(new, 1);
-        PyObject_GC_Track(new);
+        if (tracked) PyObject_GC_Track(new);
         return new;
     }
-    if ((new = Arr->tp_alloc(Arr, 0)) == NULL) return NULL;
+    if ((new = Arr->tp_alloc(Arr, 0)) == NULL) return NULL;  /* (tracked) */
+    if (!tracked) PyObject_GC_UnTrack(new);
     for (int i = 0; i < NSTATE; i++) SLOT(new, state_offs[i]) = Py_XNewRef(fixed[i]);
     return new;
 }
 
+/* A new host owner of NumPy's ``data``. The cyclic GC does not track it (as CPython leaves
+   a tuple of atoms untracked): it holds NumPy's array, which is no GC container, and atoms
+   (None, False, 0, ()); npjax's later writes to an owner's slots are device values, NumPy
+   arrays and atoms too. So no cycle runs through it, and it is no view of a root
+   (``detach_views`` finds a root's views by ``gc.get_referrers``; views stay tracked).
+   Tracking it cost a third of the wrapper (the GC list's links, at making and freeing). */
 static PyObject *new_owner(PyObject *data) {
-    PyObject *new = new_array();
+    PyObject *new = new_array(0);
     if (new == NULL) return NULL;
     SLOT(new, off_value) = Py_NewRef(data);
     SLOT(new, off_layout) = Py_NewRef(data);
@@ -275,7 +283,7 @@ static PyObject *new_owner(PyObject *data) {
 }
 
 static PyObject *new_view(PyObject *root, PyObject *data) {
-    PyObject *new = new_array();
+    PyObject *new = new_array(1);  /* (tracked: it holds its root) */
     if (new == NULL) return NULL;
     SLOT(new, off_value) = Py_NewRef(Py_None);
     SLOT(new, off_layout) = Py_NewRef(data);
@@ -349,14 +357,34 @@ static PyObject *call_member(PyObject *member, PyObject *self, PyObject *const *
 
 /* An operand NumPy gets as it is: a Python float or int, or NumPy's number scalar
    (``_host_paths.host_data``'s numbers). */
+static PyTypeObject *last_number_type = NULL;  /* the last type found there (borrowed) */
+
 static int number_operand(PyObject *o) {
     if (PLAIN_NUMBER(o)) return 1;
+    if (Py_TYPE(o) == last_number_type) return 1;  /* (the set is frozen and holds it) */
     int found = PySet_Contains(number_scalars, (PyObject *)Py_TYPE(o));
     if (found < 0) {
         PyErr_Clear();
         return 0;
     }
+    if (found) last_number_type = Py_TYPE(o);
     return found;
+}
+
+/* The dtype NumPy's scalar type ``t`` writes without a cast (``quiet_scalars``; borrowed),
+   or NULL (an error set, or none). The last type found and its dtype are kept: the mapping
+   is configure's own copy, never changed, which holds both. */
+static PyTypeObject *last_quiet_type = NULL;
+static PyObject *last_quiet_dtype = NULL;
+
+static PyObject *quiet_dtype(PyTypeObject *t) {
+    if (t == last_quiet_type) return last_quiet_dtype;
+    PyObject *dtype = PyDict_GetItemWithError(quiet_scalars, (PyObject *)t);
+    if (dtype != NULL) {
+        last_quiet_type = t;
+        last_quiet_dtype = dtype;
+    }
+    return dtype;
 }
 
 /* Whether the shapes of ``x`` and ``y`` broadcast to more elements than either has (or
@@ -690,8 +718,7 @@ static int mp_ass_subscript(PyObject *self, PyObject *index, PyObject *value) {
                 PyObject *given = host_data(value, NULL, NULL);
                 if (given != NULL && NP(given)->descr == dtype) new = given;
             }
-            else if (PyDict_GetItemWithError(quiet_scalars, (PyObject *)Py_TYPE(value)) ==
-                     dtype)
+            else if (quiet_dtype(Py_TYPE(value)) == dtype)
                 new = value;
             int r = PyErr_Occurred() ? -1 : new != NULL ? PyObject_SetItem(data, key, new) : 1;
             if (owned) Py_DECREF(key);
@@ -728,6 +755,7 @@ typedef struct {
     PyObject *np_fn;      /* NumPy's function (NULL for a method) */
     PyObject *py_fn;      /* the Python function */
     PyObject *method;     /* a method's name, or NULL */
+    PyObject *np_method;  /* NumPy's ``ndarray.<method>`` (a method descriptor), or NULL */
     PyObject *keywords;   /* the keyword names the common case takes (a frozenset) */
     PyObject *cell;       /* its host-call count cell */
     Py_ssize_t max_args;  /* the most positional arguments the common case takes */
@@ -883,8 +911,10 @@ static PyObject *function_fast(FunctionObject *f, PyObject *const *args, Py_ssiz
     if (limit < 0 || !user_frame()) goto release;
     *done = 1;
     f->pending++;  /* (counted before the call, as ``try_host`` counts it) */
-    result = f->method != NULL ? PyObject_VectorcallMethod(f->method, ops, nargs, kwnames)
-                               : PyObject_Vectorcall(f->np_fn, ops, nargs, kwnames);
+    /* (``ops[0]`` is a NumPy array of the exact type: its method is ``np_method``) */
+    result = f->np_method != NULL ? PyObject_Vectorcall(f->np_method, ops, nargs, kwnames)
+             : f->method != NULL  ? PyObject_VectorcallMethod(f->method, ops, nargs, kwnames)
+                                  : PyObject_Vectorcall(f->np_fn, ops, nargs, kwnames);
     if (result != NULL && f->owns && nargs > 0 && result == ops[0]) {
         Py_DECREF(result);  /* (``a.astype(a.dtype, copy=False)``: the array itself) */
         result = Py_NewRef(args[0]);
@@ -928,6 +958,7 @@ static int function_traverse(PyObject *self, visitproc visit, void *arg) {
     Py_VISIT(f->np_fn);
     Py_VISIT(f->py_fn);
     Py_VISIT(f->method);
+    Py_VISIT(f->np_method);
     Py_VISIT(f->keywords);
     Py_VISIT(f->cell);
     return 0;
@@ -938,6 +969,7 @@ static int function_clear(PyObject *self) {
     Py_CLEAR(f->np_fn);
     Py_CLEAR(f->py_fn);
     Py_CLEAR(f->method);
+    Py_CLEAR(f->np_method);
     Py_CLEAR(f->keywords);
     Py_CLEAR(f->cell);
     return 0;
@@ -968,6 +1000,13 @@ static PyObject *function_set(PyObject *self, PyObject *args) {
     Py_XSETREF(f->np_fn, np_fn == Py_None ? NULL : Py_NewRef(np_fn));
     Py_XSETREF(f->py_fn, Py_NewRef(py_fn));
     Py_XSETREF(f->method, method == Py_None ? NULL : Py_NewRef(method));
+    PyObject *descr = NULL;  /* NumPy's method descriptor, looked up once */
+    if (method != Py_None && NpArr != NULL) {
+        descr = PyObject_GetAttr((PyObject *)NpArr, method);
+        if (descr == NULL) PyErr_Clear();
+        else if (!PyObject_TypeCheck(descr, &PyMethodDescr_Type)) Py_CLEAR(descr);
+    }
+    Py_XSETREF(f->np_method, descr);
     Py_XSETREF(f->keywords, Py_NewRef(keywords));
     Py_XSETREF(f->cell, Py_NewRef(cell));
     f->max_args = max_args;
@@ -1002,7 +1041,10 @@ static PyTypeObject FunctionBaseType = {
 /* Let instances of ``cls`` (a Python subclass of FunctionBase) be called by the vectorcall
    protocol: heap types do not inherit it. ``binds``: its instances all bind as methods, so
    ``a.name(...)`` may call one with ``a`` first, no bound method made (as for a Python
-   function: ``Py_TPFLAGS_METHOD_DESCRIPTOR``). */
+   function: ``Py_TPFLAGS_METHOD_DESCRIPTOR``), and the class is made immutable: the
+   interpreter specializes ``a.name(...)`` (``LOAD_METHOD_NO_DICT``, as for a Python
+   function) only for a method whose class cannot change; otherwise each call looks the
+   name up in the type again. */
 static PyObject *use_function_vectorcall(PyObject *mod, PyObject *args) {
     PyObject *cls;
     int binds;
@@ -1016,6 +1058,9 @@ static PyObject *use_function_vectorcall(PyObject *mod, PyObject *args) {
     tp->tp_vectorcall_offset = offsetof(FunctionObject, vectorcall);
     tp->tp_flags |= Py_TPFLAGS_HAVE_VECTORCALL;
     if (binds) tp->tp_flags |= Py_TPFLAGS_METHOD_DESCRIPTOR;
+#ifdef Py_TPFLAGS_IMMUTABLETYPE
+    if (binds) tp->tp_flags |= Py_TPFLAGS_IMMUTABLETYPE;
+#endif
     PyType_Modified(tp);
     Py_RETURN_TRUE;
 }
@@ -1190,7 +1235,7 @@ static PyObject *ufunc_fast1(UfuncObject *u, PyObject *a, int *done) {
 /* ``npjax.minimum(a, b, out=c)``, ``npjax.sqrt(a, out=c)`` (``b`` NULL): the only keyword
    ``out``, a host array: the out writer's host branch (``_core/_out.out_buffer``) in C. NumPy's
    ufunc writes into its data and the array itself is the result. */
-static PyObject *out_key = NULL;
+static PyObject *out_key = NULL, *out_kwnames = NULL;  /* "out", ("out",) */
 
 static PyObject *ufunc_fast_out(UfuncObject *u, PyObject *a, PyObject *b, PyObject *out,
                                 int *done) {
@@ -1204,12 +1249,9 @@ static PyObject *ufunc_fast_out(UfuncObject *u, PyObject *a, PyObject *b, PyObje
     if (limit < 0 || !user_frame()) return NULL;
     *done = 1;
     u->pending++;  /* (counted before the call, as the Python call counts it) */
-    PyObject *kw = PyTuple_Pack(1, out_key);
-    if (kw == NULL) return NULL;
     PyObject *stack[3] = {x, y, o};
     if (b == NULL) stack[1] = o;
-    PyObject *result = PyObject_Vectorcall(u->np_ufunc, stack, b == NULL ? 1 : 2, kw);
-    Py_DECREF(kw);
+    PyObject *result = PyObject_Vectorcall(u->np_ufunc, stack, b == NULL ? 1 : 2, out_kwnames);
     if (result == NULL) return NULL;
     if (result == o) {
         Py_DECREF(result);
@@ -1652,7 +1694,8 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
         get_item(kw, "operator_ufuncs")};
     for (size_t i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
         if (objs[i] == NULL) return NULL;
-    if (!PyType_Check(cls) || !PyType_Check(objs[0]) || !PyAnySet_Check(objs[12]) ||
+    if (!PyType_Check(cls) || !PyType_Check(objs[0]) || !PyFrozenSet_Check(objs[12]) ||
+        !PyDict_Check(objs[6]) ||
         !PyTuple_Check(objs[14]) || PyTuple_GET_SIZE(objs[14]) != NOPS) {
         PyErr_SetString(PyExc_TypeError, "configure: bad arguments");
         return NULL;
@@ -1704,10 +1747,14 @@ static PyObject *configure(PyObject *mod, PyObject *kw) {
     Py_XSETREF(b1, Py_NewRef(objs[3]));
     Py_XSETREF(i8, Py_NewRef(objs[4]));
     Py_XSETREF(device_dtypes, Py_NewRef(objs[5]));
-    Py_XSETREF(quiet_scalars, Py_NewRef(objs[6]));
+    PyObject *quiet = PyDict_Copy(objs[6]);  /* (a copy of its own: see ``quiet_dtype``) */
+    if (quiet == NULL) return NULL;
+    Py_XSETREF(quiet_scalars, quiet);
+    last_quiet_type = NULL;
     Py_XSETREF(place_new, Py_NewRef(objs[9]));
     Py_XSETREF(place_got, Py_NewRef(objs[10]));
     Py_XSETREF(number_scalars, Py_NewRef(objs[12]));
+    last_number_type = NULL;
     Py_XSETREF(grows_off_host, Py_NewRef(objs[13]));
     for (int op = 0; op < NOPS; op++)
         Py_XSETREF(np_ops[op], Py_NewRef(PyTuple_GET_ITEM(objs[14], op)));
@@ -1849,8 +1896,9 @@ PyMODINIT_FUNC PyInit__hostpath(void) {
     npjax_prefix = PyUnicode_InternFromString("npjax.");
     out_key = PyUnicode_InternFromString("out");
     T_name = PyUnicode_InternFromString("T");
+    out_kwnames = out_key ? PyTuple_Pack(1, out_key) : NULL;
     if (!empty_tuple || !zero || !one || !npjax_key || !npjax_name || !npjax_prefix ||
-        !out_key || !T_name)
+        !out_key || !out_kwnames || !T_name)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
