@@ -48,14 +48,13 @@ VARIANTS=${VARIANTS:-numpy,npjax_lazy,npjax_jit,jax_hand,npjax_autojit}
 SLOW_S=${SLOW_S:-5}         # a variant whose first call takes longer is timed once
 EXAMPLE_S=${EXAMPLE_S:-45}  # per example, npjax and NumPy runs
 TEST_S=${TEST_S:-180}
-# the files the chip has not run, the fixes of its last run first (docs/tpu.md "Not done yet";
-# run before: test_capabilities, test_jit, test_fft, test_ufuncs, test_reductions,
+# the files the chip has not run whole, the sort fix's first (docs/tpu.md "Not done yet";
+# run whole before: test_capabilities, test_jit, test_fft, test_ufuncs, test_reductions,
 # test_products, test_statistics, test_linalg, test_linalg_single_routes,
-# test_device_special_values before its last fixes; test_op_table compiles per case: last)
-TESTS=${TESTS:-tests/test_device_special_values.py tests/test_indexing.py tests/test_views.py \
-tests/test_operators.py tests/test_creation.py \
-tests/test_dtypes.py tests/test_casts.py tests/test_scalars.py tests/test_selection.py \
-tests/test_shape_ops.py tests/test_op_table.py}
+# test_device_special_values; test_op_table compiles per case: last)
+TESTS=${TESTS:-tests/test_selection.py tests/test_operators.py tests/test_creation.py \
+tests/test_dtypes.py tests/test_casts.py tests/test_scalars.py tests/test_shape_ops.py \
+tests/test_views.py tests/test_indexing.py tests/test_op_table.py}
 
 limit() {  # the smaller of $1 seconds and what is left of BUDGET_S (at least 1)
     local left=$((BUDGET_S - SECONDS))
