@@ -6,8 +6,7 @@ units in the last place, in eager calls, lazy mode and npjax.jit (issue 36).
 
 Left out, as README's line on complex special values lists: complex power (``power``,
 ``float_power``) with an infinite or NaN part; subnormal results (XLA's CPU backend flushes
-them to zero); arctanh/arctan next to their singularities +-1 / +-i with a tiny other part
-(NumPy's is finite, JAX's inf); log1p of a tiny complex number (NumPy computes log(1 + z), 0);
+them to zero); log1p of a tiny complex number (NumPy computes log(1 + z), 0);
 complex64 exp2 of a huge imaginary part (the argument rounds in float32 first); real
 ``maximum``/``minimum`` of two zeros of opposite signs (NumPy gives the second operand, XLA's
 max/min +0.0 / -0.0: a select that gave NumPy's split the fused programs of npjax.jit);
@@ -78,9 +77,6 @@ def _skipped(name, dtype, *operands):
             phase = np.abs((np.log(a.astype(np.complex128)) * b).imag)
         noise = phase * np.finfo(real).eps > 1  # (the result's phase: rounding noise)
         return ~(np.isfinite(a) & np.isfinite(b)) | noise
-    if name in ("arctanh", "arctan") and dtype in _REAL:
-        near, tiny = (z.real, z.imag) if name == "arctanh" else (z.imag, z.real)
-        return (np.abs(near) == 1) & (np.abs(tiny) == small)
     if name == "log1p" and dtype in _REAL:
         return ((np.abs(z.real) == small) | (z.real == -1)) & (np.abs(z.imag) <= small)
     if name == "exp2" and dtype == np.complex64:

@@ -8,6 +8,7 @@ Moved from ``npjax/_calls/_ufuncs.py``, which holds the ufunc objects and their 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import jax
@@ -584,6 +585,26 @@ def _odd_conj_complex(fn: Callable) -> Callable:
     return impl
 
 
+def _next_to_one(fn: Callable, turn: bool = False) -> Callable:
+    """complex arctanh (``turn``: arctan, rotated) where the argument is +-1 + i t (arctan:
+    t +- i), 0 < |t| < eps: a real part (ln 2 - ln|t|) / 2 as NumPy's (FreeBSD's ``catanh``)
+    gives it; JAX's squares underflow there (arctanh(1 + 1e-300j) was inf)."""
+
+    def impl(z):
+        res = fn(z)
+        if z.dtype.kind != "c":
+            return res
+        one, t = (z.imag, z.real) if turn else (z.real, z.imag)
+        at = jnp.abs(t)
+        near = (jnp.abs(one) == 1) & (at > 0) & (at < np.finfo(at.dtype).eps)
+        part = 0.5 * (math.log(2.0) - jnp.log(jnp.where(near, at, 1)))
+        if turn:
+            return lax.complex(res.real, jnp.where(near, jnp.copysign(part, one), res.imag))
+        return lax.complex(jnp.where(near, jnp.copysign(part, one), res.real), res.imag)
+
+    return impl
+
+
 def _arctan_ref(x, y):
     re, im = _rotated(_arctanh_ref)(x, y)
     # the rotation negates a NaN part (its sign bit): arctan(+-inf + i NaN) = +-pi/2 + 0i
@@ -724,9 +745,9 @@ IMPL_OVERRIDES: dict[str, Callable] = {
     "log2": _log_fix(_domain_nan("log2", -1.0)),
     "log10": _log_fix(_domain_nan("log10", -1.0)),
     "log1p": _log_fix(_domain_nan("log1p", -2.0, exact_math.log1p)),
-    "arctanh": _annex_g(_odd_conj_complex(_domain_nan("arctanh", 2.0, exact_math.arctanh)),
-                        _arctanh_ref),
-    "arctan": _annex_g(_odd_conj_complex(jnp.arctan), _arctan_ref),
+    "arctanh": _next_to_one(_annex_g(_odd_conj_complex(_domain_nan(
+        "arctanh", 2.0, exact_math.arctanh)), _arctanh_ref)),
+    "arctan": _next_to_one(_annex_g(_odd_conj_complex(jnp.arctan), _arctan_ref), turn=True),
     "exp": _exp,
     "arctan2": _arctan2,
     "sinh": _past_overflow(_annex_g(jnp.sinh, _sinh_ref), odd=True),
