@@ -301,3 +301,25 @@ def test_subclasses_fields_transforms_array_methods_and_nditer_match_numpy():
     assert [ln for ln in lines if "|" in ln or ln.split()[1] != "True"] == [], lines
     assert "jax True True True True" in lines
     assert "nditer_items True True" in lines
+
+
+SCRIPT_VIEW = SETUP + textwrap.dedent("""
+    with npjax.policy(placement="device"):
+        a = npjax.asarray(np.arange(4, dtype=np.int64))
+        halves = a.view(np.int32)
+        try:
+            a.view(np.float64)
+            print("view_float64 no error")
+        except NotImplementedError as exc:
+            print("view_float64", "float64" in str(exc) and "cpu" in str(exc))
+    print("view_int32", a._host() is None, np.asarray(halves).tolist() ==
+          np.arange(4, dtype=np.int64).view(np.int32).tolist())
+    """)
+
+
+def test_a_device_arrays_view_as_a_dtype_the_backend_cannot_hold_is_refused():
+    """A view shares memory, so a device int64 array seen as float64 (which the simulated
+    accelerator cannot hold) raises NotImplementedError naming the dtype and the backend,
+    rather than a host copy whose writes would be lost; views as device dtypes work."""
+    lines = _two_cpu_devices(SCRIPT_VIEW)
+    assert lines == ["view_float64 True", "view_int32 True True"], lines
