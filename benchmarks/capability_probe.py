@@ -6,7 +6,9 @@ math, float64 range) for each dtype at sizes a script uses, recording the compil
 run time and the largest relative difference from NumPy; (2) every npjax ufunc and every
 ``npfunc`` function (the cases of ``tests/test_lazy_capable.py``) on each dtype with every
 array on the device, recording which raise an error NumPy does not raise; (3) the same on
-arrays of one element of bool, int8, uint8, int16 and float16 (keys ``edge:...``).
+arrays of one element of bool, int8, uint8, int16 and float16 (keys ``edge:...``); (4)
+``sort``, ``argsort`` and ``lexsort`` of every dtype and shape, empty and one-element ones
+too (keys ``sort:...``).
 
 A case can abort the process (XLA on a TPU has done so for complex128) or compile for
 minutes, so a driver runs the cases in a worker process and starts a new one after an abort
@@ -296,7 +298,7 @@ def _npjax_cases():
 
 
 # Part 3: the same ufuncs and functions on one-element arrays of the narrow dtypes (a TPU's
-# runtime aborted on a sort of one 8-bit key: benchmarks/tpu_sort_probe.py)
+# runtime aborted on a sort of one 8-bit key: part 4)
 _EDGE_DTYPES = ("bool", "int8", "uint8", "int16", "float16")
 
 
@@ -304,6 +306,42 @@ def _edge_cases():
     return [("edge:" + key.split(":", 1)[1].rsplit("/", 1)[0] + f"/{dt}", (spec[0], dt))
             for key, spec in _npjax_cases() if key.endswith("/float32")
             for dt in _EDGE_DTYPES]
+
+
+# Part 4: sort, argsort and lexsort (a list of keys and a stacked array) of every dtype and
+# of several shapes, empty and one-element ones too (keys ``sort:...``; the TPU's runtime
+# aborted on a lexsort along an axis of length 1 with 8-bit keys)
+_SORT_DTYPES = ("bool", "int8", "uint8", "int16", "int32", "uint32", "int64", "uint64",
+                "float16", "float32", "float64", "complex64", "complex128")
+_SORT_SHAPES = ((5,), (3, 5), (0,), (2, 0), (1,), (3, 1))
+
+
+def _sort_cases():
+    return [(f"sort:{fn}/{dt}/{'x'.join(map(str, shape))}", (fn, dt, n, shape))
+            for dt in _SORT_DTYPES for shape in _SORT_SHAPES
+            for fn, n in (("sort", 1), ("argsort", 1), ("lexsort", 1), ("lexsort", 3),
+                          ("stacked", 3))]
+
+
+def _sort_run(spec):
+    import numpy as np
+    import npjax
+
+    fn, dtype, nkeys, shape = spec
+    rng = np.random.default_rng(0)
+    keys = [(rng.standard_normal(shape) * 3).astype(dtype) for _ in range(nkeys)]
+    with npjax.policy(placement="device"):
+        if fn == "lexsort":
+            got = npjax.lexsort([npjax.asarray(k) for k in keys], axis=-1)
+            want = np.lexsort(keys, axis=-1)
+        elif fn == "stacked":
+            got = npjax.lexsort(npjax.asarray(np.stack(keys)), axis=0)
+            want = np.lexsort(np.stack(keys), axis=0)
+        else:
+            got = getattr(npjax, fn)(npjax.asarray(keys[0]), axis=-1)
+            want = getattr(np, fn)(keys[0], axis=-1)
+    same = np.array_equal(np.asarray(got), want, equal_nan=fn == "sort")
+    return {"status": "ok" if same else "differs"}
 
 
 def _npjax_run(key, spec):
@@ -388,7 +426,8 @@ def _npjax_run(key, spec):
 
 def _cases(only: str | None):
     cases = [(k, ("family", b)) for k, b in _families()] + \
-            [(k, ("npjax", s)) for k, s in _npjax_cases() + _edge_cases()]
+            [(k, ("npjax", s)) for k, s in _npjax_cases() + _edge_cases()] + \
+            [(k, ("sort", s)) for k, s in _sort_cases()]
     if only:
         cases = [c for c in cases if re.search(only, c[0])]
     return cases
@@ -419,7 +458,8 @@ def worker(path: Path, only: str | None) -> None:
             f.flush()
             t0 = time.perf_counter()
             try:
-                rec = _run_family(spec) if part == "family" else _npjax_run(key, spec)
+                rec = (_run_family(spec) if part == "family" else _sort_run(spec)
+                       if part == "sort" else _npjax_run(key, spec))
                 rec.setdefault("status", "ok")
                 single = key.endswith(("/float32", "/complex64"))
                 if part == "family" and rec.get("rel_diff", 0) > (1e-4 if single else 1e-9):

@@ -6,8 +6,8 @@
 # compile that never ends or a process abort costs that kernel only. Steps (STEPS, comma
 # separated): import, overhead, threshold, float64, complex, accurate, probe (the complex64
 # and float32 special values of jax.numpy and npjax, exp's ulps and compile time:
-# tpu_complex64_probe.py), sort (sorts of every dtype, process aborts caught:
-# tpu_sort_probe.py), edge (capability_probe.py's ufuncs and functions on one-element arrays
+# tpu_complex64_probe.py), sort (capability_probe.py's sorts of every dtype and shape,
+# process aborts caught), edge (capability_probe.py's ufuncs and functions on one-element arrays
 # of bool, int8, uint8, int16, float16), examples, tests, compile, suite, suite_float32 (the kernels'
 # inputs as float32: the chip's own type), suite_device, run in that order.
 # A device call lasts at most 10 minutes: every time limit is cut to what is left of BUDGET_S
@@ -155,9 +155,12 @@ if has probe; then
     pack
 fi
 if has sort; then
-    echo "== sorts of each dtype and shape, process aborts caught (tpu_sort_probe.py)"
-    timeout "$(limit 150)" $PY benchmarks/tpu_sort_probe.py > "$OUT/sort_probe.txt" 2>&1
-    grep -v " same " "$OUT/sort_probe.txt" | tail -n 20
+    echo "== sorts of each dtype and shape, process aborts caught (capability_probe.py sort:)"
+    SORT_S=$(limit 150)
+    timeout "$SORT_S" $PY benchmarks/capability_probe.py --out "$OUT/sort" --only '^sort:' \
+        --total $((SORT_S - 10)) > "$OUT/sort.log" 2>&1
+    grep -v '"ok"\|"start"' "$OUT/sort/capability_probe.jsonl" | tail -n 20
+    tail -n 2 "$OUT/sort.log"
     pack
 fi
 if has edge; then
