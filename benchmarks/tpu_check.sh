@@ -62,6 +62,16 @@ limit() {  # the smaller of $1 seconds and what is left of BUDGET_S (at least 1)
 }
 has() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
+probe_part() {  # $1: capability_probe.py's case prefix (sort, edge), $2: its time limit
+    local s
+    s=$(limit "$2")
+    timeout "$s" $PY benchmarks/capability_probe.py --out "$OUT/$1" --only "^$1:" \
+        --total $((s > 20 ? s - 10 : 10)) > "$OUT/$1.log" 2>&1
+    grep -v '"ok"\|"start"' "$OUT/$1/capability_probe.jsonl" | tail -n 30
+    tail -n 2 "$OUT/$1.log"
+    pack
+}
+
 run_suite() {  # $1: kernels, $2: output folder, $3...: suite options
     local kernels=$1 dir=$2
     shift 2
@@ -156,21 +166,11 @@ if has probe; then
 fi
 if has sort; then
     echo "== sorts of each dtype and shape, process aborts caught (capability_probe.py sort:)"
-    SORT_S=$(limit 150)
-    timeout "$SORT_S" $PY benchmarks/capability_probe.py --out "$OUT/sort" --only '^sort:' \
-        --total $((SORT_S - 10)) > "$OUT/sort.log" 2>&1
-    grep -v '"ok"\|"start"' "$OUT/sort/capability_probe.jsonl" | tail -n 20
-    tail -n 2 "$OUT/sort.log"
-    pack
+    probe_part sort 150
 fi
 if has edge; then
     echo "== every ufunc and function on one-element arrays of the narrow dtypes (aborts caught)"
-    EDGE_S=$(limit 400)
-    timeout "$EDGE_S" $PY benchmarks/capability_probe.py --out "$OUT/edge" --only '^edge:' \
-        --total $((EDGE_S - 10)) > "$OUT/edge.log" 2>&1
-    grep -v '"ok"\|"start"' "$OUT/edge/capability_probe.jsonl" | tail -n 30
-    tail -n 2 "$OUT/edge.log"
-    pack
+    probe_part edge 400
 fi
 if has examples; then
     echo "== examples under --compare (npjax's run and NumPy's, each timed)"
