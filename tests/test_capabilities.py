@@ -319,15 +319,16 @@ def test_float64_bitcasts_through_32_bit_words_keep_every_bit():
 
 @_CPU_ONLY
 def test_sorts_of_one_element_are_their_operands():
-    """The TPU's fix for sorts along an axis of length 0 or 1 (one bool's lexsort aborted its
-    runtime), lowered for the CPU: no sort in the program, NumPy's results."""
+    """The TPU's fix for sorts along an axis of length 0 or 1 or of no elements (one bool's
+    lexsort, a 3 x 2 x 0 stack's, aborted its runtime), lowered for the CPU: no sort in the
+    program, NumPy's results."""
     from jax import lax
 
     from npjax._pure import _lowerings
 
     with _cpu_lowerings():
         assert _lowerings.install_sorts(("cpu",))
-        for shape, dim in (((1,), 0), ((3, 1), 1), ((1, 4), 0), ((2, 0), 1)):
+        for shape, dim in ((1,), 0), ((3, 1), 1), ((1, 4), 0), ((2, 0), 1), ((2, 0), 0):
             k = np.ones(shape, np.bool_)
             f = jax.jit(lambda k, dim=dim: lax.sort((k, lax.broadcasted_iota(np.int64, k.shape,
                                                                              dim)),
@@ -470,3 +471,30 @@ def test_each_use_of_a_host_primitive_has_its_own_callback():
     assert len(indices) == 3 and len(set(indices)) == 3, indices
     for g, want in zip(got, (a @ b, a.T @ b, a @ (b * 2))):
         np.testing.assert_allclose(np.asarray(g), want, rtol=1e-15)
+
+
+@_CPU_ONLY
+def test_empty_arrays_do_not_cross_to_the_host():
+    """A TPU's runtime aborted on a host transfer of no elements (a sort of a 2 x 0 stack, a
+    float16 ``cumsum`` of 0 x 1 inside ``unwrap``): an empty operand is not sent and an empty
+    result not received; an all-empty primitive makes no callback; values are NumPy's."""
+    import jax.numpy as jnp
+
+    z = np.zeros((2, 0), np.int64)
+    w = (_RNG.standard_normal((2, 3)) + 1j).astype(np.complex128)
+    cases = [("sort", "int32", lambda a: jnp.sort(a, axis=0), np.zeros((2, 0), np.int32), 0),
+             ("cumsum", "float16", lambda a: jnp.cumsum(a, axis=0),
+              np.zeros((0, 1), np.float16), 0),
+             ("dot_general", "int64", lambda a: a @ a.T, z, 1),  # 2 x 2 zeros from none
+             ("dot_general", "int64", lambda a: a.T @ a, z, 0),
+             ("concatenate", "complex128", lambda a: jnp.concatenate([a, w[:0]]), w, 1)]
+    for family, dt, fn, x, calls in cases:
+        want = np.asarray(jax.jit(fn)(x))
+        with _capabilities.simulate(family, PLATFORM, (dt,)):
+            _capabilities.ROUTED.clear()
+            text = jax.jit(fn).lower(x).as_text()
+            got = np.asarray(jax.jit(fn)(x))
+            assert _capabilities.ROUTED[(family, dt)] == calls, family
+        assert text.count("python_cpu_callback") == calls, family
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)

@@ -67,6 +67,7 @@ NOT_LAZY = {
     "average": _RAW_JAX + " with weights",
     "compress": "data-dependent length: counts the selected elements (_buckets)",
     "nonzero": "data-dependent length: counts the selected elements (_buckets)",
+    "argwhere": "data-dependent length: counts the selected elements (_buckets)",
     "unique": "data-dependent length, and its sort passes the operand to a jax function",
     "linspace": "its kernels' outputs, pending, reach a jax function (TypeError)",
     "diff": "reads its operands computed (to_jax in the body: n=0 gives the operand back)",

@@ -20,9 +20,10 @@ a case lowers as before. The platform list and the dtypes come from
   process dies: "xprecision_rewriter.cc: Check failed: operand->shape().IsTuple()"), so
   ``abs``, ``mean``, ``/`` and everything built on them did; they are computed from the
   float64 parts (``hypot`` and Smith's division, as NumPy's complex loops compute them).
-- ``install_sorts``: a sort along an axis of length 1 with 8-bit keys aborts the TPU's
-  runtime (``lexsort`` of one bool: "host_command_buffer_util.cc: Check failed: byte_offset
-  % bytes_per_word == 0"); such a sort is its operands as they are.
+- ``install_sorts``: a sort along an axis of length 1 with 8-bit keys, or of an empty
+  operand, aborts the TPU's runtime (``lexsort`` of one bool, of a 3 x 2 x 0 stack:
+  "host_command_buffer_util.cc: Check failed: byte_offset % bytes_per_word == 0"); such a
+  sort is its operands as they are.
 - ``install_on_host``: a primitive in a dtype the backend cannot compute (64-bit integer
   matrix products on a TPU: "not implemented"; complex128 ones: silently wrong there, by
   1e4 at 64 x 64; complex128 ``tan``/``tanh``/``expm1``/``sign``/``pow``, which abort, and
@@ -248,11 +249,12 @@ def install_bitcasts(platforms: tuple[str, ...]) -> bool:
 
 
 def _is_trivial_sort(avals_in: Any, avals_out: Any, params: dict) -> bool:
-    return avals_in[0].shape[params["dimension"]] <= 1
+    return avals_in[0].shape[params["dimension"]] <= 1 or avals_in[0].size == 0
 
 
 def install_sorts(platforms: tuple[str, ...]) -> bool:
-    """A sort along an axis of length 0 or 1 is its operands as they are."""
+    """A sort along an axis of length 0 or 1, or of no elements, is its operands as they
+    are."""
     mlir = _lowering_api()
     if mlir is None:
         return False
@@ -348,26 +350,33 @@ def install_on_host(platform: str, on_host: Callable[[str, Any], bool],
             outs = list(shapes) if many else [shapes]
             out_dtype = outs[0].dtype
             # complex128 crosses as its float64 parts, flat: a TPU's transfer of a 2-D
-            # complex128 result failed its layout check (a concatenation's, 10 x 5)
+            # complex128 result failed its layout check (a concatenation's, 10 x 5). Empty
+            # arrays do not cross at all (a TPU's runtime aborted on a host transfer of none:
+            # "HostCommand byte_offset -1"): NumPy gets new empty ones, the program zeros
             wide = [np.dtype(x.dtype) == _C128 for x in xs]
-            sent = [p for x, w in zip(xs, wide) for p in (_flat_parts(x) if w else (x,))]
-            back = [q for s in outs for q in (
+            sent = [p for x, w in zip(xs, wide) if x.size
+                    for p in (_flat_parts(x) if w else (x,))]
+            back = [q for s in outs if s.size for q in (
                 (jax.ShapeDtypeStruct((s.size,), _F64),) * 2 if s.dtype == _C128 else (s,))]
 
             def run(*host: np.ndarray) -> Any:
                 counted(family, dtype)
                 parts = iter(np.asarray(h) for h in host)
-                args = [_joined(next(parts), next(parts), x.shape) if w else next(parts)
+                args = [np.empty(x.shape, x.dtype) if not x.size
+                        else _joined(next(parts), next(parts), x.shape) if w else next(parts)
                         for x, w in zip(xs, wide)]
                 got = numpy_fn(*args, out_dtype=out_dtype, **params)
                 fit = []
                 for g, s in zip(got if many else [got], outs):
                     g = np.asarray(g, s.dtype).reshape(s.shape)
-                    fit += [g.real.ravel(), g.imag.ravel()] if s.dtype == _C128 else [g]
+                    fit += ([] if not s.size else [g.real.ravel(), g.imag.ravel()]
+                            if s.dtype == _C128 else [g])
                 return fit
 
-            got = iter(jax.pure_callback(run, back, *sent, vmap_method="sequential"))
-            results = [_flat_complex(next(got), next(got)).reshape(s.shape)
+            got = iter(jax.pure_callback(run, back, *sent, vmap_method="sequential")
+                       if back else ())
+            results = [lax.full(s.shape, 0, s.dtype) if not s.size
+                       else _flat_complex(next(got), next(got)).reshape(s.shape)
                        if s.dtype == _C128 else next(got) for s in outs]
             return results if many else results[0]
 
