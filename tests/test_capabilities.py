@@ -20,6 +20,7 @@ import pytest
 
 import npjax
 from npjax._pure import _capabilities, _dtypes
+from tests._parity import assert_same
 
 pytestmark = pytest.mark.device_placement
 
@@ -498,3 +499,15 @@ def test_empty_arrays_do_not_cross_to_the_host():
         assert text.count("python_cpu_callback") == calls, family
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_array_equal(got, want)
+    # npjax's own host routes (``route``): a searchsorted of no values makes no callback;
+    # of values into no elements, one without the empty operand
+    a, v = np.array([1.0, 2.0, 3.0], np.float32), np.array([[2.5], [0.5]], np.float32)
+    with _capabilities.simulate("sort", PLATFORM, ("float32",)):
+        for sorted_, values, calls in ((a, v[:, :0], 0), (a[:0], v, 1), (a, v, 1)):
+            _capabilities.ROUTED.clear()
+            with npjax.policy(placement="device"):
+                got = npjax.searchsorted(npjax.asarray(sorted_), npjax.asarray(values))
+                stacked = npjax.lexsort(npjax.asarray(np.zeros((3, 2, 0), np.float32)), axis=0)
+            assert sum(_capabilities.ROUTED.values()) == calls
+            assert_same(got, np.searchsorted(sorted_, values))
+            assert_same(stacked, np.lexsort(np.zeros((3, 2, 0)), axis=0))

@@ -217,7 +217,7 @@ def route(family: str, dtype: Any, device_fn: Callable, numpy_fn: Callable,
                             got, shapes)
 
     def host_fn(*a: Any) -> Any:
-        return jax.pure_callback(on_host, shapes, *a, vmap_method="sequential")
+        return _lowerings.host_call(on_host, shapes, *a)
 
     return lax.platform_dependent(*args, default=on_device,
                                   **dict.fromkeys(platforms, host_fn))

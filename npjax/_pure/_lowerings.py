@@ -328,10 +328,34 @@ def host_primitives() -> dict:
     return prims
 
 
+def host_call(numpy_fn: Callable, shapes: Any, *args: Any) -> Any:
+    """``jax.pure_callback(numpy_fn, shapes, *args)`` in which no empty array crosses: a
+    TPU's runtime aborted on a host transfer of no elements ("HostCommand byte_offset -1",
+    a sort of a 2 x 0 stack, a ``searchsorted`` of no values). ``numpy_fn`` gets new empty
+    arrays in their place; the program makes the empty results; with none other, no
+    callback at all."""
+    import jax
+
+    outs, tree = jax.tree.flatten(shapes)
+    specs = [(x.shape, np.dtype(x.dtype)) for x in args]
+
+    def run(*host: np.ndarray) -> list:
+        sent = iter(host)
+        xs = [next(sent) if np.prod(shape) else np.empty(shape, dtype)
+              for shape, dtype in specs]
+        return [g for g, s in zip(jax.tree.leaves(numpy_fn(*xs)), outs) if s.size]
+
+    back = [s for s in outs if s.size]
+    got = iter(jax.pure_callback(run, back, *(x for x in args if x.size),
+                                 vmap_method="sequential") if back else ())
+    return tree.unflatten([next(got) if s.size else lax.full(s.shape, 0, s.dtype)
+                           for s in outs])
+
+
 def install_on_host(platform: str, on_host: Callable[[str, Any], bool],
                     counted: Callable[[str, Any], None]) -> bool:
     """On ``platform``, each primitive of ``host_primitives`` whose first operand's dtype
-    ``on_host(family, dtype)`` names is computed by NumPy through ``jax.pure_callback``
+    ``on_host(family, dtype)`` names is computed by NumPy through ``host_call``
     (``counted(family, dtype)`` at each host run)."""
     mlir = _lowering_api()
     if mlir is None:
@@ -350,33 +374,26 @@ def install_on_host(platform: str, on_host: Callable[[str, Any], bool],
             outs = list(shapes) if many else [shapes]
             out_dtype = outs[0].dtype
             # complex128 crosses as its float64 parts, flat: a TPU's transfer of a 2-D
-            # complex128 result failed its layout check (a concatenation's, 10 x 5). Empty
-            # arrays do not cross at all (a TPU's runtime aborted on a host transfer of none:
-            # "HostCommand byte_offset -1"): NumPy gets new empty ones, the program zeros
+            # complex128 result failed its layout check (a concatenation's, 10 x 5)
             wide = [np.dtype(x.dtype) == _C128 for x in xs]
-            sent = [p for x, w in zip(xs, wide) if x.size
-                    for p in (_flat_parts(x) if w else (x,))]
-            back = [q for s in outs if s.size for q in (
+            sent = [p for x, w in zip(xs, wide) for p in (_flat_parts(x) if w else (x,))]
+            back = [q for s in outs for q in (
                 (jax.ShapeDtypeStruct((s.size,), _F64),) * 2 if s.dtype == _C128 else (s,))]
 
             def run(*host: np.ndarray) -> Any:
                 counted(family, dtype)
                 parts = iter(np.asarray(h) for h in host)
-                args = [np.empty(x.shape, x.dtype) if not x.size
-                        else _joined(next(parts), next(parts), x.shape) if w else next(parts)
+                args = [_joined(next(parts), next(parts), x.shape) if w else next(parts)
                         for x, w in zip(xs, wide)]
                 got = numpy_fn(*args, out_dtype=out_dtype, **params)
                 fit = []
                 for g, s in zip(got if many else [got], outs):
                     g = np.asarray(g, s.dtype).reshape(s.shape)
-                    fit += ([] if not s.size else [g.real.ravel(), g.imag.ravel()]
-                            if s.dtype == _C128 else [g])
+                    fit += [g.real.ravel(), g.imag.ravel()] if s.dtype == _C128 else [g]
                 return fit
 
-            got = iter(jax.pure_callback(run, back, *sent, vmap_method="sequential")
-                       if back else ())
-            results = [lax.full(s.shape, 0, s.dtype) if not s.size
-                       else _flat_complex(next(got), next(got)).reshape(s.shape)
+            got = iter(host_call(run, back, *sent))
+            results = [_flat_complex(next(got), next(got)).reshape(s.shape)
                        if s.dtype == _C128 else next(got) for s in outs]
             return results if many else results[0]
 
