@@ -18,8 +18,9 @@ program compiled for a compile-only TPU device: what ``--ops --compile`` measure
 machine without a chip, to tell whether that measure stands for the chip's);
 ``contraction`` (once, first: whether XLA on the chip fuses a product into the addition
 after it, the reason npjax.jit adds a -0.0 after products: ``_lazy.round_products``;
-elements differing from NumPy's under jax.jit, npjax.jit, and npjax.jit with float64
-products unrounded: where the last is 0, ``PRODUCTS_EXACT`` can name the TPU).
+``a * b - c`` with ``c`` the rounded product, nonzero where contracted, under jax.jit,
+npjax.jit, and npjax.jit with every float product unrounded: where jax.jit's count is 0,
+``PRODUCTS_EXACT`` can name the TPU for that dtype).
 
 Anywhere (a CPU machine too; JAX lowers for the TPU without one)::
 
@@ -274,11 +275,13 @@ def ops_report(kernels: list[str], size: str, dump: str | None, compile_: bool) 
 
 @contextlib.contextmanager
 def _products_exact() -> Any:
-    """npjax.jit leaves float64 and complex128 products unrounded on a TPU meanwhile
-    (``_capabilities.PRODUCTS_EXACT``)."""
+    """npjax.jit leaves every float product unrounded on a TPU meanwhile (float64 and
+    complex128 are in ``_capabilities.PRODUCTS_EXACT`` already; float32 and complex64 are
+    the question)."""
     from npjax._pure import _capabilities
     saved = _capabilities.PRODUCTS_EXACT
-    _capabilities.PRODUCTS_EXACT = {"tpu": frozenset({"float64", "complex128"})}
+    _capabilities.PRODUCTS_EXACT = {"tpu": frozenset({"float32", "complex64", "float64",
+                                                      "complex128"})}
     try:
         yield
     finally:
@@ -287,9 +290,13 @@ def _products_exact() -> Any:
 
 def _contraction() -> dict:
     """Whether XLA contracts a product into the addition after it (one rounding, as a fused
-    multiply-add): ``r - (r / 127) * 127`` under jax.jit and under npjax.jit (which adds a
-    -0.0 that XLA cannot see after products: ``_lazy.round_products``) against NumPy; per
-    dtype, the elements that differ from NumPy's."""
+    multiply-add), per dtype: ``a * b - c`` with ``c`` NumPy's rounded ``a * b`` is 0 in
+    every element where the product is rounded apart (NumPy, eager code) and the product's
+    rounding error where it is contracted; counted nonzero under jax.jit and under npjax.jit
+    with and without the -0.0 it adds after products (``_lazy.round_products``). Where
+    jax.jit's count is 0, ``PRODUCTS_EXACT`` can name the TPU for that dtype. Also the
+    elements of ``r - (r / 127) * 127`` that differ from NumPy's (the division's rounding
+    shows there too)."""
     import jax
     import numpy
 
@@ -297,18 +304,25 @@ def _contraction() -> dict:
 
     out = {}
     for dt in (numpy.float64, numpy.float32):
-        r = (numpy.random.default_rng(0).random(2**16) * 1000).astype(dt)
-        want = r - (r / dt(127)) * dt(127)
-        # (127 an argument too: XLA may turn a division by a constant into a product)
-        plain = jax.jit(lambda r, k: r - (r / k) * k)
-        def f(r: Any) -> Any:
-            return r - (r / 127) * 127
+        rng = numpy.random.default_rng(0)
+        a, b = (rng.random(2**16) + 0.5).astype(dt), (rng.random(2**16) + 0.5).astype(dt)
+        c = a * b
+        plain = jax.jit(lambda a, b, c: a * b - c)
 
-        got = {"jax.jit": plain(r, dt(127)), "npjax.jit": npjax.jit(f)(npjax.asarray(r))}
+        def fma(a: Any, b: Any, c: Any) -> Any:
+            return a * b - c
+
+        got = {"jax.jit": plain(a, b, c),
+               "npjax.jit": npjax.jit(fma)(*map(npjax.asarray, (a, b, c)))}
         with _products_exact():
-            got["npjax.jit unrounded"] = npjax.jit(f)(npjax.asarray(r))
+            got["npjax.jit unrounded"] = npjax.jit(fma)(*map(npjax.asarray, (a, b, c)))
         for name, g in got.items():
-            out[f"{numpy.dtype(dt).name} {name}"] = int((numpy.asarray(g) != want).sum())
+            out[f"{numpy.dtype(dt).name} a*b-c nonzero, {name}"] = int(
+                (numpy.asarray(g) != 0).sum())
+        r = (rng.random(2**16) * 1000).astype(dt)
+        want = r - (r / dt(127)) * dt(127)
+        out[f"{numpy.dtype(dt).name} r-(r/127)*127 differing, jax.jit"] = int(
+            (numpy.asarray(jax.jit(lambda r, k: r - (r / k) * k)(r, dt(127))) != want).sum())
     return out
 
 
