@@ -46,6 +46,7 @@ JIT_COUNTS = {"traced": 0, "eager": 0}
 # ("compiled", "as written") and why the as-written ones were (``signatures()``'s ``why``,
 # without its file:line).
 AUTOJIT = False
+PLACEMENT = None  # --npjax-placement: the suite's placement, when given
 AUTOJIT_COUNTS: dict[str, int] = {"compiled": 0, "as written": 0}
 AUTOJIT_WHY: dict[str, int] = {}
 

@@ -62,6 +62,7 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     _parity.JIT = config.getoption("--npjax-jit")
     _parity.AUTOJIT = config.getoption("--npjax-autojit")
+    _parity.PLACEMENT = config.getoption("--npjax-placement")
     if _parity.AUTOJIT:
         _hot_at_second_call(pytest.MonkeyPatch())  # for the whole session
     config.addinivalue_line("markers", "eager_only: the test checks eager-mode timing (when a "

@@ -28,6 +28,7 @@ from npjax._calls import _registry
 from tests import tolerances
 from tests._op_rows import (DEVICE_THOROUGH, EXCLUDED, NO_VALUES, ROWS, THOROUGH, TRACE, XFAIL,
                             make_inputs)
+from tests import _parity
 from tests._parity import assert_same, family
 
 MODES = {
@@ -49,10 +50,20 @@ def _params():
                 continue
             if mode in BATCHED and row.id in batched:
                 continue
-            reason = row.xfail.get(mode) or row.xfail.get("all")
+            reason = row.xfail.get(_xfail_mode(row, mode)) or row.xfail.get("all")
             marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
             params.append(pytest.param(row, mode, id=f"{mode}-{row.id}", marks=marks))
     return params
+
+
+def _xfail_mode(row, mode):
+    """Whose xfails a run takes: its mode's; on the device (``--npjax-placement=device``)
+    the host run's and the eager fallback of a row that cannot trace are device runs."""
+    if _parity.PLACEMENT != "device" or mode not in ("host", "jit"):
+        return mode
+    record = NATIVE.get(row.record)
+    eager = row.trace or (record is not None and record.trace)
+    return "device" if mode == "host" or (eager and "jit" not in row.xfail) else mode
 
 
 def _batch_params():
