@@ -188,9 +188,9 @@ def test_made_code_shows_in_tracebacks():
 
 # --- one ``out=`` writer ------------------------------------------------------------------
 # ``_core/_out.py`` writes every ``out=``: ``write_out`` a computed value, ``out_buffer`` the
-# host storage NumPy writes on the host route (``_hostpath.c``'s ``ufunc_fast_out`` is that
-# branch in C for ``ufunc(a, b, out=c)`` and ``ufunc(a, out=c)``), ``write_numpy_out`` a NumPy
-# array as ``out``.
+# host storage NumPy writes on the host route (``_hostpath_ufuncs.c``'s ``ufunc_fast_out`` is
+# that branch in C for ``ufunc(a, b, out=c)`` and ``ufunc(a, out=c)``), ``write_numpy_out`` a
+# NumPy array as ``out``.
 WRITER = "_core/_out.py"
 # {module: why it writes into an ``out`` itself}; each must still do so.
 OUT_WRITE_EXCEPTIONS = {
@@ -314,8 +314,8 @@ def test_the_writer_is_defined_once():
     assert homes == [WRITER]
     assert "out_buffer(" in inspect.getsource(_route.host_operands)
     assert _out.write_out.__module__ == "npjax._core._out"
-    c_source = (PACKAGE / "_core" / "_hostpath.c").read_text()
-    takes_out = re.findall(r"^static PyObject \*(\w+)\([^)]*\bout\b", c_source, re.M)
+    c_source = "\n".join(p.read_text() for p in sorted((PACKAGE / "_core").glob("_hostpath*.c")))
+    takes_out = re.findall(r"^(?:static )?PyObject \*(\w+)\([^)]*\bout\b", c_source, re.M)
     assert takes_out == ["ufunc_fast_out"]
 
 
