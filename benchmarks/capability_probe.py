@@ -359,7 +359,9 @@ def _npjax_run(key, spec):
     def call(xp):
         if family == "npjax":
             fn, _ = spec
-            return fn(xp, xp.asarray(a_np), xp.asarray(v_np), xp.asarray(_I), xp.asarray(_M))
+            # (copies: a case writing into its operands, as place does, must not see the
+            # writes of NumPy's run)
+            return fn(xp, *(xp.asarray(x.copy()) for x in (a_np, v_np, _I, _M)))
         name = spec[0]
         if family == "ufunc":
             uf = getattr(xp, name)

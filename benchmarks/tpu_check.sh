@@ -8,7 +8,9 @@
 # and float32 special values of jax.numpy and npjax, exp's ulps and compile time:
 # tpu_complex64_probe.py), sort (capability_probe.py's sorts of every dtype and shape,
 # process aborts caught), edge (capability_probe.py's ufuncs and functions on one-element arrays
-# of bool, int8, uint8, int16, float16), examples, tests, compile, suite, suite_float32 (the kernels'
+# of bool, int8, uint8, int16, float16), npjax (capability_probe.py's every function, ufunc,
+# linalg and fft call on bool, int64, float32, float64, complex128; PROBE_ONLY narrows it:
+# 1,400 cases and more, over two calls), examples, tests, compile, suite, suite_float32 (the kernels'
 # inputs as float32: the chip's own type), suite_device, run in that order.
 # A device call lasts at most 10 minutes: every time limit is cut to what is left of BUDGET_S
 # (default 570 s, counted from the start), so the default steps (import, float64, complex,
@@ -62,10 +64,10 @@ limit() {  # the smaller of $1 seconds and what is left of BUDGET_S (at least 1)
 }
 has() { case ",$STEPS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
-probe_part() {  # $1: capability_probe.py's case prefix (sort, edge), $2: its time limit
-    local s
+probe_part() {  # $1: capability_probe.py's case prefix (sort, edge, npjax), $2: its time limit
+    local s      # (PROBE_ONLY: a narrower regular expression over the case keys)
     s=$(limit "$2")
-    timeout "$s" $PY benchmarks/capability_probe.py --out "$OUT/$1" --only "^$1:" \
+    timeout "$s" $PY benchmarks/capability_probe.py --out "$OUT/$1" --only "${PROBE_ONLY:-^$1:}" \
         --total $((s > 20 ? s - 10 : 10)) > "$OUT/$1.log" 2>&1
     grep -v '"ok"\|"start"' "$OUT/$1/capability_probe.jsonl" | tail -n 30
     tail -n 2 "$OUT/$1.log"
@@ -171,6 +173,11 @@ fi
 if has edge; then
     echo "== every ufunc and function on one-element arrays of the narrow dtypes (aborts caught)"
     probe_part edge 400
+fi
+if has npjax; then
+    echo "== every npjax function, ufunc, linalg and fft call on bool, int64, float32, float64,"
+    echo "   complex128, every array on the TPU (capability_probe.py npjax:, aborts caught)"
+    probe_part npjax 540
 fi
 if has examples; then
     echo "== examples under --compare (npjax's run and NumPy's, each timed)"
