@@ -38,7 +38,7 @@ _seen: dict[types.CodeType, int] = {}  # code -> looks that saw it
 _done: set[types.CodeType] = set()  # rebound, or not a function to rebind
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
-rebound: list[str] = []  # "file:line name" of each function rebound (stats, tests)
+rebound: list[str] = []  # "file:line name" of each function rebound (for a look)
 
 
 def watch_this_thread() -> None:

@@ -337,12 +337,11 @@ def host_call(numpy_fn: Callable, shapes: Any, *args: Any) -> Any:
     import jax
 
     outs, tree = jax.tree.flatten(shapes)
-    specs = [(x.shape, np.dtype(x.dtype)) for x in args]
+    specs = [(x.size, x.shape, np.dtype(x.dtype)) for x in args]
 
     def run(*host: np.ndarray) -> list:
         sent = iter(host)
-        xs = [next(sent) if np.prod(shape) else np.empty(shape, dtype)
-              for shape, dtype in specs]
+        xs = [next(sent) if size else np.empty(shape, dtype) for size, shape, dtype in specs]
         return [g for g, s in zip(jax.tree.leaves(numpy_fn(*xs)), outs) if s.size]
 
     back = [s for s in outs if s.size]

@@ -167,8 +167,8 @@ def fetch(value: Any) -> np.ndarray:
     if _deferred.items:  # the warnings of earlier operations come first, as in NumPy
         flush_deferred()
     start = time.perf_counter()
-    if not value.size:  # no values to wait for or copy (a TPU's runtime aborted on the
-        host = np.empty(value.shape, value.dtype)  # transfer of some empty results)
+    if not value.size:  # no values to wait for or copy: no transfer
+        host = np.empty(value.shape, value.dtype)
     elif not getattr(value, "is_fully_addressable", True) and not value.is_fully_replicated:
         # a global array over several processes (npjax.distributed): gather every part
         host = _gather(value)
