@@ -323,3 +323,50 @@ def test_a_device_arrays_view_as_a_dtype_the_backend_cannot_hold_is_refused():
     rather than a host copy whose writes would be lost; views as device dtypes work."""
     lines = _two_cpu_devices(SCRIPT_VIEW)
     assert lines == ["view_float64 True", "view_int32 True True"], lines
+
+
+SCRIPT_INDEX = SETUP + textwrap.dedent("""
+    def i8(xp):
+        return xp.asarray(np.array([1, -3, 7], np.int8))
+
+    def f4(xp):
+        return xp.asarray(np.array([1.5, 2.0, -1.0], np.float32))
+
+    def stored(xp, index):
+        a = f4(xp)
+        a[index] = 5
+        return a
+
+    def at(xp, a, *args):
+        xp.add.at(a, *args)
+        return a
+
+    CASES = {
+        "empty_list": lambda xp: f4(xp)[[]],
+        "empty_nested": lambda xp: f4(xp)[[[]]],
+        "empty_pair": lambda xp: xp.asarray(np.ones((2, 3), np.float32))[[], []],
+        "store_empty": lambda xp: stored(xp, []),
+        "at_empty": lambda xp: at(xp, i8(xp), [], 1),
+        "at_float_value": lambda xp: at(xp, i8(xp), [0, 0], 1.5),
+        "at_float_list": lambda xp: at(xp, i8(xp), [1, 2], [0.5, 2.5]),
+        "outer_float_lists": lambda xp: xp.add.outer([1, 2], [3.5, 4]),
+        "reduce_float_list": lambda xp: xp.multiply.reduce([1.5, 2.0]),
+    }
+    with npjax.policy(placement="device"):
+        for name, fn in CASES.items():
+            want, got = outcome(np, fn), outcome(npjax, fn)
+            print(name, got == want, "" if got == want else f"| {got} {want}")
+        a = i8(npjax)
+        npjax.add.at(a, [0, 0], 1.5)
+        print("at_in_place", a._host() is None, np.asarray(a).tolist() == [3, -3, 7])
+    """)
+
+
+def test_empty_list_indices_and_ufunc_methods_of_float_operands_match_numpy():
+    """An empty list is an intp index (NumPy's float64 of it was taken for a host array the
+    accelerator cannot hold: IndexError); a ufunc method whose list or scalar operand is
+    float64 runs NumPy's (``HostOnly`` escaped), ``at`` writing into the device array."""
+    lines = _two_cpu_devices(SCRIPT_INDEX)
+    assert len(lines) == 9 + 1, lines
+    assert [ln for ln in lines if "|" in ln or ln.split()[1] != "True"] == [], lines
+    assert "at_in_place True True" in lines

@@ -12,6 +12,7 @@ import numpy as np
 
 from npjax._runtime import _context, _numpy_calls, _stats
 from npjax._core._host_only import has_host_only
+from npjax._pure._errors import HostOnly
 from npjax._placement._made import as_arrays
 from npjax._core._normalize import foreign_override
 from npjax._core._ndarray import ndarray
@@ -45,7 +46,12 @@ def host_ufunc_method(name: str, impl: Any) -> Any:
         if has_host_only(args, kwargs) or foreign_override(args, kwargs):
             return forced_host(f"{self.__name__}.{name}", getattr(self._np, name), args,
                                kwargs, _numpy_calls.call_numpy_ufunc)
-        return impl(self, *args, **kwargs)
+        try:
+            return impl(self, *args, **kwargs)
+        except HostOnly:  # an operand made for the device in a dtype it cannot hold (a list
+            # of floats, a float value into an int8 array's ``at``, on a TPU): NumPy's
+            return forced_host(f"{self.__name__}.{name}", getattr(self._np, name), args,
+                               kwargs, _numpy_calls.call_numpy_ufunc)
 
     functools.update_wrapper(method, impl)
     return method

@@ -122,7 +122,7 @@ def run_fetched(name: str, fn: Any, args: tuple, kwargs: dict, run: Any) -> tupl
     among the operands). A result that is a written copy is the device array itself."""
     _stats.host_only[name] += 1
     fetched = _Fetched()
-    mutated = _MUTATED.get(name, -1)
+    mutated = 0 if name.endswith(".at") else _MUTATED.get(name, -1)  # (ufunc.at: in place)
     out_at = _out_position(fn) if len(args) > 1 else -1
     ops = tuple(fetched.destination(a) if i == mutated or i == out_at else fetched.operand(a)
                 for i, a in enumerate(args))

@@ -333,6 +333,11 @@ def _raise_out_of_bounds(checks: list, shape: tuple, arrays: list, slots: tuple,
             raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
 
 
+def _empty_list(item: Any) -> bool:
+    """Whether ``item`` is a list or tuple with no element but empty lists or tuples."""
+    return isinstance(item, list | tuple) and all(_empty_list(x) for x in item)
+
+
 def _advanced_unchecked(items: list, kinds: list, shape: tuple,
                         pad: bool = False) -> tuple[tuple, list, list, bool, Any]:
     """The template, the index arrays, the (array, axis) bounds checks still to do, whether
@@ -366,12 +371,11 @@ def _advanced_unchecked(items: list, kinds: list, shape: tuple,
             parts.append((None, []))
             axis += kind == "slice"
             continue
-        try:
-            arr = to_jax(item)
+        try:  # (an empty list is an intp index: NumPy's float64 of it no index, nor an
+            # array a TPU holds)
+            arr = to_jax(np.zeros(np.shape(item), np.intp) if _empty_list(item) else item)
         except Exception:  # lists of non-numbers (slices, None, strings)
             raise IndexError(_INDEX_TYPES_MSG) from None
-        if isinstance(item, list | tuple) and arr.size == 0:
-            arr = arr.astype(np.intp)
         if arr.dtype.kind not in "iub":
             raise IndexError("arrays used as indices must be of integer (or boolean) type")
         if arr.dtype != np.bool_:
