@@ -297,7 +297,7 @@ def test_mixed_with_device_arrays(code):
 @pytest.mark.device_placement
 def test_device_operands_come_to_the_host_once_counted():
     before = sum(_stats.host_only.values())
-    d = npjax.arange(3.0)
+    d = npjax.arange(3.0, dtype=npjax.float32)  # (float64 is a host dtype on a TPU)
     assert d._host() is None
     r = d + npjax.array([1, 2, 3], dtype=object)
     assert r.dtype == object and r._host() is not None and r.tolist() == [1.0, 3.0, 5.0]
@@ -313,7 +313,7 @@ def test_device_code_refuses_host_only_data_clearly():
     with pytest.raises(HostOnly, match="host only"):
         npjax.array(["a"])._read()  # what device code gets instead of a raw JAX error
     with pytest.raises(NotImplementedError, match="dtype"):  # no device view of these
-        npjax.arange(3.0).view("U2")
+        npjax.arange(3.0, dtype=npjax.float32).view("U2")
 
 
 # --- properties ------------------------------------------------------------------------------

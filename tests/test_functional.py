@@ -255,7 +255,7 @@ def test_frompyfunc_out_and_at():
     npjax.frompyfunc(lambda x: x, 1, 1)(npjax.arange(3), out=host)
     assert host.tolist() == [0, 1, 2]
     with npjax.policy(placement="device"), pytest.raises(NotImplementedError):
-        npjax.frompyfunc(lambda x, y: x + y, 2, 1).at(npjax.zeros(3), [0], 1)
+        npjax.frompyfunc(lambda x, y: x + y, 2, 1).at(npjax.zeros(3, npjax.float32), [0], 1)
 
 
 def test_piecewise_select_exist():

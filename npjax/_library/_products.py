@@ -420,8 +420,6 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, dtype: Any = 
     subscripts, ops = _parse(operands)
     arrays = [_arr(x) for x in ops]
     dt = None if dtype is None else np.dtype(dtype)
-    if dt is not None and not _dtypes.is_device_dtype(dt):  # NumPy's (long double...)
-        raise HostOnly(f"dtype {dt} lives on the host only")
     key = optimize
     if isinstance(optimize, list | tuple):
         key = tuple(p if isinstance(p, str) else tuple(p) for p in optimize)
@@ -430,7 +428,9 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, dtype: Any = 
                                      key)
     if out is None and len(arrays) == 1 and (view := einsum_view(subscripts, ops[0], {
             "dtype": dt, "casting": casting, "order": order, "optimize": optimize})) is not None:
-        return view
+        return view  # (whatever dtype= asks, as NumPy's view: float64 on a TPU too)
+    if dt is not None and not _dtypes.is_device_dtype(dt):  # NumPy's (long double...)
+        raise HostOnly(f"dtype {dt} lives on the host only")
     if res_dtype.kind in "iu":
         res_dtype = np.dtype(res_dtype.str)
     result = _einsum_kernel(*arrays, subscripts=subscripts, dtype=res_dtype,
