@@ -23,8 +23,13 @@ from typing import Any
 import numpy as np
 
 import npjax
+from npjax._pure import _dtypes
 from npjax._runtime import _stats
 from tests.tolerances import tolerance
+
+# float64, or float32 where the backend's arrays cannot hold float64 (a TPU): for tests that
+# mean device arrays (a float64 array there is a host array: NumPy's memory and scalars)
+DEVICE_FLOAT = np.float32 if "float64" in _dtypes.backend_host_dtypes() else np.float64
 
 # Most specific first: AxisError is both a ValueError and an IndexError.
 _FAMILIES = (np.exceptions.AxisError, np.linalg.LinAlgError, IndexError, OverflowError,

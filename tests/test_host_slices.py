@@ -14,7 +14,7 @@ import pytest
 
 import npjax
 from npjax._core._ndarray import ndarray
-from tests._parity import assert_same
+from tests._parity import DEVICE_FLOAT, assert_same
 from tests.test_host_overhead import _outcome, _same_outcome
 
 
@@ -123,7 +123,8 @@ def test_equal_shapes_stay_on_the_host_and_broadcasts_leave_it():
     got = a[:, :1] * a[:1, :]  # (8, 1) and (1, 8): 64 elements
     assert_same(got, x[:, :1] * x[:1, :])
     assert got._host() is not None
-    y, z = np.arange(18.0).reshape(9, 2), np.arange(18.0).reshape(2, 9)
+    y = np.arange(18.0, dtype=DEVICE_FLOAT).reshape(9, 2)  # (float32 on a TPU: float64
+    z = y.reshape(2, 9)  # arrays are host arrays there)
     b, c = npjax.asarray(y.copy()), npjax.asarray(z.copy())
     got = b[:, :1] + c[:1, :]  # (9, 1) and (1, 9): 81 elements
     assert_same(got, y[:, :1] + z[:1, :])
@@ -134,14 +135,15 @@ def test_equal_shapes_stay_on_the_host_and_broadcasts_leave_it():
 
 
 def test_views_with_device_operands():
+    x = np.arange(6.0, dtype=DEVICE_FLOAT)
     with npjax.policy(placement="device"):
-        device = npjax.asarray(np.arange(6.0))
-    host = npjax.asarray(np.arange(6.0))
+        device = npjax.asarray(x)
+    host = npjax.asarray(x)
     for got in (host[1:] + device[1:], device[:-1] * host[1:], host[::2] - device[::2][0],
                 2.0 * device[1:] + host[1:]):
         assert got._host() is None
-    assert_same(host[1:] + device[1:], np.arange(1.0, 6.0) * 2)
-    assert_same(device[:-1] * host[1:], np.arange(5.0) * np.arange(1.0, 6.0))
+    assert_same(host[1:] + device[1:], x[1:] * 2)
+    assert_same(device[:-1] * host[1:], x[:-1] * x[1:])
 
 
 def test_results_of_views_are_new_arrays():

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import npjax
 from npjax._core import _index_plan
 from tests import strategies as S
-from tests._parity import assert_parity
+from tests._parity import DEVICE_FLOAT, assert_parity
 
 pytestmark = pytest.mark.device_placement
 
@@ -55,7 +55,7 @@ def test_loose_known_bounds_still_check_the_values():
 
 
 def test_a_computed_index_array_waits_once_per_read():
-    a = npjax.arange(1000.0)
+    a = npjax.arange(1000.0, dtype=DEVICE_FLOAT)
     b = npjax.asarray(np.random.default_rng(1).integers(0, 10**6, 100))
     a[(b * 2) % 1000]
     npjax.reset_stats()

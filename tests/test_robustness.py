@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 import npjax
-from tests._parity import assert_parity
+from tests._parity import DEVICE_FLOAT, assert_parity
 from tests._threads import run_threads
 
-BASE = np.arange(12.0).reshape(3, 4)
+BASE = np.arange(12.0, dtype=DEVICE_FLOAT).reshape(3, 4)
 
 READONLY = {
     "diagonal": lambda xp, a: a.diagonal(),

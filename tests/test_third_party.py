@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import npjax
-from tests._parity import assert_same
+from tests._parity import DEVICE_FLOAT, assert_same
 
 PLACEMENTS = ("auto", "device")
 pd = pytest.importorskip("pandas")
@@ -320,7 +320,7 @@ def test_npjax_arrays_are_not_numpy_arrays(placement):
     """The measured state: neither ``isinstance`` nor ``view(type(x))`` takes an npjax array,
     host or device. (A test that flips when host arrays become numpy.ndarray subclasses.)"""
     with _under(placement):
-        x = npjax.arange(3.0)
+        x = npjax.arange(3.0, dtype=DEVICE_FLOAT if placement == "device" else None)
         assert not isinstance(x, np.ndarray)
         assert not issubclass(type(x), np.ndarray)
         with pytest.raises(TypeError, match="array of references"):
