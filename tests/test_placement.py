@@ -242,10 +242,13 @@ def test_device_nan_written_into_a_host_integer_array():
 # test_ufuncs's group waits for HYPOTHESIS_PROFILE=full/thorough: the op table runs every
 # ufunc's loops on the device (eager, lazy, npjax.jit) and test_device_special_values their
 # special values there in the default run; the group took 111 s of a CI worker alone.
+# test_jit waits for it too: npjax.jit's programs run on the device under every placement
+# (the placement changes only where its inputs were made), and it took 80 of its group's
+# 140 s in a CI run that came within 2 minutes of CI's 20.
 _FULL = os.environ.get("HYPOTHESIS_PROFILE", "ci") in ("full", "thorough")
-DEVICE_SUITES = [*(["tests/test_ufuncs.py"] if _FULL else []),
+DEVICE_SUITES = [*(["tests/test_ufuncs.py", "tests/test_jit.py"] if _FULL else []),
                  "tests/test_statistics.py tests/test_selection.py",
-                 "tests/test_linalg.py tests/test_jit.py tests/test_errstate.py",
+                 "tests/test_linalg.py tests/test_errstate.py",
                  "tests/test_views.py tests/test_indexing.py tests/test_operators.py "
                  "tests/test_reductions.py tests/test_scalars.py tests/test_smoke_parity.py "
                  "tests/test_ufunc_methods.py tests/test_shape_ops.py tests/test_creation.py"]
