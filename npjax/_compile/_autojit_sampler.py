@@ -20,7 +20,6 @@ runner's hook leaves them. The wrapper follows the policy of each call: under
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
@@ -99,14 +98,6 @@ def _rebind(namespace: dict, code: types.CodeType) -> None:
         rebound.append(f"{code.co_filename}:{code.co_firstlineno} {code.co_name}")
 
 
-def _forked() -> None:
-    """A forked child has no sampler thread: it starts its own when asked."""
-    global _thread
-    _thread = None
-    _threads.clear()
-
-
-os.register_at_fork(after_in_child=_forked)
 _context.on_jit_auto.append(watch_this_thread)
 if _context.get_policy().jit == "auto":  # NPJAX_JIT=auto: the importing thread
     watch_this_thread()
