@@ -75,19 +75,11 @@ def get_policy() -> Policy:
 current = get_policy  # the name the call path reads it by
 
 
-# called with no arguments where a thread's policy comes to say jit="auto" (the sampler
-# under a plain import: ``npjax._compile._autojit_sampler``, which registers itself)
-on_jit_auto: list = []
-
-
 def set_policy(**fields: Any) -> Policy:
     """Change fields of the current policy (for this context and the code it starts)."""
     ctx = _var.get()
     new = dataclasses.replace(ctx.policy, **fields)
     _var.set(_with(ctx, policy=new))
-    if new.jit == "auto":
-        for hook in on_jit_auto:
-            hook()
     return new
 
 
@@ -122,9 +114,6 @@ class _PolicyBlock(contextlib.ContextDecorator):
         ctx = _var.get()
         new = _changed(ctx, self.fields)
         self.token = _var.set(new)
-        if new.policy.jit == "auto":
-            for hook in on_jit_auto:
-                hook()
         return new.policy
 
     def __exit__(self, *exc: Any) -> None:
