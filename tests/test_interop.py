@@ -14,13 +14,9 @@ import numpy as np
 import pytest
 
 import npjax
-from npjax._pure import _dtypes
-from tests._parity import assert_same
+from tests._parity import DEVICE_FLOAT, assert_same
 
-# float64, or float32 where the backend's arrays cannot hold float64 (a TPU): these tests mean
-# device arrays, and a float64 array there is a host one (NumPy's memory and scalars)
-HOST = np.array([[1.0, -2.0, 3.5], [0.25, 5.0, -1.0]],
-                np.float32 if "float64" in _dtypes.backend_host_dtypes() else np.float64)
+HOST = np.array([[1.0, -2.0, 3.5], [0.25, 5.0, -1.0]], DEVICE_FLOAT)  # (these mean device arrays)
 
 
 @pytest.fixture

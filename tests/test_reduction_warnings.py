@@ -13,8 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import npjax
-from npjax._pure import _dtypes
-from tests._parity import assert_same
+from tests._parity import DEVICE_FLOAT, assert_same
 
 pytestmark = pytest.mark.device_placement
 NAN, INF = np.nan, np.inf
@@ -166,7 +165,7 @@ def test_under_npjax_jit_and_lazy_mode():
 
     # (float32 where the backend cannot hold float64: float64 arrays are host arrays there,
     # whose warnings NumPy gives at the call)
-    dt = np.float32 if "float64" in _dtypes.backend_host_dtypes() else np.float64
+    dt = DEVICE_FLOAT
     x = npjax.asarray(np.array([NAN, NAN], dt))
     y = npjax.asarray(np.full(2, np.finfo(dt).max * 0.75, dt))
     for arg, want in ((x, ["Mean of empty slice"]),

@@ -43,15 +43,13 @@ def host_ufunc_method(name: str, impl: Any) -> Any:
                 _stats.host_calls[f"{self.__name__}.{name}"] += 1
                 return place_result(_numpy_calls.call_numpy_ufunc(getattr(self._np, name), *ops),
                                     npjax_operands(args, kwargs), limit)
-        if has_host_only(args, kwargs) or foreign_override(args, kwargs):
-            return forced_host(f"{self.__name__}.{name}", getattr(self._np, name), args,
-                               kwargs, _numpy_calls.call_numpy_ufunc)
-        try:
-            return impl(self, *args, **kwargs)
-        except HostOnly:  # an operand made for the device in a dtype it cannot hold (a list
-            # of floats, a float value into an int8 array's ``at``, on a TPU): NumPy's
-            return forced_host(f"{self.__name__}.{name}", getattr(self._np, name), args,
-                               kwargs, _numpy_calls.call_numpy_ufunc)
+        if not (has_host_only(args, kwargs) or foreign_override(args, kwargs)):
+            try:
+                return impl(self, *args, **kwargs)
+            except HostOnly:  # an operand made for the device in a dtype it cannot hold (a
+                pass  # list of floats, a float into an int8 array's ``at``, on a TPU)
+        return forced_host(f"{self.__name__}.{name}", getattr(self._np, name), args, kwargs,
+                           _numpy_calls.call_numpy_ufunc)
 
     functools.update_wrapper(method, impl)
     return method
