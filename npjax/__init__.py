@@ -56,6 +56,7 @@ from npjax._core import _host_memory  # ndarray.__array_interface__, ctypes, dat
 from npjax._core._sharding import *  # noqa: F403
 from npjax._compile._jit import *  # noqa: F403
 from npjax._compile._autojit import autojit
+from npjax._compile import _autojit_sampler  # jit="auto" under a plain import
 from npjax import distributed, fft, linalg, random
 from npjax._library import _ufunc_methods  # installs ufunc.reduce/accumulate/outer/reduceat/at
 from npjax._library._array_api_info import __array_namespace_info__

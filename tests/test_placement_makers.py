@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import npjax
-from tests._parity import assert_same
+from npjax._pure._dtypes import backend_host_dtypes
+from tests._parity import DEVICE_FLOAT, assert_same
 
 ON_CPU = jax.default_backend() == "cpu"
 
@@ -169,7 +170,14 @@ def _arrays(result):
 
 
 def _kind(x: npjax.ndarray) -> str:
-    return "host" if x._host() is not None else "device"
+    """"host" (NumPy's storage), "device", or "cold": a device array on the host's CPU
+    backend, not the accelerator (a dtype the accelerator cannot hold: float64 on a TPU)."""
+    if x._host() is not None:
+        return "host"
+    value = (x if x._base is None else x._base)._value
+    if isinstance(value, jax.Array) and jax.devices()[0] not in value.devices():
+        return "cold"
+    return "device"
 
 
 def _compare(got, want, values: bool) -> None:
@@ -192,18 +200,23 @@ def _run(name, files, **policy):
     _compare(got, call(np, files), values)
     arrays = _arrays(got)
     assert arrays, f"{name}: no npjax array in {got!r}"
-    return [_kind(a) for a in arrays]
+    return arrays
 
 
 @pytest.mark.skipif(not ON_CPU, reason="the CPU default keeps results on the host")
 @pytest.mark.parametrize("name", ROWS)
 def test_cpu_default_makes_host_arrays(name, files):
-    assert set(_run(name, files, placement="auto")) == {"host"}
+    assert {_kind(a) for a in _run(name, files, placement="auto")} == {"host"}
 
 
 @pytest.mark.parametrize("name", ROWS)
 def test_device_placement_makes_device_arrays(name, files):
-    assert set(_run(name, files, placement="device")) == {"device"}
+    """Device arrays, but of a dtype the backend's arrays cannot hold (float64 on a TPU):
+    host arrays, or arrays of the host's CPU backend."""
+    host = backend_host_dtypes()
+    for a in _run(name, files, placement="device"):
+        assert _kind(a) in (("host", "cold") if a.dtype.name in host else ("device",)), (
+            a.dtype, _kind(a))
 
 
 def test_large_grid_stays_on_the_host_and_compiles_nothing():
@@ -231,7 +244,7 @@ def test_large_grid_stays_on_the_host_and_compiles_nothing():
 def test_results_of_device_operands_stay_on_the_device(files):
     """A result is a host array only when every array it was made from is one."""
     with npjax.policy(placement="device"):
-        dev = npjax.asarray([-1.0, 4.0])
+        dev = npjax.asarray(np.array([-1.0, 4.0], DEVICE_FLOAT))
         three = npjax.asarray(3)
     with npjax.policy(placement="auto", fallback="allow"):
         assert _kind(npjax.emath.sqrt(dev)) == "device"
@@ -260,5 +273,5 @@ def test_views_flags_and_scalars_are_numpy_s(files):
         assert _kind(again) == "host"
         assert_same(again, np.arange(3.0))
     with npjax.policy(placement="device"):
-        again = pickle.loads(pickle.dumps(npjax.arange(3.0)))
+        again = pickle.loads(pickle.dumps(npjax.arange(3.0, dtype=DEVICE_FLOAT)))
         assert _kind(again) == "device"

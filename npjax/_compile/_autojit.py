@@ -385,6 +385,16 @@ class AutoJit:
         """Pickled by name, as the function it wraps is (``multiprocessing`` workers)."""
         return self.__qualname__
 
+    def __eq__(self, other: object) -> bool:
+        """Equal to the function it wraps (a dict keyed by the function finds its wrapper:
+        ``jit="auto"`` may rebind a name to it after references to the function were taken)."""
+        if isinstance(other, AutoJit):
+            return other._autojit_fn is self._autojit_fn
+        return other is self._autojit_fn
+
+    def __hash__(self) -> int:
+        return hash(self._autojit_fn)
+
     def signatures(self) -> list[dict[str, Any]]:
         """What this wrapper knows of each signature it has looked at, read-only: ``state``
         ("cold": runs as written, may compile; "compiled"; "as written": for good),

@@ -74,18 +74,30 @@ def get_policy() -> Policy:
 
 current = get_policy  # the name the call path reads it by
 
+# called with no arguments where a policy comes to say jit="auto" (the sampler under a plain
+# import, ``npjax._compile._autojit_sampler``, registers itself)
+on_jit_auto: list = []
+
+
+def _jit_auto(policy: Policy) -> None:
+    if policy.jit == "auto":
+        for hook in on_jit_auto:
+            hook()
+
 
 def set_policy(**fields: Any) -> Policy:
     """Change fields of the current policy (for this context and the code it starts)."""
     ctx = _var.get()
     new = dataclasses.replace(ctx.policy, **fields)
     _var.set(_with(ctx, policy=new))
+    _jit_auto(new)
     return new
 
 
 def reset_policy() -> Policy:
     """Return to the defaults (built-in values overridden by ``NPJAX_*`` variables)."""
     _var.set(_with(_var.get(), policy=DEFAULT_POLICY))
+    _jit_auto(DEFAULT_POLICY)
     return DEFAULT_POLICY
 
 
@@ -114,6 +126,8 @@ class _PolicyBlock(contextlib.ContextDecorator):
         ctx = _var.get()
         new = _changed(ctx, self.fields)
         self.token = _var.set(new)
+        if new.policy.jit == "auto":
+            _jit_auto(new.policy)
         return new.policy
 
     def __exit__(self, *exc: Any) -> None:

@@ -54,7 +54,8 @@ class Policy:
     backend is asked only when a result is larger: ``keeps_large``).
     jit: "explicit" (only what the user compiles: ``npjax.jit``, ``npjax.autojit``) or
     "auto" (``python -m npjax run`` applies ``npjax.autojit`` to the functions of the
-    script's own files: ``npjax/_compile/_autojit.py``).
+    script's own files: ``npjax/_compile/_autojit.py``; under a plain import, to those
+    found hot on the main thread's stack: ``_compile/_autojit_sampler.py``).
     """
 
     device: Any = None
