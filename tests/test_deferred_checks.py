@@ -18,6 +18,11 @@ import pytest
 import npjax
 from npjax._calls._ufuncs import UFUNCS
 from npjax._runtime import _deferred_checks, _host_reads
+from tests._parity import DEVICE_FLOAT as F
+
+# (float64, or float32 where the accelerator holds no float64: there float64 arrays are NumPy's)
+BIG = float(np.finfo(F).max) / 1.5  # twice it, or ten times, overflows
+TINY = {np.float64: 1e-300, np.float32: 1e-30}[F]  # its square underflows
 
 pytestmark = pytest.mark.device_placement
 
@@ -52,7 +57,7 @@ def test_a_loop_of_float_operations_waits_for_nothing(accelerator, monkeypatch):
     """1000 operations that raise flags, no read: no device read at all; the first read
     issues every warning first, at the line of its operation."""
     _plain_filters(monkeypatch)
-    a, z = npjax.asarray([1.0, 0.0, -1.0]), npjax.zeros(3)
+    a, z = npjax.asarray([1.0, 0.0, -1.0], F), npjax.zeros(3, F)
 
     def divide(x, y):
         return x / y
@@ -74,12 +79,12 @@ def test_a_loop_of_float_operations_waits_for_nothing(accelerator, monkeypatch):
 def test_messages_and_order_are_numpys(accelerator, monkeypatch):
     """The warnings of several operations, read once: NumPy's messages, in NumPy's order."""
     def run(xp):
-        a = xp.asarray([1e308, 0.0, -1.0])
+        a = xp.asarray([BIG, 0.0, -1.0], F)
         b = a * 10.0
         c = xp.sqrt(a - 2.0)
         d = xp.log(a)
         e = xp.asarray([5, 1]) // xp.asarray([0, 1])
-        f = xp.asarray([[1e308, 1e308]]) @ xp.asarray([[10.0], [10.0]])  # a gufunc's flags
+        f = xp.asarray([[BIG, BIG]], F) @ xp.asarray([[10.0], [10.0]], F)  # a gufunc's flags
         return b, c, d, e, f
 
     with warnings.catch_warnings(record=True) as caught:
@@ -102,9 +107,9 @@ def test_other_error_states_check_at_the_call(accelerator, state, capsys, monkey
     with np.errstate(divide=state, **kwargs):
         if state == "raise":
             with pytest.raises(FloatingPointError, match="divide by zero"):
-                npjax.asarray([1.0]) / npjax.zeros(1)
+                npjax.asarray([1.0], F) / npjax.zeros(1, F)
         else:
-            npjax.asarray([1.0]) / npjax.zeros(1)
+            npjax.asarray([1.0], F) / npjax.zeros(1, F)
     assert npjax.stats()["syncs"]["deferred_checks"] == 0
     assert calls == (["divide by zero"] if state == "call" else [])
     if state == "print":
@@ -113,7 +118,7 @@ def test_other_error_states_check_at_the_call(accelerator, state, capsys, monkey
 
 def test_catch_warnings_and_error_filters_check_at_the_call(accelerator, monkeypatch):
     _plain_filters(monkeypatch)
-    a, z = npjax.asarray([1.0]), npjax.zeros(1)
+    a, z = npjax.asarray([1.0], F), npjax.zeros(1, F)
     with warnings.catch_warnings(record=True) as caught:  # the user watches this block
         warnings.simplefilter("always")
         a / z
@@ -127,7 +132,7 @@ def test_catch_warnings_and_error_filters_check_at_the_call(accelerator, monkeyp
 def test_ignored_flags_are_not_issued(accelerator, monkeypatch):
     _plain_filters(monkeypatch)
     with np.errstate(divide="ignore"):
-        q = npjax.asarray([1.0, 0.0]) / npjax.zeros(2)
+        q = npjax.asarray([1.0, 0.0], F) / npjax.zeros(2, F)
     q.tolist()
     assert [text for text, _, _ in accelerator] == ["invalid value encountered in divide"]
 
@@ -137,11 +142,11 @@ def test_reductions_wait_for_nothing_and_warn_like_numpy(accelerator, monkeypatc
     for the next read: no device read in the loop, then NumPy's messages in NumPy's order,
     each at the line of its operation."""
     def run(xp):
-        x = xp.asarray([[np.nan, 1.0], [np.nan, 2.0]])
+        x = xp.asarray([[np.nan, 1.0], [np.nan, 2.0]], F)
         a = xp.nanmean(x, axis=0)
-        b = xp.sum(xp.asarray([1e308, 1e308]))
-        c = xp.mean(xp.zeros((0, 2)), axis=0)
-        d = xp.var(xp.asarray([1.0, 2.0]), ddof=2)
+        b = xp.sum(xp.asarray([BIG, BIG], F))
+        c = xp.mean(xp.zeros((0, 2), F), axis=0)
+        d = xp.var(xp.asarray([1.0, 2.0], F), ddof=2)
         e = xp.nanmax(x, axis=0)
         return a, b, c, d, e
 
@@ -166,17 +171,17 @@ def test_reductions_under_raise_check_at_the_call(accelerator, monkeypatch):
     _plain_filters(monkeypatch)
     with np.errstate(over="raise"):
         with pytest.raises(FloatingPointError, match="overflow encountered in reduce"):
-            npjax.sum(npjax.asarray([1e308, 1e308]))
+            npjax.sum(npjax.asarray([BIG, BIG], F))
     syncs = npjax.stats()["syncs"]
     assert syncs["deferred_checks"] == 0 and syncs["checks"] == 1
 
 
 def _fast_path_ops(xp):
     """Fast-path ufunc calls that raise flags: arrays with arrays, a Python float, unary."""
-    a, z = xp.asarray([1.0, 0.0, -1.0]), xp.zeros(3)
+    a, z = xp.asarray([1.0, 0.0, -1.0], F), xp.zeros(3, F)
     q = a / z
     r = xp.sqrt(a)
-    s = xp.multiply(a, 1e308) * 10.0
+    s = xp.multiply(a, BIG) * 10.0
     t = xp.log(a)
     return q, r, s, t
 
@@ -212,7 +217,7 @@ def test_fast_path_flags_come_with_the_result(accelerator, monkeypatch):
 
 def test_fast_path_underflow_when_reported(accelerator, monkeypatch):
     def run(xp):
-        a = xp.asarray([1e-300, 1.0])
+        a = xp.asarray([TINY, 1.0], F)
         return xp.multiply(a, a), a * a
 
     _plain_filters(monkeypatch)
@@ -237,7 +242,7 @@ def test_later_warnings_wait_for_earlier_deferred_ones(accelerator, monkeypatch)
     """A host array's NumPy warning, or a check made at the call, comes after the deferred
     warnings of the operations before it, as each comes in NumPy."""
     _plain_filters(monkeypatch)
-    a, z = npjax.asarray([1.0]), npjax.zeros(1)
+    a, z = npjax.asarray([1.0], F), npjax.zeros(1, F)
     a / z
     with npjax.policy(placement="auto"):
         host = npjax.asarray([0.0])
@@ -245,7 +250,7 @@ def test_later_warnings_wait_for_earlier_deferred_ones(accelerator, monkeypatch)
         npjax.log(host)  # NumPy's own warning
     a / z
     with np.errstate(invalid="print"):  # checked at the call
-        npjax.sqrt(npjax.asarray([-1.0]))
+        npjax.sqrt(npjax.asarray([-1.0], F))
     assert [text for text, _, _ in accelerator] == [
         "divide by zero encountered in divide", "divide by zero encountered in log",
         "divide by zero encountered in divide"]

@@ -370,3 +370,29 @@ def test_empty_list_indices_and_ufunc_methods_of_float_operands_match_numpy():
     assert len(lines) == 9 + 1, lines
     assert [ln for ln in lines if "|" in ln or ln.split()[1] != "True"] == [], lines
     assert "at_in_place True True" in lines
+
+
+SCRIPT_DRAWS = SETUP + textwrap.dedent("""
+    with npjax.policy(placement="device", random="jax"):
+        g = npjax.random.default_rng(0)
+        for name, draw in {"random_small": lambda: g.random(3),
+                           "random_large": lambda: g.random(20000),
+                           "normal": lambda: g.normal(0.0, 2.0, (4, 5)),
+                           "legacy_rand": lambda: npjax.random.rand(3),
+                           "then_arithmetic": lambda: g.random(3) * 2.0 + 1.0}.items():
+            try:
+                x = draw()
+                plain(x)
+                print(name, x.dtype == np.float64)
+            except AssertionError as exc:
+                print(name, "|", exc)
+    """)
+
+
+def test_float64_draws_stay_off_the_accelerator():
+    """A JAX-stream float64 draw of a NumPy-held key runs on the host's CPU backend and its
+    result stays there (it was uncommitted, and the next ``jax.jit`` call, the cut of a
+    bucketed draw, took it to the accelerator)."""
+    lines = _two_cpu_devices(SCRIPT_DRAWS)
+    assert lines == ["random_small True", "random_large True", "normal True",
+                     "legacy_rand True", "then_arithmetic True"], lines

@@ -148,7 +148,9 @@ def run(compiled: Any, neg_zero: Any, inputs: list, always: bool = False) -> tup
 def _on_cpu(fn: Any, args: tuple, home: Any = None) -> Any:
     """``fn(*args)`` on the CPU backend: its array arguments sent there, its results back to
     ``home`` (the accelerator's default device when None) except those of ``held_on_cpu``
-    (they stay in host memory). Transfers counted."""
+    (they stay in host memory, committed there: an uncommitted result of host operands, a
+    random key made by NumPy, would follow the next ``jax.jit`` call to the default device,
+    the accelerator). Transfers counted."""
     cpu = cold_device()
     if home is None:
         home = jax.devices()[0]
@@ -161,8 +163,10 @@ def _on_cpu(fn: Any, args: tuple, home: Any = None) -> Any:
     moved: list = []
 
     def back(v: Any) -> Any:
-        if not isinstance(v, jax.Array) or home == cpu or v.dtype in keep:
+        if not isinstance(v, jax.Array) or home == cpu:
             return v
+        if v.dtype in keep:
+            return v if v.committed else jax.device_put(v, cpu)
         moved.append(v.nbytes)
         return jax.device_put(v, home)
 
