@@ -6,20 +6,17 @@ dimensions (host arrays whatever the policy, computed by NumPy) and Python ints 
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pytest
 
 import npjax
-from tests._parity import assert_same, family
+from tests._parity import DEVICE_FLOAT, assert_same, family
 
 PLACEMENTS = ("auto", "device")
 
 
 def _under(placement: str):
-    return npjax.policy(placement="device") if placement == "device" else \
-        contextlib.nullcontext()
+    return npjax.policy(placement=placement)  # (also under --npjax-placement=device)
 
 
 def _outcome(fn, xp):
@@ -255,7 +252,7 @@ def test_more_than_32_dimensions_are_host_arrays(placement):
         for a in (npjax.zeros(ONES33), npjax.ones((2,) + ONES33) + 1,
                   npjax.asarray(np.ones(ONES33))):
             assert a._host() is not None
-        small = npjax.ones(3)
+        small = npjax.ones(3, DEVICE_FLOAT)
         assert (small._host() is None) == (placement == "device")
 
 

@@ -16,6 +16,7 @@ import pytest
 
 import npjax
 from npjax._execution import _lazy
+from tests._parity import DEVICE_FLOAT as F
 
 pytestmark = pytest.mark.device_placement
 
@@ -30,7 +31,7 @@ def _ar_rows(xp, a, b):
 
 def _inputs(n=300, m=8, seed=0):
     rng = np.random.default_rng(seed)
-    return rng.random((n, m)), rng.random((n, m))
+    return rng.random((n, m)).astype(F), rng.random((n, m)).astype(F)
 
 
 def _lazy_run(fn, *arrays):
@@ -88,7 +89,8 @@ def test_rolled_program_updates_the_array_in_place(monkeypatch):
     for (fn, roll), inputs in made:
         assert roll is not None
         text = fn.lower(_lazy.neg_zero(), *roll.arrange(inputs)).compile().as_text()
-        copies = [line for line in text.splitlines() if " copy(" in line and "f64[200,16]" in line]
+        typed = {np.float64: "f64", np.float32: "f32"}[F] + "[200,16]"
+        copies = [line for line in text.splitlines() if " copy(" in line and typed in line]
         assert len(copies) <= 1, copies  # at most the copy of the input (not donated)
 
 
@@ -98,7 +100,7 @@ def test_element_recurrence_and_python_scalars_per_trip():
             x[i] = x[i - 1] * 0.5 + y[i] + i * 0.25  # a Python float that changes each trip
         return x
 
-    x0, y0 = np.random.default_rng(3).random(400), np.random.default_rng(4).random(400)
+    x0, y0 = (np.random.default_rng(s).random(400).astype(F) for s in (3, 4))
     got, _, counts = _lazy_run(kernel, x0, y0)
     np.testing.assert_array_equal(got, kernel(np, x0.copy(), y0))
     assert counts["rolled"] >= 1
@@ -217,7 +219,7 @@ def _life(xp, Z, steps):
     return Z
 
 
-@pytest.mark.parametrize("dtype", ["int64", "int8", "float64"])
+@pytest.mark.parametrize("dtype", ["int64", "int8", np.dtype(F).name])
 def test_a_value_written_each_trip_as_a_new_0d_array_rolls(dtype):
     """``Z[...] = 0`` records a new 0-d NumPy array each trip: stacked like a Python
     scalar, so Game of Life's step rolls (before, its graph ran unrolled: a 21 s compile

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import npjax
+from tests._parity import DEVICE_FLOAT as F
 
 
 def _uploads():
@@ -17,10 +18,10 @@ def _uploads():
 
 @pytest.mark.parametrize("mode", ["eager", "lazy"])
 def test_a_host_array_used_by_many_device_operations_is_sent_once(mode):
-    w_np = np.arange(5.0)
-    with npjax.policy(mode=mode):
+    w_np = np.arange(5.0, dtype=F)
+    with npjax.policy(mode=mode, placement="auto"):  # (also under --npjax-placement=device)
         with npjax.policy(placement="device"):
-            big = npjax.zeros((4000, 5))
+            big = npjax.zeros((4000, 5), F)
         w = npjax.asarray(w_np)
         assert w._host() is not None  # (a host array)
         npjax.reset_stats()
@@ -29,7 +30,7 @@ def test_a_host_array_used_by_many_device_operations_is_sent_once(mode):
             big = big * w
         got = np.asarray(big)
         assert _uploads() == 1
-    want = np.zeros((4000, 5))
+    want = np.zeros((4000, 5), F)
     for _ in range(20):
         want = (want + w_np) * w_np
     np.testing.assert_array_equal(got, want)
