@@ -396,3 +396,29 @@ def test_float64_draws_stay_off_the_accelerator():
     lines = _two_cpu_devices(SCRIPT_DRAWS)
     assert lines == ["random_small True", "random_large True", "normal True",
                      "legacy_rand True", "then_arithmetic True"], lines
+
+
+SCRIPT_TRACED_ONCE = SETUP + textwrap.dedent("""
+    traces = []
+
+    def kernel(a):
+        traces.append(a.dtype)  # the user's Python: runs once per trace
+        return a * 2.0 + 1.0
+
+    jitted = npjax.jit(kernel)
+    with npjax.policy(placement="device"):
+        for dtype in (np.float64, np.float32):
+            got = jitted(npjax.asarray(np.arange(4.0, dtype=dtype)))
+            got = jitted(npjax.asarray(np.arange(4.0, dtype=dtype)))
+            plain(got)
+            print(np.dtype(dtype).name, len(traces), np.asarray(got).tolist())
+            traces.clear()
+    """)
+
+
+def test_a_jit_function_of_float64_is_traced_once():
+    """``npjax.jit`` of float64 arrays runs on the host's CPU backend from the one trace that
+    found the float64 (a default-device context around the CPU run traced it again: the
+    user's Python ran twice)."""
+    lines = _two_cpu_devices(SCRIPT_TRACED_ONCE)
+    assert lines == ["float64 1 [1.0, 3.0, 5.0, 7.0]", "float32 1 [1.0, 3.0, 5.0, 7.0]"], lines

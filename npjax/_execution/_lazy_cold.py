@@ -156,9 +156,16 @@ def _on_cpu(fn: Any, args: tuple, home: Any = None) -> Any:
         home = jax.devices()[0]
     sent = [x for x in jax.tree.leaves(args)
             if isinstance(x, jax.Array) and next(iter(x.devices())) != cpu]
-    with jax.default_device(cpu):
-        out = fn(*jax.tree.map(lambda x: jax.device_put(x, cpu) if isinstance(x, jax.Array)
-                               else x, args))
+    args = jax.tree.map(lambda x: jax.device_put(x, cpu) if isinstance(x, jax.Array | np.ndarray)
+                        else x, args)
+    if any(isinstance(x, jax.Array) for x in jax.tree.leaves(args)):
+        # operands committed to the CPU place the call: no default-device context, whose
+        # change would trace a ``jax.jit`` function again (``npjax.jit``'s trace, which
+        # ``traces_host_dtype`` ran, would run the user's Python a second time)
+        out = fn(*args)
+    else:
+        with jax.default_device(cpu):
+            out = fn(*args)
     keep = held_on_cpu()
     moved: list = []
 
