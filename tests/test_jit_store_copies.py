@@ -111,3 +111,14 @@ def test_joined_stores_copy_no_more_arrays_than_jax():
         jitted = npjax.jit(kernel, static_argnums=(0, 2))
         text = _program_text(jitted, npjax, npjax.array(x), 8)
         assert _array_copies_in_loop_bodies(text) <= hand == 1
+
+
+def test_joined_stores_of_device_arrays_roll():
+    """A device array's layout is made when first asked for: one made inside the loop body
+    (by a slice store after an element store) is not a change of the array, and the loop
+    rolls on an accelerator as on the host."""
+    u = 1.0 + 0.5 * np.sin(np.linspace(0.0, 2 * np.pi, 12))
+    with npjax.policy(placement="device"):
+        for kernel in (element_first, read_between, apart):
+            check(kernel, u, 6, static=(1,), rolled=True)
+        check(element_first, (u * 100).astype(np.int64), 6, static=(1,), rolled=True)

@@ -417,8 +417,8 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
                                        v._root_shape is None)
             found["written"] = [(r, v) for r, v, _, _ in probe.saved.values()]
             for root, _v, _m, layout in probe.saved.values():
-                if not isinstance(_v, jax.Array) or root._layout is not layout or \
-                        root._value.shape != _v.shape or root._value.dtype != _v.dtype:
+                if not isinstance(_v, jax.Array) or not _same_layout(layout, root._layout, _v) \
+                        or root._value.shape != _v.shape or root._value.dtype != _v.dtype:
                     raise NoRoll("the body changes an array's shape or dtype")
         finally:
             _leave_body(token)
@@ -435,6 +435,14 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
     return found["classes"], found["written"], (found["checks"], found["sums"]), \
         (found["plain"], found["next"])
 
+
+
+def _same_layout(before: Any, now: Any, value: Any) -> bool:
+    """Whether a root's layout is the one it had when the body first wrote it: the same
+    object, or NumPy's C layout made since from none (a device array's layout is made when
+    first asked for: ``ndarray._layout_array``)."""
+    return now is before or (before is None and now is not None and now.flags.c_contiguous
+                             and now.shape == value.shape)
 
 def _values(ins: Any) -> list:
     """The value each carried name holds when a body starts (None: not an owner array)."""

@@ -17,10 +17,9 @@ import numpy as np
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import array_method_value
 from npjax._core._out import DEVICE_WRITES, out_buffer, write_out
-from npjax._pure._dtypes import MAX_DEVICE_NDIM, is_device_dtype
+from npjax._pure._dtypes import DEVICE_DTYPE, MAX_DEVICE_NDIM, device_dtype_of
 from npjax._runtime import _stats
 
-_DEVICE_DTYPE: dict = {}  # dtype -> is_device_dtype(dtype)
 
 
 def host_only(x: Any) -> bool:
@@ -32,9 +31,9 @@ def host_only(x: Any) -> bool:
             return False
     elif type(x) is not np.ndarray:
         return False
-    device_dtype = _DEVICE_DTYPE.get(x.dtype)
-    if device_dtype is None:
-        device_dtype = _DEVICE_DTYPE[x.dtype] = is_device_dtype(x.dtype)
+    device_dtype = DEVICE_DTYPE.get(x.dtype)
+    if device_dtype is None:  # (float64 on a TPU: not remembered, a trace's answer differs)
+        device_dtype = device_dtype_of(x.dtype)
     return not device_dtype or x.ndim > MAX_DEVICE_NDIM
 
 

@@ -25,7 +25,8 @@ import numpy as np
 
 from npjax._runtime import _context, _stats
 from npjax._runtime._policy import DEFAULT_LIMIT
-from npjax._pure._dtypes import MAX_DEVICE_NDIM, backend_host_dtypes, is_device_dtype
+from npjax._pure._dtypes import DEVICE_DTYPE as _DEVICE_DTYPE
+from npjax._pure._dtypes import MAX_DEVICE_NDIM, device_dtype_of
 from npjax._pure._declared import Declaration, declare
 from npjax._pure._errors import HostOnly
 from npjax._execution import _lazy_cold
@@ -488,20 +489,6 @@ def npjax_operands(args: tuple, kwargs: dict) -> tuple:
         elif kind is tuple or kind is list:
             found.extend(x for x in a if type(x) is ndarray or type(x) is np.ndarray)
     return tuple(found)
-
-
-_DEVICE_DTYPE: dict = {}  # dtype -> is_device_dtype(dtype), filled as results appear
-
-
-def device_dtype_of(dtype: np.dtype) -> bool:
-    """``is_device_dtype(dtype)``, remembered in ``_DEVICE_DTYPE`` but for the backend's host
-    dtypes (float64 on a TPU), whose answer changes inside an ``npjax.jit`` trace."""
-    found = _DEVICE_DTYPE.get(dtype)
-    if found is None:
-        found = is_device_dtype(dtype)
-        if dtype.name not in backend_host_dtypes():
-            _DEVICE_DTYPE[dtype] = found
-    return found
 
 
 def place_result(result: Any, inputs: tuple, limit: int) -> Any:

@@ -115,6 +115,20 @@ def is_device_dtype(dtype: np.dtype) -> bool:
                  or dtype.name not in backend_host_dtypes() or TRACING.get()))
 
 
+DEVICE_DTYPE: dict = {}  # dtype -> is_device_dtype(dtype), filled as arrays appear
+
+
+def device_dtype_of(dtype: np.dtype) -> bool:
+    """``is_device_dtype(dtype)``, remembered in ``DEVICE_DTYPE`` but for the backend's host
+    dtypes (float64 on a TPU), whose answer changes inside an ``npjax.jit`` trace."""
+    found = DEVICE_DTYPE.get(dtype)
+    if found is None:
+        found = is_device_dtype(dtype)
+        if dtype.name not in backend_host_dtypes():
+            DEVICE_DTYPE[dtype] = found
+    return found
+
+
 # True while ``npjax.jit`` traces a function: every value made there is its program's (a
 # program holding one of ``backend_host_dtypes`` runs on the host's CPU backend:
 # ``_execution/_lazy_cold``), so those dtypes are device dtypes inside a trace; a float64
