@@ -18,6 +18,7 @@ import pytest
 
 import npjax
 from npjax._compile import _autojit, _autojit_check
+from tests._parity import DEVICE_FLOAT
 
 CALLS = 5  # cold, compiling and compiled calls
 
@@ -626,7 +627,7 @@ def test_device_arrays_and_lazy_mode(fields):
     rng = numpy.random.default_rng(1)
     with npjax.policy(**fields):
         for call in range(CALLS):
-            a0, b0 = rng.random((20, 3)), rng.random((20, 3))
+            a0, b0 = (rng.random((20, 3)).astype(DEVICE_FLOAT) for _ in range(2))
             a_np, a_nj = a0.copy(), npjax.asarray(a0.copy())
             want = kernel(a_np, b0)
             got = f(a_nj, npjax.asarray(b0))

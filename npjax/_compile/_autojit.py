@@ -64,6 +64,7 @@ from npjax._compile import _autojit_check, _loop_unroll, _user_code
 from npjax._compile._jit import Jitted
 from npjax._compile._jit_inputs import STATIC_SCALARS, HostView, Inputs, Unhashable
 from npjax._core._ndarray import host_owner, ndarray
+from npjax._execution import _lazy_cold
 from npjax._pure._errors import JitError
 from npjax._runtime import _compile_cache, _context, _stats
 
@@ -230,14 +231,16 @@ def _signature(args: tuple, kwargs: dict) -> tuple[Any, bool]:
 def _hostify(result: Any, ctx: Any) -> Any:
     """A compiled call's new arrays as the call as written gives them when its array
     arguments are host arrays: host arrays (NumPy's memory) and NumPy scalars, where the
-    policy computes such results on the host."""
+    policy computes such results on the host, and at every size and policy for a dtype the
+    accelerator cannot hold (float64 on a TPU: NumPy computes those as written)."""
     t = type(result)
     if t is ndarray:
         if result._base is not None or result._host() is not None:
             return result
         value = result._value
-        if not isinstance(value, jax.Array) or (value.size > ctx.host
-                                                and not ctx.policy.keeps_large()):
+        if not isinstance(value, jax.Array) or (
+                (ctx.host < 0 or (value.size > ctx.host and not ctx.policy.keeps_large()))
+                and not _lazy_cold.is_held(value.dtype)):
             return result
         data = np.array(_stats.fetch(value))
         if result._scalar:
@@ -264,7 +267,7 @@ def _ready(result: Any) -> Any:
 
 
 def _finish(result: Any, host: bool, ctx: Any) -> Any:
-    return _hostify(result, ctx) if host else _ready(result)
+    return _ready(_hostify(result, ctx) if host else result)
 
 
 class _Guarded(Jitted):
@@ -454,13 +457,12 @@ class AutoJit:
                 self._cool()
                 st = self._sigs[sig] = _Sig()
             else:
-                return self._hot(st, args, kwargs, host and ctx.host >= 0, ctx)
+                return self._hot(st, args, kwargs, host, ctx)
         elif st.state == _AS_WRITTEN:
             self._refuse(*st.why, weight)
             return self._timed(fn, args, kwargs, None, weight)
         if st.calls >= MIN_CALLS - 1 and st.cold_s / st.calls >= MIN_CALL_S and (
                 st.cold_s >= self._due(sig, st)):
-            host = host and ctx.host >= 0
             result = self._compile(sig, st, args, kwargs, host, ctx)
             return _hostify(result, ctx) if host else result
         return self._timed(fn, args, kwargs, st, weight, sig)
@@ -646,7 +648,7 @@ class AutoJit:
         result = jitted(*args, **kwargs)
         if host:
             result = _hostify(result, ctx)
-        elif st.hot_n < HOT_CHECK:
+        if st.hot_n < HOT_CHECK:
             _ready(result)
         elapsed = _clock() - t0
         last = jitted._last

@@ -283,7 +283,7 @@ def _compiled(site: _Site, rest: range, g: dict, per: float) -> bool:
         # a program the persistent cache held was not compiled)
     ctx = _context.get()
     for name, value in zip(site.stores, result):
-        g[name] = _hostify(value, ctx) if host and ctx.host >= 0 else value
+        g[name] = _hostify(value, ctx) if host else value
     last = jitted._last
     if last is not None and last[1].eager is not None:  # npjax.jit ran it as written
         _refuse(site, "npjax.jit could not trace it", last[1].eager)
