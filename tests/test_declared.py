@@ -18,6 +18,7 @@ from npjax._calls._dispatch import FUNCTIONS, ArrayIn, Out, Unsupported, npfunc
 from npjax._placement import _route
 from npjax._pure._declared import Declaration, key
 from npjax._pure._facts import NOT_LAZY, NOT_TRACEABLE, VIEWS
+from tests._parity import DEVICE_FLOAT
 
 # The hand-written functions of ``npjax`` behind ``host_first`` (each declares its reason
 # where it is defined, ``_route.hand_written``), and those with a route of their own.
@@ -104,11 +105,11 @@ def test_the_door_is_made_from_its_declaration():
     assert [(p.position, p.name) for p in spec.params] == [(0, "a"), (1, "out"),
                                                            (None, "order")]
     assert spec.scalar and spec.door == "npfunc" and spec.lazy and spec.host_fn is None
-    target = npjax.zeros(3)
-    assert probe(npjax.arange(3.0), target) is target
-    np.testing.assert_array_equal(np.asarray(target), np.arange(3.0) + 1)
+    target = npjax.zeros(3, DEVICE_FLOAT)  # (a device array also where float64 is not one)
+    assert probe(npjax.arange(3.0, dtype=DEVICE_FLOAT), target) is target
+    np.testing.assert_array_equal(np.asarray(target), np.arange(3.0, dtype=DEVICE_FLOAT) + 1)
     with pytest.raises(NotImplementedError):
-        probe(npjax.arange(3.0), order="C")
+        probe(npjax.arange(3.0, dtype=DEVICE_FLOAT), order="C")
     FUNCTIONS.pop("declared_probe", None)
 
 
@@ -160,13 +161,14 @@ def test_the_declared_host_function_runs_host_operands():
     assert door is not ndim and door.spec is ndim.spec
     assert (door.spec.name, door.spec.host_fn, door.spec.door) == ("ndim", np.ndim,
                                                                    "hand-written")
-    host = npjax.asarray(np.zeros((2, 3)))
-    assert host._host() is not None
-    npjax.reset_stats()
-    assert door(host) == np.ndim(np.zeros((2, 3))) == 2 and not calls
-    assert npjax.stats()["placement"]["host_calls"] == {"ndim": 1}
+    with npjax.policy(placement="auto"):  # (also under --npjax-placement=device)
+        host = npjax.asarray(np.zeros((2, 3)))
+        assert host._host() is not None
+        npjax.reset_stats()
+        assert door(host) == np.ndim(np.zeros((2, 3))) == 2 and not calls
+        assert npjax.stats()["placement"]["host_calls"] == {"ndim": 1}
     with npjax.policy(placement="device"):
-        device = npjax.zeros((2, 3))
+        device = npjax.zeros((2, 3), DEVICE_FLOAT)
         assert door(device) == -1 and calls == [device]
 
 

@@ -436,13 +436,13 @@ def _probe_once(tr: Any, body: Callable, kmax: int, mul: int, add: int, ins: tup
         (found["plain"], found["next"])
 
 
-
 def _same_layout(before: Any, now: Any, value: Any) -> bool:
     """Whether a root's layout is the one it had when the body first wrote it: the same
     object, or NumPy's C layout made since from none (a device array's layout is made when
     first asked for: ``ndarray._layout_array``)."""
     return now is before or (before is None and now is not None and now.flags.c_contiguous
                              and now.shape == value.shape)
+
 
 def _values(ins: Any) -> list:
     """The value each carried name holds when a body starts (None: not an owner array)."""

@@ -21,7 +21,6 @@ from npjax._pure._dtypes import DEVICE_DTYPE, MAX_DEVICE_NDIM, device_dtype_of
 from npjax._runtime import _stats
 
 
-
 def host_only(x: Any) -> bool:
     """Whether ``x`` is an array the device cannot hold (a host-only dtype, more than
     ``MAX_DEVICE_NDIM`` dimensions): an npjax host array or NumPy's own."""
