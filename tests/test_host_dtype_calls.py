@@ -422,3 +422,33 @@ def test_a_jit_function_of_float64_is_traced_once():
     user's Python ran twice)."""
     lines = _two_cpu_devices(SCRIPT_TRACED_ONCE)
     assert lines == ["float64 1 [1.0, 3.0, 5.0, 7.0]", "float32 1 [1.0, 3.0, 5.0, 7.0]"], lines
+
+
+SCRIPT_WARNINGS = SETUP + textwrap.dedent("""
+    CASES = {
+        "histogram_of_bools": lambda xp: xp.histogram(xp.asarray([True, False, True]), 4),
+        "corrcoef_of_a_constant_row": lambda xp: xp.corrcoef(xp.asarray([0, 0, 0]),
+                                                             xp.asarray([1, 2, 3])),
+        "mean_of_empty_ints": lambda xp: xp.mean(xp.asarray([[1, 2]])[:0], axis=0),
+        "var_ddof_past_n": lambda xp: xp.var(xp.asarray([[1, 2]]), axis=0, ddof=2),
+    }
+    with npjax.policy(placement="device"):
+        for name, fn in CASES.items():
+            want, got = repr(outcome(np, fn)), repr(outcome(npjax, fn))  # (nan: by repr)
+            counts = []
+            for xp in (np, npjax):
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    fn(xp)
+                counts.append(len(caught))
+            print(name, want == got and counts[0] == counts[1], "|" if want != got else "",
+                  counts)
+    """)
+
+
+def test_a_host_rerun_does_not_warn_again():
+    """A body that gave NumPy's warnings and then stopped (a float64 made on the way) or
+    ended with a float64 result is rerun by NumPy on the host: its warnings once, not twice
+    (``_runtime/_rerun_warnings``)."""
+    lines = _two_cpu_devices(SCRIPT_WARNINGS)
+    assert len(lines) == 4 and all(ln.split()[1] == "True" for ln in lines), lines

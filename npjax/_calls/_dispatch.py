@@ -9,6 +9,7 @@ values, never npjax arrays unless tagged ``ArrayKeep``), write ``out=`` and wrap
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import types
@@ -19,7 +20,7 @@ import jax
 import numpy as np
 
 from npjax._pure import _dtypes
-from npjax._runtime import _stats
+from npjax._runtime import _rerun_warnings, _stats
 from npjax._pure._axes import axis_argument
 from npjax._pure._errors import HostOnly, NpjaxUnsupported, unsupported
 from npjax._calls._fallback import call_numpy
@@ -69,6 +70,7 @@ def _opt_array_lazy(x: Any, policy: Policy) -> Any:
     return None if x is None else to_jax_lazy(x, policy)
 
 
+_NOTHING = contextlib.nullcontext()  # (a ``with`` that does nothing, reused)
 _OUT = Tag("Out", lambda x, policy: x)
 _DEVICE = Tag("DeviceIn", lambda x, policy: x)
 ArrayIn = Annotated[jax.Array, Tag("ArrayIn", to_jax)]
@@ -278,38 +280,42 @@ def _door(fn: Callable, spec: Declaration) -> Callable:
         raw_args, raw_kwargs = args, (kwargs if plain else dict(kwargs))
         policy = None  # (read below where the body's run depends on it)
         try:
-            if plain and lazy:  # a lazy-capable body that reads its operands: as called
-                result = fn(*args, **kwargs)
-            elif not (policy := current()).lazy:
-                result = fn(*args, **kwargs) if plain else convert_and_run(
-                    args, kwargs, policy, by_position, by_name)
-            elif defer:  # pending operands in, the body's kernels recorded
-                result = convert_and_run(args, kwargs, policy, lazy_position, lazy_name)
-            elif not lazy:  # computed operands, the body run now (nothing recorded)
-                with using_policy(mode="eager"):
+            # (where float64 is a host dtype, the warnings the body gives are noted:
+            # NumPy's rerun after a ``HostOnly`` does not give them again)
+            with _rerun_warnings.body() if _lazy_cold.held_on_cpu() else _NOTHING as given:
+                if plain and lazy:  # a lazy-capable body that reads its operands: as called
+                    result = fn(*args, **kwargs)
+                elif not (policy := current()).lazy:
+                    result = fn(*args, **kwargs) if plain else convert_and_run(
+                        args, kwargs, policy, by_position, by_name)
+                elif defer:  # pending operands in, the body's kernels recorded
+                    result = convert_and_run(args, kwargs, policy, lazy_position, lazy_name)
+                elif not lazy:  # computed operands, the body run now (nothing recorded)
+                    with using_policy(mode="eager"):
+                        result = convert_and_run(args, kwargs, policy, by_position, by_name)
+                else:
                     result = convert_and_run(args, kwargs, policy, by_position, by_name)
-            else:
-                result = convert_and_run(args, kwargs, policy, by_position, by_name)
-            if type(result) is not ndarray and isinstance(result, jax.Array) and (
-                    result.nbytes > _SYNC_BYTES):
-                result.block_until_ready()  # a failed allocation surfaces here, not later
-            if _lazy_cold.held_on_cpu() and _lazy_cold.on_accelerator(result):
-                raise HostOnly("a float64/complex128 result this accelerator cannot hold")
+                if type(result) is not ndarray and isinstance(result, jax.Array) and (
+                        result.nbytes > _SYNC_BYTES):
+                    result.block_until_ready()  # a failed allocation surfaces here, not later
+                if _lazy_cold.held_on_cpu() and _lazy_cold.on_accelerator(result):
+                    raise HostOnly("a float64/complex128 result this accelerator cannot hold")
         except jax.errors.JaxRuntimeError as exc:
             if "RESOURCE_EXHAUSTED" in str(exc):  # NumPy: MemoryError for too large arrays
                 raise MemoryError(f"npjax.{public}: {exc}") from None
             raise
         except NpjaxUnsupported as exc:
             quiet = isinstance(exc, HostOnly)
-            if quiet and host_route and host_fn is not None:  # as ``host_first`` ran it
-                return forced_host(public, host_fn, raw_args, raw_kwargs)
-            target = numpy_target or (host_fn if quiet else None)
-            if target is None:
-                raise NotImplementedError(f"npjax.{public}: {exc}") from None
-            if out is not None:
-                raw_kwargs["out"] = out
-            return call_numpy(public, target, tuple(raw_args), raw_kwargs, policy or current(),
-                              str(exc), quiet)
+            with _rerun_warnings.rerun(given) if given else _NOTHING:
+                if quiet and host_route and host_fn is not None:  # as ``host_first`` ran it
+                    return forced_host(public, host_fn, raw_args, raw_kwargs)
+                target = numpy_target or (host_fn if quiet else None)
+                if target is None:
+                    raise NotImplementedError(f"npjax.{public}: {exc}") from None
+                if out is not None:
+                    raw_kwargs["out"] = out
+                return call_numpy(public, target, tuple(raw_args), raw_kwargs,
+                                  policy or current(), str(exc), quiet)
         if out is not None:
             return write_out(out, result, out_casting, public)
         if type(result) is ndarray:  # (the common result: no call of ``wrap``)

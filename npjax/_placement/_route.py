@@ -23,7 +23,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax._runtime import _context, _stats
+from npjax._runtime import _context, _rerun_warnings, _stats
 from npjax._runtime._policy import DEFAULT_LIMIT
 from npjax._pure._dtypes import DEVICE_DTYPE as _DEVICE_DTYPE
 from npjax._pure._dtypes import MAX_DEVICE_NDIM, device_dtype_of
@@ -340,19 +340,25 @@ def host_first(impl: Any, spec: Declaration) -> Any:
             handler = DEFERRED.get(type(a))
             if handler is not None:
                 return handler(name, impl, args, kwargs)
+        given = None  # the warnings ``impl`` gave, where float64 is a host dtype
         try:
             result = try_host(name, host_fn, args, kwargs, call)
             if result is NOT_HOST and foreign_override(args, kwargs, True):  # (pandas...)
                 return forced_host(name, host_fn, args, kwargs)
             if result is not NOT_HOST:
                 return result
-            result = impl(*args, **kwargs)
-            if _lazy_cold.held_on_cpu() and _lazy_cold.on_accelerator(result):
-                # (float64 the accelerator cannot hold, made by jax.numpy directly: NumPy's)
+            if not _lazy_cold.held_on_cpu():
+                return impl(*args, **kwargs)
+            with _rerun_warnings.body() as given:
+                result = impl(*args, **kwargs)
+            if not _lazy_cold.on_accelerator(result):
+                return result
+            # (float64 the accelerator cannot hold, made by jax.numpy directly: NumPy's)
+            with _rerun_warnings.rerun(given):
                 return forced_host(name, host_fn, args, kwargs)
-            return result
         except HostOnly:  # an operand of a host-only dtype made on the way (2**70: object)
-            return forced_host(name, host_fn, args, kwargs)
+            with _rerun_warnings.rerun(given or ()):
+                return forced_host(name, host_fn, args, kwargs)
 
     functools.update_wrapper(call, impl)
     call.spec = spec
