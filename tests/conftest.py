@@ -71,6 +71,9 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "device_placement: the test checks how device arrays "
                             "work (programs, donation, transfers): it runs with "
                             "placement='device' whatever the suite's placement")
+    config.addinivalue_line("markers", "host_placement: the test checks the host route (NumPy "
+                            "computing host arrays): it runs with placement='auto' whatever "
+                            "the suite's placement")
     config.addinivalue_line("markers", "rerun: the test reruns parity suites in a subprocess "
                             "(minutes): such tests start first, spread over the workers")
 
@@ -120,6 +123,8 @@ def _policy_for_tests(request):
     placement = request.config.getoption("--npjax-placement") or npjax.get_policy().placement
     if request.node.get_closest_marker("device_placement"):
         placement = "device"
+    elif request.node.get_closest_marker("host_placement"):
+        placement = "auto"
     npjax.set_policy(fallback="raise", mode=request.config.getoption("--npjax-mode"),
                      placement=placement)
     yield

@@ -20,6 +20,8 @@ from tests._parity import assert_same
 
 ROUTES = ["c", "python"]
 
+pytestmark = pytest.mark.host_placement  # (the C host paths: host arrays)
+
 
 def _route(route):
     if route == "c" and not _fast.ENABLED:

@@ -19,6 +19,8 @@ import npjax
 from tests._parity import assert_same
 from tests.test_host_c_paths import ROUTES, _route, _same_outcome
 
+pytestmark = pytest.mark.host_placement  # (the C host paths: host arrays)
+
 SCALARS = [np.float64(2.5), np.float32(-1.5), np.float16(3.0), np.complex128(1 - 2j),
            np.complex64(0.5j), np.int64(-3), np.int32(7), np.uint8(200), np.int8(-4),
            np.bool_(True), np.float64(1e308), np.float64(0.0), np.int64(0)]

@@ -452,3 +452,18 @@ def test_a_host_rerun_does_not_warn_again():
     (``_runtime/_rerun_warnings``)."""
     lines = _two_cpu_devices(SCRIPT_WARNINGS)
     assert len(lines) == 4 and all(ln.split()[1] == "True" for ln in lines), lines
+
+
+SCRIPT_MEMORY = SETUP + textwrap.dedent("""
+    with npjax.policy(placement="device"):
+        a = npjax.asarray(np.arange(3.0))  # float64: a host array there
+    wrapped = np.asarray(a)
+    print(a._host() is not None, hasattr(a, "__array_struct__"), wrapped.dtype,
+          np.shares_memory(wrapped, a._host()))
+    """)
+
+
+def test_float64_host_arrays_give_numpy_their_memory():
+    """A float64 host array where the accelerator cannot hold float64 hands NumPy its C array
+    interface as any numeric host array does (it was withheld, as for str or datetime)."""
+    assert _two_cpu_devices(SCRIPT_MEMORY) == ["True True float64 True"]

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import npjax
+from tests._parity import DEVICE_FLOAT as F
 from tests._parity import assert_same
 
 
@@ -201,12 +202,12 @@ def test_numpy_scalar_on_the_left_warns_at_the_users_line_and_follows_errstate()
 
 def test_numpy_scalar_on_the_left_of_a_device_array_or_a_large_result():
     with npjax.policy(placement="device"):
-        device = npjax.asarray(np.arange(4.0))
-    got = np.float64(2.0) * device
+        device = npjax.asarray(np.arange(4.0, dtype=F))
+    got = F(2.0) * device
     assert got._host() is None
-    assert_same(got, 2.0 * np.arange(4.0))
-    large = npjax.asarray(np.arange(100.0))  # 100 elements: beyond the host threshold of 64
-    got = np.float64(2.0) * large
-    assert_same(got, 2.0 * np.arange(100.0))
+    assert_same(got, F(2.0) * np.arange(4.0, dtype=F))
+    large = npjax.asarray(np.arange(100.0, dtype=F))  # 100 elements: past the threshold of 64
+    got = F(2.0) * large
+    assert_same(got, F(2.0) * np.arange(100.0, dtype=F))
     assert got._host() is None
     assert npjax.stats()["placement"]["host_calls"].get("multiply", 0) >= 1

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import npjax
 from npjax._calls import _registry_methods
 from npjax._core._array_base import HOSTPATH
+from tests._parity import DEVICE_FLOAT
 from tests.strategies import ALL, arrays
 
 MEMBERS = ("__array_interface__", "__array_struct__", "ctypes", "data")
@@ -134,7 +135,7 @@ def test_buffer_users_see_the_arrays_memory():
 
 @needs_buffer
 def test_buffer_of_a_device_array_raises():
-    d = _device(np.arange(3.0))
+    d = _device(np.arange(3.0, dtype=DEVICE_FLOAT))
     with pytest.raises(BufferError, match="device"):
         memoryview(d)
     assert np.asarray(d).tolist() == [0.0, 1.0, 2.0]  # NumPy goes on to __array__
@@ -159,7 +160,7 @@ def test_memoryview_needs_python_312_or_the_c_module():
 
 @pytest.mark.parametrize("name", MEMBERS)
 def test_device_arrays_have_no_host_memory(name):
-    d = _device(np.arange(3.0))
+    d = _device(np.arange(3.0, dtype=DEVICE_FLOAT))
     assert d._host() is None
     assert not hasattr(d, name)
     with pytest.raises(AttributeError, match=r"np\.asarray\(a\)"):
@@ -169,7 +170,7 @@ def test_device_arrays_have_no_host_memory(name):
 
 
 def test_numpy_conversion_of_device_arrays_is_unchanged():
-    d = _device(np.arange(3.0))
+    d = _device(np.arange(3.0, dtype=DEVICE_FLOAT))
     copy = np.asarray(d)
     copy[0] = 9.0
     assert d[0] == 0.0 and copy.flags.writeable

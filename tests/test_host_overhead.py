@@ -18,6 +18,7 @@ import npjax
 from npjax._placement import _fast
 from npjax._core._ndarray import ndarray
 from npjax._runtime import _numpy_calls
+from tests._parity import DEVICE_FLOAT as F
 from tests._parity import assert_same
 
 
@@ -113,19 +114,20 @@ def test_views_scalars_and_broadcasts():
 def test_results_over_the_threshold_and_device_operands_leave_the_host():
     """The operands' sizes bound an elementwise result; ``(n, 0) @ (0, n)`` has more elements
     than its operands (none): its size is read."""
-    col, row = npjax.asarray(np.arange(10.0)[:, None]), npjax.asarray(np.arange(10.0)[None])
+    ten = np.arange(10.0, dtype=F)  # (float32 where the accelerator holds no float64)
+    col, row = npjax.asarray(ten[:, None]), npjax.asarray(ten[None])
     got = npjax.add(col, row)  # 100 elements from 10 and 10: past the threshold of 64
-    assert_same(got, np.arange(10.0)[:, None] + np.arange(10.0)[None])
+    assert_same(got, ten[:, None] + ten[None])
     assert got._host() is None
-    left, right = npjax.asarray(np.zeros((10, 0))), npjax.asarray(np.zeros((0, 10)))
+    left, right = npjax.asarray(np.zeros((10, 0), F)), npjax.asarray(np.zeros((0, 10), F))
     for got in (npjax.matmul(left, right), left @ right):
-        assert_same(got, np.zeros((10, 10)))
+        assert_same(got, np.zeros((10, 10), F))
         assert got._host() is None
     with npjax.policy(placement="device"):
-        device = npjax.asarray(np.arange(4.0))
-    host = npjax.asarray(np.arange(4.0))
+        device = npjax.asarray(np.arange(4.0, dtype=F))
+    host = npjax.asarray(np.arange(4.0, dtype=F))
     for got in (npjax.add(host, device), host + device, device + host):
-        assert_same(got, np.arange(4.0) * 2)
+        assert_same(got, np.arange(4.0, dtype=F) * 2)
         assert got._host() is None
 
 

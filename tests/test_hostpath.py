@@ -18,6 +18,7 @@ import npjax
 from npjax._placement import _fast
 from npjax._core._array_base import HOSTPATH
 from npjax._runtime import _stats
+from tests._parity import DEVICE_FLOAT
 
 BUILT = _fast.ENABLED
 needs_c = pytest.mark.skipif(not BUILT, reason="the C module is not built (no compiler)")
@@ -337,7 +338,7 @@ def test_function_calls_follow_the_placement_policy(placement):
     with npjax.policy(placement=placement):
         _same_as_python(lambda: (), lambda: npjax.zeros(3))
         _same_as_python(lambda: (_host([1.0, 2.0]),), lambda a: npjax.outer(a, a))
-        made = npjax.zeros(3)
+        made = npjax.zeros(3, DEVICE_FLOAT)  # (float32 where the accelerator holds no float64)
     assert (made._host() is None) == (placement == "device")
 
 
@@ -385,6 +386,7 @@ def test_warnings_name_the_user_line_without_a_context_switch():
 
 
 @needs_c
+@pytest.mark.host_placement
 def test_npjax_code_runs_the_python_members(monkeypatch):
     """Called from npjax's own frames (a module ``npjax.*``), the C slots run the Python
     members (which name the first frame outside npjax); from the user's, they do not."""
@@ -444,13 +446,14 @@ def test_recycled_arrays_keep_weakrefs_subclasses_and_views():
 
 
 @needs_c
+@pytest.mark.host_placement
 def test_the_kept_host_limit_follows_policies_threads_and_contexts():
     """The C slots keep the last host limit they read; a policy, another thread or another
     context (``contextvars.Context.run``) reads it anew."""
     import contextvars
     import threading
 
-    a = _host([1.0, 2.0])
+    a = _host(np.array([1.0, 2.0], DEVICE_FLOAT))  # (results over the limit: device ones)
 
     def kind(x):
         return "host" if x._host() is not None else "device"

@@ -26,11 +26,11 @@ import numpy
 import pytest
 
 import npjax
-from tests._parity import check_exactly
+from tests._parity import DEVICE_FLOAT, check_exactly
 from tests._threads import run_threads
 
 MODES = {
-    "host": {},
+    "host": {"placement": "auto"},  # (also under --npjax-placement=device)
     "device": {"placement": "device"},
     "lazy": {"placement": "device", "mode": "lazy"},
 }
@@ -385,7 +385,7 @@ def test_lazy_raise_at_the_line():
 
 def test_lazy_unread_value_is_checked_at_the_next_flush():
     with npjax.policy(placement="device", mode="lazy"):
-        x = npjax.asarray(numpy.ones(200))
+        x = npjax.asarray(numpy.ones(200, DEVICE_FLOAT))
         r = x / 0.0
         del r
         y = x + 1

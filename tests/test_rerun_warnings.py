@@ -17,12 +17,12 @@ def test_a_rerun_shows_only_what_the_body_did_not():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with _rerun_warnings.body() as given:
-            warnings.warn("first", RuntimeWarning)
+            warnings.warn("first", RuntimeWarning, stacklevel=1)
         with _rerun_warnings.rerun(given):
-            warnings.warn("first", RuntimeWarning)  # given by the body: not again
-            warnings.warn("second", RuntimeWarning)
-            warnings.warn("first", RuntimeWarning)  # a second one: NumPy gave two
-        warnings.warn("first", RuntimeWarning)  # after the rerun: as always
+            warnings.warn("first", RuntimeWarning, stacklevel=1)  # given by the body: not again
+            warnings.warn("second", RuntimeWarning, stacklevel=1)
+            warnings.warn("first", RuntimeWarning, stacklevel=1)  # a second one: NumPy gave two
+        warnings.warn("first", RuntimeWarning, stacklevel=1)  # after the rerun: as always
     assert [str(w.message) for w in caught] == ["first", "second", "first", "first"]
 
 
@@ -48,8 +48,8 @@ def test_a_body_inside_a_body_counts_for_both():
         warnings.simplefilter("always")
         with _rerun_warnings.body() as outer:
             with _rerun_warnings.body() as inner:
-                warnings.warn("inner")
+                warnings.warn("inner", stacklevel=1)
         with _rerun_warnings.rerun(outer):
-            warnings.warn("inner")
+            warnings.warn("inner", stacklevel=1)
     assert inner == outer == [("inner", UserWarning)]
     assert [str(w.message) for w in caught] == ["inner"]

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from npjax._core._ndarray import install_methods, ndarray
-from npjax._pure._dtypes import is_device_dtype
+from npjax._pure._dtypes import is_xla_dtype
 
 _COPY = {"__array_interface__": "np.asarray(a).__array_interface__",
          "__array_struct__": "np.asarray(a).__array_struct__",
@@ -54,7 +54,7 @@ def _array_interface(self: ndarray) -> dict:
     Arrays of a dtype the interface cannot say exactly (a structured view with offsets) have
     none: NumPy takes ``__array__`` instead (the data itself)."""
     data = _host_data(self, "__array_interface__")
-    if not is_device_dtype(data.dtype) and not _exact_interface(data.dtype):
+    if not is_xla_dtype(data.dtype) and not _exact_interface(data.dtype):
         raise AttributeError("npjax.ndarray.__array_interface__: not given for this dtype "
                              "(np.asarray(a) gives the data itself)")
     return data.__array_interface__
@@ -79,7 +79,7 @@ def _array_struct(self: ndarray) -> Any:
     only the host holds have none: NumPy reads a capsule of str, datetime or structured data
     wrongly (``'<U2'`` as 8 characters), and takes ``__array__`` instead (the data)."""
     data = _host_data(self, "__array_struct__")
-    if not is_device_dtype(data.dtype):
+    if not is_xla_dtype(data.dtype):  # (float64 on a TPU has one: NumPy reads it exactly)
         raise AttributeError("npjax.ndarray.__array_struct__: not given for host-only dtypes "
                              "(np.asarray(a) gives the data itself)")
     return data.__array_struct__

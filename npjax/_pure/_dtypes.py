@@ -104,13 +104,19 @@ _MAX_ITEMSIZE = {"b": 1, "i": 8, "u": 8, "f": 8, "c": 16}
 MAX_DEVICE_NDIM = 32
 
 
-def is_device_dtype(dtype: np.dtype) -> bool:
-    """Whether the device can hold ``dtype``: numeric, native byte order (a byte-swapped
-    ``'>f8'`` from a file stays a host array, as NumPy keeps it), at most 64-bit floats, and
-    not one the default backend's platform cannot hold (``_capabilities.HOST_DTYPES``:
-    float64 and complex128 on a TPU) unless ``npjax.jit`` is tracing (``TRACING``)."""
+def is_xla_dtype(dtype: np.dtype) -> bool:
+    """Whether an XLA type holds ``dtype``, whatever the backend: numeric, native byte order
+    (a byte-swapped ``'>f8'`` from a file stays a host array, as NumPy keeps it), at most
+    64-bit floats."""
     return (dtype.kind in DEVICE_KINDS and dtype.isnative
-            and dtype.itemsize <= _MAX_ITEMSIZE[dtype.kind]
+            and dtype.itemsize <= _MAX_ITEMSIZE[dtype.kind])
+
+
+def is_device_dtype(dtype: np.dtype) -> bool:
+    """Whether the device can hold ``dtype``: ``is_xla_dtype``, and not one the default
+    backend's platform cannot hold (``_capabilities.HOST_DTYPES``: float64 and complex128 on
+    a TPU) unless ``npjax.jit`` is tracing (``TRACING``)."""
+    return (is_xla_dtype(dtype)
             and (dtype.kind not in "fc" or dtype.itemsize < 8
                  or dtype.name not in backend_host_dtypes() or TRACING.get()))
 
