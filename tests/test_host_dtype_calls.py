@@ -467,3 +467,22 @@ def test_float64_host_arrays_give_numpy_their_memory():
     """A float64 host array where the accelerator cannot hold float64 hands NumPy its C array
     interface as any numeric host array does (it was withheld, as for str or datetime)."""
     assert _two_cpu_devices(SCRIPT_MEMORY) == ["True True float64 True"]
+
+
+SCRIPT_LAZY = SETUP + textwrap.dedent("""
+    x = np.random.default_rng(0).random(1000).astype(np.float32)
+    with npjax.policy(placement="device"):
+        a = npjax.asarray(x)
+    npjax.reset_stats()
+    with npjax.policy(placement="device", mode="lazy"):
+        s = npjax.sqrt(a * a + 2 * a + 1).sum()
+        m = npjax.mean(a * 3, axis=0)
+        print("flushes", npjax.stats()["lazy"]["flushes"])
+    """)
+
+
+def test_lazy_results_are_not_computed_to_ask_where_they_live():
+    """Asking whether a body's result is a float64 on the accelerator (``on_accelerator``)
+    read an attribute of a pending ``Lazy`` result, which computed it: every lazy reduction
+    flushed the recorded graph."""
+    assert _two_cpu_devices(SCRIPT_LAZY) == ["flushes 0"]

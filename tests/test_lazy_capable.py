@@ -22,11 +22,13 @@ import npjax
 from npjax._calls import _dispatch, _registry
 from npjax._core import _buckets
 from npjax._execution import _lazy
+from tests._parity import DEVICE_FLOAT
 
 pytestmark = pytest.mark.device_placement
 
-_A = np.arange(12, dtype=np.float64).reshape(3, 4) * 0.5 - 1.0  # (3, 4) float
-_V = np.array([3.0, -1.0, 2.0, 0.5])                             # (4,) float
+# (float32 where the accelerator holds no float64: float64 arrays are host arrays there)
+_A = (np.arange(12, dtype=DEVICE_FLOAT).reshape(3, 4) * 0.5 - 1.0).astype(DEVICE_FLOAT)
+_V = np.array([3.0, -1.0, 2.0, 0.5], DEVICE_FLOAT)
 _I = np.array([2, 0, 3, 1])                                      # (4,) int
 _M = np.array([True, False, True, True])                        # (4,) bool
 
@@ -101,7 +103,7 @@ CASES: dict[str, list] = {
     # where two calls of one name write the same operand: results are read after all calls)
     "put": [lambda xp, a, v, i, m: (xp.put(v, i[:2], [9.0, 8.0]), v)[1],
             lambda xp, a, v, i, m: (xp.put(a, [13, -1], v[:2], mode="wrap"), a)[1]],
-    "putmask": [lambda xp, a, v, i, m: (xp.putmask(v, m, i), v)[1],
+    "putmask": [lambda xp, a, v, i, m: (xp.putmask(v, m, v * 2), v)[1],
                 lambda xp, a, v, i, m: (xp.putmask(a[1:], a[1:] > 1, 7.5), a)[1]],
     "place": [lambda xp, a, v, i, m: (xp.place(i, m, [5, 6]), i)[1],
               lambda xp, a, v, i, m: (xp.place(a, a > 0, v), a)[1]],
@@ -202,7 +204,7 @@ CASES: dict[str, list] = {
     "sliding_window_view": [
         lambda xp, a, v, i, m: npjax.lib.stride_tricks.sliding_window_view(v, 2)],
     "as_strided": [lambda xp, a, v, i, m: npjax.lib.stride_tricks.as_strided(
-        v, (2, 2), (8, 8))],
+        v, (2, 2), (v.itemsize, v.itemsize))],
     "zeros": [lambda xp, a, v, i, m: xp.zeros((2, 3))],
     "ones": [lambda xp, a, v, i, m: xp.ones(3, np.int32)],
     "empty": [lambda xp, a, v, i, m: xp.empty(0)],

@@ -260,9 +260,10 @@ def on_accelerator(result: Any) -> bool:
         return False
     items = result if isinstance(result, tuple | list) else (result,)
     for x in items:
-        # (an npjax array's own value; a jax.Array's ``_value`` is its NumPy copy)
+        # (an npjax array's own value; a jax.Array's ``_value`` is its NumPy copy; asked of
+        # the type, so that a pending ``Lazy``, whose other attributes compute it, is left)
         value = x if isinstance(x, jax.Array) else \
-            getattr(x, "_value", None) if getattr(x, "_base", None) is None else None
+            x._value if hasattr(type(x), "_value") and x._base is None else None
         if isinstance(value, jax.Array) and not isinstance(value, jax.core.Tracer) \
                 and value.dtype in held and cold_device() not in value.devices():
             return True
