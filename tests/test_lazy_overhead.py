@@ -16,7 +16,12 @@ import pytest
 
 import npjax
 from npjax._execution import _lazy
+from tests._parity import DEVICE_FLOAT as F
 from tests.test_lazy_rows import spy_programs
+
+# float arrays are F (float32 where the accelerator holds no float64: float64 arrays are
+# host arrays there), named in HLO text as HLO_F
+HLO_F = {np.float64: "f64", np.float32: "f32"}[F]
 
 pytestmark = pytest.mark.device_placement
 
@@ -42,7 +47,7 @@ def _lazy_run(fn, *arrays):
 def test_named_temporaries_held_at_a_cut_still_roll(monkeypatch):
     monkeypatch.setattr(_lazy, "_programs", {})
     rng = np.random.default_rng(3)
-    a0, b0 = rng.random((700, 4)), rng.random((700, 4))
+    a0, b0 = rng.random((700, 4)).astype(F), rng.random((700, 4)).astype(F)
     want = _named_temporaries(np, a0.copy(), b0)
     got, counts = _lazy_run(_named_temporaries, a0, b0)
     np.testing.assert_array_equal(got, want)
@@ -54,7 +59,7 @@ def test_named_temporaries_held_at_a_cut_still_roll(monkeypatch):
 def test_value_from_an_early_trip_used_after_the_loop():
     """A held value of an early trip: the loop stops there, the rest runs as written."""
     rng = np.random.default_rng(4)
-    a0, b0 = rng.random((40, 3)), rng.random((40, 3))
+    a0, b0 = rng.random((40, 3)).astype(F), rng.random((40, 3)).astype(F)
 
     def kernel(xp, a, b):
         kept = None
@@ -86,14 +91,14 @@ def test_checked_stores_in_a_rolled_stencil_copy_no_more_arrays(monkeypatch):
     made = spy_programs(monkeypatch)
     rng = np.random.default_rng(5)
     n = 48
-    arrays = [rng.random((n, n)) for _ in range(3)] + [rng.random(12)]
+    arrays = [rng.random(shape).astype(F) for shape in ((n, n),) * 3 + ((12,),)]
     want = _fdtd(np, *[x.copy() for x in arrays])
     got, counts = _lazy_run(_fdtd, *arrays)
     np.testing.assert_array_equal(got, want)
     assert counts["rolled"] == counts["programs"] == 1
     (fn, roll), inputs = made[0]
     text = fn.lower(_lazy.neg_zero(), *roll.arrange(inputs)).compile().as_text()
-    copies = [line for line in _loop_body(text) if " copy(" in line and f"f64[{n},{n}]" in line]
+    copies = [line for line in _loop_body(text) if " copy(" in line and f"{HLO_F}[{n},{n}]" in line]
     assert len(copies) <= 2, copies  # was 5: hz twice, ey three times
 
 
@@ -133,12 +138,12 @@ def test_a_store_updated_again_in_the_trip_keeps_its_check(monkeypatch):
     """``u[1:-1] = ...`` then ``u[0] = ...``: the first store's result is checked as itself
     (read back from ``u`` before the second store, the check would need a copy of ``u``)."""
     made = spy_programs(monkeypatch)
-    u0 = 1.0 + 0.5 * np.sin(np.linspace(0.0, 6.0, 301))
+    u0 = (1.0 + 0.5 * np.sin(np.linspace(0.0, 6.0, 301))).astype(F)
     want = _burgers(np, u0.copy(), 20)
     got, counts = _lazy_run(lambda xp, u: _burgers(xp, u, 20), u0)
     np.testing.assert_array_equal(got, want)
     assert counts["rolled"] == counts["programs"] == 1
     (fn, roll), inputs = made[0]
     text = fn.lower(_lazy.neg_zero(), *roll.arrange(inputs)).compile().as_text()
-    copies = [line for line in _loop_body(text) if " copy(" in line and "f64[301]" in line]
+    copies = [line for line in _loop_body(text) if " copy(" in line and f"{HLO_F}[301]" in line]
     assert len(copies) <= 2, copies

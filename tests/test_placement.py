@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import npjax
+from tests._parity import DEVICE_FLOAT as F
 from tests._parity import assert_parity, assert_same
 from tests._rerun import rerun, suites_id
 
@@ -52,15 +53,16 @@ def test_numpy_functions_on_host_arrays_give_npjax_arrays_and_numpy_scalars():
 
 
 def test_large_results_and_device_operands_run_on_the_device():
-    big = npjax.zeros(100)  # over the threshold of 64: made by NumPy, then moved once
+    # (F: float32 where the accelerator holds no float64, whose arrays are host ones there)
+    big = npjax.zeros(100, F)  # over the threshold of 64: made by NumPy, then moved once
     assert not _on_host(big)
-    small = npjax.ones(4)
+    small = npjax.ones(4, F)
     with npjax.policy(placement="device"):
-        dev = npjax.ones(4)
+        dev = npjax.ones(4, F)
     mixed = small + dev
     assert not _on_host(dev) and not _on_host(mixed)
-    assert_same(mixed, np.full(4, 2.0))
-    assert not _on_host(npjax.outer(small, npjax.ones(20)))  # 80 elements from small inputs
+    assert_same(mixed, np.full(4, 2.0, F))
+    assert not _on_host(npjax.outer(small, npjax.ones(20, F)))  # 80 elements: small inputs
 
 
 def test_views_of_host_arrays_alias_as_numpy_views():
@@ -157,16 +159,16 @@ def test_stats_count_host_calls():
 
 def test_lazy_mode_runs_host_arrays_at_once_and_records_device_work():
     with npjax.policy(mode="lazy"):
-        small = npjax.arange(3.0) * 2
-        big = npjax.arange(100.0) * 2
+        small = npjax.arange(3.0, dtype=F) * 2
+        big = npjax.arange(100.0, dtype=F) * 2
         assert _on_host(small) and not _on_host(big)
         mixed = big[:3] + small
-    assert_same(mixed, np.arange(3.0) * 4)
+    assert_same(mixed, np.arange(3.0, dtype=F) * 4)
 
 
 def test_device_policy_puts_new_arrays_on_the_device():
     with npjax.policy(placement="device"):
-        assert not _on_host(npjax.arange(3.0))
+        assert not _on_host(npjax.arange(3.0, dtype=F))
     with npjax.policy(placement="host", host_threshold=0):
         assert _on_host(npjax.zeros(1000))
 
@@ -442,8 +444,8 @@ def test_broadcast_past_the_threshold_runs_on_the_device(mode):
     """Two small host operands that broadcast into a result over the threshold run on the
     device from copies of them (NumPy does not make the large result here to move it);
     values, dtypes, warnings and broadcasting errors stay NumPy's."""
-    x = np.linspace(-1.0, 1.0, 100)
-    z = np.zeros(100)
+    x = np.linspace(-1.0, 1.0, 100, dtype=F)
+    z = np.zeros(100, F)
     with npjax.policy(host_threshold=1000, mode=mode):
         a, zero = npjax.asarray(x), npjax.asarray(z)
         npjax.reset_stats()
