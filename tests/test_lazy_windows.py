@@ -13,6 +13,7 @@ import pytest
 import npjax
 from benchmarks.growing_windows import levinson as _levinson
 from benchmarks.kernels.forward_subst import kernel as _solve
+from tests._parity import DEVICE_FLOAT
 from tests._op_rows import THOROUGH
 from tests.test_windows_eager import _same
 from tests.test_windows_eager import \
@@ -112,11 +113,11 @@ def test_ufuncs_of_windows_are_arrays_of_the_window_length():
 
 
 @pytest.mark.parametrize("placement", ["auto", "device"])
-@pytest.mark.parametrize("hdtype", [np.float64, np.int32])
+@pytest.mark.parametrize("hdtype", [DEVICE_FLOAT, np.int32])
 def test_device_window_with_host_view(placement, hdtype):
     n = 293  # A on the device (over the host limit), h on the host under "auto"
     rng = np.random.default_rng(8)
-    A0 = rng.random((n, n))
+    A0 = rng.random((n, n)).astype(DEVICE_FLOAT)  # (float32 where float64 is a host dtype)
     h0 = rng.integers(-5, 5, n).astype(hdtype)
     with npjax.policy(mode="lazy", placement=placement):
         A, h = npjax.asarray(A0), npjax.asarray(h0)
