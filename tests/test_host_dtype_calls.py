@@ -486,3 +486,25 @@ def test_lazy_results_are_not_computed_to_ask_where_they_live():
     read an attribute of a pending ``Lazy`` result, which computed it: every lazy reduction
     flushed the recorded graph."""
     assert _two_cpu_devices(SCRIPT_LAZY) == ["flushes 0"]
+
+
+SCRIPT_UFUNC_METHODS = SETUP + textwrap.dedent("""
+    CASES = {
+        "divide_reduce": lambda xp: xp.divide.reduce(xp.asarray([[8, 2], [4, 0]]), axis=0),
+        "divide_accumulate": lambda xp: xp.divide.accumulate(xp.asarray([[8, 2], [4, 0]])),
+        "hypot_reduce": lambda xp: xp.hypot.reduce(xp.asarray([[3, 2], [4, 1]]), axis=0),
+        "heaviside_reduce": lambda xp: xp.heaviside.reduce(xp.asarray([[1, 0], [0, 0]])),
+        "divide_outer": lambda xp: xp.divide.outer(xp.asarray([1, 2]), xp.asarray([4, 0])),
+    }
+    with npjax.policy(placement="device"):
+        for name, fn in CASES.items():
+            want, got = repr(outcome(np, fn)), repr(outcome(npjax, fn))
+            print(name, want == got, "|" if want != got else "")
+    """)
+
+
+def test_ufunc_methods_of_int_arrays_with_float64_results_stay_off_the_accelerator():
+    """``divide.reduce`` of ints (and other ufunc methods whose loop is float64) computed
+    the float64 result on the accelerator; NumPy's now, its warnings once."""
+    lines = _two_cpu_devices(SCRIPT_UFUNC_METHODS)
+    assert len(lines) == 5 and all(ln.split()[1] == "True" for ln in lines), lines

@@ -12,11 +12,11 @@ import numpy as np
 
 from npjax._runtime import _context, _numpy_calls, _stats
 from npjax._core._host_only import has_host_only
-from npjax._pure._errors import HostOnly
 from npjax._placement._made import as_arrays
 from npjax._core._normalize import foreign_override
 from npjax._core._ndarray import ndarray
-from npjax._placement._route import forced_host, host_operands, npjax_operands, place_result
+from npjax._placement._route import (device_or_host, forced_host, host_operands,
+                                     npjax_operands, place_result)
 from npjax._core._subclasses import SubclassOperand, call_ufunc, has_subclass
 
 _get_context = _context.get
@@ -43,13 +43,16 @@ def host_ufunc_method(name: str, impl: Any) -> Any:
                 _stats.host_calls[f"{self.__name__}.{name}"] += 1
                 return place_result(_numpy_calls.call_numpy_ufunc(getattr(self._np, name), *ops),
                                     npjax_operands(args, kwargs), limit)
-        if not (has_host_only(args, kwargs) or foreign_override(args, kwargs)):
-            try:
-                return impl(self, *args, **kwargs)
-            except HostOnly:  # an operand made for the device in a dtype it cannot hold (a
-                pass  # list of floats, a float into an int8 array's ``at``, on a TPU)
-        return forced_host(f"{self.__name__}.{name}", getattr(self._np, name), args, kwargs,
-                           _numpy_calls.call_numpy_ufunc)
+        def host() -> Any:
+            return forced_host(f"{self.__name__}.{name}", getattr(self._np, name), args,
+                               kwargs, _numpy_calls.call_numpy_ufunc)
+
+        if has_host_only(args, kwargs) or foreign_override(args, kwargs):
+            return host()
+        # (on a TPU: an operand made for the device in a dtype it cannot hold, a list of
+        # floats, a float into an int8 array's ``at``; a float64 result, ``divide.reduce``
+        # of ints: NumPy's)
+        return device_or_host(impl, (self, *args), kwargs, host)
 
     functools.update_wrapper(method, impl)
     return method

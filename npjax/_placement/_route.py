@@ -330,6 +330,25 @@ def _declaration(name: str, module: str, by_hand: str) -> Declaration:
     return declare(module, name, "hand-written", by_hand=by_hand, host_fn=host_fn)
 
 
+def device_or_host(impl: Any, args: tuple, kwargs: dict, host: Any) -> Any:
+    """``impl(*args, **kwargs)``, or NumPy's ``host()`` where it stops on an operand of a
+    dtype the device cannot hold (``HostOnly``, made on the way: 2**70 an object) or makes a
+    float64 result the accelerator cannot hold (by ``jax.numpy`` directly: a TPU). NumPy's
+    rerun does not give again the warnings ``impl`` gave (``_rerun_warnings``)."""
+    given = None
+    try:
+        if not _lazy_cold.held_on_cpu():
+            return impl(*args, **kwargs)
+        with _rerun_warnings.body() as given:
+            result = impl(*args, **kwargs)
+        if not _lazy_cold.on_accelerator(result):
+            return result
+    except HostOnly:
+        pass
+    with _rerun_warnings.rerun(given or ()):
+        return host()
+
+
 def host_first(impl: Any, spec: Declaration) -> Any:
     """``impl`` preceded by the host route, made from its declaration ``spec``: NumPy's
     ``spec.host_fn`` runs host operands, counted under ``spec.name``."""
@@ -340,25 +359,16 @@ def host_first(impl: Any, spec: Declaration) -> Any:
             handler = DEFERRED.get(type(a))
             if handler is not None:
                 return handler(name, impl, args, kwargs)
-        given = None  # the warnings ``impl`` gave, where float64 is a host dtype
         try:
             result = try_host(name, host_fn, args, kwargs, call)
             if result is NOT_HOST and foreign_override(args, kwargs, True):  # (pandas...)
                 return forced_host(name, host_fn, args, kwargs)
             if result is not NOT_HOST:
                 return result
-            if not _lazy_cold.held_on_cpu():
-                return impl(*args, **kwargs)
-            with _rerun_warnings.body() as given:
-                result = impl(*args, **kwargs)
-            if not _lazy_cold.on_accelerator(result):
-                return result
-            # (float64 the accelerator cannot hold, made by jax.numpy directly: NumPy's)
-            with _rerun_warnings.rerun(given):
-                return forced_host(name, host_fn, args, kwargs)
-        except HostOnly:  # an operand of a host-only dtype made on the way (2**70: object)
-            with _rerun_warnings.rerun(given or ()):
-                return forced_host(name, host_fn, args, kwargs)
+        except HostOnly:  # an operand of a host-only dtype (2**70: object)
+            return forced_host(name, host_fn, args, kwargs)
+        return device_or_host(impl, args, kwargs,
+                              lambda: forced_host(name, host_fn, args, kwargs))
 
     functools.update_wrapper(call, impl)
     call.spec = spec
