@@ -11,6 +11,7 @@ import numpy as np
 
 import npjax
 from npjax._tools import _report
+from tests._parity import DEVICE_FLOAT as F
 
 
 def _placement_line(data):
@@ -23,10 +24,10 @@ def _placement_line(data):
 
 def test_device_indexing_grids_loads_and_draws_are_counted(tmp_path):
     path, text = tmp_path / "a.npy", tmp_path / "a.txt"
-    np.save(path, np.arange(6.0))
+    np.save(path, np.arange(6.0, dtype=F))
     np.savetxt(text, np.arange(3.0))
     with npjax.policy(placement="device", random="jax"):
-        a = npjax.arange(10.0)
+        a = npjax.arange(10.0, dtype=F)  # (float32 where float64 is a host dtype: a TPU)
         idx = npjax.asarray([1, 2, 5])
         npjax.reset_stats()
         b = a[idx]           # a gather on the device
@@ -34,7 +35,7 @@ def test_device_indexing_grids_loads_and_draws_are_counted(tmp_path):
         g = npjax.mgrid[0:3, 0:2]
         loaded = npjax.load(path) + npjax.loadtxt(text).sum()
         r = npjax.random.default_rng(0).random(4)
-        total = float((b.sum() + g.sum() + loaded.sum() + r.sum()).to_jax())
+        total = float(b.sum() + g.sum() + loaded.sum() + r.sum())
     data = npjax.stats()
     calls = data["calls"]
     for name in ("ndarray.__getitem__", "ndarray.__setitem__", "mgrid", "load", "loadtxt",
@@ -78,7 +79,7 @@ def test_the_slowest_compiles_are_named_with_the_users_line(monkeypatch):
     npjax.reset_stats()
     with npjax.policy(placement="device"):
         # a length no earlier run compiled (the persistent cache would serve it, uncounted)
-        x = npjax.arange(float(17 + time.time_ns() % 1_000_003))
+        x = npjax.arange(float(17 + time.time_ns() % 1_000_003), dtype=F)
         float((x * 3 - 1).sum())
     slowest = npjax.stats()["compiles"]["slowest"]
     assert slowest and all(e["site"].startswith(__file__) for e in slowest)

@@ -9,10 +9,12 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 from npjax._tools import _runner
 from npjax.__main__ import main
+from tests._parity import DEVICE_FLOAT
 
 
 def _write(path, text: str) -> str:
@@ -427,16 +429,16 @@ def test_stats_in_process():
     import npjax
 
     npjax.reset_stats()
-    x = npjax.asarray([1.0, 2.0, 3.0]); line = sys._getframe().f_lineno  # noqa: E702
+    x = npjax.asarray(np.array([1.0, 2.0, 3.0], DEVICE_FLOAT)); line = sys._getframe().f_lineno  # noqa: E702
     y = npjax.sin(x) + x
     npjax.sum(y)
     float(y[0])
     s = npjax.stats()
     assert s["calls"]["sin"] == 1 and s["calls"]["add"] == 1 and s["calls"]["sum"] == 1
     sites = {(e["direction"], e["site"]): e for e in s["transfer_sites"]}
-    assert sites[("host_to_device", f"{__file__}:{line}")]["bytes"] == 24
+    assert sites[("host_to_device", f"{__file__}:{line}")]["bytes"] == x.nbytes
     assert sites[("device_to_host", f"{__file__}:{line + 3}")]["count"] == 1
-    assert s["transfers"]["device_to_host"] == {"count": 1, "bytes": 8}
+    assert s["transfers"]["device_to_host"] == {"count": 1, "bytes": x.itemsize}
     npjax.reset_stats()
     s = npjax.stats()
     assert s["calls"] == {} and s["transfer_sites"] == [] and s["compiles"]["count"] == 0
