@@ -42,7 +42,7 @@ from npjax._runtime import _context
 
 SIGNAL = getattr(signal, "SIGURG", None)  # (None on Windows: no sampling there)
 INTERVAL_S = 0.01  # between looks at the main thread's stack
-HOT_SAMPLES = 10  # looks that see a function before it is rebound (~0.1-0.2 s of its time)
+HOT_SAMPLES = 10  # looks that see a function before it is rebound (0.1-1 s of its time)
 _DEPTH = 64  # frames looked at per stack, innermost first
 
 _seen: dict[types.CodeType, int] = {}  # code -> looks that saw it
