@@ -508,3 +508,22 @@ def test_ufunc_methods_of_int_arrays_with_float64_results_stay_off_the_accelerat
     the float64 result on the accelerator; NumPy's now, its warnings once."""
     lines = _two_cpu_devices(SCRIPT_UFUNC_METHODS)
     assert len(lines) == 5 and all(ln.split()[1] == "True" for ln in lines), lines
+
+
+SCRIPT_WEAK_DEFAULT = SETUP + textwrap.dedent("""
+    x = np.linspace(-1, 1, 8).astype(np.float32)
+    with npjax.policy(placement="device"):
+        a = npjax.asarray(x)
+        npjax.reset_stats()
+        got = npjax.select([a > 0, a < -0.5], [a, a * 2], 0.25)
+        fetched = npjax.stats()["transfers"]["device_to_host"]["count"]
+        want = np.select([x > 0, x < -0.5], [x, x * 2], 0.25)
+        print(got.dtype == want.dtype, got._host() is None, np.asarray(got).tolist() ==
+              want.tolist(), "fetched", fetched)
+    """)
+
+
+def test_a_python_float_default_of_select_stays_on_the_device():
+    """``select``'s Python float default, cast to the float32 result where NumPy casts it
+    (as NumPy's float64 first, a host array on a TPU, the call ran on the host)."""
+    assert _two_cpu_devices(SCRIPT_WEAK_DEFAULT) == ["True True True fetched 0"]

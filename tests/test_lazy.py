@@ -346,8 +346,8 @@ def test_dot_and_inner_are_recorded():
 
     def run(xp):
         a, b = xp.asarray(A), xp.asarray(B)
-        # (F(2.0): a Python float is a float64 array to dot, a host array on a TPU, and the
-        # call runs on the host there: docs/tpu.md)
+        # (F(2.0): NumPy's dot of a float32 array and a Python float is float64, a host
+        # dtype on a TPU, computed by NumPy there)
         return xp.dot(a * 2, b) + 1, xp.inner(a, a) * 3, xp.dot(a[0], F(2.0))
 
     _assert_recorded(run)

@@ -66,6 +66,15 @@ def _weak_or_array(x: Any) -> Any:
     return x if type(x) in _dtypes.WEAK_TYPES else _jx(x)
 
 
+def _weak_value(x: Any, dtype: np.dtype) -> jax.Array:
+    """A weak Python scalar as a device value: a float or complex one in ``dtype`` (where
+    NumPy casts it; as NumPy's float64 it would be a host array on a TPU), others as NumPy
+    converts them."""
+    if type(x) in (float, complex) and dtype.kind in "fc":
+        return _jx(np.asarray(x, dtype))
+    return _jx(x)
+
+
 def _key(x: Any) -> Any:
     return type(x) if type(x) in _dtypes.WEAK_TYPES else x.dtype
 
@@ -545,7 +554,7 @@ def select(condlist: Any, choicelist: Any, default: Any = 0) -> ndarray:
         raise ValueError("select with an empty condition list is not possible")
     choices = [_weak_or_array(c) for c in choicelist] + [_weak_or_array(default)]
     dtype = _dtypes.result_type(*[_key(c) for c in choices])
-    choices = [_jx(c) if type(c) in _dtypes.WEAK_TYPES else c for c in choices]
+    choices = [_weak_value(c, dtype) if type(c) in _dtypes.WEAK_TYPES else c for c in choices]
     conds = [_jx(c) for c in condlist]
     cshape = np.broadcast_shapes(*[c.shape for c in conds])
     np.broadcast_shapes(*[c.shape for c in choices])
