@@ -527,3 +527,35 @@ def test_a_python_float_default_of_select_stays_on_the_device():
     """``select``'s Python float default, cast to the float32 result where NumPy casts it
     (as NumPy's float64 first, a host array on a TPU, the call ran on the host)."""
     assert _two_cpu_devices(SCRIPT_WEAK_DEFAULT) == ["True True True fetched 0"]
+
+
+SCRIPT_AUTOJIT_KINDS = SETUP + textwrap.dedent("""
+    from npjax._compile import _autojit
+    _autojit.MIN_CALL_S, _autojit.LOOK_S, _autojit.HOT_CHECK = 0.0, 0.0, 10**9
+    _autojit.expected_compile_s = lambda: 0.0
+    _autojit._index = _autojit._Index()
+    _autojit._index.keys = {}
+
+    def parts(a):
+        return (a * 2).sum(), a * 2
+
+    f = npjax.autojit(parts)
+    for placement in ("auto", "device"):
+        with npjax.policy(placement=placement):
+            for call in range(4):  # as written, then compiled
+                a = npjax.asarray(np.arange(4.0))  # float64: a host array there
+                got, want = f(a), parts(a)
+                print(placement, call, [type(x).__name__ for x in got] ==
+                      [type(x).__name__ for x in want],
+                      [getattr(x, "_host", lambda: 0)() is not None for x in got] ==
+                      [getattr(x, "_host", lambda: 0)() is not None for x in want])
+    print("compiled", [s["state"] for s in f.signatures()])
+    """)
+
+
+def test_autojit_of_float64_host_arrays_gives_the_kinds_as_written():
+    """A compiled call of float64 host arrays gives host arrays and NumPy scalars, as the call
+    as written does there (it gave device arrays of the CPU backend)."""
+    lines = _two_cpu_devices(SCRIPT_AUTOJIT_KINDS)
+    assert lines[-1].startswith("compiled") and "compiled'" in lines[-1], lines
+    assert all(ln.endswith("True True") for ln in lines[:-1]), lines
