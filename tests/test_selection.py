@@ -548,6 +548,21 @@ def test_select(conds, data):
     assert_parity(run, context=(conds, choices, default))
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.complex64])
+@pytest.mark.parametrize("default", [0.1, 1e300, -1e5, 2j, 7])
+def test_select_python_default_of_device_arrays(dtype, default):
+    """A Python number default is cast to the result where NumPy casts it (NumPy's rounding,
+    its overflow warning), not made a float64 array first (a host array on a TPU)."""
+    x = (np.linspace(-2, 2, 7) * 3).astype(dtype)
+
+    def run(xp):
+        a = xp.asarray(x)
+        return xp.select([a.real > 0, a.real < -3], [a, a * 2], default)
+
+    with npjax.policy(placement="device"):
+        assert_parity(run, context=(dtype, default))
+
+
 def test_select_errors():
     assert_parity(lambda xp: xp.select([[1, 0]], [[1, 2]]))
     assert_parity(lambda xp: xp.select([], []))
