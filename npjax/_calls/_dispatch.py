@@ -282,7 +282,8 @@ def _door(fn: Callable, spec: Declaration) -> Callable:
         try:
             # (where float64 is a host dtype, the warnings the body gives are noted:
             # NumPy's rerun after a ``HostOnly`` does not give them again)
-            with _rerun_warnings.body() if _lazy_cold.held_on_cpu() else _NOTHING as given:
+            held = _lazy_cold.held_on_cpu()
+            with _rerun_warnings.body() if held else _NOTHING as given:
                 if plain and lazy:  # a lazy-capable body that reads its operands: as called
                     result = fn(*args, **kwargs)
                 elif not (policy := current()).lazy:
@@ -298,7 +299,7 @@ def _door(fn: Callable, spec: Declaration) -> Callable:
                 if type(result) is not ndarray and isinstance(result, jax.Array) and (
                         result.nbytes > _SYNC_BYTES):
                     result.block_until_ready()  # a failed allocation surfaces here, not later
-                if _lazy_cold.held_on_cpu() and _lazy_cold.on_accelerator(result):
+                if held and _lazy_cold.on_accelerator(result):
                     raise HostOnly("a float64/complex128 result this accelerator cannot hold")
         except jax.errors.JaxRuntimeError as exc:
             if "RESOURCE_EXHAUSTED" in str(exc):  # NumPy: MemoryError for too large arrays

@@ -143,7 +143,7 @@ class Guards:
     def hold(self) -> bool:
         for ns, name, obj in self.names:
             now = ns.get(name, _MISSING)
-            if now is not obj and _unwrapped(now) is not obj:
+            if now is not obj and _user_code.unwrapped(now) is not obj:
                 return False
         if not all(_contents(cell) is obj for cell, obj in self.cells):
             return False
@@ -156,17 +156,6 @@ class Guards:
 def _items(kwdefaults: dict | None) -> tuple:
     """A function's keyword defaults, compared by identity."""
     return tuple((k, id(v)) for k, v in kwdefaults.items()) if kwdefaults else ()
-
-
-def _unwrapped(obj: Any) -> Any:
-    """The function of the runner's or the sampler's autojit wrapper (``jit="auto"`` rebinds
-    a name to it: the name still means the function the check read), else ``obj``."""
-    return obj.__dict__["_autojit_fn"] if _autojit_wrapper(obj) else obj
-
-
-def _autojit_wrapper(obj: Any) -> bool:
-    t = type(obj)
-    return t.__name__ == "AutoJit" and t.__module__ == "npjax._compile._autojit"
 
 
 def _contents(cell: Any) -> Any:
@@ -307,8 +296,8 @@ class _Checker:
             raise Refused(f"draws random numbers ({name})", site)
         if _npjax_object(obj) and getattr(obj, "__name__", None) in _FILES | _STATEFUL:
             raise Refused(f"reads or writes files or process state ({name})", site)
-        if _autojit_wrapper(obj):
-            self.function(obj.__dict__["_autojit_fn"], depth + 1)  # another autojit function
+        if (fn := _user_code.unwrapped(obj)) is not obj:
+            self.function(fn, depth + 1)  # another autojit function
             return
         if isinstance(obj, types.ModuleType):
             top = obj.__name__.partition(".")[0]

@@ -592,11 +592,8 @@ def callee(f: Any) -> Any:
     """The callee of a call in a rewritten function: a function of the user's own with its
     loops rewritten too; inside a loop body's trace, with its whole body instrumented as a
     loop body is (``pure``), or the roll is abandoned (``call``)."""
-    kind = type(f)
-    if kind.__name__ == "AutoJit" and "_autojit_fn" in getattr(f, "__dict__", ()):
-        f = f.__dict__["_autojit_fn"]  # (npjax.autojit's wrapper: inside a trace, the function)
-        kind = type(f)
-    fn = f.__func__ if kind is types.MethodType else f
+    f = _watch.unwrapped(f)  # (npjax.autojit's wrapper: inside a trace, the function)
+    fn = f.__func__ if type(f) is types.MethodType else f
     if type(fn) is not types.FunctionType or not user_code(fn.__code__):
         return call(f)
     if not _GUARD.get():
@@ -605,7 +602,7 @@ def callee(f: Any) -> Any:
         raise NoRoll(f"the body calls {fn.__qualname__}, a function of your own that has an "
                      "attribute store, try, with, global, nonlocal, a nested def or lambda, "
                      "or no source to read (Python side effects a trace cannot undo)")
-    return new if kind is not types.MethodType else types.MethodType(new, f.__self__)
+    return new if type(f) is not types.MethodType else types.MethodType(new, f.__self__)
 
 
 _HELPERS = {"loop": run_loop, "call": callee, "getsub": getsub, "setsub": setsub, "aug": aug,

@@ -50,8 +50,8 @@ import numpy as np
 from npjax._compile._loop_index import NoRoll
 from npjax._runtime._errstate import PACKAGE_DIR
 
-__all__ = ["REWRITTEN", "check", "depth", "enter", "leave", "restore", "rewritten", "user_code",
-           "users", "users_in_body"]
+__all__ = ["REWRITTEN", "check", "depth", "enter", "leave", "restore", "rewritten", "unwrapped",
+           "user_code", "users", "users_in_body"]
 
 # npjax and the libraries it computes NumPy's semantics with, wherever they are installed
 LIBRARY_DIRS = (PACKAGE_DIR,) + tuple(os.path.dirname(m.__file__) + os.sep
@@ -65,6 +65,15 @@ PACKAGES = tuple({os.path.join(os.path.abspath(p), "") for p in (
 _LIBRARY_MODULES = frozenset(("builtins", "numpy", "jax", "jaxlib", "npjax"))
 # file name -> whether it is the user's (by name: equal code objects of two files are ``==``)
 _USER: dict[str, bool] = {}
+
+
+def unwrapped(obj: Any) -> Any:
+    """The function an ``npjax.autojit`` wrapper wraps (the runner's and ``jit="auto"``'s
+    too: a name rebound to it still means that function), else ``obj``."""
+    t = type(obj)
+    if t.__name__ == "AutoJit" and t.__module__ == "npjax._compile._autojit":
+        return obj.__dict__["_autojit_fn"]
+    return obj
 
 
 def user_code(code: types.CodeType) -> bool:
