@@ -353,6 +353,18 @@ def test_dot_and_inner_are_recorded():
     _assert_recorded(run)
 
 
+def test_select_is_recorded():
+    # It read its operands computed, so each call flushed the pending graph.
+    X = np.linspace(-2, 2, 12, dtype=F).reshape(3, 4)
+
+    def run(xp):
+        a = xp.asarray(X) * 2
+        return (xp.select([a > 1, a < -1], [a, a * a], 0.5) + 1,
+                xp.select([a > 0], [xp.arange(4)], default=-1) * 2)
+
+    _assert_recorded(run)
+
+
 def test_fft_transforms_are_recorded():
     X = np.random.default_rng(12).random((4, 6)).astype(F)
 

@@ -547,15 +547,19 @@ def extract(condition: ArrayIn, arr: ArrayIn) -> jax.Array:
 
 @npfunc
 def select(condlist: Any, choicelist: Any, default: Any = 0) -> ndarray:
-    """npjax implementation of ``numpy.select``."""
+    """npjax implementation of ``numpy.select`` (in lazy mode its operands stay pending and
+    the choice is one recorded kernel)."""
     if len(condlist) != len(choicelist):
         raise ValueError("list of cases must be same length as list of conditions")
     if len(condlist) == 0:
         raise ValueError("select with an empty condition list is not possible")
-    choices = [_weak_or_array(c) for c in choicelist] + [_weak_or_array(default)]
+    policy = current()
+    read = to_jax_lazy if policy.lazy else to_jax
+    choices = [c if type(c) in _dtypes.WEAK_TYPES else read(c, policy)
+               for c in (*choicelist, default)]
     dtype = _dtypes.result_type(*[_key(c) for c in choices])
     choices = [_weak_value(c, dtype) if type(c) in _dtypes.WEAK_TYPES else c for c in choices]
-    conds = [_jx(c) for c in condlist]
+    conds = [read(c, policy) for c in condlist]
     cshape = np.broadcast_shapes(*[c.shape for c in conds])
     np.broadcast_shapes(*[c.shape for c in choices])
     for i, c in enumerate(conds):
@@ -566,10 +570,21 @@ def select(condlist: Any, choicelist: Any, default: Any = 0) -> ndarray:
         if not _dtypes.can_cast(c.dtype, dtype, "same_kind"):
             raise TypeError(f"Cannot cast array data from {c.dtype!r} to {dtype!r} according "
                             "to the rule 'same_kind'")
-    result = jnp.broadcast_to(choices[-1].astype(dtype), shape)
-    for choice, cond in zip(choices[-2::-1], conds[::-1]):
-        result = jnp.where(cond, choice.astype(dtype), result)
-    return ndarray._owner(result)
+    return ndarray._owner(_select(dtype, shape, len(conds))(*conds, *choices))
+
+
+@functools.lru_cache(maxsize=256)
+def _select(dtype: np.dtype, shape: tuple, n: int) -> Kernel:
+    """The kernel of ``select``: ``n`` conditions, then ``n`` choices and the default."""
+
+    def choose(*ops: jax.Array) -> jax.Array:
+        conds, choices = ops[:n], ops[n:]
+        result = jnp.broadcast_to(choices[-1].astype(dtype), shape)
+        for choice, cond in zip(choices[-2::-1], conds[::-1]):
+            result = jnp.where(cond, choice.astype(dtype), result)
+        return result
+
+    return Kernel(jax.jit(choose))
 
 
 @hand_written(OWN_ROUTE + ": calls the user's function, which calls npjax")

@@ -82,7 +82,6 @@ NOT_LAZY = {
     "unpackbits": "reads its operand computed (to_jax in the body, then its dtype checked)",
     "ravel_multi_index": "reads its operands computed (out-of-bounds entries raise)",
     "unravel_index": "reads its operand computed (out-of-bounds indices raise)",
-    "select": "reads its operands computed (to_jax in the body, in NumPy's order of checks)",
     "take_along_axis": "reads its indices computed (out-of-bounds entries raise)",
     "take": "reads its operands computed (to_jax in the body; out-of-bounds indices raise)",
     "unique_values": "data-dependent length (calls unique, which reads its operand computed)",
