@@ -656,7 +656,11 @@ class ndarray(ArrayBase):
     def imag(self) -> ndarray:
         if self._scalar:
             return ndarray._owner(_imag(self._value), True)
-        if self.dtype.kind != "c":
+        if self.dtype.kind != "c":  # read-only zeros where the array lives (NumPy's: host)
+            if self._host() is not None:  # (float64 on a TPU: never made on the device)
+                zeros = np.zeros(self.shape, self.dtype)
+                zeros.flags.writeable = False
+                return ndarray._owner(zeros)
             out = ndarray._owner(jnp.zeros(self.shape, self.dtype))
             out._readonly = True
             return out

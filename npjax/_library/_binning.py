@@ -20,10 +20,13 @@ from npjax._library._selection import _jx, _min_max
 __all__ = ["bincount", "digitize"]
 
 _INTP = np.dtype(np.intp)
+_F64 = np.dtype(np.float64)
 
 
 def bincount(x: Any, weights: Any = None, minlength: Any = 0) -> ndarray:
     """npjax implementation of ``numpy.bincount``."""
+    if weights is not None:  # (a float64 result: on a TPU, NumPy's bincount on the host)
+        _dtypes.device_only(_F64)
     xv = _jx(x)
     if minlength is None:
         raise TypeError("use 0 instead of None for minlength")
@@ -56,7 +59,7 @@ def bincount(x: Any, weights: Any = None, minlength: Any = 0) -> ndarray:
         raise TypeError("float() argument must be a string or a real number, not 'complex'")
     if w.shape != xi.shape:
         raise ValueError("The weights and list don't have the same length.")
-    return ndarray._owner(jnp.zeros(length, np.float64).at[xi].add(w.astype(np.float64)))
+    return ndarray._owner(jnp.zeros(length, _F64).at[xi].add(w.astype(_F64)))
 
 
 builtins_max = max

@@ -19,6 +19,7 @@ import numpy as np
 
 from npjax._calls import _ufuncs
 from npjax._calls._dispatch import npfunc
+from npjax._pure import _dtypes
 from npjax._pure._axes import normalize_axes
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
@@ -91,9 +92,9 @@ def gradient(f: Any, *varargs: Any, axis: Any = None, edge_order: int = 1) -> An
 
     otype = f.dtype
     if otype.kind not in "fc":
-        if otype.kind in "iu":
-            f = f.astype(np.float64)
-        otype = _F64
+        otype = _dtypes.device_only(_F64)  # (a host dtype on a TPU: NumPy's gradient there)
+        if f.dtype.kind in "iu":
+            f = f.astype(otype)
 
     outvals = []
     s1 = [slice(None)] * n_dims

@@ -29,6 +29,7 @@ from npjax._core._out import write_out
 from npjax._core._subclasses import is_subclass, plain
 from npjax._core._normalize import to_jax
 from npjax._placement._route import hand_written
+from npjax._pure import _dtypes
 from npjax._pure._declared import CREATION
 
 __all__ = [
@@ -299,6 +300,7 @@ def _round(a: Any, decimals: Any, out: Any) -> Any:
             raise ValueError("invalid output shape")
     kind = a.dtype.kind
     if kind == "c":
+        _dtypes.device_only(a.dtype)  # (complex128 on a TPU: NumPy's round there)
         if out is None:
             res = ndarray._owner(jnp.zeros(a.shape, a.dtype))
         else:
@@ -322,7 +324,7 @@ def _round(a: Any, decimals: Any, out: Any) -> Any:
     f = _power_of_ten(decimals)
     ret = out
     if ret is None:
-        dt = np.dtype(np.float64) if kind in "iu" else a.dtype
+        dt = _dtypes.device_only(np.dtype(np.float64) if kind in "iu" else a.dtype)
         ret = ndarray._owner(jnp.zeros(a.shape, dt))
     op1(a, f, out=ret)
     _U["rint"](ret, out=ret)
@@ -359,7 +361,7 @@ def around(a: Any, decimals: Any = 0, out: Any = None) -> Any:
 
 
 def _round_method(self: ndarray, decimals: Any = 0, out: Any = None) -> Any:
-    return _round(self, decimals, out)
+    return round(self, decimals, out)  # (its door: on a TPU, NumPy's round of ints to tens)
 
 
 # --- value replacement, sorting, conversion ----------------------------------------------

@@ -26,6 +26,7 @@ from numpy.linalg import LinAlgError
 
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls._dispatch import npfunc, wrap
+from npjax._pure import _dtypes
 from npjax._pure._errors import unsupported
 from npjax._pure._impl import linalg as _linalg_kernels
 from npjax._core._ndarray import ndarray
@@ -136,7 +137,8 @@ def _poly(seq_of_zeros: Any) -> Any:
     if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
         zeros = _eigvals(seq._read())
     elif len(sh) == 1:
-        zeros = seq._read().astype(np.dtype(np.mintypecode(seq.dtype.char)))
+        zeros = seq._read().astype(_dtypes.device_only(np.dtype(np.mintypecode(
+            seq.dtype.char))))
     else:
         raise ValueError("input must be 1d or non-empty square 2d array.")
     if zeros.shape[0] == 0:
@@ -144,7 +146,7 @@ def _poly(seq_of_zeros: Any) -> Any:
     dt = np.dtype(zeros.dtype)
     a = _poly_kernel(zeros, dtype=dt)
     if dt.kind == "c":
-        r = zeros.astype(np.complex128)
+        r = zeros  # (NumPy's complex128 orders and compares complex64 values as they are)
         if bool(jnp.all(_lexsort_complex(r) == _lexsort_complex(jnp.conj(r)))):
             a = a.real
     return wrap(a)
@@ -317,8 +319,8 @@ def _polyval(p: Any, x: Any) -> Any:
         raise unsupported("polyval", "p", "coefficients must be 1-d")
     if len(p) == 0:
         return zeros_like(xa)
+    dtype = _dtypes.device_only(np.result_type(xa.dtype, p.dtype))  # (float64 on a TPU)
     pv = p._read()
-    dtype = np.result_type(xa.dtype, pv.dtype)
     return wrap(_horner(pv, xa._read(), dtype=dtype), scalar=True)
 
 
@@ -454,7 +456,7 @@ class poly1d:
                 self._variable = variable
             return
         if r:
-            c_or_r = _poly(c_or_r)
+            c_or_r = poly(c_or_r)  # (its door: on a TPU, NumPy's poly of int roots)
         c_or_r = atleast_1d(_coeffs(c_or_r))
         if c_or_r.ndim > 1:
             raise ValueError("Polynomial must be 1d only.")

@@ -252,7 +252,7 @@ def _clip(a: Any, lo: Any, hi: Any, out: Any = None, casting: str = "same_kind",
         return UFUNCS["maximum"](av, lo, out=out, casting=casting)
     lov, hiv = _weak_or_array(lo), _weak_or_array(hi)
     loop = _clip_loop((av.dtype, _key(lov), _key(hiv)), casting)
-    dtype = loop[3]
+    dtype = _dtypes.device_only(loop[3])  # (float64 on a TPU: NumPy's clip there)
     ops = [_cast(v, d, True) for v, d in zip((av, lov, hiv), loop)]
     np.broadcast_shapes(*[np.shape(v) for v in ops])
     result = _clip_kernel(*ops, loop)

@@ -319,13 +319,15 @@ def _bool_mask(mask: jax.Array) -> jax.Array:
 
 def _reduce_loop_dtype(name: str, in_dt: np.dtype, result_dt: np.dtype,
                        dtype: np.dtype | None) -> np.dtype:
-    """The dtype NumPy computes a reduction in (the resolved loop's output dtype)."""
+    """The dtype NumPy computes a reduction in (the resolved loop's output dtype); ``HostOnly``
+    where the device cannot hold it or ``result_dt`` (float64 on a TPU: NumPy's method)."""
+    _dtypes.device_only(result_dt)
     uf = getattr(np, name)
     try:
         sig = (dtype, dtype, dtype) if dtype is not None else (None, None, None)
         loop = uf.resolve_dtypes((result_dt if dtype is None else dtype,) * 2 + (None,),
                                  signature=sig if dtype is not None else None, reduction=True)
-        return loop[2]
+        return _dtypes.device_only(loop[2])
     except (TypeError, ValueError):
         return result_dt
 

@@ -135,6 +135,16 @@ def device_dtype_of(dtype: np.dtype) -> bool:
     return found
 
 
+def device_only(dtype: np.dtype) -> np.dtype:
+    """``dtype``, where the device can hold it (``device_dtype_of``); otherwise ``HostOnly``,
+    raised before any device work, so NumPy computes the call on the host (float64 on a TPU)."""
+    if not device_dtype_of(dtype):
+        from npjax._pure._errors import HostOnly
+
+        raise HostOnly(f"dtype {dtype} lives on the host only")
+    return dtype
+
+
 # True while ``npjax.jit`` traces a function: every value made there is its program's (a
 # program holding one of ``backend_host_dtypes`` runs on the host's CPU backend:
 # ``_execution/_lazy_cold``), so those dtypes are device dtypes inside a trace; a float64
