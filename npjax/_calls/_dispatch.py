@@ -92,8 +92,8 @@ def _dtype_in(d: Any, policy: Policy) -> Any:
     """A ``dtype=`` argument of device work: one with no device form (long double, object...)
     sends the call to NumPy on the host (``HostOnly``), never to JAX's TypeError."""
     dtype = _dtypes.canonical_dtype(d)
-    if dtype is not None and not _dtypes.is_device_dtype(dtype):
-        raise HostOnly(f"dtype {dtype} lives on the host only")
+    if dtype is not None:
+        _dtypes.device_only(dtype)
     return dtype
 
 

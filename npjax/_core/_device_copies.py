@@ -8,7 +8,7 @@ from typing import Any
 import jax
 import numpy as np
 
-from npjax._pure._dtypes import MAX_DEVICE_NDIM, is_device_dtype
+from npjax._pure._dtypes import MAX_DEVICE_NDIM, device_only
 from npjax._pure._errors import HostOnly
 from npjax._runtime import _stats
 
@@ -43,8 +43,7 @@ def _to_device(data: np.ndarray, owned: bool = False) -> jax.Array:
     ``may_alias=False``), so data others can write (``owned=False``: an array's storage, the
     caller's NumPy array) is copied first: a write after a lazy call, or while an
     asynchronous one runs, must not reach its operand."""
-    if not is_device_dtype(data.dtype):  # never a raw JAX error: the caller's NumPy runs it
-        raise HostOnly(f"dtype {data.dtype} lives on the host only")
+    device_only(data.dtype)  # never a raw JAX error: the caller's NumPy runs it
     if data.ndim > MAX_DEVICE_NDIM:
         raise HostOnly(f"an array of {data.ndim} dimensions lives on the host only")
     _stats.record_transfer("host_to_device", data.nbytes)

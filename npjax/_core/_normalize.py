@@ -107,8 +107,7 @@ def as_host(x: Any, policy: Policy, dtype: Any = None) -> np.ndarray:
     x = array_method_value(x)
     if isinstance(x, ArrayBase):
         host = np.asarray(x._fetch(), dtype=dtype)
-        if not _dtypes.is_device_dtype(host.dtype):
-            raise HostOnly(f"dtype {host.dtype} lives on the host only")
+        _dtypes.device_only(host.dtype)
         return host
     host = np.asarray(x, dtype=dtype)
     if dtype is None and not policy.x64 and not isinstance(x, np.ndarray | np.generic):
@@ -118,8 +117,7 @@ def as_host(x: Any, policy: Policy, dtype: Any = None) -> np.ndarray:
             if host.min() < info.min or host.max() > info.max:
                 raise OverflowError(f"Python integer out of bounds for {narrow}")
         host = host.astype(narrow, copy=False)
-    if not _dtypes.is_device_dtype(host.dtype):
-        raise HostOnly(f"dtype {host.dtype} lives on the host only")
+    _dtypes.device_only(host.dtype)
     if host.ndim > _dtypes.MAX_DEVICE_NDIM:
         raise HostOnly(f"an array of {host.ndim} dimensions lives on the host only")
     return host

@@ -90,13 +90,6 @@ def _check_size(shape: tuple[int, ...], dtype: np.dtype) -> None:
                          "the maximum possible size.")
 
 
-def _device_dtype(dtype: np.dtype, name: str) -> np.dtype:
-    """``dtype`` unchanged when JAX can hold it; NotImplementedError naming it otherwise."""
-    if not _dtypes.is_device_dtype(dtype):
-        raise HostOnly(f"dtype {dtype} lives on the host only")
-    return dtype
-
-
 def _check_order(order: Any, allowed: str = "KACF") -> None:
     if order is None:
         return
@@ -223,7 +216,7 @@ def _array(object: Any, dtype: Any, copy: Any, order: Any, subok: bool, ndmin: i
         raise ValueError(f"ndmin must be <= ndmax ({_MAXDIMS})")
     dtype = _dtypes.canonical_dtype(dtype)
     if dtype is not None:
-        _device_dtype(dtype, "array")
+        _dtypes.device_only(dtype)
     policy = current()
     if isinstance(object, ndarray):
         same = dtype is None or dtype == object.dtype
@@ -322,7 +315,7 @@ def _filled(name: str, shape: Any, fill: Any, dtype: np.dtype) -> ndarray:
     dtype = np.dtype(dtype)
     held = dtype in _lazy_cold.held_on_cpu()  # (float64 on a TPU: NumPy makes a host array)
     if not held:
-        _device_dtype(dtype, name)
+        _dtypes.device_only(dtype)
     _check_size(shape, dtype)
     if held:
         return place_made(np.full(shape, to_host(fill), dtype))
@@ -353,7 +346,7 @@ def _full_kernel(shape: tuple, dtype: np.dtype, sharding: Any = None) -> Any:
 def _default_dtype(dtype: np.dtype | None, name: str) -> np.dtype:
     if dtype is None:
         return _dtypes.default_float(current().x64)
-    return _device_dtype(dtype, name)
+    return _dtypes.device_only(dtype)
 
 
 @npfunc

@@ -21,7 +21,6 @@ from npjax._core import _casts
 from npjax._pure import _dtypes
 from npjax._calls._dispatch import ArrayIn, ArrayKeep, ArraySeq, AxisIn, DTypeIn, Tag, npfunc
 from npjax._core._out import write_out
-from npjax._pure._errors import HostOnly
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import ndarray
 from npjax._core._normalize import to_jax
@@ -62,8 +61,7 @@ def _join_target(dtypes: list, dtype: Any, out: Any, casting: str, name: str) ->
                                                                          casting):
             raise TypeError(f"Cannot cast array data from {np.dtype(d)!r} to {target!r} "
                             f"according to the rule {casting!r}")
-    if not _dtypes.is_device_dtype(target):
-        raise HostOnly(f"dtype {target} lives on the host only")
+    _dtypes.device_only(target)
     _warn_complex(dtypes, target)
     return target
 

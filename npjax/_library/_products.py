@@ -32,7 +32,7 @@ from jax import lax
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls._dispatch import npfunc, wrap
 from npjax._core._out import write_out
-from npjax._pure._errors import HostOnly, unsupported
+from npjax._pure._errors import unsupported
 from npjax._pure import _dtypes
 from npjax._library._einsum_views import einsum_view
 from npjax._pure._impl.reductions import _jit, _r
@@ -429,8 +429,8 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, dtype: Any = 
     if out is None and len(arrays) == 1 and (view := einsum_view(subscripts, ops[0], {
             "dtype": dt, "casting": casting, "order": order, "optimize": optimize})) is not None:
         return view  # (whatever dtype= asks, as NumPy's view: float64 on a TPU too)
-    if dt is not None and not _dtypes.is_device_dtype(dt):  # NumPy's (long double...)
-        raise HostOnly(f"dtype {dt} lives on the host only")
+    if dt is not None:  # NumPy's where the device cannot hold it (long double...)
+        _dtypes.device_only(dt)
     if res_dtype.kind in "iu":
         res_dtype = np.dtype(res_dtype.str)
     result = _einsum_kernel(*arrays, subscripts=subscripts, dtype=res_dtype,

@@ -32,7 +32,7 @@ from npjax._core._ndarray import ndarray
 from npjax._core._normalize import place, to_jax
 from npjax._runtime._context import current
 from npjax._runtime._policy import Policy
-from npjax._library._creation import (_astype, _default_dtype, _device, _device_dtype,
+from npjax._library._creation import (_astype, _default_dtype, _device,
                                       _explicit_64, _host_to_array, _is_int_dtype, _narrow, array,
                                       asanyarray)
 from npjax._placement._route import hand_written
@@ -188,7 +188,7 @@ def linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
     if not policy.x64 and not _explicit_64(start, stop):
         dt = _narrow(dt, policy)
     if dtype is not None:
-        _device_dtype(dtype, "linspace")
+        _dtypes.device_only(dtype)
         if dt.kind == "c" and dtype.kind != "c":
             warnings.warn("Casting complex values to real discards the imaginary part",
                           ComplexWarning, stacklevel=_stacklevel())
@@ -232,7 +232,7 @@ def logspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True, base: 
     into an off-by-one); floating results are computed on the device.
     """
     if dtype is not None:
-        _device_dtype(dtype, "logspace")
+        _dtypes.device_only(dtype)
         if dtype.kind in "biu":
             host = np.logspace(_host_copy(start), _host_copy(stop), num, endpoint,
                                _host_copy(base), dtype, axis)
@@ -265,7 +265,7 @@ def geomspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
     ``logspace``.
     """
     if dtype is not None:
-        _device_dtype(dtype, "geomspace")
+        _dtypes.device_only(dtype)
         if dtype.kind in "biu":
             host = np.geomspace(_host_copy(start), _host_copy(stop), num, endpoint, dtype, axis)
             return _host_to_array(host, "geomspace", (start, stop))
@@ -397,8 +397,7 @@ def indices(dimensions: Any, dtype: DTypeIn = None, sparse: bool = False) -> Any
     if any(d < 0 for d in dims):
         raise ValueError("negative dimensions are not allowed")
     policy = current()
-    dtype = _dtypes.default_int(policy.x64) if dtype is None else _device_dtype(dtype,
-                                                                               "indices")
+    dtype = _dtypes.default_int(policy.x64) if dtype is None else _dtypes.device_only(dtype)
     return _indices(dims, dtype, sparse, policy)
 
 
