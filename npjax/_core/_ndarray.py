@@ -656,13 +656,10 @@ class ndarray(ArrayBase):
     def imag(self) -> ndarray:
         if self._scalar:
             return ndarray._owner(_imag(self._value), True)
-        if self.dtype.kind != "c":  # read-only zeros where the array lives (NumPy's: host)
-            if self._host() is not None:  # (float64 on a TPU: never made on the device)
-                zeros = np.zeros(self.shape, self.dtype)
-                zeros.flags.writeable = False
-                return ndarray._owner(zeros)
-            out = ndarray._owner(jnp.zeros(self.shape, self.dtype))
-            out._readonly = True
+        if self.dtype.kind != "c":  # read-only zeros where the array lives (float64 on a
+            xp = np if self._host() is not None else jnp  # TPU: never made on the device)
+            out = ndarray._owner(xp.zeros(self.shape, self.dtype))
+            out.flags.writeable = False
             return out
         return self._view((_views.Imag(()),), self._layout_array().imag)
 
