@@ -155,7 +155,8 @@ def padded(w: Win, size: int) -> jax.Array:
 
 @functools.lru_cache(maxsize=256)
 def _mask(size: int, length: int, device: Any) -> jax.Array:
-    return jax.device_put(np.arange(size) < length, device)
+    with jax.ensure_compile_time_eval():  # (an array, also when first asked while tracing)
+        return jax.device_put(np.arange(size) < length, device)
 
 
 @functools.lru_cache(maxsize=64)

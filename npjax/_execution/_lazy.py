@@ -539,8 +539,10 @@ def _compile(key: tuple, spec: list, out_refs: tuple, inputs: list,
 def neg_zero() -> jax.Array:
     """The -0.0 programs take as an input (``round_products``), float32: every float dtype
     holds it exactly, and a float32 one stays on an accelerator whose arrays cannot hold
-    float64 (a TPU kept a float64 -0.0 as 0.0), so it takes no program to the CPU."""
-    return jnp.asarray(-0.0, np.float32)
+    float64 (a TPU kept a float64 -0.0 as 0.0), so it takes no program to the CPU. An array
+    whatever traces (``_impl.reductions._zero``)."""
+    with jax.ensure_compile_time_eval():
+        return jnp.asarray(-0.0, np.float32)
 
 
 def _program(spec: list, out_refs: tuple) -> Callable:

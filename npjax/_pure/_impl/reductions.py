@@ -57,7 +57,10 @@ def _compiled(core: Callable, static: tuple) -> Callable:
 
 @functools.lru_cache(maxsize=1)
 def _zero() -> Any:
-    return jnp.asarray(-0.0, _F64)
+    """The -0.0 of eager kernels, an array whatever traces (made first inside one, it was
+    that trace's tracer, kept for every later kernel of the process)."""
+    with jax.ensure_compile_time_eval():
+        return jnp.asarray(-0.0, _F64)
 
 
 @functools.lru_cache(maxsize=8192)
