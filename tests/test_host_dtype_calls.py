@@ -594,6 +594,10 @@ SCRIPT_MADE = SETUP + textwrap.dedent("""
         "clip_of_ints_to_floats": lambda xp, a: xp.clip(a, 0.5, 10),
         "bincount_with_weights": lambda xp, a: xp.bincount(xp.abs(a).ravel(),
                                                            weights=xp.abs(a).ravel()),
+        "diff_of_floats_after_ints": lambda xp, a: xp.diff(a[0].astype(xp.float32),
+                                                           prepend=a[1]),
+        "histogram2d_of_floats_and_ints": lambda xp, a: xp.histogram2d(
+            a[0].astype(xp.float32), a[1], bins=2),
     }
     for name, fn in CASES.items():
         with npjax.policy(placement="device"):
@@ -610,4 +614,4 @@ def test_float64_results_are_left_to_numpy_before_any_device_work():
     float64 on the accelerator and then gave it up for NumPy's rerun on the host: wasted
     device work, emulated there. They now hand the call to NumPy before making anything."""
     lines = _two_cpu_devices(SCRIPT_MADE)
-    assert len(lines) == 17 and all(ln.endswith(" True 0") for ln in lines), lines
+    assert len(lines) == 19 and all(ln.endswith(" True 0") for ln in lines), lines

@@ -145,7 +145,7 @@ def to_jax(x: Any, policy: Policy | None = None, dtype: Any = None) -> jax.Array
         value = x
     elif isinstance(x, list | tuple) and _has_array(x):
         parts = [to_jax(item, policy) for item in x]
-        rtype = _dtypes.result_type(*[p.dtype for p in parts])
+        rtype = _dtypes.device_only(_dtypes.result_type(*[p.dtype for p in parts]))
         value = jnp.stack([p.astype(rtype) for p in parts]) if parts else jnp.zeros(0)
     else:
         # device_put, not jnp.asarray: the latter compiles a small kernel per shape and dtype.

@@ -60,7 +60,7 @@ def difference(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NoValue,
             if any(s != t for d, (s, t) in enumerate(zip(e.shape, x.shape)) if d != axis):
                 raise ValueError("all the input array dimensions except for the concatenation "
                                  f"axis must match exactly, but the array at index {i} differs")
-        dtype = _dtypes.result_type(*[e.dtype for e in arrays])
+        dtype = _dtypes.device_only(_dtypes.result_type(*[e.dtype for e in arrays]))
         x = jnp.concatenate([e.astype(dtype) for e in arrays], axis=axis)
     return ndarray._owner(_diff(x, n, axis))
 
