@@ -35,13 +35,12 @@ from npjax._core._out import write_out
 from npjax._pure._errors import unsupported
 from npjax._pure import _dtypes
 from npjax._library._einsum_views import einsum_view
-from npjax._pure._impl.reductions import _r
-from npjax._library._reductions import _jit  # (under npjax.jit: the trace's -0.0)
+from npjax._pure._impl.reductions import _compiled, _jit, _r
 from npjax._pure._axes import normalize_axis
 from npjax._core._ndarray import ndarray
 from npjax._execution._lazy import Kernel
 from npjax._core._normalize import to_jax, to_jax_lazy
-from npjax._runtime._context import current
+from npjax._runtime._context import current, trace
 from npjax._core import _window_reads
 
 __all__ = ["dot", "vdot", "inner", "outer", "tensordot", "kron", "einsum", "einsum_path",
@@ -333,7 +332,10 @@ def cross(a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1,
                         "bitwise_xor, the `^` operator, or the logical_xor function instead.")
     if dtype.kind not in "iufc":
         raise TypeError(f"cross: unsupported dtype {dtype}")
-    cp = _jit(_cross_core, (na, nb, dtype)).now((a, b))  # (computed operands: run now)
+    tr, static = trace(), (na, nb, dtype)
+    # (under npjax.jit the products round with the trace's -0.0, not a constant of its own)
+    cp = (_jit(_cross_core, static) if tr is None else functools.partial(
+        _compiled(_cross_core, static), tr.neg_zero))(a, b)
     if cp.shape != shape:
         cp = jnp.broadcast_to(cp, shape)
     if na == 2 and nb == 2:
