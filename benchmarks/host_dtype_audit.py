@@ -8,7 +8,9 @@ then redoes on the host, by its npjax call site, the last three frames).
     HYPOTHESIS_PROFILE=rerun-ci python benchmarks/host_dtype_audit.py tests/test_ufuncs.py ...
 
 Test failures are expected (tests that check where float64 arrays live); the counts are the
-result. docs/tpu.md lists what it found.
+result. docs/tpu.md lists what it found. ``--made`` does not suit the ``npjax.jit`` and autojit
+files: its counting hook, defined here, outside npjax, is user code to ``npjax.jit``, which then
+keeps loops from rolling (their tests fail or unroll hundreds of steps).
 """
 
 from __future__ import annotations
