@@ -38,7 +38,7 @@ settings.register_profile("thorough", max_examples=500, **_COMMON)
 # on the device (tests/test_placement.py): fewer examples, since the default run already drew
 # 15 of the same inputs on the host path. Under "full" or "thorough" the reruns use that
 # profile (tests/_rerun.py).
-settings.register_profile("rerun-ci", max_examples=6, derandomize=True, **_COMMON)
+settings.register_profile("rerun-ci", max_examples=4, derandomize=True, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
