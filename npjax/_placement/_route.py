@@ -330,8 +330,8 @@ def _declaration(name: str, module: str, by_hand: str) -> Declaration:
     return declare(module, name, "hand-written", by_hand=by_hand, host_fn=host_fn)
 
 
-def device_or_host(impl: Any, args: tuple, kwargs: dict, host: Any) -> Any:
-    """``impl(*args, **kwargs)``, or NumPy's ``host()`` where it stops on an operand of a
+def device_or_host(impl: Any, args: tuple, kwargs: dict, host: Any, *host_args: Any) -> Any:
+    """``impl(*args, **kwargs)``, or NumPy's ``host(*host_args)`` where it stops on an operand of a
     dtype the device cannot hold (``HostOnly``, made on the way: 2**70 an object) or makes a
     float64 result the accelerator cannot hold (by ``jax.numpy`` directly: a TPU). NumPy's
     rerun does not give again the warnings ``impl`` gave (``_rerun_warnings``)."""
@@ -346,7 +346,7 @@ def device_or_host(impl: Any, args: tuple, kwargs: dict, host: Any) -> Any:
     except HostOnly:
         pass
     with _rerun_warnings.rerun(given or ()):
-        return host()
+        return host(*host_args)
 
 
 def host_first(impl: Any, spec: Declaration) -> Any:
@@ -367,8 +367,7 @@ def host_first(impl: Any, spec: Declaration) -> Any:
                 return result
         except HostOnly:  # an operand of a host-only dtype (2**70: object)
             return forced_host(name, host_fn, args, kwargs)
-        return device_or_host(impl, args, kwargs,
-                              lambda: forced_host(name, host_fn, args, kwargs))
+        return device_or_host(impl, args, kwargs, forced_host, name, host_fn, args, kwargs)
 
     functools.update_wrapper(call, impl)
     call.spec = spec

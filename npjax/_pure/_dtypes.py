@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from npjax._pure._errors import HostOnly
+
 # Python scalar types stand for themselves in dtype keys: NumPy's resolve_dtypes treats them
 # as weak (NEP 50) abstract dtypes. A Python bool is not weak: it is a NumPy bool.
 WEAK_TYPES = (int, float, complex)
@@ -139,8 +141,6 @@ def device_only(dtype: np.dtype) -> np.dtype:
     """``dtype``, where the device can hold it (``device_dtype_of``); otherwise ``HostOnly``,
     raised before any device work, so NumPy computes the call on the host (float64 on a TPU)."""
     if not device_dtype_of(dtype):
-        from npjax._pure._errors import HostOnly
-
         raise HostOnly(f"dtype {dtype} lives on the host only")
     return dtype
 
