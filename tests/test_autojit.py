@@ -780,3 +780,36 @@ def test_exception_handlers_and_mutable_defaults_are_refused():
                                     "tuple of them, function or module (the function could "
                                     "change it)"}
     assert [e["function"].rsplit(".", 1)[-1] for e in _auto()["compiled"]] == ["quiet"]
+
+
+def test_lazy_calls_are_judged_up_to_their_values(monkeypatch):
+    """In lazy mode a call as written records its work and returns before computing it, so
+    its time says little: the compiled calls are judged against calls run as written up to
+    their values (a kernel whose recording took 1.2 ms of its 3 ms was sent back to running
+    as written on the TPU, its compiled calls taking 1.9 ms)."""
+    monkeypatch.setattr(_autojit, "HOT_CHECK", 3)
+    monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 0.0)
+    cost = {"_timed": 0.01, "_hot": 0.1, "_written": 1.0}  # seconds a call of each kind takes
+    now = [0.0]
+
+    def clock():
+        now[0] += cost.get(sys._getframe(1).f_code.co_name, 0.0)
+        return now[0]
+
+    monkeypatch.setattr(_autojit, "_clock", clock)
+
+    def step(x):
+        return npjax.exp(x) * 2.0 + 1.0
+
+    f = npjax.autojit(step)
+    data = numpy.linspace(-1.0, 1.0, 7, dtype=numpy.float32)
+    with npjax.policy(mode="lazy", placement="device"):
+        x = npjax.asarray(data)
+        for _ in range(1 + 2 + 1 + 3 + 3 + 2):
+            numpy.testing.assert_allclose(numpy.asarray(f(x)), numpy.exp(data) * 2 + 1,
+                                          rtol=1e-6)
+    (st,) = f._sigs.values()
+    assert st.deferred and st.written_ts == [1.0] * 3
+    assert st.state == _autojit._HOT and f._hot_sigs == 1
+    assert st.cold_mean() == 1.0 and st.hot_n > 3  # (compiled again after the judgement)
+    assert not _auto()["refused"]

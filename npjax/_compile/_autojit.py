@@ -25,7 +25,9 @@ A tiered JIT (PyPy, V8) over ``npjax.jit`` (issue 35, point 1). Each call of ``a
    objects; if not, every signature of ``f`` is cold again). Compiled calls that are not
    faster than the cold mean (the median of ``HOT_CHECK`` of them but the first, timed up
    to their results on the host or computed on the device) send the signature back to
-   running as written, for good.
+   running as written, for good. In lazy mode a cold call's time is its recording's (its
+   work is computed later), so there the judge is ``WRITTEN_CHECK`` calls run as written
+   up to their values, after the ``HOT_CHECK`` compiled ones.
 4. What cannot be compiled runs as written and is remembered per code object (the check) or
    per code object and signature (``npjax.JitError``: also loops that stay unrolled past
    ``_loop_unroll.AUTO_UNROLLED`` traced iterations, as a compile of them would not pay; a
@@ -64,7 +66,8 @@ from npjax._compile import _autojit_check, _loop_unroll, _user_code
 from npjax._compile._jit import Jitted
 from npjax._compile._jit_inputs import STATIC_SCALARS, HostView, Inputs, Unhashable
 from npjax._core._ndarray import host_owner, ndarray
-from npjax._execution import _lazy_cold
+from npjax._execution import _lazy, _lazy_cold
+from npjax._execution._lazy import Lazy
 from npjax._pure._errors import JitError
 from npjax._runtime import _compile_cache, _context, _stats
 
@@ -82,6 +85,9 @@ HOT_CHECK = 5  # compiled calls timed before they are judged against the cold on
 # median of all but the first (it pays the program's first run; the next ones are still
 # warming, and one call may stall on a busy machine: a mean of three sent signatures whose
 # compiled calls were 2-4x faster back to running as written, for good)
+WRITTEN_CHECK = 3  # lazy mode: calls run as written up to their values, after HOT_CHECK
+# compiled ones, where the cold calls deferred their work (the first may compile lazy's
+# program: the median of the others is the as-written time the compiled calls are judged by)
 MAX_SIGNATURES = 64  # per function; further ones run as written
 LOOK_S = 2e-4  # what a look at a call may cost (signature, timing): 8 us in a loop, 100-170 us
 # after other NumPy and XLA work on a 2-CPU VM (benchmarks/suite.py, small preset)
@@ -255,15 +261,29 @@ def _hostify(result: Any, ctx: Any) -> Any:
 
 def _ready(result: Any) -> Any:
     """``result`` once the device has computed its arrays (a compiled call returns at once:
-    its time is the dispatch's alone)."""
+    its time is the dispatch's alone; lazy mode's calls record their work)."""
     t = type(result)
     if t is ndarray:
-        if result._base is None and isinstance(result._value, jax.Array):
-            result._value.block_until_ready()
+        value = result._value
+        if type(value) is Lazy:
+            value = value.get()
+        if result._base is None and isinstance(value, jax.Array):
+            value.block_until_ready()
     elif t is tuple or t is list:
         for v in result:
             _ready(v)
     return result
+
+
+def _deferred(values: Any) -> bool:
+    """Whether any of ``values`` (a result, the arguments) is a lazy value not computed yet:
+    a call as written that leaves one deferred part of its work past its timing."""
+    t = type(values)
+    if t is ndarray:
+        return type(values._value) is Lazy and values._value.value is None
+    if t is tuple or t is list:
+        return any(_deferred(v) for v in values)
+    return False
 
 
 def _finish(result: Any, host: bool, ctx: Any) -> Any:
@@ -293,8 +313,8 @@ class _Guarded(Jitted):
 
 
 class _Sig:
-    __slots__ = ("calls", "cold_s", "first", "hot_n", "hot_s", "hot_ts", "known", "state",
-                 "why")
+    __slots__ = ("calls", "cold_s", "deferred", "first", "hot_n", "hot_s", "hot_ts", "known",
+                 "state", "why", "written", "written_ts")
 
     def __init__(self) -> None:
         self.state = _COLD
@@ -308,11 +328,20 @@ class _Sig:
         self.hot_n = 0
         self.hot_s = 0.0
         self.hot_ts: list[float] = []  # the first ``HOT_CHECK`` compiled calls' times
+        # lazy mode: a timed cold call left work deferred (its time is the recording's), so
+        # the compiled calls are judged against ``WRITTEN_CHECK`` calls run up to their
+        # values (``written_ts``; ``written``: their time, once measured)
+        self.deferred = False
+        self.written: float | None = None
+        self.written_ts: list[float] = []
 
     def cold_mean(self) -> float:
         """A call's time as written: the mean of the calls after the first look where there
         are some (the first pays its first runs: a Cholesky's 1.05 ms mean against 0.9 ms
-        after it kept a compiled version at half NumPy's speed), else of all."""
+        after it kept a compiled version at half NumPy's speed), else of all; in lazy mode,
+        once measured, the calls run up to their values."""
+        if self.written is not None:
+            return self.written
         first = self.first
         if first is not None and self.calls > first[0]:
             return (self.cold_s - first[1]) / (self.calls - first[0])
@@ -404,7 +433,8 @@ class AutoJit:
         ``calls`` and ``cold_s`` (the calls run as written and their time, skipped calls
         counted as long as the looked-at one), ``compiled_calls`` and ``compiled_s`` (the
         compiled calls so far and their time: the first ``HOT_CHECK`` up to their results),
-        ``checked`` (a compiled signature whose first ``HOT_CHECK`` calls were judged faster)
+        ``checked`` (a compiled signature whose first ``HOT_CHECK`` calls were judged faster,
+        in lazy mode against ``WRITTEN_CHECK`` calls run as written up to their values)
         and ``why`` (a signature running as written for good: why, and the file:line)."""
         names = {_COLD: "cold", _HOT: "compiled", _AS_WRITTEN: "as written"}
         out = []
@@ -414,7 +444,8 @@ class AutoJit:
                 state, why = "as written", (self._refused[2], self._refused[1])
             out.append({"state": state, "calls": st.calls, "cold_s": st.cold_s,
                         "compiled_calls": st.hot_n, "compiled_s": st.hot_s,
-                        "checked": st.state == _HOT and st.hot_n >= HOT_CHECK,
+                        "checked": st.state == _HOT and st.hot_n >= HOT_CHECK and (
+                            not st.deferred or st.written is not None),
                         "why": None if why is None else f"{why[0]} ({why[1]})"})
         return out
 
@@ -474,13 +505,17 @@ class AutoJit:
         than ``LOOK_SHARE`` of their time and no compile can become due meanwhile; they are
         counted now, as long as this one (``weight``: refusals, at the next look)."""
         t0 = _clock()
+        result = None
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            return result
         finally:
             elapsed = _clock() - t0
             if st is not None:
                 st.cold_s += elapsed
                 st.calls += 1
+                if not st.deferred and _lazy.is_on():
+                    st.deferred = _deferred(result) or _deferred(args)
             if not self._hot_sigs:
                 n = self._skip = self._skips(sig, st, elapsed)
                 self._weight = n + 1
@@ -643,6 +678,8 @@ class AutoJit:
 
     def _hot(self, st: _Sig, args: tuple, kwargs: dict, host: bool, ctx: Any) -> Any:
         """A compiled call; the first ``HOT_CHECK`` are timed to their results' end."""
+        if st.deferred and st.hot_n >= HOT_CHECK and st.written is None:
+            return self._written(st, args, kwargs)
         jitted = self._jitted
         t0 = _clock()
         result = jitted(*args, **kwargs)
@@ -658,19 +695,36 @@ class AutoJit:
             return result
         st.hot_n += 1
         st.hot_s += elapsed
-        cold_mean = st.cold_mean()
         rec = self._record()
         rec["hot_calls"] += 1
-        rec["saved_s"] += cold_mean - elapsed
+        rec["saved_s"] += st.cold_mean() - elapsed
         if st.hot_n <= HOT_CHECK:
             st.hot_ts.append(elapsed)
-            if st.hot_n == HOT_CHECK:
-                hot = statistics.median(st.hot_ts[1:] or st.hot_ts)
-                if hot >= cold_mean:
-                    self._as_written(st, f"compiled calls were not faster (median "
-                                     f"{hot * 1e3:.3g} ms against {cold_mean * 1e3:.3g} ms as "
-                                     "written)", self._site, args, kwargs, run=False)
+            if st.hot_n == HOT_CHECK and not st.deferred:
+                self._judge(st, args, kwargs)
         return result
+
+    def _written(self, st: _Sig, args: tuple, kwargs: dict) -> Any:
+        """A call as written, timed up to its values (lazy mode: the work it records); the
+        last of ``WRITTEN_CHECK`` judges the compiled calls."""
+        t0 = _clock()
+        result = self._autojit_fn(*args, **kwargs)
+        _ready(result)
+        _ready(args)
+        st.written_ts.append(_clock() - t0)
+        if len(st.written_ts) == WRITTEN_CHECK:
+            st.written = statistics.median(st.written_ts[1:])
+            self._judge(st, args, kwargs)
+        return result
+
+    def _judge(self, st: _Sig, args: tuple, kwargs: dict) -> None:
+        """Back to running as written, for good, where the compiled calls were not faster."""
+        hot = statistics.median(st.hot_ts[1:] or st.hot_ts)
+        cold = st.cold_mean()
+        if hot >= cold:
+            self._as_written(st, f"compiled calls were not faster (median {hot * 1e3:.3g} ms "
+                             f"against {cold * 1e3:.3g} ms as written)", self._site, args,
+                             kwargs, run=False)
 
 
 def _jit_site(exc: BaseException, default: str) -> str:
