@@ -615,3 +615,54 @@ def test_float64_results_are_left_to_numpy_before_any_device_work():
     device work, emulated there. They now hand the call to NumPy before making anything."""
     lines = _two_cpu_devices(SCRIPT_MADE)
     assert len(lines) == 19 and all(ln.endswith(" True 0") for ln in lines), lines
+
+
+SCRIPT_COUNTS = SETUP + textwrap.dedent("""
+    from npjax._runtime import _stats
+    gen = np.random.default_rng(3)
+    x = (gen.standard_normal((4, 6)) * [[1.0], [1e30], [3e-37], [7.0]]).astype(np.float32)
+    x[3, 2], x[3, 4] = -0.0, np.inf
+    xn = x.copy()
+    xn[0, 1] = xn[2, 5] = np.nan
+    mask = gen.random((4, 6)) < 0.7
+    tiny = np.array([2e-38, 1.5e-38, 0.0, 0.0, 0.0, 0.0, 0.0], np.float32)  # (mean subnormal)
+    z = (x[:3] + 1j * x[:3][::-1]).astype(np.complex64)
+    z[0, 0] = complex(np.inf, np.nan)
+    CASES = {
+        "mean": lambda xp, a: xp.mean(a),
+        "mean_axis0": lambda xp, a: a.mean(axis=0),
+        "mean_keepdims": lambda xp, a: xp.mean(a, axis=1, keepdims=True),
+        "mean_where": lambda xp, a: xp.mean(a, axis=1, where=mask),
+        "mean_float16": lambda xp, a: xp.mean(a.astype(xp.float16), axis=0),
+        "mean_subnormal": lambda xp, a: xp.mean(xp.asarray(tiny)),
+        "var": lambda xp, a: xp.var(a[[0, 2, 3]]),
+        "var_ddof": lambda xp, a: xp.var(a[:3], axis=1, ddof=1),
+        "var_negative_ddof": lambda xp, a: xp.var(a[:3], axis=0, ddof=-2),
+        "std_where": lambda xp, a: xp.std(a, axis=0, where=mask),
+        "nanmean": lambda xp, a: xp.nanmean(xp.asarray(xn), axis=1),
+        "nanvar": lambda xp, a: xp.nanvar(xp.asarray(xn), axis=0, ddof=1),
+        "nanstd": lambda xp, a: xp.nanstd(xp.asarray(xn)),
+        "median": lambda xp, a: xp.median(a[:3], axis=1),
+        "complex_mean": lambda xp, a: xp.mean(xp.asarray(z)),
+        "complex_mean_axis": lambda xp, a: xp.asarray(z).mean(axis=0),
+        "complex_var": lambda xp, a: xp.var(xp.asarray(z)[1:], axis=1),
+    }
+    for mode in ("eager", "lazy"):
+        for name, fn in CASES.items():
+            with npjax.policy(placement="device", mode=mode), np.errstate(all="ignore"):
+                a = npjax.asarray(x)
+                before = _stats.lazy["host_dtype_on_cpu"]
+                want = repr(outcome(np, lambda xp: xp.asarray(fn(xp, x))))
+                got = repr(outcome(npjax, lambda xp: xp.asarray(fn(xp, a))))
+                print(mode, name, want == got, _stats.lazy["host_dtype_on_cpu"] - before,
+                      "" if want == got else want + " " + got)
+    """)
+
+
+def test_float32_means_divide_by_their_count_on_the_accelerator():
+    """NumPy divides a float32 (complex64) sum by its count in float64: on an accelerator
+    without float64 that division sent the whole reduction to the host's CPU backend (a
+    float32 ``mean`` of 8M values on the TPU: its array fetched every call). It is now
+    an integer long division on the device (``_quotient``), NumPy's bits."""
+    lines = _two_cpu_devices(SCRIPT_COUNTS)
+    assert len(lines) == 34 and all(" True 0" in ln for ln in lines), lines

@@ -51,7 +51,8 @@ def _mean_of(part: Any, res_dt: np.dtype) -> Any:
     kind = part.dtype
     sum_dt = _F64 if kind.kind in "biu" else (_F32 if kind == _F16 else kind)
     s = _fold(part, (part.ndim - 1,), "add", sum_dt)
-    return _cast(_divide(s, jnp.asarray(part.shape[-1], _INTP), sum_dt), res_dt)
+    return _cast(_divide(s, jnp.asarray(part.shape[-1], _INTP), sum_dt, part.shape[-1]),
+                 res_dt)
 
 
 def _k_median(axes, keepdims, res_dt, ma_pairs, x):

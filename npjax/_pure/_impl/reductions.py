@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._pure import _boolsums, _dtypes
+from npjax._pure import _boolsums, _dtypes, _quotient
 from npjax._pure._capabilities import route
 
 _builtin_any = any
@@ -24,6 +24,7 @@ _builtin_max = max
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
 _F64 = np.dtype(np.float64)
+_C64 = np.dtype(np.complex64)
 _INTP = np.dtype(np.intp)
 _BOOL = np.dtype(np.bool_)
 
@@ -58,9 +59,11 @@ def _compiled(core: Callable, static: tuple) -> Callable:
 @functools.lru_cache(maxsize=1)
 def _zero() -> Any:
     """The -0.0 of eager kernels, an array whatever traces (made first inside one, it was
-    that trace's tracer, kept for every later kernel of the process)."""
+    that trace's tracer, kept for every later kernel of the process); float32, as lazy
+    programs' (``_lazy.neg_zero``): a float64 operand took every float32 kernel with products
+    (``var``, ``std``) to the host's CPU backend where float64 is a host dtype."""
     with jax.ensure_compile_time_eval():
-        return jnp.asarray(-0.0, _F64)
+        return jnp.asarray(-0.0, _F32)
 
 
 @functools.lru_cache(maxsize=8192)
@@ -371,6 +374,11 @@ def _count(shape: tuple, axes: tuple, mask: Any, keepdims: bool) -> Any:
     return _keep(_boolsums.count(m, axes, dtype=_INTP), shape, axes, keepdims)
 
 
+def _most(shape: tuple, axes: tuple) -> int:
+    """The largest count of a reduction over ``axes`` (where= and NaNs only lower it)."""
+    return math.prod(shape[i] for i in axes)
+
+
 def _masked(x: Any, mask: Any, fill: Any) -> Any:
     return x if mask is None else jnp.where(mask, x, jnp.asarray(fill, x.dtype))
 
@@ -384,8 +392,17 @@ def _true_div(a: Any, b: Any) -> Any:
     return a / jax.lax.optimization_barrier(jnp.broadcast_to(b, shape).astype(a.dtype))
 
 
-def _divide(s: Any, count: Any, dtype: np.dtype) -> Any:
-    """``true_divide(s, count, out=s, casting='unsafe')``: divide in the promoted dtype.
+def _by_count(s: Any, count: Any, dtype: np.dtype, most: int, limit: int) -> bool:
+    """Whether ``_divide`` takes ``_quotient.by_count``: a float32 (complex64) sum divided by
+    a count of at most ``most`` (below ``limit``) into float32, where float64 is a host
+    dtype (a float64 division would run the program on the host's CPU backend)."""
+    return (0 < most < limit and count.dtype.kind in "iu" and s.dtype in (_F32, _C64)
+            and np.dtype(dtype) == s.dtype and "float64" in _dtypes.backend_host_dtypes())
+
+
+def _divide(s: Any, count: Any, dtype: np.dtype, most: int = 0) -> Any:
+    """``true_divide(s, count, out=s, casting='unsafe')``: divide in the promoted dtype
+    (``most``: the largest ``count`` can be, 0 where not known).
 
     A complex numerator uses NumPy's complex division (Smith's method with a real divisor):
     ``re = (ar + ai*0) * (1/n)``, ``im = (ai - ar*0) * (1/n)``, so infinities give NaN parts
@@ -393,7 +410,17 @@ def _divide(s: Any, count: Any, dtype: np.dtype) -> Any:
     """
     div = _div_dtype(s.dtype, count.dtype)
     if div.kind != "c":
+        if _by_count(s, count, dtype, most, _quotient.LIMIT):
+            return _quotient.by_count(*jnp.broadcast_arrays(s, count))
         return _cast(_true_div(_cast(s, div), _cast(count, div)), dtype)
+    if _by_count(s, count, dtype, most, _quotient.LIMIT_COMPLEX):
+        ar, ai = jnp.broadcast_arrays(jnp.real(s), jnp.imag(s), count)[:2]
+        zero = jnp.zeros((), _F32)
+        n = jnp.broadcast_to(count, ar.shape)
+        by_zero = n == 0  # (NumPy's zero branch divides the parts alone)
+        re = jnp.where(by_zero, ar, ar + _r(ai * zero))
+        im = jnp.where(by_zero, ai, ai - _r(ar * zero))
+        return jax.lax.complex(_quotient.by_count(re, n), _quotient.by_count(im, n))
     fl = np.dtype(div.char.lower()) if div.char in "FD" else _F64
     br = _cast(jnp.real(count) if count.dtype.kind == "c" else count, fl)
     ar, ai = _cast(jnp.real(s), fl), _cast(jnp.imag(s), fl)
@@ -422,7 +449,7 @@ def _k_mean(axes, keepdims, sum_dt, res_dt, div_dt, x, mask=None):
     """The sum in ``sum_dt``, cast to ``div_dt`` and divided there (NumPy's ``out``)."""
     s = _fold(_masked(x, mask, 0), axes, "add", sum_dt)
     s = _cast(_keep(s, x.shape, axes, keepdims), div_dt)
-    r = _divide(s, _count(x.shape, axes, mask, keepdims), div_dt)
+    r = _divide(s, _count(x.shape, axes, mask, keepdims), div_dt, _most(x.shape, axes))
     return _cast(r, res_dt)
 
 
@@ -432,7 +459,7 @@ def _var_core(axes, keepdims, dtype, ddof, x, mask, mean):
     count = _count(x.shape, axes, mask, True)
     if mean is None:
         m = _keep(_fold(_masked(x, mask, 0), axes, "add", sum_dt), x.shape, axes, True)
-        m = _divide(m, count, sum_dt)
+        m = _divide(m, count, sum_dt, _most(x.shape, axes))
     else:
         m = mean
     d_dt = _dtypes.result_type(x.dtype, m.dtype)
@@ -448,7 +475,7 @@ def _var_core(axes, keepdims, dtype, ddof, x, mask, mean):
     if not keepdims:
         count = count.reshape(ret.shape) if count.ndim else count
     rcount = jnp.maximum(count - ddof, 0)
-    return _divide(ret, rcount, ret_dt)
+    return _divide(ret, rcount, ret_dt, _most(x.shape, axes) - min(ddof, 0))
 
 
 def _k_var(axes, keepdims, dtype, ddof, res_dt, root, x, mask, mean):
@@ -466,7 +493,7 @@ def _k_nanvar(axes, keepdims, dtype, ddof, res_dt, root, x, mask, mean):
     sum_dt = dtype if dtype is not None else x.dtype
     if mean is None:
         avg = _keep(_fold(_masked(arr, mask, 0), axes, "add", sum_dt), x.shape, axes, True)
-        avg = _divide(avg, cnt, avg.dtype)
+        avg = _divide(avg, cnt, avg.dtype, _most(x.shape, axes))
     else:
         avg = mean
     sub_dt = _dtypes.result_type(arr.dtype, avg.dtype)
@@ -482,7 +509,7 @@ def _k_nanvar(axes, keepdims, dtype, ddof, res_dt, root, x, mask, mean):
     if not keepdims:
         cnt = cnt.reshape(v.shape)
     dof = cnt - ddof
-    v = _divide(v, dof, v.dtype)
+    v = _divide(v, dof, v.dtype, _most(x.shape, axes) - min(ddof, 0))
     v = jnp.where(dof <= 0, jnp.asarray(np.nan, v.dtype), v)
     if root:
         v = jnp.sqrt(v)
@@ -495,7 +522,7 @@ def _k_nanmean(axes, keepdims, sum_dt, res_dt, x, mask):
     valid = ~nan if mask is None else (~nan & mask)
     cnt = jnp.sum(valid, axis=axes, dtype=_INTP, keepdims=keepdims)
     tot = _keep(_fold(_masked(arr, mask, 0), axes, "add", sum_dt), x.shape, axes, keepdims)
-    return _cast(_divide(tot, cnt, tot.dtype), res_dt)
+    return _cast(_divide(tot, cnt, tot.dtype, _most(x.shape, axes)), res_dt)
 
 
 def _flat_last(x: Any, axes: tuple) -> Any:
