@@ -22,7 +22,7 @@ def default_platform(named: Iterable[str]) -> str:
 
     if set(named) - {"tpu"} or _backends_started():
         return jax.default_backend()
-    return "tpu" if _tpu_expected() else "other"
+    return "tpu" if tpu_expected() else "other"
 
 
 def _backends_started() -> bool:
@@ -34,7 +34,7 @@ def _backends_started() -> bool:
         return True
 
 
-def _tpu_expected() -> bool:
+def tpu_expected() -> bool:
     """Whether JAX's default backend will be a TPU: JAX may use one (``JAX_PLATFORMS``
     unset or naming it first) and the machine shows one (JAX's own PCI check, or the
     accelerator device files libtpu opens)."""
