@@ -666,3 +666,45 @@ def test_float32_means_divide_by_their_count_on_the_accelerator():
     an integer long division on the device (``_quotient``), NumPy's bits."""
     lines = _two_cpu_devices(SCRIPT_COUNTS)
     assert len(lines) == 34 and all(" True 0" in ln for ln in lines), lines
+
+
+SCRIPT_SPLIT = SETUP + textwrap.dedent("""
+    from npjax._runtime import _stats
+    gen = np.random.default_rng(4)
+    f = gen.standard_normal((300, 400)).astype(np.float32)
+    i8, u16, i32 = (f * 20).astype(np.int8), (abs(f) * 9000).astype(np.uint16), \
+        (f * 1e6).astype(np.int32)
+    CASES = {
+        "bool_mean": lambda xp, a: (a > 0.5).mean(),
+        "bool_mean_axis": lambda xp, a: xp.mean(a < 0, axis=0),
+        "bool_mean_keepdims": lambda xp, a: (a < 1).mean(axis=1, keepdims=True),
+        "int8_mean": lambda xp, a: xp.asarray(i8).mean(axis=1),
+        "uint16_mean": lambda xp, a: xp.asarray(u16[:10]).mean(),
+        "int32_mean": lambda xp, a: xp.asarray(i32).mean(axis=0),  # (as before: all sent)
+        # a float32 chain, then the float64 mean of a mask: the chain stays on the device
+        "chain_then_fraction": lambda xp, a: xp.stack(
+            [xp.maximum(xp.exp(a * 0.2) - 1.0, 0.0).mean(), (a * a <= 1.0).mean()]),
+    }
+    for mode in ("eager", "lazy"):
+        for name, fn in CASES.items():
+            with npjax.policy(placement="device", mode=mode):
+                a = npjax.asarray(f)
+                sent = _stats.transfers["device_to_host"][1]
+                want = repr(outcome(np, lambda xp: xp.asarray(fn(xp, f))))
+                got = repr(outcome(npjax, lambda xp: xp.asarray(fn(xp, a))))
+                sent = _stats.transfers["device_to_host"][1] - sent
+                print(mode, name, want == got, sent < f.size, "" if want == got else want + got)
+    """)
+
+
+def test_float64_means_of_masks_send_only_their_counts_to_the_host():
+    """A boolean (or small int) array's mean is float64 in NumPy: where float64 is a host
+    dtype the whole array went to the host's CPU backend for it, and in lazy mode every
+    recorded call before it too (a float32 chain: its inputs). The sum is now counted on the
+    accelerator (exact: NumPy's float64 sum of such values is the integer sum) and a lazy
+    program runs its calls that need no host dtype there first: the host gets the counts."""
+    lines = _two_cpu_devices(SCRIPT_SPLIT)
+    assert len(lines) == 14, lines
+    assert all(" True " in ln for ln in lines), lines
+    big = [ln for ln in lines if not ln.split()[3] == "True"]
+    assert [ln.split()[1] for ln in big] == ["int32_mean", "int32_mean"], lines

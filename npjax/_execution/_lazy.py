@@ -486,12 +486,17 @@ def _run(outputs: list) -> None:
         got = _compile(key, spec, out_refs, inputs)
         if got[1] is None and not got[2]:  # (its first run: on the CPU where the accelerator
             cold = _lazy_cold.run(got[0], neg_zero(), inputs)  # is slow to compile)
+    if got[3]:  # the calls that need no such dtype first, on the accelerator (``_lazy_cold``)
+        first = _lazy_cold.first_values(got[3], program, outputs, Lazy)
+        if first:
+            _run(first)
+            return _run([z for z in outputs if z.value is None])
     if got[2]:  # (a dtype the accelerator cannot hold: always on the CPU)
         cold = _lazy_cold.run(got[0], neg_zero(), inputs, always=True)
     _stats.lazy["flushes"] += 1
     _stats.lazy["executed"] += len(program)
     _stats.lazy["outputs"] += len(outputs)
-    compiled, roll, _ = got
+    compiled, roll = got[:2]
     if cold is not None:
         values, suspect = cold
     elif roll is None:
@@ -531,7 +536,8 @@ def _compile(key: tuple, spec: list, out_refs: tuple, inputs: list,
     else:  # a rolled program that inputs of other types do not fit
         roll = None
     fn = _program(spec, out_refs) if roll is None else roll.program(spec, out_refs)
-    got = _programs[key] = (jax.jit(fn), roll, on_cpu)
+    split = _lazy_cold.device_part(spec, inputs) if on_cpu else frozenset()
+    got = _programs[key] = (jax.jit(fn), roll, on_cpu, split)
     return got
 
 

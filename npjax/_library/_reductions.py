@@ -40,6 +40,7 @@ from npjax._library import _reduction_checks as _checks
 from npjax._calls._dispatch import ArrayIn, AxisIn, DTypeIn, IntAxisIn, npfunc
 from npjax._core._out import write_out
 from npjax._pure._errors import output_casting_error
+from npjax._execution import _lazy_cold
 from npjax._execution._lazy import Kernel
 from npjax._pure._impl.quantiles import (
     _DISCRETE, _METHODS, _k_median, _k_nanmedian, _k_quantile, _k_quantile_weighted,
@@ -47,8 +48,8 @@ from npjax._pure._impl.quantiles import (
 from npjax._pure._impl import reductions as _raw
 from npjax._pure._impl.reductions import (
     _BOOL, _F16, _F32, _F64, _INTP, _k_accumulate, _k_allnan, _k_anyall,
-    _k_arg, _k_average, _k_count_nonzero, _k_fold, _k_fold_plain, _k_mean, _k_minmax,
-    _k_minmax_plain, _k_nanmean, _k_nanvar, _k_ptp, _k_var,
+    _k_arg, _k_average, _k_count_nonzero, _k_fold, _k_fold_plain, _k_int_sum, _k_mean,
+    _k_mean_of_sum, _k_minmax, _k_minmax_plain, _k_nanmean, _k_nanvar, _k_ptp, _k_var,
 )
 from npjax._pure._axes import normalize_axes, normalize_axis, reduction_axes
 from npjax._core._ndarray import install_methods, ndarray
@@ -245,6 +246,11 @@ def nanprod(a: ArrayIn, axis: Any = None, dtype: DTypeIn = None, out: Any = None
     return _fold_public("nanprod", "mul", a, axis, dtype, out, keepdims, initial, where, 1)
 
 
+# the largest magnitude of booleans and ints a mean sums as int32 where float64 is a host dtype
+_LARGEST = {np.dtype(t): m for t, m in ((np.bool_, 1), (np.int8, 128), (np.uint8, 255),
+                                         (np.int16, 2**15), (np.uint16, 2**16 - 1))}
+
+
 def _mean_dtypes(a_dt: np.dtype, dtype: Any) -> tuple[np.dtype, np.dtype]:
     res_dt = _oracle("mean", a_dt, dtype)
     if dtype is not None:
@@ -264,6 +270,14 @@ def mean(a: ArrayIn, axis: Any = None, dtype: DTypeIn = None, out: Any = None,
     if isinstance(out, ndarray) and out.dtype.kind in "fc":
         div_dt = res_dt = out.dtype
     mask = _mask(where, a.shape)
+    n = math.prod(a.shape[i] for i in axes)
+    if (mask is None and dtype is None and out is None and 0 < n * _LARGEST.get(a.dtype, 2**31)
+            < 2**31 and _lazy_cold.is_held(_F64)):
+        # booleans or small ints, float64 a host dtype: their float64 sum is the integer
+        # sum, exactly, counted on the accelerator, and only it goes to the host to be
+        # divided (no flag or warning is possible: finite sums, a positive count)
+        s = _jit_plain(_k_int_sum, (axes, keepdims is True))(a)
+        return _finish(_jit_plain(_k_mean_of_sum, (n, div_dt, res_dt))(s), out, "mean")
     kernel = _jit_plain(_k_mean, (axes, keepdims is True, sum_dt, res_dt, div_dt))
     r = kernel(a) if mask is None else kernel(a, mask)
     _checks.mean(axes, np.dtype(sum_dt), a, mask, r, _scalar(out, keepdims, axes, a.ndim))

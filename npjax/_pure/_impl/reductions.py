@@ -453,6 +453,18 @@ def _k_mean(axes, keepdims, sum_dt, res_dt, div_dt, x, mask=None):
     return _cast(r, res_dt)
 
 
+def _k_int_sum(axes, keepdims, x):
+    """The int32 sum of booleans or small integers whose float64 sum it is exactly (every
+    partial sum a whole number below 2**31): the part of their float64 ``mean`` an
+    accelerator without float64 computes (``_library._reductions.mean``)."""
+    return _keep(_exact_fold(x.astype(np.int32), axes, "add"), x.shape, axes, keepdims)
+
+
+def _k_mean_of_sum(n, div_dt, res_dt, s):
+    """``_k_mean``'s division of such a sum by its count ``n`` (float64: on the host)."""
+    return _cast(_divide(_cast(s, _F64), jnp.asarray(n, _INTP), div_dt, n), res_dt)
+
+
 def _var_core(axes, keepdims, dtype, ddof, x, mask, mean):
     """NumPy's ``_var``: returns the variance (before any square root)."""
     sum_dt = dtype if dtype is not None else (_F64 if x.dtype.kind in "biu" else x.dtype)
