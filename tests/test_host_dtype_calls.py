@@ -685,13 +685,15 @@ SCRIPT_SPLIT = SETUP + textwrap.dedent("""
         "chain_then_fraction": lambda xp, a: xp.stack(
             [xp.maximum(xp.exp(a * 0.2) - 1.0, 0.0).mean(), (a * a <= 1.0).mean()]),
     }
-    for mode in ("eager", "lazy"):
+    for mode in ("eager", "lazy", "jit"):
         for name, fn in CASES.items():
-            with npjax.policy(placement="device", mode=mode):
+            with npjax.policy(placement="device", mode="lazy" if mode == "lazy" else "eager"):
                 a = npjax.asarray(f)
+                run = npjax.jit(lambda a, fn=fn: fn(npjax, a)) if mode == "jit" else (
+                    lambda a, fn=fn: fn(npjax, a))
                 sent = _stats.transfers["device_to_host"][1]
                 want = repr(outcome(np, lambda xp: xp.asarray(fn(xp, f))))
-                got = repr(outcome(npjax, lambda xp: xp.asarray(fn(xp, a))))
+                got = repr(outcome(npjax, lambda xp: xp.asarray(run(a))))
                 sent = _stats.transfers["device_to_host"][1] - sent
                 print(mode, name, want == got, sent < f.size, "" if want == got else want + got)
     """)
@@ -701,10 +703,11 @@ def test_float64_means_of_masks_send_only_their_counts_to_the_host():
     """A boolean (or small int) array's mean is float64 in NumPy: where float64 is a host
     dtype the whole array went to the host's CPU backend for it, and in lazy mode every
     recorded call before it too (a float32 chain: its inputs). The sum is now counted on the
-    accelerator (exact: NumPy's float64 sum of such values is the integer sum) and a lazy
-    program runs its calls that need no host dtype there first: the host gets the counts."""
+    accelerator (exact: NumPy's float64 sum of such values is the integer sum), and a lazy
+    or ``npjax.jit`` program runs its part that needs no host dtype there first
+    (``_host_split``): the host gets the counts."""
     lines = _two_cpu_devices(SCRIPT_SPLIT)
-    assert len(lines) == 14, lines
+    assert len(lines) == 21, lines
     assert all(" True " in ln for ln in lines), lines
     big = [ln for ln in lines if not ln.split()[3] == "True"]
     assert [ln.split()[1] for ln in big] == ["int32_mean", "int32_mean"], lines

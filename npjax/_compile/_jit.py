@@ -73,7 +73,7 @@ from npjax._pure._errors import JitError, ShapeNeeded
 from npjax._compile._while import LoopNeeded
 from npjax._runtime import _context, _errstate, _finite_watch, _stats
 from npjax._core import _views
-from npjax._execution import _lazy, _lazy_cold
+from npjax._execution import _host_split, _lazy, _lazy_cold
 from npjax._compile import _loop_source, _masked, _masked_index, _store_merge
 from npjax._compile import _jit_inputs as _inputs
 from npjax._compile import _signals
@@ -588,10 +588,13 @@ class Jitted:
         signals = _signals.guard(sys._getframe()) if first else None
         try:
             call = (root_vals, dyns, _lazy.neg_zero())
-            if first and _lazy_cold.held_on_cpu():
-                entry.on_cpu = _lazy_cold.traces_host_dtype(entry.compiled, call)
-            if entry.on_cpu:
+            if first and _lazy_cold.held_on_cpu():  # (a dtype the accelerator cannot hold)
+                entry.on_cpu = _lazy_cold.traces_host_dtype(entry.compiled, call) and (
+                    _host_split.split_jit(entry.compiled, call) or True)
+            if entry.on_cpu is True:
                 outs, written, flags = _lazy_cold.run_now(entry.compiled, call)
+            elif entry.on_cpu:  # its part that needs none on the accelerator
+                outs, written, flags = entry.on_cpu(*call)
             else:
                 outs, written, flags = entry.compiled(*call)
             if pinned:

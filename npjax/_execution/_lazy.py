@@ -47,7 +47,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from npjax._execution import _lazy_cold
+from npjax._execution import _host_split, _lazy_cold
 from npjax._execution._lazy_checks import _replay_checks, _stored_checks, _watch
 from npjax._pure import _capabilities
 from npjax._runtime import _stats
@@ -486,8 +486,8 @@ def _run(outputs: list) -> None:
         got = _compile(key, spec, out_refs, inputs)
         if got[1] is None and not got[2]:  # (its first run: on the CPU where the accelerator
             cold = _lazy_cold.run(got[0], neg_zero(), inputs)  # is slow to compile)
-    if got[3]:  # the calls that need no such dtype first, on the accelerator (``_lazy_cold``)
-        first = _lazy_cold.first_values(got[3], program, outputs, Lazy)
+    if got[3]:  # the calls that need no such dtype first, on the accelerator (``_host_split``)
+        first = _host_split.first_values(got[3], program, outputs, Lazy)
         if first:
             _run(first)
             return _run([z for z in outputs if z.value is None])
@@ -536,7 +536,7 @@ def _compile(key: tuple, spec: list, out_refs: tuple, inputs: list,
     else:  # a rolled program that inputs of other types do not fit
         roll = None
     fn = _program(spec, out_refs) if roll is None else roll.program(spec, out_refs)
-    split = _lazy_cold.device_part(spec, inputs) if on_cpu else frozenset()
+    split = _host_split.device_part(spec, inputs) if on_cpu else frozenset()
     got = _programs[key] = (jax.jit(fn), roll, on_cpu, split)
     return got
 

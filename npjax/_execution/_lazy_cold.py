@@ -88,43 +88,6 @@ def holds_host_dtype(fn: Any, args: list) -> bool:
     return _holds(jax.make_jaxpr(fn)(*args).jaxpr, held)
 
 
-def device_part(spec: list, inputs: list) -> frozenset:
-    """Of a lazy program that holds a value of ``held_on_cpu`` (so runs on the CPU backend),
-    the calls (positions in ``spec``) that hold none and read no value of a call that does:
-    they run first, on the accelerator, and only the values the other calls read cross to
-    the host (a float32 chain before the float64 mean of a boolean array). Empty where every
-    call holds one. One trace a call, once per program structure (``_lazy._compile``)."""
-    held, late, avals = held_on_cpu(), [], []
-    try:
-        for k, treedef, refs, _ in spec:
-            args = [inputs[r] if type(r) is int else avals[r[0]][r[1]] for r in refs]
-            closed = jax.make_jaxpr(functools.partial(_flat, k.fn, treedef))(*args)
-            avals.append([jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
-                          for a in closed.out_avals])
-            late.append(any(type(r) is not int and late[r[0]] for r in refs)
-                        or _holds(closed.jaxpr, held))
-    except Exception:  # (the whole program runs on the CPU backend, as before)
-        return frozenset()
-    return frozenset(i for i, x in enumerate(late) if not x) if any(late) else frozenset()
-
-
-def _flat(fn: Any, treedef: Any, *leaves: Any) -> list:
-    return jax.tree.leaves(fn(*jax.tree.unflatten(treedef, leaves)))
-
-
-def first_values(part: frozenset, program: list, outputs: list, lazy: type) -> list:
-    """The pending values the calls at ``part`` (``device_part``) make that are wanted or
-    read by the other calls: computed first, on the accelerator."""
-    at = {id(c): i for i, c in enumerate(program)}
-    first = {id(z): z for z in outputs if at[id(z.call)] in part}
-    for i, c in enumerate(program):
-        if i not in part:
-            for leaf in c.leaves:
-                if type(leaf) is lazy and leaf.value is None and at[id(leaf.call)] in part:
-                    first[id(leaf)] = leaf
-    return list(first.values())
-
-
 def traces_host_dtype(jitted: Any, args: tuple) -> bool:
     """Whether the ``jax.jit`` function ``jitted`` holds a value of ``held_on_cpu`` anywhere
     when traced with ``args`` (its trace, which a later call of the same types reuses)."""

@@ -40,7 +40,6 @@ from npjax._library import _reduction_checks as _checks
 from npjax._calls._dispatch import ArrayIn, AxisIn, DTypeIn, IntAxisIn, npfunc
 from npjax._core._out import write_out
 from npjax._pure._errors import output_casting_error
-from npjax._execution import _lazy_cold
 from npjax._execution._lazy import Kernel
 from npjax._pure._impl.quantiles import (
     _DISCRETE, _METHODS, _k_median, _k_nanmedian, _k_quantile, _k_quantile_weighted,
@@ -94,10 +93,8 @@ def _q_sample(q: Any) -> Any:
 def _jit(core: Any, static: tuple) -> Kernel:
     tr = _context.trace()
     if tr is not None:
-        # npjax.jit: the FMA guard's zero comes from the program's inputs (-(-0.0)). The
-        # concrete zero of the eager path became a constant of the traced program, and
-        # JAX's dispatch then passed the wrong arguments to the second program of one
-        # function (RuntimeProgramInputMismatch, e.g. x.var(keepdims=k) for two k).
+        # npjax.jit: the FMA guard's zero is the program's input (-(-0.0)): a concrete one
+        # was a constant, and a second program got the wrong arguments (x.var(keepdims=k))
         return Kernel(functools.partial(_raw._compiled(core, static), -tr.neg_zero))
     return Kernel(_raw._jit(core, static))
 
@@ -246,18 +243,11 @@ def nanprod(a: ArrayIn, axis: Any = None, dtype: DTypeIn = None, out: Any = None
     return _fold_public("nanprod", "mul", a, axis, dtype, out, keepdims, initial, where, 1)
 
 
-# the largest magnitude of booleans and ints a mean sums as int32 where float64 is a host dtype
-_LARGEST = {np.dtype(t): m for t, m in ((np.bool_, 1), (np.int8, 128), (np.uint8, 255),
-                                         (np.int16, 2**15), (np.uint16, 2**16 - 1))}
-
-
 def _mean_dtypes(a_dt: np.dtype, dtype: Any) -> tuple[np.dtype, np.dtype]:
     res_dt = _oracle("mean", a_dt, dtype)
     if dtype is not None:
         return dtype, res_dt
-    if a_dt.kind in "biu":
-        return _F64, res_dt
-    return (_F32 if a_dt == _F16 else a_dt), res_dt
+    return (_F64 if a_dt.kind in "biu" else _F32 if a_dt == _F16 else a_dt), res_dt
 
 
 @npfunc(scalar=True)
@@ -270,12 +260,8 @@ def mean(a: ArrayIn, axis: Any = None, dtype: DTypeIn = None, out: Any = None,
     if isinstance(out, ndarray) and out.dtype.kind in "fc":
         div_dt = res_dt = out.dtype
     mask = _mask(where, a.shape)
-    n = math.prod(a.shape[i] for i in axes)
-    if (mask is None and dtype is None and out is None and 0 < n * _LARGEST.get(a.dtype, 2**31)
-            < 2**31 and _lazy_cold.is_held(_F64)):
-        # booleans or small ints, float64 a host dtype: their float64 sum is the integer
-        # sum, exactly, counted on the accelerator, and only it goes to the host to be
-        # divided (no flag or warning is possible: finite sums, a positive count)
+    n = _raw.counted_in_int32(a, axes) if mask is None and dtype is None and out is None else 0
+    if n:  # (its sum counted on the accelerator, divided on the host: no flag, no warning)
         s = _jit_plain(_k_int_sum, (axes, keepdims is True))(a)
         return _finish(_jit_plain(_k_mean_of_sum, (n, div_dt, res_dt))(s), out, "mean")
     kernel = _jit_plain(_k_mean, (axes, keepdims is True, sum_dt, res_dt, div_dt))

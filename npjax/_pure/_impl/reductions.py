@@ -453,6 +453,22 @@ def _k_mean(axes, keepdims, sum_dt, res_dt, div_dt, x, mask=None):
     return _cast(r, res_dt)
 
 
+# the largest magnitude of booleans and ints a mean sums as int32 where float64 is a host dtype
+_LARGEST = {np.dtype(t): m for t, m in ((np.bool_, 1), (np.int8, 128), (np.uint8, 255),
+                                         (np.int16, 2**15), (np.uint16, 2**16 - 1))}
+
+
+def counted_in_int32(x: Any, axes: tuple) -> int:
+    """The count of ``x``'s float64 ``mean`` over ``axes`` (no ``where``, ``out`` or
+    ``dtype``) where it is counted on the accelerator (``_k_int_sum``) and only the counts
+    divided on the host (``_k_mean_of_sum``), else 0: float64 is a host dtype, and every
+    partial sum a whole number below 2**31, so NumPy's float64 sum is the integer sum,
+    exactly (and no flag or warning is possible: finite sums, a positive count)."""
+    n = _most(x.shape, axes)
+    fits = 0 < n * _LARGEST.get(x.dtype, 2**31) < 2**31
+    return n if fits and "float64" in _dtypes.backend_host_dtypes() else 0
+
+
 def _k_int_sum(axes, keepdims, x):
     """The int32 sum of booleans or small integers whose float64 sum it is exactly (every
     partial sum a whole number below 2**31): the part of their float64 ``mean`` an
