@@ -590,7 +590,7 @@ class Jitted:
             call = (root_vals, dyns, _lazy.neg_zero())
             if first and _lazy_cold.held_on_cpu():  # (a dtype the accelerator cannot hold)
                 entry.on_cpu = _lazy_cold.traces_host_dtype(entry.compiled, call) and (
-                    _host_split.split_jit(entry.compiled, call) or True)
+                    _host_split.split_jit(entry.compiled, call, _NO_CONSTANT_FOLDING) or True)
             if entry.on_cpu is True:
                 outs, written, flags = _lazy_cold.run_now(entry.compiled, call)
             elif entry.on_cpu:  # its part that needs none on the accelerator

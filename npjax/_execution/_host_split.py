@@ -23,9 +23,6 @@ from npjax._execution import _lazy_cold
 
 __all__ = ["Split", "device_part", "first_values", "split_jit"]
 
-_NO_CONSTANT_FOLDING = {"xla_disable_hlo_passes": "constant_folding"}  # (as npjax.jit's)
-
-
 def device_part(spec: list, inputs: list) -> frozenset:
     """Of a lazy program that holds a value of ``held_on_cpu``, the calls (positions in
     ``spec``) that hold none and read no value of a call that does; empty where every call
@@ -38,7 +35,7 @@ def device_part(spec: list, inputs: list) -> frozenset:
             avals.append([jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type)
                           for a in closed.out_avals])
             late.append(any(type(r) is not int and late[r[0]] for r in refs)
-                        or _lazy_cold._holds(closed.jaxpr, held))
+                        or _lazy_cold.holds(closed.jaxpr, held))
     except Exception:  # (the whole program runs on the CPU backend, as before)
         return frozenset()
     return frozenset(i for i, x in enumerate(late) if not x) if any(late) else frozenset()
@@ -81,10 +78,11 @@ class Split:
         return jax.tree.unflatten(self.out_tree, out)
 
 
-def split_jit(jitted: Any, args: tuple) -> Any:
+def split_jit(jitted: Any, args: tuple, options: dict) -> Any:
     """``jitted`` (an ``npjax.jit`` program holding a value of ``held_on_cpu``) as a
-    ``Split`` called with its constants, or None where it has no part to run on the
-    accelerator (or effects, which stay in one program)."""
+    ``Split`` called with its constants, its parts compiled with ``options`` (npjax.jit's
+    compiler options), or None where it has no part to run on the accelerator (or effects,
+    which stay in one program)."""
     traced = jitted.trace(*args)
     closed = traced.jaxpr
     jaxpr = closed.jaxpr
@@ -94,7 +92,7 @@ def split_jit(jitted: Any, args: tuple) -> Any:
     late: set = set()
     first, rest = [], []
     for eqn in jaxpr.eqns:
-        if any(_is_var(v) and v in late for v in eqn.invars) or _eqn_holds(eqn, held):
+        if any(_is_var(v) and v in late for v in eqn.invars) or _lazy_cold.eqn_holds(eqn, held):
             rest.append(eqn)
             late.update(eqn.outvars)
         else:
@@ -123,32 +121,22 @@ def split_jit(jitted: Any, args: tuple) -> Any:
         else:
             outs.append((0, where[v]))
     return functools.partial(Split(
-        _jitted(first_in, first_out, first), [where[v] for v in first_in],
-        _jitted(rest_in, rest_out, rest),
+        _jitted(first_in, first_out, first, options), [where[v] for v in first_in],
+        _jitted(rest_in, rest_out, rest, options),
         [(1, at_first[v]) if v in at_first else (0, where[v]) for v in rest_in],
         outs, traced.out_tree), list(closed.consts))
 
 
-def _jitted(invars: list, outvars: list, eqns: list) -> Any:
+def _jitted(invars: list, outvars: list, eqns: list, options: dict) -> Any:
     info = jax_core.DebugInfo("npjax.jit (split)", None, tuple(f"in{i}" for i in range(
         len(invars))), tuple(f"out{i}" for i in range(len(outvars))))
     return jax.jit(jax_core.jaxpr_as_fun(jax_core.ClosedJaxpr(
         jax_core.Jaxpr([], invars, outvars, eqns, debug_info=info), [])),
-        compiler_options=_NO_CONSTANT_FOLDING)
+        compiler_options=options)
 
 
 def _is_var(v: Any) -> bool:
     return not isinstance(v, jax_core.Literal)
-
-
-def _eqn_holds(eqn: Any, held: frozenset) -> bool:
-    """Whether ``eqn`` reads, makes or holds inside a value of a ``held`` dtype (weakly
-    typed scalars aside, as ``_lazy_cold._holds``)."""
-    for v in (*eqn.invars, *eqn.outvars):
-        aval = v.aval
-        if getattr(aval, "dtype", None) in held and not (aval.weak_type and not aval.shape):
-            return True
-    return any(_lazy_cold._holds(sub, held) for sub in jax_core.jaxprs_in_params(eqn.params))
 
 
 def _reads(eqns: list, outvars: list) -> list:

@@ -85,7 +85,7 @@ def holds_host_dtype(fn: Any, args: list) -> bool:
     held = held_on_cpu()
     if not held or cold_device() is None:
         return False
-    return _holds(jax.make_jaxpr(fn)(*args).jaxpr, held)
+    return holds(jax.make_jaxpr(fn)(*args).jaxpr, held)
 
 
 def traces_host_dtype(jitted: Any, args: tuple) -> bool:
@@ -94,17 +94,29 @@ def traces_host_dtype(jitted: Any, args: tuple) -> bool:
     held = held_on_cpu()
     if not held or cold_device() is None:
         return False
-    return _holds(jitted.trace(*args).jaxpr.jaxpr, held)
+    return holds(jitted.trace(*args).jaxpr.jaxpr, held)
 
 
-def _holds(jaxpr: Any, held: frozenset) -> bool:
-    """Whether a value of ``jaxpr`` has a dtype of ``held`` (a weakly typed scalar, a Python
-    number on its way to another dtype, does not count)."""
-    return any(getattr(v.aval, "dtype", None) in held
-               and not (v.aval.weak_type and not v.aval.shape) for v in _variables(jaxpr))
+def holds(jaxpr: Any, held: frozenset) -> bool:
+    """Whether a value of ``jaxpr`` (its constants included) has a dtype of ``held``."""
+    return any(_held_value(v, held) for v in _variables(jaxpr))
+
+
+def eqn_holds(eqn: Any, held: frozenset) -> bool:
+    """Whether the equation ``eqn`` reads, makes or holds inside a value of ``held``."""
+    return any(_held_value(v, held) for v in (*eqn.invars, *eqn.outvars)) or any(
+        holds(sub, held) for sub in jax_core.jaxprs_in_params(eqn.params))
+
+
+def _held_value(v: Any, held: frozenset) -> bool:
+    """A value of a dtype of ``held`` (a weakly typed scalar, a Python number on its way to
+    another dtype, does not count)."""
+    aval = v.aval
+    return getattr(aval, "dtype", None) in held and not (aval.weak_type and not aval.shape)
 
 
 def _variables(jaxpr: Any) -> Any:
+    yield from jaxpr.constvars
     yield from jaxpr.invars
     for eqn in jaxpr.eqns:
         yield from eqn.outvars
@@ -212,7 +224,7 @@ def eager_on_cpu(fn: Any, args: tuple) -> bool:
     if found is None:
         held = held_on_cpu()
         try:
-            found = _holds(jax.make_jaxpr(fn)(*args).jaxpr, held)
+            found = holds(jax.make_jaxpr(fn)(*args).jaxpr, held)
         except Exception:  # (the call itself raises it, where it runs)
             found = any(getattr(x, "dtype", None) in held for x in leaves)
         if len(_MAKES_HELD) > 4096:
