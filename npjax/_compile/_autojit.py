@@ -26,8 +26,9 @@ A tiered JIT (PyPy, V8) over ``npjax.jit`` (issue 35, point 1). Each call of ``a
    faster than the cold mean (the median of ``HOT_CHECK`` of them but the first, timed up
    to their results on the host or computed on the device) send the signature back to
    running as written, for good. In lazy mode a cold call's time is its recording's (its
-   work is computed later), so there the judge is ``WRITTEN_CHECK`` calls run as written
-   up to their values, after the ``HOT_CHECK`` compiled ones.
+   work is computed later), so there, unless the compiled calls beat the recording alone,
+   the judge is ``WRITTEN_CHECK`` calls run as written up to their values, after the
+   ``HOT_CHECK`` compiled ones.
 4. What cannot be compiled runs as written and is remembered per code object (the check) or
    per code object and signature (``npjax.JitError``: also loops that stay unrolled past
    ``_loop_unroll.AUTO_UNROLLED`` traced iterations, as a compile of them would not pay; a
@@ -334,6 +335,11 @@ class _Sig:
         self.deferred = False
         self.written: float | None = None
         self.written_ts: list[float] = []
+
+    def hot_median(self) -> float:
+        """The compiled calls' time: the median of the timed ones but the first (it pays the
+        program's first run)."""
+        return statistics.median(self.hot_ts[1:] or self.hot_ts)
 
     def cold_mean(self) -> float:
         """A call's time as written: the mean of the calls after the first look where there
@@ -700,8 +706,12 @@ class AutoJit:
         rec["saved_s"] += st.cold_mean() - elapsed
         if st.hot_n <= HOT_CHECK:
             st.hot_ts.append(elapsed)
-            if st.hot_n == HOT_CHECK and not st.deferred:
-                self._judge(st, args, kwargs)
+            if st.hot_n == HOT_CHECK:
+                if st.deferred and st.hot_median() < st.cold_mean():
+                    st.written = st.cold_mean()  # (the recording alone took longer: no need
+                    # to run it up to its values; a lower bound of the time as written)
+                if not st.deferred or st.written is not None:
+                    self._judge(st, args, kwargs)
         return result
 
     def _written(self, st: _Sig, args: tuple, kwargs: dict) -> Any:
@@ -719,8 +729,7 @@ class AutoJit:
 
     def _judge(self, st: _Sig, args: tuple, kwargs: dict) -> None:
         """Back to running as written, for good, where the compiled calls were not faster."""
-        hot = statistics.median(st.hot_ts[1:] or st.hot_ts)
-        cold = st.cold_mean()
+        hot, cold = st.hot_median(), st.cold_mean()
         if hot >= cold:
             self._as_written(st, f"compiled calls were not faster (median {hot * 1e3:.3g} ms "
                              f"against {cold * 1e3:.3g} ms as written)", self._site, args,
