@@ -2,9 +2,10 @@
 
 NumPy's ``mean``, ``var`` and their nan-variants of float32 data divide the float32 sum by
 the count (an ``intp``): a float64 division, then a cast to float32. That double rounding is
-exact: the float64 quotient of a 24-bit significand by an integer below 2**53 is never close
-enough to a float32 rounding boundary to change the float32 result, so NumPy's answer is the
-correctly rounded float32 quotient. Where float64 is a host dtype (a TPU), a float64 division
+exact for counts below ``LIMIT``: the float64 quotient of a 24-bit significand by such a
+count is never close enough to a float32 rounding boundary to change the float32 result, so
+NumPy's answer is the correctly rounded float32 quotient (larger counts keep the float64
+division). Where float64 is a host dtype (a TPU), a float64 division
 would send the program to the host's CPU backend, and the chip's float32 division is up to 2
 ulps off (``benchmarks/results/tpu/ulps_arithmetic_chip.md``); ``by_count`` computes the
 correctly rounded quotient with int32 long division instead (subnormal results included), so
