@@ -14,6 +14,7 @@ rest reads cross to the host:
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import jax
@@ -38,7 +39,24 @@ def device_part(spec: list, inputs: list) -> frozenset:
                         or _lazy_cold.holds(closed.jaxpr, held))
     except Exception:  # (the whole program runs on the CPU backend, as before)
         return frozenset()
-    return frozenset(i for i, x in enumerate(late) if not x) if any(late) else frozenset()
+    if not any(late):
+        return frozenset()
+    crossing = {r for (_, _, refs, _), x in zip(spec, late) if x for r in refs
+                if type(r) is not int and not late[r[0]]}
+    if _pays(sum(_nbytes(avals[i][j]) for i, j in crossing), inputs, held):
+        return frozenset(i for i, x in enumerate(late) if not x)
+    return frozenset()
+
+
+def _nbytes(x: Any) -> int:
+    return math.prod(x.shape) * x.dtype.itemsize if hasattr(x, "dtype") else 0
+
+
+def _pays(crossing: int, inputs: list, held: frozenset) -> bool:
+    """Whether a split sends fewer bytes to the host than the whole program would: its
+    accelerator inputs (a small program's intermediates can outweigh them)."""
+    return crossing < sum(_nbytes(x) for x in inputs
+                          if isinstance(x, jax.Array) and x.dtype not in held)
 
 
 def _flat(fn: Any, treedef: Any, *leaves: Any) -> list:
@@ -104,7 +122,9 @@ def split_jit(jitted: Any, args: tuple, options: dict) -> Any:
     made = {v for eqn in first for v in eqn.outvars}
     rest_reads = _reads(rest, [])
     first_out = _unique([v for v in (*rest_reads, *jaxpr.outvars) if _is_var(v) and v in made])
-    if not first_out:
+    if not first_out or not _pays(
+            sum(_nbytes(v.aval) for v in rest_reads if v in made),
+            [*closed.consts, *jax.tree.leaves(args)], held):
         return None
     first_in = [v for v in _reads(first, first_out) if v in where]
     rest_out = _unique([v for v in jaxpr.outvars if _is_var(v) and v in late])
