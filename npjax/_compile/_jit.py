@@ -494,8 +494,9 @@ class _Entry:
 
     def __init__(self) -> None:
         self.compiled: Any = None
-        # it holds a dtype the backend's arrays cannot (float64 on a TPU): runs on the CPU
-        self.on_cpu = False
+        # it holds a dtype the backend's arrays cannot (float64 on a TPU): how it runs then,
+        # on the CPU backend, whole or after its part that needs none (``_host_split``)
+        self.on_cpu: Any = None
         self.eager: str | None = None  # fallback="eager": the user's line that cannot trace
         self.result: Any = None  # the result's spec (``_Outputs.walk``)
         self.own: tuple | None = None  # (scalar, layout, readonly) when it is one new owner
@@ -589,14 +590,8 @@ class Jitted:
         try:
             call = (root_vals, dyns, _lazy.neg_zero())
             if first and _lazy_cold.held_on_cpu():  # (a dtype the accelerator cannot hold)
-                entry.on_cpu = _lazy_cold.traces_host_dtype(entry.compiled, call) and (
-                    _host_split.split_jit(entry.compiled, call, _NO_CONSTANT_FOLDING) or True)
-            if entry.on_cpu is True:
-                outs, written, flags = _lazy_cold.run_now(entry.compiled, call)
-            elif entry.on_cpu:  # its part that needs none on the accelerator
-                outs, written, flags = entry.on_cpu(*call)
-            else:
-                outs, written, flags = entry.compiled(*call)
+                entry.on_cpu = _host_split.jit_runner(entry.compiled, call, _NO_CONSTANT_FOLDING)
+            outs, written, flags = (entry.on_cpu or entry.compiled)(*call)
             if pinned:
                 outs, written = _inputs.unpin(pinned, outs, written, flags)
         except _TRACE_ERRORS as exc:

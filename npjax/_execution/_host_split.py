@@ -22,7 +22,8 @@ import jax.extend.core as jax_core
 
 from npjax._execution import _lazy_cold
 
-__all__ = ["Split", "device_part", "first_values", "split_jit"]
+__all__ = ["Split", "device_part", "first_values", "jit_runner", "split_jit"]
+
 
 def device_part(spec: list, inputs: list) -> frozenset:
     """Of a lazy program that holds a value of ``held_on_cpu``, the calls (positions in
@@ -96,6 +97,19 @@ class Split:
         return jax.tree.unflatten(self.out_tree, out)
 
 
+def jit_runner(jitted: Any, args: tuple, options: dict) -> Any:
+    """How the ``npjax.jit`` program ``jitted`` runs on ``args`` where the accelerator cannot
+    hold a dtype: None where it holds none (as compiled), else split (``split_jit``) or whole
+    on the CPU backend; called as the program is."""
+    if not _lazy_cold.traces_host_dtype(jitted, args):
+        return None
+    return split_jit(jitted, args, options) or functools.partial(_on_cpu, jitted)
+
+
+def _on_cpu(jitted: Any, *args: Any) -> Any:
+    return _lazy_cold.run_now(jitted, args)
+
+
 def split_jit(jitted: Any, args: tuple, options: dict) -> Any:
     """``jitted`` (an ``npjax.jit`` program holding a value of ``held_on_cpu``) as a
     ``Split`` called with its constants, its parts compiled with ``options`` (npjax.jit's
@@ -162,19 +176,12 @@ def _is_var(v: Any) -> bool:
 def _reads(eqns: list, outvars: list) -> list:
     """The variables ``eqns`` and ``outvars`` read that ``eqns`` do not make, in order."""
     made: set = set()
-    found: list = []
-    seen: set = set()
+    found: dict = {}  # (an ordered set)
     for eqn in eqns:
-        for v in eqn.invars:
-            if _is_var(v) and v not in made and v not in seen:
-                seen.add(v)
-                found.append(v)
+        found.update((v, None) for v in eqn.invars if _is_var(v) and v not in made)
         made.update(eqn.outvars)
-    for v in outvars:
-        if _is_var(v) and v not in made and v not in seen:
-            seen.add(v)
-            found.append(v)
-    return found
+    found.update((v, None) for v in outvars if _is_var(v) and v not in made)
+    return list(found)
 
 
 def _unique(vs: list) -> list:
