@@ -646,6 +646,7 @@ SCRIPT_COUNTS = SETUP + textwrap.dedent("""
         "complex_mean": lambda xp, a: xp.mean(xp.asarray(z)),
         "complex_mean_axis": lambda xp, a: xp.asarray(z).mean(axis=0),
         "complex_var": lambda xp, a: xp.var(xp.asarray(z)[1:], axis=1),
+        "mean_out": lambda xp, a: xp.mean(a, axis=0, out=xp.zeros(6, xp.float32)),
     }
     for mode in ("eager", "lazy"):
         for name, fn in CASES.items():
@@ -665,7 +666,7 @@ def test_float32_means_divide_by_their_count_on_the_accelerator():
     float32 ``mean`` of 8M values on the TPU: its array fetched every call). It is now
     an integer long division on the device (``_quotient``), NumPy's bits."""
     lines = _two_cpu_devices(SCRIPT_COUNTS)
-    assert len(lines) == 34 and all(" True 0" in ln for ln in lines), lines
+    assert len(lines) == 36 and all(" True 0" in ln for ln in lines), lines
 
 
 SCRIPT_SPLIT = SETUP + textwrap.dedent("""
