@@ -47,8 +47,8 @@ def reference(x, steps):
         z = jnp.clip(z, -3.0, 3.0)
         pos = z > 0
         total = total + jnp.sum(jnp.where(pos, z, 0.0)) / jnp.sum(pos)
-        cov = z.T @ z / z.shape[0] + 1e-3 * jnp.eye(z.shape[1])
+        cov = z.T @ z / z.shape[0] + 1e-3 * jnp.eye(z.shape[1], dtype=x.dtype)
         L = jnp.linalg.cholesky(cov)
         return jax.scipy.linalg.solve_triangular(L, z.T, lower=True).T, total
-    x, total = lax.fori_loop(0, steps, body, (x, jnp.float64(0.0)))
+    x, total = lax.fori_loop(0, steps, body, (x, jnp.zeros((), x.dtype)))
     return jnp.sum(x, axis=1) + total
