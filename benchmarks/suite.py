@@ -230,6 +230,10 @@ def run_kernel(mod: Any, size: str, repeats: int, log: Any, slow_s: float = math
             continue
         firsts[variant] = t
         log(f"    {variant:12s} first call {t:.2f} s")  # a process abort shows where it was
+        last = runner.jitted._last if variant == "npjax_jit" else None
+        if last is not None and last[1].eager is not None:  # (it ran eagerly: why)
+            record["jit_eager"] = last[1].eager_why
+            log(f"    {'':12s} ran eagerly: {last[1].eager_why}")
         if variant == "npjax_autojit_steady":
             w = record["to_steady"]
             log(f"    {'':12s} steady after {w['calls']} calls, {w['seconds']:.2f} s: "

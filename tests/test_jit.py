@@ -252,8 +252,10 @@ def test_fallback_eager_is_counted_at_the_line_that_could_not_trace():
     eager = npjax.stats()["jit_eager"]
     assert [(e["function"], e["count"]) for e in eager] == [("_value_branch", 2)]
     assert eager[0]["site"].endswith(f"test_jit.py:{line}")
+    assert eager[0]["why"].startswith("TracerArrayConversionError: "), eager[0]["why"]
     text = _report.format_report(npjax.stats())
     assert "npjax.jit functions run eagerly" in text and f"test_jit.py:{line}" in text
+    assert eager[0]["why"] in text
 
 
 @pytest.mark.device_placement

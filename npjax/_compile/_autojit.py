@@ -653,7 +653,7 @@ class AutoJit:
         elapsed = _clock() - t0
         last = jitted._last
         if last is not None and last[1].eager is not None:  # npjax.jit ran it eagerly
-            self._as_written(st, "npjax.jit could not trace it", last[1].eager, args, kwargs,
+            self._as_written(st, _untraced(last[1]), last[1].eager, args, kwargs,
                              run=False)
             return result
         cold_mean = st.cold_mean()
@@ -696,7 +696,7 @@ class AutoJit:
         elapsed = _clock() - t0
         last = jitted._last
         if last is not None and last[1].eager is not None:
-            self._as_written(st, "npjax.jit could not trace it", last[1].eager, args, kwargs,
+            self._as_written(st, _untraced(last[1]), last[1].eager, args, kwargs,
                              run=False)
             return result
         st.hot_n += 1
@@ -752,6 +752,12 @@ def _jit_site(exc: BaseException, default: str) -> str:
             site = f"{code.co_filename}:{tb.tb_lineno}"
         tb = tb.tb_next
     return site
+
+
+def _untraced(entry: Any) -> str:
+    """Why autojit runs a function as written after ``npjax.jit`` ran it eagerly."""
+    why = f" ({entry.eager_why})" if entry.eager_why else ""
+    return f"npjax.jit could not trace it{why}"
 
 
 def _jit_reason(exc: JitError) -> str:

@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 from npjax._compile import _autojit, _autojit_check, _loop_unroll, _user_code
-from npjax._compile._autojit import _EAGER, _hostify, expected_compile_s
+from npjax._compile._autojit import _EAGER, _hostify, _untraced, expected_compile_s
 from npjax._compile._jit import Jitted
 from npjax._compile._loop_parse import generated
 from npjax._core._ndarray import ndarray
@@ -286,7 +286,7 @@ def _compiled(site: _Site, rest: range, g: dict, per: float) -> bool:
         g[name] = _hostify(value, ctx) if host else value
     last = jitted._last
     if last is not None and last[1].eager is not None:  # npjax.jit ran it as written
-        _refuse(site, "npjax.jit could not trace it", last[1].eager)
+        _refuse(site, _untraced(last[1]), last[1].eager)
         return True
     rec = _stats.autojit_compiled.setdefault((NAME, site.site), {
         "signatures": 0, "compile_s": 0.0, "cold_calls": 0, "cold_s": 0.0, "hot_calls": 0,

@@ -469,6 +469,12 @@ def _user_site(exc: BaseException, fn: Callable) -> str:
     return site
 
 
+def _why(exc: BaseException) -> str:
+    """An exception as the report names it: its class and the first line of its message."""
+    first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+    return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+
+
 def _jit_error(exc: BaseException, fn: Callable) -> JitError:
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     if isinstance(exc, ShapeNeeded | LoopNeeded):  # npjax's own reason, said as it is
@@ -489,8 +495,8 @@ def _jit_error(exc: BaseException, fn: Callable) -> JitError:
 class _Entry:
     """One compiled program (per cache key) and what its trace learnt."""
 
-    __slots__ = ("compiled", "containers", "eager", "layouts", "on_cpu", "own", "result",
-                 "written")
+    __slots__ = ("compiled", "containers", "eager", "eager_why", "layouts", "on_cpu", "own",
+                 "result", "written")
 
     def __init__(self) -> None:
         self.compiled: Any = None
@@ -498,6 +504,7 @@ class _Entry:
         # on the CPU backend, whole or after its part that needs none (``_host_split``)
         self.on_cpu: Any = None
         self.eager: str | None = None  # fallback="eager": the user's line that cannot trace
+        self.eager_why = ""  # and the exception its trace raised ("TypeError: ...")
         self.result: Any = None  # the result's spec (``_Outputs.walk``)
         self.own: tuple | None = None  # (scalar, layout, readonly) when it is one new owner
         self.written: tuple = ()  # the roots the program returns new values of
@@ -599,7 +606,7 @@ class Jitted:
                 entry.compiled = None
             if self._fallback != "eager":
                 raise _jit_error(exc, self._fn) from None
-            entry.eager = _user_site(exc, self._fn)
+            entry.eager, entry.eager_why = _user_site(exc, self._fn), _why(exc)
         except JitError:  # npjax's refusal of what it cannot trace
             if first:
                 entry.compiled = None
@@ -630,11 +637,11 @@ class Jitted:
             # it. Where it does not, the trace failed where NumPy does not: this call and
             # the later ones of its key run eagerly, and the report names the line.
             result = self._eager(args, kwargs)
-            entry.eager = _user_site(failed, self._fn)
-            _stats.record_jit_eager(self.__qualname__, entry.eager)
+            entry.eager, entry.eager_why = _user_site(failed, self._fn), _why(failed)
+            _stats.record_jit_eager(self.__qualname__, entry.eager, entry.eager_why)
             return result
         if entry.eager is not None:  # fallback="eager" after a trace error
-            _stats.record_jit_eager(self.__qualname__, entry.eager)
+            _stats.record_jit_eager(self.__qualname__, entry.eager, entry.eager_why)
             return self._eager(args, kwargs)
         if flags is not None and np.asarray(flags):  # (one bool: the cheapest read back)
             # A device-side check failed: eager NumPy semantics raise at the failing line.

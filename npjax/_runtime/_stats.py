@@ -72,6 +72,7 @@ transfers: dict[str, list[int]] = {"host_to_device": [0, 0], "device_to_host": [
 transfer_sites: dict[tuple[str, str, int], list[int]] = {}
 scalar_writes: collections.Counter = collections.Counter()  # (file, line) -> a[i] = v writes
 jit_eager: collections.Counter = collections.Counter()  # (function, "file:line") -> eager runs
+jit_eager_why: dict[tuple[str, str], str] = {}  # (function, "file:line") -> "TypeError: ..."
 # npjax.autojit: (function, "file:line") -> what was compiled ("signatures", "compile_s",
 # "cold_calls", "cold_s", "hot_calls", "saved_s"); refusals: (function, "file:line", reason)
 # -> calls run as written since
@@ -137,10 +138,12 @@ def record_fallback(name: str, site: str | None = None) -> None:
     fallback_sites[(name, site)] += 1
 
 
-def record_jit_eager(function: str, site: str) -> None:
-    """Count one eager run of an ``npjax.jit`` function (``fallback="eager"``) and the line
-    of it that could not be traced."""
+def record_jit_eager(function: str, site: str, why: str = "") -> None:
+    """Count one eager run of an ``npjax.jit`` function (``fallback="eager"``), the line of
+    it that could not be traced and the exception its trace raised there."""
     jit_eager[(function, site)] += 1
+    if why:
+        jit_eager_why[(function, site)] = why
 
 
 def record_transfer(kind: str, nbytes: int, count: int = 1) -> None:
@@ -253,7 +256,8 @@ def stats() -> dict[str, Any]:
     Keys: ``wall_s``; ``calls`` (public name -> count); ``fallbacks`` and ``fallback_sites``;
     ``transfers`` (per direction: count, bytes) and ``transfer_sites``; ``scalar_writes``
     (``a[i] = v`` per user line); ``jit_eager`` (calls of ``npjax.jit`` functions run eagerly
-    under ``fallback="eager"``, with the line that could not trace); ``device_wait`` (count,
+    under ``fallback="eager"``, with the line that could not trace and ``why``: the
+    exception its trace raised); ``device_wait`` (count,
     seconds); ``syncs`` (host waits for the device: value ``fetches``, floating-point
     ``checks`` made at the call, checks deferred to the next read and the ``deferred_reads``
     that read them, ``index_bounds`` read to raise NumPy's IndexError at the indexing line);
@@ -284,7 +288,8 @@ def stats() -> dict[str, Any]:
                             "bytes": b} for (kind, name, line), (c, b) in sites],
         "scalar_writes": [{"site": _site(name, line), "count": n}
                           for (name, line), n in scalar_writes.most_common()],
-        "jit_eager": [{"function": fn, "site": site, "count": n}
+        "jit_eager": [{"function": fn, "site": site, "count": n,
+                       "why": jit_eager_why.get((fn, site), "")}
                       for (fn, site), n in jit_eager.most_common()],
         "autojit": {
             "compiled": [{"function": fn, "site": site, **rec}
@@ -341,6 +346,7 @@ def reset_stats() -> None:
     fallbacks.clear()
     fallback_sites.clear()
     jit_eager.clear()
+    jit_eager_why.clear()
     autojit_compiled.clear()
     autojit_refused.clear()
     host_only.clear()

@@ -190,9 +190,9 @@ def format_report(data: dict[str, Any], top: int = 10, title: str = "npjax repor
         out.append("")
         out.append(f"npjax.jit functions run eagerly (fallback=\"eager\"): "
                    f"{sum(e['count'] for e in eager)} call(s); the line that could not trace:")
-        out += _table(("function", "count", "site"),
-                      [(e["function"], e["count"], short_site(e["site"])) for e in eager],
-                      right=(1,))
+        out += _table(("function", "count", "site", "why"),
+                      [(e["function"], e["count"], short_site(e["site"]), e.get("why", ""))
+                       for e in eager], right=(1,))
 
     out += _autojit_lines(data.get("autojit", {}), top)
 
