@@ -103,3 +103,21 @@ def test_an_overflow_in_a_carried_view_warns_as_numpy():
             x = (x * 1e30).T.copy().T
         return x
     check_reports(kernel, _data(), 12, static=(1,))
+
+
+def test_a_float32_whitening_loop_in_lazy_mode_compiles():
+    """float32 data becomes float64 at the first step (``xp.eye``'s float64) and ``total``
+    a NumPy scalar: the carried values change kind, so the loop is traced unrolled, after
+    a probe of its body. Under the lazy policy that probe read the carried view through a
+    recorded read, which kept its value, a tracer of the probe: the trace then raised
+    ``UnexpectedTracerError`` and every call ran eagerly (whiten_checks in the suite, on
+    the CPU and the TPU)."""
+    jitted = npjax.jit(whitening, static_argnums=(0, 2))
+    x = _data(64, 4, seed=3).astype(np.float32)
+    with npjax.policy(mode="lazy"):
+        got = np.asarray(jitted(npjax, npjax.array(x), 12))
+    want = whitening(np, x.copy(), 12)
+    assert jitted._last[1].eager is None, jitted._last[1].eager_why
+    assert [o.body_runs for o in jitted.loops] == [12]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+    assert got.dtype == want.dtype == np.float64 and got.shape == want.shape

@@ -207,9 +207,9 @@ class ndarray(ArrayBase):
         dyns = _views.dynamic_args(lens)
         # the value a pending store just put in this very part, else a recorded read
         value = stored_part(root, ("view", lens), dyns, self.shape, self.dtype)
-        if value is None:
-            value = Kernel(_views.getter(lens))(root, dyns)
-        self._cache = (base._version, value)
+        value = Kernel(_views.getter(lens))(root, dyns) if value is None else value
+        if _views.same_trace(value, root):  # (as ``_read``: not a value traced deeper)
+            self._cache = (base._version, value)
         return value
 
     def _rebind(self, value: Any, mine: bool | None = None, *, bump: bool = True,
