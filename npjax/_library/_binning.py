@@ -11,7 +11,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._runtime._errstate import _stacklevel
-from npjax._pure import _dtypes
+from npjax._pure import _dtypes, _scatter_add
 from npjax._pure._impl.sorting import _bsearch
 from npjax._calls._dispatch import npfunc
 from npjax._core._ndarray import ndarray
@@ -53,7 +53,7 @@ def bincount(x: Any, weights: Any = None, minlength: Any = 0) -> ndarray:
             raise ValueError("'list' argument must have no negative elements")
         length = builtins_max(hi + 1, minlength)
     if weights is None:
-        return ndarray._owner(jnp.zeros(length, _INTP).at[xi].add(1))
+        return ndarray._owner(_scatter_add.add_at(jnp.zeros(length, _INTP), xi, 1))
     w = _jx(weights)
     if w.dtype.kind == "c":
         raise TypeError("float() argument must be a string or a real number, not 'complex'")

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from npjax._pure import _dtypes
+from npjax._pure import _dtypes, _scatter_add
 from npjax._library import _methods_on_host as _on_host
 from npjax._library import _reductions
 from npjax._runtime import _ufunc_checks
@@ -498,6 +498,8 @@ def _at_kernel(name: str, loop_in: tuple, loop_out: np.dtype, target: np.dtype,
               and target.kind != "b")
 
     def kernel(flat, ids, b):
+        if direct and scatter == "add":
+            return _scatter_add.add_at(flat, ids, b.astype(target))
         if direct:
             return getattr(flat.at[ids], scatter)(b.astype(target))
 
