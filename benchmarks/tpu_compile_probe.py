@@ -201,9 +201,12 @@ def loop_kernels(hlo: str) -> dict:
 
 # --- the programs ----------------------------------------------------------------------------
 
+FLOAT32 = False  # --float32: the kernels' float64 inputs as float32 (``suite.py --float32``)
+
+
 def _runner(kernel: str, size: str) -> Any:
     from benchmarks.suite import Runner
-    return Runner(importlib.import_module(f"benchmarks.kernels.{kernel}"), size)
+    return Runner(importlib.import_module(f"benchmarks.kernels.{kernel}"), size, FLOAT32)
 
 
 def _aot_sharding() -> Any:
@@ -425,8 +428,11 @@ def main() -> None:
     ap.add_argument("--variants", default=",".join(VARIANTS))
     ap.add_argument("--size", default="large")
     ap.add_argument("--step-s", type=float, default=90.0, help="limit of each step")
+    ap.add_argument("--float32", action="store_true", help="float32 inputs (suite.py's)")
     ap.add_argument("--worker", nargs=2, metavar=("KERNEL", "VARIANT"), help=argparse.SUPPRESS)
     a = ap.parse_args()
+    global FLOAT32
+    FLOAT32 = a.float32
     kernels = [k for k in a.kernels.split(",") if k]
     if a.worker:
         print(json.dumps(_worker(a.worker[0], a.worker[1], a.size)), flush=True)
