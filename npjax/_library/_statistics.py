@@ -29,6 +29,7 @@ import numpy as np
 from npjax._runtime._errstate import _stacklevel
 from npjax._calls import _ufuncs
 from npjax._library import _histogram_traced
+from npjax._pure import _scatter_add
 from npjax._library._elementwise_misc import _to_int_x86
 from npjax._calls._dispatch import npfunc
 from npjax._calls._fallback import call_numpy
@@ -340,7 +341,7 @@ def _equal_bin_index(a, keep, edges, first, denom, n, sub_dt, div_dt):
 
 def _equal_bin_counts(a, keep, edges, first, denom, n, size, sub_dt, div_dt):
     idx, bad = _equal_bin_index(a, keep, edges, first, denom, n, sub_dt, div_dt)
-    return jnp.zeros(size + 1, _INTP).at[idx].add(1)[:size], bad
+    return _scatter_add.add_at(jnp.zeros(size + 1, _INTP), idx, 1)[:size], bad
 
 
 def _check_indices(bad: Any) -> None:

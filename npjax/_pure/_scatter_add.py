@@ -1,5 +1,5 @@
-"""Integer scatter-add into a small array (``np.add.at``, ``bincount``) as compare-and-sum
-where XLA applies a scatter one update at a time.
+"""Integer scatter-add into a small array (``np.add.at``, ``bincount``, ``histogram``'s
+counts) as compare-and-sum where XLA applies a scatter one update at a time.
 
 A TPU applies an XLA scatter about one update at a time: ``np.add.at(counts, idx, 1)`` with
 4M indices into 256 int64 bins took 245 ms there (61 ns an update; int32 bins 36 ms), where
