@@ -388,6 +388,11 @@ def table(records: list[dict], summary: dict, machine: dict, size: str,
               f"{summary['geomean_numpy_over_eager']:.2f}. Lazy / npjax.jit on the "
               f"elementwise and stencil kernels (geometric mean): "
               f"{summary['geomean_lazy_over_jit_fusable']:.2f}."]
+    uneven = [f"{rec['name']} ({min(t['samples_s']) * 1e3:.2f} against "
+              f"{t['median_s'] * 1e3:.2f} ms)" for rec in records
+              if (t := rec["times"].get("numpy")) and min(t["samples_s"]) < 0.5 * t["median_s"]]
+    if uneven:  # (on the TPU's host NumPy's first rounds ran 10-20x slower than its later)
+        lines += ["", "NumPy's fastest call under half its median: " + ", ".join(uneven) + "."]
     return "\n".join(lines + autojit_table(records, summary)) + "\n"
 
 
