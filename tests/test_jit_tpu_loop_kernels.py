@@ -127,3 +127,34 @@ def test_kernels_per_iteration_near_hand_written(name):
     # (+1: the error-state check's reduction, NumPy's warnings, which the hand-written lacks;
     # before the barriers went off the TPU: life 7 against 4, cfd 14 against 8)
     assert ours["loop kernels"] <= theirs["loop kernels"] + 1, (ours, theirs)
+
+
+@pytest.mark.parametrize("name", ["test_a_transient_overflow_in_a_stencil_warns",
+                                  "test_a_transient_overflow_stored_with_a_cast_warns",
+                                  "test_a_transient_overflow_overwritten_in_the_next_iteration_warns",
+                                  "test_finite_rolled_loops_do_not_rerun"])
+def test_results_checked_as_computed_warn_as_numpy(name, monkeypatch):
+    """A TPU checks a stored result as computed (``_finite_watch._result``), not read back
+    from the array it was stored into: made to on the CPU, the warnings and eager reruns
+    are NumPy's. (On the CPU the read back stays: checking the expression made XLA copy the
+    arrays there, ``test_in_place_slice_updates_in_a_rolled_loop_copy_no_array``.)"""
+    from npjax._runtime import _finite_watch
+    from tests import test_jit_loops
+    monkeypatch.setattr(_finite_watch, "_stored", _finite_watch._result)
+    getattr(test_jit_loops, name)()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("libtpu") is None or
+                    os.environ.get("JAX_PLATFORMS") != "cpu",
+                    reason="needs libtpu and JAX_PLATFORMS=cpu (a compile-only TPU)")
+@pytest.mark.parametrize("kernel", ["jacobi_2d", "fdtd_2d"])
+def test_the_check_joins_the_stencils_kernels_on_a_tpu(kernel, monkeypatch):
+    """The suite's float32 stencils: as many kernels per iteration as the hand-written
+    loop (the error-state check's reduction joins the kernel that computes the results)."""
+    from benchmarks import tpu_compile_probe as probe
+    from benchmarks.tpu_compile_probe import _aot_sharding, loop_kernels
+    monkeypatch.setattr(probe, "FLOAT32", True)
+    sharding = _aot_sharding()
+    counts = {which: loop_kernels(probe.lowered(kernel, "large", which, sharding).compile()
+                                  .as_text())["loop kernels"] for which in ("hand", "npjax")}
+    assert counts["npjax"] <= counts["hand"], counts
