@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import re
 
+import jax
 import numpy as np
 import pytest
 
 import npjax
 from npjax._compile._jit_lower import lower
 from npjax._pure import _capabilities
+from npjax._pure._impl import positions, setops
 from tests.test_jit_store_copies import burgers
 
 
@@ -81,3 +83,39 @@ def test_burgers_values_are_numpys():
     u = 1.0 + 0.5 * np.sin(np.linspace(0.0, 2 * np.pi, 101))
     got = npjax.jit(burgers, static_argnums=(0, 2))(npjax, npjax.asarray(u), 20)
     np.testing.assert_array_equal(np.asarray(got), burgers(np, u.copy(), 20))
+
+
+def masks(xp, x, m, steps):
+    total = 0.0
+    for _ in range(steps):
+        r = (x * x).sum(axis=1)
+        r[r > 0.5] = r[r > 0.5] ** -1.5  # a masked read-modify-write
+        total = total + r[r > 1.0].sum()  # NumPy's pairwise order over the selected
+        x[m] = x[m] * 0.5
+    return x, total
+
+
+def test_mask_positions_are_counted_on_the_chip():
+    """A mask's selected positions are a running count of it; in int64 a TPU computes that
+    on the host (``_capabilities``: 64-bit scans), a callback in every iteration
+    (gravity_masks: three). Counted in int32 (``_boolsums.running_count``), the program
+    holds no host callback; the values stay NumPy's."""
+    rng = np.random.default_rng(2)
+    x, m = rng.random((64, 3)), rng.random((64, 3)) > 0.5
+    jitted = npjax.jit(masks, static_argnums=(0, 3))
+    text = lower(jitted, (npjax, npjax.asarray(x), npjax.asarray(m), 6),
+                 platforms=("tpu",)).as_text()
+    assert "callback" not in text
+    got = jitted(npjax, npjax.asarray(x), npjax.asarray(m), 6)
+    want = masks(np, x.copy(), m, 6)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=1e-13)
+        assert np.asarray(g).dtype == np.asarray(w).dtype
+    # nonzero's and unique's kernels (eager calls: their sizes are the data's)
+    keep = jax.ShapeDtypeStruct((4096,), bool)
+    for fn, args in ((jax.jit(positions.true_positions, static_argnums=1), (keep, 4096)),
+                     (setops._unique_inverse, (jax.ShapeDtypeStruct((4096,), np.int64), keep,
+                                               (4096,)))):
+        assert "callback" not in fn.trace(*args).lower(lowering_platforms=("tpu",)).as_text()
+    a = rng.random(50) - 0.5
+    assert np.array_equal(np.asarray(npjax.nonzero(npjax.asarray(a) > 0)[0]), np.nonzero(a > 0)[0])

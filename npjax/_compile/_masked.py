@@ -352,7 +352,7 @@ def _reduce(mv: MaskedValue, name: str, axis: Any, keepdims: bool, out: Any, whe
     comp = _F64 if kind in "biu" else _F32 if mv.dtype == np.float16 else mv.dtype
     m = mv.mask.ravel()
     x = mv.full._read().ravel().astype(comp)
-    slot = jnp.where(m, jnp.cumsum(m) - 1, m.size)
+    slot = jnp.where(m, _boolsums.running_count(m) - 1, m.size)
     packed = jnp.zeros(m.size, comp).at[slot].set(x, mode="drop")
     count = mv.count()
     total = jnp.zeros((), comp) + _windows.pairwise(packed, count, comp.kind == "c")
@@ -431,7 +431,7 @@ def _arg(mv: MaskedValue, name: str, axis: Any, out: Any, keepdims: bool) -> Any
     _check(mv.count() == 0)  # NumPy: ValueError, attempt to get argmax of an empty sequence
     filled = _filled(mv)._read()
     flat_mask = mv.mask.ravel()
-    before = jnp.cumsum(flat_mask) - flat_mask  # selected rows before each row
+    before = _boolsums.running_count(flat_mask) - flat_mask  # selected rows before each
     rows = filled.reshape((mv.mask.size,) + rest)
     big = getattr(npjax, name)  # NumPy's order: the first NaN wins, complex lexicographic
     if axis is None:

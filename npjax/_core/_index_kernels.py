@@ -18,6 +18,7 @@ import numpy as np
 
 from npjax._core import _views
 from npjax._pure._impl.positions import selected
+from npjax._pure import _boolsums
 from npjax._core._views import settled
 
 
@@ -113,7 +114,7 @@ def _mask_place(n_rest: int, lead: int):
     def store(x, mask, values):
         values = values.reshape(values.shape[lead:])
         flat = mask.ravel()
-        rank = jnp.clip(jnp.cumsum(flat, dtype=np.dtype(np.intp)) - 1, 0,
+        rank = jnp.clip(_boolsums.running_count(flat) - 1, 0,
                         values.shape[0] - 1)
         picked = jnp.take(values, rank, axis=0).reshape(mask.shape + values.shape[1:])
         keep = mask.reshape(mask.shape + (1,) * n_rest)

@@ -12,6 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from npjax._calls._dispatch import npfunc
+from npjax._pure import _boolsums
 from npjax._core import _buckets
 from npjax._pure import _dtypes
 from npjax._pure._impl.positions import nonzero_mask
@@ -99,7 +100,7 @@ def _place(flat: jax.Array, m: jax.Array, values: jax.Array) -> jax.Array:
     """The i-th True of ``m`` takes ``values[i % len(values)]``: one program per shape,
     whatever the number of True entries (a scatter at their positions compiled per count)."""
     keep = nonzero_mask(m)
-    rank = jnp.cumsum(keep, dtype=_INTP) - 1
+    rank = _boolsums.running_count(keep) - 1
     return jnp.where(keep, values[jnp.maximum(rank, 0) % values.shape[0]], flat)
 
 

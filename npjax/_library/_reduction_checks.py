@@ -48,7 +48,7 @@ import numpy as np
 
 from npjax._runtime import _context, _deferred_checks, _errstate, _fp_screen, _host_reads
 from npjax._execution import _lazy
-from npjax._pure._boolsums import all_, all_finite, any_, anys, count, fold_many
+from npjax._pure._boolsums import all_, all_finite, any_, anys, count, fold_many, running_count
 
 EMPTY_MEAN = "Mean of empty slice"
 DOF = "Degrees of freedom <= 0 for slice"
@@ -498,8 +498,8 @@ def _accumulate_body(axis, nan_fill, initial, x, result):
         result = jax.lax.slice_in_dim(result, 1, result.shape[axis], axis=axis)
     nan = _nan(x)
     valid = ~nan if nan_fill is not None else jnp.ones(x.shape, bool)
-    fin_before = jnp.cumsum(~_finite(x) & valid, axis=axis) == 0
-    nan_before = jnp.cumsum(nan & valid, axis=axis) > 0
+    fin_before = running_count(~_finite(x) & valid, axis) == 0
+    nan_before = running_count(nan & valid, axis) > 0
     nan_out = _nan(result) & ~nan_before
     over = any_((jnp.isinf(result) | nan_out) & fin_before)
     return [_bits(over=over, inv=any_(nan_out))]

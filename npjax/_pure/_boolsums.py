@@ -20,7 +20,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-__all__ = ["all_", "all_finite", "any_", "anys", "count", "fold_many", "split_fold", "splits"]
+__all__ = ["all_", "all_finite", "any_", "anys", "count", "fold_many", "running_count",
+           "split_fold", "splits"]
 
 _OPS = {"or": (lax.bitwise_or, False), "and": (lax.bitwise_and, True), "add": (lax.add, 0),
         "mul": (lax.mul, 1)}
@@ -82,6 +83,15 @@ def all_(m: Any, axis: Any = None, keepdims: bool = False) -> Any:
 def count(m: Any, axis: Any = None, keepdims: bool = False, dtype: Any = np.int64) -> Any:
     """``jnp.sum(m, axis, dtype=dtype)`` for a boolean ``m`` (the number of True)."""
     return _fold_one(m, axis, keepdims, "add", dtype)
+
+
+def running_count(m: Any, axis: int | None = None) -> Any:
+    """``jnp.cumsum(m, axis)`` of a boolean (or 0/1) ``m``: the True elements up to each
+    element, in int32 where the axis is shorter than 2**31 (exact), else int64. (A TPU
+    computes a 64-bit scan on the host, ``_capabilities``: a mask's positions counted in
+    int64 sent every iteration of gravity_masks' loop to the host three times.)"""
+    n = m.size if axis is None else m.shape[axis]
+    return jnp.cumsum(m, axis, dtype=np.int32 if n < 2 ** 31 else np.int64)
 
 
 def all_finite(x: Any) -> Any:

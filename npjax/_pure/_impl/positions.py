@@ -15,6 +15,8 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from npjax._pure._boolsums import running_count
+
 _INTP = np.dtype(np.intp)
 _INT_OF = {2: np.int16, 4: np.int32, 8: np.int64}
 
@@ -33,7 +35,7 @@ def true_positions(keep: jax.Array, size: int, fill: int = 0) -> jax.Array:
     """Flat positions of the True elements of the boolean ``keep``, in order, then ``fill``
     up to ``size`` entries (``size`` at least their number)."""
     keep = keep.ravel()
-    rank = jnp.cumsum(keep, dtype=_INTP) - 1
+    rank = running_count(keep) - 1
     slot = jnp.where(keep, rank, size)  # past the end: dropped
     start = jnp.full(size, fill, _INTP)
     return start.at[slot].set(jnp.arange(keep.shape[0], dtype=_INTP), mode="drop")

@@ -23,6 +23,7 @@ import numpy as np
 from jax import lax
 
 from npjax._pure import _dtypes
+from npjax._pure._boolsums import running_count
 from npjax._pure._impl.positions import selected, true_positions
 from npjax._pure._impl.sorting import _bsearch, _eq, _keys, _lexsort, _nan_bits, _sort_last
 
@@ -83,7 +84,7 @@ def _unique_outputs(values: jax.Array, perm: jax.Array, sel: tuple, *, size: int
 @functools.partial(jax.jit, static_argnames=("shape",))
 def _unique_inverse(perm: jax.Array, mask: jax.Array, shape: tuple) -> jax.Array:
     """``unique``'s inverse from a ``_unique_core`` (one program per shape), as ``shape``."""
-    inverse = jnp.zeros(perm.shape[0], _INTP).at[perm].set(jnp.cumsum(mask, dtype=_INTP) - 1)
+    inverse = jnp.zeros(perm.shape[0], _INTP).at[perm].set(running_count(mask).astype(_INTP) - 1)
     return inverse.reshape(shape)
 
 
@@ -120,7 +121,7 @@ def _intersect_core(v1: jax.Array, valid1: jax.Array, perm1: jax.Array, v2: jax.
     if not indices:
         return same, jnp.stack([count, jnp.zeros((), _INTP)]), values[:-1]
     c1, c2 = jnp.sum(valid1, dtype=_INTP), jnp.sum(valid2, dtype=_INTP)
-    rank = (jnp.cumsum(valid_both, dtype=_INTP) - 1)[order]  # index into the two sets
+    rank = (running_count(valid_both).astype(_INTP) - 1)[order]  # index into the two sets
     i1, i2 = rank[:-1], rank[1:] - c1
     bad = jnp.any(same & ((i1 >= c1) | (i2 < -c2)))
     first1 = perm1[true_positions(valid1, n1)]  # the sets' members' positions
