@@ -10,8 +10,9 @@
 # process aborts caught), edge (capability_probe.py's ufuncs and functions on one-element arrays
 # of bool, int8, uint8, int16, float16), npjax (capability_probe.py's every function, ufunc,
 # linalg and fft call on bool, int64, float32, float64, complex128; PROBE_ONLY narrows it:
-# 1,400 cases and more, over two calls), examples, tests, compile, suite, suite_float32 (the kernels'
-# inputs as float32: the chip's own type), suite_device, run in that order.
+# 1,400 cases and more, over two calls), examples, tests, costs (check_cost.py over
+# COST_KERNELS, scatter_forms.py), compile, suite, suite_float32 (the kernels' inputs as
+# float32: the chip's own type), suite_device, run in that order.
 # A device call lasts at most 10 minutes: every time limit is cut to what is left of BUDGET_S
 # (default 570 s, counted from the start), so the default steps (import, float64, complex,
 # examples, tests, suite over the kernels that fit) end within one call. The rest over more
@@ -39,6 +40,8 @@ KERNELS_DEVICE=${KERNELS_DEVICE:-nbody,kmeans,whiten_checks,histogram,softmax_ml
 KERNEL_S=${KERNEL_S:-30}    # per kernel, all its variants
 # compile: first calls of npjax.jit against hand-written jax.jit (tpu_compile_probe.py), one
 # process per kernel and variant, each under COMPILE_STEP_S; within one 10-minute call the
+# costs: check_cost.py's kernels (the floating-point check's share, fusions per program)
+COST_KERNELS=${COST_KERNELS:-jacobi_2d,fdtd_2d,heat_3d,cfd_1d,nbody,mandelbrot}
 # defaults do jacobi_2d and cfd_1d (then COMPILE_KERNELS=fdtd_2d,heat_3d in another call).
 COMPILE_KERNELS=${COMPILE_KERNELS:-jacobi_2d,cfd_1d}
 COMPILE_VARIANTS=${COMPILE_VARIANTS:-contraction,hand,npjax,npjax_exact,npjax_aot,npjax_lower,npjax_fold}
@@ -203,6 +206,13 @@ if has tests; then
         > "$OUT/pytest.log" 2>&1
     echo "pytest exit $?"
     tail -n 40 "$OUT/pytest.log"
+    pack
+fi
+if has costs; then
+    echo "== npjax.jit's programs against the hand-written ones (check_cost.py), scatter forms"
+    timeout "$(limit 150)" $PY benchmarks/check_cost.py ${COST_KERNELS//,/ } > "$OUT/costs.txt" 2>&1
+    timeout "$(limit 60)" $PY benchmarks/scatter_forms.py >> "$OUT/costs.txt" 2>&1
+    grep -v -i warn "$OUT/costs.txt" | cut -c1-200
     pack
 fi
 if has compile; then
