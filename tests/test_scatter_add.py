@@ -1,8 +1,8 @@
-"""Integer ``add.at``, ``bincount`` and ``histogram`` counts into small arrays on a TPU (``_pure/_scatter_add``):
-the compare-and-sum form's values against NumPy's ``add.at`` bit for bit (wrapping sums,
-repeated indices, every integer dtype), computed on the CPU; and the TPU lowering of
-``np.add.at`` and ``histogram`` into small targets holds no scatter where the CPU's keeps
-it."""
+"""Integer ``add.at``, ``bincount`` and ``histogram`` counts into small arrays on a TPU
+(``_pure/_scatter_add``): the compare-and-sum form's values against NumPy's ``add.at`` bit
+for bit (wrapping sums, repeated indices, every integer dtype), computed on the CPU; and
+the TPU lowering of ``np.add.at`` and ``histogram`` into small targets holds no scatter
+where the CPU's keeps it."""
 
 from __future__ import annotations
 
