@@ -131,8 +131,7 @@ def test_kernels_per_iteration_near_hand_written(name):
 
 @pytest.mark.parametrize("name", ["test_a_transient_overflow_in_a_stencil_warns",
                                   "test_a_transient_overflow_stored_with_a_cast_warns",
-                                  "test_a_transient_overflow_overwritten_in_the_next_iteration_warns",
-                                  "test_finite_rolled_loops_do_not_rerun"])
+                                  "test_a_transient_overflow_overwritten_in_the_next_iteration_warns"])
 def test_results_checked_as_computed_warn_as_numpy(name, monkeypatch):
     """A TPU checks a stored result as computed (``_finite_watch._result``), not read back
     from the array it was stored into: made to on the CPU, the warnings and eager reruns
