@@ -71,7 +71,8 @@ def test_cold_calls_compile_nothing_and_hot_calls_compile_once(monkeypatch):
         numpy.testing.assert_array_equal(numpy.asarray(f(x)), numpy.arange(6.0) * 2 + 1)
     assert _auto()["compiled"] == []
     assert f._jitted is None
-    cold = _auto()["cold"]
+    # (every live wrapper's cold signatures are listed: an earlier test's too)
+    cold = [e for e in _auto()["cold"] if e["function"].endswith("scale")]
     assert [(e["function"].rsplit(".", 1)[-1], e["calls"]) for e in cold] == [("scale", 4)]
     monkeypatch.setattr(_autojit, "expected_compile_s", lambda: 0.0)
     f(x)  # compiles
