@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -27,9 +28,11 @@ def add_at(flat: Any, ids: Any, values: Any) -> Any:
     """``flat.at[ids].add(values)``: ``flat`` 1-d, ``ids`` in bounds (checked before),
     ``values`` broadcast to ``ids``'s shape, of ``flat``'s dtype."""
     if flat.dtype.kind not in "iu" or flat.shape[0] > SMALL or ids.size == 0:
-        return flat.at[ids].add(values)
-    values = jnp.broadcast_to(jnp.asarray(values, flat.dtype), ids.shape)
-    return lax.platform_dependent(flat, ids, values, tpu=_compared, default=_scattered)
+        return _scattered(flat, ids, values)
+    if isinstance(flat, jax.core.Tracer):  # (in a program: the platform it is lowered for)
+        return lax.platform_dependent(flat, ids, values, tpu=_compared, default=_scattered)
+    on_tpu = any(d.platform == "tpu" for d in flat.devices())  # (eager: no cond to run)
+    return (_compared if on_tpu else _scattered)(flat, ids, values)
 
 
 def _scattered(flat: Any, ids: Any, values: Any) -> Any:
@@ -38,5 +41,6 @@ def _scattered(flat: Any, ids: Any, values: Any) -> Any:
 
 def _compared(flat: Any, ids: Any, values: Any) -> Any:
     hit = ids.reshape(-1, 1).astype(np.int32) == jnp.arange(flat.shape[0], dtype=np.int32)
+    values = jnp.broadcast_to(jnp.asarray(values, flat.dtype), ids.shape).reshape(-1, 1)
     zero = jnp.zeros((), flat.dtype)
-    return flat + jnp.sum(jnp.where(hit, values.reshape(-1, 1), zero), axis=0, dtype=flat.dtype)
+    return flat + jnp.sum(jnp.where(hit, values, zero), axis=0, dtype=flat.dtype)
