@@ -469,14 +469,18 @@ def _user_site(exc: BaseException, fn: Callable) -> str:
     return site
 
 
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().split("\n", 1)[0]
+
+
 def _why(exc: BaseException) -> str:
     """An exception as the report names it: its class and the first line of its message."""
-    first = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else ""
+    first = _first_line(exc)[:200]
     return f"{type(exc).__name__}: {first}" if first else type(exc).__name__
 
 
 def _jit_error(exc: BaseException, fn: Callable) -> JitError:
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    first = _first_line(exc) or type(exc).__name__
     if isinstance(exc, ShapeNeeded | LoopNeeded):  # npjax's own reason, said as it is
         return JitError(f"npjax.jit({getattr(fn, '__qualname__', fn)!s}): "
                         f"{_user_site(exc, fn)}: {first}")
