@@ -52,3 +52,37 @@ def test_small_integer_targets_have_no_scatter_on_a_tpu():
     got = jitted(npjax, npjax.asarray(idx))
     for g, w in zip(got, _counts(np, idx)):
         assert g.dtype == w.dtype and np.array_equal(np.asarray(g), w)
+
+
+def _add_at(xp, target, idx, values):
+    xp.add.at(target, idx, values)
+
+
+def test_numpys_functions_through_the_compare_form(monkeypatch):
+    """``add.at``, ``bincount`` and ``histogram`` through the front door, on device arrays
+    (host ones are NumPy's own), with the TPU's form made the CPU's too: NumPy's values and
+    dtypes (wrapping int8 sums, negative indices, repeats, ``minlength``, a value array)."""
+    from npjax._library import _ufunc_methods
+    monkeypatch.setattr(_scatter_add, "_scattered", _scatter_add._compared)
+    _ufunc_methods._at_kernel.cache_clear()  # (kernels traced before hold the scatter)
+    gen = np.random.default_rng(5)
+    idx = gen.integers(-40, 40, 3000)
+    pos = np.abs(idx)
+    try:
+        with npjax.policy(placement="device"):
+            for dtype, values in ((np.int8, np.int8(7)), (np.int64, gen.integers(-9, 9, 3000)),
+                                  (np.uint16, np.uint16(65535))):
+                want = np.zeros(40, dtype)
+                np.add.at(want, idx, values)
+                got = npjax.zeros(40, dtype)  # (traced: on a CPU NumPy runs an eager add.at)
+                npjax.jit(_add_at, static_argnums=0)(npjax, got, npjax.asarray(idx), values)
+                assert got.dtype == want.dtype and np.array_equal(np.asarray(got), want)
+            pairs = ((npjax.bincount(npjax.asarray(pos), minlength=60),
+                      np.bincount(pos, minlength=60)),
+                     (npjax.histogram(npjax.asarray(pos), bins=7)[0],
+                      np.histogram(pos, bins=7)[0]))
+        for got, want in pairs:
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert np.array_equal(np.asarray(got), want)
+    finally:
+        _ufunc_methods._at_kernel.cache_clear()
